@@ -1,0 +1,251 @@
+//! `pisess ls`: one row per session, in pi's order (newest `modified` first).
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use serde_json::{json, Value};
+
+use crate::cli::{LsArgs, SortKey};
+use crate::env::Env;
+use crate::model::number;
+use crate::session::ScanError;
+use crate::style::{self, Theme};
+use crate::summary::{summarize, Summary};
+use crate::time::{parse_when, relative, to_json_date};
+use crate::{Diag, Outcome, UsageError};
+
+/// Reads every file on the available cores; results keep the input order.
+fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads <= 1 || files.len() < 8 {
+        return files.iter().map(|p| summarize(p)).collect();
+    }
+    let chunk = files.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(|p| summarize(p)).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a summary thread panicked"))
+            .collect()
+    })
+}
+
+fn file_name(p: &std::path::Path) -> &[u8] {
+    p.file_name().map_or(&[][..], |n| n.as_encoded_bytes())
+}
+
+/// The sessions `ls` lists, in pi's order.
+pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec<Summary>, bool)> {
+    let loc = &env.location;
+    let (mut files, dir) = if args.all {
+        (
+            loc.all_files(),
+            if loc.custom {
+                &loc.session_dir
+            } else {
+                &loc.root
+            },
+        )
+    } else {
+        (loc.project_files(), &loc.session_dir)
+    };
+    let mut files = files
+        .as_mut()
+        .map(std::mem::take)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("cannot list {}", dir.display()))?;
+    // pi reads a dir's files newest name first; `listAll` over the default root orders by mtime.
+    files.sort_by(|a, b| file_name(b).cmp(file_name(a)));
+    let mut failed = false;
+    let mut sessions = Vec::with_capacity(files.len());
+    for (path, result) in files.iter().zip(summarize_all(&files)) {
+        let name = path.display().to_string();
+        match result {
+            Ok(s) => {
+                diag.session_warnings(&name, &s.warnings);
+                sessions.push(s);
+            }
+            // Removed between listing and reading: the listing is still whole.
+            Err(ScanError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
+                diag.warn(&name, None, "removed while listing");
+            }
+            Err(e) => {
+                failed = true;
+                diag.warn(&name, None, &format!("skipped: {e}"));
+            }
+        }
+    }
+    if !args.all && loc.custom {
+        sessions.retain(|s| loc.cwd_matches(Some(&s.cwd)));
+    }
+    if args.all && !loc.custom {
+        sessions.sort_by(|a, b| {
+            b.mtime_ms
+                .cmp(&a.mtime_ms)
+                .then_with(|| file_name(&b.path).cmp(file_name(&a.path)))
+        });
+    }
+    // A stable sort, like JavaScript's: ties keep the read order above.
+    sessions.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms));
+
+    let since = args
+        .since
+        .as_deref()
+        .map(|w| parse_when(w, env.now_ms))
+        .transpose();
+    let until = args
+        .until
+        .as_deref()
+        .map(|w| parse_when(w, env.now_ms))
+        .transpose();
+    let (since, until) = (since.map_err(UsageError)?, until.map_err(UsageError)?);
+    sessions.retain(|s| {
+        since.is_none_or(|t| s.modified_ms >= t) && until.is_none_or(|t| s.modified_ms < t)
+    });
+
+    match args.sort {
+        SortKey::Modified => {}
+        SortKey::Created => sessions.sort_by(|a, b| b.created_ms.cmp(&a.created_ms)),
+        SortKey::Size => sessions.sort_by(|a, b| b.bytes.cmp(&a.bytes)),
+        SortKey::Messages => sessions.sort_by(|a, b| b.message_count.cmp(&a.message_count)),
+        SortKey::Cost => sessions.sort_by(|a, b| b.usage.cost.total_cmp(&a.usage.cost)),
+    }
+    if args.reverse {
+        sessions.reverse();
+    }
+    if let Some(n) = args.limit {
+        sessions.truncate(n);
+    }
+    Ok((sessions, failed))
+}
+
+pub fn run(
+    args: &LsArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+) -> anyhow::Result<Outcome> {
+    let (sessions, failed) = collect(args, env, diag)?;
+    if args.json {
+        for s in &sessions {
+            serde_json::to_writer(&mut *out, &to_json(s))?;
+            out.write_all(b"\n")?;
+        }
+    } else {
+        let theme = Theme {
+            enabled: env.color_stdout,
+        };
+        render_human(&sessions, args.all, env, theme, out)?;
+    }
+    Ok(if failed {
+        Outcome::Partial
+    } else {
+        Outcome::Done
+    })
+}
+
+/// The NDJSON object of one session (the documented, append-only contract).
+pub fn to_json(s: &Summary) -> Value {
+    json!({
+        "id": s.id,
+        "path": s.path.to_string_lossy(),
+        "cwd": s.cwd,
+        "name": s.name,
+        "parentSession": s.parent_session,
+        "version": s.version,
+        "created": s.created_ms.and_then(to_json_date),
+        "modified": to_json_date(s.modified_ms),
+        "messageCount": s.message_count,
+        "firstMessage": s.first_message,
+        "entries": s.entries,
+        "leafId": s.leaf_id,
+        "branches": s.branches,
+        "usage": {
+            "input": number(s.usage.input),
+            "output": number(s.usage.output),
+            "cacheRead": number(s.usage.cache_read),
+            "cacheWrite": number(s.usage.cache_write),
+            "totalTokens": number(s.usage.total_tokens()),
+            "cost": number(s.usage.cost),
+        },
+        "models": s.models,
+        "bytes": s.bytes,
+        "malformedLines": s.malformed_lines,
+    })
+}
+
+fn render_human(
+    sessions: &[Summary],
+    all: bool,
+    env: &Env,
+    theme: Theme,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let rows: Vec<[String; 5]> = sessions
+        .iter()
+        .map(|s| {
+            [
+                s.id.chars().take(8).collect(),
+                relative(s.modified_ms, env.now_ms),
+                format!("{} msgs", s.message_count),
+                style::tokens(s.usage.total_tokens()),
+                style::cost(s.usage.cost),
+            ]
+        })
+        .collect();
+    let mut widths = [0usize; 5];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(style::width(cell));
+        }
+    }
+    let home = env.inputs.home.to_string_lossy();
+    for (s, row) in sessions.iter().zip(&rows) {
+        let title = s.name.as_deref().unwrap_or(&s.first_message);
+        let mut title = style::one_line(title);
+        if all {
+            let cwd = match s.cwd.strip_prefix(home.as_ref()) {
+                Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+                    format!("~{rest}")
+                }
+                _ => s.cwd.clone(),
+            };
+            title = format!("{}  {title}", style::one_line(&cwd));
+        }
+        let fixed: usize = widths.iter().sum::<usize>() + 2 * widths.len();
+        if let Some(width) = env.width {
+            title = style::truncate(&title, width.saturating_sub(fixed)).into_owned();
+        }
+        let pad = |i: usize, right: bool| {
+            let cell = &row[i];
+            let fill = " ".repeat(widths[i] - style::width(cell));
+            if right {
+                format!("{fill}{cell}")
+            } else {
+                format!("{cell}{fill}")
+            }
+        };
+        let title = if s.name.is_some() {
+            theme.bold(&title)
+        } else {
+            title
+        };
+        writeln!(
+            out,
+            "{}  {}  {}  {}  {}  {}",
+            theme.yellow(&pad(0, false)),
+            theme.dim(&pad(1, false)),
+            pad(2, true),
+            pad(3, true),
+            pad(4, true),
+            title
+        )?;
+    }
+    Ok(())
+}

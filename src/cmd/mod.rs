@@ -1,0 +1,55 @@
+//! One module per command: each computes its data first, then renders it (human or JSON).
+
+pub mod context;
+pub mod generate;
+pub mod ls;
+pub mod path;
+pub mod rm;
+pub mod show;
+pub mod tree;
+
+use std::io::Read;
+
+use anyhow::Context as _;
+
+use crate::env::Env;
+use crate::select::{select, Selected};
+use crate::session::Session;
+use crate::Diag;
+
+/// Selects and opens the session a command reads, reporting its warnings once.
+pub fn open_session(
+    arg: Option<&str>,
+    env: &Env,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Session> {
+    let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
+    let session = match &selected {
+        Selected::Stdin => Session::from_reader(stdin, "-").context("<stdin>")?,
+        Selected::File(path) => Session::open(path).with_context(|| path.display().to_string())?,
+    };
+    diag.session_warnings(&session.name, &session.warnings);
+    Ok(session)
+}
+
+/// Resolves an entry id given on the command line (exact, or a unique prefix).
+pub fn find_entry(session: &Session, id: &str) -> anyhow::Result<usize> {
+    if let Some(i) = session.find(id) {
+        return Ok(i);
+    }
+    let matches: Vec<&String> = session.by_id.keys().filter(|k| k.starts_with(id)).collect();
+    match matches.as_slice() {
+        [one] => Ok(session.by_id[*one]),
+        [] => anyhow::bail!("no entry '{id}' in {}", session.name),
+        many => {
+            let mut ids: Vec<&str> = many.iter().map(|s| s.as_str()).collect();
+            ids.sort_unstable();
+            anyhow::bail!(
+                "entry id '{id}' is ambiguous in {}: {}",
+                session.name,
+                ids.join(", ")
+            )
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! `pisess path`: the session dir for this cwd, a session's file, or the sessions root;
+//! with `--explain`, every source of the session dir in order and which one won.
+
+use std::io::Write;
+
+use crate::cli::PathArgs;
+use crate::env::Env;
+use crate::select::{select, Selected};
+use crate::{Diag, Outcome, UsageError};
+
+pub fn run(
+    args: &PathArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    _diag: &mut Diag,
+) -> anyhow::Result<Outcome> {
+    let loc = &env.location;
+    if args.explain {
+        let winner = loc.source;
+        writeln!(out, "cwd            {}", loc.cwd.display())?;
+        writeln!(out, "agent dir      {}", loc.agent_dir.display())?;
+        writeln!(out, "sessions root  {}", loc.root.display())?;
+        for c in &loc.candidates {
+            let value = c
+                .dir
+                .as_ref()
+                .map_or_else(|| "(unset)".to_owned(), |d| d.display().to_string());
+            let mark = if c.source == winner { "  <- used" } else { "" };
+            writeln!(out, "{:<32} {value}{mark}", c.source.describe())?;
+            if c.origin != c.source.describe() {
+                writeln!(out, "{:<32}   from {}", "", c.origin)?;
+            }
+        }
+        let kind = if loc.custom {
+            "custom (flat, shared by projects, filtered by header cwd)"
+        } else {
+            "per project (--<cwd>-- under the root)"
+        };
+        writeln!(out, "session dir    {} [{kind}]", loc.session_dir.display())?;
+        return Ok(Outcome::Done);
+    }
+    if args.root {
+        writeln!(out, "{}", loc.root.display())?;
+        return Ok(Outcome::Done);
+    }
+    match &args.session {
+        None => writeln!(out, "{}", loc.session_dir.display())?,
+        Some(arg) => match select(Some(arg), loc, env.pi_session_file.as_deref())? {
+            Selected::File(p) => writeln!(out, "{}", p.display())?,
+            Selected::Stdin => {
+                return Err(UsageError("a session read from stdin has no path".into()).into())
+            }
+        },
+    }
+    Ok(Outcome::Done)
+}

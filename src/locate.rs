@@ -1,0 +1,396 @@
+//! Where sessions live, decided exactly as pi decides it.
+//!
+//! The agent dir is `PI_CODING_AGENT_DIR` or `~/.pi/agent`; the sessions root is
+//! `<agentDir>/sessions`; a project's folder is `--<cwd>--`. The session dir is the first of
+//! `--session-dir`, `PI_CODING_AGENT_SESSION_DIR`, the `sessionDir` setting (project over global)
+//! and the default. A dir other than the default is "custom": flat, shared by every project, and
+//! filtered by the header `cwd`. This module only computes paths and lists directories.
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::Value;
+
+/// Where a session dir candidate came from, in order of precedence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirSource {
+    Flag,
+    Env,
+    ProjectSetting,
+    GlobalSetting,
+    Default,
+}
+
+impl DirSource {
+    pub fn describe(self) -> &'static str {
+        match self {
+            DirSource::Flag => "--session-dir",
+            DirSource::Env => "PI_CODING_AGENT_SESSION_DIR",
+            DirSource::ProjectSetting => "sessionDir in project settings",
+            DirSource::GlobalSetting => "sessionDir in global settings",
+            DirSource::Default => "default",
+        }
+    }
+}
+
+/// One source considered for the session dir.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub source: DirSource,
+    /// Where the value was read (an env var name, a settings file).
+    pub origin: String,
+    /// The resolved dir, or `None` when this source is unset.
+    pub dir: Option<PathBuf>,
+}
+
+/// The facts resolution needs, read once from the environment (tests build them by hand).
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    pub home: PathBuf,
+    /// The directory pisess acts as if run in (`--cwd`, else the process cwd).
+    pub cwd: PathBuf,
+    /// The process's own cwd, against which a relative `--session-dir` is taken.
+    pub process_cwd: PathBuf,
+    pub flag: Option<String>,
+    pub env_agent_dir: Option<String>,
+    pub env_session_dir: Option<String>,
+}
+
+/// The resolved locations.
+#[derive(Debug, Clone)]
+pub struct Location {
+    pub cwd: PathBuf,
+    pub agent_dir: PathBuf,
+    /// `<agentDir>/sessions`.
+    pub root: PathBuf,
+    /// The dir pi uses for this cwd.
+    pub session_dir: PathBuf,
+    pub source: DirSource,
+    /// A custom dir: flat, its project listing filtered by header `cwd`.
+    pub custom: bool,
+    pub candidates: Vec<Candidate>,
+    /// Problems reading settings files (not fatal).
+    pub warnings: Vec<String>,
+}
+
+/// `~` and `~/x` expanded, as pi's `normalizePath`.
+pub fn expand_tilde(path: &str, home: &Path) -> PathBuf {
+    if path == "~" {
+        home.to_path_buf()
+    } else if let Some(rest) = path.strip_prefix("~/") {
+        home.join(rest)
+    } else {
+        PathBuf::from(path)
+    }
+}
+
+/// `path.resolve(base, p)`: absolute, with `.` and `..` folded, without touching the disk.
+pub fn resolve(base: &Path, p: &Path) -> PathBuf {
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// pi's folder name for a cwd: `--<cwd>--` with one leading separator removed and every
+/// `/`, `\` and `:` replaced by `-`.
+pub fn encode_cwd(cwd: &str) -> String {
+    let trimmed = cwd
+        .strip_prefix('/')
+        .or_else(|| cwd.strip_prefix('\\'))
+        .unwrap_or(cwd);
+    let body: String = trimmed
+        .chars()
+        .map(|c| {
+            if matches!(c, '/' | '\\' | ':') {
+                '-'
+            } else {
+                c
+            }
+        })
+        .collect();
+    format!("--{body}--")
+}
+
+impl Location {
+    pub fn resolve(inputs: &Inputs) -> Location {
+        let mut warnings = Vec::new();
+        let home = &inputs.home;
+        let nonempty = |v: &Option<String>| v.clone().filter(|s| !s.is_empty());
+        let agent_dir = match nonempty(&inputs.env_agent_dir) {
+            Some(dir) => resolve(&inputs.process_cwd, &expand_tilde(&dir, home)),
+            None => home.join(".pi").join("agent"),
+        };
+        let root = agent_dir.join("sessions");
+        let cwd_str = inputs.cwd.to_string_lossy();
+        let default_dir = root.join(encode_cwd(&cwd_str));
+
+        let project_file = inputs.cwd.join(".pi").join("settings.json");
+        let global_file = agent_dir.join("settings.json");
+        let project = read_setting(&project_file, &mut warnings);
+        let global = read_setting(&global_file, &mut warnings);
+
+        let from = |v: Option<String>, base: &Path| {
+            v.filter(|s| !s.is_empty())
+                .map(|s| resolve(base, &expand_tilde(&s, home)))
+        };
+        let candidates = vec![
+            Candidate {
+                source: DirSource::Flag,
+                origin: "--session-dir".into(),
+                dir: from(inputs.flag.clone(), &inputs.process_cwd),
+            },
+            Candidate {
+                source: DirSource::Env,
+                origin: "PI_CODING_AGENT_SESSION_DIR".into(),
+                dir: from(inputs.env_session_dir.clone(), &inputs.cwd),
+            },
+            Candidate {
+                source: DirSource::ProjectSetting,
+                origin: project_file.display().to_string(),
+                dir: from(project.clone().flatten(), &inputs.cwd),
+            },
+            Candidate {
+                source: DirSource::GlobalSetting,
+                origin: global_file.display().to_string(),
+                // A project value, even null, overrides the global one (pi's deep merge).
+                dir: if project.is_some() {
+                    None
+                } else {
+                    from(global.flatten(), &inputs.cwd)
+                },
+            },
+            Candidate {
+                source: DirSource::Default,
+                origin: root.display().to_string(),
+                dir: Some(default_dir.clone()),
+            },
+        ];
+        let winner = candidates
+            .iter()
+            .find(|c| c.dir.is_some())
+            .expect("the default candidate always has a dir");
+        let session_dir = winner.dir.clone().unwrap_or_default();
+        let custom = winner.source != DirSource::Default && session_dir != default_dir;
+        Location {
+            cwd: inputs.cwd.clone(),
+            source: winner.source,
+            agent_dir,
+            root,
+            session_dir,
+            custom,
+            candidates,
+            warnings,
+        }
+    }
+
+    /// The files of "this project": pi's `list` (custom dirs still need the cwd filter,
+    /// applied by the caller once headers are read).
+    pub fn project_files(&self) -> io::Result<Vec<PathBuf>> {
+        jsonl_files(&self.session_dir)
+    }
+
+    /// Every session file: one level under the root, or the custom dir itself (pi's `listAll`).
+    pub fn all_files(&self) -> io::Result<Vec<PathBuf>> {
+        if self.custom {
+            return jsonl_files(&self.session_dir);
+        }
+        let mut files = Vec::new();
+        let entries = match fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(files),
+            Err(e) => return Err(e),
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() || kind.is_symlink() {
+                // pi skips folders it cannot read.
+                files.extend(jsonl_files(&entry.path()).unwrap_or_default());
+            }
+        }
+        Ok(files)
+    }
+
+    /// Whether a header `cwd` belongs to this project (pi's `sessionCwdMatches`).
+    pub fn cwd_matches(&self, header_cwd: Option<&str>) -> bool {
+        match header_cwd {
+            Some(c) if !c.is_empty() => resolve(&self.cwd, Path::new(c)) == self.cwd,
+            _ => false,
+        }
+    }
+}
+
+/// `sessionDir` from a settings file: `None` when the file or key is absent,
+/// `Some(None)` when the key is present but not a usable string.
+fn read_setting(path: &Path, warnings: &mut Vec<String>) -> Option<Option<String>> {
+    let text = fs::read_to_string(path).ok()?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => match map.get("sessionDir")? {
+            Value::String(s) => Some(Some(s.clone())),
+            Value::Null => Some(None),
+            other => {
+                warnings.push(format!(
+                    "{}: sessionDir must be a string, not {other}; ignored",
+                    path.display()
+                ));
+                Some(None)
+            }
+        },
+        Ok(_) => None,
+        Err(e) => {
+            warnings.push(format!("{}: {e}; settings ignored", path.display()));
+            None
+        }
+    }
+}
+
+/// `*.jsonl` directly in `dir`; a missing dir has none.
+pub fn jsonl_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    Ok(entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inputs(tmp: &Path) -> Inputs {
+        Inputs {
+            home: tmp.join("home"),
+            cwd: tmp.join("proj"),
+            process_cwd: tmp.join("proj"),
+            ..Inputs::default()
+        }
+    }
+
+    #[test]
+    fn encodes_like_pi() {
+        assert_eq!(encode_cwd("/home/u/proj"), "--home-u-proj--");
+        assert_eq!(encode_cwd("C:\\Projects\\pi"), "--C--Projects-pi--");
+        assert_eq!(encode_cwd("/"), "----");
+        assert_eq!(encode_cwd("/a:b/c"), "--a-b-c--");
+    }
+
+    #[test]
+    fn resolve_folds_dots() {
+        assert_eq!(
+            resolve(Path::new("/a/b"), Path::new("../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+        assert_eq!(
+            resolve(Path::new("/a"), Path::new("/x/")),
+            PathBuf::from("/x")
+        );
+    }
+
+    #[test]
+    fn precedence_flag_env_project_global_default() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut i = inputs(tmp.path());
+        fs::create_dir_all(tmp.path().join("proj/.pi")).unwrap();
+        fs::create_dir_all(tmp.path().join("home/.pi/agent")).unwrap();
+        let loc = Location::resolve(&i);
+        assert_eq!(loc.source, DirSource::Default);
+        assert!(!loc.custom);
+        let expected = tmp
+            .path()
+            .join("home/.pi/agent/sessions")
+            .join(encode_cwd(&tmp.path().join("proj").to_string_lossy()));
+        assert_eq!(loc.session_dir, expected);
+
+        fs::write(
+            tmp.path().join("home/.pi/agent/settings.json"),
+            r#"{"sessionDir":"~/global"}"#,
+        )
+        .unwrap();
+        let loc = Location::resolve(&i);
+        assert_eq!(loc.source, DirSource::GlobalSetting);
+        assert_eq!(loc.session_dir, tmp.path().join("home/global"));
+        assert!(loc.custom);
+
+        fs::write(
+            tmp.path().join("proj/.pi/settings.json"),
+            "\u{feff}{\"sessionDir\":\"rel\"}",
+        )
+        .unwrap();
+        let loc = Location::resolve(&i);
+        assert_eq!(loc.source, DirSource::ProjectSetting);
+        assert_eq!(loc.session_dir, tmp.path().join("proj/rel"));
+
+        i.env_session_dir = Some("~/env".into());
+        assert_eq!(Location::resolve(&i).source, DirSource::Env);
+        i.flag = Some("flagdir".into());
+        let loc = Location::resolve(&i);
+        assert_eq!(loc.source, DirSource::Flag);
+        assert_eq!(loc.session_dir, tmp.path().join("proj/flagdir"));
+        i.flag = Some(String::new());
+        assert_eq!(Location::resolve(&i).source, DirSource::Env);
+    }
+
+    #[test]
+    fn project_null_overrides_global() {
+        let tmp = tempfile::tempdir().unwrap();
+        let i = inputs(tmp.path());
+        fs::create_dir_all(tmp.path().join("proj/.pi")).unwrap();
+        fs::create_dir_all(tmp.path().join("home/.pi/agent")).unwrap();
+        fs::write(
+            tmp.path().join("home/.pi/agent/settings.json"),
+            r#"{"sessionDir":"/g"}"#,
+        )
+        .unwrap();
+        fs::write(
+            tmp.path().join("proj/.pi/settings.json"),
+            r#"{"sessionDir":null}"#,
+        )
+        .unwrap();
+        assert_eq!(Location::resolve(&i).source, DirSource::Default);
+    }
+
+    #[test]
+    fn agent_dir_env_and_bad_settings() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut i = inputs(tmp.path());
+        i.env_agent_dir = Some("~/agent".into());
+        fs::create_dir_all(tmp.path().join("home/agent")).unwrap();
+        fs::write(tmp.path().join("home/agent/settings.json"), "{oops").unwrap();
+        let loc = Location::resolve(&i);
+        assert_eq!(loc.agent_dir, tmp.path().join("home/agent"));
+        assert_eq!(loc.root, tmp.path().join("home/agent/sessions"));
+        assert_eq!(loc.warnings.len(), 1);
+    }
+
+    #[test]
+    fn custom_dir_equal_to_default_is_not_custom() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut i = inputs(tmp.path());
+        let default = Location::resolve(&i).session_dir;
+        i.flag = Some(default.to_string_lossy().into_owned());
+        let loc = Location::resolve(&i);
+        assert_eq!(loc.source, DirSource::Flag);
+        assert!(!loc.custom);
+    }
+}

@@ -1,0 +1,782 @@
+//! pi's session format as pisess sees it: the header, the eleven entry types, message roles,
+//! usage, the v1/v2 migrations and the seed-000 dialect.
+//!
+//! Two views of a line exist. [`LineView`] is a borrowed, lenient parse of only the fields the
+//! index and listings need (wrong JSON types become `None`, never an error), cheap enough to run
+//! on every line of every file. Full entries are `serde_json::Value`s in pi's own shape, decoded
+//! only for the lines a command shows, so nothing pi wrote is dropped on the floor.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+/// A string field that is `None` when absent or of another JSON type.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct LooseStr<'a>(pub Option<Cow<'a, str>>);
+
+impl LooseStr<'_> {
+    pub fn get(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+/// A number field that is `None` when absent or of another JSON type.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct LooseNum(pub Option<f64>);
+
+/// An object field parsed as `T`, `None` when absent or not an object.
+#[derive(Debug, Clone)]
+pub struct LooseObj<T>(pub Option<T>);
+
+impl<T> Default for LooseObj<T> {
+    fn default() -> Self {
+        LooseObj(None)
+    }
+}
+
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Generates the visitor methods that turn every other JSON type into `None`.
+macro_rules! loose_others {
+    ($($method:ident: $ty:ty),*) => {
+        $(fn $method<E: de::Error>(self, _: $ty) -> Result<Self::Value, E> { Ok(Default::default()) })*
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> { Ok(Default::default()) }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> { Ok(Default::default()) }
+    };
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for LooseStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LooseStr<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(LooseStr(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(LooseStr(Some(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(LooseStr(Some(Cow::Owned(v))))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                drain_map(map).map(|()| LooseStr(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                drain_seq(seq).map(|()| LooseStr(None))
+            }
+            loose_others!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for LooseNum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LooseNum;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            #[allow(clippy::cast_precision_loss)]
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(LooseNum(Some(v as f64)))
+            }
+            #[allow(clippy::cast_precision_loss)]
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(LooseNum(Some(v as f64)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(LooseNum(Some(v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                drain_map(map).map(|()| LooseNum(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                drain_seq(seq).map(|()| LooseNum(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(LooseNum(None))
+            }
+            loose_others!(visit_bool: bool);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for LooseObj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = LooseObj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|t| LooseObj(Some(t)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                drain_seq(seq).map(|()| LooseObj(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(LooseObj(None))
+            }
+            loose_others!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// The fields of a message that listings and the index need.
+#[derive(Debug, Default, Deserialize)]
+pub struct MessageView<'a> {
+    #[serde(default, borrow)]
+    pub role: LooseStr<'a>,
+    #[serde(default)]
+    pub timestamp: LooseNum,
+    #[serde(default, borrow)]
+    pub content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub usage: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub provider: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub model: LooseStr<'a>,
+}
+
+/// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
+#[derive(Debug, Default, Deserialize)]
+pub struct LineView<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub id: LooseStr<'a>,
+    #[serde(rename = "parentId", default, borrow)]
+    pub parent_id: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub timestamp: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub message: LooseObj<MessageView<'a>>,
+    #[serde(rename = "targetId", default, borrow)]
+    pub target_id: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub label: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub name: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub usage: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub provider: LooseStr<'a>,
+    #[serde(rename = "modelId", default, borrow)]
+    pub model_id: LooseStr<'a>,
+}
+
+/// The eleven entry types pi writes, the seed-000 extras, and anything else (kept and shown).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    Message,
+    ModelChange,
+    ThinkingLevelChange,
+    Usage,
+    Compaction,
+    ContextEdit,
+    BranchSummary,
+    Custom,
+    CustomMessage,
+    Label,
+    SessionInfo,
+    /// seed 000: a tool call recorded as its own entry (shown, never in context).
+    ToolCall,
+    /// seed 000: a thinking entry (shown, never in context).
+    Thinking,
+    Unknown(String),
+}
+
+impl EntryKind {
+    pub fn parse(s: Option<&str>) -> EntryKind {
+        match s {
+            Some("message") => EntryKind::Message,
+            Some("model_change") => EntryKind::ModelChange,
+            Some("thinking_level_change") => EntryKind::ThinkingLevelChange,
+            Some("usage") => EntryKind::Usage,
+            Some("compaction") => EntryKind::Compaction,
+            Some("context_edit") => EntryKind::ContextEdit,
+            Some("branch_summary") => EntryKind::BranchSummary,
+            Some("custom") => EntryKind::Custom,
+            Some("custom_message") => EntryKind::CustomMessage,
+            Some("label") => EntryKind::Label,
+            Some("session_info") => EntryKind::SessionInfo,
+            Some("tool_call") => EntryKind::ToolCall,
+            Some("thinking") => EntryKind::Thinking,
+            Some(other) => EntryKind::Unknown(other.to_owned()),
+            None => EntryKind::Unknown(String::new()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            EntryKind::Message => "message",
+            EntryKind::ModelChange => "model_change",
+            EntryKind::ThinkingLevelChange => "thinking_level_change",
+            EntryKind::Usage => "usage",
+            EntryKind::Compaction => "compaction",
+            EntryKind::ContextEdit => "context_edit",
+            EntryKind::BranchSummary => "branch_summary",
+            EntryKind::Custom => "custom",
+            EntryKind::CustomMessage => "custom_message",
+            EntryKind::Label => "label",
+            EntryKind::SessionInfo => "session_info",
+            EntryKind::ToolCall => "tool_call",
+            EntryKind::Thinking => "thinking",
+            EntryKind::Unknown(s) => s,
+        }
+    }
+}
+
+/// Which writer produced the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// pi itself (versions 1 to 3).
+    Pi,
+    /// The format described by seed 000 (`session_header`, `user_message`, ...).
+    Seed000,
+}
+
+/// The first parsable line of a session file.
+#[derive(Debug, Clone)]
+pub struct Header {
+    pub id: String,
+    /// pi's version (1 when absent); seed-000 files report their own.
+    pub version: u64,
+    pub timestamp: Option<String>,
+    pub cwd: Option<String>,
+    pub parent_session: Option<String>,
+    pub dialect: Dialect,
+    /// The header as stored.
+    pub value: Value,
+}
+
+/// Why a first parsable line is not a session header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotAHeader {
+    WrongType(String),
+    NoId,
+}
+
+impl fmt::Display for NotAHeader {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            NotAHeader::WrongType(t) if t.is_empty() => {
+                f.write_str("first line is not a session header (no \"type\")")
+            }
+            NotAHeader::WrongType(t) => {
+                write!(f, "first line is not a session header (type \"{t}\")")
+            }
+            NotAHeader::NoId => f.write_str("session header has no string \"id\""),
+        }
+    }
+}
+
+impl Header {
+    /// Reads a header from the first parsable line. `stem` (the file name without `.jsonl`)
+    /// is the id of seed-000 files, whose headers carry none.
+    pub fn from_value(value: Value, stem: &str) -> Result<Header, NotAHeader> {
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+        let dialect = match kind {
+            "session" => Dialect::Pi,
+            "session_header" => Dialect::Seed000,
+            other => return Err(NotAHeader::WrongType(other.to_owned())),
+        };
+        let id = match (value.get("id").and_then(Value::as_str), dialect) {
+            (Some(id), _) => id.to_owned(),
+            (None, Dialect::Seed000) => stem.to_owned(),
+            (None, Dialect::Pi) => return Err(NotAHeader::NoId),
+        };
+        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+        let timestamp = match dialect {
+            Dialect::Pi => text("timestamp"),
+            Dialect::Seed000 => text("createdAt").or_else(|| text("timestamp")),
+        };
+        Ok(Header {
+            id,
+            version: value.get("version").and_then(Value::as_u64).unwrap_or(1),
+            timestamp,
+            cwd: text("cwd"),
+            parent_session: text("parentSession"),
+            dialect,
+            value,
+        })
+    }
+
+    /// Whether pi would migrate this file's entries from v1 (assign ids and parents).
+    pub fn needs_v1_ids(&self) -> bool {
+        self.dialect == Dialect::Pi && self.version < 2
+    }
+}
+
+/// The id pisess gives the `n`th (1-based) entry of a v1 file. pi picks random ids when it
+/// migrates; ours are the same every run so `--leaf` works on v1 files.
+pub fn v1_id(n: usize) -> String {
+    format!("{n:08x}")
+}
+
+/// Applies pi's in-memory migrations to a full entry: v1 ids and parents (given by the index),
+/// `firstKeptEntryIndex` → `firstKeptEntryId`, and the v3 rename of role `hookMessage`.
+pub fn migrate_entry(
+    entry: &mut Value,
+    header: &Header,
+    v1: Option<(&str, Option<&str>, Option<String>)>,
+) {
+    let Some(obj) = entry.as_object_mut() else {
+        return;
+    };
+    if let Some((id, parent, first_kept)) = v1 {
+        obj.insert("id".into(), Value::from(id));
+        obj.insert("parentId".into(), parent.map_or(Value::Null, Value::from));
+        if obj.get("type").and_then(Value::as_str) == Some("compaction")
+            && obj.get("firstKeptEntryIndex").is_some_and(Value::is_number)
+        {
+            obj.remove("firstKeptEntryIndex");
+            if let Some(target) = first_kept {
+                obj.insert("firstKeptEntryId".into(), Value::from(target));
+            }
+        }
+    }
+    if header.dialect == Dialect::Pi && header.version < 3 {
+        if let Some(message) = obj.get_mut("message").and_then(Value::as_object_mut) {
+            if message.get("role").and_then(Value::as_str) == Some("hookMessage") {
+                message.insert("role".into(), Value::from("custom"));
+            }
+        }
+    }
+}
+
+/// Maps one seed-000 line onto pi's shape, so every later step reads a single model.
+///
+/// `user_message`/`assistant_message`/`tool_result` become `message` entries; blocks
+/// `tool_use`, `thinking.text` and `image.source` become pi's `toolCall`, `thinking.thinking`
+/// and `image{data,mimeType}`; usage `inputTokens`... becomes pi's usage with `cost.total`.
+/// Other types (`tool_call`, `thinking`, `compaction`, `branch_summary`) keep their type.
+pub fn normalize_seed000(mut line: Value) -> Value {
+    let Some(obj) = line.as_object_mut() else {
+        return line;
+    };
+    let kind = obj
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let role = match kind.as_str() {
+        "user_message" => "user",
+        "assistant_message" => "assistant",
+        "tool_result" => "toolResult",
+        _ => {
+            if let Some(content) = obj.get_mut("content") {
+                normalize_seed000_blocks(content);
+            }
+            return line;
+        }
+    };
+    let mut message = Map::new();
+    message.insert("role".into(), Value::from(role));
+    let content = match role {
+        "toolResult" => obj
+            .get("output")
+            .and_then(|o| o.get("content"))
+            .cloned()
+            .unwrap_or_else(|| json!([])),
+        _ => obj.get("content").cloned().unwrap_or_else(|| json!([])),
+    };
+    let mut content = content;
+    normalize_seed000_blocks(&mut content);
+    message.insert("content".into(), content);
+    if role == "assistant" {
+        message.insert("provider".into(), Value::Null);
+        let model = obj.get("modelId").cloned().unwrap_or(Value::Null);
+        message.insert("model".into(), model);
+        message.insert("usage".into(), seed000_usage(obj));
+        if let Some(level) = obj.get("thinkingLevel") {
+            message.insert("thinkingLevel".into(), level.clone());
+        }
+        let stop = if content_has_tool_use(obj.get("content")) {
+            "toolUse"
+        } else {
+            "stop"
+        };
+        message.insert("stopReason".into(), Value::from(stop));
+    }
+    if role == "toolResult" {
+        for (from, to) in [
+            ("toolCallId", "toolCallId"),
+            ("toolName", "toolName"),
+            ("details", "details"),
+        ] {
+            if let Some(v) = obj.get(from) {
+                message.insert(to.into(), v.clone());
+            }
+        }
+        let is_error = obj.get("isError").cloned().unwrap_or(Value::Bool(false));
+        message.insert("isError".into(), is_error);
+    }
+    if let Some(ms) = obj
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(crate::time::parse_js_date)
+    {
+        message.insert("timestamp".into(), Value::from(ms));
+    }
+    let mut out = Map::new();
+    out.insert("type".into(), Value::from("message"));
+    for key in ["id", "parentId", "timestamp"] {
+        if let Some(v) = obj.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    out.insert("message".into(), Value::Object(message));
+    Value::Object(out)
+}
+
+fn content_has_tool_use(content: Option<&Value>) -> bool {
+    content
+        .and_then(Value::as_array)
+        .is_some_and(|blocks| blocks.iter().any(|b| b["type"] == "tool_use"))
+}
+
+fn seed000_usage(obj: &Map<String, Value>) -> Value {
+    let u = obj.get("usage");
+    let n = |key: &str| {
+        u.and_then(|u| u.get(key))
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0)
+    };
+    let (input, output, read, write) = (
+        n("inputTokens"),
+        n("outputTokens"),
+        n("cacheReadTokens"),
+        n("cacheWriteTokens"),
+    );
+    let cost = obj.get("cost").and_then(Value::as_f64).unwrap_or(0.0);
+    json!({
+        "input": number(input), "output": number(output),
+        "cacheRead": number(read), "cacheWrite": number(write),
+        "totalTokens": number(input + output + read + write),
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": cost},
+    })
+}
+
+/// A JSON number that prints as an integer when it is one, as JavaScript does.
+pub fn number(x: f64) -> Value {
+    #[allow(clippy::cast_possible_truncation)]
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        Value::from(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn normalize_seed000_blocks(content: &mut Value) {
+    let Some(blocks) = content.as_array_mut() else {
+        return;
+    };
+    for block in blocks {
+        let Some(b) = block.as_object_mut() else {
+            continue;
+        };
+        match b.get("type").and_then(Value::as_str) {
+            Some("tool_use") => {
+                let mut call = Map::new();
+                call.insert("type".into(), Value::from("toolCall"));
+                call.insert("id".into(), b.get("id").cloned().unwrap_or(Value::Null));
+                call.insert("name".into(), b.get("name").cloned().unwrap_or(Value::Null));
+                call.insert(
+                    "arguments".into(),
+                    b.get("input").cloned().unwrap_or_else(|| json!({})),
+                );
+                *b = call;
+            }
+            Some("thinking") if !b.contains_key("thinking") => {
+                if let Some(text) = b.remove("text") {
+                    b.insert("thinking".into(), text);
+                }
+            }
+            Some("image") => {
+                if let Some(source) = b.remove("source") {
+                    b.insert(
+                        "data".into(),
+                        source.get("data").cloned().unwrap_or(Value::Null),
+                    );
+                    let mime = source.get("mediaType").or_else(|| source.get("media_type"));
+                    b.insert("mimeType".into(), mime.cloned().unwrap_or(Value::Null));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Token and cost counts, pi's `Usage` reduced to what totals need.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Usage {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub cost: f64,
+}
+
+#[derive(Deserialize)]
+struct UsageView {
+    #[serde(default)]
+    input: LooseNum,
+    #[serde(default)]
+    output: LooseNum,
+    #[serde(rename = "cacheRead", default)]
+    cache_read: LooseNum,
+    #[serde(rename = "cacheWrite", default)]
+    cache_write: LooseNum,
+    #[serde(default)]
+    cost: LooseObj<CostView>,
+}
+
+#[derive(Deserialize)]
+struct CostView {
+    #[serde(default)]
+    total: LooseNum,
+}
+
+impl Usage {
+    /// Reads a stored usage object; missing or mistyped counts are 0 (pi would produce NaN).
+    pub fn from_raw(raw: &RawValue) -> Option<Usage> {
+        let view: LooseObj<UsageView> = serde_json::from_str(raw.get()).ok()?;
+        let v = view.0?;
+        Some(Usage {
+            input: v.input.0.unwrap_or(0.0),
+            output: v.output.0.unwrap_or(0.0),
+            cache_read: v.cache_read.0.unwrap_or(0.0),
+            cache_write: v.cache_write.0.unwrap_or(0.0),
+            cost: v.cost.0.and_then(|c| c.total.0).unwrap_or(0.0),
+        })
+    }
+
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.cost += other.cost;
+    }
+
+    pub fn total_tokens(&self) -> f64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+}
+
+/// The text of a message's content as pi's listing extracts it: a string as is, else the
+/// `text` blocks joined with a space. `None` when the content is neither (pi drops such
+/// sessions from its listing; pisess lists them and treats the text as empty).
+pub fn content_text(raw: Option<&RawValue>) -> Option<String> {
+    match serde_json::from_str::<Value>(raw?.get()).ok()? {
+        Value::String(s) => Some(s),
+        Value::Array(blocks) => {
+            let parts: Vec<String> = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .map(|b| js_join_string(b.get("text")))
+                .collect();
+            Some(parts.join(" "))
+        }
+        _ => None,
+    }
+}
+
+/// `String(x)` as `Array.prototype.join` applies it: null and undefined are empty.
+fn js_join_string(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null | Value::Array(_)) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Object(_)) => "[object Object]".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(line: &str) -> LineView<'_> {
+        serde_json::from_str(line).unwrap()
+    }
+
+    #[test]
+    fn wrong_types_become_none_not_errors() {
+        let v = view(
+            r#"{"type":"message","id":5,"parentId":null,"timestamp":5,"message":{"role":42,"content":{}}}"#,
+        );
+        assert_eq!(v.kind.get(), Some("message"));
+        assert_eq!(v.id.get(), None);
+        assert_eq!(v.parent_id.get(), None);
+        assert_eq!(v.timestamp.get(), None);
+        let m = v.message.0.unwrap();
+        assert_eq!(m.role.get(), None);
+        assert_eq!(m.content.unwrap().get(), "{}");
+    }
+
+    #[test]
+    fn message_of_wrong_type_is_none() {
+        let v = view(r#"{"type":"message","message":"hi"}"#);
+        assert!(v.message.0.is_none());
+    }
+
+    #[test]
+    fn escaped_strings_are_decoded() {
+        let v = view(r#"{"type":"session_info","name":"a\"b\u00e9"}"#);
+        assert_eq!(v.name.get(), Some("a\"bé"));
+    }
+
+    #[test]
+    fn entry_kinds_round_trip() {
+        for name in [
+            "message",
+            "model_change",
+            "thinking_level_change",
+            "usage",
+            "compaction",
+            "context_edit",
+            "branch_summary",
+            "custom",
+            "custom_message",
+            "label",
+            "session_info",
+            "weird_future_type",
+        ] {
+            assert_eq!(EntryKind::parse(Some(name)).as_str(), name);
+        }
+    }
+
+    #[test]
+    fn header_rules() {
+        let h = Header::from_value(
+            json!({"type":"session","id":"abc","cwd":"/x","version":3}),
+            "f",
+        )
+        .unwrap();
+        assert_eq!(
+            (h.id.as_str(), h.version, h.dialect),
+            ("abc", 3, Dialect::Pi)
+        );
+        let v1 = Header::from_value(json!({"type":"session","id":"abc"}), "f").unwrap();
+        assert!(v1.needs_v1_ids());
+        assert_eq!(
+            Header::from_value(json!({"type":"session"}), "f").unwrap_err(),
+            NotAHeader::NoId
+        );
+        assert!(matches!(
+            Header::from_value(json!({"type":"message","id":"x"}), "f"),
+            Err(NotAHeader::WrongType(_))
+        ));
+        let seed = Header::from_value(
+            json!({"type":"session_header","version":1,"createdAt":"2026-07-31T12:00:00Z"}),
+            "stem",
+        )
+        .unwrap();
+        assert_eq!(seed.id, "stem");
+        assert_eq!(seed.dialect, Dialect::Seed000);
+        assert!(!seed.needs_v1_ids());
+        assert_eq!(seed.timestamp.as_deref(), Some("2026-07-31T12:00:00Z"));
+    }
+
+    #[test]
+    fn migrations() {
+        let header =
+            Header::from_value(json!({"type":"session","id":"h","version":2}), "f").unwrap();
+        let mut e = json!({"type":"message","id":"a","parentId":null,"message":{"role":"hookMessage","content":"x"}});
+        migrate_entry(&mut e, &header, None);
+        assert_eq!(e["message"]["role"], "custom");
+
+        let v1 = Header::from_value(json!({"type":"session","id":"h"}), "f").unwrap();
+        let mut c =
+            json!({"type":"compaction","summary":"s","firstKeptEntryIndex":2,"tokensBefore":5});
+        migrate_entry(
+            &mut c,
+            &v1,
+            Some(("00000003", Some("00000002"), Some("00000001".into()))),
+        );
+        assert_eq!(c["id"], "00000003");
+        assert_eq!(c["parentId"], "00000002");
+        assert_eq!(c["firstKeptEntryId"], "00000001");
+        assert!(c.get("firstKeptEntryIndex").is_none());
+    }
+
+    #[test]
+    fn seed000_assistant_maps_to_pi_shape() {
+        let line = json!({
+            "type":"assistant_message","id":"e2","parentId":"e1","timestamp":"2026-07-31T12:00:03Z",
+            "modelId":"claude","content":[{"type":"text","text":"ok"},
+              {"type":"tool_use","id":"tc","name":"write","input":{"path":"a"}}],
+            "usage":{"inputTokens":1500,"outputTokens":120,"cacheReadTokens":200,"cacheWriteTokens":0},
+            "cost":0.005});
+        let e = normalize_seed000(line);
+        assert_eq!(e["type"], "message");
+        assert_eq!(e["message"]["role"], "assistant");
+        assert_eq!(e["message"]["model"], "claude");
+        assert_eq!(e["message"]["content"][1]["type"], "toolCall");
+        assert_eq!(e["message"]["content"][1]["arguments"]["path"], "a");
+        assert_eq!(e["message"]["usage"]["totalTokens"], 1820);
+        assert_eq!(e["message"]["usage"]["cost"]["total"], 0.005);
+        assert_eq!(e["message"]["stopReason"], "toolUse");
+        assert_eq!(e["message"]["timestamp"], 1_785_499_203_000_i64);
+    }
+
+    #[test]
+    fn seed000_tool_result_and_blocks() {
+        let e = normalize_seed000(json!({"type":"tool_result","id":"e4","parentId":"e3",
+            "toolCallId":"tc","toolName":"write","output":{"content":[{"type":"text","text":"done"}]},"isError":false}));
+        assert_eq!(e["message"]["role"], "toolResult");
+        assert_eq!(e["message"]["content"][0]["text"], "done");
+        let t = normalize_seed000(
+            json!({"type":"thinking","id":"t","content":[{"type":"thinking","text":"hmm"},
+            {"type":"image","source":{"type":"base64","mediaType":"image/png","data":"AA=="}}]}),
+        );
+        assert_eq!(t["type"], "thinking");
+        assert_eq!(t["content"][0]["thinking"], "hmm");
+        assert_eq!(t["content"][1]["mimeType"], "image/png");
+    }
+
+    #[test]
+    fn usage_and_text() {
+        let raw = RawValue::from_string(
+            r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":"x","cost":{"total":0.5}}"#.into(),
+        )
+        .unwrap();
+        let u = Usage::from_raw(&raw).unwrap();
+        assert_eq!(u.total_tokens(), 6.0);
+        assert_eq!(u.cost, 0.5);
+        let blocks = RawValue::from_string(
+            r#"[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"},{"type":"text"}]"#.into(),
+        )
+        .unwrap();
+        assert_eq!(content_text(Some(&blocks)).as_deref(), Some("a b "));
+        let s = RawValue::from_string(r#""plain""#.into()).unwrap();
+        assert_eq!(content_text(Some(&s)).as_deref(), Some("plain"));
+        let bad = RawValue::from_string("{}".into()).unwrap();
+        assert_eq!(content_text(Some(&bad)), None);
+    }
+}

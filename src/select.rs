@@ -1,0 +1,307 @@
+//! The SESSION argument shared by every command: `-`, a path, an id or unique id prefix
+//! (this project first, then all), an exact name; or, when omitted, `$PI_SESSION_FILE` or the
+//! session `pi -c` would continue. Unlike pi, an ambiguous prefix or name is an error.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::locate::Location;
+use crate::session::read_header;
+use crate::summary::summarize;
+
+/// The session a command will read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selected {
+    Stdin,
+    File(PathBuf),
+}
+
+/// Why no single session could be chosen (exit 1).
+#[derive(Debug)]
+pub enum SelectError {
+    MissingPath(PathBuf),
+    NoMatch {
+        query: String,
+        searched: String,
+    },
+    Ambiguous {
+        query: String,
+        candidates: Vec<(String, PathBuf)>,
+    },
+    NoSessions {
+        dir: PathBuf,
+    },
+    EnvFileMissing(PathBuf),
+}
+
+impl fmt::Display for SelectError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            SelectError::MissingPath(p) => write!(f, "{}: no such file", p.display()),
+            SelectError::NoMatch { query, searched } => write!(
+                f,
+                "no session matches '{query}' (by id, id prefix or name) in {searched}"
+            ),
+            SelectError::Ambiguous { query, candidates } => {
+                write!(f, "'{query}' matches {} sessions:", candidates.len())?;
+                for (id, path) in candidates.iter().take(10) {
+                    write!(f, " {id} ({})", path.display())?;
+                }
+                if candidates.len() > 10 {
+                    write!(f, " and {} more", candidates.len() - 10)?;
+                }
+                f.write_str("; give more of the id or a path")
+            }
+            SelectError::NoSessions { dir } => write!(
+                f,
+                "no sessions for this project in {} (try 'pisess ls --all')",
+                dir.display()
+            ),
+            SelectError::EnvFileMissing(p) => {
+                write!(
+                    f,
+                    "PI_SESSION_FILE names {}, which does not exist",
+                    p.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SelectError {}
+
+/// Whether an argument is meant as a path rather than an id or name.
+fn looks_like_path(arg: &str) -> bool {
+    arg.contains('/') || arg.contains('\\') || arg.to_ascii_lowercase().ends_with(".jsonl")
+}
+
+/// The files of this project that hold a session of it, with their header ids.
+fn project_sessions(loc: &Location) -> Vec<(String, PathBuf)> {
+    let files = loc.project_files().unwrap_or_default();
+    headers(files, |cwd| !loc.custom || loc.cwd_matches(cwd))
+}
+
+fn all_sessions(loc: &Location) -> Vec<(String, PathBuf)> {
+    headers(loc.all_files().unwrap_or_default(), |_| true)
+}
+
+fn headers(files: Vec<PathBuf>, keep: impl Fn(Option<&str>) -> bool) -> Vec<(String, PathBuf)> {
+    let mut out: Vec<_> = files
+        .into_iter()
+        .filter_map(|p| {
+            let h = read_header(&p).ok()?;
+            keep(h.cwd.as_deref()).then_some((h.id, p))
+        })
+        .collect();
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    out
+}
+
+/// Exact id first; otherwise every id with that prefix.
+fn by_id(sessions: &[(String, PathBuf)], query: &str) -> Vec<(String, PathBuf)> {
+    let exact: Vec<_> = sessions
+        .iter()
+        .filter(|(id, _)| id == query)
+        .cloned()
+        .collect();
+    if !exact.is_empty() {
+        return exact;
+    }
+    sessions
+        .iter()
+        .filter(|(id, _)| id.starts_with(query))
+        .cloned()
+        .collect()
+}
+
+fn by_name(sessions: &[(String, PathBuf)], query: &str) -> Vec<(String, PathBuf)> {
+    sessions
+        .iter()
+        .filter(|(_, p)| summarize(p).is_ok_and(|s| s.name.as_deref() == Some(query)))
+        .cloned()
+        .collect()
+}
+
+fn one(query: &str, found: Vec<(String, PathBuf)>) -> Result<Option<Selected>, SelectError> {
+    match found.len() {
+        0 => Ok(None),
+        1 => Ok(found.into_iter().next().map(|(_, p)| Selected::File(p))),
+        _ => Err(SelectError::Ambiguous {
+            query: query.to_owned(),
+            candidates: found,
+        }),
+    }
+}
+
+/// Resolves a SESSION argument (or its absence) to one session.
+pub fn select(
+    arg: Option<&str>,
+    loc: &Location,
+    pi_session_file: Option<&str>,
+) -> Result<Selected, SelectError> {
+    let Some(arg) = arg else {
+        return default_session(loc, pi_session_file);
+    };
+    if arg == "-" {
+        return Ok(Selected::Stdin);
+    }
+    let as_path = crate::locate::resolve(&loc.cwd, Path::new(arg));
+    if as_path.is_file() || looks_like_path(arg) {
+        return if as_path.exists() {
+            Ok(Selected::File(as_path))
+        } else {
+            Err(SelectError::MissingPath(as_path))
+        };
+    }
+    let project = project_sessions(loc);
+    if let Some(s) = one(arg, by_id(&project, arg))? {
+        return Ok(s);
+    }
+    let all = all_sessions(loc);
+    if let Some(s) = one(arg, by_id(&all, arg))? {
+        return Ok(s);
+    }
+    if let Some(s) = one(arg, by_name(&project, arg))? {
+        return Ok(s);
+    }
+    if let Some(s) = one(arg, by_name(&all, arg))? {
+        return Ok(s);
+    }
+    Err(SelectError::NoMatch {
+        query: arg.to_owned(),
+        searched: if loc.custom {
+            loc.session_dir.display().to_string()
+        } else {
+            format!(
+                "{} and every project under {}",
+                loc.session_dir.display(),
+                loc.root.display()
+            )
+        },
+    })
+}
+
+/// `$PI_SESSION_FILE`, else the newest file of this project by modification time
+/// (pi's `findMostRecentSession`).
+fn default_session(loc: &Location, pi_session_file: Option<&str>) -> Result<Selected, SelectError> {
+    if let Some(file) = pi_session_file.filter(|s| !s.is_empty()) {
+        let path = crate::locate::resolve(&loc.cwd, Path::new(file));
+        return if path.is_file() {
+            Ok(Selected::File(path))
+        } else {
+            Err(SelectError::EnvFileMissing(path))
+        };
+    }
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = loc
+        .project_files()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))
+        .collect();
+    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files
+        .into_iter()
+        .find(|(_, p)| {
+            read_header(p).is_ok_and(|h| !loc.custom || loc.cwd_matches(h.cwd.as_deref()))
+        })
+        .map(|(_, p)| Selected::File(p))
+        .ok_or_else(|| SelectError::NoSessions {
+            dir: loc.session_dir.clone(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locate::{encode_cwd, Inputs};
+    use std::fs;
+
+    fn write(dir: &Path, file: &str, id: &str, cwd: &str, name: Option<&str>) -> PathBuf {
+        fs::create_dir_all(dir).unwrap();
+        let mut text = format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"{cwd}\"}}\n"
+        );
+        if let Some(n) = name {
+            text.push_str(&format!(
+                "{{\"type\":\"session_info\",\"id\":\"i\",\"parentId\":null,\"name\":\"{n}\"}}\n"
+            ));
+        }
+        let p = dir.join(file);
+        fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn setup() -> (tempfile::TempDir, Location, PathBuf, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let cwd = tmp.path().join("proj");
+        let inputs = Inputs {
+            home: tmp.path().join("home"),
+            cwd: cwd.clone(),
+            process_cwd: cwd.clone(),
+            ..Inputs::default()
+        };
+        let loc = Location::resolve(&inputs);
+        let here = loc.session_dir.clone();
+        let other = loc.root.join(encode_cwd("/elsewhere"));
+        let a = write(
+            &here,
+            "a.jsonl",
+            "abc111",
+            &cwd.to_string_lossy(),
+            Some("fix bug"),
+        );
+        let b = write(&here, "b.jsonl", "abd222", &cwd.to_string_lossy(), None);
+        let c = write(&other, "c.jsonl", "xyz333", "/elsewhere", Some("fix bug"));
+        (tmp, loc, a, b, c)
+    }
+
+    #[test]
+    fn ids_prefixes_names_and_ambiguity() {
+        let (_tmp, loc, a, b, c) = setup();
+        assert_eq!(
+            select(Some("abc"), &loc, None).unwrap(),
+            Selected::File(a.clone())
+        );
+        assert_eq!(
+            select(Some("abd222"), &loc, None).unwrap(),
+            Selected::File(b)
+        );
+        assert_eq!(select(Some("xy"), &loc, None).unwrap(), Selected::File(c));
+        let err = select(Some("ab"), &loc, None).unwrap_err();
+        assert!(matches!(&err, SelectError::Ambiguous { candidates, .. } if candidates.len() == 2));
+        assert!(err.to_string().contains("abc111"));
+        // The name exists in this project and elsewhere: this project wins.
+        assert_eq!(
+            select(Some("fix bug"), &loc, None).unwrap(),
+            Selected::File(a)
+        );
+        assert!(matches!(
+            select(Some("nothing"), &loc, None).unwrap_err(),
+            SelectError::NoMatch { .. }
+        ));
+        assert_eq!(select(Some("-"), &loc, None).unwrap(), Selected::Stdin);
+        assert!(matches!(
+            select(Some("missing.jsonl"), &loc, None).unwrap_err(),
+            SelectError::MissingPath(_)
+        ));
+    }
+
+    #[test]
+    fn default_is_env_then_newest() {
+        let (_tmp, loc, a, b, _c) = setup();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1000);
+        fs::File::options()
+            .write(true)
+            .open(&b)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert_eq!(select(None, &loc, None).unwrap(), Selected::File(a));
+        let env = b.to_string_lossy().into_owned();
+        assert_eq!(select(None, &loc, Some(&env)).unwrap(), Selected::File(b));
+        assert!(matches!(
+            select(None, &loc, Some("/no/such.jsonl")).unwrap_err(),
+            SelectError::EnvFileMissing(_)
+        ));
+    }
+}

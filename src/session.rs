@@ -1,0 +1,643 @@
+//! Reading one session: the scan that turns lines into entries, and the index built on it.
+//!
+//! [`scan`] is the single parser every command goes through. It finds the header, skips blank
+//! lines as pi does, reports malformed ones as warnings, applies the v1 id migration and the
+//! seed-000 mapping, and hands each entry to the caller as a borrowed [`LineView`]. [`Session`]
+//! keeps only an index of those entries (ids, parents, types, offsets) and decodes a full entry
+//! from disk on demand, so memory does not grow with the size of the content.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader};
+use crate::reader::{LineReader, RawLine};
+
+/// Something wrong with one line; it never stops a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+/// Why a file could not be read as a session at all.
+#[derive(Debug)]
+pub enum ScanError {
+    Io(io::Error),
+    /// The first parsable line is not a pi session header.
+    NotASession {
+        line: u64,
+        reason: NotAHeader,
+    },
+    /// No parsable line at all.
+    Empty,
+}
+
+impl fmt::Display for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            ScanError::Io(e) => write!(f, "{e}"),
+            ScanError::NotASession { line, reason } => {
+                write!(f, "line {line}: not a pi session: {reason}")
+            }
+            ScanError::Empty => f.write_str("not a pi session: the file holds no session header"),
+        }
+    }
+}
+
+impl std::error::Error for ScanError {}
+
+/// One entry as the scan hands it out.
+pub struct EntryLine<'a> {
+    /// 0-based position among the file's entries (header and skipped lines excluded).
+    pub ordinal: usize,
+    pub line: u64,
+    pub offset: u64,
+    /// Bytes on disk, terminator included.
+    pub len: u64,
+    /// The effective id: stored, or assigned by the v1 migration.
+    pub id: Option<Cow<'a, str>>,
+    pub parent: Option<Cow<'a, str>>,
+    pub kind: EntryKind,
+    pub view: &'a LineView<'a>,
+}
+
+/// What a scan learned besides the entries.
+#[derive(Debug)]
+pub struct ScanReport {
+    pub header: Header,
+    pub header_line: u64,
+    pub entries: usize,
+    /// Malformed lines (not JSON, not an object, a second header...): each has a warning.
+    pub malformed: u64,
+    pub warnings: Vec<Warning>,
+    /// The last line had no `\n` and did not parse: pi is probably still writing it.
+    pub torn_tail: bool,
+}
+
+/// Decodes a line as JSON the way pi's `JSON.parse` on a lossily decoded string would.
+fn parse_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Ok(v),
+        Err(e) => match std::str::from_utf8(bytes) {
+            Ok(_) => Err(e),
+            Err(_) => serde_json::from_str(&String::from_utf8_lossy(bytes)),
+        },
+    }
+}
+
+/// How one non-blank line parsed.
+enum Parsed<'a> {
+    View(LineView<'a>),
+    /// An object only the slow path parses (duplicate keys, invalid UTF-8).
+    Slow,
+    /// `null`: pi skips it silently.
+    Null,
+    Bad(String),
+}
+
+fn parse_line(bytes: &[u8]) -> Parsed<'_> {
+    if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
+        return Parsed::View(view);
+    }
+    match parse_value(bytes) {
+        Ok(Value::Null) => Parsed::Null,
+        Ok(Value::Object(_)) => Parsed::Slow,
+        Ok(_) => Parsed::Bad("not a JSON object".to_owned()),
+        Err(e) => Parsed::Bad(describe_json_error(bytes, &e)),
+    }
+}
+
+fn describe_json_error(bytes: &[u8], e: &serde_json::Error) -> String {
+    if e.to_string().contains("trailing characters") {
+        return "two JSON values on one line (pi drops this line)".to_owned();
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return "byte-order mark before the JSON (pi cannot read this line)".to_owned();
+    }
+    format!("malformed JSON ({e})")
+}
+
+/// What a line before the header means.
+enum HeaderStep {
+    Skip,
+    Torn,
+    Malformed(String),
+    Found(Header),
+    NotASession(NotAHeader),
+}
+
+fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
+    match parsed {
+        Parsed::Null => HeaderStep::Skip,
+        Parsed::Bad(_) if !line.terminated => HeaderStep::Torn,
+        Parsed::Bad(reason) => HeaderStep::Malformed(reason),
+        Parsed::View(_) | Parsed::Slow => {
+            let value = parse_value(line.content()).unwrap_or(Value::Null);
+            match Header::from_value(value, stem) {
+                Ok(h) => HeaderStep::Found(h),
+                Err(reason) => HeaderStep::NotASession(reason),
+            }
+        }
+    }
+}
+
+/// Reads only as far as the header (pi's `readSessionHeader`), for lookups by id.
+pub fn read_header(path: &Path) -> Result<Header, ScanError> {
+    let file = File::open(path).map_err(ScanError::Io)?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, file));
+    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
+        if line.is_blank() {
+            continue;
+        }
+        match header_step(parse_line(line.content()), &line, &stem) {
+            HeaderStep::Found(h) => return Ok(h),
+            HeaderStep::NotASession(reason) => {
+                return Err(ScanError::NotASession {
+                    line: line.number,
+                    reason,
+                })
+            }
+            HeaderStep::Skip | HeaderStep::Torn | HeaderStep::Malformed(_) => {}
+        }
+    }
+    Err(ScanError::Empty)
+}
+
+/// Scans a whole session stream, calling `on_entry` for every entry in file order.
+///
+/// `stem` is the file name without `.jsonl`: the id of seed-000 sessions.
+pub fn scan<R: BufRead>(
+    input: R,
+    stem: &str,
+    mut on_entry: impl FnMut(&Header, &EntryLine),
+) -> Result<ScanReport, ScanError> {
+    let mut reader = LineReader::new(input);
+    let mut header: Option<(Header, u64)> = None;
+    let mut warnings = Vec::new();
+    let mut malformed = 0;
+    let mut torn_tail = false;
+    let mut ordinal = 0usize;
+    let mut prev_v1_id: Option<String> = None;
+
+    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
+        if line.is_blank() {
+            continue;
+        }
+        let parsed = parse_line(line.content());
+        let mut warn = |message: String| {
+            warnings.push(Warning {
+                line: Some(line.number),
+                message,
+            });
+        };
+        let Some((head, _)) = &header else {
+            match header_step(parsed, &line, stem) {
+                HeaderStep::Skip => {}
+                HeaderStep::Torn => torn_tail = true,
+                HeaderStep::Malformed(reason) => {
+                    malformed += 1;
+                    warn(reason);
+                }
+                HeaderStep::Found(h) => header = Some((h, line.number)),
+                HeaderStep::NotASession(reason) => {
+                    return Err(ScanError::NotASession {
+                        line: line.number,
+                        reason,
+                    })
+                }
+            }
+            continue;
+        };
+        let seed000 = head.dialect == Dialect::Seed000;
+        // seed-000 lines are mapped onto pi's shape first; the view borrows the mapped text.
+        let owned: String;
+        let view_storage: LineView;
+        let view: &LineView = match parsed {
+            Parsed::Null => continue,
+            Parsed::Bad(reason) => {
+                if line.terminated {
+                    malformed += 1;
+                    warn(reason);
+                } else {
+                    torn_tail = true;
+                }
+                continue;
+            }
+            Parsed::View(v) if !seed000 => {
+                view_storage = v;
+                &view_storage
+            }
+            Parsed::View(_) | Parsed::Slow => {
+                let mut value = parse_value(line.content()).unwrap_or(Value::Null);
+                if seed000 {
+                    value = model::normalize_seed000(value);
+                }
+                owned = value.to_string();
+                view_storage = serde_json::from_str(&owned).unwrap_or_default();
+                &view_storage
+            }
+        };
+        let kind_str = view.kind.get();
+        if matches!(kind_str, Some("session" | "session_header")) {
+            malformed += 1;
+            warn("a second session header; ignored".to_owned());
+            continue;
+        }
+        let kind = EntryKind::parse(kind_str);
+        let (id, parent) = if head.needs_v1_ids() {
+            let id = model::v1_id(ordinal + 1);
+            let parent = prev_v1_id.replace(id.clone());
+            (Some(Cow::Owned(id)), parent.map(Cow::Owned))
+        } else {
+            let parent = view
+                .parent_id
+                .get()
+                .filter(|p| !p.is_empty())
+                .map(Cow::Borrowed);
+            (view.id.get().map(Cow::Borrowed), parent)
+        };
+        let entry = EntryLine {
+            ordinal,
+            line: line.number,
+            offset: line.offset,
+            len: line.len_on_disk(),
+            id,
+            parent,
+            kind,
+            view,
+        };
+        on_entry(head, &entry);
+        ordinal += 1;
+    }
+    let (header, header_line) = header.ok_or(ScanError::Empty)?;
+    Ok(ScanReport {
+        header,
+        header_line,
+        entries: ordinal,
+        malformed,
+        warnings,
+        torn_tail,
+    })
+}
+
+/// Where a session's bytes live.
+#[derive(Debug)]
+pub enum Source {
+    File(PathBuf),
+    /// Standard input, read whole so entries can be decoded again by offset.
+    Memory(Vec<u8>),
+}
+
+/// The indexed facts of one entry.
+#[derive(Debug, Clone)]
+pub struct EntryMeta {
+    pub kind: EntryKind,
+    pub id: Option<String>,
+    pub parent: Option<String>,
+    pub timestamp: Option<String>,
+    pub role: Option<String>,
+    /// `targetId` of labels and context edits.
+    pub target: Option<String>,
+    /// The label text of a `label` entry (`None` clears).
+    pub label: Option<String>,
+    pub line: u64,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// An opened session: header, entry index and warnings. Full entries are read on demand.
+#[derive(Debug)]
+pub struct Session {
+    /// How to name the session in messages (its path, or `-`).
+    pub name: String,
+    pub source: Source,
+    file: Option<File>,
+    pub header: Header,
+    pub header_line: u64,
+    pub entries: Vec<EntryMeta>,
+    /// id → position in `entries`; on duplicate ids the last wins, as in pi.
+    pub by_id: HashMap<String, usize>,
+    pub warnings: Vec<Warning>,
+    pub malformed: u64,
+    pub torn_tail: bool,
+}
+
+impl Session {
+    /// Opens and indexes a session file.
+    pub fn open(path: &Path) -> Result<Session, ScanError> {
+        let file = File::open(path).map_err(ScanError::Io)?;
+        if file.metadata().map_err(ScanError::Io)?.is_dir() {
+            return Err(ScanError::Io(io::Error::other("is a directory")));
+        }
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let reader = BufReader::with_capacity(256 * 1024, &file);
+        let mut session = Session::index(reader, &stem, path.display().to_string())?;
+        session.source = Source::File(path.to_path_buf());
+        session.file = Some(file);
+        Ok(session)
+    }
+
+    /// Reads a whole stream (stdin) into memory and indexes it.
+    pub fn from_reader(mut input: impl Read, name: &str) -> Result<Session, ScanError> {
+        let mut bytes = Vec::new();
+        input.read_to_end(&mut bytes).map_err(ScanError::Io)?;
+        let mut session = Session::index(&bytes[..], name, name.to_owned())?;
+        session.source = Source::Memory(bytes);
+        Ok(session)
+    }
+
+    fn index<R: BufRead>(input: R, stem: &str, name: String) -> Result<Session, ScanError> {
+        let mut entries = Vec::new();
+        let report = scan(input, stem, |_, e| {
+            let message = e.view.message.0.as_ref();
+            entries.push(EntryMeta {
+                kind: e.kind.clone(),
+                id: e.id.as_deref().map(str::to_owned),
+                parent: e.parent.as_deref().map(str::to_owned),
+                timestamp: e.view.timestamp.get().map(str::to_owned),
+                role: message.and_then(|m| m.role.get()).map(str::to_owned),
+                target: e.view.target_id.get().map(str::to_owned),
+                label: e.view.label.get().map(str::to_owned),
+                line: e.line,
+                offset: e.offset,
+                len: e.len,
+            });
+        })?;
+        let mut warnings = report.warnings;
+        let mut by_id = HashMap::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            match &e.id {
+                Some(id) => {
+                    if let Some(prev) = by_id.insert(id.clone(), i) {
+                        warnings.push(Warning {
+                            line: Some(e.line),
+                            message: format!(
+                                "duplicate id {id} (also on line {}); the later entry wins",
+                                entries[prev].line
+                            ),
+                        });
+                    }
+                }
+                None => warnings.push(Warning {
+                    line: Some(e.line),
+                    message: "entry has no string \"id\"; it is not part of the tree".into(),
+                }),
+            }
+        }
+        warnings.sort_by_key(|w| w.line);
+        Ok(Session {
+            name,
+            source: Source::Memory(Vec::new()),
+            file: None,
+            header: report.header,
+            header_line: report.header_line,
+            entries,
+            by_id,
+            warnings,
+            malformed: report.malformed,
+            torn_tail: report.torn_tail,
+        })
+    }
+
+    /// The stored bytes of an entry's line, without its terminator.
+    pub fn raw_line(&self, i: usize) -> io::Result<Vec<u8>> {
+        let e = &self.entries[i];
+        let mut bytes = self.read_at(e.offset, e.len)?;
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+        }
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+        Ok(bytes)
+    }
+
+    fn read_at(&self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+        let len = usize::try_from(len).map_err(io::Error::other)?;
+        match (&self.source, &self.file) {
+            (Source::Memory(bytes), _) => {
+                let start = usize::try_from(offset).map_err(io::Error::other)?;
+                Ok(bytes[start..start + len].to_vec())
+            }
+            (Source::File(_), Some(file)) => {
+                let mut buf = vec![0; len];
+                read_exact_at(file, &mut buf, offset)?;
+                Ok(buf)
+            }
+            (Source::File(path), None) => {
+                Err(io::Error::other(format!("{} is not open", path.display())))
+            }
+        }
+    }
+
+    /// The full entry in pi's shape: seed-000 mapped, migrations applied.
+    pub fn load(&self, i: usize) -> io::Result<Value> {
+        let bytes = self.raw_line(i)?;
+        let mut value = parse_value(&bytes).map_err(io::Error::other)?;
+        if self.header.dialect == Dialect::Seed000 {
+            value = model::normalize_seed000(value);
+        }
+        let e = &self.entries[i];
+        let v1 = self.header.needs_v1_ids().then(|| {
+            let first_kept = value
+                .get("firstKeptEntryIndex")
+                .and_then(Value::as_u64)
+                .and_then(|k| usize::try_from(k).ok())
+                .filter(|&k| k >= 1 && k <= self.entries.len())
+                .map(model::v1_id);
+            (
+                e.id.as_deref().unwrap_or(""),
+                e.parent.as_deref(),
+                first_kept,
+            )
+        });
+        model::migrate_entry(&mut value, &self.header, v1);
+        Ok(value)
+    }
+
+    /// The leaf pi resumes at: the last entry in file order (that has an id).
+    pub fn leaf(&self) -> Option<usize> {
+        self.entries.iter().rposition(|e| e.id.is_some())
+    }
+
+    /// The entry an id names.
+    pub fn find(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The parent of an entry, if it exists in this file.
+    pub fn parent_of(&self, i: usize) -> Option<usize> {
+        self.entries[i].parent.as_deref().and_then(|p| self.find(p))
+    }
+
+    /// Root → `leaf`, as pi's `getBranch`. A parent cycle ends the walk (pi would hang) and is
+    /// reported as the id where the cycle closed.
+    pub fn path_to(&self, leaf: usize) -> (Vec<usize>, Option<String>) {
+        let mut path = vec![leaf];
+        let mut seen = std::collections::HashSet::from([leaf]);
+        let mut cycle = None;
+        let mut current = leaf;
+        while let Some(parent) = self.parent_of(current) {
+            if !seen.insert(parent) {
+                cycle = self.entries[parent].id.clone();
+                break;
+            }
+            path.push(parent);
+            current = parent;
+        }
+        path.reverse();
+        (path, cycle)
+    }
+
+    /// Current labels by target id (the latest label entry per target; empty or absent clears).
+    pub fn labels(&self) -> HashMap<String, String> {
+        let mut labels = HashMap::new();
+        for e in &self.entries {
+            if e.kind == EntryKind::Label {
+                if let Some(target) = &e.target {
+                    match e.label.as_deref().filter(|l| !l.is_empty()) {
+                        Some(label) => labels.insert(target.clone(), label.to_owned()),
+                        None => labels.remove(target),
+                    };
+                }
+            }
+        }
+        labels
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut handle = file.try_clone()?;
+    handle.seek(SeekFrom::Start(offset))?;
+    handle.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(text: &str) -> Session {
+        Session::from_reader(text.as_bytes(), "test").unwrap()
+    }
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    #[test]
+    fn indexes_entries_and_skips_blank_and_malformed() {
+        let text = format!(
+            "{HEADER}\n\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\r\nnot json\n{{\"type\":\"label\",\"id\":\"b\",\"parentId\":\"a\",\"targetId\":\"a\",\"label\":\"x\"}}\n{{\"type\":\"mess"
+        );
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 2);
+        assert_eq!(s.entries[0].role.as_deref(), Some("user"));
+        assert_eq!(s.entries[0].line, 3);
+        assert_eq!(s.malformed, 1);
+        assert!(s.torn_tail);
+        assert_eq!(s.warnings.len(), 1);
+        assert_eq!(s.warnings[0].line, Some(4));
+        assert_eq!(s.labels().get("a").map(String::as_str), Some("x"));
+        assert_eq!(s.leaf(), Some(1));
+        assert_eq!(s.load(0).unwrap()["message"]["content"], "hi");
+        assert_eq!(
+            s.raw_line(0).unwrap(),
+            br#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#
+        );
+    }
+
+    #[test]
+    fn not_a_session() {
+        let err = Session::from_reader(&b"\n{\"type\":\"message\"}\n"[..], "x").unwrap_err();
+        assert!(matches!(err, ScanError::NotASession { line: 2, .. }));
+        assert!(matches!(
+            Session::from_reader(&b""[..], "x").unwrap_err(),
+            ScanError::Empty
+        ));
+        assert!(matches!(
+            Session::from_reader(&b"{\"type\":\"session\"}\n"[..], "x").unwrap_err(),
+            ScanError::NotASession { .. }
+        ));
+    }
+
+    #[test]
+    fn v1_files_get_deterministic_ids() {
+        let text = r#"{"type":"session","id":"old","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}
+{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a"}}
+{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[]}}
+{"type":"compaction","timestamp":"2025-01-01T00:00:03.000Z","summary":"s","firstKeptEntryIndex":2,"tokensBefore":9}
+"#;
+        let s = open(text);
+        let ids: Vec<_> = s.entries.iter().map(|e| e.id.clone().unwrap()).collect();
+        assert_eq!(ids, ["00000001", "00000002", "00000003"]);
+        assert_eq!(s.entries[0].parent, None);
+        assert_eq!(s.entries[2].parent.as_deref(), Some("00000002"));
+        let c = s.load(2).unwrap();
+        assert_eq!(c["firstKeptEntryId"], "00000002");
+        assert_eq!(c["parentId"], "00000002");
+    }
+
+    #[test]
+    fn cycles_end_the_walk() {
+        let text = format!(
+            "{HEADER}\n{}\n{}\n",
+            r#"{"type":"message","id":"a","parentId":"b","message":{"role":"user","content":"x"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"y"}}"#
+        );
+        let s = open(&text);
+        let (path, cycle) = s.path_to(1);
+        assert_eq!(path, vec![0, 1]);
+        assert_eq!(cycle.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn duplicate_ids_last_wins_with_warning() {
+        let text = format!(
+            "{HEADER}\n{}\n{}\n",
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"x"}"#,
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"y"}"#
+        );
+        let s = open(&text);
+        assert_eq!(s.find("a"), Some(1));
+        assert!(s.warnings[0].message.contains("duplicate id a"));
+    }
+
+    #[test]
+    fn invalid_utf8_and_duplicate_keys_parse_like_pi() {
+        let mut bytes = format!("{HEADER}\n").into_bytes();
+        bytes.extend_from_slice(
+            b"{\"type\":\"message\",\"id\":\"a\",\"id\":\"b\",\"message\":{\"role\":\"user\",\"content\":\"caf\xff\"}}\n",
+        );
+        let s = Session::from_reader(&bytes[..], "t").unwrap();
+        assert_eq!(s.entries[0].id.as_deref(), Some("b"));
+        assert_eq!(s.load(0).unwrap()["message"]["content"], "caf\u{fffd}");
+    }
+
+    #[test]
+    fn glued_lines_are_malformed() {
+        let text = format!(
+            "{HEADER}\n{{\"type\":\"custom\",\"id\":\"a\"}}{{\"type\":\"custom\",\"id\":\"b\"}}\n"
+        );
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 0);
+        assert!(s.warnings[0].message.contains("two JSON values"));
+    }
+}

@@ -1,0 +1,164 @@
+//! Human output helpers: colours as a value (never global state), escaping of terminal
+//! control characters from session content, cutting by display width, and number formats.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use owo_colors::OwoColorize;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Colours on or off for one stream.
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    pub enabled: bool,
+}
+
+macro_rules! styles {
+    ($($name:ident => $apply:ident),* $(,)?) => {
+        $(pub fn $name(&self, s: &str) -> String {
+            if self.enabled { s.$apply().to_string() } else { s.to_owned() }
+        })*
+    };
+}
+
+impl Theme {
+    styles! {
+        dim => dimmed,
+        bold => bold,
+        red => red,
+        green => green,
+        yellow => yellow,
+        blue => blue,
+        cyan => cyan,
+        magenta => magenta,
+    }
+}
+
+/// Makes session text safe to print: control characters (ESC, C1, BEL, CR...) become visible
+/// escapes so a session cannot repaint the terminal. Newlines and tabs are kept when `keep_lines`.
+pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
+    let is_bad = |c: char| {
+        (c.is_control() && !(keep_lines && (c == '\n' || c == '\t')))
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.chars().any(is_bad) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' if !keep_lines => out.push_str("\\n"),
+            '\t' if !keep_lines => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if is_bad(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// One line of preview: whitespace runs folded to one space, control characters escaped.
+pub fn one_line(s: &str) -> String {
+    let folded: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    escape_control(&folded, false).into_owned()
+}
+
+/// Cuts `s` to at most `width` display columns, ending with `…` when cut.
+pub fn truncate(s: &str, width: usize) -> Cow<'_, str> {
+    if s.width() <= width {
+        return Cow::Borrowed(s);
+    }
+    if width == 0 {
+        return Cow::Borrowed("");
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    Cow::Owned(out)
+}
+
+/// Display width of a string (for aligning columns).
+pub fn width(s: &str) -> usize {
+    s.width()
+}
+
+/// `950`, `12.3k`, `4.5M` (tokens).
+pub fn tokens(n: f64) -> String {
+    if n < 1000.0 {
+        format!("{n:.0}")
+    } else if n < 1_000_000.0 {
+        format!("{:.1}k", n / 1000.0)
+    } else {
+        format!("{:.1}M", n / 1_000_000.0)
+    }
+}
+
+/// `$0.12`, `$12.34`; `-` for nothing spent.
+pub fn cost(c: f64) -> String {
+    if c == 0.0 {
+        "-".to_owned()
+    } else if c < 0.01 {
+        format!("${c:.4}")
+    } else {
+        format!("${c:.2}")
+    }
+}
+
+/// `512 B`, `120 KB`, `3.4 MB` (sizes, 1 KB = 1024 B).
+#[allow(clippy::cast_precision_loss)]
+pub fn bytes(n: u64) -> String {
+    let f = n as f64;
+    if n < 1024 {
+        format!("{n} B")
+    } else if f < 1024.0 * 1024.0 {
+        format!("{:.0} KB", f / 1024.0)
+    } else if f < 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.1} MB", f / (1024.0 * 1024.0))
+    } else {
+        format!("{:.1} GB", f / (1024.0 * 1024.0 * 1024.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_terminal_controls() {
+        assert_eq!(escape_control("a\u{1b}[2Jb", true), "a\\u{1b}[2Jb");
+        assert_eq!(escape_control("x\ny\tz", true), "x\ny\tz");
+        assert_eq!(escape_control("x\ny", false), "x\\ny");
+        assert_eq!(escape_control("\u{9b}31m", true), "\\u{9b}31m");
+        assert_eq!(escape_control("a\u{202e}b", true), "a\\u{202e}b");
+        assert!(matches!(escape_control("plain", true), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn truncates_by_display_width() {
+        assert_eq!(truncate("hello", 10), "hello");
+        assert_eq!(truncate("hello world", 6), "hello…");
+        assert_eq!(truncate("日本語テキスト", 5), "日本…");
+        assert_eq!(one_line("a\n  b\tc"), "a b c");
+    }
+
+    #[test]
+    fn number_formats() {
+        assert_eq!(tokens(950.0), "950");
+        assert_eq!(tokens(12_345.0), "12.3k");
+        assert_eq!(tokens(4_500_000.0), "4.5M");
+        assert_eq!(cost(0.0), "-");
+        assert_eq!(cost(0.1234), "$0.12");
+        assert_eq!(cost(0.001), "$0.0010");
+        assert_eq!(bytes(120 * 1024), "120 KB");
+    }
+}

@@ -1,0 +1,228 @@
+//! Per-session facts for `ls`: pi's `SessionInfo` fields (as `SessionManager.list` computes
+//! them) and pi's `/session` totals, from one pass of the shared scan.
+
+use std::collections::HashSet;
+use std::fs::{self, File};
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use crate::model::{content_text, EntryKind, Usage};
+use crate::session::{scan, ScanError, Warning};
+use crate::time::parse_js_date;
+
+/// Everything `ls` shows about one session.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub path: PathBuf,
+    pub id: String,
+    pub cwd: String,
+    pub name: Option<String>,
+    pub parent_session: Option<String>,
+    pub version: u64,
+    /// `new Date(header.timestamp)` in ms; `None` where JavaScript has an invalid date.
+    pub created_ms: Option<i64>,
+    /// pi's `modified`: the latest user/assistant message time, else the header time, else mtime.
+    pub modified_ms: i64,
+    /// The file's modification time in ms (pi's `listAll` reads files in this order).
+    pub mtime_ms: i64,
+    pub message_count: u64,
+    pub first_message: String,
+    pub entries: usize,
+    pub leaf_id: Option<String>,
+    /// Entries no other entry continues from: the tips of the tree.
+    pub branches: usize,
+    pub usage: Usage,
+    /// `provider/model` in order of first use.
+    pub models: Vec<String>,
+    pub bytes: u64,
+    pub malformed_lines: u64,
+    pub warnings: Vec<Warning>,
+}
+
+/// Reads one file into a summary.
+pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
+    let file = File::open(path).map_err(ScanError::Io)?;
+    let meta = file.metadata().map_err(ScanError::Io)?;
+    if meta.is_dir() {
+        return Err(ScanError::Io(std::io::Error::other("is a directory")));
+    }
+    let mtime_ms = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
+        .unwrap_or(0);
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+
+    let mut name: Option<String> = None;
+    let mut message_count = 0;
+    let mut first_message = String::new();
+    let mut last_activity: Option<f64> = None;
+    let mut usage = Usage::default();
+    let mut models: Vec<String> = Vec::new();
+    let mut leaf_id = None;
+    let mut ids: HashSet<String> = HashSet::new();
+    let mut parents: HashSet<String> = HashSet::new();
+
+    let mut note_model = |provider: Option<&str>, model: Option<&str>| {
+        if let Some(model) = model {
+            let key = match provider {
+                Some(p) => format!("{p}/{model}"),
+                None => model.to_owned(),
+            };
+            if !models.contains(&key) {
+                models.push(key);
+            }
+        }
+    };
+
+    let report = scan(BufReader::with_capacity(256 * 1024, file), &stem, |_, e| {
+        let v = e.view;
+        if let Some(id) = &e.id {
+            leaf_id = Some(id.to_string());
+            ids.insert(id.to_string());
+        }
+        if let Some(parent) = &e.parent {
+            parents.insert(parent.to_string());
+        }
+        match e.kind {
+            EntryKind::SessionInfo => {
+                name = v
+                    .name
+                    .get()
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned);
+            }
+            EntryKind::Usage | EntryKind::Compaction | EntryKind::BranchSummary => {
+                if let Some(u) = v.usage.and_then(Usage::from_raw) {
+                    usage.add(&u);
+                }
+            }
+            EntryKind::ModelChange => note_model(v.provider.get(), v.model_id.get()),
+            _ => {}
+        }
+        if e.kind != EntryKind::Message {
+            return;
+        }
+        message_count += 1;
+        let Some(m) = v.message.0.as_ref() else {
+            return;
+        };
+        let role = m.role.get();
+        if matches!(role, Some("assistant" | "toolResult")) {
+            if let Some(u) = m.usage.and_then(Usage::from_raw) {
+                usage.add(&u);
+            }
+        }
+        if role == Some("assistant") {
+            note_model(m.provider.get(), m.model.get());
+        }
+        if !matches!(role, Some("user" | "assistant")) || m.content.is_none() {
+            return;
+        }
+        // pi's activity time: the message's own ms timestamp, else the entry's ISO time.
+        let activity = m.timestamp.0.or_else(|| {
+            v.timestamp
+                .get()
+                .and_then(parse_js_date)
+                .map(|ms| ms as f64)
+        });
+        if let Some(t) = activity {
+            last_activity = Some(last_activity.map_or(t, |l: f64| l.max(t)));
+        }
+        if first_message.is_empty() && role == Some("user") {
+            if let Some(text) = content_text(m.content) {
+                first_message = text;
+            }
+        }
+    })?;
+
+    let header = report.header;
+    let header_ms = header.timestamp.as_deref().and_then(parse_js_date);
+    #[allow(clippy::cast_possible_truncation)]
+    let modified_ms = match last_activity {
+        Some(t) if t > 0.0 => t as i64,
+        _ => header_ms.unwrap_or(mtime_ms),
+    };
+    let branches = ids.iter().filter(|id| !parents.contains(*id)).count();
+    Ok(Summary {
+        path: path.to_path_buf(),
+        id: header.id,
+        cwd: header.cwd.unwrap_or_default(),
+        name,
+        parent_session: header.parent_session,
+        version: header.version,
+        created_ms: header_ms,
+        modified_ms,
+        mtime_ms,
+        message_count,
+        first_message: if first_message.is_empty() {
+            "(no messages)".to_owned()
+        } else {
+            first_message
+        },
+        entries: report.entries,
+        leaf_id,
+        branches,
+        usage,
+        models,
+        bytes: fs::metadata(path).map_or(0, |m| m.len()),
+        malformed_lines: report.malformed,
+        warnings: report.warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pi_list_fields_and_totals() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let lines = [
+            r#"{"type":"session","version":3,"id":"sid","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"image"},{"type":"text","text":"fix it"}],"timestamp":1767225601000}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"provider":"anthropic","model":"m1","usage":{"input":10,"output":5,"cacheRead":1,"cacheWrite":0,"totalTokens":16,"cost":{"total":0.25}},"timestamp":1767225602000}}"#,
+            r#"{"type":"message","id":"c","parentId":"a","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","content":[],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.5}}}}"#,
+            r#"{"type":"usage","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04.000Z","usage":{"input":100,"output":0,"cacheRead":0,"cacheWrite":0,"cost":{"total":1}}}"#,
+            r#"{"type":"session_info","id":"e","parentId":"d","name":"  named  "}"#,
+            "garbage",
+        ];
+        fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let s = summarize(&path).unwrap();
+        assert_eq!(s.id, "sid");
+        assert_eq!(s.name.as_deref(), Some("named"));
+        assert_eq!(s.message_count, 3);
+        assert_eq!(s.first_message, "fix it");
+        assert_eq!(s.modified_ms, 1_767_225_602_000);
+        assert_eq!(s.usage.total_tokens(), 118.0);
+        assert!((s.usage.cost - 1.75).abs() < 1e-9);
+        assert_eq!(s.models, ["anthropic/m1"]);
+        assert_eq!(s.leaf_id.as_deref(), Some("e"));
+        assert_eq!(s.branches, 2);
+        assert_eq!(s.malformed_lines, 1);
+        assert_eq!(s.entries, 5);
+    }
+
+    #[test]
+    fn empty_session_uses_header_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        fs::write(
+            &path,
+            r#"{"type":"session","id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+        )
+        .unwrap();
+        let s = summarize(&path).unwrap();
+        assert_eq!(s.first_message, "(no messages)");
+        assert_eq!(s.modified_ms, 1_767_225_600_000);
+        assert_eq!(s.created_ms, Some(1_767_225_600_000));
+        assert_eq!(s.name, None);
+    }
+}

@@ -1,0 +1,158 @@
+//! Time as pi computes it: JavaScript's `Date` parsing of ISO strings, `Date.toJSON` output,
+//! and the spans (`2h`, `3d`) and relative times (`3h ago`) of the command line.
+
+use jiff::civil::{Date, DateTime};
+use jiff::tz::TimeZone;
+use jiff::{Timestamp, Zoned};
+
+/// Milliseconds since the epoch for an ISO date string, as `new Date(s).getTime()` gives it
+/// for the forms pi writes; `None` where JavaScript would give `NaN`.
+pub fn parse_js_date(s: &str) -> Option<i64> {
+    let s = s.trim();
+    if let Ok(ts) = s.parse::<Timestamp>() {
+        return Some(ts.as_millisecond());
+    }
+    // A date alone is UTC midnight; a date-time without offset is local time (ECMA-262).
+    if let Ok(date) = s.parse::<Date>() {
+        if s.len() <= 10 {
+            return date
+                .to_zoned(TimeZone::UTC)
+                .ok()
+                .map(|z| z.timestamp().as_millisecond());
+        }
+    }
+    if let Ok(dt) = s.parse::<DateTime>() {
+        return dt
+            .to_zoned(TimeZone::system())
+            .ok()
+            .map(|z| z.timestamp().as_millisecond());
+    }
+    None
+}
+
+/// `new Date(ms).toJSON()`: `2025-12-09T00:53:29.825Z`; `None` where JavaScript gives `null`.
+pub fn to_json_date(ms: i64) -> Option<String> {
+    // ECMAScript dates span ±8.64e15 ms around the epoch.
+    if ms.abs() > 8_640_000_000_000_000 {
+        return None;
+    }
+    let ts = Timestamp::from_millisecond(ms).ok()?;
+    let dt = ts.to_zoned(TimeZone::UTC).datetime();
+    let year = i32::from(dt.year());
+    let year = if (0..=9999).contains(&year) {
+        format!("{year:04}")
+    } else {
+        format!("{}{:06}", if year < 0 { '-' } else { '+' }, year.abs())
+    };
+    Some(format!(
+        "{year}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        dt.month(),
+        dt.day(),
+        dt.hour(),
+        dt.minute(),
+        dt.second(),
+        dt.subsec_nanosecond() / 1_000_000
+    ))
+}
+
+/// A `--since`/`--until` value: an ISO date or date-time, or a span back from `now`
+/// (`30s`, `15m`, `2h`, `3d`, `1w`).
+pub fn parse_when(s: &str, now_ms: i64) -> Result<i64, String> {
+    let trimmed = s.trim();
+    if let Some(unit) = trimmed.chars().last() {
+        let digits = &trimmed[..trimmed.len() - unit.len_utf8()];
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            let n: i64 = digits.parse().map_err(|_| format!("'{s}' is too large"))?;
+            let unit_ms = match unit {
+                's' => 1_000,
+                'm' => 60_000,
+                'h' => 3_600_000,
+                'd' => 86_400_000,
+                'w' => 7 * 86_400_000,
+                _ => return Err(bad_when(s)),
+            };
+            return n
+                .checked_mul(unit_ms)
+                .map(|span| now_ms - span)
+                .ok_or_else(|| format!("'{s}' is too large"));
+        }
+    }
+    parse_js_date(trimmed).ok_or_else(|| bad_when(s))
+}
+
+fn bad_when(s: &str) -> String {
+    format!("invalid time '{s}': use an ISO date (2026-01-31, 2026-01-31T12:00:00Z) or a span (30m, 2h, 3d, 1w)")
+}
+
+/// `3h ago`, `just now`, `5d ago`; older than four weeks, the date.
+pub fn relative(ms: i64, now_ms: i64) -> String {
+    let secs = (now_ms - ms) / 1000;
+    if secs < 0 {
+        return "in the future".to_owned();
+    }
+    match secs {
+        0..=59 => "just now".to_owned(),
+        60..=3_599 => format!("{}m ago", secs / 60),
+        3_600..=86_399 => format!("{}h ago", secs / 3_600),
+        86_400..=2_419_199 => format!("{}d ago", secs / 86_400),
+        _ => Timestamp::from_millisecond(ms)
+            .map(|t| t.to_zoned(TimeZone::UTC).date().to_string())
+            .unwrap_or_default(),
+    }
+}
+
+/// Local wall-clock time for human output (`2026-01-31 12:00:03`).
+pub fn local_time(ms: i64, tz: &TimeZone) -> String {
+    match Timestamp::from_millisecond(ms) {
+        Ok(t) => Zoned::new(t, tz.clone())
+            .strftime("%Y-%m-%d %H:%M:%S")
+            .to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_what_pi_writes() {
+        assert_eq!(
+            parse_js_date("2025-12-09T00:53:29.825Z"),
+            Some(1_765_241_609_825)
+        );
+        assert_eq!(parse_js_date("2026-07-31"), Some(1_785_456_000_000));
+        assert_eq!(
+            parse_js_date("2026-07-31T12:00:00+02:00"),
+            Some(1_785_492_000_000)
+        );
+        assert_eq!(parse_js_date("not a date"), None);
+        // JavaScript keeps milliseconds only.
+        assert_eq!(
+            parse_js_date("2025-12-09T00:53:29.8259Z"),
+            Some(1_765_241_609_825)
+        );
+    }
+
+    #[test]
+    fn to_json_matches_javascript() {
+        assert_eq!(
+            to_json_date(1_765_241_609_825).as_deref(),
+            Some("2025-12-09T00:53:29.825Z")
+        );
+        assert_eq!(to_json_date(0).as_deref(), Some("1970-01-01T00:00:00.000Z"));
+        assert_eq!(to_json_date(9_000_000_000_000_000), None);
+    }
+
+    #[test]
+    fn spans_and_relative() {
+        let now = 1_000_000_000_000;
+        assert_eq!(parse_when("2h", now), Ok(now - 7_200_000));
+        assert_eq!(parse_when("1w", now), Ok(now - 604_800_000));
+        assert!(parse_when("2x", now).is_err());
+        assert!(parse_when("soon", now).is_err());
+        assert_eq!(relative(now - 3 * 3_600_000, now), "3h ago");
+        assert_eq!(relative(now - 10_000, now), "just now");
+        assert_eq!(relative(now - 2 * 86_400_000, now), "2d ago");
+    }
+}

@@ -1,0 +1,432 @@
+//! The entry tree as pi's `getTree` builds it, the active path, pi's `/tree` filter modes and
+//! its layout (connectors, gutters, single-child chains that do not drift right).
+//!
+//! Everything here is pure: it takes the session index (and per-entry facts the caller decoded)
+//! and returns rows; nothing is printed. Every walk is iterative and cycle-safe, since a parent
+//! cycle would make pi hang and a 100k-entry chain would overflow a recursive walk.
+
+use std::collections::HashSet;
+
+use crate::cli::TreeFilter;
+use crate::model::EntryKind;
+use crate::session::{Session, Warning};
+use crate::time::parse_js_date;
+
+/// Parent/child structure over `Session::entries` positions.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    pub roots: Vec<usize>,
+    pub children: Vec<Vec<usize>>,
+    /// Entries in the tree (those with an id that won over duplicates).
+    pub in_tree: Vec<bool>,
+    pub leaf: Option<usize>,
+    /// Entries on the path from the leaf to its root.
+    pub active: Vec<bool>,
+    pub warnings: Vec<Warning>,
+}
+
+impl Tree {
+    pub fn build(session: &Session) -> Tree {
+        let n = session.entries.len();
+        let mut warnings = Vec::new();
+        let in_tree: Vec<bool> = (0..n)
+            .map(|i| {
+                session.entries[i]
+                    .id
+                    .as_deref()
+                    .is_some_and(|id| session.find(id) == Some(i))
+            })
+            .collect();
+        let mut children = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        let mut has_parent = vec![false; n];
+        for i in (0..n).filter(|&i| in_tree[i]) {
+            let e = &session.entries[i];
+            match e.parent.as_deref() {
+                None => roots.push(i),
+                Some(p) if Some(p) == e.id.as_deref() => roots.push(i),
+                Some(p) => match session.find(p) {
+                    Some(parent) => {
+                        children[parent].push(i);
+                        has_parent[i] = true;
+                    }
+                    None => {
+                        warnings.push(Warning {
+                            line: Some(e.line),
+                            message: format!(
+                                "entry {} names a parent {p} that is not in the file; shown as a root",
+                                e.id.as_deref().unwrap_or("?")
+                            ),
+                        });
+                        roots.push(i);
+                    }
+                },
+            }
+        }
+        // Entries unreachable from any root sit on a parent cycle (or below one): cut each cycle
+        // at its first entry in file order and make that a root.
+        let mut reached = vec![false; n];
+        for &r in &roots {
+            mark_reached(r, &children, &mut reached);
+        }
+        for i in 0..n {
+            if in_tree[i] && !reached[i] {
+                // Walk up to find an entry on the cycle, then cut at its earliest member.
+                let mut seen = HashSet::new();
+                let mut cur = i;
+                while seen.insert(cur) {
+                    match session.parent_of(cur) {
+                        Some(p) => cur = p,
+                        None => break,
+                    }
+                }
+                let mut cycle = vec![cur];
+                let mut next = session.parent_of(cur);
+                while let Some(p) = next.filter(|&p| p != cur) {
+                    cycle.push(p);
+                    next = session.parent_of(p);
+                }
+                let cut = *cycle.iter().min().unwrap_or(&cur);
+                let e = &session.entries[cut];
+                warnings.push(Warning {
+                    line: Some(e.line),
+                    message: format!(
+                        "parent cycle through {} entries; entry {} is shown as a root",
+                        cycle.len(),
+                        e.id.as_deref().unwrap_or("?")
+                    ),
+                });
+                if let Some(parent) = session.parent_of(cut) {
+                    children[parent].retain(|&c| c != cut);
+                }
+                roots.push(cut);
+                mark_reached(cut, &children, &mut reached);
+            }
+        }
+        // pi sorts children (not roots) by entry timestamp, stably.
+        let key = |i: &usize| {
+            session.entries[*i]
+                .timestamp
+                .as_deref()
+                .and_then(parse_js_date)
+                .unwrap_or(i64::MIN)
+        };
+        for list in &mut children {
+            list.sort_by_key(key);
+        }
+        roots.sort_unstable();
+
+        let leaf = session.leaf().filter(|&l| in_tree[l]);
+        let mut active = vec![false; n];
+        if let Some(leaf) = leaf {
+            for i in session.path_to(leaf).0 {
+                active[i] = true;
+            }
+        }
+        Tree {
+            roots,
+            children,
+            in_tree,
+            leaf,
+            active,
+            warnings,
+        }
+    }
+
+    /// Entries in display order (pre-order, children in order).
+    pub fn preorder(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack: Vec<usize> = self.roots.iter().rev().copied().collect();
+        while let Some(i) = stack.pop() {
+            out.push(i);
+            stack.extend(self.children[i].iter().rev());
+        }
+        out
+    }
+}
+
+fn mark_reached(from: usize, children: &[Vec<usize>], reached: &mut [bool]) {
+    let mut stack = vec![from];
+    while let Some(i) = stack.pop() {
+        if !std::mem::replace(&mut reached[i], true) {
+            stack.extend(children[i].iter().copied());
+        }
+    }
+}
+
+/// What the filter needs to know of an entry beyond the index.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    /// For assistant messages: some text block with non-blank text.
+    pub has_text: bool,
+    /// For assistant messages: `stopReason` is set and is neither "stop" nor "toolUse".
+    pub error_or_aborted: bool,
+    pub label: Option<String>,
+}
+
+/// pi's `/tree` filter for one entry.
+pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: TreeFilter) -> bool {
+    let e = &session.entries[i];
+    if e.kind == EntryKind::Usage {
+        return false;
+    }
+    let role = e.role.as_deref();
+    if e.kind == EntryKind::Message
+        && role == Some("assistant")
+        && !is_leaf
+        && !facts.has_text
+        && !facts.error_or_aborted
+    {
+        return false;
+    }
+    let settings = matches!(
+        e.kind,
+        EntryKind::Label
+            | EntryKind::ContextEdit
+            | EntryKind::Custom
+            | EntryKind::ModelChange
+            | EntryKind::ThinkingLevelChange
+            | EntryKind::SessionInfo
+    );
+    match mode {
+        TreeFilter::UserOnly => e.kind == EntryKind::Message && role == Some("user"),
+        TreeFilter::NoTools => {
+            !settings && !(e.kind == EntryKind::Message && role == Some("toolResult"))
+        }
+        TreeFilter::LabeledOnly => facts.label.is_some(),
+        TreeFilter::All => true,
+        TreeFilter::Default => !settings,
+    }
+}
+
+/// One drawn line of the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub entry: usize,
+    /// Connectors and gutters (`│  ├─ `), three columns per level.
+    pub prefix: String,
+}
+
+/// The shown entries re-attached to their nearest shown ancestor.
+#[derive(Debug, Clone)]
+pub struct Visible {
+    pub roots: Vec<usize>,
+    /// Shown children per entry position.
+    pub children: Vec<Vec<usize>>,
+}
+
+pub fn visible(tree: &Tree, shown: &[bool]) -> Visible {
+    let n = tree.children.len();
+    let mut children = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    // Walk in display order carrying the nearest shown ancestor.
+    let mut stack: Vec<(usize, Option<usize>)> =
+        tree.roots.iter().rev().map(|&r| (r, None)).collect();
+    while let Some((i, anchor)) = stack.pop() {
+        let next_anchor = if shown[i] {
+            match anchor {
+                Some(a) => children[a].push(i),
+                None => roots.push(i),
+            }
+            Some(i)
+        } else {
+            anchor
+        };
+        stack.extend(tree.children[i].iter().rev().map(|&c| (c, next_anchor)));
+    }
+    Visible { roots, children }
+}
+
+#[derive(Clone, Copy)]
+struct Gutter {
+    position: usize,
+    show: bool,
+}
+
+/// pi's layout (`recalculateVisualStructure` and `render`): branch points indent their
+/// children, the first generation after a branch indents once more, single-child chains stay
+/// flat, and several roots hang off an invisible common root.
+pub fn layout(v: &Visible) -> Vec<Row> {
+    struct Frame {
+        entry: usize,
+        indent: usize,
+        just_branched: bool,
+        show_connector: bool,
+        is_last: bool,
+        gutters: Vec<Gutter>,
+        virtual_root_child: bool,
+    }
+    let multiple_roots = v.roots.len() > 1;
+    let mut rows = Vec::new();
+    let mut stack: Vec<Frame> = v
+        .roots
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(k, &r)| Frame {
+            entry: r,
+            indent: usize::from(multiple_roots),
+            just_branched: multiple_roots,
+            show_connector: multiple_roots,
+            is_last: k == v.roots.len() - 1,
+            gutters: Vec::new(),
+            virtual_root_child: multiple_roots,
+        })
+        .collect();
+    while let Some(f) = stack.pop() {
+        let display_indent = if multiple_roots {
+            f.indent.saturating_sub(1)
+        } else {
+            f.indent
+        };
+        let connector = f.show_connector && !f.virtual_root_child;
+        let connector_position = display_indent.saturating_sub(1);
+        let mut prefix = String::with_capacity(display_indent * 3);
+        for level in 0..display_indent {
+            if let Some(g) = f.gutters.iter().find(|g| g.position == level) {
+                prefix.push_str(if g.show { "│  " } else { "   " });
+            } else if connector && level == connector_position {
+                prefix.push_str(if f.is_last { "└─ " } else { "├─ " });
+            } else {
+                prefix.push_str("   ");
+            }
+        }
+        rows.push(Row {
+            entry: f.entry,
+            prefix,
+        });
+
+        let kids = &v.children[f.entry];
+        let multiple = kids.len() > 1;
+        let child_indent = if multiple || (f.just_branched && f.indent > 0) {
+            f.indent + 1
+        } else {
+            f.indent
+        };
+        let mut child_gutters = f.gutters.clone();
+        if connector {
+            child_gutters.push(Gutter {
+                position: connector_position,
+                show: !f.is_last,
+            });
+        }
+        for (k, &c) in kids.iter().enumerate().rev() {
+            stack.push(Frame {
+                entry: c,
+                indent: child_indent,
+                just_branched: multiple,
+                show_connector: multiple,
+                is_last: k == kids.len() - 1,
+                gutters: child_gutters.clone(),
+                virtual_root_child: false,
+            });
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn session(lines: &[Value]) -> Session {
+        let mut text = String::from(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+        );
+        text.push('\n');
+        for l in lines {
+            text.push_str(&l.to_string());
+            text.push('\n');
+        }
+        Session::from_reader(text.as_bytes(), "t").unwrap()
+    }
+
+    fn e(id: &str, parent: Option<&str>, ts: u32) -> Value {
+        json!({"type":"message","id":id,"parentId":parent,"timestamp":format!("2026-01-01T00:00:{ts:02}.000Z"),
+               "message":{"role":"user","content":id}})
+    }
+
+    fn draw(s: &Session) -> Vec<String> {
+        let t = Tree::build(s);
+        let v = visible(&t, &vec![true; s.entries.len()]);
+        layout(&v)
+            .into_iter()
+            .map(|r| format!("{}{}", r.prefix, s.entries[r.entry].id.clone().unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn branches_indent_and_chains_stay_flat() {
+        let s = session(&[
+            e("a", None, 1),
+            e("b", Some("a"), 2),
+            e("c", Some("b"), 3),
+            e("d", Some("c"), 4),
+            e("x", Some("b"), 5),
+            e("y", Some("x"), 6),
+        ]);
+        assert_eq!(
+            draw(&s),
+            // pi indents the first generation after a branch once more.
+            ["a", "b", "├─ c", "│     d", "└─ x", "      y"]
+        );
+        let t = Tree::build(&s);
+        assert_eq!(t.leaf, Some(5));
+        let active: Vec<_> = (0..6).filter(|&i| t.active[i]).collect();
+        assert_eq!(active, [0, 1, 4, 5]);
+    }
+
+    #[test]
+    fn children_sorted_by_timestamp_and_several_roots() {
+        let s = session(&[
+            e("r1", None, 1),
+            e("late", Some("r1"), 9),
+            e("early", Some("r1"), 2),
+            e("orphan", Some("missing"), 3),
+        ]);
+        // Several roots hang off an invisible root: no connectors of their own.
+        assert_eq!(draw(&s), ["r1", "├─ early", "└─ late", "orphan"]);
+        assert_eq!(Tree::build(&s).warnings.len(), 1);
+    }
+
+    #[test]
+    fn cycles_become_roots_with_a_warning() {
+        let s = session(&[
+            e("a", Some("b"), 1),
+            e("b", Some("a"), 2),
+            e("self", Some("self"), 3),
+        ]);
+        let t = Tree::build(&s);
+        assert_eq!(t.warnings.len(), 1);
+        let order: Vec<_> = t.preorder();
+        assert_eq!(order.len(), 3);
+    }
+
+    #[test]
+    fn hidden_entries_attach_to_nearest_shown_ancestor() {
+        let s = session(&[
+            e("a", None, 1),
+            e("b", Some("a"), 2),
+            e("c", Some("b"), 3),
+            e("d", Some("b"), 4),
+        ]);
+        let t = Tree::build(&s);
+        let v = visible(&t, &[true, false, true, true]);
+        assert_eq!(v.roots, [0]);
+        assert_eq!(v.children[0], [2, 3]);
+    }
+
+    #[test]
+    fn deep_chain_does_not_recurse() {
+        let mut lines = vec![e("n0", None, 0)];
+        for k in 1..50_000 {
+            lines.push(json!({"type":"custom","id":format!("n{k}"),"parentId":format!("n{}", k - 1),"customType":"x"}));
+        }
+        let s = session(&lines);
+        let t = Tree::build(&s);
+        assert_eq!(t.preorder().len(), 50_000);
+        let v = visible(&t, &vec![true; 50_000]);
+        assert_eq!(layout(&v).len(), 50_000);
+    }
+}

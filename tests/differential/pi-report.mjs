@@ -1,0 +1,127 @@
+// What pi 1.6.0 itself reports for the corpus, computed with pi's own exported functions.
+//
+// Usable as a module (piReport) or standalone: `node pi-report.mjs MANIFEST.json PI_DIST > out.json`.
+// Context is always computed on a copy: pi's loader appends a newline to a torn file and
+// SessionManager rewrites migrated (v1/v2) files.
+
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+/** pi's list row reduced to the fields pisess promises; undefined and invalid dates become null. */
+function row(info) {
+  const date = (d) => (d instanceof Date && !Number.isNaN(d.getTime()) ? d.toJSON() : null);
+  return {
+    id: info.id ?? null,
+    path: info.path,
+    cwd: info.cwd ?? null,
+    name: info.name ?? null,
+    parentSession: info.parentSessionPath ?? null,
+    created: date(info.created),
+    modified: date(info.modified),
+    messageCount: info.messageCount,
+    firstMessage: info.firstMessage,
+  };
+}
+
+const json = (x) => JSON.parse(JSON.stringify(x ?? null));
+
+export async function piReport(manifest, { piDist, scratch }) {
+  const sm = await import(pathToFileURL(path.join(piDist, "core/session-manager.js")).href);
+  const { convertToLlm } = await import(pathToFileURL(path.join(piDist, "core/messages.js")).href);
+  const { getAgentDir } = await import(pathToFileURL(path.join(piDist, "config.js")).href);
+  const { SessionManager } = sm;
+  fs.mkdirSync(scratch, { recursive: true });
+  const report = { listings: [], contexts: [], paths: [], harnessErrors: [] };
+
+  // ---- ls: listAll() for the default root, listAll(dir) for the custom dir, list(cwd[, dir]).
+  for (const [group, g] of Object.entries(manifest.groups)) {
+    process.env.PI_CODING_AGENT_DIR = g.agentDir;
+    const env = { PI_CODING_AGENT_DIR: g.agentDir };
+    const add = async (name, args, infos) => report.listings.push({ group, name, args, env, rows: (await infos).map(row) });
+    await add("all-default", ["ls", "--all", "--json"], SessionManager.listAll());
+    await add("all-custom", ["ls", "--all", "--json", "--session-dir", g.customDir], SessionManager.listAll(g.customDir));
+    for (const cwd of g.cwds) {
+      await add(`cwd-default ${cwd}`, ["ls", "--json", "--cwd", cwd], SessionManager.list(cwd));
+      await add(`cwd-custom ${cwd}`, ["ls", "--json", "--cwd", cwd, "--session-dir", g.customDir], SessionManager.list(cwd, g.customDir));
+    }
+    for (const [cwd, dir] of g.extraLists ?? []) {
+      await add(`cwd-dir ${cwd} ${dir}`, ["ls", "--json", "--cwd", cwd, "--session-dir", dir], SessionManager.list(cwd, dir));
+    }
+  }
+
+  // ---- path: the default session dir for a cwd (getDefaultSessionDir creates it; harmless here).
+  for (const { group, cwd, agentDirEnv } of manifest.pathCases) {
+    process.env.PI_CODING_AGENT_DIR = agentDirEnv;
+    let expected;
+    try {
+      expected = sm.getDefaultSessionDir(cwd, getAgentDir());
+    } catch (e) {
+      expected = { error: String(e) };
+    }
+    report.paths.push({ group, cwd, env: { PI_CODING_AGENT_DIR: agentDirEnv }, expected });
+  }
+
+  // ---- context: pi's loader + migration, then buildSessionContext for the default and inner leaves.
+  let n = 0;
+  for (const s of manifest.sessions) {
+    if (s.dialect) continue;
+    const copy = path.join(scratch, `${n++}.jsonl`);
+    fs.copyFileSync(s.file, copy);
+    const entries = sm.loadEntriesFromFile(copy);
+    if (entries.length === 0) {
+      report.contexts.push({ file: s.file, group: s.group, loadable: false });
+      continue;
+    }
+    sm.migrateSessionEntries(entries);
+    // As SessionManager._buildIndex: the header is not a node; later ids overwrite earlier ones;
+    // the leaf is the last entry, whatever its type.
+    const es = entries.filter((e) => e.type !== "session");
+    const byId = new Map();
+    let leafId = null;
+    for (const e of es) {
+      byId.set(e.id, e);
+      leafId = e.id;
+    }
+    const leaves = [{ arg: null, id: leafId, index: es.length || null }];
+    for (const l of s.leaves) {
+      if (s.v1) leaves.push({ arg: l, id: es[l - 1]?.id, index: l });
+      else leaves.push({ arg: l, id: l, index: es.findIndex((e) => e.id === l) + 1 });
+    }
+    const results = [];
+    for (const leaf of leaves) {
+      try {
+        const ctx = sm.buildSessionContext(es, leaf.id, byId);
+        results.push({
+          leafArg: leaf.arg,
+          leafIndex: leaf.index,
+          pi: json({ leafId: leaf.id ?? null, thinkingLevel: ctx.thinkingLevel, model: ctx.model, messages: ctx.messages }),
+          llm: json(convertToLlm(ctx.messages)),
+        });
+      } catch (e) {
+        results.push({ leafArg: leaf.arg, leafIndex: leaf.index, piError: String(e) });
+      }
+    }
+    // Cross-check the reconstruction above against SessionManager itself for the default leaf.
+    try {
+      const copy2 = path.join(scratch, `${n++}.jsonl`);
+      fs.copyFileSync(s.file, copy2);
+      const viaManager = json(SessionManager.open(copy2).buildSessionContext());
+      const mine = results[0].pi && { thinkingLevel: results[0].pi.thinkingLevel, model: results[0].pi.model, messages: results[0].pi.messages };
+      if (mine && JSON.stringify(viaManager) !== JSON.stringify(mine)) {
+        report.harnessErrors.push(`${s.file}: free-function context differs from SessionManager.open()`);
+      }
+    } catch {
+      // SessionManager throws where buildSessionContext throws; already recorded as piError.
+    }
+    report.contexts.push({ file: s.file, group: s.group, v1: s.v1, kind: s.kind, loadable: true, results });
+  }
+  return report;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [manifestFile, piDist] = process.argv.slice(2);
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, "utf8"));
+  const out = await piReport(manifest, { piDist, scratch: path.join(manifest.root, "scratch-cli") });
+  process.stdout.write(JSON.stringify(out));
+}

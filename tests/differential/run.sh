@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Differential test of pisess against pi 1.6.0 (see harness.mjs).
+#
+#   tests/differential/run.sh [harness options: --seed N --count N --details N --keep --strict]
+#
+# PI_PKG_DIR: an npm prefix that already holds @earendil-works/pi-coding-agent (else a temp install).
+# PISESS:     the binary to test (else `cargo build --release` and target/release/pisess).
+# Without npm, or when the install fails, the test is skipped (exit 0).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+pkg=@earendil-works/pi-coding-agent
+version=1.6.0
+
+skip() { echo "differential: SKIPPED ($1)"; exit 0; }
+
+command -v node >/dev/null 2>&1 || skip "node not found"
+prefix="${PI_PKG_DIR:-}"
+installed() { [ -n "$1" ] && [ -f "$1/node_modules/$pkg/dist/core/session-manager.js" ]; }
+if ! installed "$prefix"; then
+  command -v npm >/dev/null 2>&1 || skip "npm not found"
+  prefix="$(mktemp -d "${TMPDIR:-/tmp}/pisess-pi.XXXXXX")"
+  trap 'rm -rf "$prefix"' EXIT
+  npm install --silent --no-audit --no-fund --prefix "$prefix" "$pkg@$version" >"$prefix/npm.log" 2>&1 \
+    || skip "npm install $pkg@$version failed: $(tail -n 1 "$prefix/npm.log")"
+fi
+got="$(node -p "require('$prefix/node_modules/$pkg/package.json').version")"
+[ "$got" = "$version" ] || echo "differential: warning: pi is $got, the reference is $version" >&2
+
+bin="${PISESS:-}"
+if [ -z "$bin" ]; then
+  (cd "$repo" && cargo build --release --quiet)
+  bin="$repo/target/release/pisess"
+fi
+
+TZ=UTC node "$here/harness.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" "$@"
