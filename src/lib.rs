@@ -100,6 +100,36 @@ impl<'a> Diag<'a> {
     }
 }
 
+/// Maps a run's result to the exit code, printing the error line (`pisess: error: ...`).
+/// A closed stdout (`pisess ls | head -1`) is not an error.
+pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
+    match result {
+        Ok(Outcome::Done) => 0,
+        Ok(Outcome::Partial) => 1,
+        Err(e) if is_broken_pipe(e) => 0,
+        Err(e) => {
+            let message = format!("{e:#}");
+            let _ = writeln!(
+                err,
+                "pisess: error: {}",
+                style::escape_control(&message, false)
+            );
+            if e.is::<UsageError>() {
+                2
+            } else {
+                1
+            }
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// Runs one parsed command line.
 pub fn run(
     cli: Cli,

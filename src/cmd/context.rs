@@ -1,17 +1,280 @@
-//! `pisess context` (being written).
+//! `pisess context`: the messages pi sends to the model next, as pi's `buildSessionContext`
+//! (or `convertToLlm` with `--llm`) computes them.
+//!
+//! Messages are decoded, written and dropped one entry at a time, so a 400 MB session needs
+//! memory for its index and its largest entry, not for its content.
 
 use std::io::{Read, Write};
 
+use serde_json::Value;
+
 use crate::cli::ContextArgs;
+use crate::cmd::{find_entry, open_session};
+use crate::context::{self, EditEffect, Plan};
 use crate::env::Env;
+use crate::session::Session;
+use crate::style::{self, Theme};
 use crate::{Diag, Outcome};
 
 pub fn run(
-    _args: &ContextArgs,
-    _env: &Env,
-    _out: &mut dyn Write,
-    _diag: &mut Diag,
-    _stdin: &mut dyn Read,
+    args: &ContextArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    anyhow::bail!("not implemented yet")
+    let session = open_session(args.session.as_deref(), env, diag, stdin)?;
+    let leaf = args
+        .leaf
+        .as_deref()
+        .map(|id| find_entry(&session, id))
+        .transpose()?;
+    let plan = context::plan(&session, leaf)?;
+    if let Some(id) = &plan.cycle {
+        let line = session.find(id).map(|i| session.entries[i].line);
+        diag.warn(
+            &session.name,
+            line,
+            &format!("parent cycle at entry {id}; the path is cut there (pi would hang)"),
+        );
+    }
+    if args.json {
+        write_json(&session, &plan, args, out)?;
+    } else {
+        let theme = Theme {
+            enabled: env.color_stdout,
+        };
+        write_human(&session, &plan, args, theme, env.width, out)?;
+    }
+    Ok(Outcome::Done)
+}
+
+/// The messages of one selected entry, after edits, `--max-tool-chars` and `--llm`.
+fn messages_of(
+    session: &Session,
+    item: &context::Item,
+    args: &ContextArgs,
+) -> anyhow::Result<(Vec<Value>, Option<EditEffect>)> {
+    let (mut messages, effect) = context::project(session, item)?;
+    if let Some(max) = args.max_tool_chars {
+        for m in &mut messages {
+            context::cut_tool_result(m, max);
+        }
+    }
+    if args.llm {
+        messages = messages.into_iter().filter_map(context::to_llm).collect();
+    }
+    Ok((messages, effect))
+}
+
+fn leaf_id(session: &Session, plan: &Plan) -> Value {
+    plan.leaf
+        .and_then(|l| session.entries[l].id.clone())
+        .map_or(Value::Null, Value::from)
+}
+
+/// One JSON object, written as a stream: `{leafId, thinkingLevel, model, messages:[...]}`.
+fn write_json(
+    session: &Session,
+    plan: &Plan,
+    args: &ContextArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    write!(out, "{{\"leafId\":{}", leaf_id(session, plan))?;
+    // pi leaves an undefined thinking level out of the object.
+    if let Some(level) = &plan.thinking_level {
+        write!(out, ",\"thinkingLevel\":{level}")?;
+    }
+    write!(out, ",\"model\":{},\"messages\":[", plan.model)?;
+    let mut first = true;
+    for item in &plan.items {
+        for m in messages_of(session, item, args)?.0 {
+            if !first {
+                out.write_all(b",")?;
+            }
+            first = false;
+            serde_json::to_writer(&mut *out, &m)?;
+        }
+    }
+    out.write_all(b"]}\n")?;
+    Ok(())
+}
+
+/// A one-line description of a message for the human view.
+fn preview(m: &Value) -> String {
+    let text_of = |content: Option<&Value>| -> String {
+        match content {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .map(|b| match b.get("type").and_then(Value::as_str) {
+                    Some("text") => b
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    Some("thinking") => "[thinking]".to_owned(),
+                    Some("toolCall") => format!(
+                        "{}({})",
+                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
+                        b.get("arguments").map(Value::to_string).unwrap_or_default()
+                    ),
+                    Some("image") => format!(
+                        "[{}]",
+                        b.get("mimeType").and_then(Value::as_str).unwrap_or("image")
+                    ),
+                    Some(other) => format!("[{other}]"),
+                    None => String::new(),
+                })
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => String::new(),
+        }
+    };
+    match m.get("role").and_then(Value::as_str).unwrap_or("") {
+        "bashExecution" => format!(
+            "$ {}",
+            m.get("command").and_then(Value::as_str).unwrap_or("")
+        ),
+        "branchSummary" | "compactionSummary" => m
+            .get("summary")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        "toolResult" => format!(
+            "{}: {}",
+            m.get("toolName").and_then(Value::as_str).unwrap_or("tool"),
+            text_of(m.get("content"))
+        ),
+        _ => text_of(m.get("content")),
+    }
+}
+
+fn short(id: Option<&str>) -> String {
+    id.map_or_else(|| "-".to_owned(), |id| id.chars().take(8).collect())
+}
+
+fn write_human(
+    session: &Session,
+    plan: &Plan,
+    args: &ContextArgs,
+    theme: Theme,
+    width: Option<usize>,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let model = match (&plan.model).get("modelId").and_then(Value::as_str) {
+        Some(id) => match plan.model.get("provider").and_then(Value::as_str) {
+            Some(p) => format!("{p}/{id}"),
+            None => id.to_owned(),
+        },
+        None => "none".to_owned(),
+    };
+    let thinking = plan.thinking_level.as_ref().map_or_else(
+        || "unset".to_owned(),
+        |t| t.as_str().map_or_else(|| t.to_string(), str::to_owned),
+    );
+    let leaf = leaf_id(session, plan);
+    writeln!(
+        out,
+        "{}",
+        theme.bold(&format!(
+            "context at {} · model {model} · thinking {thinking}{}",
+            leaf.as_str().map_or("(empty session)", |s| s),
+            if args.llm {
+                " · provider view (--llm)"
+            } else {
+                ""
+            }
+        ))
+    )?;
+    if let Some(c) = plan.compaction {
+        let v = session.load(c)?;
+        let tokens = v.get("tokensBefore").and_then(Value::as_f64).unwrap_or(0.0);
+        let kept = v.get("firstKeptEntryId").and_then(Value::as_str);
+        writeln!(
+            out,
+            "{}",
+            theme.magenta(&format!(
+                "── compaction {}: {} tokens summarized, {} entries of the path left out{} ──",
+                short(session.entries[c].id.as_deref()),
+                style::tokens(tokens),
+                plan.compacted_away,
+                kept.map_or_else(
+                    || ", nothing kept before it".to_owned(),
+                    |k| format!(", kept from {}", short(Some(k)))
+                )
+            ))
+        )?;
+    }
+    let (mut count, mut total_bytes, mut total_tokens) = (0usize, 0usize, 0usize);
+    for item in &plan.items {
+        let e = &session.entries[item.entry];
+        let (messages, effect) = messages_of(session, item, args)?;
+        let edit_id = item.edit.and_then(|i| session.entries[i].id.as_deref());
+        if effect == Some(EditEffect::Dropped) {
+            writeln!(
+                out,
+                "{}",
+                theme.dim(&format!(
+                    "    ✗ {} {} dropped by context edit {}",
+                    e.kind.as_str(),
+                    short(e.id.as_deref()),
+                    short(edit_id)
+                ))
+            )?;
+            continue;
+        }
+        for m in &messages {
+            count += 1;
+            let size = m.to_string().len();
+            let tokens = context::estimate_tokens(m);
+            total_bytes += size;
+            total_tokens += tokens;
+            let role = m.get("role").and_then(Value::as_str).unwrap_or("?");
+            let head = format!(
+                "{count:>4}  {:<17} {}  {:>7}  ~{} tok",
+                role,
+                short(e.id.as_deref()),
+                style::bytes(size as u64),
+                tokens
+            );
+            let edited = if effect == Some(EditEffect::Replaced) {
+                theme.yellow(&format!("  (replaced by edit {})", short(edit_id)))
+            } else {
+                String::new()
+            };
+            writeln!(out, "{}{edited}", role_color(theme, role, &head))?;
+            let text = preview(m);
+            if args.full {
+                for line in style::escape_control(&text, true).lines() {
+                    writeln!(out, "      {line}")?;
+                }
+            } else {
+                let line = style::one_line(&text);
+                let room = width.map_or(120, |w| w.saturating_sub(6).max(20));
+                writeln!(out, "      {}", style::truncate(&line, room))?;
+            }
+        }
+    }
+    writeln!(
+        out,
+        "{}",
+        theme.bold(&format!(
+            "total: {count} messages, {}, ~{} tokens (estimated as pi does: characters / 4)",
+            style::bytes(total_bytes as u64),
+            style::tokens(total_tokens as f64)
+        ))
+    )?;
+    Ok(())
+}
+
+fn role_color(theme: Theme, role: &str, s: &str) -> String {
+    match role {
+        "user" => theme.cyan(s),
+        "assistant" => theme.green(s),
+        "toolResult" | "bashExecution" => theme.dim(s),
+        "compactionSummary" | "branchSummary" => theme.magenta(s),
+        _ => s.to_owned(),
+    }
 }

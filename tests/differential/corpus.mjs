@@ -225,7 +225,7 @@ export class SessionBuilder {
 
   assistant(content, extra = {}) {
     const [provider, model, api] = this.model;
-    const stopReason = content.some((b) => b.type === "toolCall") ? "toolUse" : "stop";
+    const stopReason = content?.some((b) => b.type === "toolCall") ? "toolUse" : "stop";
     return this.message(
       { role: "assistant", content, api, provider, model, usage: usage(this.rng), stopReason, ...extra },
       { lag: this.rng.int(50, 4000) },
@@ -478,8 +478,9 @@ const ACTIONS = {
   root(b) {
     b.leaf = null;
   },
-  orphan(b, rng) {
-    b.leaf = rng.hex(8); // the next entry's parent does not exist
+  orphan(b) {
+    b.leaf = b.newId(); // the next entry's parent does not exist (reserved so no entry takes it)
+    b.ids.add(b.leaf);
   },
   unknownType(b) {
     b.add("checkpoint_v9", { note: "an entry type from the future" });
@@ -549,9 +550,10 @@ const EDGE_CASES = {
     b.message({ role: "assistant", content: [{ type: "text", text: "ok" }], api: "x", provider: "p", model: "m", usage: usage(b.rng), stopReason: "stop", timestamp: 0 });
   },
   duplicateIds(b) {
+    // The second "a" is a new root (a child would close a cycle, which hangs pi's path walk).
     const a = b.user("first");
     b.assistant([{ type: "text", text: "one" }]);
-    b.add("message", { message: { role: "user", content: "dup id", timestamp: b.t } }, { id: a });
+    b.add("message", { message: { role: "user", content: "dup id", timestamp: b.t } }, { id: a, parent: null });
     b.assistant([{ type: "text", text: "two" }]);
   },
   unknownRole(b) {

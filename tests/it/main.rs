@@ -1,0 +1,14 @@
+//! The integration tests: one binary, one module per command or concern.
+//! Most drive `pisess::run` in-process with a hand-built `Env`; a few run the real binary
+//! for exit codes, pipes and terminals.
+
+mod common;
+
+mod context;
+mod conventions;
+mod ls;
+mod path;
+mod rm;
+mod robustness;
+mod show;
+mod tree;
