@@ -198,7 +198,7 @@ fn default_session(loc: &Location, pi_session_file: Option<&str>) -> Result<Sele
         .into_iter()
         .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))
         .collect();
-    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
     files
         .into_iter()
         .find(|(_, p)| {

@@ -92,6 +92,7 @@ fn parse_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
 }
 
 /// How one non-blank line parsed.
+#[allow(clippy::large_enum_variant)] // short-lived, one per line
 enum Parsed<'a> {
     View(LineView<'a>),
     /// An object only the slow path parses (duplicate keys, invalid UTF-8).

@@ -191,7 +191,8 @@ pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: Tr
     match mode {
         TreeFilter::UserOnly => e.kind == EntryKind::Message && role == Some("user"),
         TreeFilter::NoTools => {
-            !settings && !(e.kind == EntryKind::Message && role == Some("toolResult"))
+            let tool_result = e.kind == EntryKind::Message && role == Some("toolResult");
+            !settings && !tool_result
         }
         TreeFilter::LabeledOnly => facts.label.is_some(),
         TreeFilter::All => true,

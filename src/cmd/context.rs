@@ -163,7 +163,7 @@ fn write_human(
     width: Option<usize>,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let model = match (&plan.model).get("modelId").and_then(Value::as_str) {
+    let model = match plan.model.get("modelId").and_then(Value::as_str) {
         Some(id) => match plan.model.get("provider").and_then(Value::as_str) {
             Some(p) => format!("{p}/{id}"),
             None => id.to_owned(),

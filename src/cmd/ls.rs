@@ -92,7 +92,7 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
         });
     }
     // A stable sort, like JavaScript's: ties keep the read order above.
-    sessions.sort_by(|a, b| b.modified_ms.cmp(&a.modified_ms));
+    sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
 
     let since = args
         .since
@@ -111,9 +111,9 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
 
     match args.sort {
         SortKey::Modified => {}
-        SortKey::Created => sessions.sort_by(|a, b| b.created_ms.cmp(&a.created_ms)),
-        SortKey::Size => sessions.sort_by(|a, b| b.bytes.cmp(&a.bytes)),
-        SortKey::Messages => sessions.sort_by(|a, b| b.message_count.cmp(&a.message_count)),
+        SortKey::Created => sessions.sort_by_key(|s| std::cmp::Reverse(s.created_ms)),
+        SortKey::Size => sessions.sort_by_key(|s| std::cmp::Reverse(s.bytes)),
+        SortKey::Messages => sessions.sort_by_key(|s| std::cmp::Reverse(s.message_count)),
         SortKey::Cost => sessions.sort_by(|a, b| b.usage.cost.total_cmp(&a.usage.cost)),
     }
     if args.reverse {
