@@ -1,1 +1,125 @@
-//! Tests of `ls`.
+//! `ls`: pi's list fields and order, filters, human table, partial failures.
+
+use std::fs;
+
+use crate::common::{env_in, example_env, run, run_with, Run};
+use crate::snap;
+
+fn json_lines(r: &Run) -> Vec<serde_json::Value> {
+    r.stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+        .collect()
+}
+
+#[test]
+fn human_listing_of_this_project() {
+    let r = run(&["ls"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    snap!("ls_webshop", r.stdout);
+}
+
+#[test]
+fn human_listing_of_all_projects_shows_cwd() {
+    let r = run(&["-q", "ls", "--all"]);
+    assert_eq!(r.code, 0);
+    snap!("ls_all", r.stdout);
+}
+
+#[test]
+fn json_has_the_contract_fields_in_pi_order() {
+    let r = run(&["ls", "--json"]);
+    assert_eq!(r.code, 0);
+    let rows = json_lines(&r);
+    assert!(rows.len() >= 5);
+    let keys: Vec<&str> = rows[0].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "id", "path", "cwd", "name", "parentSession", "version", "created", "modified",
+            "messageCount", "firstMessage", "entries", "leafId", "branches", "usage", "models",
+            "bytes", "malformedLines"
+        ]
+    );
+    let modified: Vec<&str> = rows.iter().map(|r| r["modified"].as_str().unwrap()).collect();
+    let mut sorted = modified.clone();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    assert_eq!(modified, sorted, "newest modified first");
+    for row in &rows {
+        assert_eq!(row["cwd"], "/home/dev/webshop");
+        let u = &row["usage"];
+        let sum = ["input", "output", "cacheRead", "cacheWrite"]
+            .iter()
+            .map(|k| u[*k].as_f64().unwrap())
+            .sum::<f64>();
+        assert_eq!(u["totalTokens"].as_f64().unwrap(), sum);
+    }
+}
+
+#[test]
+fn limit_reverse_sort_and_time_filters() {
+    let all = json_lines(&run(&["ls", "--all", "--json", "-q"]));
+    let two = json_lines(&run(&["ls", "--all", "--json", "-q", "-n", "2"]));
+    assert_eq!(two[..], all[..2]);
+    let rev = json_lines(&run(&["ls", "--all", "--json", "-q", "--reverse"]));
+    assert_eq!(rev.first(), all.last());
+    let by_size = json_lines(&run(&["ls", "--all", "--json", "-q", "--sort", "size"]));
+    let sizes: Vec<u64> = by_size.iter().map(|r| r["bytes"].as_u64().unwrap()).collect();
+    assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
+    // The clock is fixed at 2026-08-01; everything in the examples is older than a week.
+    assert!(json_lines(&run(&["ls", "--all", "--json", "-q", "--since", "1w"])).is_empty());
+    let may = json_lines(&run(&["ls", "--all", "--json", "-q", "--since", "2025-05-01", "--until", "2025-05-15"]));
+    assert!(!may.is_empty());
+    for r in &may {
+        let m = r["modified"].as_str().unwrap();
+        assert!(("2025-05-01".."2025-05-15").contains(&m), "{m}");
+    }
+    let bad = run(&["ls", "--since", "yesterday"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("invalid time 'yesterday'"));
+}
+
+#[test]
+fn missing_dir_lists_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = run_with(env_in(tmp.path(), "/nowhere"), &["ls", "--all"], b"");
+    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
+}
+
+#[test]
+fn unreadable_or_foreign_files_warn_and_exit_1_after_listing_the_rest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions").join("--p--");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("good.jsonl"),
+        "{\"type\":\"session\",\"version\":3,\"id\":\"good\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\nnot json\n",
+    )
+    .unwrap();
+    fs::write(dir.join("notes.jsonl"), "{\"hello\":1}\n").unwrap();
+    fs::create_dir(dir.join("dir.jsonl")).unwrap();
+    let r = run_with(env_in(tmp.path(), "/p"), &["ls", "--json"], b"");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let rows = json_lines(&r);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["malformedLines"], 1);
+    assert!(r.stderr.contains("good.jsonl:2: malformed JSON"), "{}", r.stderr);
+    assert!(r.stderr.contains("notes.jsonl: skipped: line 1: not a pi session"), "{}", r.stderr);
+    assert!(r.stderr.contains("dir.jsonl: skipped"), "{}", r.stderr);
+    // -q silences warnings but not the exit code.
+    let q = run_with(env_in(tmp.path(), "/p"), &["-q", "ls"], b"");
+    assert_eq!((q.code, q.stderr.as_str()), (1, ""));
+}
+
+#[test]
+fn custom_dir_is_flat_and_filtered_by_header_cwd() {
+    let custom = crate::common::repo().join("examples/custom-dir");
+    let custom = custom.to_str().unwrap();
+    let all = json_lines(&run(&["ls", "--all", "--json", "--session-dir", custom]));
+    assert_eq!(all.len(), 3);
+    let mut env = example_env();
+    env.inputs.cwd = "/home/dev/pisess".into();
+    let mine = json_lines(&run_with(env, &["ls", "--json", "--session-dir", custom], b""));
+    assert!(!mine.is_empty() && mine.len() < all.len());
+    assert!(mine.iter().all(|r| r["cwd"] == "/home/dev/pisess"));
+}
