@@ -72,6 +72,9 @@ pub struct EntryLine<'a> {
 pub struct ScanReport {
     pub header: Header,
     pub header_line: u64,
+    /// Where the header's stored line starts, and its length on disk (terminator included).
+    pub header_offset: u64,
+    pub header_len: u64,
     pub entries: usize,
     /// Malformed lines (not JSON, not an object, a second header...): each has a warning.
     pub malformed: u64,
@@ -183,7 +186,8 @@ pub fn scan<R: BufRead>(
     mut on_entry: impl FnMut(&Header, &EntryLine),
 ) -> Result<ScanReport, ScanError> {
     let mut reader = LineReader::new(input);
-    let mut header: Option<(Header, u64)> = None;
+    // The header, its line number, offset and length on disk.
+    let mut header: Option<(Header, u64, u64, u64)> = None;
     let mut warnings = Vec::new();
     let mut malformed = 0;
     let mut torn_tail = false;
@@ -201,7 +205,7 @@ pub fn scan<R: BufRead>(
                 message,
             });
         };
-        let Some((head, _)) = &header else {
+        let Some((head, ..)) = &header else {
             match header_step(parsed, &line, stem) {
                 HeaderStep::Skip => {}
                 HeaderStep::Torn => torn_tail = true,
@@ -209,7 +213,9 @@ pub fn scan<R: BufRead>(
                     malformed += 1;
                     warn(reason);
                 }
-                HeaderStep::Found(h) => header = Some((h, line.number)),
+                HeaderStep::Found(h) => {
+                    header = Some((h, line.number, line.offset, line.len_on_disk()));
+                }
                 HeaderStep::NotASession(reason) => {
                     return Err(ScanError::NotASession {
                         line: line.number,
@@ -280,10 +286,12 @@ pub fn scan<R: BufRead>(
         on_entry(head, &entry);
         ordinal += 1;
     }
-    let (header, header_line) = header.ok_or(ScanError::Empty)?;
+    let (header, header_line, header_offset, header_len) = header.ok_or(ScanError::Empty)?;
     Ok(ScanReport {
         header,
         header_line,
+        header_offset,
+        header_len,
         entries: ordinal,
         malformed,
         warnings,
@@ -325,6 +333,8 @@ pub struct Session {
     file: Option<File>,
     pub header: Header,
     pub header_line: u64,
+    pub header_offset: u64,
+    pub header_len: u64,
     pub entries: Vec<EntryMeta>,
     /// id → position in `entries`; on duplicate ids the last wins, as in pi.
     pub by_id: HashMap<String, usize>,
@@ -405,6 +415,8 @@ impl Session {
             file: None,
             header: report.header,
             header_line: report.header_line,
+            header_offset: report.header_offset,
+            header_len: report.header_len,
             entries,
             by_id,
             warnings,
@@ -415,8 +427,7 @@ impl Session {
 
     /// The stored bytes of an entry's line, without its terminator.
     pub fn raw_line(&self, i: usize) -> io::Result<Vec<u8>> {
-        let e = &self.entries[i];
-        let mut bytes = self.read_at(e.offset, e.len)?;
+        let mut bytes = self.stored_line(i)?;
         if bytes.last() == Some(&b'\n') {
             bytes.pop();
         }
@@ -424,6 +435,18 @@ impl Session {
             bytes.pop();
         }
         Ok(bytes)
+    }
+
+    /// The stored bytes of an entry's line exactly as on disk, terminator (`\n`, `\r\n`, or
+    /// none on an unterminated last line) included: what `show --json` reproduces.
+    pub fn stored_line(&self, i: usize) -> io::Result<Vec<u8>> {
+        let e = &self.entries[i];
+        self.read_at(e.offset, e.len)
+    }
+
+    /// The header's stored line exactly as on disk, terminator included.
+    pub fn stored_header(&self) -> io::Result<Vec<u8>> {
+        self.read_at(self.header_offset, self.header_len)
     }
 
     fn read_at(&self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
@@ -563,6 +586,23 @@ mod tests {
             s.raw_line(0).unwrap(),
             br#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#
         );
+    }
+
+    #[test]
+    fn stored_bytes_keep_terminators() {
+        let text = format!(
+            "\n{HEADER}\r\n{}\r\n{}",
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"x"}"#,
+            r#"{"type":"custom","id":"b","parentId":"a","customType":"y"}"#
+        );
+        let s = open(&text);
+        assert_eq!(
+            s.stored_header().unwrap(),
+            format!("{HEADER}\r\n").into_bytes()
+        );
+        assert!(s.stored_line(0).unwrap().ends_with(b"}\r\n"));
+        // The last line has no terminator on disk, so none is invented here.
+        assert!(s.stored_line(1).unwrap().ends_with(b"}"));
     }
 
     #[test]

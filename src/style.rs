@@ -16,7 +16,8 @@ pub struct Theme {
 macro_rules! styles {
     ($($name:ident => $apply:ident),* $(,)?) => {
         $(pub fn $name(&self, s: &str) -> String {
-            if self.enabled { s.$apply().to_string() } else { s.to_owned() }
+            // Nothing to colour: no escape codes around an empty string.
+            if self.enabled && !s.is_empty() { s.$apply().to_string() } else { s.to_owned() }
         })*
     };
 }

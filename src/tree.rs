@@ -117,11 +117,22 @@ impl Tree {
         roots.sort_unstable();
 
         let leaf = session.leaf().filter(|&l| in_tree[l]);
+        // The active path is walked in the drawn tree, not through `parentId`s: below a cut
+        // cycle, `path_to` would continue past the cut into the cycle's other members, marking
+        // entries that are drawn under the leaf's root as if they were above it.
+        let mut is_root = vec![false; n];
+        for &r in &roots {
+            is_root[r] = true;
+        }
         let mut active = vec![false; n];
-        if let Some(leaf) = leaf {
-            for i in session.path_to(leaf).0 {
-                active[i] = true;
-            }
+        let mut cur = leaf;
+        while let Some(i) = cur {
+            active[i] = true;
+            cur = if is_root[i] {
+                None
+            } else {
+                session.parent_of(i)
+            };
         }
         Tree {
             roots,
@@ -216,13 +227,26 @@ pub struct Visible {
     pub children: Vec<Vec<usize>>,
 }
 
+/// pi's `/tree` draws the branch holding the active leaf first (`flattenTree` puts the root and
+/// the child that contain it ahead of their siblings, the rest keep their order), while `getTree`
+/// itself orders children by timestamp only.
+fn active_first(list: &[usize], active: &[bool]) -> Vec<usize> {
+    let (mut first, rest): (Vec<usize>, Vec<usize>) = list.iter().partition(|&&c| active[c]);
+    first.extend(rest);
+    first
+}
+
+/// Re-attaches shown entries to their nearest shown ancestor, in pi's display order.
 pub fn visible(tree: &Tree, shown: &[bool]) -> Visible {
     let n = tree.children.len();
     let mut children = vec![Vec::new(); n];
     let mut roots = Vec::new();
     // Walk in display order carrying the nearest shown ancestor.
-    let mut stack: Vec<(usize, Option<usize>)> =
-        tree.roots.iter().rev().map(|&r| (r, None)).collect();
+    let mut stack: Vec<(usize, Option<usize>)> = active_first(&tree.roots, &tree.active)
+        .into_iter()
+        .rev()
+        .map(|r| (r, None))
+        .collect();
     while let Some((i, anchor)) = stack.pop() {
         let next_anchor = if shown[i] {
             match anchor {
@@ -233,7 +257,8 @@ pub fn visible(tree: &Tree, shown: &[bool]) -> Visible {
         } else {
             anchor
         };
-        stack.extend(tree.children[i].iter().rev().map(|&c| (c, next_anchor)));
+        let kids = active_first(&tree.children[i], &tree.active);
+        stack.extend(kids.into_iter().rev().map(|c| (c, next_anchor)));
     }
     Visible { roots, children }
 }
@@ -369,8 +394,9 @@ mod tests {
         ]);
         assert_eq!(
             draw(&s),
-            // pi indents the first generation after a branch once more.
-            ["a", "b", "├─ c", "│     d", "└─ x", "      y"]
+            // pi indents the first generation after a branch once more, and draws the branch
+            // holding the active leaf (y) first.
+            ["a", "b", "├─ x", "│     y", "└─ c", "      d"]
         );
         let t = Tree::build(&s);
         assert_eq!(t.leaf, Some(5));
@@ -386,8 +412,9 @@ mod tests {
             e("early", Some("r1"), 2),
             e("orphan", Some("missing"), 3),
         ]);
-        // Several roots hang off an invisible root: no connectors of their own.
-        assert_eq!(draw(&s), ["r1", "├─ early", "└─ late", "orphan"]);
+        // Several roots hang off an invisible root: no connectors of their own. The root
+        // holding the leaf (the orphan) comes first.
+        assert_eq!(draw(&s), ["orphan", "r1", "├─ early", "└─ late"]);
         assert_eq!(Tree::build(&s).warnings.len(), 1);
     }
 
@@ -405,6 +432,22 @@ mod tests {
     }
 
     #[test]
+    fn active_path_stops_at_a_cut_cycle() {
+        // a and b point at each other; c (the leaf) hangs off b. The cycle is cut at a, so the
+        // drawn tree is a → b → c and the walk must not continue from a into b again.
+        let s = session(&[
+            e("a", Some("b"), 1),
+            e("b", Some("a"), 2),
+            e("x", Some("a"), 3),
+            e("c", Some("x"), 4),
+        ]);
+        let t = Tree::build(&s);
+        assert_eq!(t.roots, [0]);
+        let active: Vec<_> = (0..4).filter(|&i| t.active[i]).collect();
+        assert_eq!(active, [0, 2, 3]);
+    }
+
+    #[test]
     fn hidden_entries_attach_to_nearest_shown_ancestor() {
         let s = session(&[
             e("a", None, 1),
@@ -415,7 +458,8 @@ mod tests {
         let t = Tree::build(&s);
         let v = visible(&t, &[true, false, true, true]);
         assert_eq!(v.roots, [0]);
-        assert_eq!(v.children[0], [2, 3]);
+        // d is the leaf: its branch is drawn first.
+        assert_eq!(v.children[0], [3, 2]);
     }
 
     #[test]

@@ -1,17 +1,309 @@
-//! `pisess tree` (being written).
+//! `pisess tree`: the entry tree as pi's `/tree` draws it (filters, layout, previews), with the
+//! active path marked; or the same tree as one JSON object.
+//!
+//! Two passes over the entries, each decoding one entry at a time: the first decodes assistant
+//! messages only (the filter needs their text and stop reason, tool results need their calls'
+//! names), the second decodes each shown entry for its preview while writing its row.
 
+use std::collections::HashMap;
 use std::io::{Read, Write};
 
+use anyhow::Context as _;
+use serde_json::{Map, Value};
+
 use crate::cli::TreeArgs;
+use crate::cmd::open_session;
 use crate::env::Env;
+use crate::model::EntryKind;
+use crate::preview::{preview, tool_calls_of, Preview, Tone};
+use crate::render::js_truthy;
+use crate::session::Session;
+use crate::style::{self, escape_control, Theme};
+use crate::tree::{layout, shown, visible, Facts, Tree, Visible};
 use crate::{Diag, Outcome};
 
 pub fn run(
-    _args: &TreeArgs,
-    _env: &Env,
-    _out: &mut dyn Write,
-    _diag: &mut Diag,
-    _stdin: &mut dyn Read,
+    args: &TreeArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    anyhow::bail!("not implemented yet")
+    let session = open_session(args.session.as_deref(), env, diag, stdin)?;
+    let tree = Tree::build(&session);
+    for w in &tree.warnings {
+        diag.warn(&session.name, w.line, &w.message);
+    }
+    let home = env.inputs.home.to_string_lossy();
+    let (facts, tool_calls) = facts(&session, &tree, &home)?;
+    let is_shown: Vec<bool> = (0..session.entries.len())
+        .map(|i| {
+            tree.in_tree[i] && shown(&session, i, &facts[i], tree.leaf == Some(i), args.filter)
+        })
+        .collect();
+    let v = visible(&tree, &is_shown);
+    let view = View {
+        session: &session,
+        tree: &tree,
+        facts: &facts,
+        tool_calls: &tool_calls,
+        home: &home,
+    };
+    if args.json {
+        view.write_json(&v, out)?;
+    } else {
+        let theme = Theme {
+            enabled: env.color_stdout,
+        };
+        view.write_human(&v, env.width, theme, out)?;
+    }
+    Ok(Outcome::Done)
+}
+
+/// Decodes one entry, naming its line if that fails.
+fn load(session: &Session, i: usize) -> anyhow::Result<Value> {
+    session
+        .load(i)
+        .with_context(|| format!("{}:{}", session.name, session.entries[i].line))
+}
+
+/// The filter's facts per entry, and the tool-call one-liners by call id.
+fn facts(
+    session: &Session,
+    tree: &Tree,
+    home: &str,
+) -> anyhow::Result<(Vec<Facts>, HashMap<String, String>)> {
+    let labels = session.labels();
+    let mut facts = vec![Facts::default(); session.entries.len()];
+    let mut tool_calls = HashMap::new();
+    for (i, e) in session.entries.iter().enumerate() {
+        if !tree.in_tree[i] {
+            continue;
+        }
+        facts[i].label = e.id.as_deref().and_then(|id| labels.get(id)).cloned();
+        if e.kind == EntryKind::Message && e.role.as_deref() == Some("assistant") {
+            let entry = load(session, i)?;
+            let message = entry.get("message").unwrap_or(&Value::Null);
+            facts[i].has_text = crate::render::has_text(message.get("content"));
+            // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
+            let stop = message.get("stopReason");
+            facts[i].error_or_aborted = js_truthy(stop)
+                && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"));
+            tool_calls_of(message, home, &mut tool_calls);
+        }
+    }
+    Ok((facts, tool_calls))
+}
+
+struct View<'a> {
+    session: &'a Session,
+    tree: &'a Tree,
+    facts: &'a [Facts],
+    tool_calls: &'a HashMap<String, String>,
+    home: &'a str,
+}
+
+impl View<'_> {
+    fn preview(&self, i: usize, entry: &Value) -> Preview {
+        let kind = &self.session.entries[i].kind;
+        preview(entry, kind, self.tool_calls, self.home)
+    }
+
+    fn write_human(
+        &self,
+        v: &Visible,
+        width: Option<usize>,
+        theme: Theme,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<()> {
+        let rows = layout(v);
+        if rows.is_empty() {
+            writeln!(out, "{}", theme.dim("(no entries)"))?;
+        }
+        // `← active` goes on the leaf, or when the filter hides it (a label, a usage entry...)
+        // on its nearest shown ancestor, the entry pi's cursor starts on. Ancestors come before
+        // descendants, so that is the last shown entry of the active path.
+        let marked = rows
+            .iter()
+            .rev()
+            .find(|r| self.tree.active[r.entry])
+            .map(|r| r.entry);
+        for row in rows {
+            let i = row.entry;
+            let entry = load(self.session, i)?;
+            let active = self.tree.active[i];
+            // pi's `pathMarker` before the text, and ours after the leaf.
+            let marker = if active { "• " } else { "" };
+            let suffix = if marked == Some(i) { " ← active" } else { "" };
+            let mut parts: Vec<(Tone, String)> = Vec::new();
+            if let Some(label) = &self.facts[i].label {
+                parts.push((Tone::Warning, format!("[{label}] ")));
+            }
+            parts.extend(self.preview(i, &entry).parts);
+            for (_, text) in &mut parts {
+                *text = escape_control(text, false).into_owned();
+            }
+            if let Some(width) = width {
+                let fixed = style::width(&row.prefix) + style::width(marker) + style::width(suffix);
+                cut_parts(&mut parts, width.saturating_sub(fixed));
+            }
+            let mut line = theme.dim(&row.prefix);
+            line.push_str(&theme.cyan(marker));
+            for (tone, text) in &parts {
+                line.push_str(&paint(theme, *tone, text, active));
+            }
+            line.push_str(&theme.bold(&theme.cyan(suffix)));
+            writeln!(out, "{line}")?;
+        }
+        Ok(())
+    }
+
+    /// One object, nested, written with an explicit stack: a chain of 100k entries must not
+    /// recurse (neither here nor in serde).
+    fn write_json(&self, v: &Visible, out: &mut dyn Write) -> anyhow::Result<()> {
+        enum Step {
+            Open { entry: usize, first: bool },
+            Close,
+        }
+        let id_of = |i: usize| self.session.entries[i].id.as_deref();
+        let head = serde_json::json!({
+            "sessionId": self.session.header.id,
+            "leafId": self.tree.leaf.and_then(id_of),
+        });
+        // `{"sessionId":…,"leafId":…` then `,"roots":[`: the nesting is ours to write.
+        let head = head.to_string();
+        write!(out, "{},\"roots\":[", &head[..head.len() - 1])?;
+        let mut stack: Vec<Step> = v
+            .roots
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(k, &r)| Step::Open {
+                entry: r,
+                first: k == 0,
+            })
+            .collect();
+        while let Some(step) = stack.pop() {
+            let (i, first) = match step {
+                Step::Close => {
+                    out.write_all(b"]}")?;
+                    continue;
+                }
+                Step::Open { entry, first } => (entry, first),
+            };
+            if !first {
+                out.write_all(b",")?;
+            }
+            let node = self.node(i)?.to_string();
+            write!(out, "{},\"children\":[", &node[..node.len() - 1])?;
+            stack.push(Step::Close);
+            let kids = &v.children[i];
+            stack.extend(kids.iter().enumerate().rev().map(|(k, &c)| Step::Open {
+                entry: c,
+                first: k == 0,
+            }));
+        }
+        out.write_all(b"]}\n")?;
+        Ok(())
+    }
+
+    /// A node's own fields (no children): `{id, type, role?, label?, active, preview}`.
+    fn node(&self, i: usize) -> anyhow::Result<Value> {
+        let e = &self.session.entries[i];
+        let entry = load(self.session, i)?;
+        let mut node = Map::new();
+        node.insert("id".into(), e.id.clone().into());
+        node.insert("type".into(), e.kind.as_str().into());
+        if e.kind == EntryKind::Message {
+            // The decoded role: migrations apply (v2's `hookMessage` is `custom`).
+            if let Some(role) = entry.pointer("/message/role").and_then(Value::as_str) {
+                node.insert("role".into(), role.into());
+            }
+        }
+        if let Some(label) = &self.facts[i].label {
+            node.insert("label".into(), label.clone().into());
+        }
+        node.insert("active".into(), self.tree.active[i].into());
+        node.insert("preview".into(), self.preview(i, &entry).text().into());
+        Ok(Value::Object(node))
+    }
+}
+
+/// Cuts styled parts to `width` columns in total, ending with `…` when anything was cut.
+fn cut_parts(parts: &mut Vec<(Tone, String)>, width: usize) {
+    let full: String = parts.iter().map(|(_, s)| s.as_str()).collect();
+    let cut = style::truncate(&full, width);
+    if cut.len() == full.len() {
+        return;
+    }
+    if cut.is_empty() {
+        // No room at all (a terminal narrower than the tree's indentation).
+        parts.clear();
+        return;
+    }
+    // `truncate` keeps a prefix of `full` and appends `…`: share that prefix out over the parts.
+    let mut keep = cut.len() - '…'.len_utf8();
+    let last_tone = parts.last().map_or(Tone::Plain, |(t, _)| *t);
+    for (_, text) in parts.iter_mut() {
+        let take = keep.min(text.len());
+        text.truncate(take);
+        keep -= take;
+    }
+    parts.retain(|(_, s)| !s.is_empty());
+    let tone = parts.last().map_or(last_tone, |(t, _)| *t);
+    parts.push((tone, "…".to_owned()));
+}
+
+/// pi's theme roles in our colours; the active path is bold (its dim parts too, undimmed).
+fn paint(theme: Theme, tone: Tone, text: &str, bold: bool) -> String {
+    let coloured = match tone {
+        Tone::Plain => text.to_owned(),
+        Tone::Accent => theme.cyan(text),
+        Tone::Success => theme.green(text),
+        Tone::Muted | Tone::Dim if bold => text.to_owned(),
+        Tone::Muted | Tone::Dim => theme.dim(text),
+        Tone::Warning => theme.yellow(text),
+        Tone::Error => theme.red(text),
+        Tone::Border => theme.blue(text),
+        Tone::Custom => theme.magenta(text),
+    };
+    if bold {
+        theme.bold(&coloured)
+    } else {
+        coloured
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting_styled_parts() {
+        let mut parts = vec![
+            (Tone::Accent, "user: ".to_owned()),
+            (Tone::Plain, "hello world".to_owned()),
+        ];
+        cut_parts(&mut parts, 9);
+        assert_eq!(
+            parts,
+            [
+                (Tone::Accent, "user: ".to_owned()),
+                (Tone::Plain, "he".to_owned()),
+                (Tone::Plain, "…".to_owned())
+            ]
+        );
+        let mut parts = vec![(Tone::Accent, "user: ".to_owned())];
+        cut_parts(&mut parts, 3);
+        assert_eq!(
+            parts,
+            [(Tone::Accent, "us".into()), (Tone::Accent, "…".into())]
+        );
+        let mut fits = vec![(Tone::Plain, "ok".to_owned())];
+        cut_parts(&mut fits, 2);
+        assert_eq!(fits, [(Tone::Plain, "ok".to_owned())]);
+        let mut no_room = vec![(Tone::Plain, "text".to_owned())];
+        cut_parts(&mut no_room, 0);
+        assert!(no_room.is_empty());
+    }
 }

@@ -1,0 +1,131 @@
+//! The body of a `show` block: text cut with a marker unless `--full`, one-line items, and
+//! message content (text, thinking, tool calls, images, unknown blocks), all escaped.
+
+use std::io::{self, Write};
+
+use serde_json::Value;
+
+use crate::render::{cut, full_text, image_label, tool_call_line};
+use crate::style::{self, escape_control, Theme};
+
+/// Text blocks longer than this are cut unless `--full`.
+const MAX_LINES: usize = 12;
+const MAX_CHARS: usize = 1500;
+/// One-line items (tool calls, JSON data) longer than this are cut unless `--full`.
+const MAX_LINE_CHARS: usize = 200;
+const INDENT: &str = "  ";
+
+/// How a piece of the body looks.
+#[derive(Clone, Copy)]
+pub enum Look {
+    Plain,
+    Dim,
+    Call,
+    Media,
+    Error,
+}
+
+/// The body of one block, written line by line.
+pub struct Body<'a> {
+    pub out: &'a mut dyn Write,
+    pub theme: Theme,
+    pub full: bool,
+}
+
+impl Body<'_> {
+    fn paint(&self, look: Look, s: &str) -> String {
+        match look {
+            Look::Plain => s.to_owned(),
+            Look::Dim => self.theme.dim(s),
+            Look::Call => self.theme.cyan(s),
+            Look::Media => self.theme.magenta(s),
+            Look::Error => self.theme.red(s),
+        }
+    }
+
+    /// Multi-line text, cut to `MAX_LINES`/`MAX_CHARS` with a marker unless `--full`.
+    pub fn text(&mut self, text: &str, look: Look) -> io::Result<()> {
+        let (kept, more_lines, more_chars) = if self.full {
+            (text.trim_end_matches('\n'), 0, 0)
+        } else {
+            let c = cut(text, MAX_LINES, MAX_CHARS);
+            (c.text, c.more_lines, c.more_chars)
+        };
+        for line in escape_control(kept, true).lines() {
+            if line.is_empty() {
+                writeln!(self.out)?;
+            } else {
+                writeln!(self.out, "{INDENT}{}", self.paint(look, line))?;
+            }
+        }
+        if more_lines > 0 {
+            let what = if more_lines > 1 {
+                format!("{more_lines} more lines")
+            } else {
+                format!("{more_chars} more characters")
+            };
+            let marker = format!("… {what} (--full shows all)");
+            writeln!(self.out, "{INDENT}{}", self.theme.dim(&marker))?;
+        }
+        Ok(())
+    }
+
+    /// One line: newlines escaped, cut to `MAX_LINE_CHARS` unless `--full`.
+    pub fn line(&mut self, text: &str, look: Look) -> io::Result<()> {
+        let text = escape_control(text, false);
+        let text = if self.full {
+            text
+        } else {
+            style::truncate(&text, MAX_LINE_CHARS).into_owned().into()
+        };
+        writeln!(self.out, "{INDENT}{}", self.paint(look, &text))
+    }
+
+    /// Message content: a string, or pi's blocks (text, thinking, toolCall, image, others).
+    pub fn content(&mut self, content: Option<&Value>) -> io::Result<()> {
+        match content {
+            None | Some(Value::Null) => Ok(()),
+            Some(Value::String(s)) => self.text(s, Look::Plain),
+            Some(Value::Array(blocks)) => blocks.iter().try_for_each(|b| self.block(b)),
+            Some(other) => self.line(&other.to_string(), Look::Plain),
+        }
+    }
+
+    fn block(&mut self, b: &Value) -> io::Result<()> {
+        let get = |k: &str| b.get(k);
+        match get("type").and_then(Value::as_str) {
+            Some("text") => self.text(&string_or_json(get("text")), Look::Plain),
+            Some("thinking") if get("redacted") == Some(&Value::Bool(true)) => {
+                self.line("thinking (redacted)", Look::Dim)
+            }
+            Some("thinking") => {
+                let text = format!("thinking: {}", string_or_json(get("thinking")));
+                self.text(&text, Look::Dim)
+            }
+            Some("toolCall") => {
+                let call = tool_call_line(get("name"), get("arguments"));
+                self.line(&format!("→ {call}"), Look::Call)
+            }
+            Some("image") => self.line(&image_label(b), Look::Media),
+            // Anything else (seed 000's `tool_result` blocks, future types): its name and text.
+            Some(other) => {
+                let text = match get("content").or_else(|| get("text")) {
+                    Some(Value::String(s)) => s.clone(),
+                    c @ Some(Value::Array(_)) => full_text(c),
+                    _ => String::new(),
+                };
+                self.text(&format!("[{other}] {text}"), Look::Dim)
+            }
+            None => self.line(&b.to_string(), Look::Plain),
+        }
+    }
+}
+
+/// A string as is, anything else as compact JSON (absent: nothing).
+pub fn string_or_json(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => String::new(),
+        Some(other) => other.to_string(),
+    }
+}

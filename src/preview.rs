@@ -1,0 +1,325 @@
+//! One-line previews of entries as pi's `/tree` shows them (`getEntryDisplayText` in pi's
+//! `tree-selector.js`): `user: …`, `assistant: …`, `[bash: npm test]`, `[compaction: 13k tokens]`,
+//! `[branch summary]: …`, `[model: …]` and so on.
+//!
+//! Pure: a decoded entry in, styled parts out. The parts carry pi's colour roles, not colours, so
+//! the tree's renderer picks the colours and the JSON renderer takes the plain text. Text is not
+//! escaped here (JSON keeps it as stored); human output escapes each part.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::model::EntryKind;
+use crate::render::{full_text, js_slice, js_string, js_truthy, normalize, pi_tool_call};
+
+/// pi's theme role of a preview part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    /// `user: `
+    Accent,
+    /// `assistant: `
+    Success,
+    /// Tool calls, `(no content)`.
+    Muted,
+    /// Bookkeeping entries.
+    Dim,
+    /// `[branch summary]: `
+    Warning,
+    /// An assistant's error message.
+    Error,
+    /// Compactions.
+    Border,
+    /// `[customType]: ` of custom messages.
+    Custom,
+}
+
+/// A preview: parts in order, each with its tone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Preview {
+    pub parts: Vec<(Tone, String)>,
+}
+
+impl Preview {
+    fn one(tone: Tone, text: String) -> Preview {
+        Preview {
+            parts: vec![(tone, text)],
+        }
+    }
+
+    fn two(tone: Tone, head: &str, rest_tone: Tone, rest: String) -> Preview {
+        Preview {
+            parts: vec![(tone, head.to_owned()), (rest_tone, rest)],
+        }
+    }
+
+    /// The plain text (for JSON).
+    pub fn text(&self) -> String {
+        self.parts.iter().map(|(_, s)| s.as_str()).collect()
+    }
+}
+
+/// pi's `extractContent`: the text, cut at 200 UTF-16 units before normalizing.
+fn content(v: Option<&Value>) -> String {
+    normalize(js_slice(&full_text(v), 200))
+}
+
+/// The tool calls of an assistant message as pi's `/tree` names them, for the tool results
+/// that answer them (`toolCallId` → `[bash: …]`).
+pub fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, String>) {
+    let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+        return;
+    };
+    for b in blocks {
+        if b.get("type").and_then(Value::as_str) == Some("toolCall") {
+            if let Some(id) = b.get("id").and_then(Value::as_str) {
+                let line = pi_tool_call(b.get("name"), b.get("arguments"), home);
+                into.insert(id.to_owned(), line);
+            }
+        }
+    }
+}
+
+/// The preview of one decoded entry. `tool_calls` maps tool-call ids to their one-liners.
+pub fn preview(
+    entry: &Value,
+    kind: &EntryKind,
+    tool_calls: &HashMap<String, String>,
+    home: &str,
+) -> Preview {
+    let field = |k: &str| entry.get(k);
+    match kind {
+        EntryKind::Message => message(field("message").unwrap_or(&Value::Null), tool_calls),
+        EntryKind::CustomMessage => {
+            // pi joins text blocks without a separator here (unlike the listing).
+            let text = normalize(&full_text(field("content")));
+            let head = format!("[{}]: ", js_string(field("customType")));
+            Preview::two(Tone::Custom, &head, Tone::Plain, text)
+        }
+        EntryKind::Compaction => {
+            let text = match field("tokensBefore").and_then(Value::as_f64) {
+                // `Math.round` rounds halves up.
+                Some(t) => format!("[compaction: {:.0}k tokens]", (t / 1000.0 + 0.5).floor()),
+                // pi would print `NaNk`; seed-000 compactions carry no count.
+                None => "[compaction]".to_owned(),
+            };
+            Preview::one(Tone::Border, text)
+        }
+        EntryKind::BranchSummary => Preview::two(
+            Tone::Warning,
+            "[branch summary]: ",
+            Tone::Plain,
+            normalize(&text_of(field("summary"))),
+        ),
+        EntryKind::ModelChange => Preview::one(
+            Tone::Dim,
+            format!("[model: {}]", js_string(field("modelId"))),
+        ),
+        EntryKind::ThinkingLevelChange => Preview::one(
+            Tone::Dim,
+            format!("[thinking: {}]", js_string(field("thinkingLevel"))),
+        ),
+        EntryKind::Custom => Preview::one(
+            Tone::Dim,
+            format!("[custom: {}]", js_string(field("customType"))),
+        ),
+        EntryKind::ContextEdit => {
+            // Only an explicit null omits; an absent replacement reads as "replace" in pi.
+            let what = if field("replacement") == Some(&Value::Null) {
+                "omit"
+            } else {
+                "replace"
+            };
+            let target = js_string(field("targetId"));
+            Preview::one(Tone::Dim, format!("[context {what}: {target}]"))
+        }
+        EntryKind::Label => {
+            let label = match field("label") {
+                None | Some(Value::Null) => "(cleared)".to_owned(),
+                l => js_string(l),
+            };
+            Preview::one(Tone::Dim, format!("[label: {label}]"))
+        }
+        EntryKind::SessionInfo => {
+            let name = field("name");
+            let name = if js_truthy(name) {
+                js_string(name)
+            } else {
+                "empty".to_owned()
+            };
+            Preview::one(Tone::Dim, format!("[title: {name}]"))
+        }
+        // pi never shows usage entries in its tree (and has no text for them).
+        EntryKind::Usage => {
+            Preview::one(Tone::Dim, format!("[usage: {}]", js_string(field("kind"))))
+        }
+        // seed 000: a tool call of its own, shown as pi shows the result of one.
+        EntryKind::ToolCall => Preview::one(
+            Tone::Muted,
+            pi_tool_call(field("toolName"), field("input"), home),
+        ),
+        EntryKind::Thinking => {
+            let text = thinking_text(field("content"));
+            Preview::two(Tone::Dim, "[thinking]: ", Tone::Dim, normalize(&text))
+        }
+        // pi shows nothing for types it does not know; a name is more use than a blank line.
+        EntryKind::Unknown(name) => Preview::one(Tone::Dim, format!("[{name}]")),
+    }
+}
+
+fn message(msg: &Value, tool_calls: &HashMap<String, String>) -> Preview {
+    let get = |k: &str| msg.get(k);
+    match get("role").and_then(Value::as_str) {
+        Some("user") => Preview::two(Tone::Accent, "user: ", Tone::Plain, content(get("content"))),
+        Some("assistant") => {
+            let text = content(get("content"));
+            let head = "assistant: ";
+            if !text.is_empty() {
+                Preview::two(Tone::Success, head, Tone::Plain, text)
+            } else if get("stopReason").and_then(Value::as_str) == Some("aborted") {
+                Preview::two(Tone::Success, head, Tone::Muted, "(aborted)".to_owned())
+            } else if js_truthy(get("errorMessage")) {
+                let error = normalize(&js_string(get("errorMessage")));
+                Preview::two(
+                    Tone::Success,
+                    head,
+                    Tone::Error,
+                    js_slice(&error, 80).into(),
+                )
+            } else {
+                Preview::two(Tone::Success, head, Tone::Muted, "(no content)".to_owned())
+            }
+        }
+        Some("toolResult") => {
+            let call = get("toolCallId")
+                .filter(|v| js_truthy(Some(v)))
+                .and_then(Value::as_str)
+                .and_then(|id| tool_calls.get(id));
+            let text = match call {
+                Some(line) => line.clone(),
+                None => match get("toolName") {
+                    None | Some(Value::Null) => "[tool]".to_owned(),
+                    name => format!("[{}]", js_string(name)),
+                },
+            };
+            Preview::one(Tone::Muted, text)
+        }
+        Some("bashExecution") => {
+            let command = match get("command") {
+                None | Some(Value::Null) => String::new(),
+                c => js_string(c),
+            };
+            Preview::one(Tone::Dim, format!("[bash]: {}", normalize(&command)))
+        }
+        _ => Preview::one(Tone::Dim, format!("[{}]", js_string(get("role")))),
+    }
+}
+
+/// A string field, or nothing (pi would throw on other types).
+fn text_of(v: Option<&Value>) -> String {
+    v.and_then(Value::as_str).unwrap_or_default().to_owned()
+}
+
+/// The text of seed-000 `thinking` blocks (mapped to pi's `thinking` field).
+pub fn thinking_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("thinking").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(Value::String(s)) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(entry: &Value) -> String {
+        let kind = EntryKind::parse(entry.get("type").and_then(Value::as_str));
+        preview(entry, &kind, &HashMap::new(), "/home/dev").text()
+    }
+
+    #[test]
+    fn messages_like_pi() {
+        let user = json!({"type":"message","message":{"role":"user","content":"a\n\tb "}});
+        assert_eq!(text(&user), "user: a  b");
+        let long = "x".repeat(300);
+        let user = json!({"type":"message","message":{"role":"user","content":[{"type":"text","text":long}]}});
+        assert_eq!(text(&user).len(), "user: ".len() + 200);
+        let tools_only = json!({"type":"message","message":{"role":"assistant","content":[{"type":"toolCall"}]}});
+        assert_eq!(text(&tools_only), "assistant: (no content)");
+        let aborted = json!({"type":"message","message":{"role":"assistant","content":[],"stopReason":"aborted"}});
+        assert_eq!(text(&aborted), "assistant: (aborted)");
+        let error = json!({"type":"message","message":{"role":"assistant","content":[],"errorMessage":"boom\nbad"}});
+        assert_eq!(text(&error), "assistant: boom bad");
+        let result = json!({"type":"message","message":{"role":"toolResult","toolName":"bash"}});
+        assert_eq!(text(&result), "[bash]");
+        let bash = json!({"type":"message","message":{"role":"bashExecution","command":"ls"}});
+        assert_eq!(text(&bash), "[bash]: ls");
+        assert_eq!(
+            text(&json!({"type":"message","message":{"role":"system"}})),
+            "[system]"
+        );
+        assert_eq!(
+            text(&json!({"type":"message","message":"not an object"})),
+            "[undefined]"
+        );
+    }
+
+    #[test]
+    fn tool_results_use_the_call() {
+        let mut calls = HashMap::new();
+        let assistant = json!({"role":"assistant","content":[
+            {"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"npm test"}}]});
+        tool_calls_of(&assistant, "/home/dev", &mut calls);
+        let result = json!({"type":"message","message":{"role":"toolResult","toolCallId":"t1","toolName":"bash"}});
+        let p = preview(&result, &EntryKind::Message, &calls, "/home/dev");
+        assert_eq!(p.text(), "[bash: npm test]");
+    }
+
+    #[test]
+    fn other_entries_like_pi() {
+        assert_eq!(
+            text(&json!({"type":"compaction","tokensBefore":12_500})),
+            "[compaction: 13k tokens]"
+        );
+        assert_eq!(text(&json!({"type":"compaction"})), "[compaction]");
+        assert_eq!(
+            text(&json!({"type":"branch_summary","summary":"tried\nX"})),
+            "[branch summary]: tried X"
+        );
+        assert_eq!(
+            text(&json!({"type":"model_change","modelId":"m"})),
+            "[model: m]"
+        );
+        assert_eq!(
+            text(&json!({"type":"context_edit","targetId":"a","replacement":null})),
+            "[context omit: a]"
+        );
+        assert_eq!(
+            text(&json!({"type":"context_edit","targetId":"a"})),
+            "[context replace: a]"
+        );
+        assert_eq!(text(&json!({"type":"label"})), "[label: (cleared)]");
+        assert_eq!(
+            text(&json!({"type":"session_info","name":""})),
+            "[title: empty]"
+        );
+        assert_eq!(
+            text(
+                &json!({"type":"custom_message","customType":"n","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]})
+            ),
+            "[n]: ab"
+        );
+        assert_eq!(text(&json!({"type":"checkpoint_v9"})), "[checkpoint_v9]");
+        assert_eq!(
+            text(&json!({"type":"tool_call","toolName":"ls","input":{}})),
+            "[ls: .]"
+        );
+    }
+}

@@ -1,0 +1,397 @@
+//! Reading the content of decoded entries for display, shared by `show` and `tree`: the text of
+//! message content, image sizes, tool calls on one line (ours and pi's `/tree` form), and cutting
+//! long text.
+//!
+//! Entries are `serde_json::Value`s exactly as stored, so every accessor here takes any JSON
+//! type without panicking. Where pi's own display code is the reference, JavaScript's coercions
+//! (`String(x)`, truthiness, UTF-16 `slice`) are reproduced, because a preview that differs from
+//! pi's by a quirk would make the two tools disagree about the same file. Nothing here escapes
+//! or colours: callers pass the results through [`crate::style::escape_control`].
+
+use serde_json::Value;
+
+/// JavaScript truthiness (`if (x)`); an absent field is `undefined`.
+pub fn js_truthy(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_) | Value::Object(_)) => true,
+    }
+}
+
+/// JavaScript's `String(x)`, as template literals apply it.
+pub fn js_string(v: Option<&Value>) -> String {
+    match v {
+        None => "undefined".to_owned(),
+        Some(Value::Null) => "null".to_owned(),
+        Some(Value::Bool(b)) => b.to_string(),
+        Some(Value::Number(n)) => js_number(n),
+        Some(Value::String(s)) => s.clone(),
+        // `Array.prototype.join`: null and undefined elements are empty.
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|x| match x {
+                Value::Null => String::new(),
+                other => js_string(Some(other)),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(Value::Object(_)) => "[object Object]".to_owned(),
+    }
+}
+
+/// A number as JavaScript prints it: integral values without `.0`.
+fn js_number(n: &serde_json::Number) -> String {
+    match n.as_f64() {
+        Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e21 => format!("{f:.0}"),
+        _ => n.to_string(),
+    }
+}
+
+/// The longest prefix of `s` that is at most `units` UTF-16 code units (JavaScript's
+/// `s.slice(0, units)`, without splitting a surrogate pair).
+pub fn js_slice(s: &str, units: usize) -> &str {
+    let mut used = 0;
+    for (at, c) in s.char_indices() {
+        used += c.len_utf16();
+        if used > units {
+            return &s[..at];
+        }
+    }
+    s
+}
+
+/// JavaScript's `s.length`.
+pub fn js_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// JavaScript's `trim()` (which also strips the byte-order mark).
+pub fn js_trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+}
+
+/// pi's preview `normalize`: newlines and tabs become spaces, then trim.
+pub fn normalize(s: &str) -> String {
+    js_trim(&s.replace(['\n', '\t'], " ")).to_owned()
+}
+
+/// pi's `extractFullContent`: a string as is, else the `text` blocks concatenated.
+pub fn full_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .map(|b| match b.get("text") {
+                // pi would print "undefined"; an empty string is what the reader means.
+                None | Some(Value::Null) => String::new(),
+                text => js_string(text),
+            })
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+/// pi's `hasTextContent`: some non-blank text (the `/tree` filter's test for assistants).
+pub fn has_text(content: Option<&Value>) -> bool {
+    match content {
+        Some(Value::String(s)) => !js_trim(s).is_empty(),
+        Some(Value::Array(blocks)) => blocks.iter().any(|b| {
+            b.get("type").and_then(Value::as_str) == Some("text")
+                && b.get("text")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| !js_trim(t).is_empty())
+        }),
+        _ => false,
+    }
+}
+
+/// The decoded size of base64 data, from its length (no need to decode megabytes to count).
+pub fn base64_size(data: &str) -> u64 {
+    let digits = data
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
+        .count() as u64;
+    digits * 3 / 4
+}
+
+/// `[image/png 120 KB]` for an image block (pi's `{data, mimeType}` shape).
+pub fn image_label(block: &Value) -> String {
+    let mime = block
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .unwrap_or("image");
+    match block.get("data").and_then(Value::as_str) {
+        Some(data) => format!("[{mime} {}]", crate::style::bytes(base64_size(data))),
+        None => format!("[{mime}]"),
+    }
+}
+
+/// A tool call on one line, `name(key: value, …)`, values as compact JSON so that newlines in
+/// arguments stay escaped and the call stays on its line.
+pub fn tool_call_line(name: Option<&Value>, args: Option<&Value>) -> String {
+    let name = match name {
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => "?".to_owned(),
+        other => js_string(other),
+    };
+    let args = match args {
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        None | Some(Value::Null) => String::new(),
+        Some(other) => other.to_string(),
+    };
+    format!("{name}({args})")
+}
+
+/// pi's `/tree` one-liner for a tool call (`formatToolCall`): `[bash: npm test]`,
+/// `[read: ~/src/a.ts:10-29]`, `[mytool: {"x":1}...]`. `home` shortens paths as pi's
+/// `shortenHomePath` does.
+pub fn pi_tool_call(name: Option<&Value>, args: Option<&Value>, home: &str) -> String {
+    let arg = |key: &str| args.and_then(|a| a.get(key));
+    // `String(args.path || args.file_path || "")`
+    let or = |keys: &[&str], default: &str| {
+        keys.iter()
+            .map(|k| arg(k))
+            .find(|v| js_truthy(*v))
+            .map_or_else(|| default.to_owned(), js_string)
+    };
+    let short = |p: String| shorten_home(&p, home);
+    match name.and_then(Value::as_str) {
+        Some("read") => {
+            let path = short(or(&["path", "file_path"], ""));
+            let range = read_line_range(arg("offset"), arg("limit"));
+            format!("[read: {path}{range}]")
+        }
+        Some("write") => format!("[write: {}]", short(or(&["path", "file_path"], ""))),
+        Some("edit") => format!("[edit: {}]", short(or(&["path", "file_path"], ""))),
+        Some("bash") => {
+            let raw = or(&["command"], "");
+            let cmd = js_slice(js_trim(&raw.replace(['\n', '\t'], " ")), 50).to_owned();
+            let more = if js_len(&raw) > 50 { "..." } else { "" };
+            format!("[bash: {cmd}{more}]")
+        }
+        Some("grep") => format!(
+            "[grep: /{}/ in {}]",
+            or(&["pattern"], ""),
+            short(or(&["path"], "."))
+        ),
+        Some("find") => format!(
+            "[find: {} in {}]",
+            or(&["pattern"], ""),
+            short(or(&["path"], "."))
+        ),
+        Some("ls") => format!("[ls: {}]", short(or(&["path"], "."))),
+        _ => {
+            // `JSON.stringify(undefined)` has no text; pi would throw on `.slice` here.
+            let json = args.map(Value::to_string).unwrap_or_default();
+            let more = if js_len(&json) > 40 { "..." } else { "" };
+            format!("[{}: {}{more}]", js_string(name), js_slice(&json, 40))
+        }
+    }
+}
+
+/// pi's `shortenHomePath`: a path inside the home directory as `~/…`.
+fn shorten_home(path: &str, home: &str) -> String {
+    let home = home.trim_end_matches('/');
+    if home.is_empty() || !path.starts_with('/') {
+        return path.to_owned();
+    }
+    match path.strip_prefix(home) {
+        Some("" | "/") => "~".to_owned(),
+        Some(rest) if rest.starts_with('/') => format!("~{rest}"),
+        _ => path.to_owned(),
+    }
+}
+
+/// pi's `formatReadLineRange`: `:10`, `:10-29`, or nothing for malformed values.
+fn read_line_range(offset: Option<&Value>, limit: Option<&Value>) -> String {
+    let absent = |v: Option<&Value>| v.is_none_or(Value::is_null);
+    let number = |v: Option<&Value>| match v {
+        Some(Value::Number(n)) => n.as_f64(),
+        Some(Value::String(s)) if !js_trim(s).is_empty() => {
+            js_trim(s).parse::<f64>().ok().filter(|f| f.is_finite())
+        }
+        _ => None,
+    };
+    if absent(offset) && absent(limit) {
+        return String::new();
+    }
+    let start = if absent(offset) {
+        Some(1.0)
+    } else {
+        number(offset)
+    };
+    let Some(start) = start else {
+        return String::new();
+    };
+    let show = |f: f64| js_number(&serde_json::Number::from_f64(f).unwrap_or_else(|| 0.into()));
+    if absent(limit) {
+        return format!(":{}", show(start));
+    }
+    let Some(count) = number(limit) else {
+        return String::new();
+    };
+    let end = start + count - 1.0;
+    if end == 0.0 {
+        format!(":{}", show(start))
+    } else {
+        format!(":{}-{}", show(start), show(end))
+    }
+}
+
+/// Text cut for display: at most `max_lines` lines and `max_chars` characters.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Cut<'a> {
+    pub text: &'a str,
+    /// Lines left out after the kept text (counting a line cut in the middle); 0 when nothing
+    /// but whitespace was left out, so a marker is due exactly when this is not 0.
+    pub more_lines: usize,
+    /// Characters left out.
+    pub more_chars: usize,
+}
+
+pub fn cut(text: &str, max_lines: usize, max_chars: usize) -> Cut<'_> {
+    let mut end = text.len();
+    // Cut after `max_lines` lines, then after `max_chars` characters, whichever comes first.
+    if let Some((at, _)) = text.match_indices('\n').nth(max_lines.saturating_sub(1)) {
+        end = at;
+    }
+    if let Some((at, _)) = text.char_indices().nth(max_chars) {
+        end = end.min(at);
+    }
+    let kept = text[..end].trim_end_matches('\n');
+    let rest = &text[end..];
+    // A cut in the middle of a line counts that line's rest as one more line.
+    let more_lines = if rest.trim().is_empty() {
+        0
+    } else {
+        rest.strip_prefix('\n')
+            .unwrap_or(rest)
+            .trim_end()
+            .lines()
+            .count()
+    };
+    Cut {
+        text: kept,
+        more_lines,
+        more_chars: rest.chars().count(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn javascript_coercions() {
+        assert_eq!(js_string(None), "undefined");
+        assert_eq!(js_string(Some(&json!(3.0))), "3");
+        assert_eq!(js_string(Some(&json!(2.5))), "2.5");
+        assert_eq!(js_string(Some(&json!([1, null, "a"]))), "1,,a");
+        assert_eq!(js_string(Some(&json!({"a": 1}))), "[object Object]");
+        assert!(!js_truthy(Some(&json!(""))));
+        assert!(!js_truthy(Some(&json!(0))));
+        assert!(js_truthy(Some(&json!([]))));
+        assert_eq!(js_slice("a😀b", 2), "a");
+        assert_eq!(js_slice("a😀b", 3), "a😀");
+        assert_eq!(js_len("a😀"), 3);
+        assert_eq!(normalize("\t a\nb  "), "a b");
+    }
+
+    #[test]
+    fn content_text_and_has_text() {
+        let blocks = json!([{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"},
+            {"type":"text"},"junk",{"type":"toolCall"}]);
+        assert_eq!(full_text(Some(&blocks)), "ab");
+        assert_eq!(full_text(Some(&json!("s"))), "s");
+        assert_eq!(full_text(Some(&json!({"x":1}))), "");
+        assert!(has_text(Some(&json!([{"type":"text","text":" x "}]))));
+        assert!(!has_text(Some(
+            &json!([{"type":"text","text":"  "}, {"type":"toolCall"}])
+        )));
+        assert!(!has_text(Some(&json!([{"type":"text","text":5}]))));
+        assert!(!has_text(None));
+    }
+
+    #[test]
+    fn images() {
+        assert_eq!(base64_size("AAAA"), 3);
+        assert_eq!(base64_size("AA=="), 1);
+        let big = "A".repeat(163_840);
+        assert_eq!(
+            image_label(&json!({"type":"image","data":big,"mimeType":"image/png"})),
+            "[image/png 120 KB]"
+        );
+        assert_eq!(image_label(&json!({"type":"image","data":7})), "[image]");
+    }
+
+    #[test]
+    fn tool_calls() {
+        let args = json!({"path":"src/a.ts","oldText":"x\ny"});
+        assert_eq!(
+            tool_call_line(Some(&json!("edit")), Some(&args)),
+            r#"edit(path: "src/a.ts", oldText: "x\ny")"#
+        );
+        assert_eq!(tool_call_line(None, Some(&json!([1]))), "?([1])");
+        let home = "/home/dev";
+        let pi = |name: &str, args: Value| pi_tool_call(Some(&json!(name)), Some(&args), home);
+        assert_eq!(
+            pi("read", json!({"path":"/home/dev/a.ts"})),
+            "[read: ~/a.ts]"
+        );
+        assert_eq!(
+            pi("read", json!({"path":"a.ts","offset":10,"limit":20})),
+            "[read: a.ts:10-29]"
+        );
+        assert_eq!(
+            pi("read", json!({"path":"a.ts","limit":5})),
+            "[read: a.ts:1-5]"
+        );
+        assert_eq!(
+            pi("read", json!({"file_path":"b","offset":"x"})),
+            "[read: b]"
+        );
+        assert_eq!(pi("bash", json!({"command":"ls\n-la"})), "[bash: ls -la]");
+        let long = "x".repeat(60);
+        assert_eq!(
+            pi("bash", json!({ "command": long })),
+            format!("[bash: {}...]", "x".repeat(50))
+        );
+        assert_eq!(pi("grep", json!({"pattern":"a+"})), "[grep: /a+/ in .]");
+        assert_eq!(pi("ls", json!({"path":"/home/dev"})), "[ls: ~]");
+        assert_eq!(
+            pi(
+                "mytool",
+                json!({"k":"0123456789012345678901234567890123456789"})
+            ),
+            r#"[mytool: {"k":"0123456789012345678901234567890123...]"#
+        );
+        assert_eq!(pi_tool_call(None, None, home), "[undefined: ]");
+        assert_eq!(
+            pi_tool_call(Some(&json!("read")), Some(&json!("s")), home),
+            "[read: ]"
+        );
+    }
+
+    #[test]
+    fn cutting() {
+        let c = cut("a\nb\nc\nd", 2, 100);
+        assert_eq!((c.text, c.more_lines), ("a\nb", 2));
+        let c = cut("abcdef", 5, 3);
+        assert_eq!((c.text, c.more_lines, c.more_chars), ("abc", 1, 3));
+        let c = cut("short\n", 5, 100);
+        assert_eq!((c.text, c.more_lines, c.more_chars), ("short", 0, 0));
+        // Only blank lines left out: nothing worth a marker.
+        assert_eq!(cut("a\n\n\n", 1, 100).more_lines, 0);
+        let c = cut("é", 1, 0);
+        assert_eq!((c.text, c.more_chars), ("", 1));
+    }
+}
