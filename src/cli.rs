@@ -1,43 +1,139 @@
-//! The command line, declared once. Doc comments are the help text.
+//! The command line, declared once. Doc comments are the help text: the first paragraph is the
+//! short help (`-h`), the whole comment the long help (`--help`), and the man page and shell
+//! completions are generated from the same declarations (`pisess generate`).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-const AFTER_LONG_HELP: &str = "\
-SESSION arguments (show, tree, context, path, rm):
-  -                 read the session from standard input
-  PATH              a file (anything with / or \\ or ending .jsonl is a path)
-  ID | PREFIX       a session id or unique prefix, this project first, then all projects
-  NAME              an exact session name (set with pi's /name)
-  (omitted)         $PI_SESSION_FILE, else this project's newest session (what `pi -c` resumes)
+/// The forms of a SESSION argument, shared by the help texts below (a macro, not a const, so
+/// `concat!` can splice it into them).
+macro_rules! session_forms {
+    () => {
+        "  -                 read the session from standard input
+  PATH              a file (anything with / or \\ or ending in .jsonl is a path)
+  ID | PREFIX       a session id or unique prefix: this project first, then all projects
+  NAME              an exact session name (set with pi's /name)"
+    };
+}
 
-Examples:
-  pisess ls                                   sessions of this project, newest first
-  pisess ls --all --since 2d                  every project, last two days
-  pisess ls --all --json | jq -r 'select(.usage.cost > 1) | .path'
-  pisess show --branch                        the active branch of the newest session
-  pisess show 0193 --role user --json | jq -r .message.content
-  pisess tree 0193 --filter no-tools          the conversation tree without tool results
-  pisess context --json | jq '.messages | length'
-  pisess context --llm --json S | jq -e '.messages[-1].role == \"assistant\"'   (a CI check)
-  pisess rm --older-than 30d --empty --dry-run
+/// The same, with what an omitted SESSION means.
+macro_rules! session_help {
+    () => {
+        concat!(
+            "SESSION:\n",
+            session_forms!(),
+            "
+  (omitted)         $PI_SESSION_FILE, else this project's newest session (what `pi -c` resumes)
+  An ambiguous prefix or name is an error that lists the candidates.
+
+"
+        )
+    };
+}
+
+// The long help is wrapped by clap at the terminal width (at most 100 columns); lines here stay
+// under 90 so the examples keep their layout on an ordinary terminal.
+const AFTER_LONG_HELP: &str = concat!(
+    session_help!(),
+    "Examples:
+  pisess ls                            this project's sessions, newest first
+  pisess ls --all --since 2d           every project's sessions of the last two days
+  pisess tree                          the newest session's tree, active path marked
+  pisess show --branch                 the entries of the active branch
+  pisess context --llm                 what the model is sent next
+
+  Find the session where something happened:
+    pisess ls --all --json | jq -r 'select(.firstMessage | test(\"stripe\"; \"i\")) | .path'
+    pisess show --json 0196d88e | grep -c 'sk_test_'
+
+  Pipe into jq:
+    pisess ls --all --json | jq -s 'map(.usage.cost) | add'
+    pisess show --json --no-header --role user | jq -r '.message.content | strings'
+    pisess context --json | jq '.messages | length'
+
+  Check a run in CI (jq -e exits 1 when the answer is false or null):
+    pisess ls --json -n 1 | jq -e '.usage.cost < 2'
+    pisess context --json \"$SESSION\" | jq -e '.messages[-1].role == \"assistant\"'
+    pisess ls --all --json | jq -se 'all(.malformedLines == 0)'
+
+Output:
+  Human output shows relative times (3h ago) and is coloured on a terminal; --json output is
+  never coloured or cut, and its times are ISO 8601 in UTC. Fields are only ever added
+  (docs/json.md). Warnings go to stderr as `pisess: warning: FILE:LINE: ...`, errors as
+  one line `pisess: error: ...`.
 
 Exit codes:
-  0  done
-  1  the command could not do its job (no such session, unreadable file, refused deletion,
-     some files unreadable in `ls`)
-  2  usage error
+  0  done (warnings do not change the exit code)
+  1  the command could not do its job: no such session, an unreadable file, a refused
+     deletion, some files unreadable in `ls` (the rest are still listed)
+  2  usage error: an unknown option or subcommand, a bad value
 
 Environment:
-  PI_CODING_AGENT_DIR           pi's agent dir (default ~/.pi/agent); sessions live in its sessions/
-  PI_CODING_AGENT_SESSION_DIR   the session dir, below --session-dir and above the sessionDir setting
-  PI_SESSION_FILE               the session a running pi writes; the default SESSION when set
-  NO_COLOR                      when set and not empty, no colours unless --color always";
+  PI_CODING_AGENT_DIR          pi's agent dir (default ~/.pi/agent); sessions are in its
+                               sessions/ folder, one --<cwd>-- folder per project
+  PI_CODING_AGENT_SESSION_DIR  the session dir; beaten by --session-dir, beats the sessionDir
+                               setting in .pi/settings.json (`pisess path --explain` shows all)
+  PI_SESSION_FILE              the session a running pi writes: the default SESSION when set
+  NO_COLOR                     set and not empty: no colour unless --color always"
+);
+
+const LS_HELP: &str = "\
+Examples:
+  pisess ls -n 5                       the five most recent sessions of this project
+  pisess ls --all --sort cost -n 10    the ten most expensive sessions of any project
+  pisess ls --all --since 2025-05-01 --until 2025-06-01
+  pisess ls --all --json | jq -r 'select(.branches > 1) | .path'   sessions with branches
+  pisess ls --all --json > s.ndjson    then, in DuckDB:
+    select cwd, sum(usage.cost) from read_json_auto('s.ndjson') group by 1";
+
+const SHOW_HELP: &str = concat!(
+    session_help!(),
+    "Examples:
+  pisess show --branch                 the active branch of this project's newest session
+  pisess show 0196cdea --role user --full    every user message, uncut
+  pisess show 0196cdea 3f1a2b4c        one entry in full
+  pisess show --json --no-header | jq -c 'select(.type == \"compaction\")'"
+);
+
+const TREE_HELP: &str = concat!(
+    session_help!(),
+    "Examples:
+  pisess tree                          the newest session's tree
+  pisess tree 0196c9f4 --filter user-only    only user messages: where the branches split
+  pisess tree --json | jq -r '.. | objects | select(.label) | \"\\(.id) \\(.label)\"'"
+);
+
+const PATH_HELP: &str = concat!(
+    "SESSION:\n",
+    session_forms!(),
+    "
+
+Examples:
+  pisess path                          the folder pi writes this project's sessions to
+  pisess path --explain                why that folder: flag, env, settings, default
+  pisess path 0196cdea                 a session's file
+  less \"$(pisess path 0196cdea)\""
+);
+
+const CONTEXT_HELP: &str = concat!(
+    session_help!(),
+    "Examples:
+  pisess context                       the next request, one line per message, with a total
+  pisess context --leaf 3f1a2b4c       as if the session were resumed at that entry
+  pisess context --llm --json | jq -r '.messages[].role'"
+);
+
+const RM_HELP: &str = "\
+Examples:
+  pisess rm 0196cdea                   show the session, ask, move it to the trash
+  pisess rm --older-than 30d --empty --dry-run   what a clean-up would remove
+  pisess rm --all --empty --yes        remove every session without messages, without asking";
 
 /// Inspect the session files of the pi coding agent.
 ///
 /// pisess finds, lists and reads pi's JSONL session files: the entry tree with its branches,
-/// and exactly what the model is sent after compactions, branch summaries and context edits.
-/// Human output on a terminal, NDJSON for jq with --json.
+/// and exactly what the model is sent next after compactions, branch summaries and context
+/// edits. It only reads sessions (rm removes whole files, to the trash by default). Human
+/// output on a terminal; --json gives JSON for jq and scripts.
 #[derive(Debug, Parser)]
 #[command(name = "pisess", version, after_long_help = AFTER_LONG_HELP, max_term_width = 100)]
 pub struct Cli {
@@ -47,44 +143,91 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Options every subcommand takes, before or after its name; shown under their own heading so
+/// a subcommand's help keeps its own options together.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
-    /// Use DIR as the session dir (beats PI_CODING_AGENT_SESSION_DIR and the sessionDir setting)
+    /// Read sessions from DIR instead of pi's session dir
+    ///
+    /// Beats PI_CODING_AGENT_SESSION_DIR and the sessionDir setting. As in pi, a dir other than
+    /// the default is flat and shared by every project: "this project" means its files whose
+    /// header cwd is the cwd.
     #[arg(long, global = true, value_name = "DIR")]
     pub session_dir: Option<String>,
-    /// Act as if run in DIR (which project "this project" is)
+    /// Act as if run in DIR
+    ///
+    /// DIR decides which project "this project" is (pi keeps a project's sessions in a folder
+    /// named --<DIR>-- under the sessions root) and whose .pi/settings.json is read.
     #[arg(long, global = true, value_name = "DIR")]
     pub cwd: Option<String>,
     /// When to use colours
+    ///
+    /// stdout and stderr are decided separately, so `pisess ls 2>err.txt` is still coloured on
+    /// the terminal. JSON and `path` output are never coloured.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
     /// No warnings on stderr (errors are still printed)
+    ///
+    /// Warnings (malformed lines, parent cycles, missing parents, unreadable files) never
+    /// change the exit code; -q only hides them.
     #[arg(short, long, global = true)]
     pub quiet: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
-    /// Colour when the stream is a terminal and NO_COLOR is unset or empty
+    /// Colour a stream when it is a terminal and NO_COLOR is unset or empty
     Auto,
+    /// Always colour, even into a pipe (e.g. for less -R)
     Always,
+    /// Never colour
     Never,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List sessions, newest first
-    #[command(visible_alias = "list")]
+    ///
+    /// One row per session: short id, last activity, messages, tokens, cost, and the name or
+    /// else the first user message (with --all, the project's cwd first). Rows are cut to the
+    /// terminal width on a terminal, never when piped. The order and the values are pi's own
+    /// (`SessionManager.list`; tokens and cost are pi's /session totals).
+    #[command(visible_alias = "list", after_long_help = LS_HELP)]
     Ls(LsArgs),
     /// Print a session's entries
+    ///
+    /// One block per entry in file order: time, id, type or role, content (tool calls as
+    /// name(args), long text cut unless --full). With --json, the selected lines exactly as
+    /// stored, so jq sees what is in the file.
+    #[command(after_long_help = SHOW_HELP)]
     Show(ShowArgs),
     /// Draw a session's entry tree, the active path marked
+    ///
+    /// The tree of pi's /tree: children in pi's order, the leaf pi resumes at marked
+    /// "← active", labels shown, and pi's filter modes.
+    #[command(after_long_help = TREE_HELP)]
     Tree(TreeArgs),
     /// Print the session dir for this project, or a session's file
+    ///
+    /// One path a line, never coloured, so `cd "$(pisess path)"` works.
+    #[command(after_long_help = PATH_HELP)]
     Path(PathArgs),
     /// Rebuild the messages pi sends to the model next
+    ///
+    /// The messages of the active branch (or of the path to --leaf) exactly as pi's
+    /// buildSessionContext computes them: the latest compaction's summary and the entries it
+    /// kept, branch summaries, context edits applied. With --llm, converted as pi converts them
+    /// for the provider (convertToLlm).
+    #[command(after_long_help = CONTEXT_HELP)]
     Context(ContextArgs),
     /// Delete sessions safely (to the trash unless --permanent)
+    ///
+    /// Lists what it will remove, then asks on a terminal; without one it refuses unless --yes.
+    /// It removes only regular .jsonl files that hold a pi session header, inside the sessions
+    /// root unless named by their path, and not the live session ($PI_SESSION_FILE) without
+    /// --force.
+    #[command(after_long_help = RM_HELP)]
     Rm(RmArgs),
     /// Write shell completions or the man page (for packagers)
     #[command(hide = true)]
@@ -93,34 +236,45 @@ pub enum Command {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SortKey {
+    /// Last activity, newest first (pi's order)
     Modified,
+    /// The header's timestamp, newest first
     Created,
+    /// File size, largest first
     Size,
+    /// Message entries, most first
     Messages,
+    /// Total cost, highest first
     Cost,
 }
 
 #[derive(Debug, Args)]
 pub struct LsArgs {
     /// Every project's sessions, not only this project's
+    ///
+    /// Every *.jsonl one folder below the sessions root (pi's `listAll`), or every file in a
+    /// custom session dir.
     #[arg(short, long)]
     pub all: bool,
-    /// Show at most N sessions
+    /// Show at most N sessions (after filtering and sorting)
     #[arg(short = 'n', long, value_name = "N")]
     pub limit: Option<usize>,
     /// Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
+    ///
+    /// "Modified" is pi's: the time of the last user or assistant message, else the header's
+    /// timestamp. A date alone is midnight UTC; a date-time without offset is local time.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
     /// Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
-    /// Order by this key, largest or newest first
+    /// Order by this key
     #[arg(long, value_enum, default_value_t = SortKey::Modified, value_name = "KEY")]
     pub sort: SortKey,
-    /// Reverse the order
+    /// Reverse the order (oldest, smallest or cheapest first)
     #[arg(short, long)]
     pub reverse: bool,
-    /// NDJSON: one object per session
+    /// NDJSON: one object per session (fields are only ever added)
     #[arg(long)]
     pub json: bool,
 }
@@ -129,7 +283,8 @@ pub struct LsArgs {
 pub struct ShowArgs {
     /// The session (see SESSION below); default: this project's newest
     pub session: Option<String>,
-    /// Print only this entry, in full
+    /// Print only this entry (id or unique prefix), in full; not with --branch, --leaf, --type,
+    /// --role
     pub entry_id: Option<String>,
     /// Only the active branch (root to the last entry)
     #[arg(short, long, conflicts_with = "leaf")]
@@ -164,7 +319,7 @@ pub enum TreeFilter {
     UserOnly,
     /// Only labelled entries
     LabeledOnly,
-    /// Everything
+    /// Everything but usage entries and tool-call-only assistant messages (as pi's "all")
     All,
 }
 
@@ -208,7 +363,7 @@ pub struct ContextArgs {
     /// Show every message in full
     #[arg(long)]
     pub full: bool,
-    /// Cut each tool result's text to N characters (a seed-000 feature; off by default)
+    /// Cut the text of each tool result to N characters (pi sends it whole; --json too)
     #[arg(long, value_name = "N")]
     pub max_tool_chars: Option<usize>,
 }
@@ -226,10 +381,10 @@ pub struct RmArgs {
     /// Unlink instead of moving to the trash
     #[arg(long)]
     pub permanent: bool,
-    /// Also sessions whose last activity is older than SPAN (30d, 2w, ...)
+    /// Also this project's sessions whose last activity is older than SPAN (30d, 2w, ...)
     #[arg(long, value_name = "SPAN")]
     pub older_than: Option<String>,
-    /// Also sessions without messages
+    /// Also this project's sessions without messages (with --older-than: the old ones)
     #[arg(long)]
     pub empty: bool,
     /// With --older-than/--empty: every project, not only this one

@@ -9,7 +9,9 @@ pub mod context;
 pub mod env;
 pub mod locate;
 pub mod model;
+pub mod preview;
 pub mod reader;
+pub mod render;
 pub mod select;
 pub mod session;
 pub mod style;
@@ -121,6 +123,39 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
             }
         }
     }
+}
+
+/// A command-line parsing error as one line, `pisess: error: ...`, like every other error:
+/// clap's message with its tips, and the way to the help. clap's usage block is left out; it is
+/// one `--help` away, and a single line is what scripts and log greps expect.
+pub fn parse_error_line(e: &clap::Error) -> String {
+    // `StyledStr`'s `Display` drops clap's styling, so no escape codes reach the line.
+    let text = e.render().to_string();
+    let mut message = String::new();
+    let mut tips = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip);
+            continue;
+        }
+        if !message.is_empty() {
+            message.push(' ');
+        }
+        message.push_str(line.strip_prefix("error: ").unwrap_or(line));
+    }
+    let tips = if tips.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", tips.join("; "))
+    };
+    let message = style::escape_control(&message, false);
+    format!("pisess: error: {message}{tips}; try '--help'")
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

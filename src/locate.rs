@@ -72,6 +72,22 @@ pub struct Location {
     pub candidates: Vec<Candidate>,
     /// Problems reading settings files (not fatal).
     pub warnings: Vec<String>,
+    /// The home directory, kept to show paths inside it as `~/…` in messages.
+    pub home: PathBuf,
+}
+
+/// A path for messages: inside `home` it is shown as `~/…`, as pi shows paths, so an error
+/// line names the place without the noise of a long home directory.
+pub fn tilde(path: &Path, home: &Path) -> String {
+    // A home of `/` (or none) would turn every absolute path into `~/…`.
+    if home.parent().is_none() {
+        return path.display().to_string();
+    }
+    match path.strip_prefix(home) {
+        Ok(rest) if rest.as_os_str().is_empty() => "~".to_owned(),
+        Ok(rest) => format!("~/{}", rest.display()),
+        Err(_) => path.display().to_string(),
+    }
 }
 
 /// `~` and `~/x` expanded, as pi's `normalizePath`.
@@ -194,7 +210,13 @@ impl Location {
             custom,
             candidates,
             warnings,
+            home: home.clone(),
         }
+    }
+
+    /// `path` for messages (see [`tilde`]).
+    pub fn shown(&self, path: &Path) -> String {
+        tilde(path, &self.home)
     }
 
     /// The files of "this project": pi's `list` (custom dirs still need the cwd filter,
@@ -293,6 +315,15 @@ mod tests {
         assert_eq!(encode_cwd("C:\\Projects\\pi"), "--C--Projects-pi--");
         assert_eq!(encode_cwd("/"), "----");
         assert_eq!(encode_cwd("/a:b/c"), "--a-b-c--");
+    }
+
+    #[test]
+    fn home_is_shown_as_tilde() {
+        let home = Path::new("/home/u");
+        assert_eq!(tilde(Path::new("/home/u/.pi/agent"), home), "~/.pi/agent");
+        assert_eq!(tilde(Path::new("/home/u"), home), "~");
+        assert_eq!(tilde(Path::new("/home/user2/x"), home), "/home/user2/x");
+        assert_eq!(tilde(Path::new("/etc/x"), Path::new("/")), "/etc/x");
     }
 
     #[test]

@@ -1,10 +1,26 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = pisess::cli::Cli::parse();
+    let cli = match pisess::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version go to stdout (exit 0); bare `pisess` prints the help to stderr
+        // (exit 2). Neither is an error line.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "{}", pisess::parse_error_line(&e));
+            return ExitCode::from(2);
+        }
+    };
     let env = match pisess::env::Env::from_process(&cli.global) {
         Ok(env) => env,
         Err(e) => {

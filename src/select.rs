@@ -5,7 +5,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::locate::Location;
+use crate::locate::{tilde, Location};
 use crate::session::read_header;
 use crate::summary::summarize;
 
@@ -17,53 +17,117 @@ pub enum Selected {
 }
 
 /// Why no single session could be chosen (exit 1).
+///
+/// Each message is one line that names what was looked for and where (home shown as `~`), with
+/// a hint at the next step.
 #[derive(Debug)]
 pub enum SelectError {
+    /// An argument taken as a path (see [`names_a_path`]) names no file.
     MissingPath(PathBuf),
     NoMatch {
         query: String,
+        /// Where the lookup searched, ready to print.
         searched: String,
+        /// Whether any session at all was there (if not, the dir is the likelier mistake).
+        found_any: bool,
     },
     Ambiguous {
         query: String,
         candidates: Vec<(String, PathBuf)>,
+        home: PathBuf,
     },
     NoSessions {
         dir: PathBuf,
+        cwd: PathBuf,
+        /// A custom dir, where "this project" means the files whose header `cwd` is `cwd`.
+        custom: bool,
+        home: PathBuf,
     },
     EnvFileMissing(PathBuf),
 }
 
+/// How many candidates an ambiguity lists before "and N more": enough to choose from, short
+/// enough for one line.
+const MAX_CANDIDATES: usize = 5;
+
 impl fmt::Display for SelectError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            SelectError::MissingPath(p) => write!(f, "{}: no such file", p.display()),
-            SelectError::NoMatch { query, searched } => write!(
-                f,
-                "no session matches '{query}' (by id, id prefix or name) in {searched}"
-            ),
-            SelectError::Ambiguous { query, candidates } => {
-                write!(f, "'{query}' matches {} sessions:", candidates.len())?;
-                for (id, path) in candidates.iter().take(10) {
-                    write!(f, " {id} ({})", path.display())?;
+            SelectError::MissingPath(p) => {
+                write!(f, "no such file: {}", p.display())?;
+                // Something like `fix/login` may have been meant as a session name.
+                if p.extension().is_none_or(|x| x != "jsonl") {
+                    f.write_str(" (a SESSION with / or \\ in it is read as a path)")?;
                 }
-                if candidates.len() > 10 {
-                    write!(f, " and {} more", candidates.len() - 10)?;
-                }
-                f.write_str("; give more of the id or a path")
+                Ok(())
             }
-            SelectError::NoSessions { dir } => write!(
-                f,
-                "no sessions for this project in {} (try 'pisess ls --all')",
-                dir.display()
-            ),
-            SelectError::EnvFileMissing(p) => {
+            SelectError::NoMatch {
+                query,
+                searched,
+                found_any,
+            } => {
                 write!(
                     f,
-                    "PI_SESSION_FILE names {}, which does not exist",
-                    p.display()
-                )
+                    "no session matches '{query}' by id, id prefix or name in {searched}"
+                )?;
+                if *found_any {
+                    f.write_str(" (list them with 'pisess ls --all')")
+                } else {
+                    f.write_str(
+                        ", which hold no sessions (see where pisess looks: 'pisess path --explain')",
+                    )
+                }
             }
+            SelectError::Ambiguous {
+                query,
+                candidates,
+                home,
+            } => {
+                // Full paths would make the line unreadable; the folder tells projects apart.
+                let folder = |p: &Path| p.parent().map(|d| tilde(d, home)).unwrap_or_default();
+                let one_folder = candidates
+                    .iter()
+                    .all(|(_, p)| p.parent() == candidates[0].1.parent());
+                write!(f, "'{query}' matches {} sessions", candidates.len())?;
+                if one_folder {
+                    write!(f, " in {}", folder(&candidates[0].1))?;
+                }
+                f.write_str(":")?;
+                for (i, (id, path)) in candidates.iter().take(MAX_CANDIDATES).enumerate() {
+                    let sep = if i == 0 { " " } else { ", " };
+                    write!(f, "{sep}{id}")?;
+                    if !one_folder {
+                        write!(f, " (in {})", folder(path))?;
+                    }
+                }
+                if candidates.len() > MAX_CANDIDATES {
+                    write!(f, " and {} more", candidates.len() - MAX_CANDIDATES)?;
+                }
+                if candidates.iter().all(|(id, _)| id.starts_with(query.as_str())) {
+                    f.write_str("; give more of the id, or the path")
+                } else {
+                    f.write_str("; give the id or the path instead of the name")
+                }
+            }
+            SelectError::NoSessions {
+                dir,
+                cwd,
+                custom,
+                home,
+            } => {
+                let (dir, cwd) = (tilde(dir, home), cwd.display());
+                if *custom {
+                    write!(f, "no sessions with cwd {cwd} in {dir}")?;
+                } else {
+                    write!(f, "no sessions for {cwd} in {dir}")?;
+                }
+                f.write_str(" (list every project's with 'pisess ls --all', or name a SESSION)")
+            }
+            SelectError::EnvFileMissing(p) => write!(
+                f,
+                "PI_SESSION_FILE names {}, which does not exist (unset it to read this project's newest session)",
+                p.display()
+            ),
         }
     }
 }
@@ -73,6 +137,14 @@ impl std::error::Error for SelectError {}
 /// Whether an argument is meant as a path rather than an id or name.
 fn looks_like_path(arg: &str) -> bool {
     arg.contains('/') || arg.contains('\\') || arg.to_ascii_lowercase().ends_with(".jsonl")
+}
+
+/// Whether [`select`] takes a SESSION argument as a path (an existing file, or anything that
+/// looks like a path) rather than an id or name. `rm` needs this: only a session named by its
+/// path may lie outside the sessions root.
+pub fn names_a_path(arg: &str, loc: &Location) -> bool {
+    arg != "-"
+        && (crate::locate::resolve(&loc.cwd, Path::new(arg)).is_file() || looks_like_path(arg))
 }
 
 /// The files of this project that hold a session of it, with their header ids.
@@ -122,13 +194,18 @@ fn by_name(sessions: &[(String, PathBuf)], query: &str) -> Vec<(String, PathBuf)
         .collect()
 }
 
-fn one(query: &str, found: Vec<(String, PathBuf)>) -> Result<Option<Selected>, SelectError> {
+fn one(
+    query: &str,
+    found: Vec<(String, PathBuf)>,
+    loc: &Location,
+) -> Result<Option<Selected>, SelectError> {
     match found.len() {
         0 => Ok(None),
         1 => Ok(found.into_iter().next().map(|(_, p)| Selected::File(p))),
         _ => Err(SelectError::Ambiguous {
             query: query.to_owned(),
             candidates: found,
+            home: loc.home.clone(),
         }),
     }
 }
@@ -146,7 +223,7 @@ pub fn select(
         return Ok(Selected::Stdin);
     }
     let as_path = crate::locate::resolve(&loc.cwd, Path::new(arg));
-    if as_path.is_file() || looks_like_path(arg) {
+    if names_a_path(arg, loc) {
         return if as_path.exists() {
             Ok(Selected::File(as_path))
         } else {
@@ -154,30 +231,31 @@ pub fn select(
         };
     }
     let project = project_sessions(loc);
-    if let Some(s) = one(arg, by_id(&project, arg))? {
+    if let Some(s) = one(arg, by_id(&project, arg), loc)? {
         return Ok(s);
     }
     let all = all_sessions(loc);
-    if let Some(s) = one(arg, by_id(&all, arg))? {
+    if let Some(s) = one(arg, by_id(&all, arg), loc)? {
         return Ok(s);
     }
-    if let Some(s) = one(arg, by_name(&project, arg))? {
+    if let Some(s) = one(arg, by_name(&project, arg), loc)? {
         return Ok(s);
     }
-    if let Some(s) = one(arg, by_name(&all, arg))? {
+    if let Some(s) = one(arg, by_name(&all, arg), loc)? {
         return Ok(s);
     }
     Err(SelectError::NoMatch {
         query: arg.to_owned(),
         searched: if loc.custom {
-            loc.session_dir.display().to_string()
+            loc.shown(&loc.session_dir)
         } else {
             format!(
-                "{} and every project under {}",
-                loc.session_dir.display(),
-                loc.root.display()
+                "{} or any other project under {}",
+                loc.shown(&loc.session_dir),
+                loc.shown(&loc.root)
             )
         },
+        found_any: !all.is_empty(),
     })
 }
 
@@ -207,6 +285,9 @@ fn default_session(loc: &Location, pi_session_file: Option<&str>) -> Result<Sele
         .map(|(_, p)| Selected::File(p))
         .ok_or_else(|| SelectError::NoSessions {
             dir: loc.session_dir.clone(),
+            cwd: loc.cwd.clone(),
+            custom: loc.custom,
+            home: loc.home.clone(),
         })
 }
 

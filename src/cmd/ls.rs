@@ -94,17 +94,15 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
     // A stable sort, like JavaScript's: ties keep the read order above.
     sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
 
-    let since = args
-        .since
-        .as_deref()
-        .map(|w| parse_when(w, env.now_ms))
-        .transpose();
-    let until = args
-        .until
-        .as_deref()
-        .map(|w| parse_when(w, env.now_ms))
-        .transpose();
-    let (since, until) = (since.map_err(UsageError)?, until.map_err(UsageError)?);
+    // The flag's name leads the message: `ls --since 2d --until x` has two times to get wrong.
+    let when = |flag: &str, value: Option<&str>| {
+        value
+            .map(|w| parse_when(w, env.now_ms))
+            .transpose()
+            .map_err(|e| UsageError(format!("{flag}: {e}")))
+    };
+    let since = when("--since", args.since.as_deref())?;
+    let until = when("--until", args.until.as_deref())?;
     sessions.retain(|s| {
         since.is_none_or(|t| s.modified_ms >= t) && until.is_none_or(|t| s.modified_ms < t)
     });

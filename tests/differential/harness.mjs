@@ -180,8 +180,14 @@ async function compareContexts() {
   return [...skipped.map((o) => [o]), ...outcomes];
 }
 
-const v1Id = (n) => n.toString(16).padStart(8, "0");
-const strip = ({ thinkingLevel, model, messages }) => ({ thinkingLevel, model, messages });
+// (Function declarations, not consts: they are hoisted above the top-level awaits that use them.)
+function v1Id(n) {
+  return n.toString(16).padStart(8, "0");
+}
+
+function strip({ thinkingLevel, model, messages }) {
+  return { thinkingLevel, model, messages };
+}
 
 // ------------------------------------------------------------------------------------------------
 
@@ -214,8 +220,13 @@ function firstDiff(a, b, at = "$") {
   return `${at}: pi ${show(a)}, pisess ${show(b)}`;
 }
 
-const show = (v) => clip(JSON.stringify(v), 160);
-const clip = (s, n = 300) => (s && s.length > n ? `${s.slice(0, n)}…` : s ?? "").replace(/\n/g, "⏎");
+function show(v) {
+  return clip(JSON.stringify(v), 160);
+}
+
+function clip(s, n = 300) {
+  return (s && s.length > n ? `${s.slice(0, n)}…` : s ?? "").replace(/\n/g, "⏎");
+}
 
 function describe(args, env) {
   const q = (s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);

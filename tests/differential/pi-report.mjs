@@ -25,6 +25,8 @@ function row(info) {
 }
 
 const json = (x) => JSON.parse(JSON.stringify(x ?? null));
+/** JSON with sorted keys, for order-insensitive equality. */
+const canonical = (x) => JSON.stringify(x, (_k, v) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
 
 export async function piReport(manifest, { piDist, scratch }) {
   const sm = await import(pathToFileURL(path.join(piDist, "core/session-manager.js")).href);
@@ -106,9 +108,9 @@ export async function piReport(manifest, { piDist, scratch }) {
     try {
       const copy2 = path.join(scratch, `${n++}.jsonl`);
       fs.copyFileSync(s.file, copy2);
-      const viaManager = json(SessionManager.open(copy2).buildSessionContext());
-      const mine = results[0].pi && { thinkingLevel: results[0].pi.thinkingLevel, model: results[0].pi.model, messages: results[0].pi.messages };
-      if (mine && JSON.stringify(viaManager) !== JSON.stringify(mine)) {
+      const viaManager = SessionManager.open(copy2).buildSessionContext();
+      const { leafId: _, ...mine } = results[0].pi ?? {};
+      if (results[0].pi && canonical(viaManager) !== canonical(mine)) {
         report.harnessErrors.push(`${s.file}: free-function context differs from SessionManager.open()`);
       }
     } catch {

@@ -32,16 +32,38 @@ fn json_has_the_contract_fields_in_pi_order() {
     assert_eq!(r.code, 0);
     let rows = json_lines(&r);
     assert!(rows.len() >= 5);
-    let keys: Vec<&str> = rows[0].as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = rows[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(
         keys,
         [
-            "id", "path", "cwd", "name", "parentSession", "version", "created", "modified",
-            "messageCount", "firstMessage", "entries", "leafId", "branches", "usage", "models",
-            "bytes", "malformedLines"
+            "id",
+            "path",
+            "cwd",
+            "name",
+            "parentSession",
+            "version",
+            "created",
+            "modified",
+            "messageCount",
+            "firstMessage",
+            "entries",
+            "leafId",
+            "branches",
+            "usage",
+            "models",
+            "bytes",
+            "malformedLines"
         ]
     );
-    let modified: Vec<&str> = rows.iter().map(|r| r["modified"].as_str().unwrap()).collect();
+    let modified: Vec<&str> = rows
+        .iter()
+        .map(|r| r["modified"].as_str().unwrap())
+        .collect();
     let mut sorted = modified.clone();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     assert_eq!(modified, sorted, "newest modified first");
@@ -64,11 +86,23 @@ fn limit_reverse_sort_and_time_filters() {
     let rev = json_lines(&run(&["ls", "--all", "--json", "-q", "--reverse"]));
     assert_eq!(rev.first(), all.last());
     let by_size = json_lines(&run(&["ls", "--all", "--json", "-q", "--sort", "size"]));
-    let sizes: Vec<u64> = by_size.iter().map(|r| r["bytes"].as_u64().unwrap()).collect();
+    let sizes: Vec<u64> = by_size
+        .iter()
+        .map(|r| r["bytes"].as_u64().unwrap())
+        .collect();
     assert!(sizes.windows(2).all(|w| w[0] >= w[1]));
     // The clock is fixed at 2026-08-01; everything in the examples is older than a week.
     assert!(json_lines(&run(&["ls", "--all", "--json", "-q", "--since", "1w"])).is_empty());
-    let may = json_lines(&run(&["ls", "--all", "--json", "-q", "--since", "2025-05-01", "--until", "2025-05-15"]));
+    let may = json_lines(&run(&[
+        "ls",
+        "--all",
+        "--json",
+        "-q",
+        "--since",
+        "2025-05-01",
+        "--until",
+        "2025-05-15",
+    ]));
     assert!(!may.is_empty());
     for r in &may {
         let m = r["modified"].as_str().unwrap();
@@ -103,8 +137,17 @@ fn unreadable_or_foreign_files_warn_and_exit_1_after_listing_the_rest() {
     let rows = json_lines(&r);
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["malformedLines"], 1);
-    assert!(r.stderr.contains("good.jsonl:2: malformed JSON"), "{}", r.stderr);
-    assert!(r.stderr.contains("notes.jsonl: skipped: line 1: not a pi session"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("good.jsonl:2: malformed JSON"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("notes.jsonl: skipped: line 1: not a pi session"),
+        "{}",
+        r.stderr
+    );
     assert!(r.stderr.contains("dir.jsonl: skipped"), "{}", r.stderr);
     // -q silences warnings but not the exit code.
     let q = run_with(env_in(tmp.path(), "/p"), &["-q", "ls"], b"");
@@ -119,7 +162,11 @@ fn custom_dir_is_flat_and_filtered_by_header_cwd() {
     assert_eq!(all.len(), 3);
     let mut env = example_env();
     env.inputs.cwd = "/home/dev/pisess".into();
-    let mine = json_lines(&run_with(env, &["ls", "--json", "--session-dir", custom], b""));
+    let mine = json_lines(&run_with(
+        env,
+        &["ls", "--json", "--session-dir", custom],
+        b"",
+    ));
     assert!(!mine.is_empty() && mine.len() < all.len());
     assert!(mine.iter().all(|r| r["cwd"] == "/home/dev/pisess"));
 }

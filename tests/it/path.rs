@@ -8,30 +8,52 @@ fn dir_for_this_cwd_and_root() {
     let agent = examples_agent_dir();
     let r = run(&["path"]);
     assert_eq!(r.code, 0);
-    assert_eq!(r.stdout, format!("{}\n", agent.join("sessions/--home-dev-webshop--").display()));
+    assert_eq!(
+        r.stdout,
+        format!(
+            "{}\n",
+            agent.join("sessions/--home-dev-webshop--").display()
+        )
+    );
     let r = run(&["path", "--root"]);
     assert_eq!(r.stdout, format!("{}\n", agent.join("sessions").display()));
     let r = run(&["path", "--cwd", "/C:/x y/ü"]);
-    assert!(r.stdout.ends_with("/sessions/--C--x y-ü--\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.ends_with("/sessions/--C--x y-ü--\n"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
 fn session_file_by_id_prefix() {
     let r = run(&["path", "0196c3c5"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout.trim_end().ends_with("_0196c3c5-cff0-747e-b5dc-747bba961fb2.jsonl"));
+    assert!(r
+        .stdout
+        .trim_end()
+        .ends_with("_0196c3c5-cff0-747e-b5dc-747bba961fb2.jsonl"));
     let r = run(&["path", "no-such-session"]);
     assert_eq!(r.code, 1);
-    assert!(r.stderr.starts_with("pisess: error: no session matches 'no-such-session'"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .starts_with("pisess: error: no session matches 'no-such-session'"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
 fn explain_lists_every_source_and_the_winner() {
     let r = run(&["path", "--explain", "--session-dir", "/tmp/flagdir"]);
     assert_eq!(r.code, 0);
-    let text = r.stdout.replace(&examples_agent_dir().display().to_string(), "<agent>");
+    let text = r
+        .stdout
+        .replace(&examples_agent_dir().display().to_string(), "<agent>");
     snap!("path_explain_flag", text);
     let r = run(&["path", "--explain"]);
-    let text = r.stdout.replace(&examples_agent_dir().display().to_string(), "<agent>");
+    let text = r
+        .stdout
+        .replace(&examples_agent_dir().display().to_string(), "<agent>");
     snap!("path_explain_default", text);
 }

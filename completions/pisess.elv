@@ -1,0 +1,188 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[pisess] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'pisess'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'pisess'= {
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand ls 'List sessions, newest first'
+            cand list 'List sessions, newest first'
+            cand show 'Print a session''s entries'
+            cand tree 'Draw a session''s entry tree, the active path marked'
+            cand path 'Print the session dir for this project, or a session''s file'
+            cand context 'Rebuild the messages pi sends to the model next'
+            cand rm 'Delete sessions safely (to the trash unless --permanent)'
+            cand generate 'Write shell completions or the man page (for packagers)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pisess;ls'= {
+            cand -n 'Show at most N sessions (after filtering and sorting)'
+            cand --limit 'Show at most N sessions (after filtering and sorting)'
+            cand --since 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --until 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --sort 'Order by this key'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -a 'Every project''s sessions, not only this project''s'
+            cand --all 'Every project''s sessions, not only this project''s'
+            cand -r 'Reverse the order (oldest, smallest or cheapest first)'
+            cand --reverse 'Reverse the order (oldest, smallest or cheapest first)'
+            cand --json 'NDJSON: one object per session (fields are only ever added)'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;list'= {
+            cand -n 'Show at most N sessions (after filtering and sorting)'
+            cand --limit 'Show at most N sessions (after filtering and sorting)'
+            cand --since 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --until 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --sort 'Order by this key'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -a 'Every project''s sessions, not only this project''s'
+            cand --all 'Every project''s sessions, not only this project''s'
+            cand -r 'Reverse the order (oldest, smallest or cheapest first)'
+            cand --reverse 'Reverse the order (oldest, smallest or cheapest first)'
+            cand --json 'NDJSON: one object per session (fields are only ever added)'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;show'= {
+            cand --leaf 'Only the path from the root to entry ID'
+            cand -t 'Only entries of this type (message, compaction, label, ...); repeatable'
+            cand --type 'Only entries of this type (message, compaction, label, ...); repeatable'
+            cand --role 'Only messages of this role (user, assistant, toolResult, ...); repeatable'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -b 'Only the active branch (root to the last entry)'
+            cand --branch 'Only the active branch (root to the last entry)'
+            cand --full 'Do not cut long text'
+            cand --json 'The selected stored lines verbatim (NDJSON), header first'
+            cand --no-header 'With --json: leave out the header line'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;tree'= {
+            cand --filter 'Which entries to draw (pi''s /tree filter modes)'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand --json 'One JSON object: {sessionId, leafId, roots:[{id, type, role?, label?, active, preview, children}]}'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;path'= {
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand --root 'Print the sessions root (<agent dir>/sessions) instead'
+            cand --explain 'Show every source of the session dir in order, its value and which one won'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;context'= {
+            cand --leaf 'Build the context as if entry ID were the leaf'
+            cand --max-tool-chars 'Cut the text of each tool result to N characters (pi sends it whole; --json too)'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand --llm 'The provider-bound messages (pi''s convertToLlm) instead of pi''s agent messages'
+            cand --json 'One JSON object: {leafId, thinkingLevel, model, messages}'
+            cand --full 'Show every message in full'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;rm'= {
+            cand --older-than 'Also this project''s sessions whose last activity is older than SPAN (30d, 2w, ...)'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -n 'Print what would be removed, remove nothing'
+            cand --dry-run 'Print what would be removed, remove nothing'
+            cand -y 'Do not ask (required when stdin is not a terminal)'
+            cand --yes 'Do not ask (required when stdin is not a terminal)'
+            cand --permanent 'Unlink instead of moving to the trash'
+            cand --empty 'Also this project''s sessions without messages (with --older-than: the old ones)'
+            cand -a 'With --older-than/--empty: every project, not only this one'
+            cand --all 'With --older-than/--empty: every project, not only this one'
+            cand --force 'Allow removing the live session ($PI_SESSION_FILE)'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;generate'= {
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;help'= {
+            cand ls 'List sessions, newest first'
+            cand show 'Print a session''s entries'
+            cand tree 'Draw a session''s entry tree, the active path marked'
+            cand path 'Print the session dir for this project, or a session''s file'
+            cand context 'Rebuild the messages pi sends to the model next'
+            cand rm 'Delete sessions safely (to the trash unless --permanent)'
+            cand generate 'Write shell completions or the man page (for packagers)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'pisess;help;ls'= {
+        }
+        &'pisess;help;show'= {
+        }
+        &'pisess;help;tree'= {
+        }
+        &'pisess;help;path'= {
+        }
+        &'pisess;help;context'= {
+        }
+        &'pisess;help;rm'= {
+        }
+        &'pisess;help;generate'= {
+        }
+        &'pisess;help;help'= {
+        }
+    ]
+    $completions[$command]
+}
