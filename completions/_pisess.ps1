@@ -37,7 +37,6 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the session dir for this project, or a session''s file')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Rebuild the messages pi sends to the model next')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
-            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or the man page (for packagers)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -159,16 +158,6 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
-        'pisess;generate' {
-            [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
         'pisess;help' {
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List sessions, newest first')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s entries')
@@ -176,7 +165,6 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the session dir for this project, or a session''s file')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Rebuild the messages pi sends to the model next')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
-            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write shell completions or the man page (for packagers)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -196,9 +184,6 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             break
         }
         'pisess;help;rm' {
-            break
-        }
-        'pisess;help;generate' {
             break
         }
         'pisess;help;help' {

@@ -19,9 +19,6 @@ _pisess() {
             pisess,context)
                 cmd="pisess__subcmd__context"
                 ;;
-            pisess,generate)
-                cmd="pisess__subcmd__generate"
-                ;;
             pisess,help)
                 cmd="pisess__subcmd__help"
                 ;;
@@ -45,9 +42,6 @@ _pisess() {
                 ;;
             pisess__subcmd__help,context)
                 cmd="pisess__subcmd__help__subcmd__context"
-                ;;
-            pisess__subcmd__help,generate)
-                cmd="pisess__subcmd__help__subcmd__generate"
                 ;;
             pisess__subcmd__help,help)
                 cmd="pisess__subcmd__help__subcmd__help"
@@ -74,7 +68,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --help --version ls list show tree path context rm generate help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --help --version ls list show tree path context rm help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -133,34 +127,8 @@ _pisess() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        pisess__subcmd__generate)
-            opts="-q -h --session-dir --cwd --color --quiet --help bash zsh fish powershell elvish man"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --session-dir)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
         pisess__subcmd__help)
-            opts="ls show tree path context rm generate help"
+            opts="ls show tree path context rm help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -174,20 +142,6 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help__subcmd__context)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        pisess__subcmd__help__subcmd__generate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

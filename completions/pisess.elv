@@ -34,7 +34,6 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
-            cand generate 'Write shell completions or the man page (for packagers)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pisess;ls'= {
@@ -148,15 +147,6 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
-        &'pisess;generate'= {
-            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
-            cand --cwd 'Act as if run in DIR'
-            cand --color 'When to use colours'
-            cand -q 'No warnings on stderr (errors are still printed)'
-            cand --quiet 'No warnings on stderr (errors are still printed)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
         &'pisess;help'= {
             cand ls 'List sessions, newest first'
             cand show 'Print a session''s entries'
@@ -164,7 +154,6 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
-            cand generate 'Write shell completions or the man page (for packagers)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pisess;help;ls'= {
@@ -178,8 +167,6 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;help;context'= {
         }
         &'pisess;help;rm'= {
-        }
-        &'pisess;help;generate'= {
         }
         &'pisess;help;help'= {
         }

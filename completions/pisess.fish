@@ -39,7 +39,6 @@ complete -c pisess -n "__fish_pisess_needs_command" -f -a "tree" -d 'Draw a sess
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
-complete -c pisess -n "__fish_pisess_needs_command" -f -a "generate" -d 'Write shell completions or the man page (for packagers)'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s n -l limit -d 'Show at most N sessions (after filtering and sorting)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
@@ -139,18 +138,10 @@ complete -c pisess -n "__fish_pisess_using_subcommand rm" -s a -l all -d 'With -
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow removing the live session ($PI_SESSION_FILE)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand generate" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
-complete -c pisess -n "__fish_pisess_using_subcommand generate" -l cwd -d 'Act as if run in DIR' -r
-complete -c pisess -n "__fish_pisess_using_subcommand generate" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
-always\t'Always colour, even into a pipe (e.g. for less -R)'
-never\t'Never colour'"
-complete -c pisess -n "__fish_pisess_using_subcommand generate" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
-complete -c pisess -n "__fish_pisess_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm generate help" -f -a "ls" -d 'List sessions, newest first'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm generate help" -f -a "show" -d 'Print a session\'s entries'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm generate help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm generate help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm generate help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm generate help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm generate help" -f -a "generate" -d 'Write shell completions or the man page (for packagers)'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm help" -f -a "ls" -d 'List sessions, newest first'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm help" -f -a "show" -d 'Print a session\'s entries'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

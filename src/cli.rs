@@ -30,8 +30,8 @@ macro_rules! session_help {
     };
 }
 
-// The long help is wrapped by clap at the terminal width (at most 100 columns); lines here stay
-// under 90 so the examples keep their layout on an ordinary terminal.
+// clap wraps the long help at the terminal width, at most 100 columns: lines here stay shorter so
+// the examples and tables keep their layout at that width (a narrower terminal wraps them).
 const AFTER_LONG_HELP: &str = concat!(
     session_help!(),
     "Examples:
@@ -90,7 +90,7 @@ const SHOW_HELP: &str = concat!(
     "Examples:
   pisess show --branch                 the active branch of this project's newest session
   pisess show 0196cdea --role user --full    every user message, uncut
-  pisess show 0196cdea 3f1a2b4c        one entry in full
+  pisess show 0196c9f4 9117e1dd        one entry in full
   pisess show --json --no-header | jq -c 'select(.type == \"compaction\")'"
 );
 
@@ -118,7 +118,7 @@ const CONTEXT_HELP: &str = concat!(
     session_help!(),
     "Examples:
   pisess context                       the next request, one line per message, with a total
-  pisess context --leaf 3f1a2b4c       as if the session were resumed at that entry
+  pisess context 0196c9f4 --leaf 1df9294d    as if resumed at the end of another branch
   pisess context --llm --json | jq -r '.messages[].role'"
 );
 

@@ -15,7 +15,6 @@ use crate::cli::{Cli, GenerateArgs, GenerateKind};
 use crate::Outcome;
 
 pub fn run(args: &GenerateArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
-    let mut cmd = Cli::command();
     let shell = match args.kind {
         GenerateKind::Bash => Shell::Bash,
         GenerateKind::Zsh => Shell::Zsh,
@@ -23,12 +22,24 @@ pub fn run(args: &GenerateArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> 
         GenerateKind::Powershell => Shell::PowerShell,
         GenerateKind::Elvish => Shell::Elvish,
         GenerateKind::Man => {
-            man(cmd, out)?;
+            man(Cli::command(), out)?;
             return Ok(Outcome::Done);
         }
     };
-    clap_complete::generate(shell, &mut cmd, "pisess", out);
+    clap_complete::generate(shell, &mut visible_only(&Cli::command()), "pisess", out);
     Ok(Outcome::Done)
+}
+
+/// The command line without its hidden subcommands. clap_complete offers hidden subcommands
+/// like any other, and `generate` is for packagers, not for tab completion. clap cannot remove
+/// a subcommand, so this is a copy with everything else.
+fn visible_only(full: &clap::Command) -> clap::Command {
+    clap::Command::new("pisess")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(full.get_about().cloned().unwrap_or_default())
+        .long_about(full.get_long_about().cloned().unwrap_or_default())
+        .args(full.get_arguments().cloned())
+        .subcommands(full.get_subcommands().filter(|s| !s.is_hide_set()).cloned())
 }
 
 /// One page for the whole tool. clap_mangen would point at a page per subcommand
@@ -150,6 +161,14 @@ fn preformatted(roff: &mut Roff, body: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn completions_leave_out_hidden_subcommands() {
+        let cmd = visible_only(&Cli::command());
+        let names: Vec<&str> = cmd.get_subcommands().map(clap::Command::get_name).collect();
+        assert_eq!(names, ["ls", "show", "tree", "path", "context", "rm"]);
+        assert!(cmd.get_arguments().any(|a| a.get_id() == "session_dir"));
+    }
 
     #[test]
     fn help_sections_split_at_headings() {

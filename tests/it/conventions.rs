@@ -81,7 +81,10 @@ fn every_command_and_option_is_documented() {
         }
     }
     assert!(missing.is_empty(), "undocumented: {missing:#?}");
-    let long = Cli::command().render_long_help().to_string();
+    let long = Cli::command()
+        .term_width(100)
+        .render_long_help()
+        .to_string();
     for needle in [
         "Exit codes:",
         "PI_CODING_AGENT_DIR",
