@@ -106,8 +106,13 @@ enum Parsed<'a> {
 }
 
 fn parse_line(bytes: &[u8]) -> Parsed<'_> {
-    if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
-        return Parsed::View(view);
+    // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
+    // fast path, so `[1,2]` is reported like any other non-object line.
+    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if is_object {
+        if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
+            return Parsed::View(view);
+        }
     }
     match parse_value(bytes) {
         Ok(Value::Null) => Parsed::Null,
@@ -670,6 +675,14 @@ mod tests {
         let s = Session::from_reader(&bytes[..], "t").unwrap();
         assert_eq!(s.entries[0].id.as_deref(), Some("b"));
         assert_eq!(s.load(0).unwrap()["message"]["content"], "caf\u{fffd}");
+    }
+
+    #[test]
+    fn arrays_and_scalars_are_not_entries() {
+        let text = format!("{HEADER}\n[1,2]\n42\n\"x\"\nnull\n");
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 0);
+        assert_eq!(s.malformed, 3, "null is skipped silently, as pi does");
     }
 
     #[test]
