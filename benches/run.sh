@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# The performance benchmark of issue #8: generated corpora, pisess against `cat` and against pi.
+#
+#   benches/run.sh [--quick] [--rounds N] [--runs N] [--dir DIR] [--keep] [--out FILE]
+#
+#   --quick     small corpora (200 sessions / 50 MB, one 40 MB session): a smoke test, not figures
+#   --rounds N  interleaved rounds (default 3): each round times every command of a group once
+#               after the other, so a slow moment of the machine hits them all alike
+#   --runs N    runs of each command per round (default 2); figures are medians over all of them
+#   --dir DIR   where to put the corpora (default: a temp dir, removed at the end unless --keep);
+#               an existing DIR with corpora of the same size is reused as is
+#   --out FILE  also write the markdown table there
+#
+# PISESS      the binary to measure (default: `cargo build --release`, target/release/pisess)
+# PI_PKG_DIR  an npm prefix holding @earendil-works/pi-coding-agent@1.6.0 (default: npm install
+#             into the temp dir); without node or npm the pi figures are skipped, with a message
+#
+# Needs python3 (stdlib), hyperfine (installed with apt-get when missing) and GNU time
+# (/usr/bin/time, likewise). Timings are warm page cache: every file is read once first.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+pkg=@earendil-works/pi-coding-agent
+version=1.6.0
+
+quick=0 rounds=3 runs=2 dir="" keep=0 out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --rounds) rounds="$2"; shift ;;
+    --runs) runs="$2"; shift ;;
+    --dir) dir="$2"; shift ;;
+    --keep) keep=1 ;;
+    --out) out="$2"; shift ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+say() { echo "bench: $*" >&2; }
+
+need_apt() { # command package
+  command -v "$1" >/dev/null 2>&1 && return 0
+  say "installing $2 (apt-get)"
+  { apt-get install -y "$2" || { apt-get update && apt-get install -y "$2"; }; } >/dev/null 2>&1 ||
+    { say "cannot install $2; install it and run again"; exit 1; }
+}
+need_apt hyperfine hyperfine
+[ -x /usr/bin/time ] || need_apt /usr/bin/time time
+command -v python3 >/dev/null 2>&1 || { say "python3 is needed"; exit 1; }
+
+if [ -z "$dir" ]; then
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/pisess-bench.XXXXXX")"
+  [ "$keep" = 1 ] || trap 'rm -rf "$dir"' EXIT
+fi
+mkdir -p "$dir"
+dir="$(cd "$dir" && pwd)"
+
+bin="${PISESS:-}"
+if [ -z "$bin" ]; then
+  (cd "$repo" && cargo build --release --quiet)
+  bin="$repo/target/release/pisess"
+fi
+
+# ---- corpora
+if [ "$quick" = 1 ]; then a_n=200 a_mb=50 b_mb=40; else a_n=2000 a_mb=500 b_mb=400; fi
+stamp="$dir/corpus-$a_n-$a_mb-$b_mb"
+agent="$dir/agent"      # PI_CODING_AGENT_DIR: (a) is $agent/sessions/--<cwd>--/*.jsonl
+big="$dir/b/big.jsonl"  # (b)
+if [ ! -f "$stamp" ]; then
+  rm -rf "$agent" "$dir/b" "$dir"/corpus-*
+  mkdir -p "$agent/sessions" "$dir/b"
+  say "generating (a): $a_n sessions, ~$a_mb MB"
+  python3 "$here/gen.py" many "$agent/sessions" --sessions "$a_n" --mb "$a_mb"
+  say "generating (b): one session of ~$b_mb MB"
+  python3 "$here/gen.py" one "$big" --mb "$b_mb"
+  touch "$stamp"
+fi
+# pi's loader appends to a torn file, so pi reads a copy (complete here, so it never changes).
+cp "$big" "$dir/pi-copy.jsonl"
+find "$agent/sessions" -name '*.jsonl' -print0 >"$dir/a.files"
+a_bytes=$(find "$agent/sessions" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
+b_bytes=$(stat -c %s "$big")
+
+# ---- pi
+pi_dist=""
+if ! command -v node >/dev/null 2>&1; then
+  say "node not found: pi figures skipped"
+else
+  prefix="${PI_PKG_DIR:-}"
+  if [ -z "$prefix" ] || [ ! -f "$prefix/node_modules/$pkg/package.json" ]; then
+    if command -v npm >/dev/null 2>&1; then
+      prefix="$dir/pi"
+      [ -f "$prefix/node_modules/$pkg/package.json" ] ||
+        npm install --silent --no-audit --no-fund --prefix "$prefix" "$pkg@$version" >"$dir/npm.log" 2>&1 ||
+        { say "npm install $pkg@$version failed: pi figures skipped"; prefix=""; }
+    else
+      say "npm not found: pi figures skipped"
+      prefix=""
+    fi
+  fi
+  if [ -n "$prefix" ]; then
+    pi_dist="$prefix/node_modules/$pkg/dist"
+    got="$(node -p "require('$prefix/node_modules/$pkg/package.json').version")"
+    [ "$got" = "$version" ] || say "warning: pi is $got, the reference is $version"
+  fi
+fi
+
+# ---- commands: "label<TAB>shell command"; the first of each group is its `cat` baseline.
+q() { printf '%q' "$1"; }
+env_a="PI_CODING_AGENT_DIR=$(q "$agent")"
+group_a=(
+  "cat (a)	xargs -0 cat <$(q "$dir/a.files") >/dev/null"
+  "ls --all --json	$env_a $(q "$bin") ls --all --json"
+  "ls --all	$env_a $(q "$bin") ls --all"
+)
+[ -n "$pi_dist" ] && group_a+=("pi listAll	$env_a node $(q "$here/pi-listall.mjs") $(q "$pi_dist")")
+group_b=(
+  "cat (b)	cat $(q "$big") >/dev/null"
+  "context --json	$(q "$bin") context --json $(q "$big")"
+  "show --json	$(q "$bin") show --json $(q "$big")"
+  "tree	$(q "$bin") tree $(q "$big")"
+  "ls --json (b)	$(q "$bin") ls --all --json --session-dir $(q "$dir/b")"
+)
+[ -n "$pi_dist" ] && group_b+=("pi buildSessionContext	node $(q "$here/pi-context.mjs") $(q "$pi_dist") $(q "$dir/pi-copy.jsonl")")
+
+say "warming the page cache"
+xargs -0 cat <"$dir/a.files" >/dev/null
+cat "$big" "$dir/pi-copy.jsonl" >/dev/null
+
+results="$dir/results"
+rm -rf "$results"
+mkdir -p "$results"
+
+time_group() { # name commands...
+  local name="$1"; shift
+  local args=() line label cmd r
+  for line in "$@"; do
+    label="${line%%	*}"; cmd="${line#*	}"
+    args+=(--command-name "$label" "$cmd")
+  done
+  for r in $(seq 1 "$rounds"); do
+    say "$name: round $r/$rounds"
+    hyperfine --style none --runs "$runs" --warmup "$([ "$r" = 1 ] && echo 1 || echo 0)" \
+      --export-json "$results/$name-$r.json" "${args[@]}" >/dev/null
+  done
+  for line in "$@"; do
+    label="${line%%	*}"; cmd="${line#*	}"
+    # Peak RSS of the whole process tree (GNU time reports the largest process).
+    /usr/bin/time -f "%M" -o "$results/rss.tmp" bash -c "$cmd" >/dev/null 2>&1 || true
+    printf '%s\t%s\t%s\n' "$name" "$label" "$(tail -n 1 "$results/rss.tmp")" >>"$results/rss.tsv"
+  done
+}
+
+time_group a "${group_a[@]}"
+time_group b "${group_b[@]}"
+
+cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+mem="$(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo)"
+python3 "$here/report.py" "$results" \
+  --machine "$(nproc) cores, $cpu, $mem RAM" \
+  --corpus-a "$(find "$agent/sessions" -name '*.jsonl' | wc -l) sessions, $((a_bytes / 1000000)) MB" \
+  --corpus-b "1 session, $(grep -c '' "$big") lines, $((b_bytes / 1000000)) MB" \
+  --pisess "$("$bin" --version)" \
+  --runs "$rounds rounds x $runs runs" \
+  ${out:+--out "$out"}
