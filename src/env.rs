@@ -59,7 +59,9 @@ impl Env {
         let stderr_tty = std::io::stderr().is_terminal();
         let width = stdout_tty
             .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
-            .flatten();
+            .flatten()
+            // A pseudo-terminal with no size set reports 0 columns: treat as unknown.
+            .filter(|&w| w > 0);
         Ok(Env {
             location: Location::resolve(&inputs),
             inputs,

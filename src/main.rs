@@ -38,7 +38,9 @@ fn main() -> ExitCode {
         &mut out,
         &mut io::stderr(),
         &mut io::stdin().lock(),
-    )
-    .and_then(|outcome| out.flush().map(|()| outcome).map_err(Into::into));
+    );
+    // What was printed goes out before any error line, so the two read in order.
+    let flushed = out.flush();
+    let result = result.and_then(|outcome| flushed.map(|()| outcome).map_err(Into::into));
     ExitCode::from(pisess::finish(&result, &mut io::stderr()))
 }

@@ -31,7 +31,8 @@ fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().expect("a summary thread panicked"))
+            // A panic in a worker is a bug: re-raise it rather than hide it.
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
 }
