@@ -579,7 +579,10 @@ def roots_orphans():
 def dialect():
     d = os.path.join(SESSIONS, "Users-x-app")
     os.makedirs(d, exist_ok=True)
-    u = lambda i, o, cr=0, cw=0: {"inputTokens": i, "outputTokens": o, "cacheReadTokens": cr, "cacheWriteTokens": cw}
+
+    def u(i, o, cr=0, cw=0):
+        return {"inputTokens": i, "outputTokens": o, "cacheReadTokens": cr, "cacheWriteTokens": cw}
+
     lines = [
         {"type": "session_header", "version": 1, "createdAt": "2025-04-02T10:00:00Z", "cwd": XAPP,
          "provider": "anthropic", "model": "claude-sonnet-4-20250514", "thinkingLevel": "medium"},
@@ -683,6 +686,7 @@ Written by `python3 examples/generate.py` (deterministic; re-run it instead of e
 project, plus `Users-x-app/` in the seed-000 dialect; `custom-dir/` is a flat `--session-dir`
 folder shared by two projects. Try `pisess --session-dir examples/custom-dir ls --all` or
 `PI_CODING_AGENT_DIR=$PWD/examples pisess ls --all` (the agent dir's `sessions/` is this folder).
+pi's own reading of them is checked by `tests/differential/run.sh --extra FILE...`.
 """
 
 

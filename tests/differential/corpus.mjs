@@ -151,7 +151,7 @@ function usage(rng) {
 
 /** Writes one session the way pi appends: each entry is a child of the current leaf. */
 export class SessionBuilder {
-  constructor(rng, { version = 3, cwd, start, id, header = {}, headerOverride } = {}) {
+  constructor(rng, { version = 3, cwd, start, id, header = {} } = {}) {
     this.rng = rng;
     this.version = version;
     this.t = start;
@@ -167,7 +167,7 @@ export class SessionBuilder {
     const h = { type: "session" };
     if (version !== 1 || header.version !== undefined) h.version = version;
     Object.assign(h, { id: this.id, timestamp: new Date(start).toISOString(), cwd }, header);
-    this.lines.push(JSON.stringify(headerOverride ?? h));
+    this.lines.push(JSON.stringify(h));
   }
 
   get filename() {
@@ -645,7 +645,7 @@ export function generateCorpus(root, { seed = 1, count = 420 } = {}) {
     const header = {};
     if (rng.chance(0.1)) header.parentSession = `/home/dev/.pi/agent/sessions/${encodeCwd(cwd)}/2024-12-01T10-00-00-000Z_${rng.hex(8)}.jsonl`;
     const start = nextStart();
-    if (rng.chance(0.05)) header.timestamp = new Date(start).toISOString().replace(".000Z", "Z").replace(/\.\d{3}Z$/, "Z"); // no millis
+    if (rng.chance(0.05)) header.timestamp = new Date(start).toISOString().replace(/\.\d{3}Z$/, "Z"); // no millis: created must still print them
     let b;
     let text;
     if (kind === "v1") {
@@ -737,6 +737,37 @@ export function generateCorpus(root, { seed = 1, count = 420 } = {}) {
   groups.main.cwds = [...CWDS];
   groups.edge.cwds = ["/home/dev/edge", "/home/dev/other"];
   return { root, seed, groups, sessions };
+}
+
+/**
+ * Copy real session files into an "extra" group (default layout, folder from the header cwd),
+ * picking inner leaves from their parsed entries the way the builder does for generated ones.
+ */
+export function addExtraFiles(manifest, files, seed = 1) {
+  if (!files.length) return;
+  const rng = new Rng(seed);
+  const g = (manifest.groups.extra = { agentDir: path.join(manifest.root, "extra", "agent"), customDir: path.join(manifest.root, "extra", "custom"), cwds: [] });
+  fs.mkdirSync(g.customDir, { recursive: true });
+  for (const src of files) {
+    const text = fs.readFileSync(src, "utf8");
+    const parsed = text.split("\n").flatMap((l) => {
+      try {
+        return l.trim() ? [JSON.parse(l)] : [];
+      } catch {
+        return [];
+      }
+    });
+    const header = parsed[0] ?? {};
+    const cwd = typeof header.cwd === "string" && header.cwd ? header.cwd : "/unknown";
+    const b = new SessionBuilder(rng, { cwd, start: 0, version: header.version ?? 1 });
+    b.entries = parsed.slice(1).map((e, i) => ({ id: e.id, parentId: e.parentId, type: e.type, index: i + 1 }));
+    const file = path.join(g.agentDir, "sessions", encodeCwd(cwd), path.basename(src));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.copyFileSync(src, file);
+    if (!g.cwds.includes(cwd)) g.cwds.push(cwd);
+    const dialect = header.type === "session_header"; // pi does not read it; pisess does
+    manifest.sessions.push({ file, group: "extra", kind: `extra ${path.basename(src)}`, v1: (header.version ?? 1) < 2, dialect, layout: "default", leaves: dialect ? [] : b.pickLeaves(8) });
+  }
 }
 
 function sessionLine(rng, start, cwd) {

@@ -40,7 +40,13 @@ export async function piReport(manifest, { piDist, scratch }) {
   for (const [group, g] of Object.entries(manifest.groups)) {
     process.env.PI_CODING_AGENT_DIR = g.agentDir;
     const env = { PI_CODING_AGENT_DIR: g.agentDir };
-    const add = async (name, args, infos) => report.listings.push({ group, name, args, env, rows: (await infos).map(row) });
+    const add = async (name, args, infos) => {
+      const rows = (await infos).map(row);
+      // Equal `modified` values would leave the order to pi's localeCompare tiebreak.
+      const seen = new Set(rows.map((r) => r.modified));
+      if (seen.size !== rows.length) report.harnessErrors.push(`${group} ${name}: two sessions share a modified time`);
+      report.listings.push({ group, name, args, env, rows });
+    };
     await add("all-default", ["ls", "--all", "--json"], SessionManager.listAll());
     await add("all-custom", ["ls", "--all", "--json", "--session-dir", g.customDir], SessionManager.listAll(g.customDir));
     for (const cwd of g.cwds) {

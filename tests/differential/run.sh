@@ -22,8 +22,8 @@ if ! installed "$prefix"; then
   command -v npm >/dev/null 2>&1 || skip "npm not found"
   prefix="$(mktemp -d "${TMPDIR:-/tmp}/pisess-pi.XXXXXX")"
   trap 'rm -rf "$prefix"' EXIT
-  npm install --silent --no-audit --no-fund --prefix "$prefix" "$pkg@$version" >"$prefix/npm.log" 2>&1 \
-    || skip "npm install $pkg@$version failed: $(tail -n 1 "$prefix/npm.log")"
+  npm install --loglevel=error --no-audit --no-fund --prefix "$prefix" "$pkg@$version" >"$prefix/npm.log" 2>&1 \
+    || skip "npm install $pkg@$version failed: $(grep -m 1 'npm error code' "$prefix/npm.log" || tail -n 1 "$prefix/npm.log")"
 fi
 got="$(node -p "require('$prefix/node_modules/$pkg/package.json').version")"
 [ "$got" = "$version" ] || echo "differential: warning: pi is $got, the reference is $version" >&2
@@ -33,5 +33,6 @@ if [ -z "$bin" ]; then
   (cd "$repo" && cargo build --release --quiet)
   bin="$repo/target/release/pisess"
 fi
+[ -x "$bin" ] || { echo "differential: no pisess binary at $bin" >&2; exit 2; }
 
 TZ=UTC node "$here/harness.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" "$@"
