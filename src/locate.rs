@@ -251,7 +251,10 @@ impl Location {
     /// Whether a header `cwd` belongs to this project (pi's `sessionCwdMatches`).
     pub fn cwd_matches(&self, header_cwd: Option<&str>) -> bool {
         match header_cwd {
-            Some(c) if !c.is_empty() => resolve(&self.cwd, Path::new(c)) == self.cwd,
+            // pi's `resolvePath`: `~` expanded, relative to the cwd.
+            Some(c) if !c.is_empty() => {
+                resolve(&self.cwd, &expand_tilde(c, &self.home)) == self.cwd
+            }
             _ => false,
         }
     }

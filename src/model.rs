@@ -266,6 +266,8 @@ pub struct Header {
     /// pi's version (1 when absent); seed-000 files report their own.
     pub version: u64,
     pub timestamp: Option<String>,
+    /// `new Date(header.timestamp).getTime()`: an ISO string or a number of ms.
+    pub timestamp_ms: Option<i64>,
     pub cwd: Option<String>,
     pub parent_session: Option<String>,
     pub dialect: Dialect,
@@ -314,8 +316,24 @@ impl Header {
             Dialect::Pi => text("timestamp"),
             Dialect::Seed000 => text("createdAt").or_else(|| text("timestamp")),
         };
+        let key = if dialect == Dialect::Seed000 && value.get("createdAt").is_some() {
+            "createdAt"
+        } else {
+            "timestamp"
+        };
+        #[allow(clippy::cast_possible_truncation)]
+        let timestamp_ms = match value.get(key) {
+            Some(Value::String(s)) => crate::time::parse_js_date(s),
+            // `new Date(number)` keeps the integral milliseconds of a finite number.
+            Some(Value::Number(n)) => n
+                .as_f64()
+                .filter(|x| x.abs() <= 8.64e15)
+                .map(|x| x.trunc() as i64),
+            _ => None,
+        };
         Ok(Header {
             id,
+            timestamp_ms,
             version: value.get("version").and_then(Value::as_u64).unwrap_or(1),
             timestamp,
             cwd: text("cwd"),
@@ -390,6 +408,12 @@ pub fn normalize_seed000(mut line: Value) -> Value {
         _ => {
             if let Some(content) = obj.get_mut("content") {
                 normalize_seed000_blocks(content);
+            }
+            // The dialect's compaction counts its summary in `tokenCount`.
+            if kind == "compaction" && !obj.contains_key("tokensBefore") {
+                if let Some(count) = obj.get("tokenCount").cloned() {
+                    obj.insert("tokensBefore".into(), count);
+                }
             }
             return line;
         }
@@ -701,6 +725,10 @@ mod tests {
         assert_eq!(seed.dialect, Dialect::Seed000);
         assert!(!seed.needs_v1_ids());
         assert_eq!(seed.timestamp.as_deref(), Some("2026-07-31T12:00:00Z"));
+        assert_eq!(seed.timestamp_ms, Some(1_785_499_200_000));
+        let numeric =
+            Header::from_value(json!({"type":"session","id":"n","timestamp":1000.7}), "f").unwrap();
+        assert_eq!(numeric.timestamp_ms, Some(1000));
     }
 
     #[test]

@@ -143,7 +143,7 @@ pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
     })?;
 
     let header = report.header;
-    let header_ms = header.timestamp.as_deref().and_then(parse_js_date);
+    let header_ms = header.timestamp_ms;
     #[allow(clippy::cast_possible_truncation)]
     let modified_ms = match last_activity {
         Some(t) if t > 0.0 => t as i64,
