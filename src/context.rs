@@ -130,31 +130,39 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
     })
 }
 
-/// pi's `getSessionContextSettings` over the whole path.
+/// pi's `getSessionContextSettings` over the whole path: the last setting of each kind wins, so
+/// the path is searched from its end and only the two deciding entries are decoded (decoding
+/// every assistant message on a long path was a fifth of `context`'s time).
 fn settings(session: &Session, path: &[usize]) -> io::Result<(Option<Value>, Value)> {
-    let mut thinking = Some(Value::from("off"));
-    let mut model = Value::Null;
-    for &i in path {
-        let e = &session.entries[i];
-        match e.kind {
-            EntryKind::ThinkingLevelChange => {
-                thinking = session.load(i)?.get("thinkingLevel").cloned();
-            }
-            EntryKind::ModelChange => {
-                let v = session.load(i)?;
-                model = model_object(v.get("provider"), v.get("modelId"));
-            }
-            EntryKind::Message if e.role.as_deref() == Some("assistant") => {
-                let v = session.load(i)?;
-                let m = v.get("message");
-                model = model_object(
-                    m.and_then(|m| m.get("provider")),
-                    m.and_then(|m| m.get("model")),
-                );
-            }
-            _ => {}
+    let entries = &session.entries;
+    let thinking = match path
+        .iter()
+        .rev()
+        .find(|&&i| entries[i].kind == EntryKind::ThinkingLevelChange)
+    {
+        Some(&i) => session.load(i)?.get("thinkingLevel").cloned(),
+        None => Some(Value::from("off")),
+    };
+    let last_model = path.iter().rev().find(|&&i| {
+        let e = &entries[i];
+        e.kind == EntryKind::ModelChange
+            || (e.kind == EntryKind::Message && e.role.as_deref() == Some("assistant"))
+    });
+    let model = match last_model {
+        None => Value::Null,
+        Some(&i) if entries[i].kind == EntryKind::ModelChange => {
+            let v = session.load(i)?;
+            model_object(v.get("provider"), v.get("modelId"))
         }
-    }
+        Some(&i) => {
+            let v = session.load(i)?;
+            let m = v.get("message");
+            model_object(
+                m.and_then(|m| m.get("provider")),
+                m.and_then(|m| m.get("model")),
+            )
+        }
+    };
     Ok((thinking, model))
 }
 
