@@ -144,6 +144,34 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for LooseObj<T> {
     }
 }
 
+/// Whether a field holds something other than `null`, found by skipping its value: nothing is
+/// copied, decoded or checked as UTF-8. A message's `content` is most of a session's bytes, and
+/// only its presence matters to every line but one (the text of `ls`'s first message).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Present(pub bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Present;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Present(false))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Present(false))
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+                IgnoredAny::deserialize(d).map(|_| Present(true))
+            }
+        }
+        d.deserialize_option(V)
+    }
+}
+
 /// The fields of a message that listings and the index need.
 #[derive(Debug, Default, Deserialize)]
 pub struct MessageView<'a> {
@@ -151,8 +179,9 @@ pub struct MessageView<'a> {
     pub role: LooseStr<'a>,
     #[serde(default)]
     pub timestamp: LooseNum,
-    #[serde(default, borrow)]
-    pub content: Option<&'a RawValue>,
+    /// Present and not `null`; [`message_content_text`] decodes it when needed.
+    #[serde(default)]
+    pub content: Present,
     #[serde(default, borrow)]
     pub usage: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -630,6 +659,22 @@ pub fn content_text(raw: Option<&RawValue>) -> Option<String> {
     }
 }
 
+/// [`content_text`] of `message.content` in an entry line (the text a [`LineView`] was read from).
+pub fn message_content_text(line: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(default, borrow)]
+        message: LooseObj<Message<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(default, borrow)]
+        content: Option<&'a RawValue>,
+    }
+    let line: Line = serde_json::from_slice(line).ok()?;
+    content_text(line.message.0?.content)
+}
+
 /// `String(x)` as `Array.prototype.join` applies it: null and undefined are empty.
 fn js_join_string(v: Option<&Value>) -> String {
     match v {
@@ -660,7 +705,24 @@ mod tests {
         assert_eq!(v.timestamp.get(), None);
         let m = v.message.0.unwrap();
         assert_eq!(m.role.get(), None);
-        assert_eq!(m.content.unwrap().get(), "{}");
+        assert_eq!(m.content, Present(true));
+    }
+
+    #[test]
+    fn content_presence_without_decoding() {
+        let present = |line: &str| view(line).message.0.unwrap().content;
+        assert_eq!(present(r#"{"message":{"role":"user"}}"#), Present(false));
+        assert_eq!(present(r#"{"message":{"content":null}}"#), Present(false));
+        assert_eq!(present(r#"{"message":{"content":"a\"b"}}"#), Present(true));
+        assert_eq!(
+            present(r#"{"message":{"content":[{"t":[1,{}]}]}}"#),
+            Present(true)
+        );
+        assert_eq!(present(r#"{"message":{"content":0}}"#), Present(true));
+        assert!(serde_json::from_str::<LineView>(r#"{"message":{"content":[1,}}"#).is_err());
+        let line = br#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}"#;
+        assert_eq!(message_content_text(line).as_deref(), Some("a b"));
+        assert_eq!(message_content_text(br#"{"message":"x"}"#), None);
     }
 
     #[test]

@@ -65,6 +65,11 @@ pub struct EntryLine<'a> {
     pub parent: Option<Cow<'a, str>>,
     pub kind: EntryKind,
     pub view: &'a LineView<'a>,
+    /// The JSON text `view` was read from: the stored line, or its seed-000 mapping (or lossy
+    /// re-encoding) in pi's shape. For decoding a field the view skips.
+    pub json: &'a [u8],
+    /// The line as stored, without its `\n` (a `\r` before it is kept).
+    pub stored: &'a [u8],
 }
 
 /// What a scan learned besides the entries.
@@ -234,7 +239,7 @@ pub fn scan<R: BufRead>(
         // seed-000 lines are mapped onto pi's shape first; the view borrows the mapped text.
         let owned: String;
         let view_storage: LineView;
-        let view: &LineView = match parsed {
+        let (view, json): (&LineView, &[u8]) = match parsed {
             Parsed::Null => continue,
             Parsed::Bad(reason) => {
                 if line.terminated {
@@ -247,7 +252,7 @@ pub fn scan<R: BufRead>(
             }
             Parsed::View(v) if !seed000 => {
                 view_storage = v;
-                &view_storage
+                (&view_storage, line.content())
             }
             Parsed::View(_) | Parsed::Slow => {
                 let mut value = parse_value(line.content()).unwrap_or(Value::Null);
@@ -256,7 +261,7 @@ pub fn scan<R: BufRead>(
                 }
                 owned = value.to_string();
                 view_storage = serde_json::from_str(&owned).unwrap_or_default();
-                &view_storage
+                (&view_storage, owned.as_bytes())
             }
         };
         let kind_str = view.kind.get();
@@ -287,6 +292,8 @@ pub fn scan<R: BufRead>(
             parent,
             kind,
             view,
+            json,
+            stored: line.bytes,
         };
         on_entry(head, &entry);
         ordinal += 1;

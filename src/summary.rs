@@ -7,7 +7,7 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use crate::model::{content_text, EntryKind, Usage};
+use crate::model::{message_content_text, EntryKind, Usage};
 use crate::session::{scan, ScanError, Warning};
 use crate::time::parse_js_date;
 
@@ -122,7 +122,7 @@ pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
         if role == Some("assistant") {
             note_model(m.provider.get(), m.model.get());
         }
-        if !matches!(role, Some("user" | "assistant")) || m.content.is_none() {
+        if !matches!(role, Some("user" | "assistant")) || !m.content.0 {
             return;
         }
         // pi's activity time: the message's own ms timestamp, else the entry's ISO time.
@@ -136,7 +136,7 @@ pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
             last_activity = Some(last_activity.map_or(t, |l: f64| l.max(t)));
         }
         if first_message.is_empty() && role == Some("user") {
-            if let Some(text) = content_text(m.content) {
+            if let Some(text) = message_content_text(e.json) {
                 first_message = text;
             }
         }
