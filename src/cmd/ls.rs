@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 use serde_json::{json, Value};
@@ -16,6 +17,9 @@ use crate::time::{parse_when, relative, to_json_date};
 use crate::{Diag, Outcome, UsageError};
 
 /// Reads every file on the available cores; results keep the input order.
+///
+/// Each worker takes the next unread file, so one large session does not leave the other cores
+/// idle at the end of a fixed share (sizes are very uneven: a few sessions hold most bytes).
 fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -23,18 +27,32 @@ fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
     if threads <= 1 || files.len() < 8 {
         return files.iter().map(|p| summarize(p)).collect();
     }
-    let chunk = files.len().div_ceil(threads);
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(path) = files.get(i) else {
+                return done;
+            };
+            done.push((i, summarize(path)));
+        }
+    };
+    let mut results: Vec<Option<Result<Summary, ScanError>>> =
+        std::iter::repeat_with(|| None).take(files.len()).collect();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(|p| summarize(p)).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        for h in handles {
             // A panic in a worker is a bug: re-raise it rather than hide it.
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+            for (i, r) in h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) {
+                results[i] = Some(r);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every file is summarized once"))
+        .collect()
 }
 
 fn file_name(p: &std::path::Path) -> &[u8] {
