@@ -41,9 +41,16 @@ impl RawLine<'_> {
 }
 
 /// A pull reader of lines over any `BufRead` (a file, stdin, a byte slice).
+///
+/// A line that lies whole in the `BufRead`'s buffer is handed out from there, uncopied; only a
+/// line that crosses the buffer's end is gathered into the reader's own buffer. Newlines are
+/// found with `memchr` (SIMD), not `read_until`'s byte-wise fallback: with a copy per line, the
+/// two were a fifth of a scan's time.
 pub struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
+    /// Bytes of `inner`'s buffer handed out by the last call, consumed by the next one.
+    pending: usize,
     number: u64,
     offset: u64,
 }
@@ -52,7 +59,8 @@ impl<R: BufRead> LineReader<R> {
     pub fn new(inner: R) -> Self {
         LineReader {
             inner,
-            buf: Vec::with_capacity(64 * 1024),
+            buf: Vec::new(),
+            pending: 0,
             number: 0,
             offset: 0,
         }
@@ -66,27 +74,33 @@ impl<R: BufRead> LineReader<R> {
         reader
     }
 
-    /// The next line, or `None` at the end. The returned line borrows the reader's buffer.
+    /// The next line, or `None` at the end. The returned line borrows the reader.
     pub fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
+        self.inner.consume(std::mem::take(&mut self.pending));
         self.buf.clear();
-        let read = loop {
-            match self.inner.read_until(b'\n', &mut self.buf) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        };
-        if read == 0 {
+        let available = fill(&mut self.inner)?;
+        if available.is_empty() {
             return Ok(None);
         }
+        let (read, terminated) = match memchr::memchr(b'\n', available) {
+            Some(at) => {
+                self.pending = at + 1;
+                (at + 1, true)
+            }
+            None => self.gather()?,
+        };
         self.number += 1;
         let offset = self.offset;
         self.offset += read as u64;
-        let terminated = self.buf.last() == Some(&b'\n');
-        let bytes = if terminated {
-            &self.buf[..self.buf.len() - 1]
+        let line = if self.pending > 0 {
+            &fill(&mut self.inner)?[..read]
         } else {
             &self.buf[..]
+        };
+        let bytes = if terminated {
+            &line[..line.len() - 1]
+        } else {
+            line
         };
         Ok(Some(RawLine {
             number: self.number,
@@ -95,6 +109,37 @@ impl<R: BufRead> LineReader<R> {
             terminated,
         }))
     }
+
+    /// Copies a line that crosses the end of `inner`'s buffer into `buf`: its length and
+    /// whether it ends with `\n`.
+    fn gather(&mut self) -> io::Result<(usize, bool)> {
+        loop {
+            let available = fill(&mut self.inner)?;
+            if available.is_empty() {
+                return Ok((self.buf.len(), false));
+            }
+            if let Some(at) = memchr::memchr(b'\n', available) {
+                self.buf.extend_from_slice(&available[..=at]);
+                self.inner.consume(at + 1);
+                return Ok((self.buf.len(), true));
+            }
+            let n = available.len();
+            self.buf.extend_from_slice(available);
+            self.inner.consume(n);
+        }
+    }
+}
+
+/// `fill_buf`, retried when interrupted.
+fn fill<R: BufRead>(inner: &mut R) -> io::Result<&[u8]> {
+    loop {
+        match inner.fill_buf() {
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    inner.fill_buf()
 }
 
 #[cfg(test)]
@@ -127,6 +172,34 @@ mod tests {
                 (4, 18, b"{\"c\"".to_vec(), false),
             ]
         );
+    }
+
+    #[test]
+    fn lines_across_buffer_ends_are_whole() {
+        let input = b"{\"a\":1}\n\nlong line here\r\nx\ny";
+        for capacity in [1, 2, 3, 5, 8, 64] {
+            let mut reader = LineReader::new(io::BufReader::with_capacity(capacity, &input[..]));
+            let mut got = Vec::new();
+            while let Some(line) = reader.next_line().unwrap() {
+                got.push((
+                    line.number,
+                    line.offset,
+                    line.bytes.to_vec(),
+                    line.terminated,
+                ));
+            }
+            assert_eq!(
+                got,
+                vec![
+                    (1, 0, b"{\"a\":1}".to_vec(), true),
+                    (2, 8, b"".to_vec(), true),
+                    (3, 9, b"long line here\r".to_vec(), true),
+                    (4, 25, b"x".to_vec(), true),
+                    (5, 27, b"y".to_vec(), false),
+                ],
+                "buffer of {capacity} bytes"
+            );
+        }
     }
 
     #[test]
