@@ -88,15 +88,99 @@ pub struct ScanReport {
     pub torn_tail: bool,
 }
 
-/// Decodes a line as JSON the way pi's `JSON.parse` on a lossily decoded string would.
+/// Decodes a line as JSON the way pi's `JSON.parse` on a lossily decoded string would, then
+/// lossily into serde_json's model. What JavaScript takes and serde_json refuses is mended
+/// first: invalid UTF-8 and lone UTF-16 surrogates become U+FFFD (`JSON.stringify` writes a
+/// lone `"\ud83d"` when a text was cut inside an emoji), and a number beyond f64 (JavaScript's
+/// `Infinity`) becomes `null`, as `JSON.stringify` writes it back.
 fn parse_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    match serde_json::from_slice(bytes) {
-        Ok(v) => Ok(v),
-        Err(e) => match std::str::from_utf8(bytes) {
-            Ok(_) => Err(e),
-            Err(_) => serde_json::from_str(&String::from_utf8_lossy(bytes)),
-        },
+    let first = match serde_json::from_slice(bytes) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let text = replace_lone_surrogates(&text).map_or(text, Cow::Owned);
+    let text = infinite_numbers_to_null(&text).map_or(text, Cow::Owned);
+    match text {
+        Cow::Owned(text) => serde_json::from_str(&text),
+        Cow::Borrowed(_) => Err(first),
     }
+}
+
+/// `text` with every number outside strings that overflows f64 replaced by `null`, or `None`
+/// when there is none.
+fn infinite_numbers_to_null(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let (mut out, mut copied, mut at) = (None::<String>, 0, 0);
+    while let Some(&b) = bytes.get(at) {
+        match b {
+            b'"' => at = string_end(bytes, at),
+            b'-' | b'0'..=b'9' => {
+                let len = bytes[at..]
+                    .iter()
+                    .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .count();
+                let number = &text[at..at + len];
+                if number.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                    out.push_str(&text[copied..at]);
+                    out.push_str("null");
+                    copied = at + len;
+                }
+                at += len - 1;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    let mut out = out?;
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// The position of the quote that closes the string opening at `open` (or the end): the next
+/// quote after an even run of backslashes.
+fn string_end(bytes: &[u8], open: usize) -> usize {
+    let mut at = open;
+    loop {
+        let Some(found) = bytes.get(at + 1..).and_then(|r| memchr::memchr(b'"', r)) else {
+            return bytes.len();
+        };
+        at += 1 + found;
+        let escapes = bytes[..at].iter().rev().take_while(|&&b| b == b'\\');
+        if escapes.count() % 2 == 0 {
+            return at;
+        }
+    }
+}
+
+/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by `\ufffd`, or `None`
+/// when it has none. A backslash is only valid inside a string, so each one starts an escape.
+fn replace_lone_surrogates(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let unit = |at: usize| -> Option<u16> {
+        let hex = bytes.get(at..at + 6)?.strip_prefix(b"\\u")?;
+        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let (mut out, mut copied, mut at) = (None::<String>, 0, 0);
+    while let Some(found) = bytes.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        at += found;
+        match unit(at) {
+            Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => at += 12,
+            Some(0xD800..=0xDFFF) => {
+                let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                out.push_str(&text[copied..at]);
+                out.push_str("\\ufffd");
+                at += 6;
+                copied = at;
+            }
+            // `\\`, `\"`, `\n`, `\u00e9`...: step over the escaped character.
+            _ => at += 2,
+        }
+    }
+    let mut out = out?;
+    out.push_str(&text[copied..]);
+    Some(out)
 }
 
 /// How one non-blank line parsed.
@@ -116,7 +200,13 @@ fn parse_line(bytes: &[u8]) -> Parsed<'_> {
     let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     if is_object {
         if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
-            return Parsed::View(view);
+            // The view skips what it does not read with serde_json's `ignore_value`, which has
+            // no depth limit, while a full decode (`Session::load`) stops at 128 levels: a line
+            // nested deeper would be indexed and then fail to show. The rare line that may be
+            // is decoded in full here to decide.
+            if !may_be_too_deep(bytes) || parse_value(bytes).is_ok() {
+                return Parsed::View(view);
+            }
         }
     }
     match parse_value(bytes) {
@@ -127,7 +217,42 @@ fn parse_line(bytes: &[u8]) -> Parsed<'_> {
     }
 }
 
+/// Whether a line may be nested 100 levels deep or more (serde_json's `Value` stops at 128).
+/// Cheap for ordinary lines: a count of brackets, which few lines pass, then their depth
+/// outside strings, stepping from quote to quote with `memchr`.
+fn may_be_too_deep(bytes: &[u8]) -> bool {
+    const DEPTH: usize = 100;
+    // `[` and `{` are the bytes equal to `{` with bit 5 set; u8 sums over 255 bytes cannot
+    // overflow, and the compiler turns them into wide vector adds.
+    let opens: usize = bytes
+        .chunks(255)
+        .map(|c| usize::from(c.iter().map(|&b| u8::from(b | 0x20 == b'{')).sum::<u8>()))
+        .sum();
+    if opens < DEPTH {
+        return false;
+    }
+    let (mut depth, mut at) = (0usize, 0);
+    while let Some(&b) = bytes.get(at) {
+        match b {
+            b'"' => at = string_end(bytes, at),
+            b'[' | b'{' => {
+                depth += 1;
+                if depth >= DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
 fn describe_json_error(bytes: &[u8], e: &serde_json::Error) -> String {
+    if e.to_string().starts_with("recursion limit exceeded") {
+        return "JSON nested more than 128 levels deep (pisess cannot read this line)".to_owned();
+    }
     if e.to_string().contains("trailing characters") {
         return "two JSON values on one line (pi drops this line)".to_owned();
     }
@@ -700,5 +825,71 @@ mod tests {
         let s = open(&text);
         assert_eq!(s.entries.len(), 0);
         assert!(s.warnings[0].message.contains("two JSON values"));
+    }
+
+    #[test]
+    fn lines_too_deep_for_a_full_decode_are_malformed() {
+        // Found by the fuzzer: the view skipped a deep `message` array, the entry was indexed,
+        // and `load` then failed, ending `show` with an error.
+        let deep = |n: usize| {
+            format!(
+                "{{\"type\":\"message\",\"id\":\"z\",\"message\":{}{}}}",
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        let text = format!(
+            "{HEADER}\n{}\n{}\n{}\n",
+            deep(126),
+            deep(200),
+            deep(100_000)
+        );
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 1, "{:?}", s.warnings);
+        s.load(0).unwrap();
+        assert_eq!(s.malformed, 2);
+        assert!(s.warnings.iter().all(|w| w.message.contains("nested")));
+        // Brackets inside strings are text, not nesting.
+        let text = format!(
+            "{HEADER}\n{{\"type\":\"custom\",\"id\":\"a\",\"data\":\"{}\\\"{}\"}}\n",
+            "[".repeat(300),
+            "{".repeat(300)
+        );
+        let s = open(&text);
+        assert_eq!((s.entries.len(), s.malformed), (1, 0));
+    }
+
+    #[test]
+    fn numbers_beyond_f64_decode_as_null() {
+        // Found by the fuzzer: `1e999` (JavaScript's Infinity) passed the view and failed
+        // `load`. JSON.stringify writes Infinity as null; so does pisess.
+        let text = format!(
+            "{HEADER}\n{}\n{}\n",
+            r#"{"type":"custom","id":"a","data":[1e999,-1e400,"1e999",1.5e3,2]}"#,
+            r#"{"type":"message","id":"b","timestamp":1e999,"message":{"role":"user","content":"x"}}"#
+        );
+        let s = open(&text);
+        assert_eq!((s.entries.len(), s.malformed), (2, 0), "{:?}", s.warnings);
+        assert_eq!(
+            s.load(0).unwrap()["data"],
+            serde_json::json!([null, null, "1e999", 1500.0, 2])
+        );
+        assert_eq!(s.load(1).unwrap()["timestamp"], Value::Null);
+    }
+
+    #[test]
+    fn lone_surrogates_decode_as_replacement_characters() {
+        // pi's JSON.stringify writes a lone surrogate when a text was cut inside an emoji;
+        // serde_json refuses it, so `show` failed on such a line.
+        let text = format!(
+            "{HEADER}\n{}\n",
+            r#"{"type":"message","id":"a","message":{"role":"user","content":"cut \ud83d, pair \ud83d\ude00, low \ude00, \\ud800 is text"}}"#
+        );
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 1);
+        assert_eq!(
+            s.load(0).unwrap()["message"]["content"],
+            "cut \u{fffd}, pair \u{1f600}, low \u{fffd}, \\ud800 is text"
+        );
     }
 }
