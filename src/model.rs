@@ -302,6 +302,8 @@ pub struct Header {
     pub dialect: Dialect,
     /// The header as stored.
     pub value: Value,
+    /// Its line as stored, terminator included (set by the scan; `show --json` copies it).
+    pub stored: Vec<u8>,
 }
 
 /// Why a first parsable line is not a session header.
@@ -369,6 +371,7 @@ impl Header {
             parent_session: text("parentSession"),
             dialect,
             value,
+            stored: Vec::new(),
         })
     }
 

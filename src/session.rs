@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -320,6 +321,19 @@ pub fn scan<R: BufRead>(
     stem: &str,
     mut on_entry: impl FnMut(&Header, &EntryLine),
 ) -> Result<ScanReport, ScanError> {
+    scan_until(input, stem, |header, entry| {
+        on_entry(header, entry);
+        ControlFlow::Continue(())
+    })
+}
+
+/// [`scan`], stopped early when `on_entry` breaks (a reader that went away): the report then
+/// covers the lines read so far.
+pub fn scan_until<R: BufRead>(
+    input: R,
+    stem: &str,
+    mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
     let mut reader = LineReader::new(input);
     // The header, its line number, offset and length on disk.
     let mut header: Option<(Header, u64, u64, u64)> = None;
@@ -348,7 +362,11 @@ pub fn scan<R: BufRead>(
                     malformed += 1;
                     warn(reason);
                 }
-                HeaderStep::Found(h) => {
+                HeaderStep::Found(mut h) => {
+                    h.stored = line.bytes.to_vec();
+                    if line.terminated {
+                        h.stored.push(b'\n');
+                    }
                     header = Some((h, line.number, line.offset, line.len_on_disk()));
                 }
                 HeaderStep::NotASession(reason) => {
@@ -420,8 +438,10 @@ pub fn scan<R: BufRead>(
             json,
             stored: line.bytes,
         };
-        on_entry(head, &entry);
         ordinal += 1;
+        if on_entry(head, &entry).is_break() {
+            break;
+        }
     }
     let (header, header_line, header_offset, header_len) = header.ok_or(ScanError::Empty)?;
     Ok(ScanReport {
@@ -434,6 +454,70 @@ pub fn scan<R: BufRead>(
         warnings,
         torn_tail,
     })
+}
+
+/// Opens a session file and names its stem (the id of seed-000 sessions); a directory is an
+/// error, not an empty session.
+fn open_file(path: &Path) -> Result<(File, String), ScanError> {
+    let file = File::open(path).map_err(ScanError::Io)?;
+    if file.metadata().map_err(ScanError::Io)?.is_dir() {
+        return Err(ScanError::Io(io::Error::other("is a directory")));
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok((file, stem))
+}
+
+fn duplicate_id(id: &str, line: u64, earlier: u64) -> Warning {
+    Warning {
+        line: Some(line),
+        message: format!("duplicate id {id} (also on line {earlier}); the later entry wins"),
+    }
+}
+
+fn missing_id(line: u64) -> Warning {
+    Warning {
+        line: Some(line),
+        message: "entry has no string \"id\"; it is not part of the tree".into(),
+    }
+}
+
+/// One pass over a session for a command that needs no index (`show --json` in file order):
+/// the same entries, in the same order, with the same warnings as [`Session::open`] or
+/// [`Session::from_reader`] (the index's duplicate and missing ids included), but nothing
+/// kept: memory holds the current line and the ids seen, and the file is read once.
+///
+/// `path` `None` reads `stdin`, named `-`.
+pub fn stream(
+    path: Option<&Path>,
+    stdin: &mut dyn Read,
+    mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
+    let mut ids: HashMap<Box<str>, u64> = HashMap::new();
+    let mut id_warnings = Vec::new();
+    let mut each = |header: &Header, e: &EntryLine| {
+        match e.id.as_deref() {
+            Some(id) => {
+                if let Some(earlier) = ids.insert(id.into(), e.line) {
+                    id_warnings.push(duplicate_id(id, e.line, earlier));
+                }
+            }
+            None => id_warnings.push(missing_id(e.line)),
+        }
+        on_entry(header, e)
+    };
+    let mut report = match path {
+        Some(path) => {
+            let (file, stem) = open_file(path)?;
+            scan_until(BufReader::with_capacity(256 * 1024, file), &stem, &mut each)?
+        }
+        None => scan_until(BufReader::with_capacity(256 * 1024, stdin), "-", &mut each)?,
+    };
+    report.warnings.append(&mut id_warnings);
+    report.warnings.sort_by_key(|w| w.line);
+    Ok(report)
 }
 
 /// Where a session's bytes live.
@@ -483,14 +567,7 @@ pub struct Session {
 impl Session {
     /// Opens and indexes a session file.
     pub fn open(path: &Path) -> Result<Session, ScanError> {
-        let file = File::open(path).map_err(ScanError::Io)?;
-        if file.metadata().map_err(ScanError::Io)?.is_dir() {
-            return Err(ScanError::Io(io::Error::other("is a directory")));
-        }
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let (file, stem) = open_file(path)?;
         let reader = BufReader::with_capacity(256 * 1024, &file);
         let mut session = Session::index(reader, &stem, path.display().to_string())?;
         session.source = Source::File(path.to_path_buf());
@@ -530,19 +607,10 @@ impl Session {
             match &e.id {
                 Some(id) => {
                     if let Some(prev) = by_id.insert(id.clone(), i) {
-                        warnings.push(Warning {
-                            line: Some(e.line),
-                            message: format!(
-                                "duplicate id {id} (also on line {}); the later entry wins",
-                                entries[prev].line
-                            ),
-                        });
+                        warnings.push(duplicate_id(id, e.line, entries[prev].line));
                     }
                 }
-                None => warnings.push(Warning {
-                    line: Some(e.line),
-                    message: "entry has no string \"id\"; it is not part of the tree".into(),
-                }),
+                None => warnings.push(missing_id(e.line)),
             }
         }
         warnings.sort_by_key(|w| w.line);
@@ -583,7 +651,7 @@ impl Session {
 
     /// The header's stored line exactly as on disk, terminator included.
     pub fn stored_header(&self) -> io::Result<Vec<u8>> {
-        self.read_at(self.header_offset, self.header_len)
+        Ok(self.header.stored.clone())
     }
 
     fn read_at(&self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
@@ -815,6 +883,43 @@ mod tests {
         let s = open(&text);
         assert_eq!(s.entries.len(), 0);
         assert_eq!(s.malformed, 3, "null is skipped silently, as pi does");
+    }
+
+    #[test]
+    fn stream_reads_what_the_index_reads() {
+        let text = format!(
+            "\n{HEADER}\r\n{}\nnot json\n{}\r\n{}\n{}",
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"x"}"#,
+            r#"{"type":"custom","parentId":"a","customType":"no id"}"#,
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"again"}"#,
+            r#"{"type":"label","id":"b","parentId":"a","targetId":"a","label":"l"}"#,
+        );
+        let session = open(&text);
+        let mut stored = Vec::new();
+        let report = stream(None, &mut text.as_bytes(), |header, e| {
+            assert_eq!(header.stored, format!("{HEADER}\r\n").into_bytes());
+            stored.push(e.stored.to_vec());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let want: Vec<Vec<u8>> = (0..session.entries.len())
+            .map(|i| session.raw_line(i).unwrap())
+            .collect();
+        let trimmed: Vec<Vec<u8>> = stored
+            .iter()
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec())
+            .collect();
+        assert_eq!(trimmed, want);
+        assert_eq!(report.warnings, session.warnings);
+        assert_eq!(report.warnings.len(), 3, "{:?}", report.warnings);
+        // Breaking stops the scan.
+        let mut seen = 0;
+        stream(None, &mut text.as_bytes(), |_, _| {
+            seen += 1;
+            ControlFlow::Break(())
+        })
+        .unwrap();
+        assert_eq!(seen, 1);
     }
 
     #[test]

@@ -8,15 +8,17 @@
 mod block;
 mod body;
 
-use std::io::{Read, Write};
+use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
 
 use anyhow::Context as _;
 
 use crate::cli::ShowArgs;
 use crate::cmd::{find_entry, open_session};
 use crate::env::Env;
-use crate::model::{Dialect, EntryKind};
-use crate::session::Session;
+use crate::model::{Dialect, EntryKind, Header};
+use crate::select::{select as select_session, Selected};
+use crate::session::{self, EntryLine, Session};
 use crate::style::Theme;
 use crate::{Diag, Outcome, UsageError};
 
@@ -35,6 +37,10 @@ pub fn run(
                 .to_owned(),
         )
         .into());
+    }
+    if args.json && args.entry_id.is_none() && !args.branch && args.leaf.is_none() {
+        stream_json(args, env, out, diag, stdin)?;
+        return Ok(Outcome::Done);
     }
     let session = open_session(args.session.as_deref(), env, diag, stdin)?;
     let selected = select(args, &session, diag)?;
@@ -133,28 +139,29 @@ fn select(args: &ShowArgs, session: &Session, diag: &mut Diag) -> anyhow::Result
     };
     Ok(candidates
         .into_iter()
-        .filter(|&i| wanted(args, session, i))
+        .filter(|&i| {
+            let e = &session.entries[i];
+            wanted(args, &session.header, &e.kind, e.role.as_deref())
+        })
         .collect())
 }
 
 /// `--type` and `--role`: each repeatable (any of), both together (all of).
-fn wanted(args: &ShowArgs, session: &Session, i: usize) -> bool {
-    let e = &session.entries[i];
-    let type_ok = args.types.is_empty() || args.types.iter().any(|t| t == e.kind.as_str());
+fn wanted(args: &ShowArgs, header: &Header, kind: &EntryKind, role: Option<&str>) -> bool {
+    let type_ok = args.types.is_empty() || args.types.iter().any(|t| t == kind.as_str());
     let role_ok = args.roles.is_empty()
-        || (e.kind == EntryKind::Message
-            && e.role.as_deref().is_some_and(|role| {
+        || (*kind == EntryKind::Message
+            && role.is_some_and(|role| {
                 args.roles
                     .iter()
-                    .any(|r| r == role || r == migrated_role(session, role))
+                    .any(|r| r == role || r == migrated_role(header, role))
             }));
     type_ok && role_ok
 }
 
 /// The index keeps roles as stored; pi reads v1/v2 `hookMessage` as `custom`, and so does
 /// `--role custom` (the stored name matches too).
-fn migrated_role<'a>(session: &Session, role: &'a str) -> &'a str {
-    let h = &session.header;
+fn migrated_role<'a>(h: &Header, role: &'a str) -> &'a str {
     if role == "hookMessage" && h.dialect == Dialect::Pi && h.version < 3 {
         "custom"
     } else {
@@ -162,32 +169,85 @@ fn migrated_role<'a>(session: &Session, role: &'a str) -> &'a str {
     }
 }
 
-/// The stored lines, byte for byte (CRLF kept); a last line without `\n` gets one, so the
-/// output is always NDJSON.
+/// A stored line, byte for byte (CRLF kept); a last line without `\n` gets one, so the output
+/// is always NDJSON.
+fn write_line(out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
+    out.write_all(bytes)?;
+    if bytes.last() != Some(&b'\n') {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// The selected stored lines (see [`write_line`]).
 fn write_json(
     session: &Session,
     selected: &[usize],
     header: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let mut write_line = |bytes: Vec<u8>| -> std::io::Result<()> {
-        out.write_all(&bytes)?;
-        if bytes.last() != Some(&b'\n') {
-            out.write_all(b"\n")?;
-        }
-        Ok(())
-    };
     if header {
-        let bytes = session
-            .stored_header()
-            .with_context(|| format!("{}:{}", session.name, session.header_line))?;
-        write_line(bytes)?;
+        write_line(out, &session.header.stored)?;
     }
     for &i in selected {
         let bytes = session
             .stored_line(i)
             .with_context(|| format!("{}:{}", session.name, session.entries[i].line))?;
-        write_line(bytes)?;
+        write_line(out, &bytes)?;
+    }
+    Ok(())
+}
+
+/// `--json` in file order (all entries, or those `--type`/`--role` keep): each line is copied
+/// as the scan reads it, header first, so the file is read once and no index is built. The
+/// same lines and warnings as [`write_json`]; the warnings come after the output.
+fn stream_json(
+    args: &ShowArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<()> {
+    let selected = select_session(
+        args.session.as_deref(),
+        &env.location,
+        env.pi_session_file.as_deref(),
+    )?;
+    let (path, name) = match &selected {
+        Selected::Stdin => (None, "-".to_owned()),
+        Selected::File(path) => (Some(path.as_path()), path.display().to_string()),
+    };
+    let mut header_done = args.no_header;
+    let mut failed = None;
+    let mut copy = |header: &Header, e: &EntryLine| -> io::Result<()> {
+        if !header_done {
+            write_line(out, &header.stored)?;
+            header_done = true;
+        }
+        let role = e.view.message.0.as_ref().and_then(|m| m.role.get());
+        if wanted(args, header, &e.kind, role) {
+            write_line(out, e.stored)?;
+        }
+        Ok(())
+    };
+    let scanned = session::stream(path, stdin, |header, e| match copy(header, e) {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(err) => {
+            failed = Some(err);
+            ControlFlow::Break(())
+        }
+    });
+    let report = match (scanned, &selected) {
+        (Ok(report), _) => report,
+        (Err(e), Selected::Stdin) => return Err(anyhow::Error::new(e).context("<stdin>")),
+        (Err(e), Selected::File(_)) => return Err(anyhow::Error::new(e).context(name)),
+    };
+    diag.session_warnings(&name, &report.warnings);
+    if let Some(err) = failed {
+        return Err(err.into());
+    }
+    if !header_done {
+        write_line(out, &report.header.stored)?;
     }
     Ok(())
 }
