@@ -8,10 +8,11 @@
 use std::collections::HashMap;
 use std::io;
 
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use crate::model::EntryKind;
-use crate::session::Session;
+use crate::model::{Dialect, EntryKind, MessageView};
+use crate::session::{string_end, Session};
 use crate::time::parse_js_date;
 
 /// pi's wrappers around summaries in the provider-bound view (`messages.js`).
@@ -316,6 +317,98 @@ pub fn project(session: &Session, item: &Item) -> io::Result<(Vec<Value>, Option
     }
 }
 
+/// Pass 3 for an item whose messages are its stored `message`, as is: an unedited `message`
+/// entry of pi's own dialect whose message is an object with content, of a role no migration
+/// renames, that decodes without mending. Its text is then what decoding and re-encoding would
+/// give, as JSON (the same value; spacing and number spelling as stored), at a fraction of the
+/// cost: nearly all of a context is such messages. `None`: take [`project`].
+pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<String>> {
+    #[derive(serde::Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        message: &'a RawValue,
+    }
+    let e = &session.entries[item.entry];
+    if item.edit.is_some()
+        || e.kind != EntryKind::Message
+        || session.header.dialect != Dialect::Pi
+        || e.role.as_deref() == Some("hookMessage")
+    {
+        return Ok(None);
+    }
+    let line = session.raw_line(item.entry)?;
+    let Ok(Line { message }) = serde_json::from_slice::<Line>(&line) else {
+        return Ok(None);
+    };
+    let text = message.get();
+    let view: Option<MessageView> = text
+        .starts_with('{')
+        .then(|| serde_json::from_str(text).ok())
+        .flatten();
+    let usable = view.is_some_and(|m| m.content.0 && m.role.get() != Some("hookMessage"))
+        && decodes_as_stored(text.as_bytes());
+    Ok(usable.then(|| text.to_owned()))
+}
+
+/// Whether JSON text (valid, UTF-8) means the same value to serde_json, to JavaScript and as
+/// written, so it can be copied instead of decoded and re-encoded: no `\\u` escape of a UTF-16
+/// surrogate (a lone one decodes as U+FFFD) and no number whose value decoding changes (beyond
+/// f64 or 2^53: an exponent of 3 digits or an integer part of 16). Escapes are searched in the
+/// whole text, numbers outside strings.
+fn decodes_as_stored(text: &[u8]) -> bool {
+    let surrogate = memchr::memmem::find_iter(text, b"\\u").any(|at| {
+        // An escape when the backslash is not itself escaped (an odd run of them).
+        let run = text[..=at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        run % 2 == 1
+            && matches!(
+                text.get(at + 2..at + 4),
+                Some([b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'])
+            )
+    });
+    if surrogate {
+        return false;
+    }
+    let mut at = 0;
+    while let Some(&b) = text.get(at) {
+        match b {
+            b'"' => at = string_end(text, at),
+            b'-' | b'0'..=b'9' => {
+                let number = &text[at..];
+                let len = number
+                    .iter()
+                    .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .count();
+                let number = &number[..len];
+                let digits = |n: &[u8]| n.iter().take_while(|b| b.is_ascii_digit()).count();
+                let integer = digits(number.strip_prefix(b"-").unwrap_or(number));
+                let exponent =
+                    number
+                        .iter()
+                        .position(|b| matches!(b, b'e' | b'E'))
+                        .map_or(0, |e| {
+                            let rest = &number[e + 1..];
+                            digits(
+                                rest.strip_prefix(b"+")
+                                    .or(rest.strip_prefix(b"-"))
+                                    .unwrap_or(rest),
+                            )
+                        });
+                if integer >= 16 || exponent >= 3 {
+                    return false;
+                }
+                at += len - 1;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    true
+}
+
 /// `String(v)` as a JavaScript template literal renders it (`undefined` is `None`).
 fn js_string(v: Option<&Value>) -> String {
     match v {
@@ -536,6 +629,40 @@ mod tests {
             .iter()
             .flat_map(|i| project(s, i).unwrap().0)
             .collect()
+    }
+
+    #[test]
+    fn stored_messages_are_copied_when_decoding_would_not_change_them() {
+        let text = format!(
+            "{}\n{}\n{}\n{}\n{}\n{}\n{}\n",
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x \"1e400\" \\ud83d","usage":{"cost":0.000006}}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"cut \ud83d"}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","message":{"role":"user","content":"x","n":1e400}}"#,
+            r#"{"type":"message","id":"d","parentId":"c","message":{"role":"user","content":"x","n":12345678901234567}}"#,
+            r#"{"type":"message","id":"e","parentId":"d","message":{"role":"user","content":null}}"#,
+            r#"{"type":"context_edit","id":"f","parentId":"e","targetId":"a","replacement":{"content":"y"}}"#,
+        );
+        let s = Session::from_reader(text.as_bytes(), "t").unwrap();
+        let p = plan(&s, None).unwrap();
+        let copied: Vec<Option<String>> = p
+            .items
+            .iter()
+            .map(|i| verbatim_message(&s, i).unwrap())
+            .collect();
+        // a is edited; b has a lone surrogate, c a number beyond f64, d one beyond 2^53, e no
+        // content: each decodes differently from its text, so none is copied.
+        assert_eq!(copied, [None, None, None, None, None, None]);
+        let p = plan(&s, Some(0)).unwrap();
+        assert_eq!(
+            verbatim_message(&s, &p.items[0]).unwrap().as_deref(),
+            Some(r#"{"role":"user","content":"x \"1e400\" \\ud83d","usage":{"cost":0.000006}}"#)
+        );
+        // The copy and the decoded message are the same JSON.
+        let decoded = &project(&s, &p.items[0]).unwrap().0[0];
+        let copy: Value =
+            serde_json::from_str(&verbatim_message(&s, &p.items[0]).unwrap().unwrap()).unwrap();
+        assert_eq!(&copy, decoded);
     }
 
     #[test]

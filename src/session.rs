@@ -141,7 +141,7 @@ fn infinite_numbers_to_null(text: &str) -> Option<String> {
 
 /// The position of the quote that closes the string opening at `open` (or the end): the next
 /// quote after an even run of backslashes.
-fn string_end(bytes: &[u8], open: usize) -> usize {
+pub(crate) fn string_end(bytes: &[u8], open: usize) -> usize {
     let mut at = open;
     loop {
         let Some(found) = bytes.get(at + 1..).and_then(|r| memchr::memchr(b'"', r)) else {

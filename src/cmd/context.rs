@@ -87,7 +87,19 @@ fn write_json(
     }
     write!(out, ",\"model\":{},\"messages\":[", plan.model)?;
     let mut first = true;
+    // Unless the messages change on the way out, stored messages are copied as they are.
+    let as_stored = !args.llm && args.max_tool_chars.is_none();
     for item in &plan.items {
+        if as_stored {
+            if let Some(text) = context::verbatim_message(session, item)? {
+                if !first {
+                    out.write_all(b",")?;
+                }
+                first = false;
+                out.write_all(text.as_bytes())?;
+                continue;
+            }
+        }
         for m in messages_of(session, item, args)?.0 {
             if !first {
                 out.write_all(b",")?;
