@@ -53,6 +53,10 @@ pub struct LineReader<R> {
     pending: usize,
     number: u64,
     offset: u64,
+    /// A line without `\n` was handed out: it is the last. What a file holds after it was
+    /// written since (pi appending), and read now it would be the torn line's other half,
+    /// handed out as a line of its own.
+    ended: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -63,6 +67,7 @@ impl<R: BufRead> LineReader<R> {
             pending: 0,
             number: 0,
             offset: 0,
+            ended: false,
         }
     }
 
@@ -78,6 +83,9 @@ impl<R: BufRead> LineReader<R> {
     pub fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
         self.inner.consume(std::mem::take(&mut self.pending));
         self.buf.clear();
+        if self.ended {
+            return Ok(None);
+        }
         let available = fill(&mut self.inner)?;
         if available.is_empty() {
             return Ok(None);
@@ -89,6 +97,7 @@ impl<R: BufRead> LineReader<R> {
             }
             None => self.gather()?,
         };
+        self.ended = !terminated;
         self.number += 1;
         let offset = self.offset;
         self.offset += read as u64;
@@ -172,6 +181,23 @@ mod tests {
                 (4, 18, b"{\"c\"".to_vec(), false),
             ]
         );
+    }
+
+    #[test]
+    fn nothing_after_a_torn_line() {
+        use std::io::Write;
+        // A file being appended to: the reader meets its end inside a line, then the writer
+        // finishes that line and writes another. The rest is not a line of this read (it
+        // would start mid-object and read as malformed).
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(b"{\"a\":1}\n{\"b\"").unwrap();
+        let mut reader = LineReader::new(io::BufReader::new(file.reopen().unwrap()));
+        assert!(reader.next_line().unwrap().unwrap().terminated);
+        let torn = reader.next_line().unwrap().unwrap();
+        assert_eq!((torn.bytes, torn.terminated), (&b"{\"b\""[..], false));
+        file.write_all(b":2}\n{\"c\":3}\n").unwrap();
+        assert!(reader.next_line().unwrap().is_none());
+        assert!(reader.next_line().unwrap().is_none());
     }
 
     #[test]
