@@ -161,7 +161,10 @@ pub fn parse_error_line(e: &clap::Error) -> String {
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            .map(std::io::Error::kind)
+            // `serde_json::to_writer` wraps the write's error, and its `source()` skips it.
+            .or_else(|| c.downcast_ref::<serde_json::Error>()?.io_error_kind())
+            == Some(std::io::ErrorKind::BrokenPipe)
     })
 }
 
