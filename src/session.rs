@@ -219,17 +219,14 @@ fn parse_line(bytes: &[u8]) -> Parsed<'_> {
 }
 
 /// Whether a line may be nested 100 levels deep or more (serde_json's `Value` stops at 128).
-/// Cheap for ordinary lines: a count of brackets, which few lines pass, then their depth
+/// Cheap for ordinary lines: a search for 100 brackets, which few lines pass, then their depth
 /// outside strings, stepping from quote to quote with `memchr`.
 fn may_be_too_deep(bytes: &[u8]) -> bool {
     const DEPTH: usize = 100;
-    // `[` and `{` are the bytes equal to `{` with bit 5 set; u8 sums over 255 bytes cannot
-    // overflow, and the compiler turns them into wide vector adds.
-    let opens: usize = bytes
-        .chunks(255)
-        .map(|c| usize::from(c.iter().map(|&b| u8::from(b | 0x20 == b'{')).sum::<u8>()))
-        .sum();
-    if opens < DEPTH {
+    if memchr::memchr2_iter(b'[', b'{', bytes)
+        .nth(DEPTH - 1)
+        .is_none()
+    {
         return false;
     }
     let (mut depth, mut at) = (0usize, 0);
