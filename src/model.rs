@@ -311,6 +311,8 @@ pub struct Header {
 pub enum NotAHeader {
     WrongType(String),
     NoId,
+    /// A header behind a byte-order mark: pi's `JSON.parse` refuses the line.
+    ByteOrderMark,
 }
 
 impl fmt::Display for NotAHeader {
@@ -323,6 +325,9 @@ impl fmt::Display for NotAHeader {
                 write!(f, "first line is not a session header (type \"{t}\")")
             }
             NotAHeader::NoId => f.write_str("session header has no string \"id\""),
+            NotAHeader::ByteOrderMark => f.write_str(
+                "a byte-order mark before the session header (pi cannot read it; remove the first 3 bytes)",
+            ),
         }
     }
 }

@@ -273,6 +273,11 @@ fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
     match parsed {
         Parsed::Null => HeaderStep::Skip,
         Parsed::Bad(_) if !line.terminated => HeaderStep::Torn,
+        // pi skips the line and so finds no session in the file; say why, rather than blame
+        // the entry after it for not being a header.
+        Parsed::Bad(_) if bom_before_header(line.content(), stem) => {
+            HeaderStep::NotASession(NotAHeader::ByteOrderMark)
+        }
         Parsed::Bad(reason) => HeaderStep::Malformed(reason),
         Parsed::View(_) | Parsed::Slow => {
             let value = parse_value(line.content()).unwrap_or(Value::Null);
@@ -282,6 +287,12 @@ fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
             }
         }
     }
+}
+
+fn bom_before_header(bytes: &[u8], stem: &str) -> bool {
+    bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .is_some_and(|rest| parse_value(rest).is_ok_and(|v| Header::from_value(v, stem).is_ok()))
 }
 
 /// Reads only as far as the header (pi's `readSessionHeader`), for lookups by id.
