@@ -163,8 +163,12 @@ fn preview(m: &Value) -> String {
     }
 }
 
+/// An id cut to 8 characters, escaped for the terminal.
 fn short(id: Option<&str>) -> String {
-    id.map_or_else(|| "-".to_owned(), |id| id.chars().take(8).collect())
+    id.map_or_else(
+        || "-".to_owned(),
+        |id| style::escape_control(&id.chars().take(8).collect::<String>(), false).into_owned(),
+    )
 }
 
 fn write_human(
@@ -187,12 +191,20 @@ fn write_human(
         |t| t.as_str().map_or_else(|| t.to_string(), str::to_owned),
     );
     let leaf = leaf_id(session, plan);
+    // Model, thinking level and ids come from the session: escaped like its text.
+    let (model, thinking) = (
+        style::escape_control(&model, false),
+        style::escape_control(&thinking, false),
+    );
     writeln!(
         out,
         "{}",
         theme.bold(&format!(
             "context at {} · model {model} · thinking {thinking}{}",
-            leaf.as_str().map_or("(empty session)", |s| s),
+            leaf.as_str()
+                .map_or("(empty session)".into(), |s| style::escape_control(
+                    s, false
+                )),
             if args.llm {
                 " · provider view (--llm)"
             } else {
@@ -246,7 +258,7 @@ fn write_human(
             let role = m.get("role").and_then(Value::as_str).unwrap_or("?");
             let head = format!(
                 "{count:>4}  {:<17} {}  {:>7}  ~{} tok",
-                role,
+                style::escape_control(role, false),
                 short(e.id.as_deref()),
                 style::bytes(size as u64),
                 tokens
@@ -263,8 +275,18 @@ fn write_human(
                     writeln!(out, "      {line}")?;
                 }
             } else {
-                let line = style::one_line(&text);
                 let room = width.map_or(120, |w| w.saturating_sub(6).max(20));
+                // Only the words that can show (a 60 MB message is not folded whole for one
+                // line): past `room`, `truncate` cuts and marks the line.
+                let (mut words, mut used) = (Vec::new(), 0);
+                for word in text.split_whitespace() {
+                    words.push(word);
+                    used += style::width(word) + 1;
+                    if used > room + 1 {
+                        break;
+                    }
+                }
+                let line = style::one_line(&words.join(" "));
                 writeln!(out, "      {}", style::truncate(&line, room))?;
             }
         }
