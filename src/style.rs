@@ -60,6 +60,12 @@ pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A session or entry id cut to its first 8 characters (what tables show), escaped: ids come
+/// from the file like any other text.
+pub fn short_id(id: &str) -> String {
+    escape_control(&id.chars().take(8).collect::<String>(), false).into_owned()
+}
+
 /// One line of preview: whitespace runs folded to one space, control characters escaped.
 pub fn one_line(s: &str) -> String {
     let folded: String = s.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -165,10 +165,7 @@ fn preview(m: &Value) -> String {
 
 /// An id cut to 8 characters, escaped for the terminal.
 fn short(id: Option<&str>) -> String {
-    id.map_or_else(
-        || "-".to_owned(),
-        |id| style::escape_control(&id.chars().take(8).collect::<String>(), false).into_owned(),
-    )
+    id.map_or_else(|| "-".to_owned(), style::short_id)
 }
 
 fn write_human(

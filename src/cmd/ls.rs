@@ -208,7 +208,7 @@ fn render_human(
         .iter()
         .map(|s| {
             [
-                s.id.chars().take(8).collect(),
+                style::short_id(&s.id),
                 relative(s.modified_ms, env.now_ms),
                 format!("{} msgs", s.message_count),
                 style::tokens(s.usage.total_tokens()),

@@ -528,7 +528,7 @@ fn render_plan(
     writeln!(out, "{heading}")?;
     let rows: Vec<(String, String)> = targets
         .iter()
-        .map(|t| (t.id.chars().take(8).collect(), style::bytes(t.bytes)))
+        .map(|t| (style::short_id(&t.id), style::bytes(t.bytes)))
         .collect();
     let id_width = rows.iter().map(|r| style::width(&r.0)).max().unwrap_or(0);
     let size_width = rows.iter().map(|r| style::width(&r.1)).max().unwrap_or(0);

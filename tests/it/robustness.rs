@@ -607,6 +607,17 @@ fn control_characters_and_ansi_escapes_are_escaped() {
     );
     // JSON output keeps the text as stored (escaped by JSON itself).
     assert!(r.of("show --json {}").stdout.contains(r"\u001b[2J"));
+
+    // In the header: the id (`ls` and `rm` show its first 8 characters; found by fuzzing),
+    // the cwd, and a name.
+    let header = format!(
+        r#"{{"type":"session","version":3,"id":"\u001b[2J{evil}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p{evil}"}}"#
+    );
+    let name = format!(r#"{{"type":"session_info","id":"n","parentId":"a","name":"{evil}"}}"#);
+    let bytes = format!("{header}\n{}\n{name}\n", msg("a", None, evil));
+    let r = every_command(bytes.as_bytes());
+    r.no_errors();
+    assert!(r.of("ls").stdout.contains("\\u{1b}[2J"));
 }
 
 #[cfg(unix)]
