@@ -2,6 +2,8 @@
 //! short help (`-h`), the whole comment the long help (`--help`), and the man page and shell
 //! completions are generated from the same declarations (`pisess generate`).
 
+use std::ffi::OsString;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// The forms of a SESSION argument, shared by the help texts below (a macro, not a const, so
@@ -282,7 +284,7 @@ pub struct LsArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The session (see SESSION below); default: this project's newest
-    pub session: Option<String>,
+    pub session: Option<OsString>,
     /// Print only this entry (id or unique prefix), in full; not with --branch, --leaf, --type,
     /// --role
     pub entry_id: Option<String>,
@@ -326,7 +328,7 @@ pub enum TreeFilter {
 #[derive(Debug, Args)]
 pub struct TreeArgs {
     /// The session (see SESSION below); default: this project's newest
-    pub session: Option<String>,
+    pub session: Option<OsString>,
     /// Which entries to draw (pi's /tree filter modes)
     #[arg(long, value_enum, default_value_t = TreeFilter::Default, value_name = "MODE")]
     pub filter: TreeFilter,
@@ -338,7 +340,7 @@ pub struct TreeArgs {
 #[derive(Debug, Args)]
 pub struct PathArgs {
     /// A session to print the file of; without it, the session dir for this project
-    pub session: Option<String>,
+    pub session: Option<OsString>,
     /// Print the sessions root (<agent dir>/sessions) instead
     #[arg(long, conflicts_with = "session")]
     pub root: bool,
@@ -350,7 +352,7 @@ pub struct PathArgs {
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// The session (see SESSION below); default: this project's newest
-    pub session: Option<String>,
+    pub session: Option<OsString>,
     /// Build the context as if entry ID were the leaf
     #[arg(long, value_name = "ID")]
     pub leaf: Option<String>,
@@ -371,7 +373,7 @@ pub struct ContextArgs {
 #[derive(Debug, Args)]
 pub struct RmArgs {
     /// Sessions to remove (id, prefix, name or path)
-    pub sessions: Vec<String>,
+    pub sessions: Vec<OsString>,
     /// Print what would be removed, remove nothing
     #[arg(short = 'n', long)]
     pub dry_run: bool,

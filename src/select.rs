@@ -2,6 +2,7 @@
 //! (this project first, then all), an exact name; or, when omitted, `$PI_SESSION_FILE` or the
 //! session `pi -c` would continue. Unlike pi, an ambiguous prefix or name is an error.
 
+use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -142,9 +143,11 @@ fn looks_like_path(arg: &str) -> bool {
 /// Whether [`select`] takes a SESSION argument as a path (an existing file, or anything that
 /// looks like a path) rather than an id or name. `rm` needs this: only a session named by its
 /// path may lie outside the sessions root.
-pub fn names_a_path(arg: &str, loc: &Location) -> bool {
+pub fn names_a_path(arg: &OsStr, loc: &Location) -> bool {
+    // Ids and names are text: an argument that is not UTF-8 can only name a file.
     arg != "-"
-        && (crate::locate::resolve(&loc.cwd, Path::new(arg)).is_file() || looks_like_path(arg))
+        && (crate::locate::resolve(&loc.cwd, Path::new(arg)).is_file()
+            || arg.to_str().is_none_or(looks_like_path))
 }
 
 /// The files of this project that hold a session of it, with their header ids.
@@ -212,7 +215,7 @@ fn one(
 
 /// Resolves a SESSION argument (or its absence) to one session.
 pub fn select(
-    arg: Option<&str>,
+    arg: Option<&OsStr>,
     loc: &Location,
     pi_session_file: Option<&str>,
 ) -> Result<Selected, SelectError> {
@@ -223,13 +226,13 @@ pub fn select(
         return Ok(Selected::Stdin);
     }
     let as_path = crate::locate::resolve(&loc.cwd, Path::new(arg));
-    if names_a_path(arg, loc) {
+    let Some(arg) = arg.to_str().filter(|_| !names_a_path(arg, loc)) else {
         return if as_path.exists() {
             Ok(Selected::File(as_path))
         } else {
             Err(SelectError::MissingPath(as_path))
         };
-    }
+    };
     let project = project_sessions(loc);
     if let Some(s) = one(arg, by_id(&project, arg), loc)? {
         return Ok(s);
@@ -340,29 +343,35 @@ mod tests {
     fn ids_prefixes_names_and_ambiguity() {
         let (_tmp, loc, a, b, c) = setup();
         assert_eq!(
-            select(Some("abc"), &loc, None).unwrap(),
+            select(Some(OsStr::new("abc")), &loc, None).unwrap(),
             Selected::File(a.clone())
         );
         assert_eq!(
-            select(Some("abd222"), &loc, None).unwrap(),
+            select(Some(OsStr::new("abd222")), &loc, None).unwrap(),
             Selected::File(b)
         );
-        assert_eq!(select(Some("xy"), &loc, None).unwrap(), Selected::File(c));
-        let err = select(Some("ab"), &loc, None).unwrap_err();
+        assert_eq!(
+            select(Some(OsStr::new("xy")), &loc, None).unwrap(),
+            Selected::File(c)
+        );
+        let err = select(Some(OsStr::new("ab")), &loc, None).unwrap_err();
         assert!(matches!(&err, SelectError::Ambiguous { candidates, .. } if candidates.len() == 2));
         assert!(err.to_string().contains("abc111"));
         // The name exists in this project and elsewhere: this project wins.
         assert_eq!(
-            select(Some("fix bug"), &loc, None).unwrap(),
+            select(Some(OsStr::new("fix bug")), &loc, None).unwrap(),
             Selected::File(a)
         );
         assert!(matches!(
-            select(Some("nothing"), &loc, None).unwrap_err(),
+            select(Some(OsStr::new("nothing")), &loc, None).unwrap_err(),
             SelectError::NoMatch { .. }
         ));
-        assert_eq!(select(Some("-"), &loc, None).unwrap(), Selected::Stdin);
+        assert_eq!(
+            select(Some(OsStr::new("-")), &loc, None).unwrap(),
+            Selected::Stdin
+        );
         assert!(matches!(
-            select(Some("missing.jsonl"), &loc, None).unwrap_err(),
+            select(Some(OsStr::new("missing.jsonl")), &loc, None).unwrap_err(),
             SelectError::MissingPath(_)
         ));
     }

@@ -19,7 +19,7 @@ use crate::Diag;
 
 /// Selects and opens the session a command reads, reporting its warnings once.
 pub fn open_session(
-    arg: Option<&str>,
+    arg: Option<&std::ffi::OsStr>,
     env: &Env,
     diag: &mut Diag,
     stdin: &mut dyn Read,

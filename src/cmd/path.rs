@@ -45,7 +45,7 @@ pub fn run(
     }
     match &args.session {
         None => writeln!(out, "{}", loc.session_dir.display())?,
-        Some(arg) => match select(Some(arg), loc, env.pi_session_file.as_deref())? {
+        Some(arg) => match select(Some(arg.as_os_str()), loc, env.pi_session_file.as_deref())? {
             Selected::File(p) => writeln!(out, "{}", p.display())?,
             Selected::Stdin => {
                 return Err(UsageError("a session read from stdin has no path".into()).into())

@@ -289,7 +289,11 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
 }
 
 /// One SESSION argument through the shared selection.
-fn pick(arg: &str, loc: &Location, pi_session_file: Option<&str>) -> Result<Candidate, Refusal> {
+fn pick(
+    arg: &std::ffi::OsStr,
+    loc: &Location,
+    pi_session_file: Option<&str>,
+) -> Result<Candidate, Refusal> {
     let explicit = select::names_a_path(arg, loc);
     match select::select(Some(arg), loc, pi_session_file) {
         Ok(Selected::File(path)) => Ok(Candidate {

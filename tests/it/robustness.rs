@@ -651,6 +651,30 @@ fn file_names_that_are_not_utf8() {
         .as_str()
         .unwrap()
         .contains("caf\u{fffd}\u{fffd}"));
+
+    // Named by its path on the command line (the real binary: arguments are OS strings).
+    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    for args in [
+        &["show"][..],
+        &["tree"],
+        &["context", "--json"],
+        &["path"],
+        &["rm", "--dry-run"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pisess"))
+            .args(["--cwd", "/p"])
+            .args(args)
+            .arg(&path)
+            .env("PI_CODING_AGENT_DIR", agent_dir)
+            .env_remove("PI_SESSION_FILE")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
     assert!(path.exists());
 }
 
