@@ -4,8 +4,8 @@
     gen.py many ROOT [--sessions 2000] [--mb 500] [--seed 1]
         ROOT/--<cwd>--/<ISO>_<id>.jsonl, sizes spread log-normally around the mean, about 30
         projects; each file's mtime is its last entry's time.
-    gen.py one FILE [--mb 400] [--seed 2]
-        one long session.
+    gen.py one FILE [--mb 400] [--seed 2] [--small]
+        one long session; --small: entries of about 1 KB (tool results of 50 B-2 KB, no images).
 
 Sessions look like pi 1.6.0's own (version 3): model and thinking-level changes, user prompts
 (a few with pasted images), assistant turns with thinking, text and tool calls, tool results of
@@ -85,8 +85,10 @@ class Writer:
     """One session: appends entries to a file, tracking the tree so branches and compactions
     point at real entries."""
 
-    def __init__(self, rng, pools, out, sid, cwd, start_ms):
+    def __init__(self, rng, pools, out, sid, cwd, start_ms, small=False):
         self.rng, self.pools, self.out = rng, pools, out
+        # Small entries: tool results of 50 B-2 KB, short texts, no images (many more entries).
+        self.small = small
         self.t = start_ms
         self.bytes = 0
         self.entries = 0
@@ -138,21 +140,23 @@ class Writer:
 
     def tool_size(self):
         # 1-50 KB, log-uniform: many small outputs, a long tail of big ones.
-        return int(math.exp(self.rng.uniform(math.log(1024), math.log(50 * 1024))))
+        low, high = (50, 2048) if self.small else (1024, 50 * 1024)
+        return int(math.exp(self.rng.uniform(math.log(low), math.log(high))))
 
     def assistant(self, calls, final):
         r, p = self.rng, self.pools
         content = []
         if r.random() < 0.6:
-            content.append({"type": "thinking", "thinking": p.text_of(r, r.randint(100, 3000)),
+            content.append({"type": "thinking", "thinking": p.text_of(r, r.randint(20, 300) if self.small else r.randint(100, 3000)),
                             "thinkingSignature": p.image_of(r, 344)})
         if final or r.random() < 0.5:
-            content.append({"type": "text", "text": p.text_of(r, r.randint(20, 2500 if final else 600))})
+            longest = (250 if final else 60) if self.small else (2500 if final else 600)
+            content.append({"type": "text", "text": p.text_of(r, r.randint(20, longest))})
         for name, call_id in calls:
             args = {"command": p.text_of(r, r.randint(10, 200))} if name == "bash" else \
                    {"path": "src/" + p.text_of(r, 12).replace("\n", "_") + ".rs"}
             if name in ("edit", "write"):
-                args["content"] = p.text_of(r, r.randint(200, 6000))
+                args["content"] = p.text_of(r, r.randint(20, 600) if self.small else r.randint(200, 6000))
             content.append({"type": "toolCall", "id": call_id, "name": name, "arguments": args})
         return self.message({
             "role": "assistant", "content": content, "api": "anthropic-messages",
@@ -163,8 +167,8 @@ class Writer:
     def turn(self, target):
         r, p = self.rng, self.pools
         self.user_points.append(self.leaf)
-        prompt = p.text_of(r, int(math.exp(r.uniform(math.log(20), math.log(4000)))))
-        if r.random() < 0.03:
+        prompt = p.text_of(r, int(math.exp(r.uniform(math.log(20), math.log(400 if self.small else 4000)))))
+        if not self.small and r.random() < 0.03:
             content = [{"type": "text", "text": prompt},
                        {"type": "image", "data": p.image_of(r, r.randint(100 << 10, 400 << 10)),
                         "mimeType": "image/png"}]
@@ -179,7 +183,7 @@ class Writer:
             calls = [(r.choice(TOOLS), f"toolu_{r.getrandbits(64):016x}") for _ in range(r.choice([1, 1, 1, 2, 3]))]
             self.assistant(calls, final=False)
             for name, call_id in calls:
-                if name == "read" and r.random() < 0.04:
+                if name == "read" and not self.small and r.random() < 0.04:
                     result = [{"type": "text", "text": "Read image file [image/png]"},
                               {"type": "image", "data": p.image_of(r, r.randint(100 << 10, 300 << 10)),
                                "mimeType": "image/png"}]
@@ -276,7 +280,7 @@ def one(args):
     rng = random.Random(args.seed)
     pools = Pools(rng)
     with open(args.file, "wb", buffering=1 << 20) as f:
-        w = Writer(rng, pools, f, uuid_of(rng), "/home/dev/work/big", 1_767_225_600_000)
+        w = Writer(rng, pools, f, uuid_of(rng), "/home/dev/work/big", 1_767_225_600_000, args.small)
         end = w.fill(int(args.mb * 1e6))
     os.utime(args.file, ns=(end * 1_000_000, end * 1_000_000))
     print(f"1 session, {w.entries} entries, {w.bytes / 1e6:.0f} MB: {args.file}", file=sys.stderr)
@@ -294,6 +298,7 @@ def main():
     o.add_argument("file")
     o.add_argument("--mb", type=float, default=400)
     o.add_argument("--seed", type=int, default=2)
+    o.add_argument("--small", action="store_true", help="small entries (about ten times as many)")
     args = ap.parse_args()
     many(args) if args.cmd == "many" else one(args)
 
