@@ -11,7 +11,7 @@ use std::io;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use crate::model::{Dialect, EntryKind, MessageView};
+use crate::model::{Dialect, EntryKind};
 use crate::session::{string_end, Session};
 use crate::time::parse_js_date;
 
@@ -85,10 +85,11 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
             let mut found = false;
             for &i in &path[..at] {
                 let e = &entries[i];
-                if first_kept.is_some() && e.id == first_kept {
+                if first_kept.is_some() && session.id(i) == first_kept.as_deref() {
                     found = true;
                 }
-                let is_system = e.kind == EntryKind::Message && e.role.as_deref() == Some("system");
+                let is_system =
+                    e.kind == EntryKind::Message && session.role(i) == Some("system");
                 if found && !is_system {
                     selected.push(i);
                 }
@@ -113,10 +114,7 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
         .enumerate()
         .map(|(n, &i)| Item {
             entry: i,
-            edit: entries[i]
-                .id
-                .as_deref()
-                .and_then(|id| edits.get(id).copied()),
+            edit: session.id(i).and_then(|id| edits.get(id).copied()),
             leading_compaction: n == 0 && latest_compaction.is_some(),
         })
         .collect();
@@ -147,7 +145,7 @@ fn settings(session: &Session, path: &[usize]) -> io::Result<(Option<Value>, Val
     let last_model = path.iter().rev().find(|&&i| {
         let e = &entries[i];
         e.kind == EntryKind::ModelChange
-            || (e.kind == EntryKind::Message && e.role.as_deref() == Some("assistant"))
+            || (e.kind == EntryKind::Message && session.role(i) == Some("assistant"))
     });
     let model = match last_model {
         None => Value::Null,
@@ -330,9 +328,9 @@ pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<Str
     }
     let e = &session.entries[item.entry];
     if item.edit.is_some()
-        || e.kind != EntryKind::Message
+        || !e.content
         || session.header.dialect != Dialect::Pi
-        || e.role.as_deref() == Some("hookMessage")
+        || session.role(item.entry) == Some("hookMessage")
     {
         return Ok(None);
     }
@@ -341,12 +339,7 @@ pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<Str
         return Ok(None);
     };
     let text = message.get();
-    let view: Option<MessageView> = text
-        .starts_with('{')
-        .then(|| serde_json::from_str(text).ok())
-        .flatten();
-    let usable = view.is_some_and(|m| m.content.0 && m.role.get() != Some("hookMessage"))
-        && decodes_as_stored(text.as_bytes());
+    let usable = text.starts_with('{') && decodes_as_stored(text.as_bytes());
     Ok(usable.then(|| text.to_owned()))
 }
 

@@ -10,14 +10,17 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
+use std::hash::BuildHasher;
 use std::io::{self, BufRead, BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+use hashbrown::{DefaultHashBuilder, HashTable};
 use serde_json::Value;
 
 use crate::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader};
 use crate::reader::{LineReader, RawLine};
+use crate::time::parse_js_date;
 
 /// Something wrong with one line; it never stops a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -536,21 +539,42 @@ pub enum Source {
     Memory(Vec<u8>),
 }
 
-/// The indexed facts of one entry.
+/// Where an entry's id or parent id lies in [`Session`]'s string arena.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: usize,
+    /// `usize::MAX`: none.
+    len: usize,
+}
+
+const NO_SPAN: Span = Span {
+    start: 0,
+    len: usize::MAX,
+};
+
+/// The indexed facts of one entry: no string of its own for the common fields (ids sit in one
+/// arena, roles in a short table, the time is parsed), so a 400k-entry session indexes in tens
+/// of MB, not hundreds. [`Session`]'s accessors give the text.
 #[derive(Debug, Clone)]
 pub struct EntryMeta {
     pub kind: EntryKind,
-    pub id: Option<String>,
-    pub parent: Option<String>,
-    pub timestamp: Option<String>,
-    pub role: Option<String>,
-    /// `targetId` of labels and context edits.
-    pub target: Option<String>,
-    /// The label text of a `label` entry (`None` clears).
-    pub label: Option<String>,
     pub line: u64,
     pub offset: u64,
     pub len: u64,
+    /// The entry's ISO `timestamp` in ms (`parse_js_date`).
+    pub timestamp_ms: Option<i64>,
+    /// `targetId` of labels and context edits.
+    pub target: Option<Box<str>>,
+    /// The label text of a `label` entry (`None` clears).
+    pub label: Option<Box<str>>,
+    /// A `message` whose message is an object with `content` set and not null.
+    pub content: bool,
+    id: Span,
+    parent: Span,
+    /// Position of the parent in `entries` (`usize::MAX`: none in the file).
+    parent_at: usize,
+    /// 1 + position in `Session::roles`; 0: none.
+    role: u32,
 }
 
 /// An opened session: header, entry index and warnings. Full entries are read on demand.
@@ -565,8 +589,13 @@ pub struct Session {
     pub header_offset: u64,
     pub header_len: u64,
     pub entries: Vec<EntryMeta>,
-    /// id → position in `entries`; on duplicate ids the last wins, as in pi.
-    pub by_id: HashMap<String, usize>,
+    /// Ids and parent ids, one after the other.
+    strings: String,
+    /// Message roles seen, each once.
+    roles: Vec<Box<str>>,
+    /// Positions in `entries` by id, the last of each id (pi's `byId`: later entries overwrite).
+    by_id: HashTable<usize>,
+    hasher: DefaultHashBuilder,
     pub warnings: Vec<Warning>,
     pub malformed: u64,
     pub torn_tail: bool,
@@ -594,35 +623,47 @@ impl Session {
 
     fn index<R: BufRead>(input: R, stem: &str, name: String) -> Result<Session, ScanError> {
         let mut entries = Vec::new();
+        let mut strings = String::new();
+        let mut roles: Vec<Box<str>> = Vec::new();
+        let mut keep = |text: Option<&str>| match text {
+            Some(text) => {
+                let start = strings.len();
+                strings.push_str(text);
+                Span {
+                    start,
+                    len: text.len(),
+                }
+            }
+            None => NO_SPAN,
+        };
         let report = scan(input, stem, |_, e| {
             let message = e.view.message.0.as_ref();
+            let role = match message.and_then(|m| m.role.get()) {
+                Some(role) => match roles.iter().position(|r| **r == *role) {
+                    Some(at) => at + 1,
+                    None => {
+                        roles.push(role.into());
+                        roles.len()
+                    }
+                },
+                None => 0,
+            };
             entries.push(EntryMeta {
                 kind: e.kind.clone(),
-                id: e.id.as_deref().map(str::to_owned),
-                parent: e.parent.as_deref().map(str::to_owned),
-                timestamp: e.view.timestamp.get().map(str::to_owned),
-                role: message.and_then(|m| m.role.get()).map(str::to_owned),
-                target: e.view.target_id.get().map(str::to_owned),
-                label: e.view.label.get().map(str::to_owned),
                 line: e.line,
                 offset: e.offset,
                 len: e.len,
+                timestamp_ms: e.view.timestamp.get().and_then(parse_js_date),
+                target: e.view.target_id.get().map(Into::into),
+                label: e.view.label.get().map(Into::into),
+                content: e.kind == EntryKind::Message && message.is_some_and(|m| m.content.0),
+                id: keep(e.id.as_deref()),
+                parent: keep(e.parent.as_deref()),
+                parent_at: usize::MAX,
+                role: u32::try_from(role).unwrap_or(u32::MAX),
             });
         })?;
-        let mut warnings = report.warnings;
-        let mut by_id = HashMap::with_capacity(entries.len());
-        for (i, e) in entries.iter().enumerate() {
-            match &e.id {
-                Some(id) => {
-                    if let Some(prev) = by_id.insert(id.clone(), i) {
-                        warnings.push(duplicate_id(id, e.line, entries[prev].line));
-                    }
-                }
-                None => warnings.push(missing_id(e.line)),
-            }
-        }
-        warnings.sort_by_key(|w| w.line);
-        Ok(Session {
+        let mut session = Session {
             name,
             source: Source::Memory(Vec::new()),
             file: None,
@@ -631,11 +672,101 @@ impl Session {
             header_offset: report.header_offset,
             header_len: report.header_len,
             entries,
-            by_id,
-            warnings,
+            strings,
+            roles,
+            by_id: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+            warnings: report.warnings,
             malformed: report.malformed,
             torn_tail: report.torn_tail,
-        })
+        };
+        session.link();
+        session.warnings.sort_by_key(|w| w.line);
+        Ok(session)
+    }
+
+    /// Fills `by_id` (warning on duplicate and missing ids) and resolves each entry's parent.
+    fn link(&mut self) {
+        let Session {
+            entries,
+            strings,
+            by_id,
+            hasher,
+            warnings,
+            ..
+        } = self;
+        let text = |span: Span| {
+            (span.len != usize::MAX).then(|| &strings[span.start..span.start + span.len])
+        };
+        let mut table = HashTable::with_capacity(entries.len());
+        let mut duplicates = false;
+        for (i, e) in entries.iter().enumerate() {
+            let Some(id) = text(e.id) else {
+                warnings.push(missing_id(e.line));
+                continue;
+            };
+            let hash = hasher.hash_one(id);
+            let entry = table.entry(
+                hash,
+                |&j: &usize| text(entries[j].id) == Some(id),
+                |&j| hasher.hash_one(text(entries[j].id).unwrap_or_default()),
+            );
+            match entry {
+                hashbrown::hash_table::Entry::Occupied(mut earlier) => {
+                    let earlier = earlier.get_mut();
+                    warnings.push(duplicate_id(id, e.line, entries[*earlier].line));
+                    *earlier = i;
+                    duplicates = true;
+                }
+                hashbrown::hash_table::Entry::Vacant(slot) => {
+                    slot.insert(i);
+                }
+            }
+        }
+        for i in 0..entries.len() {
+            let Some(p) = text(entries[i].parent) else {
+                continue;
+            };
+            // Most entries continue the one before: no lookup, unless an id is used twice
+            // (then the later entry holding it is the parent).
+            let previous = i
+                .checked_sub(1)
+                .filter(|&j| !duplicates && text(entries[j].id) == Some(p));
+            let parent = previous.or_else(|| {
+                table
+                    .find(hasher.hash_one(p), |&j| text(entries[j].id) == Some(p))
+                    .copied()
+            });
+            entries[i].parent_at = parent.unwrap_or(usize::MAX);
+        }
+        *by_id = table;
+    }
+
+    fn text(&self, span: Span) -> Option<&str> {
+        (span.len != usize::MAX).then(|| &self.strings[span.start..span.start + span.len])
+    }
+
+    /// The entry's effective id: stored, or assigned by the v1 migration.
+    pub fn id(&self, i: usize) -> Option<&str> {
+        self.text(self.entries[i].id)
+    }
+
+    /// The entry's `parentId` as stored (or assigned by the v1 migration); `None` for a root.
+    pub fn parent_id(&self, i: usize) -> Option<&str> {
+        self.text(self.entries[i].parent)
+    }
+
+    /// The `role` of a `message` entry's message, as stored.
+    pub fn role(&self, i: usize) -> Option<&str> {
+        let role = self.entries[i].role as usize;
+        role.checked_sub(1).map(|r| &*self.roles[r])
+    }
+
+    /// Every id with the entry it names (the last of duplicates), in no particular order.
+    pub fn ids(&self) -> impl Iterator<Item = (&str, usize)> + '_ {
+        self.by_id
+            .iter()
+            .filter_map(|&i| self.id(i).map(|id| (id, i)))
     }
 
     /// The stored bytes of an entry's line, without its terminator.
@@ -687,7 +818,6 @@ impl Session {
         if self.header.dialect == Dialect::Seed000 {
             value = model::normalize_seed000(value);
         }
-        let e = &self.entries[i];
         let v1 = self.header.needs_v1_ids().then(|| {
             let first_kept = value
                 .get("firstKeptEntryIndex")
@@ -695,11 +825,7 @@ impl Session {
                 .and_then(|k| usize::try_from(k).ok())
                 .filter(|&k| k >= 1 && k <= self.entries.len())
                 .map(model::v1_id);
-            (
-                e.id.as_deref().unwrap_or(""),
-                e.parent.as_deref(),
-                first_kept,
-            )
+            (self.id(i).unwrap_or(""), self.parent_id(i), first_kept)
         });
         model::migrate_entry(&mut value, &self.header, v1);
         Ok(value)
@@ -707,29 +833,34 @@ impl Session {
 
     /// The leaf pi resumes at: the last entry in file order (that has an id).
     pub fn leaf(&self) -> Option<usize> {
-        self.entries.iter().rposition(|e| e.id.is_some())
+        (0..self.entries.len())
+            .rev()
+            .find(|&i| self.id(i).is_some())
     }
 
     /// The entry an id names.
     pub fn find(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        let hash = self.hasher.hash_one(id);
+        self.by_id.find(hash, |&j| self.id(j) == Some(id)).copied()
     }
 
     /// The parent of an entry, if it exists in this file.
     pub fn parent_of(&self, i: usize) -> Option<usize> {
-        self.entries[i].parent.as_deref().and_then(|p| self.find(p))
+        let at = self.entries[i].parent_at;
+        (at != usize::MAX).then_some(at)
     }
 
     /// Root → `leaf`, as pi's `getBranch`. A parent cycle ends the walk (pi would hang) and is
     /// reported as the id where the cycle closed.
     pub fn path_to(&self, leaf: usize) -> (Vec<usize>, Option<String>) {
         let mut path = vec![leaf];
-        let mut seen = std::collections::HashSet::from([leaf]);
+        let mut seen = vec![false; self.entries.len()];
+        seen[leaf] = true;
         let mut cycle = None;
         let mut current = leaf;
         while let Some(parent) = self.parent_of(current) {
-            if !seen.insert(parent) {
-                cycle = self.entries[parent].id.clone();
+            if std::mem::replace(&mut seen[parent], true) {
+                cycle = self.id(parent).map(str::to_owned);
                 break;
             }
             path.push(parent);
@@ -746,8 +877,8 @@ impl Session {
             if e.kind == EntryKind::Label {
                 if let Some(target) = &e.target {
                     match e.label.as_deref().filter(|l| !l.is_empty()) {
-                        Some(label) => labels.insert(target.clone(), label.to_owned()),
-                        None => labels.remove(target),
+                        Some(label) => labels.insert(target.to_string(), label.to_owned()),
+                        None => labels.remove(&**target),
                     };
                 }
             }
@@ -786,7 +917,7 @@ mod tests {
         );
         let s = open(&text);
         assert_eq!(s.entries.len(), 2);
-        assert_eq!(s.entries[0].role.as_deref(), Some("user"));
+        assert_eq!(s.role(0), Some("user"));
         assert_eq!(s.entries[0].line, 3);
         assert_eq!(s.malformed, 1);
         assert!(s.torn_tail);
@@ -840,10 +971,11 @@ mod tests {
 {"type":"compaction","timestamp":"2025-01-01T00:00:03.000Z","summary":"s","firstKeptEntryIndex":2,"tokensBefore":9}
 "#;
         let s = open(text);
-        let ids: Vec<_> = s.entries.iter().map(|e| e.id.clone().unwrap()).collect();
+        let ids: Vec<_> = (0..3).map(|i| s.id(i).unwrap()).collect();
         assert_eq!(ids, ["00000001", "00000002", "00000003"]);
-        assert_eq!(s.entries[0].parent, None);
-        assert_eq!(s.entries[2].parent.as_deref(), Some("00000002"));
+        assert_eq!(s.parent_id(0), None);
+        assert_eq!(s.parent_id(2), Some("00000002"));
+        assert_eq!(s.parent_of(2), Some(1));
         let c = s.load(2).unwrap();
         assert_eq!(c["firstKeptEntryId"], "00000002");
         assert_eq!(c["parentId"], "00000002");
@@ -881,7 +1013,7 @@ mod tests {
             b"{\"type\":\"message\",\"id\":\"a\",\"id\":\"b\",\"message\":{\"role\":\"user\",\"content\":\"caf\xff\"}}\n",
         );
         let s = Session::from_reader(&bytes[..], "t").unwrap();
-        assert_eq!(s.entries[0].id.as_deref(), Some("b"));
+        assert_eq!(s.id(0), Some("b"));
         assert_eq!(s.load(0).unwrap()["message"]["content"], "caf\u{fffd}");
     }
 

@@ -8,6 +8,9 @@ use jiff::{Timestamp, Zoned};
 /// Milliseconds since the epoch for an ISO date string, as `new Date(s).getTime()` gives it
 /// for the forms pi writes; `None` where JavaScript would give `NaN`.
 pub fn parse_js_date(s: &str) -> Option<i64> {
+    if let Some(ms) = parse_canonical(s.as_bytes()) {
+        return Some(ms);
+    }
     let s = s.trim();
     if let Ok(ts) = s.parse::<Timestamp>() {
         return Some(ts.as_millisecond());
@@ -28,6 +31,42 @@ pub fn parse_js_date(s: &str) -> Option<i64> {
             .map(|z| z.timestamp().as_millisecond());
     }
     None
+}
+
+/// The form pi writes, `2026-01-01T00:00:20.544Z` (`Date.toJSON`), read without a parser: the
+/// index reads one per entry. Anything else, and days past the 28th (months differ), is left to
+/// the general path.
+fn parse_canonical(s: &[u8]) -> Option<i64> {
+    let [y1, y2, y3, y4, b'-', m1, m2, b'-', d1, d2, b'T', h1, h2, b':', i1, i2, b':', s1, s2, b'.', f1, f2, f3, b'Z'] =
+        *s
+    else {
+        return None;
+    };
+    let number = |digits: &[u8]| {
+        digits.iter().try_fold(0i64, |n, &d| {
+            d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0'))
+        })
+    };
+    let year = number(&[y1, y2, y3, y4])?;
+    let (month, day) = (number(&[m1, m2])?, number(&[d1, d2])?);
+    let (hour, minute, second) = (number(&[h1, h2])?, number(&[i1, i2])?, number(&[s1, s2])?);
+    let millis = number(&[f1, f2, f3])?;
+    if !(1..=12).contains(&month)
+        || !(1..=28).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 59
+    {
+        return None;
+    }
+    // Days from 1970-01-01 to the date (Howard Hinnant's `days_from_civil`).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * (month + if month > 2 { -3 } else { 9 }) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    let days = era * 146_097 + day_of_era - 719_468;
+    Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis)
 }
 
 /// `new Date(ms).toJSON()`: `2025-12-09T00:53:29.825Z`; `None` where JavaScript gives `null`.
@@ -114,6 +153,37 @@ pub fn local_time(ms: i64, tz: &TimeZone) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_dates_read_as_the_general_parser_reads_them() {
+        // A day a month or so, at a different time of day each, over the years of this form.
+        let mut ms = -62_135_596_800_000_i64; // 0001-01-01
+        let mut checked = 0;
+        while ms < 253_402_300_799_000 {
+            let text = to_json_date(ms).unwrap();
+            let general = text.parse::<Timestamp>().unwrap().as_millisecond();
+            assert_eq!(general, ms, "{text}");
+            match parse_canonical(text.as_bytes()) {
+                Some(fast) => {
+                    assert_eq!(fast, general, "{text}");
+                    checked += 1;
+                }
+                None => assert!(text[8..10].parse::<u32>().unwrap() > 28, "{text}"),
+            }
+            ms += 86_400_000 * 31 + 7919 * 1013;
+        }
+        assert!(checked > 80_000);
+        for odd in [
+            "2026-02-30T00:00:00.000Z",
+            "2026-13-01T00:00:00.000Z",
+            "2026-01-01T24:00:00.000Z",
+            "2026-01-01T00:00:00.000+01:00",
+            "2026-01-01 00:00:00.000Z",
+            "+02026-01-01T00:00:00.000Z",
+        ] {
+            assert_eq!(parse_canonical(odd.as_bytes()), None, "{odd}");
+        }
+    }
 
     #[test]
     fn parses_what_pi_writes() {

@@ -10,7 +10,6 @@ use std::collections::HashSet;
 use crate::cli::TreeFilter;
 use crate::model::EntryKind;
 use crate::session::{Session, Warning};
-use crate::time::parse_js_date;
 
 /// Parent/child structure over `Session::entries` positions.
 #[derive(Debug, Clone)]
@@ -31,9 +30,8 @@ impl Tree {
         let mut warnings = Vec::new();
         let in_tree: Vec<bool> = (0..n)
             .map(|i| {
-                session.entries[i]
-                    .id
-                    .as_deref()
+                session
+                    .id(i)
                     .is_some_and(|id| session.find(id) == Some(i))
             })
             .collect();
@@ -42,10 +40,10 @@ impl Tree {
         let mut has_parent = vec![false; n];
         for i in (0..n).filter(|&i| in_tree[i]) {
             let e = &session.entries[i];
-            match e.parent.as_deref() {
+            match session.parent_id(i) {
                 None => roots.push(i),
-                Some(p) if Some(p) == e.id.as_deref() => roots.push(i),
-                Some(p) => match session.find(p) {
+                Some(p) if Some(p) == session.id(i) => roots.push(i),
+                Some(p) => match session.parent_of(i) {
                     Some(parent) => {
                         children[parent].push(i);
                         has_parent[i] = true;
@@ -55,7 +53,7 @@ impl Tree {
                             line: Some(e.line),
                             message: format!(
                                 "entry {} names a parent {p} that is not in the file; shown as a root",
-                                e.id.as_deref().unwrap_or("?")
+                                session.id(i).unwrap_or("?")
                             ),
                         });
                         roots.push(i);
@@ -93,7 +91,7 @@ impl Tree {
                     message: format!(
                         "parent cycle through {} entries; entry {} is shown as a root",
                         cycle.len(),
-                        e.id.as_deref().unwrap_or("?")
+                        session.id(cut).unwrap_or("?")
                     ),
                 });
                 if let Some(parent) = session.parent_of(cut) {
@@ -104,13 +102,7 @@ impl Tree {
             }
         }
         // pi sorts children (not roots) by entry timestamp, stably.
-        let key = |i: &usize| {
-            session.entries[*i]
-                .timestamp
-                .as_deref()
-                .and_then(parse_js_date)
-                .unwrap_or(i64::MIN)
-        };
+        let key = |i: &usize| session.entries[*i].timestamp_ms.unwrap_or(i64::MIN);
         for list in &mut children {
             list.sort_by_key(key);
         }
@@ -181,7 +173,7 @@ pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: Tr
     if e.kind == EntryKind::Usage {
         return false;
     }
-    let role = e.role.as_deref();
+    let role = session.role(i);
     if e.kind == EntryKind::Message
         && role == Some("assistant")
         && !is_leaf
@@ -378,7 +370,7 @@ mod tests {
         let v = visible(&t, &vec![true; s.entries.len()]);
         layout(&v)
             .into_iter()
-            .map(|r| format!("{}{}", r.prefix, s.entries[r.entry].id.clone().unwrap()))
+            .map(|r| format!("{}{}", r.prefix, s.id(r.entry).unwrap()))
             .collect()
     }
 

@@ -69,7 +69,7 @@ fn messages_of(
 
 fn leaf_id(session: &Session, plan: &Plan) -> Value {
     plan.leaf
-        .and_then(|l| session.entries[l].id.clone())
+        .and_then(|l| session.id(l))
         .map_or(Value::Null, Value::from)
 }
 
@@ -218,7 +218,7 @@ fn write_human(
             "{}",
             theme.magenta(&format!(
                 "── compaction {}: {} tokens summarized, {} entries of the path left out{} ──",
-                short(session.entries[c].id.as_deref()),
+                short(session.id(c)),
                 style::tokens(tokens),
                 plan.compacted_away,
                 kept.map_or_else(
@@ -232,7 +232,7 @@ fn write_human(
     for item in &plan.items {
         let e = &session.entries[item.entry];
         let (messages, effect) = messages_of(session, item, args)?;
-        let edit_id = item.edit.and_then(|i| session.entries[i].id.as_deref());
+        let edit_id = item.edit.and_then(|i| session.id(i));
         if effect == Some(EditEffect::Dropped) {
             writeln!(
                 out,
@@ -240,7 +240,7 @@ fn write_human(
                 theme.dim(&format!(
                     "    ✗ {} {} dropped by context edit {}",
                     e.kind.as_str(),
-                    short(e.id.as_deref()),
+                    short(session.id(item.entry)),
                     short(edit_id)
                 ))
             )?;
@@ -256,7 +256,7 @@ fn write_human(
             let head = format!(
                 "{count:>4}  {:<17} {}  {:>7}  ~{} tok",
                 style::escape_control(role, false),
-                short(e.id.as_deref()),
+                short(session.id(item.entry)),
                 style::bytes(size as u64),
                 tokens
             );

@@ -38,12 +38,12 @@ pub fn find_entry(session: &Session, id: &str) -> anyhow::Result<usize> {
     if let Some(i) = session.find(id) {
         return Ok(i);
     }
-    let matches: Vec<&String> = session.by_id.keys().filter(|k| k.starts_with(id)).collect();
+    let matches: Vec<(&str, usize)> = session.ids().filter(|(k, _)| k.starts_with(id)).collect();
     match matches.as_slice() {
-        [one] => Ok(session.by_id[*one]),
+        [(_, one)] => Ok(*one),
         [] => anyhow::bail!("no entry '{id}' in {}", session.name),
         many => {
-            let mut ids: Vec<&str> = many.iter().map(|s| s.as_str()).collect();
+            let mut ids: Vec<&str> = many.iter().map(|(k, _)| *k).collect();
             ids.sort_unstable();
             anyhow::bail!(
                 "entry id '{id}' is ambiguous in {}: {}",

@@ -88,7 +88,7 @@ fn write_human(
         let entry = session
             .load(i)
             .with_context(|| format!("{}:{}", session.name, session.entries[i].line))?;
-        blocks.write(&session.entries[i], &entry, note.as_deref(), out)?;
+        blocks.write(&session.entries[i], session.id(i), &entry, note.as_deref(), out)?;
     }
     Ok(())
 }
@@ -96,8 +96,8 @@ fn write_human(
 /// `parent a1b2c3d4`, `new root` or `parent 0badc0de (not in the file)` when entry `i` does
 /// not follow `previous`.
 fn parent_note(session: &Session, i: usize, previous: Option<usize>) -> Option<String> {
-    let parent = session.entries[i].parent.as_deref();
-    let previous_id = previous.and_then(|p| session.entries[p].id.as_deref());
+    let parent = session.parent_id(i);
+    let previous_id = previous.and_then(|p| session.id(p));
     match parent {
         Some(p) if session.find(p).is_none() => {
             Some(format!("parent {} (not in the file)", block::short_id(p)))
@@ -141,7 +141,7 @@ fn select(args: &ShowArgs, session: &Session, diag: &mut Diag) -> anyhow::Result
         .into_iter()
         .filter(|&i| {
             let e = &session.entries[i];
-            wanted(args, &session.header, &e.kind, e.role.as_deref())
+            wanted(args, &session.header, &e.kind, session.role(i))
         })
         .collect())
 }

@@ -80,8 +80,8 @@ fn facts(
         if !tree.in_tree[i] {
             continue;
         }
-        facts[i].label = e.id.as_deref().and_then(|id| labels.get(id)).cloned();
-        if e.kind == EntryKind::Message && e.role.as_deref() == Some("assistant") {
+        facts[i].label = session.id(i).and_then(|id| labels.get(id)).cloned();
+        if e.kind == EntryKind::Message && session.role(i) == Some("assistant") {
             let entry = load(session, i)?;
             let message = entry.get("message").unwrap_or(&Value::Null);
             facts[i].has_text = crate::render::has_text(message.get("content"));
@@ -165,7 +165,7 @@ impl View<'_> {
             Open { entry: usize, first: bool },
             Close,
         }
-        let id_of = |i: usize| self.session.entries[i].id.as_deref();
+        let id_of = |i: usize| self.session.id(i);
         let head = serde_json::json!({
             "sessionId": self.session.header.id,
             "leafId": self.tree.leaf.and_then(id_of),
@@ -212,7 +212,7 @@ impl View<'_> {
         let e = &self.session.entries[i];
         let entry = load(self.session, i)?;
         let mut node = Map::new();
-        node.insert("id".into(), e.id.clone().into());
+        node.insert("id".into(), self.session.id(i).into());
         node.insert("type".into(), e.kind.as_str().into());
         if e.kind == EntryKind::Message {
             // The decoded role: migrations apply (v2's `hookMessage` is `custom`).

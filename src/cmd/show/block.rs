@@ -16,7 +16,7 @@ use crate::model::EntryKind;
 use crate::render::tool_call_line;
 use crate::session::EntryMeta;
 use crate::style::{self, escape_control, Theme};
-use crate::time::{local_time, parse_js_date};
+use crate::time::local_time;
 
 pub struct Blocks<'a> {
     pub theme: Theme,
@@ -46,6 +46,7 @@ impl Blocks<'_> {
     pub fn write(
         &self,
         meta: &EntryMeta,
+        id: Option<&str>,
         entry: &Value,
         note: Option<&str>,
         out: &mut dyn Write,
@@ -53,14 +54,12 @@ impl Blocks<'_> {
         let t = self.theme;
         let message = entry.get("message").filter(|m| m.is_object());
         let time = meta
-            .timestamp
-            .as_deref()
-            .and_then(parse_js_date)
+            .timestamp_ms
             .map(|ms| local_time(ms, self.tz))
             // Missing, unparsable, or a date jiff cannot place: keep the column.
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| format!("{:19}", "-"));
-        let id = meta.id.as_deref().map_or("-", short_id);
+        let id_column = id.map_or("-", short_id);
         let (what, mut details) = head(&meta.kind, entry, message);
         if let Some(note) = note {
             details.push((Look::Dim, note.to_owned()));
@@ -68,7 +67,7 @@ impl Blocks<'_> {
         let mut line = format!(
             "{}  {}  {}",
             t.dim(&time),
-            t.yellow(&escape_control(id, false)),
+            t.yellow(&escape_control(id_column, false)),
             t.bold(&escape_control(&what, false))
         );
         for (look, d) in details {
@@ -80,7 +79,7 @@ impl Blocks<'_> {
             line.push_str("  ");
             line.push_str(&d);
         }
-        if let Some(label) = meta.id.as_deref().and_then(|id| self.labels.get(id)) {
+        if let Some(label) = id.and_then(|id| self.labels.get(id)) {
             line.push_str("  ");
             line.push_str(&t.yellow(&format!("[{}]", escape_control(label, false))));
         }
