@@ -88,8 +88,7 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
                 if first_kept.is_some() && session.id(i) == first_kept.as_deref() {
                     found = true;
                 }
-                let is_system =
-                    e.kind == EntryKind::Message && session.role(i) == Some("system");
+                let is_system = e.kind == EntryKind::Message && session.role(i) == Some("system");
                 if found && !is_system {
                     selected.push(i);
                 }

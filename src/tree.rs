@@ -29,11 +29,7 @@ impl Tree {
         let n = session.entries.len();
         let mut warnings = Vec::new();
         let in_tree: Vec<bool> = (0..n)
-            .map(|i| {
-                session
-                    .id(i)
-                    .is_some_and(|id| session.find(id) == Some(i))
-            })
+            .map(|i| session.id(i).is_some_and(|id| session.find(id) == Some(i)))
             .collect();
         let mut children = vec![Vec::new(); n];
         let mut roots = Vec::new();

@@ -88,7 +88,13 @@ fn write_human(
         let entry = session
             .load(i)
             .with_context(|| format!("{}:{}", session.name, session.entries[i].line))?;
-        blocks.write(&session.entries[i], session.id(i), &entry, note.as_deref(), out)?;
+        blocks.write(
+            &session.entries[i],
+            session.id(i),
+            &entry,
+            note.as_deref(),
+            out,
+        )?;
     }
     Ok(())
 }
