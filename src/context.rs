@@ -11,6 +11,7 @@ use std::io;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use crate::js::{js_string, js_truthy};
 use crate::model::{Dialect, EntryKind};
 use crate::session::{string_end, Session};
 use crate::time::parse_js_date;
@@ -176,17 +177,6 @@ fn model_object(provider: Option<&Value>, model_id: Option<&Value>) -> Value {
     Value::Object(m)
 }
 
-/// JavaScript truthiness of a JSON value (`undefined` is `None`).
-pub fn truthy(v: Option<&Value>) -> bool {
-    match v {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|x| x != 0.0 && !x.is_nan()),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(_) | Value::Object(_)) => true,
-    }
-}
-
 /// `new Date(ts).getTime()` of an entry's ISO timestamp; `null` where JavaScript has NaN.
 fn ms_of(entry: &Value) -> Value {
     entry
@@ -238,7 +228,7 @@ pub fn entry_messages(entry: &Value, leading_compaction: bool) -> Vec<Value> {
             m.insert("timestamp".into(), ms_of(entry));
             vec![Value::Object(m)]
         }
-        "branch_summary" if truthy(entry.get("summary")) => {
+        "branch_summary" if js_truthy(entry.get("summary")) => {
             let mut m = Map::new();
             m.insert("role".into(), Value::from("branchSummary"));
             put(&mut m, "summary", entry.get("summary"));
@@ -254,7 +244,7 @@ pub fn entry_messages(entry: &Value, leading_compaction: bool) -> Vec<Value> {
             m.insert("timestamp".into(), ms_of(entry));
             let summary = Value::Object(m);
             match entry.get("systemMessage") {
-                Some(system) if truthy(Some(system)) => vec![system.clone(), summary],
+                Some(system) if js_truthy(Some(system)) => vec![system.clone(), summary],
                 _ => vec![summary],
             }
         }
@@ -401,47 +391,15 @@ fn decodes_as_stored(text: &[u8]) -> bool {
     true
 }
 
-/// `String(v)` as a JavaScript template literal renders it (`undefined` is `None`).
-fn js_string(v: Option<&Value>) -> String {
-    match v {
-        None => "undefined".into(),
-        Some(Value::Null) => "null".into(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => js_number(n),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|i| match i {
-                Value::Null => String::new(),
-                other => js_string(Some(other)),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(Value::Object(_)) => "[object Object]".into(),
-    }
-}
-
-fn js_number(n: &serde_json::Number) -> String {
-    if let Some(i) = n.as_i64() {
-        return i.to_string();
-    }
-    match n.as_f64() {
-        #[allow(clippy::cast_possible_truncation)]
-        Some(x) if x.fract() == 0.0 && x.abs() < 1e21 => format!("{}", x as i128),
-        Some(x) => x.to_string(),
-        None => n.to_string(),
-    }
-}
-
 /// pi's `bashExecutionToText`.
 pub fn bash_execution_text(m: &Value) -> String {
     let mut text = format!("Ran `{}`\n", js_string(m.get("command")));
-    if truthy(m.get("output")) {
+    if js_truthy(m.get("output")) {
         text.push_str(&format!("```\n{}\n```", js_string(m.get("output"))));
     } else {
         text.push_str("(no output)");
     }
-    if truthy(m.get("cancelled")) {
+    if js_truthy(m.get("cancelled")) {
         text.push_str("\n\n(command cancelled)");
     } else if let Some(code) = m
         .get("exitCode")
@@ -452,7 +410,7 @@ pub fn bash_execution_text(m: &Value) -> String {
             js_string(Some(code))
         ));
     }
-    if truthy(m.get("truncated")) && truthy(m.get("fullOutputPath")) {
+    if js_truthy(m.get("truncated")) && js_truthy(m.get("fullOutputPath")) {
         text.push_str(&format!(
             "\n\n[Output truncated. Full output: {}]",
             js_string(m.get("fullOutputPath"))
@@ -474,7 +432,7 @@ pub fn to_llm(m: Value) -> Option<Value> {
     let role = m.get("role").and_then(Value::as_str).unwrap_or("");
     let ts = m.get("timestamp");
     match role {
-        "bashExecution" if truthy(m.get("excludeFromContext")) => None,
+        "bashExecution" if js_truthy(m.get("excludeFromContext")) => None,
         "bashExecution" => Some(user_text(bash_execution_text(&m), ts)),
         "custom" => {
             let content = match m.get("content") {
@@ -563,7 +521,7 @@ pub fn estimate_tokens(m: &Value) -> usize {
             if let Some(Value::Object(sections)) = m.get("sections") {
                 chars += sections.values().map(|s| utf16_len(Some(s))).sum::<usize>();
             }
-            if let Some(tools) = m.get("toolsAdded").filter(|t| truthy(Some(t))) {
+            if let Some(tools) = m.get("toolsAdded").filter(|t| js_truthy(Some(t))) {
                 chars += tools.to_string().encode_utf16().count();
             }
             chars

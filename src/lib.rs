@@ -7,6 +7,7 @@ pub mod cli;
 pub mod cmd;
 pub mod context;
 pub mod env;
+pub mod js;
 pub mod locate;
 pub mod model;
 pub mod preview;

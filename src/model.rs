@@ -659,7 +659,7 @@ pub fn content_text(raw: Option<&RawValue>) -> Option<String> {
             let parts: Vec<String> = blocks
                 .iter()
                 .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .map(|b| js_join_string(b.get("text")))
+                .map(|b| crate::js::js_join_element(b.get("text")))
                 .collect();
             Some(parts.join(" "))
         }
@@ -681,17 +681,6 @@ pub fn message_content_text(line: &[u8]) -> Option<String> {
     }
     let line: Line = serde_json::from_slice(line).ok()?;
     content_text(line.message.0?.content)
-}
-
-/// `String(x)` as `Array.prototype.join` applies it: null and undefined are empty.
-fn js_join_string(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null | Value::Array(_)) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Object(_)) => "[object Object]".to_owned(),
-    }
 }
 
 #[cfg(test)]

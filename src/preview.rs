@@ -10,8 +10,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::js::{js_slice, js_string, js_truthy};
 use crate::model::EntryKind;
-use crate::render::{full_text, js_slice, js_string, js_truthy, normalize, pi_tool_call};
+use crate::render::{full_text, normalize, pi_tool_call};
 
 /// pi's theme role of a preview part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

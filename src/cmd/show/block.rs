@@ -36,7 +36,7 @@ pub fn short_id(id: &str) -> &str {
     if id.chars().count() <= 16 {
         id
     } else {
-        crate::render::js_slice(id, 8)
+        crate::js::js_slice(id, 8)
     }
 }
 
