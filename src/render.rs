@@ -136,17 +136,12 @@ pub fn pi_tool_call(name: Option<&Value>, args: Option<&Value>, home: &str) -> S
     }
 }
 
-/// pi's `shortenHomePath`: a path inside the home directory as `~/…`.
+/// pi's `shortenHomePath`: an absolute path inside the home directory as `~/…`.
 fn shorten_home(path: &str, home: &str) -> String {
-    let home = home.trim_end_matches('/');
-    if home.is_empty() || !path.starts_with('/') {
+    if !path.starts_with('/') {
         return path.to_owned();
     }
-    match path.strip_prefix(home) {
-        Some("" | "/") => "~".to_owned(),
-        Some(rest) if rest.starts_with('/') => format!("~{rest}"),
-        _ => path.to_owned(),
-    }
+    crate::locate::tilde(std::path::Path::new(path), std::path::Path::new(home))
 }
 
 /// pi's `formatReadLineRange`: `:10`, `:10-29`, or nothing for malformed values.

@@ -222,17 +222,11 @@ fn render_human(
             *w = (*w).max(style::width(cell));
         }
     }
-    let home = env.inputs.home.to_string_lossy();
     for (s, row) in sessions.iter().zip(&rows) {
         let title = s.name.as_deref().unwrap_or(&s.first_message);
         let mut title = style::one_line(title);
         if all {
-            let cwd = match s.cwd.strip_prefix(home.as_ref()) {
-                Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
-                    format!("~{rest}")
-                }
-                _ => s.cwd.clone(),
-            };
+            let cwd = crate::locate::tilde(std::path::Path::new(&s.cwd), &env.inputs.home);
             title = format!("{}  {title}", style::one_line(&cwd));
         }
         let fixed: usize = widths.iter().sum::<usize>() + 2 * widths.len();
