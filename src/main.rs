@@ -31,7 +31,8 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let mut out = io::BufWriter::new(io::stdout().lock());
+    // Large enough that `show --json` copies many lines per write, not one write per line.
+    let mut out = io::BufWriter::with_capacity(256 * 1024, io::stdout().lock());
     let result = pisess::run(
         cli,
         &env,
