@@ -329,12 +329,12 @@ impl<'a> Arbitrary<'a> for SessionFile {
                 Line::DuplicateKey(v) => {
                     let s = v.to_string();
                     out.extend_from_slice(b"{\"id\":\"a\",");
-                    out.extend_from_slice(s[1..].as_bytes());
+                    out.extend_from_slice(&s.as_bytes()[1..]);
                 }
                 Line::InvalidUtf8(v) => {
                     let s = v.to_string();
                     out.extend_from_slice(b"{\"junk\":\"\xff\xfe\xc3\",");
-                    out.extend_from_slice(s[1..].as_bytes());
+                    out.extend_from_slice(&s.as_bytes()[1..]);
                 }
                 Line::Bytes(b) => out.extend(b),
                 Line::Nested(depth) => {

@@ -117,7 +117,7 @@ fn assert_only_sgr(args: &[&str], out: &[u8]) {
             body[end..].starts_with('m'),
             "{args:?}: an escape that is not a colour in human output:\n{text}"
         );
-        assert_plain(args, rest[..at].as_bytes());
+        assert_plain(args, &rest.as_bytes()[..at]);
         rest = &body[end + 1..];
     }
     assert_plain(args, rest.as_bytes());
