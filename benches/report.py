@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns the benchmark's raw results into the markdown table of docs/performance.md.
 
-    report.py RESULTS_DIR [--machine S] [--corpus-a S] [--corpus-b S] [--pisess S] [--runs S]
+    report.py RESULTS_DIR [--machine S] [--corpus-a S] [--corpus-b S] [--pisess S] [--runs S] [--load S]
               [--out FILE]
 
 RESULTS_DIR holds hyperfine exports `<group>-<round>.json` and `rss.tsv` (group, command, peak
@@ -48,7 +48,7 @@ def load(results):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
-    for opt in ("machine", "corpus-a", "corpus-b", "pisess", "runs", "out"):
+    for opt in ("machine", "corpus-a", "corpus-b", "pisess", "runs", "load", "out"):
         ap.add_argument("--" + opt)
     args = ap.parse_args()
     times, order, rss = load(args.results)
@@ -56,7 +56,7 @@ def main():
 
     lines = []
     say = lines.append
-    say(f"Machine: {args.machine}  ")
+    say(f"Machine: {args.machine}; load average {args.load}  ")
     say(f"pisess: {args.pisess}; {args.runs} per command, medians; warm page cache  ")
     say(f"(a) {args.corpus_a}; (b) {args.corpus_b}")
     say("")

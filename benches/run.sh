@@ -126,6 +126,7 @@ group_b=(
 )
 [ -n "$pi_dist" ] && group_b+=("pi buildSessionContext	node $(q "$here/pi-context.mjs") $(q "$pi_dist") $(q "$dir/pi-copy.jsonl")")
 
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 say "warming the page cache"
 xargs -0 cat <"$dir/a.files" >/dev/null
 cat "$big" "$dir/pi-copy.jsonl" >/dev/null
@@ -165,4 +166,5 @@ python3 "$here/report.py" "$results" \
   --corpus-b "1 session, $(grep -c '' "$big") lines, $((b_bytes / 1000000)) MB" \
   --pisess "$("$bin" --version)" \
   --runs "$rounds rounds x $runs runs" \
+  --load "$load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after" \
   ${out:+--out "$out"}
