@@ -502,7 +502,12 @@ fn path_text(path: &Path) -> String {
 fn render_refusals(refused: &[Refusal], theme: Theme, err: &mut dyn Write) {
     for r in refused {
         let message = match &r.path {
-            Some(path) => format!("not removing {}: {}", path_text(path), r.reason),
+            // The reason may quote the file (`type "session_\u{1b}"`): escaped like the path.
+            Some(path) => format!(
+                "not removing {}: {}",
+                path_text(path),
+                style::escape_control(&r.reason, false)
+            ),
             None => style::escape_control(&r.reason, false).into_owned(),
         };
         // A closed stderr must not stop the command.
@@ -581,8 +586,9 @@ fn render_result(
             out.flush()?;
             let _ = writeln!(
                 err,
-                "pisess: {} not removing {path}: {reason}",
-                err_theme.red("error:")
+                "pisess: {} not removing {path}: {}",
+                err_theme.red("error:"),
+                style::escape_control(reason, false)
             );
             Ok(())
         }

@@ -618,6 +618,13 @@ fn control_characters_and_ansi_escapes_are_escaped() {
     let r = every_command(bytes.as_bytes());
     r.no_errors();
     assert!(r.of("ls").stdout.contains("\\u{1b}[2J"));
+
+    // Quoted in an error: a header whose type is not `session` (found by fuzzing: `rm` wrote
+    // its refusal with the type raw). `every_command` checks stderr for ESC.
+    let header = r#"{"type":"session_\u001b[2J","id":"x","cwd":"/p"}"#;
+    let r = every_command(format!("{header}\n{}\n", msg("a", None, "x")).as_bytes());
+    let rm = r.of("rm --dry-run {}");
+    assert!(rm.stderr.contains("session_\\u{1b}[2J"), "{}", rm.stderr);
 }
 
 #[cfg(unix)]
