@@ -76,13 +76,11 @@ impl<'a> Diag<'a> {
             None if file.is_empty() => String::new(),
             None => format!("{file}: "),
         };
-        let message = style::escape_control(message, false);
+        // File names are text from outside too: a name may hold ESC as well as a line may.
+        let text = format!("{place}{message}");
+        let text = style::escape_control(&text, false);
         // A closed stderr must not turn a warning into a failure.
-        let _ = writeln!(
-            self.err,
-            "pisess: {} {place}{message}",
-            self.theme.yellow("warning:")
-        );
+        let _ = writeln!(self.err, "pisess: {} {text}", self.theme.yellow("warning:"));
     }
 
     /// Every warning a session collected while it was read.

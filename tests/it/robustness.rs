@@ -683,6 +683,17 @@ fn file_names_that_are_not_utf8() {
         assert!(!out.stdout.is_empty(), "{args:?}");
     }
     assert!(path.exists());
+
+    // A name with ESC in it, in a warning about one of its lines.
+    let evil = p.dir.join("2026-01-02T00-00-00-000Z_\u{1b}[2J.jsonl");
+    fs::write(&evil, session(&[&msg("a", None, "x"), "not json"])).unwrap();
+    let run = guarded(&p.env, &["ls"]);
+    assert!(
+        run.stderr.contains("_\\u{1b}[2J.jsonl:3: malformed JSON"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains('\u{1b}'));
 }
 
 #[test]
