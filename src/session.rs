@@ -300,11 +300,7 @@ fn bom_before_header(bytes: &[u8], stem: &str) -> bool {
 
 /// Reads only as far as the header (pi's `readSessionHeader`), for lookups by id.
 pub fn read_header(path: &Path) -> Result<Header, ScanError> {
-    let file = File::open(path).map_err(ScanError::Io)?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let (file, stem) = open_file(path)?;
     let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, file));
     while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
         if line.is_blank() {
@@ -469,7 +465,7 @@ pub fn scan_until<R: BufRead>(
 
 /// Opens a session file and names its stem (the id of seed-000 sessions); a directory is an
 /// error, not an empty session.
-fn open_file(path: &Path) -> Result<(File, String), ScanError> {
+pub fn open_file(path: &Path) -> Result<(File, String), ScanError> {
     let file = File::open(path).map_err(ScanError::Io)?;
     if file.metadata().map_err(ScanError::Io)?.is_dir() {
         return Err(ScanError::Io(io::Error::other("is a directory")));

@@ -2,13 +2,12 @@
 //! them) and pi's `/session` totals, from one pass of the shared scan.
 
 use std::collections::HashSet;
-use std::fs::{self, File};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::model::{message_content_text, EntryKind, Usage};
-use crate::session::{scan, ScanError, Warning};
+use crate::session::{open_file, scan, ScanError, Warning};
 use crate::time::parse_js_date;
 
 /// Everything `ls` shows about one session.
@@ -42,21 +41,14 @@ pub struct Summary {
 
 /// Reads one file into a summary.
 pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
-    let file = File::open(path).map_err(ScanError::Io)?;
+    let (file, stem) = open_file(path)?;
     let meta = file.metadata().map_err(ScanError::Io)?;
-    if meta.is_dir() {
-        return Err(ScanError::Io(std::io::Error::other("is a directory")));
-    }
     let mtime_ms = meta
         .modified()
         .ok()
         .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .and_then(|d| i64::try_from(d.as_millis()).ok())
         .unwrap_or(0);
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
 
     let mut name: Option<String> = None;
     let mut message_count = 0;
@@ -171,7 +163,8 @@ pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
         branches,
         usage,
         models,
-        bytes: fs::metadata(path).map_or(0, |m| m.len()),
+        // The size when reading began, as pi's listing takes its stats before reading.
+        bytes: meta.len(),
         malformed_lines: report.malformed,
         warnings: report.warnings,
     })
@@ -180,6 +173,7 @@ pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn pi_list_fields_and_totals() {
