@@ -883,6 +883,20 @@ impl Session {
     }
 }
 
+/// A v3 session (header id `s`) holding `lines` as entries, for the algorithms' unit tests.
+#[cfg(test)]
+pub(crate) fn test_session(lines: &[Value]) -> Session {
+    let mut text = String::from(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+    );
+    text.push('\n');
+    for l in lines {
+        text.push_str(&l.to_string());
+        text.push('\n');
+    }
+    Session::from_reader(text.as_bytes(), "t").unwrap()
+}
+
 #[cfg(unix)]
 fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)

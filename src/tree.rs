@@ -345,15 +345,7 @@ mod tests {
     use serde_json::{json, Value};
 
     fn session(lines: &[Value]) -> Session {
-        let mut text = String::from(
-            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
-        );
-        text.push('\n');
-        for l in lines {
-            text.push_str(&l.to_string());
-            text.push('\n');
-        }
-        Session::from_reader(text.as_bytes(), "t").unwrap()
+        crate::session::test_session(lines)
     }
 
     fn e(id: &str, parent: Option<&str>, ts: u32) -> Value {
