@@ -31,12 +31,7 @@ pub fn run(
         .transpose()?;
     let plan = context::plan(&session, leaf)?;
     if let Some(id) = &plan.cycle {
-        let line = session.find(id).map(|i| session.entries[i].line);
-        diag.warn(
-            &session.name,
-            line,
-            &format!("parent cycle at entry {id}; the path is cut there (pi would hang)"),
-        );
+        super::warn_cycle(diag, &session, id);
     }
     if args.json {
         write_json(&session, &plan, args, out)?;

@@ -33,6 +33,18 @@ pub fn open_session(
     Ok(session)
 }
 
+/// The warning for a path walk (`Session::path_to`) that met a parent cycle at entry `id`.
+pub fn warn_cycle(diag: &mut Diag, session: &Session, id: &str) {
+    let line = session.find(id).map(|i| session.entries[i].line);
+    diag.warn(
+        &session.name,
+        line,
+        &format!(
+            "parent cycle through entry {id}; the path starts where it closes (pi would hang)"
+        ),
+    );
+}
+
 /// Resolves an entry id given on the command line (exact, or a unique prefix).
 pub fn find_entry(session: &Session, id: &str) -> anyhow::Result<usize> {
     if let Some(i) = session.find(id) {

@@ -132,12 +132,7 @@ fn select(args: &ShowArgs, session: &Session, diag: &mut Diag) -> anyhow::Result
         Some(leaf) => {
             let (path, cycle) = session.path_to(leaf);
             if let Some(id) = cycle {
-                let line = session.find(&id).map(|i| session.entries[i].line);
-                diag.warn(
-                    &session.name,
-                    line,
-                    &format!("parent cycle through entry {id}; the branch starts where it closes"),
-                );
+                super::warn_cycle(diag, session, &id);
             }
             path
         }

@@ -31,9 +31,7 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     let session = open_session(args.session.as_deref(), env, diag, stdin)?;
     let tree = Tree::build(&session);
-    for w in &tree.warnings {
-        diag.warn(&session.name, w.line, &w.message);
-    }
+    diag.session_warnings(&session.name, &tree.warnings);
     let home = env.inputs.home.to_string_lossy();
     let (facts, tool_calls) = facts(&session, &tree, &home)?;
     let is_shown: Vec<bool> = (0..session.entries.len())
