@@ -15,6 +15,7 @@ pub mod reader;
 pub mod render;
 pub mod select;
 pub mod session;
+pub mod skim;
 pub mod style;
 pub mod summary;
 pub mod time;

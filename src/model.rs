@@ -14,6 +14,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use crate::skim::{Skim, Unsure};
+
 /// A string field that is `None` when absent or of another JSON type.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct LooseStr<'a>(pub Option<Cow<'a, str>>);
@@ -215,6 +217,104 @@ pub struct LineView<'a> {
     pub provider: LooseStr<'a>,
     #[serde(rename = "modelId", default, borrow)]
     pub model_id: LooseStr<'a>,
+}
+
+impl<'a> LineView<'a> {
+    /// The view of a line [`Skim`] vouches for, each kept field decoded by serde_json from its
+    /// span, so it equals what `serde_json::from_slice::<LineView>` gives; `None` when the skim
+    /// is unsure (then serde_json decides, as before). Skipping `message.content`, most of a
+    /// line, is where the time goes, and the skim does that at memory speed.
+    pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
+        let mut s = Skim::new(bytes);
+        let mut view = LineView::default();
+        let mut members = s.object().ok()?;
+        let mut seen = Seen::default();
+        while let Some(key) = s.next_key(&mut members).ok()? {
+            seen.first(key, LINE_FIELDS)?;
+            match key {
+                "type" => view.kind = decode(s.value())?,
+                "id" => view.id = decode(s.value())?,
+                "parentId" => view.parent_id = decode(s.value())?,
+                "timestamp" => view.timestamp = decode(s.value())?,
+                "message" if s.at_object() => {
+                    view.message = LooseObj(Some(MessageView::skim(&mut s)?));
+                }
+                "message" => view.message = decode(s.value())?,
+                "targetId" => view.target_id = decode(s.value())?,
+                "label" => view.label = decode(s.value())?,
+                "name" => view.name = decode(s.value())?,
+                "usage" => view.usage = decode(s.value())?,
+                "provider" => view.provider = decode(s.value())?,
+                "modelId" => view.model_id = decode(s.value())?,
+                _ => {
+                    s.value().ok()?;
+                }
+            }
+        }
+        s.end().ok()?;
+        Some(view)
+    }
+}
+
+impl<'a> MessageView<'a> {
+    fn skim(s: &mut Skim<'a>) -> Option<MessageView<'a>> {
+        let mut view = MessageView::default();
+        let mut members = s.object().ok()?;
+        let mut seen = Seen::default();
+        while let Some(key) = s.next_key(&mut members).ok()? {
+            seen.first(key, MESSAGE_FIELDS)?;
+            match key {
+                "role" => view.role = decode(s.value())?,
+                "timestamp" => view.timestamp = decode(s.value())?,
+                // What `Present` decodes, without a second pass over the content.
+                "content" => view.content = Present(s.value().ok()? != b"null"),
+                "usage" => view.usage = decode(s.value())?,
+                "provider" => view.provider = decode(s.value())?,
+                "model" => view.model = decode(s.value())?,
+                _ => {
+                    s.value().ok()?;
+                }
+            }
+        }
+        Some(view)
+    }
+}
+
+/// The serde names of [`LineView`]'s and [`MessageView`]'s fields: a derived struct refuses a
+/// field given twice, so the skim leaves such a line to serde_json.
+const LINE_FIELDS: &[&str] = &[
+    "type",
+    "id",
+    "parentId",
+    "timestamp",
+    "message",
+    "targetId",
+    "label",
+    "name",
+    "usage",
+    "provider",
+    "modelId",
+];
+const MESSAGE_FIELDS: &[&str] = &["role", "timestamp", "content", "usage", "provider", "model"];
+
+#[derive(Default)]
+struct Seen(u32);
+
+impl Seen {
+    fn first(&mut self, key: &str, fields: &[&str]) -> Option<()> {
+        if let Some(bit) = fields.iter().position(|f| *f == key) {
+            if self.0 & 1 << bit != 0 {
+                return None;
+            }
+            self.0 |= 1 << bit;
+        }
+        Some(())
+    }
+}
+
+/// A kept field, decoded by serde_json from the span the skim found.
+fn decode<'a, T: Deserialize<'a>>(span: Result<&'a [u8], Unsure>) -> Option<T> {
+    serde_json::from_slice(span.ok()?).ok()
 }
 
 /// The eleven entry types pi writes, the seed-000 extras, and anything else (kept and shown).
@@ -720,6 +820,125 @@ mod tests {
         let line = br#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}"#;
         assert_eq!(message_content_text(line).as_deref(), Some("a b"));
         assert_eq!(message_content_text(br#"{"message":"x"}"#), None);
+    }
+
+    /// The skim is a shortcut, never a second opinion: what it vouches for, serde_json reads
+    /// the same way.
+    fn assert_skim_agrees(line: &[u8]) -> bool {
+        let Some(skimmed) = LineView::skim(line) else {
+            return false;
+        };
+        let decoded = serde_json::from_slice::<LineView>(line).unwrap_or_else(|e| {
+            panic!(
+                "skim accepted what serde_json refuses ({e}): {}",
+                String::from_utf8_lossy(line)
+            )
+        });
+        assert_eq!(
+            format!("{skimmed:?}"),
+            format!("{decoded:?}"),
+            "{}",
+            String::from_utf8_lossy(line)
+        );
+        true
+    }
+
+    #[test]
+    fn skim_vouches_only_for_what_serde_json_reads_alike() {
+        let take = [
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"x\n\"y\" \u00e9"}],"timestamp":1.5e3}}"#,
+            r#" {"type":"label","targetId":"a","label":"b\u0041","x":[1,{"y":[]}]} "#,
+            r#"{"message":{"content":null,"usage":{"input":1},"provider":"p","model":"m"},"usage":null}"#,
+            r#"{"message":[1,2],"name":{"a":1},"id":7}"#,
+            r#"{"message":"hi","modelId":"m","provider":true}"#,
+            "{\"type\":\"custom\",\"data\":\"\\ud83d\"}",
+            "{}",
+        ];
+        for line in take {
+            assert!(assert_skim_agrees(line.as_bytes()), "not skimmed: {line}");
+        }
+        // Left to serde_json: it refuses some, reads others with rules the skim does not know.
+        let leave: &[&[u8]] = &[
+            br#"{"type":"a","type":"b"}"#,
+            br#"{"message":{"role":"a","role":"b"}}"#,
+            br#"{"typ\u0065":"message"}"#,
+            b"{\"t\xffpe\":1}",
+            br#"{"message":{"timestamp":1e999}}"#,
+            br#"{"id":1e999}"#,
+            br#"[1]"#,
+            br#"{"a":1}{"b":2}"#,
+            br#"{"a":"unterminated}"#,
+            b"{\"a\":\"tab\there\"}",
+            b"{\"a\":1}\x0c",
+        ];
+        for line in leave {
+            assert!(
+                LineView::skim(line).is_none(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        // Invalid UTF-8 inside a skipped string is serde_json's business neither.
+        assert!(assert_skim_agrees(b"{\"id\":\"a\",\"data\":\"\xff\"}"));
+    }
+
+    /// Every line of the bundled examples, and thousands of damaged copies of them: the skim
+    /// takes the intact lines, and anything it takes, damaged or not, reads alike.
+    #[test]
+    fn skim_agrees_with_serde_json_on_damaged_lines() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
+        let mut lines = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    let text = std::fs::read(&path).unwrap();
+                    lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+                }
+            }
+        }
+        let objects: Vec<_> = lines
+            .iter()
+            .filter(|l| serde_json::from_slice::<Map<String, Value>>(l).is_ok())
+            .collect();
+        let skimmed = objects.iter().filter(|l| assert_skim_agrees(l)).count();
+        assert!(objects.len() > 100);
+        // The few left to serde_json are the examples' deliberately odd lines.
+        assert!(
+            skimmed * 100 >= objects.len() * 95,
+            "{skimmed} of {}",
+            objects.len()
+        );
+
+        let specials = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'u', 0x01, 0xff,
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % n as u64).unwrap()
+        };
+        let mut took = 0;
+        for _ in 0..20_000 {
+            let mut line = objects[next(objects.len())].clone();
+            for _ in 0..=next(3) {
+                let at = next(line.len() + 1);
+                match next(4) {
+                    0 if at < line.len() => drop(line.remove(at)),
+                    1 => line.insert(at, specials[next(specials.len())]),
+                    2 if at < line.len() => line[at] = specials[next(specials.len())],
+                    _ => line.truncate(at),
+                }
+            }
+            took += usize::from(assert_skim_agrees(&line));
+        }
+        // Both sides of the shortcut were exercised.
+        assert!((2_000..18_000).contains(&took), "{took} of 20000 skimmed");
     }
 
     #[test]

@@ -168,8 +168,20 @@ fn check_index(data: &[u8]) -> Option<Session> {
     Some(session)
 }
 
+/// The scan's shortcut (`LineView::skim`) only takes lines serde_json reads the same way.
+pub fn check_skim(data: &[u8]) {
+    for line in data.split(|&b| b == b'\n') {
+        if let Some(skimmed) = pisess::model::LineView::skim(line) {
+            let decoded: pisess::model::LineView = serde_json::from_slice(line)
+                .unwrap_or_else(|e| panic!("skimmed a line serde_json refuses: {e}"));
+            assert_eq!(format!("{skimmed:?}"), format!("{decoded:?}"));
+        }
+    }
+}
+
 /// Runs everything on one input.
 pub fn check(data: &[u8]) {
+    check_skim(data);
     let session = check_index(data);
 
     let human: &[&[&str]] = &[
