@@ -215,6 +215,21 @@ pub struct Visible {
     pub children: Vec<Vec<usize>>,
 }
 
+impl Visible {
+    /// The last shown entry of the active path in display order: the leaf, or when the filter
+    /// hides it its nearest shown ancestor. The shown part of the path is a chain down from one
+    /// root (each shown entry's anchor is an ancestor, so on the path too), found without
+    /// laying the tree out.
+    pub fn active_end(&self, active: &[bool]) -> Option<usize> {
+        let is_active = |i: &&usize| active.get(**i) == Some(&true);
+        let mut cur = *self.roots.iter().find(is_active)?;
+        while let Some(&c) = self.children[cur].iter().find(is_active) {
+            cur = c;
+        }
+        Some(cur)
+    }
+}
+
 /// pi's `/tree` draws the branch holding the active leaf first (`flattenTree` puts the root and
 /// the child that contain it ahead of their siblings, the rest keep their order), while `getTree`
 /// itself orders children by timestamp only.
@@ -251,53 +266,119 @@ pub fn visible(tree: &Tree, shown: &[bool]) -> Visible {
     Visible { roots, children }
 }
 
-#[derive(Clone, Copy)]
+/// pi's layout (`recalculateVisualStructure` and `render`): branch points indent their
+/// children, the first generation after a branch indents once more, single-child chains stay
+/// flat, and several roots hang off an invisible common root.
+///
+/// The rows are drawn one at a time as they are iterated: a session that keeps branching
+/// indents deeper and deeper, and its prefixes add up to far more than the file (3 GB for a
+/// 400 MB one), so they are never all held.
+pub fn layout(v: &Visible) -> Layout<'_> {
+    Layout { v }
+}
+
+/// The laid-out tree of `layout`; iterate it for its rows, in display order.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout<'a> {
+    v: &'a Visible,
+}
+
+impl Layout<'_> {
+    /// Rows in all: one per shown entry.
+    pub fn len(&self) -> usize {
+        self.v.roots.len() + self.v.children.iter().map(Vec::len).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.v.roots.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for Layout<'a> {
+    type Item = Row;
+    type IntoIter = Rows<'a>;
+
+    fn into_iter(self) -> Rows<'a> {
+        let v = self.v;
+        let multiple_roots = v.roots.len() > 1;
+        let stack = v
+            .roots
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(k, &r)| Frame {
+                entry: r,
+                indent: usize::from(multiple_roots),
+                just_branched: multiple_roots,
+                show_connector: multiple_roots,
+                is_last: k == v.roots.len() - 1,
+                gutters: 0,
+                virtual_root_child: multiple_roots,
+            })
+            .collect();
+        Rows {
+            v,
+            multiple_roots,
+            stack,
+            gutters: Vec::new(),
+        }
+    }
+}
+
+/// The gutter an entry that shows a connector leaves for its descendants.
+#[derive(Debug, Clone, Copy)]
 struct Gutter {
     position: usize,
     show: bool,
 }
 
-/// pi's layout (`recalculateVisualStructure` and `render`): branch points indent their
-/// children, the first generation after a branch indents once more, single-child chains stay
-/// flat, and several roots hang off an invisible common root.
-pub fn layout(v: &Visible) -> Vec<Row> {
-    struct Frame {
-        entry: usize,
-        indent: usize,
-        just_branched: bool,
-        show_connector: bool,
-        is_last: bool,
-        gutters: Vec<Gutter>,
-        virtual_root_child: bool,
-    }
-    let multiple_roots = v.roots.len() > 1;
-    let mut rows = Vec::new();
-    let mut stack: Vec<Frame> = v
-        .roots
-        .iter()
-        .enumerate()
-        .rev()
-        .map(|(k, &r)| Frame {
-            entry: r,
-            indent: usize::from(multiple_roots),
-            just_branched: multiple_roots,
-            show_connector: multiple_roots,
-            is_last: k == v.roots.len() - 1,
-            gutters: Vec::new(),
-            virtual_root_child: multiple_roots,
-        })
-        .collect();
-    while let Some(f) = stack.pop() {
-        let display_indent = if multiple_roots {
+/// Where one entry sits in the layout, before its row is drawn.
+#[derive(Debug)]
+struct Frame {
+    entry: usize,
+    indent: usize,
+    just_branched: bool,
+    show_connector: bool,
+    is_last: bool,
+    /// How many of the shared gutters (`Rows::gutters`) are this entry's.
+    gutters: usize,
+    virtual_root_child: bool,
+}
+
+/// The rows of a `Layout`: a pre-order walk with an explicit stack.
+#[derive(Debug)]
+pub struct Rows<'a> {
+    v: &'a Visible,
+    multiple_roots: bool,
+    stack: Vec<Frame>,
+    /// The gutters of the path being drawn. pi copies the list into every child, which costs
+    /// time and memory in the depth for every entry: quadratic in a session that keeps
+    /// branching. A frame keeps only its length instead, since everything drawn between an
+    /// entry and its next sibling sits below their parent and leaves the parent's gutters alone.
+    gutters: Vec<Gutter>,
+}
+
+impl Iterator for Rows<'_> {
+    type Item = Row;
+
+    fn next(&mut self) -> Option<Row> {
+        let f = self.stack.pop()?;
+        self.gutters.truncate(f.gutters);
+        let display_indent = if self.multiple_roots {
             f.indent.saturating_sub(1)
         } else {
             f.indent
         };
         let connector = f.show_connector && !f.virtual_root_child;
         let connector_position = display_indent.saturating_sub(1);
-        let mut prefix = String::with_capacity(display_indent * 3);
+        // pi takes, per level, the first gutter at that position. Positions grow strictly down
+        // a path (branch points indent their children, so a connector sits right of every
+        // connector above it), so one pass over the gutters finds them all.
+        let mut prefix = String::with_capacity(display_indent * "│  ".len());
+        let mut gutters = self.gutters.iter().peekable();
         for level in 0..display_indent {
-            if let Some(g) = f.gutters.iter().find(|g| g.position == level) {
+            while gutters.next_if(|g| g.position < level).is_some() {}
+            if let Some(g) = gutters.next_if(|g| g.position == level) {
                 prefix.push_str(if g.show { "│  " } else { "   " });
             } else if connector && level == connector_position {
                 prefix.push_str(if f.is_last { "└─ " } else { "├─ " });
@@ -305,38 +386,37 @@ pub fn layout(v: &Visible) -> Vec<Row> {
                 prefix.push_str("   ");
             }
         }
-        rows.push(Row {
-            entry: f.entry,
-            prefix,
-        });
 
-        let kids = &v.children[f.entry];
+        let kids = &self.v.children[f.entry];
         let multiple = kids.len() > 1;
         let child_indent = if multiple || (f.just_branched && f.indent > 0) {
             f.indent + 1
         } else {
             f.indent
         };
-        let mut child_gutters = f.gutters.clone();
         if connector {
-            child_gutters.push(Gutter {
+            self.gutters.push(Gutter {
                 position: connector_position,
                 show: !f.is_last,
             });
         }
+        let child_gutters = self.gutters.len();
         for (k, &c) in kids.iter().enumerate().rev() {
-            stack.push(Frame {
+            self.stack.push(Frame {
                 entry: c,
                 indent: child_indent,
                 just_branched: multiple,
                 show_connector: multiple,
                 is_last: k == kids.len() - 1,
-                gutters: child_gutters.clone(),
+                gutters: child_gutters,
                 virtual_root_child: false,
             });
         }
+        Some(Row {
+            entry: f.entry,
+            prefix,
+        })
     }
-    rows
 }
 
 #[cfg(test)]
@@ -382,6 +462,65 @@ mod tests {
         assert_eq!(t.leaf, Some(5));
         let active: Vec<_> = (0..6).filter(|&i| t.active[i]).collect();
         assert_eq!(active, [0, 1, 4, 5]);
+    }
+
+    fn nested_branches() -> Session {
+        session(&[
+            e("a", None, 1),
+            e("b", Some("a"), 2),
+            e("c", Some("a"), 3),
+            e("d", Some("b"), 4),
+            e("e", Some("b"), 5),
+            e("f", Some("d"), 6),
+            e("g", Some("d"), 7),
+            e("h", Some("g"), 8),
+            e("j", Some("e"), 9),
+            e("k", Some("f"), 10),
+            e("i", Some("c"), 11),
+        ])
+    }
+
+    #[test]
+    fn gutters_of_nested_branches() {
+        // The leaf (i) is under c, drawn first; b's branch comes last, so its gutter is blank
+        // while d's, below it, is drawn.
+        assert_eq!(
+            draw(&nested_branches()),
+            [
+                "a",
+                "├─ c",
+                "│     i",
+                "└─ b",
+                "   ├─ d",
+                "   │  ├─ f",
+                "   │  │     k",
+                "   │  └─ g",
+                "   │        h",
+                "   └─ e",
+                "         j",
+            ]
+        );
+    }
+
+    #[test]
+    fn active_end_is_the_last_active_row() {
+        let s = nested_branches();
+        let t = Tree::build(&s);
+        // Hide the leaf (i), then its parent (c), then everything.
+        for (hidden, end) in [
+            (vec![], Some(10)),
+            (vec![10], Some(2)),
+            (vec![10, 2], Some(0)),
+            ((0..11).collect(), None),
+        ] {
+            let shown: Vec<bool> = (0..11).map(|i| !hidden.contains(&i)).collect();
+            let v = visible(&t, &shown);
+            let rows: Vec<Row> = layout(&v).into_iter().collect();
+            assert_eq!(rows.len(), layout(&v).len());
+            let last = rows.iter().rev().find(|r| t.active[r.entry]);
+            assert_eq!(last.map(|r| r.entry), end);
+            assert_eq!(v.active_end(&t.active), end);
+        }
     }
 
     #[test]

@@ -114,18 +114,14 @@ impl View<'_> {
         theme: Theme,
         out: &mut dyn Write,
     ) -> anyhow::Result<()> {
+        // Drawn row by row as they are written: together they can be many times the file.
         let rows = layout(v);
         if rows.is_empty() {
             writeln!(out, "{}", theme.dim("(no entries)"))?;
         }
         // `← active` goes on the leaf, or when the filter hides it (a label, a usage entry...)
-        // on its nearest shown ancestor, the entry pi's cursor starts on. Ancestors come before
-        // descendants, so that is the last shown entry of the active path.
-        let marked = rows
-            .iter()
-            .rev()
-            .find(|r| self.tree.active[r.entry])
-            .map(|r| r.entry);
+        // on its nearest shown ancestor, the entry pi's cursor starts on.
+        let marked = v.active_end(&self.tree.active);
         for row in rows {
             let i = row.entry;
             let entry = load(self.session, i)?;
