@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-60}"
 targets="${FUZZ_TARGETS:-structured bytes}"
-# pisess's one unsafe block is skim's SSE2 search (its bounds are the loop's condition), so
+# pisess's only unsafe code is skim's SIMD string search (bounds asserted before each load), so
 # AddressSanitizer finds little and costs ~5x the throughput; panics, stack overflows, hangs
 # and runaway memory are caught without it. `FUZZ_TARGETS=skim` checks that search alone.
 sanitizer="${FUZZ_SANITIZER:-none}"

@@ -4,7 +4,7 @@
 //! Most of a session's bytes are the insides of a few long strings (tool output, file contents,
 //! base64 images). serde_json steps through those 8 bytes at a time and restarts at every
 //! escape, which made its validation alone 3.5× `cat` (docs/performance.md); here they are
-//! searched 16 bytes at a time with SSE2, and an escape costs a few instructions.
+//! scanned 64 bytes at a time with SSE2 or AVX2 (`simd`), escapes included.
 //!
 //! This is not a second parser: it decodes nothing. [`Skim`] only vouches for a line: it accepts
 //! a subset of what serde_json's `IgnoredAny` accepts, and anything it is unsure of (an escaped
@@ -238,97 +238,220 @@ impl<'a> Skim<'a> {
     /// (any code point: a lone surrogate is the decoder's business), and bytes not checked as
     /// UTF-8.
     fn string(&mut self) -> Result<&'a [u8]> {
-        let b = self.bytes;
         let start = self.at;
-        let mut at = start + 1;
-        loop {
-            at = next_special(b, at);
-            match b.get(at) {
-                Some(b'"') => {
-                    self.at = at + 1;
-                    return Ok(&b[start..self.at]);
-                }
-                Some(b'\\') => at = escape_end(b, at)?,
-                // A control character, or the end of the line inside the string.
-                _ => return Err(Unsure),
-            }
+        #[cfg(target_arch = "x86_64")]
+        let end = match simd::string_end(self.bytes, start + 1)? {
+            simd::End::Found(end) => end,
+            simd::End::Tail(at) => string_end_scalar(self.bytes, at)?,
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let end = string_end_scalar(self.bytes, start + 1)?;
+        self.at = end + 1;
+        Ok(&self.bytes[start..self.at])
+    }
+}
+
+/// The position of the quote that ends a string whose content starts at `at`, byte by byte:
+/// for the last bytes of a line, other architectures, and as the tests' reference.
+fn string_end_scalar(b: &[u8], mut at: usize) -> Result<usize> {
+    loop {
+        match *b.get(at).ok_or(Unsure)? {
+            b'"' => return Ok(at),
+            b'\\' => at = escape_end(b, at)?,
+            0..=0x1f => return Err(Unsure),
+            _ => at += 1,
         }
     }
 }
 
 /// Where the escape at `at` (a backslash) ends.
-#[inline(always)]
+#[inline]
 fn escape_end(b: &[u8], at: usize) -> Result<usize> {
     match b.get(at + 1) {
-        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(at + 2),
-        Some(b'u') => match b.get(at + 2..at + 6) {
-            Some(hex) if hex.iter().all(u8::is_ascii_hexdigit) => Ok(at + 6),
-            _ => Err(Unsure),
-        },
+        Some(b'u') if hex4(b, at + 2) => Ok(at + 6),
+        Some(&c) if c != b'u' && SIMPLE_ESCAPE[usize::from(c)] => Ok(at + 2),
         _ => Err(Unsure),
     }
 }
 
-/// The position of the first quote, backslash or control character (below 0x20) at or after
-/// `at`, or `bytes.len()`.
-#[inline(always)]
-fn next_special(bytes: &[u8], at: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    let at = match sse2::find_special(bytes, at) {
-        Ok(found) => return found,
-        Err(tail) => tail,
-    };
-    next_special_scalar(bytes, at)
+/// The bytes a backslash may escape besides `u`.
+const SIMPLE_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    let allowed = *b"\"\\/bfnrt";
+    while i < allowed.len() {
+        table[allowed[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Four hex digits at `at`.
+fn hex4(b: &[u8], at: usize) -> bool {
+    b.get(at..at + 4)
+        .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
 }
 
-fn next_special_scalar(bytes: &[u8], at: usize) -> usize {
-    bytes
-        .get(at..)
-        .and_then(|rest| {
-            rest.iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-        })
-        .map_or(bytes.len(), |n| at + n)
-}
-
+/// Strings 64 bytes at a time, as simdjson scans them: a mask of quotes, backslashes and
+/// control characters per block, and the escaped bytes found with carries rather than a branch
+/// per escape. Code-like text has an escape every 20-30 bytes; a byte-wise loop (or a search
+/// that restarts after each escape) mispredicts a branch at nearly every one.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-mod sse2 {
+mod simd {
+    use super::{hex4, Result, Unsure, SIMPLE_ESCAPE};
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
+        __m128i, __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8,
+        _mm256_movemask_epi8, _mm256_set1_epi8, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8,
+        _mm_movemask_epi8, _mm_set1_epi8,
     };
 
-    /// Searches whole 16-byte blocks from `at`: `Ok` with the position of the first special
-    /// byte, or `Err` with where the unsearched tail (under 16 bytes) starts. SSE2 is part of
-    /// every x86_64 CPU, so no feature detection is needed.
+    pub enum End {
+        /// The closing quote's position.
+        Found(usize),
+        /// No end in the whole blocks: go on byte by byte from here (a backslash, when the
+        /// last block ended inside an escape).
+        Tail(usize),
+    }
+
+    /// Bit `i` of each is byte `at + i` of a 64-byte block.
+    struct Masks {
+        quote: u64,
+        backslash: u64,
+        control: u64,
+    }
+
+    /// One loop for both instruction sets: a function would not inline into the AVX2 one.
+    macro_rules! string_end_blocks {
+        ($b:expr, $at:expr, $masks:ident) => {{
+            let (b, mut at) = ($b, $at);
+            let mut carry = 0;
+            while at + 64 <= b.len() {
+                // SAFETY (AVX2 variant): only expanded inside `string_end_avx2`.
+                #[allow(unused_unsafe)]
+                let m = unsafe { $masks(b, at) };
+                let escaped = escaped(m.backslash, &mut carry);
+                let quotes = m.quote & !escaped;
+                // The string's bytes in this block: those before its closing quote.
+                let inside = if quotes == 0 {
+                    u64::MAX
+                } else {
+                    (quotes & quotes.wrapping_neg()) - 1
+                };
+                if m.control & inside != 0 || !escapes_valid(b, at, escaped & inside) {
+                    return Err(Unsure);
+                }
+                if quotes != 0 {
+                    return Ok(End::Found(at + quotes.trailing_zeros() as usize));
+                }
+                at += 64;
+            }
+            // The bytes left are fewer than a block. When the last block ended on an escaping
+            // backslash, the scalar loop starts at it (a `\u`'s digits are plain bytes).
+            Ok(End::Tail(at - carry as usize))
+        }};
+    }
+
+    /// The block loop with AVX2 where the CPU has it (two loads a block, not four).
+    pub fn string_end(b: &[u8], at: usize) -> Result<End> {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked above.
+            unsafe { string_end_avx2(b, at) }
+        } else {
+            string_end_blocks!(b, at, masks_sse2)
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    unsafe fn string_end_avx2(b: &[u8], at: usize) -> Result<End> {
+        string_end_blocks!(b, at, masks_avx2)
+    }
+
+    /// SSE2 is part of every x86_64 CPU.
     #[inline(always)]
-    pub fn find_special(bytes: &[u8], mut at: usize) -> Result<usize, usize> {
-        // SAFETY: SSE2 is always present on x86_64, and every load reads 16 bytes inside
-        // `bytes` (`at + 16 <= bytes.len()`); `loadu` has no alignment requirement.
+    fn masks_sse2(bytes: &[u8], at: usize) -> Masks {
+        assert!(at + 64 <= bytes.len());
+        let mut m = Masks {
+            quote: 0,
+            backslash: 0,
+            control: 0,
+        };
+        // SAFETY: SSE2 is always present on x86_64, and the four 16-byte loads lie inside
+        // `bytes` (asserted above); `loadu` has no alignment requirement.
         unsafe {
             let quote = _mm_set1_epi8(b'"' as i8);
             let backslash = _mm_set1_epi8(b'\\' as i8);
             let control_max = _mm_set1_epi8(0x1f);
-            while at + 16 <= bytes.len() {
-                let block = _mm_loadu_si128(bytes.as_ptr().add(at).cast::<__m128i>());
+            for k in 0..4 {
+                let block = _mm_loadu_si128(bytes.as_ptr().add(at + 16 * k).cast::<__m128i>());
+                let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16) << (16 * k);
+                m.quote |= bits(_mm_cmpeq_epi8(block, quote));
+                m.backslash |= bits(_mm_cmpeq_epi8(block, backslash));
                 // Unsigned `min(x, 0x1f) == x` is `x <= 0x1f`.
-                let control = _mm_cmpeq_epi8(_mm_min_epu8(block, control_max), block);
-                let special = _mm_or_si128(
-                    _mm_or_si128(
-                        _mm_cmpeq_epi8(block, quote),
-                        _mm_cmpeq_epi8(block, backslash),
-                    ),
-                    control,
-                );
-                let mask = _mm_movemask_epi8(special) as u32;
-                if mask != 0 {
-                    return Ok(at + mask.trailing_zeros() as usize);
-                }
-                at += 16;
+                m.control |= bits(_mm_cmpeq_epi8(_mm_min_epu8(block, control_max), block));
             }
         }
-        Err(at)
+        m
+    }
+
+    /// Only called from [`string_end_avx2`], on a CPU with AVX2.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn masks_avx2(bytes: &[u8], at: usize) -> Masks {
+        assert!(at + 64 <= bytes.len());
+        let mut m = Masks {
+            quote: 0,
+            backslash: 0,
+            control: 0,
+        };
+        // SAFETY: the caller runs on AVX2, and the two 32-byte loads lie inside `bytes`
+        // (asserted above); `loadu` has no alignment requirement.
+        unsafe {
+            let quote = _mm256_set1_epi8(b'"' as i8);
+            let backslash = _mm256_set1_epi8(b'\\' as i8);
+            let control_max = _mm256_set1_epi8(0x1f);
+            for k in 0..2 {
+                let block = _mm256_loadu_si256(bytes.as_ptr().add(at + 32 * k).cast::<__m256i>());
+                let bits = |v: __m256i| u64::from(_mm256_movemask_epi8(v) as u32) << (32 * k);
+                m.quote |= bits(_mm256_cmpeq_epi8(block, quote));
+                m.backslash |= bits(_mm256_cmpeq_epi8(block, backslash));
+                m.control |= bits(_mm256_cmpeq_epi8(
+                    _mm256_min_epu8(block, control_max),
+                    block,
+                ));
+            }
+        }
+        m
+    }
+
+    /// The bytes escaped by a backslash (the second of each pair in a run), carrying a run
+    /// that crosses into the next block in `carry`. simdjson's `find_escaped_branchless`.
+    #[inline(always)]
+    fn escaped(backslash: u64, carry: &mut u64) -> u64 {
+        const EVEN: u64 = 0x5555_5555_5555_5555;
+        let backslash = backslash & !*carry;
+        let follows = backslash << 1 | *carry;
+        let odd_starts = backslash & !EVEN & !follows;
+        let (even_starts, overflow) = odd_starts.overflowing_add(backslash);
+        *carry = u64::from(overflow);
+        (EVEN ^ (even_starts << 1)) & follows
+    }
+
+    /// Whether the escaped bytes in `escapes` (bits from `at`) are valid escapes.
+    #[inline(always)]
+    fn escapes_valid(b: &[u8], at: usize, mut escapes: u64) -> bool {
+        let mut bad = false;
+        while escapes != 0 {
+            let i = at + escapes.trailing_zeros() as usize;
+            let c = b[i];
+            bad |= if c == b'u' {
+                !hex4(b, i + 1)
+            } else {
+                !SIMPLE_ESCAPE[usize::from(c)]
+            };
+            escapes &= escapes - 1;
+        }
+        !bad
     }
 }
 
@@ -344,22 +467,84 @@ mod tests {
         Ok(v)
     }
 
+    /// The block scan against the byte-wise reference, on strings built from the bytes that
+    /// matter (runs of backslashes, escapes cut at block edges, `\u` digits, control bytes,
+    /// bytes above 0x7f) at every length around one and two blocks.
     #[test]
-    fn special_bytes_found_in_every_position() {
-        for len in 0..70 {
-            for at in 0..len {
-                for special in [b'"', b'\\', 0u8, 0x1f] {
-                    let mut bytes = vec![b'a'; len];
-                    bytes[at] = special;
-                    // Bytes above 0x7f are plain: signed comparison would call them control.
-                    if at > 0 {
-                        bytes[at - 1] = 0xff;
-                    }
-                    assert_eq!(next_special(&bytes, 0), at, "len {len} at {at}");
-                    assert_eq!(next_special_scalar(&bytes, 0), at);
-                }
+    fn blocks_agree_with_bytes() {
+        let pieces: [&[u8]; 12] = [
+            b"a",
+            b"\\\\",
+            b"\\\"",
+            b"\\n",
+            b"\\u00e9",
+            b"\\u12",
+            b"\\x",
+            b"\\",
+            b"\"",
+            b"\x01",
+            b"\xff",
+            b"abcdefghijklmnopq",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % n as u64).unwrap()
+        };
+        let (mut found, mut refused) = (0, 0);
+        for _ in 0..100_000 {
+            let mut text = b"\"".to_vec();
+            let len = 40 + next(120);
+            while text.len() < len {
+                // Mostly plain bytes, so that many strings reach their end.
+                let piece = if next(3) == 0 {
+                    pieces[next(pieces.len())]
+                } else {
+                    b"x"
+                };
+                text.extend_from_slice(piece);
             }
-            assert_eq!(next_special(&vec![0x80; len], 0), len);
+            if next(2) == 0 {
+                text.push(b'"');
+            }
+            let mut skim = Skim::new(&text);
+            let got = skim.string().map(<[u8]>::len);
+            let want = string_end_scalar(&text, 1).map(|end| end + 1);
+            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&text));
+            match got {
+                Ok(_) => found += 1,
+                Err(_) => refused += 1,
+            }
+        }
+        assert!(found > 10_000 && refused > 10_000, "{found} {refused}");
+    }
+
+    #[test]
+    fn escapes_across_block_edges() {
+        for pad in 0..70 {
+            for (escape, ok) in [
+                (&b"\\\\"[..], true),
+                (b"\\\"", true),
+                (b"\\u00e9", true),
+                (b"\\u00", false),
+                (b"\\q", false),
+            ] {
+                let mut text = b"\"".to_vec();
+                text.extend(std::iter::repeat_n(b'a', pad));
+                text.extend_from_slice(escape);
+                text.extend(std::iter::repeat_n(b'z', 70));
+                text.push(b'"');
+                let got = Skim::new(&text).string().map(<[u8]>::len);
+                assert_eq!(
+                    got.is_ok(),
+                    ok,
+                    "pad {pad} {:?}",
+                    String::from_utf8_lossy(escape)
+                );
+                assert_eq!(got, string_end_scalar(&text, 1).map(|e| e + 1));
+            }
         }
     }
 
