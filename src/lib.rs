@@ -11,6 +11,7 @@ pub mod js;
 pub mod locate;
 pub mod model;
 pub mod preview;
+pub mod readahead;
 pub mod reader;
 pub mod render;
 pub mod select;
