@@ -232,20 +232,20 @@ impl<'a> LineView<'a> {
         while let Some(key) = s.next_key(&mut members).ok()? {
             seen.first(key, LINE_FIELDS)?;
             match key {
-                "type" => view.kind = decode(s.value())?,
-                "id" => view.id = decode(s.value())?,
-                "parentId" => view.parent_id = decode(s.value())?,
-                "timestamp" => view.timestamp = decode(s.value())?,
+                "type" => view.kind = loose_str(s.value())?,
+                "id" => view.id = loose_str(s.value())?,
+                "parentId" => view.parent_id = loose_str(s.value())?,
+                "timestamp" => view.timestamp = loose_str(s.value())?,
                 "message" if s.at_object() => {
                     view.message = LooseObj(Some(MessageView::skim(&mut s)?));
                 }
                 "message" => view.message = decode(s.value())?,
-                "targetId" => view.target_id = decode(s.value())?,
-                "label" => view.label = decode(s.value())?,
-                "name" => view.name = decode(s.value())?,
+                "targetId" => view.target_id = loose_str(s.value())?,
+                "label" => view.label = loose_str(s.value())?,
+                "name" => view.name = loose_str(s.value())?,
                 "usage" => view.usage = decode(s.value())?,
-                "provider" => view.provider = decode(s.value())?,
-                "modelId" => view.model_id = decode(s.value())?,
+                "provider" => view.provider = loose_str(s.value())?,
+                "modelId" => view.model_id = loose_str(s.value())?,
                 _ => {
                     s.value().ok()?;
                 }
@@ -264,13 +264,13 @@ impl<'a> MessageView<'a> {
         while let Some(key) = s.next_key(&mut members).ok()? {
             seen.first(key, MESSAGE_FIELDS)?;
             match key {
-                "role" => view.role = decode(s.value())?,
+                "role" => view.role = loose_str(s.value())?,
                 "timestamp" => view.timestamp = decode(s.value())?,
                 // What `Present` decodes, without a second pass over the content.
                 "content" => view.content = Present(s.value().ok()? != b"null"),
                 "usage" => view.usage = decode(s.value())?,
-                "provider" => view.provider = decode(s.value())?,
-                "model" => view.model = decode(s.value())?,
+                "provider" => view.provider = loose_str(s.value())?,
+                "model" => view.model = loose_str(s.value())?,
                 _ => {
                     s.value().ok()?;
                 }
@@ -310,6 +310,20 @@ impl Seen {
         }
         Some(())
     }
+}
+
+/// A string field: a plain string (no escapes) is borrowed after the UTF-8 check serde_json
+/// would make, without building a deserializer for it (on sessions of small entries that was
+/// most of a line's cost); anything else goes to serde_json.
+fn loose_str(span: Result<&[u8], Unsure>) -> Option<LooseStr<'_>> {
+    let span = span.ok()?;
+    if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
+        if !inner.contains(&b'\\') {
+            let text = std::str::from_utf8(inner).ok()?;
+            return Some(LooseStr(Some(Cow::Borrowed(text))));
+        }
+    }
+    decode(Ok(span))
 }
 
 /// A kept field, decoded by serde_json from the span the skim found.
