@@ -227,17 +227,14 @@ impl<'a> LineView<'a> {
     pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
         let mut s = Skim::new(bytes);
         let mut view = LineView::default();
-        let mut members = s.object().ok()?;
-        let mut seen = Seen::default();
-        while let Some(key) = s.next_key(&mut members).ok()? {
-            seen.first(key, LINE_FIELDS)?;
+        each_field(&mut s, LINE_FIELDS, |key, s| {
             match key {
                 "type" => view.kind = loose_str(s.value())?,
                 "id" => view.id = loose_str(s.value())?,
                 "parentId" => view.parent_id = loose_str(s.value())?,
                 "timestamp" => view.timestamp = loose_str(s.value())?,
                 "message" if s.at_object() => {
-                    view.message = LooseObj(Some(MessageView::skim(&mut s)?));
+                    view.message = LooseObj(Some(MessageView::skim(s)?));
                 }
                 "message" => view.message = decode(s.value())?,
                 "targetId" => view.target_id = loose_str(s.value())?,
@@ -250,7 +247,8 @@ impl<'a> LineView<'a> {
                     s.value().ok()?;
                 }
             }
-        }
+            Some(())
+        })?;
         s.end().ok()?;
         Some(view)
     }
@@ -259,10 +257,7 @@ impl<'a> LineView<'a> {
 impl<'a> MessageView<'a> {
     fn skim(s: &mut Skim<'a>) -> Option<MessageView<'a>> {
         let mut view = MessageView::default();
-        let mut members = s.object().ok()?;
-        let mut seen = Seen::default();
-        while let Some(key) = s.next_key(&mut members).ok()? {
-            seen.first(key, MESSAGE_FIELDS)?;
+        each_field(s, MESSAGE_FIELDS, |key, s| {
             match key {
                 "role" => view.role = loose_str(s.value())?,
                 "timestamp" => view.timestamp = decode(s.value())?,
@@ -275,13 +270,13 @@ impl<'a> MessageView<'a> {
                     s.value().ok()?;
                 }
             }
-        }
+            Some(())
+        })?;
         Some(view)
     }
 }
 
-/// The serde names of [`LineView`]'s and [`MessageView`]'s fields: a derived struct refuses a
-/// field given twice, so the skim leaves such a line to serde_json.
+/// The serde names of [`LineView`]'s and [`MessageView`]'s fields.
 const LINE_FIELDS: &[&str] = &[
     "type",
     "id",
@@ -297,19 +292,26 @@ const LINE_FIELDS: &[&str] = &[
 ];
 const MESSAGE_FIELDS: &[&str] = &["role", "timestamp", "content", "usage", "provider", "model"];
 
-#[derive(Default)]
-struct Seen(u32);
-
-impl Seen {
-    fn first(&mut self, key: &str, fields: &[&str]) -> Option<()> {
+/// Calls `read` with each key of the object at the cursor, which must read or skip its value.
+/// A derived struct refuses a field of its own given twice, so such an object is left to
+/// serde_json (`None`).
+fn each_field<'a>(
+    s: &mut Skim<'a>,
+    fields: &[&str],
+    mut read: impl FnMut(&'a str, &mut Skim<'a>) -> Option<()>,
+) -> Option<()> {
+    let mut members = s.object().ok()?;
+    let mut seen = 0u32;
+    while let Some(key) = s.next_key(&mut members).ok()? {
         if let Some(bit) = fields.iter().position(|f| *f == key) {
-            if self.0 & 1 << bit != 0 {
+            if seen & 1 << bit != 0 {
                 return None;
             }
-            self.0 |= 1 << bit;
+            seen |= 1 << bit;
         }
-        Some(())
+        read(key, s)?;
     }
+    Some(())
 }
 
 /// A string field: a plain string (no escapes) is borrowed after the UTF-8 check serde_json
@@ -930,13 +932,7 @@ mod tests {
         let specials = [
             b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'u', 0x01, 0xff,
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            usize::try_from(seed % n as u64).unwrap()
-        };
+        let mut next = crate::skim::rng(0x9e37_79b9_7f4a_7c15);
         let mut took = 0;
         for _ in 0..20_000 {
             let mut line = objects[next(objects.len())].clone();

@@ -490,6 +490,17 @@ mod simd {
     }
 }
 
+/// A seeded xorshift: `next(n)` is below `n`. For tests that build many inputs reproducibly.
+#[cfg(test)]
+pub(crate) fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        usize::try_from(seed % n as u64).unwrap()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -521,13 +532,7 @@ mod tests {
             b"\xff",
             b"abcdefghijklmnopq",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            usize::try_from(seed % n as u64).unwrap()
-        };
+        let mut next = rng(0x2545_f491_4f6c_dd1d);
         let (mut found, mut refused) = (0, 0);
         for _ in 0..100_000 {
             let mut text = b"\"".to_vec();
