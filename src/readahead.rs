@@ -10,7 +10,7 @@ use std::io::{self, BufRead, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread;
 
-/// Bytes per chunk; two are filled ahead while the caller holds a third.
+/// Bytes per chunk. At most four exist: two read and waiting, one being read, one the caller's.
 const CHUNK: usize = 1 << 20;
 const AHEAD: usize = 2;
 
@@ -20,8 +20,8 @@ pub const WORTH_A_THREAD: u64 = 8 << 20;
 pub struct ReadAhead {
     /// Chunks with how many of their bytes were read; the channel closes after the last.
     chunks: Receiver<io::Result<(Vec<u8>, usize)>>,
-    /// Emptied chunks go back to the reading thread, so three buffers serve a whole file
-    /// (and are not zeroed again: each keeps its full length).
+    /// Emptied chunks go back to the reading thread, so a few buffers serve a whole file (and
+    /// are not zeroed again: each keeps its full length).
     spent: SyncSender<Vec<u8>>,
     current: Vec<u8>,
     filled: usize,
