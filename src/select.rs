@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::locate::{tilde, Location};
-use crate::session::read_header;
+use crate::session::{read_header, Reading};
 use crate::summary::summarize;
 
 /// The session a command will read.
@@ -192,7 +192,9 @@ fn by_id(sessions: &[(String, PathBuf)], query: &str) -> Vec<(String, PathBuf)> 
 fn by_name(sessions: &[(String, PathBuf)], query: &str) -> Vec<(String, PathBuf)> {
     sessions
         .iter()
-        .filter(|(_, p)| summarize(p).is_ok_and(|s| s.name.as_deref() == Some(query)))
+        .filter(|(_, p)| {
+            summarize(p, Reading::AheadIfBig).is_ok_and(|s| s.name.as_deref() == Some(query))
+        })
         .cloned()
         .collect()
 }

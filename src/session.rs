@@ -483,11 +483,19 @@ pub fn open_file(path: &Path) -> Result<(File, String), ScanError> {
     Ok((file, stem))
 }
 
-/// The source for one scan of a whole file: a big one is read ahead on a second thread (see
-/// [`ReadAhead`]); `ls`, which reads a file per core already, does not come here.
-fn whole_file(file: &File) -> Result<Box<dyn BufRead>, ScanError> {
+/// How a scan reads a whole file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// A big file is read ahead on a second thread (see [`ReadAhead`]).
+    AheadIfBig,
+    /// On the caller's thread only: `ls` already reads one file per core.
+    OnThisThread,
+}
+
+/// The source for one scan of a whole file.
+pub fn whole_file(file: &File, reading: Reading) -> Result<Box<dyn BufRead>, ScanError> {
     let size = file.metadata().map_err(ScanError::Io)?.len();
-    if size >= readahead::WORTH_A_THREAD {
+    if reading == Reading::AheadIfBig && size >= readahead::WORTH_A_THREAD {
         let clone = file.try_clone().map_err(ScanError::Io)?;
         if let Ok(reader) = ReadAhead::new(clone) {
             return Ok(Box::new(reader));
@@ -541,7 +549,7 @@ pub fn stream(
     let mut report = match path {
         Some(path) => {
             let (file, stem) = open_file(path)?;
-            scan_until(whole_file(&file)?, &stem, &mut each)?
+            scan_until(whole_file(&file, Reading::AheadIfBig)?, &stem, &mut each)?
         }
         None => scan_until(BufReader::with_capacity(256 * 1024, stdin), "-", &mut each)?,
     };
@@ -624,7 +632,7 @@ impl Session {
     /// Opens and indexes a session file.
     pub fn open(path: &Path) -> Result<Session, ScanError> {
         let (file, stem) = open_file(path)?;
-        let reader = whole_file(&file)?;
+        let reader = whole_file(&file, Reading::AheadIfBig)?;
         let mut session = Session::index(reader, &stem, path.display().to_string())?;
         session.source = Source::File(path.to_path_buf());
         session.file = Some(file);

@@ -1,13 +1,11 @@
 //! Per-session facts for `ls`: pi's `SessionInfo` fields (as `SessionManager.list` computes
 //! them) and pi's `/session` totals, from one pass of the shared scan.
 
-use std::collections::HashSet;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::model::{message_content_text, EntryKind, Usage};
-use crate::session::{open_file, scan, ScanError, Warning};
+use crate::session::{open_file, scan, whole_file, Reading, ScanError, Warning};
 use crate::time::parse_js_date;
 
 /// Everything `ls` shows about one session.
@@ -40,7 +38,7 @@ pub struct Summary {
 }
 
 /// Reads one file into a summary.
-pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
+pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
     let (file, stem) = open_file(path)?;
     let meta = file.metadata().map_err(ScanError::Io)?;
     let mtime_ms = meta
@@ -57,8 +55,9 @@ pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
     let mut usage = Usage::default();
     let mut models: Vec<String> = Vec::new();
     let mut leaf_id = None;
-    let mut ids: HashSet<String> = HashSet::new();
-    let mut parents: HashSet<String> = HashSet::new();
+    // hashbrown's hasher, not std's SipHash: these take every id of every file `ls` reads.
+    let mut ids: hashbrown::HashSet<String> = hashbrown::HashSet::new();
+    let mut parents: hashbrown::HashSet<String> = hashbrown::HashSet::new();
 
     let mut note_model = |provider: Option<&str>, model: Option<&str>| {
         if let Some(model) = model {
@@ -72,7 +71,7 @@ pub fn summarize(path: &Path) -> Result<Summary, ScanError> {
         }
     };
 
-    let report = scan(BufReader::with_capacity(256 * 1024, file), &stem, |_, e| {
+    let report = scan(whole_file(&file, reading)?, &stem, |_, e| {
         let v = e.view;
         if let Some(id) = &e.id {
             leaf_id = Some(id.to_string());
@@ -189,7 +188,7 @@ mod tests {
             "garbage",
         ];
         fs::write(&path, lines.join("\n") + "\n").unwrap();
-        let s = summarize(&path).unwrap();
+        let s = summarize(&path, Reading::AheadIfBig).unwrap();
         assert_eq!(s.id, "sid");
         assert_eq!(s.name.as_deref(), Some("named"));
         assert_eq!(s.message_count, 3);
@@ -213,7 +212,7 @@ mod tests {
             r#"{"type":"session","id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
         )
         .unwrap();
-        let s = summarize(&path).unwrap();
+        let s = summarize(&path, Reading::AheadIfBig).unwrap();
         assert_eq!(s.first_message, "(no messages)");
         assert_eq!(s.modified_ms, 1_767_225_600_000);
         assert_eq!(s.created_ms, Some(1_767_225_600_000));

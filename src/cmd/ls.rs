@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::cli::{LsArgs, SortKey};
 use crate::env::Env;
 use crate::model::number;
-use crate::session::ScanError;
+use crate::session::{Reading, ScanError};
 use crate::style::{self, Theme};
 use crate::summary::{summarize, Summary};
 use crate::time::{parse_when, relative, to_json_date};
@@ -25,7 +25,10 @@ fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
         .map_or(1, |n| n.get())
         .min(8);
     if threads <= 1 || files.len() < 8 {
-        return files.iter().map(|p| summarize(p)).collect();
+        return files
+            .iter()
+            .map(|p| summarize(p, Reading::AheadIfBig))
+            .collect();
     }
     let next = AtomicUsize::new(0);
     let work = || {
@@ -35,7 +38,7 @@ fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
             let Some(path) = files.get(i) else {
                 return done;
             };
-            done.push((i, summarize(path)));
+            done.push((i, summarize(path, Reading::OnThisThread)));
         }
     };
     let mut results: Vec<Option<Result<Summary, ScanError>>> =

@@ -17,7 +17,7 @@ use crate::cli::{LsArgs, RmArgs, SortKey};
 use crate::env::Env;
 use crate::locate::{self, Location};
 use crate::select::{self, SelectError, Selected};
-use crate::session::{read_header, ScanError};
+use crate::session::{read_header, Reading, ScanError};
 use crate::style::{self, Theme};
 use crate::summary::{summarize, Summary};
 use crate::time::parse_when;
@@ -355,7 +355,7 @@ fn check(
     }
     let summary = match summary {
         Some(s) => s,
-        None => summarize(&path).map_err(|e| not_a_session(&e))?,
+        None => summarize(&path, Reading::AheadIfBig).map_err(|e| not_a_session(&e))?,
     };
     Ok(Target {
         title: summary.name.clone().unwrap_or(summary.first_message),

@@ -17,6 +17,7 @@ use serde::Deserialize as _;
 
 use crate::common::{env_in, run_with, Run};
 use pisess::env::Env;
+use pisess::session::Reading;
 
 /// Far beyond any run here (the slowest, a 60 MB line in a debug build, takes about a second).
 const WATCHDOG: Duration = Duration::from_secs(60);
@@ -847,7 +848,8 @@ fn files_removed_while_listing_are_warnings() {
     }
     remover.join().unwrap();
     // The warning is what `ls` says when the file is gone by the time it is read.
-    let gone = pisess::summary::summarize(&p.dir.join("gone.jsonl")).unwrap_err();
+    let gone =
+        pisess::summary::summarize(&p.dir.join("gone.jsonl"), Reading::AheadIfBig).unwrap_err();
     assert!(
         matches!(&gone, pisess::session::ScanError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
     );
