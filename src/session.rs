@@ -532,14 +532,31 @@ pub fn stream(
     stdin: &mut dyn Read,
     mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
 ) -> Result<ScanReport, ScanError> {
-    // hashbrown's hasher: std's SipHash was 4% of `show --json`.
-    let mut ids: hashbrown::HashMap<Box<str>, u64> = hashbrown::HashMap::new();
+    // The ids seen, in one arena like the index's (an allocation per id and std's SipHash
+    // were a sixth of `show --json` on a session of small entries): start, length, and the
+    // line that last held the id.
+    let mut arena = String::new();
+    let mut ids: HashTable<(usize, usize, u64)> = HashTable::new();
+    let hasher = DefaultHashBuilder::default();
     let mut id_warnings = Vec::new();
     let mut each = |header: &Header, e: &EntryLine| {
         match e.id.as_deref() {
             Some(id) => {
-                if let Some(earlier) = ids.insert(id.into(), e.line) {
-                    id_warnings.push(duplicate_id(id, e.line, earlier));
+                let held = |&(start, len, _): &(usize, usize, u64)| &arena[start..start + len];
+                let slot = ids.entry(
+                    hasher.hash_one(id),
+                    |seen| held(seen) == id,
+                    |seen| hasher.hash_one(held(seen)),
+                );
+                match slot {
+                    hashbrown::hash_table::Entry::Occupied(mut seen) => {
+                        let earlier = std::mem::replace(&mut seen.get_mut().2, e.line);
+                        id_warnings.push(duplicate_id(id, e.line, earlier));
+                    }
+                    hashbrown::hash_table::Entry::Vacant(slot) => {
+                        slot.insert((arena.len(), id.len(), e.line));
+                        arena.push_str(id);
+                    }
                 }
             }
             None => id_warnings.push(missing_id(e.line)),
