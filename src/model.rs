@@ -229,20 +229,20 @@ impl<'a> LineView<'a> {
         let mut view = LineView::default();
         each_field(&mut s, LINE_FIELDS, |key, s| {
             match key {
-                "type" => view.kind = loose_str(s.value())?,
-                "id" => view.id = loose_str(s.value())?,
-                "parentId" => view.parent_id = loose_str(s.value())?,
-                "timestamp" => view.timestamp = loose_str(s.value())?,
-                "message" if s.at_object() => {
+                b"type" => view.kind = loose_str(s.value())?,
+                b"id" => view.id = loose_str(s.value())?,
+                b"parentId" => view.parent_id = loose_str(s.value())?,
+                b"timestamp" => view.timestamp = loose_str(s.value())?,
+                b"message" if s.at_object() => {
                     view.message = LooseObj(Some(MessageView::skim(s)?));
                 }
-                "message" => view.message = decode(s.value())?,
-                "targetId" => view.target_id = loose_str(s.value())?,
-                "label" => view.label = loose_str(s.value())?,
-                "name" => view.name = loose_str(s.value())?,
-                "usage" => view.usage = decode(s.value())?,
-                "provider" => view.provider = loose_str(s.value())?,
-                "modelId" => view.model_id = loose_str(s.value())?,
+                b"message" => view.message = decode(s.value())?,
+                b"targetId" => view.target_id = loose_str(s.value())?,
+                b"label" => view.label = loose_str(s.value())?,
+                b"name" => view.name = loose_str(s.value())?,
+                b"usage" => view.usage = decode(s.value())?,
+                b"provider" => view.provider = loose_str(s.value())?,
+                b"modelId" => view.model_id = loose_str(s.value())?,
                 _ => {
                     s.value().ok()?;
                 }
@@ -259,13 +259,13 @@ impl<'a> MessageView<'a> {
         let mut view = MessageView::default();
         each_field(s, MESSAGE_FIELDS, |key, s| {
             match key {
-                "role" => view.role = loose_str(s.value())?,
-                "timestamp" => view.timestamp = decode(s.value())?,
+                b"role" => view.role = loose_str(s.value())?,
+                b"timestamp" => view.timestamp = decode(s.value())?,
                 // What `Present` decodes, without a second pass over the content.
-                "content" => view.content = Present(s.value().ok()? != b"null"),
-                "usage" => view.usage = decode(s.value())?,
-                "provider" => view.provider = loose_str(s.value())?,
-                "model" => view.model = loose_str(s.value())?,
+                b"content" => view.content = Present(s.value().ok()? != b"null"),
+                b"usage" => view.usage = decode(s.value())?,
+                b"provider" => view.provider = loose_str(s.value())?,
+                b"model" => view.model = loose_str(s.value())?,
                 _ => {
                     s.value().ok()?;
                 }
@@ -277,28 +277,35 @@ impl<'a> MessageView<'a> {
 }
 
 /// The serde names of [`LineView`]'s and [`MessageView`]'s fields.
-const LINE_FIELDS: &[&str] = &[
-    "type",
-    "id",
-    "parentId",
-    "timestamp",
-    "message",
-    "targetId",
-    "label",
-    "name",
-    "usage",
-    "provider",
-    "modelId",
+const LINE_FIELDS: &[&[u8]] = &[
+    b"type",
+    b"id",
+    b"parentId",
+    b"timestamp",
+    b"message",
+    b"targetId",
+    b"label",
+    b"name",
+    b"usage",
+    b"provider",
+    b"modelId",
 ];
-const MESSAGE_FIELDS: &[&str] = &["role", "timestamp", "content", "usage", "provider", "model"];
+const MESSAGE_FIELDS: &[&[u8]] = &[
+    b"role",
+    b"timestamp",
+    b"content",
+    b"usage",
+    b"provider",
+    b"model",
+];
 
 /// Calls `read` with each key of the object at the cursor, which must read or skip its value.
 /// A derived struct refuses a field of its own given twice, so such an object is left to
 /// serde_json (`None`).
 fn each_field<'a>(
     s: &mut Skim<'a>,
-    fields: &[&str],
-    mut read: impl FnMut(&'a str, &mut Skim<'a>) -> Option<()>,
+    fields: &[&[u8]],
+    mut read: impl FnMut(&'a [u8], &mut Skim<'a>) -> Option<()>,
 ) -> Option<()> {
     let mut members = s.object().ok()?;
     let mut seen = 0u32;

@@ -82,7 +82,7 @@ impl<'a> Skim<'a> {
 
     /// The next key of the object `members` walks, with its colon eaten, or `None` once its
     /// closing brace is eaten. The caller then reads or skips the value.
-    pub fn next_key(&mut self, members: &mut Members) -> Result<Option<&'a str>> {
+    pub fn next_key(&mut self, members: &mut Members) -> Result<Option<&'a [u8]>> {
         if self.peek() == Some(b'}') {
             self.at += 1;
             self.depth -= 1;
@@ -96,18 +96,19 @@ impl<'a> Skim<'a> {
         Ok(Some(key))
     }
 
-    /// A key as serde_json's derived structs compare it; escaped keys (`"typ\u0065"`) and
-    /// non-UTF-8 ones are left to serde_json.
-    fn key(&mut self) -> Result<&'a str> {
+    /// A key as serde_json's derived structs compare it, unquoted; escaped keys
+    /// (`"typ\u0065"`) and non-UTF-8 ones are left to serde_json. Bytes, not `str`: only a
+    /// few ASCII names are ever looked for, and most keys need no UTF-8 check.
+    fn key(&mut self) -> Result<&'a [u8]> {
         if self.peek() != Some(b'"') {
             return Err(Unsure);
         }
         let span = self.string()?;
         let inner = &span[1..span.len() - 1];
-        if inner.contains(&b'\\') {
+        if inner.contains(&b'\\') || !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
             return Err(Unsure);
         }
-        std::str::from_utf8(inner).map_err(|_| Unsure)
+        Ok(inner)
     }
 
     /// Skips the next value; its text, exactly (no surrounding whitespace).
@@ -716,7 +717,7 @@ mod tests {
     fn keys_are_read_only_when_plain() {
         let mut s = Skim::new(br#"{"type":1,"typ\u0065":2}"#);
         let mut m = s.object().unwrap();
-        assert_eq!(s.next_key(&mut m), Ok(Some("type")));
+        assert_eq!(s.next_key(&mut m), Ok(Some(&b"type"[..])));
         assert_eq!(s.value(), Ok(&b"1"[..]));
         assert_eq!(s.next_key(&mut m), Err(Unsure));
     }
