@@ -874,6 +874,7 @@ mod tests {
             r#"{"message":{"content":null,"usage":{"input":1},"provider":"p","model":"m"},"usage":null}"#,
             r#"{"message":[1,2],"name":{"a":1},"id":7}"#,
             r#"{"message":"hi","modelId":"m","provider":true}"#,
+            r#"{"clé":1,"type":"x","message":{"rôle":2,"role":"user"}}"#,
             "{\"type\":\"custom\",\"data\":\"\\ud83d\"}",
             "{}",
         ];
