@@ -39,7 +39,9 @@ pub fn use_color(choice: ColorChoice, is_tty: bool, no_color: Option<&str>) -> b
 impl Env {
     /// Reads the process's environment.
     pub fn from_process(global: &GlobalArgs) -> std::io::Result<Env> {
-        let var = |k: &str| std::env::var(k).ok();
+        // Node decodes the environment as UTF-8 with U+FFFD for invalid bytes, so pi sees a
+        // value that is not UTF-8 that way too; and a set NO_COLOR must count even then.
+        let var = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
         let process_cwd = std::env::current_dir()?;
         let home = dirs::home_dir().unwrap_or_else(|| PathBuf::from("/"));
         let cwd = match &global.cwd {

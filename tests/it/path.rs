@@ -57,3 +57,25 @@ fn explain_lists_every_source_and_the_winner() {
         .replace(&examples_agent_dir().display().to_string(), "<agent>");
     snap!("path_explain_default", text);
 }
+
+/// An environment value that is not UTF-8 reads as Node reads it for pi: U+FFFD for each bad
+/// byte, not as if it were unset (which would silently fall back to `~/.pi/agent`).
+#[cfg(unix)]
+#[test]
+fn agent_dir_that_is_not_utf8_reads_as_pi_reads_it() {
+    use std::os::unix::ffi::OsStrExt;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pisess"))
+        .args(["path", "--root"])
+        .env(
+            "PI_CODING_AGENT_DIR",
+            std::ffi::OsStr::from_bytes(b"/tmp/agent-\xff-dir"),
+        )
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "/tmp/agent-\u{fffd}-dir/sessions\n"
+    );
+}
