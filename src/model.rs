@@ -3,7 +3,8 @@
 //!
 //! Two views of a line exist. [`LineView`] is a borrowed, lenient parse of only the fields the
 //! index and listings need (wrong JSON types become `None`, never an error), cheap enough to run
-//! on every line of every file. Full entries are `serde_json::Value`s in pi's own shape, decoded
+//! on every line of every file: [`LineView::skim`] finds its fields with `crate::skim`, and
+//! serde_json reads the lines the skim is unsure of. Full entries are `serde_json::Value`s in pi's own shape, decoded
 //! only for the lines a command shows, so nothing pi wrote is dropped on the floor.
 
 use std::borrow::Cow;
