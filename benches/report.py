@@ -50,6 +50,9 @@ def main():
     ap.add_argument("results")
     for opt in ("machine", "corpus-a", "corpus-b", "pisess", "runs", "load", "out"):
         ap.add_argument("--" + opt)
+    # The budgets are for the full corpora: on --quick's 40 MB session, process start-up and
+    # the read-ahead thread weigh as much as the reading, so a verdict there would mislead.
+    ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     times, order, rss = load(args.results)
     median = {k: statistics.median(v) for k, v in times.items()}
@@ -74,7 +77,7 @@ def main():
             x_cat = t / cat if cat else float("nan")
             x_pi = pi / t if pi and (group, cmd) in VS_PI else None
             mb = rss.get((group, cmd))
-            budget = BUDGETS.get((group, cmd))
+            budget = None if args.quick else BUDGETS.get((group, cmd))
             verdict = ""
             if budget:
                 max_cat, min_pi, max_rss = budget
@@ -106,7 +109,10 @@ def main():
         with open(args.out, "w") as f:
             f.write(text)
     missed = sum(v.count("MISSED") for v in verdicts)
-    print(f"\nbudgets: {'all met' if not missed else f'{missed} missed'}", file=sys.stderr)
+    if args.quick:
+        print("\nbudgets: not judged on --quick corpora (they apply to the full ones)", file=sys.stderr)
+    else:
+        print(f"\nbudgets: {'all met' if not missed else f'{missed} missed'}", file=sys.stderr)
 
 
 if __name__ == "__main__":

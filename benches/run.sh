@@ -172,4 +172,5 @@ python3 "$here/report.py" "$results" \
   --pisess "$("$bin" --version)" \
   --runs "$rounds rounds x $runs runs" \
   --load "$load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after" \
-  ${out:+--out "$out"}
+  ${out:+--out "$out"} \
+  $([ "$quick" = 1 ] && echo --quick)
