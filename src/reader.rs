@@ -71,14 +71,6 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
-    /// Starts numbering at `number` and `offset`, for a reader positioned mid-stream.
-    pub fn starting_at(inner: R, number: u64, offset: u64) -> Self {
-        let mut reader = Self::new(inner);
-        reader.number = number;
-        reader.offset = offset;
-        reader
-    }
-
     /// The next line, or `None` at the end. The returned line borrows the reader.
     pub fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
         self.inner.consume(std::mem::take(&mut self.pending));

@@ -306,7 +306,7 @@ fn bom_before_header(bytes: &[u8], stem: &str) -> bool {
 
 /// Reads only as far as the header (pi's `readSessionHeader`), for lookups by id.
 pub fn read_header(path: &Path) -> Result<Header, ScanError> {
-    let (file, stem) = open_file(path)?;
+    let OpenedFile { file, stem, .. } = open_file(path)?;
     let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, file));
     while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
         if line.is_blank() {
@@ -469,18 +469,26 @@ pub fn scan_until<R: BufRead>(
     })
 }
 
-/// Opens a session file and names its stem (the id of seed-000 sessions); a directory is an
-/// error, not an empty session.
-pub fn open_file(path: &Path) -> Result<(File, String), ScanError> {
+/// A session file opened for reading: its stem is the id of seed-000 sessions, and its
+/// metadata (taken once) tells its size and time.
+pub struct OpenedFile {
+    pub file: File,
+    pub meta: std::fs::Metadata,
+    pub stem: String,
+}
+
+/// Opens a session file; a directory is an error, not an empty session.
+pub fn open_file(path: &Path) -> Result<OpenedFile, ScanError> {
     let file = File::open(path).map_err(ScanError::Io)?;
-    if file.metadata().map_err(ScanError::Io)?.is_dir() {
+    let meta = file.metadata().map_err(ScanError::Io)?;
+    if meta.is_dir() {
         return Err(ScanError::Io(io::Error::other("is a directory")));
     }
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Ok((file, stem))
+    Ok(OpenedFile { file, meta, stem })
 }
 
 /// How a scan reads a whole file.
@@ -493,9 +501,9 @@ pub enum Reading {
 }
 
 /// The source for one scan of a whole file.
-pub fn whole_file(file: &File, reading: Reading) -> Result<Box<dyn BufRead>, ScanError> {
-    let size = file.metadata().map_err(ScanError::Io)?.len();
-    if reading == Reading::AheadIfBig && size >= readahead::WORTH_A_THREAD {
+pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRead>, ScanError> {
+    let file = &opened.file;
+    if reading == Reading::AheadIfBig && opened.meta.len() >= readahead::WORTH_A_THREAD {
         let clone = file.try_clone().map_err(ScanError::Io)?;
         if let Ok(reader) = ReadAhead::new(clone) {
             return Ok(Box::new(reader));
@@ -565,8 +573,9 @@ pub fn stream(
     };
     let mut report = match path {
         Some(path) => {
-            let (file, stem) = open_file(path)?;
-            scan_until(whole_file(&file, Reading::AheadIfBig)?, &stem, &mut each)?
+            let opened = open_file(path)?;
+            let reader = whole_file(&opened, Reading::AheadIfBig)?;
+            scan_until(reader, &opened.stem, &mut each)?
         }
         None => scan_until(BufReader::with_capacity(256 * 1024, stdin), "-", &mut each)?,
     };
@@ -648,11 +657,11 @@ pub struct Session {
 impl Session {
     /// Opens and indexes a session file.
     pub fn open(path: &Path) -> Result<Session, ScanError> {
-        let (file, stem) = open_file(path)?;
-        let reader = whole_file(&file, Reading::AheadIfBig)?;
-        let mut session = Session::index(reader, &stem, path.display().to_string())?;
+        let opened = open_file(path)?;
+        let reader = whole_file(&opened, Reading::AheadIfBig)?;
+        let mut session = Session::index(reader, &opened.stem, path.display().to_string())?;
         session.source = Source::File(path.to_path_buf());
-        session.file = Some(file);
+        session.file = Some(opened.file);
         Ok(session)
     }
 

@@ -39,8 +39,8 @@ pub struct Summary {
 
 /// Reads one file into a summary.
 pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
-    let (file, stem) = open_file(path)?;
-    let meta = file.metadata().map_err(ScanError::Io)?;
+    let opened = open_file(path)?;
+    let meta = &opened.meta;
     let mtime_ms = meta
         .modified()
         .ok()
@@ -71,7 +71,7 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         }
     };
 
-    let report = scan(whole_file(&file, reading)?, &stem, |_, e| {
+    let report = scan(whole_file(&opened, reading)?, &opened.stem, |_, e| {
         let v = e.view;
         if let Some(id) = &e.id {
             leaf_id = Some(id.to_string());

@@ -218,18 +218,22 @@ fn usage_errors_exit_2_and_lookups_exit_1() {
     assert!(out.stderr.is_empty());
 }
 
-/// The real binary on the bundled examples, stdout and stderr piped.
-fn piped(args: &[&str], no_color: Option<&str>) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .env("PI_CODING_AGENT_DIR", examples_agent_dir())
+/// `program` on the bundled examples: no live session, `NO_COLOR` as given, stdin closed.
+fn on_examples(program: &str, no_color: Option<&str>) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.env("PI_CODING_AGENT_DIR", examples_agent_dir())
         .env_remove("NO_COLOR")
         .env_remove("PI_SESSION_FILE")
         .stdin(Stdio::null());
     if let Some(v) = no_color {
         cmd.env("NO_COLOR", v);
     }
-    cmd.output().unwrap()
+    cmd
+}
+
+/// The real binary on the bundled examples, stdout and stderr piped.
+fn piped(args: &[&str], no_color: Option<&str>) -> Output {
+    on_examples(BIN, no_color).args(args).output().unwrap()
 }
 
 fn has_esc(bytes: &[u8]) -> bool {
@@ -281,16 +285,10 @@ fn on_terminal(command_line: &str, no_color: Option<&str>) -> Option<Vec<u8>> {
         eprintln!("skipped: util-linux `script` is not installed, so no pseudo-terminal test");
         return None;
     }
-    let mut cmd = Command::new("script");
-    cmd.args(["-qec", command_line, "/dev/null"])
-        .env("PI_CODING_AGENT_DIR", examples_agent_dir())
-        .env_remove("NO_COLOR")
-        .env_remove("PI_SESSION_FILE")
-        .stdin(Stdio::null());
-    if let Some(v) = no_color {
-        cmd.env("NO_COLOR", v);
-    }
-    let out = cmd.output().unwrap();
+    let out = on_examples("script", no_color)
+        .args(["-qec", command_line, "/dev/null"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{command_line}: {out:?}");
     Some(out.stdout)
 }
