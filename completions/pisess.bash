@@ -312,7 +312,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__rm)
-            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --force --session-dir --cwd --color --quiet --help"
+            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --force --json --session-dir --cwd --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -142,6 +142,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -a 'With --older-than/--empty: every project, not only this one'
             cand --all 'With --older-than/--empty: every project, not only this one'
             cand --force 'Allow removing the live session ($PI_SESSION_FILE)'
+            cand --json 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand -h 'Print help (see more with ''--help'')'

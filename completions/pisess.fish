@@ -136,6 +136,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand rm" -l permanent -d 'Unlin
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l empty -d 'Also this project\'s sessions without messages (with --older-than: the old ones)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s a -l all -d 'With --older-than/--empty: every project, not only this one'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow removing the live session ($PI_SESSION_FILE)'
+complete -c pisess -n "__fish_pisess_using_subcommand rm" -l json -d 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context rm help" -f -a "ls" -d 'List sessions, newest first'

@@ -12,8 +12,11 @@ macro_rules! session_forms {
     () => {
         "  -                 read the session from standard input
   PATH              a file (anything with / or \\ or ending in .jsonl is a path)
-  ID | PREFIX       a session id or unique prefix: this project first, then all projects
-  NAME              an exact session name (set with pi's /name)"
+  ID | PREFIX | NAME
+                    looked up by id prefix and exact name (pi's /name) together, in this
+                    project first, then in all projects: one match is the session, several
+                    are an error that lists each (and why it matched); an exact id beats
+                    longer ids that start with it; empty or blank is a usage error"
     };
 }
 
@@ -25,7 +28,6 @@ macro_rules! session_help {
             session_forms!(),
             "
   (omitted)         $PI_SESSION_FILE, else this project's newest session (what `pi -c` resumes)
-  An ambiguous prefix or name is an error that lists the candidates.
 
 "
         )
@@ -284,6 +286,7 @@ pub struct LsArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The session (see SESSION below); default: this project's newest
+    #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Print only this entry (id or unique prefix), in full; not with --branch, --leaf, --type,
     /// --role
@@ -328,6 +331,7 @@ pub enum TreeFilter {
 #[derive(Debug, Args)]
 pub struct TreeArgs {
     /// The session (see SESSION below); default: this project's newest
+    #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Which entries to draw (pi's /tree filter modes)
     #[arg(long, value_enum, default_value_t = TreeFilter::Default, value_name = "MODE")]
@@ -340,6 +344,7 @@ pub struct TreeArgs {
 #[derive(Debug, Args)]
 pub struct PathArgs {
     /// A session to print the file of; without it, the session dir for this project
+    #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Print the sessions root (<agent dir>/sessions) instead
     #[arg(long, conflicts_with = "session")]
@@ -352,6 +357,7 @@ pub struct PathArgs {
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// The session (see SESSION below); default: this project's newest
+    #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Build the context as if entry ID were the leaf
     #[arg(long, value_name = "ID")]
@@ -373,6 +379,7 @@ pub struct ContextArgs {
 #[derive(Debug, Args)]
 pub struct RmArgs {
     /// Sessions to remove (id, prefix, name or path)
+    #[arg(value_parser = session_arg())]
     pub sessions: Vec<OsString>,
     /// Print what would be removed, remove nothing
     #[arg(short = 'n', long)]
@@ -395,6 +402,23 @@ pub struct RmArgs {
     /// Allow removing the live session ($PI_SESSION_FILE)
     #[arg(long)]
     pub force: bool,
+    /// NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as
+    /// it happens, and a "total"
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A SESSION argument: any bytes (a path need not be UTF-8), but never empty or blank, which
+/// would name nothing (`pisess rm -y "$S"` with `S` unset is a usage error, not "any session").
+fn session_arg() -> impl clap::builder::TypedValueParser<Value = OsString> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::OsStringValueParser::new().try_map(|s: OsString| {
+        if crate::select::is_blank(&s) {
+            Err("a SESSION cannot be empty or blank")
+        } else {
+            Ok(s)
+        }
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -9,6 +9,7 @@ use jiff::tz::TimeZone;
 
 use crate::cli::{ColorChoice, GlobalArgs};
 use crate::locate::{self, Inputs, Location};
+use crate::removal::TrashHome;
 
 #[derive(Debug, Clone)]
 pub struct Env {
@@ -25,6 +26,8 @@ pub struct Env {
     /// Terminal width when stdout is a terminal (tables are cut to it), else `None`.
     pub width: Option<usize>,
     pub quiet: bool,
+    /// Where `rm` finds the trash.
+    pub trash: TrashHome,
 }
 
 /// Whether a stream gets colour: `--color`, else a terminal with `NO_COLOR` unset or empty.
@@ -76,6 +79,7 @@ impl Env {
             color_stderr: use_color(global.color, stderr_tty, no_color.as_deref()),
             width,
             quiet: global.quiet,
+            trash: TrashHome::from_process(),
         })
     }
 
@@ -93,6 +97,7 @@ impl Env {
             color_stderr: false,
             width: None,
             quiet: false,
+            trash: TrashHome::default(),
         }
     }
 }

@@ -8,11 +8,13 @@ pub mod cmd;
 pub mod context;
 pub mod env;
 pub mod js;
+pub mod listing;
 pub mod locate;
 pub mod model;
 pub mod preview;
 pub mod readahead;
 pub mod reader;
+pub mod removal;
 pub mod render;
 pub mod select;
 pub mod session;
@@ -35,6 +37,9 @@ pub enum Outcome {
     Done,
     /// Exit 1: the command did what it could but part of the job failed (e.g. unreadable files).
     Partial,
+    /// Exit 130 (128 + SIGINT, as shells report it): stopped by Ctrl-C after reporting what
+    /// it had done.
+    Interrupted,
 }
 
 /// A usage error found after parsing (exit 2).
@@ -109,6 +114,7 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
     match result {
         Ok(Outcome::Done) => 0,
         Ok(Outcome::Partial) => 1,
+        Ok(Outcome::Interrupted) => 130,
         Err(e) if is_broken_pipe(e) => 0,
         Err(e) => {
             let message = format!("{e:#}");
@@ -117,7 +123,11 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
                 "pisess: error: {}",
                 style::escape_control(&message, false)
             );
-            if e.is::<UsageError>() {
+            let blank = matches!(
+                e.downcast_ref::<select::SelectError>(),
+                Some(select::SelectError::Blank)
+            );
+            if e.is::<UsageError>() || blank {
                 2
             } else {
                 1

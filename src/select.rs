@@ -1,14 +1,15 @@
-//! The SESSION argument shared by every command: `-`, a path, an id or unique id prefix
-//! (this project first, then all), an exact name; or, when omitted, `$PI_SESSION_FILE` or the
-//! session `pi -c` would continue. Unlike pi, an ambiguous prefix or name is an error.
+//! The SESSION argument shared by every command: `-`, a path, or an id prefix or exact name
+//! looked up together (this project first, then all); or, when omitted, `$PI_SESSION_FILE` or
+//! the session `pi -c` would continue. Unlike pi, more than one match is an error.
 
 use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::listing::{self, Scope};
 use crate::locate::{tilde, Location};
-use crate::session::{read_header, Reading};
-use crate::summary::summarize;
+use crate::session::read_header;
+use crate::summary::Summary;
 
 /// The session a command will read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +35,7 @@ pub enum SelectError {
     },
     Ambiguous {
         query: String,
-        candidates: Vec<(String, PathBuf)>,
+        candidates: Vec<Found>,
         home: PathBuf,
     },
     NoSessions {
@@ -45,6 +46,8 @@ pub enum SelectError {
         home: PathBuf,
     },
     EnvFileMissing(PathBuf),
+    /// An empty or blank argument: a usage error, since it names nothing.
+    Blank,
 }
 
 /// How many candidates an ambiguity lists before "and N more": enough to choose from, short
@@ -84,30 +87,35 @@ impl fmt::Display for SelectError {
                 candidates,
                 home,
             } => {
-                // Full paths would make the line unreadable; the folder tells projects apart.
-                let folder = |p: &Path| p.parent().map(|d| tilde(d, home)).unwrap_or_default();
-                let one_folder = candidates
-                    .iter()
-                    .all(|(_, p)| p.parent() == candidates[0].1.parent());
+                let project = |c: &Found| {
+                    if c.cwd.is_empty() {
+                        "no cwd".to_owned()
+                    } else {
+                        tilde(Path::new(&c.cwd), home)
+                    }
+                };
+                // One project is said once; otherwise each candidate says its own.
+                let one_project = candidates.iter().all(|c| c.cwd == candidates[0].cwd);
                 write!(f, "'{query}' matches {} sessions", candidates.len())?;
-                if one_folder {
-                    write!(f, " in {}", folder(&candidates[0].1))?;
+                if one_project {
+                    write!(f, " of {}", project(&candidates[0]))?;
                 }
                 f.write_str(":")?;
-                for (i, (id, path)) in candidates.iter().take(MAX_CANDIDATES).enumerate() {
+                for (i, c) in candidates.iter().take(MAX_CANDIDATES).enumerate() {
                     let sep = if i == 0 { " " } else { ", " };
-                    write!(f, "{sep}{id}")?;
-                    if !one_folder {
-                        write!(f, " (in {})", folder(path))?;
+                    write!(f, "{sep}{} ({}", c.id, c.why.describe())?;
+                    if !one_project {
+                        write!(f, ", {}", project(c))?;
                     }
+                    f.write_str(")")?;
                 }
                 if candidates.len() > MAX_CANDIDATES {
                     write!(f, " and {} more", candidates.len() - MAX_CANDIDATES)?;
                 }
-                if candidates.iter().all(|(id, _)| id.starts_with(query.as_str())) {
+                if candidates.iter().all(|c| c.why != Match::Name) {
                     f.write_str("; give more of the id, or the path")
                 } else {
-                    f.write_str("; give the id or the path instead of the name")
+                    f.write_str("; give the id or the path")
                 }
             }
             SelectError::NoSessions {
@@ -124,6 +132,9 @@ impl fmt::Display for SelectError {
                 }
                 f.write_str(" (list every project's with 'pisess ls --all', or name a SESSION)")
             }
+            SelectError::Blank => f.write_str(
+                "a SESSION cannot be empty or blank (is the variable that should hold it unset?)",
+            ),
             SelectError::EnvFileMissing(p) => write!(
                 f,
                 "PI_SESSION_FILE names {}, which does not exist (unset it to read this project's newest session)",
@@ -150,69 +161,95 @@ pub fn names_a_path(arg: &OsStr, loc: &Location) -> bool {
             || arg.to_str().is_none_or(looks_like_path))
 }
 
-/// The files of this project that hold a session of it, with their header ids.
-fn project_sessions(loc: &Location) -> Vec<(String, PathBuf)> {
-    let files = loc.project_files().unwrap_or_default();
-    headers(files, |cwd| !loc.custom || loc.cwd_matches(cwd))
+/// Why a session answered a lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Match {
+    /// Its id is the argument.
+    Id,
+    /// Its id starts with the argument.
+    IdPrefix,
+    /// Its name (pi's `/name`) is the argument.
+    Name,
 }
 
-fn all_sessions(loc: &Location) -> Vec<(String, PathBuf)> {
-    headers(loc.all_files().unwrap_or_default(), |_| true)
-}
-
-fn headers(files: Vec<PathBuf>, keep: impl Fn(Option<&str>) -> bool) -> Vec<(String, PathBuf)> {
-    let mut out: Vec<_> = files
-        .into_iter()
-        .filter_map(|p| {
-            let h = read_header(&p).ok()?;
-            keep(h.cwd.as_deref()).then_some((h.id, p))
-        })
-        .collect();
-    out.sort_by(|a, b| a.1.cmp(&b.1));
-    out
-}
-
-/// Exact id first; otherwise every id with that prefix.
-fn by_id(sessions: &[(String, PathBuf)], query: &str) -> Vec<(String, PathBuf)> {
-    let exact: Vec<_> = sessions
-        .iter()
-        .filter(|(id, _)| id == query)
-        .cloned()
-        .collect();
-    if !exact.is_empty() {
-        return exact;
+impl Match {
+    fn describe(self) -> &'static str {
+        match self {
+            Match::Id => "id",
+            Match::IdPrefix => "id prefix",
+            Match::Name => "name",
+        }
     }
-    sessions
-        .iter()
-        .filter(|(id, _)| id.starts_with(query))
-        .cloned()
-        .collect()
 }
 
-fn by_name(sessions: &[(String, PathBuf)], query: &str) -> Vec<(String, PathBuf)> {
-    sessions
-        .iter()
-        .filter(|(_, p)| {
-            summarize(p, Reading::AheadIfBig).is_ok_and(|s| s.name.as_deref() == Some(query))
-        })
-        .cloned()
-        .collect()
+/// A session a lookup found, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub id: String,
+    pub path: PathBuf,
+    /// The header's cwd: the project it belongs to.
+    pub cwd: String,
+    pub why: Match,
 }
 
-fn one(
+/// The one rule, within one listing: every session whose id starts with `query` and every
+/// session whose name equals it. An exact id is the most specific answer there is, so it beats
+/// sessions that only share its prefix (names still count). A session matched both ways is
+/// one candidate, listed by its id.
+fn lookup(sessions: &[Summary], query: &str) -> Vec<Found> {
+    let exact = sessions.iter().any(|s| s.id == query);
+    let mut found: Vec<Found> = Vec::new();
+    for s in sessions {
+        let why = if s.id == query {
+            Match::Id
+        } else if !exact && s.id.starts_with(query) {
+            Match::IdPrefix
+        } else if s.name.as_deref() == Some(query) {
+            Match::Name
+        } else {
+            continue;
+        };
+        // One file listed twice (a hard link is two files, and may be two candidates).
+        if found.iter().all(|f| f.path != s.path) {
+            found.push(Found {
+                id: s.id.clone(),
+                path: s.path.clone(),
+                cwd: s.cwd.clone(),
+                why,
+            });
+        }
+    }
+    found
+}
+
+/// Looks a query up in one scope: `Ok(None)` when nothing there matches.
+fn one_in(
+    sessions: &[Summary],
     query: &str,
-    found: Vec<(String, PathBuf)>,
     loc: &Location,
-) -> Result<Option<Selected>, SelectError> {
+) -> Result<Option<Choice>, SelectError> {
+    let mut found = lookup(sessions, query);
     match found.len() {
         0 => Ok(None),
-        1 => Ok(found.into_iter().next().map(|(_, p)| Selected::File(p))),
-        _ => Err(SelectError::Ambiguous {
-            query: query.to_owned(),
-            candidates: found,
-            home: loc.home.clone(),
-        }),
+        1 => Ok(found.pop().map(|f| Choice {
+            selected: Selected::File(f.path),
+            id: Some(f.id),
+        })),
+        _ => {
+            found.sort_by(|a, b| a.path.cmp(&b.path));
+            Err(SelectError::Ambiguous {
+                query: query.to_owned(),
+                candidates: found,
+                home: loc.home.clone(),
+            })
+        }
     }
+}
+
+/// Whether an argument cannot name anything: empty, or only whitespace (`rm "$S"` with `S`
+/// unset must not match every id).
+pub fn is_blank(arg: &OsStr) -> bool {
+    arg.to_str().is_some_and(|s| s.trim().is_empty())
 }
 
 /// Resolves a SESSION argument (or its absence) to one session.
@@ -221,32 +258,58 @@ pub fn select(
     loc: &Location,
     pi_session_file: Option<&str>,
 ) -> Result<Selected, SelectError> {
+    choose(arg, loc, pi_session_file).map(|c| c.selected)
+}
+
+/// A selected session, and the id the lookup matched it by (so `rm` can check that the file it
+/// is about to remove still holds that session).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub selected: Selected,
+    /// `None` for stdin, a path, and the default session.
+    pub id: Option<String>,
+}
+
+/// [`select`], saying which id matched.
+///
+/// The rule, the same for every command: `-` is stdin; a path is that file; anything else is
+/// looked up by id prefix and by name together, in this project first (see [`lookup`]): one
+/// session is the answer, several are an error that lists them, none sends the lookup on to
+/// every project, under the same rule.
+pub fn choose(
+    arg: Option<&OsStr>,
+    loc: &Location,
+    pi_session_file: Option<&str>,
+) -> Result<Choice, SelectError> {
+    let plain = |selected| Choice { selected, id: None };
     let Some(arg) = arg else {
-        return default_session(loc, pi_session_file);
+        return default_session(loc, pi_session_file).map(plain);
     };
+    if is_blank(arg) {
+        return Err(SelectError::Blank);
+    }
     if arg == "-" {
-        return Ok(Selected::Stdin);
+        return Ok(plain(Selected::Stdin));
     }
     let as_path = crate::locate::resolve(&loc.cwd, Path::new(arg));
     let Some(arg) = arg.to_str().filter(|_| !names_a_path(arg, loc)) else {
         return if as_path.exists() {
-            Ok(Selected::File(as_path))
+            Ok(plain(Selected::File(as_path)))
         } else {
             Err(SelectError::MissingPath(as_path))
         };
     };
-    let project = project_sessions(loc);
-    if let Some(s) = one(arg, by_id(&project, arg), loc)? {
+    // A folder that cannot be listed has no sessions to match; `ls` is where that is reported.
+    let sessions = |scope| {
+        listing::list(loc, scope)
+            .map(|l| l.sessions)
+            .unwrap_or_default()
+    };
+    if let Some(s) = one_in(&sessions(Scope::Project), arg, loc)? {
         return Ok(s);
     }
-    let all = all_sessions(loc);
-    if let Some(s) = one(arg, by_id(&all, arg), loc)? {
-        return Ok(s);
-    }
-    if let Some(s) = one(arg, by_name(&project, arg), loc)? {
-        return Ok(s);
-    }
-    if let Some(s) = one(arg, by_name(&all, arg), loc)? {
+    let all = sessions(Scope::All);
+    if let Some(s) = one_in(&all, arg, loc)? {
         return Ok(s);
     }
     Err(SelectError::NoMatch {

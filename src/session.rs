@@ -307,6 +307,12 @@ fn bom_before_header(bytes: &[u8], stem: &str) -> bool {
 /// Reads only as far as the header (pi's `readSessionHeader`), for lookups by id.
 pub fn read_header(path: &Path) -> Result<Header, ScanError> {
     let OpenedFile { file, stem, .. } = open_file(path)?;
+    read_header_of(file, &stem)
+}
+
+/// [`read_header`] of a file already open (`rm` checks the very file it is about to remove).
+pub fn read_header_of(file: File, stem: &str) -> Result<Header, ScanError> {
+    let stem = stem.to_owned();
     let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, file));
     while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
         if line.is_blank() {

@@ -1,133 +1,26 @@
 //! `pisess ls`: one row per session, in pi's order (newest `modified` first).
 
 use std::io::{self, Write};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anyhow::Context as _;
 use serde_json::{json, Value};
 
 use crate::cli::{LsArgs, SortKey};
 use crate::env::Env;
+use crate::listing::{self, Scope, Window};
 use crate::model::number;
-use crate::session::{Reading, ScanError};
 use crate::style::{self, Theme};
-use crate::summary::{summarize, Summary};
-use crate::time::{parse_when, relative, to_json_date};
-use crate::{Diag, Outcome, UsageError};
-
-/// Reads every file on the available cores; results keep the input order.
-///
-/// Each worker takes the next unread file, so one large session does not leave the other cores
-/// idle at the end of a fixed share (sizes are very uneven: a few sessions hold most bytes).
-fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if threads <= 1 || files.len() < 8 {
-        return files
-            .iter()
-            .map(|p| summarize(p, Reading::AheadIfBig))
-            .collect();
-    }
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(path) = files.get(i) else {
-                return done;
-            };
-            done.push((i, summarize(path, Reading::OnThisThread)));
-        }
-    };
-    let mut results: Vec<Option<Result<Summary, ScanError>>> =
-        std::iter::repeat_with(|| None).take(files.len()).collect();
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-        for h in handles {
-            // A panic in a worker is a bug: re-raise it rather than hide it.
-            for (i, r) in h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) {
-                results[i] = Some(r);
-            }
-        }
-    });
-    results
-        .into_iter()
-        .map(|r| r.expect("every file is summarized once"))
-        .collect()
-}
-
-fn file_name(p: &std::path::Path) -> &[u8] {
-    p.file_name().map_or(&[][..], |n| n.as_encoded_bytes())
-}
+use crate::summary::Summary;
+use crate::time::{relative, to_json_date};
+use crate::{Diag, Outcome};
 
 /// The sessions `ls` lists, in pi's order.
 pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec<Summary>, bool)> {
-    let loc = &env.location;
-    let (mut files, dir) = if args.all {
-        (
-            loc.all_files(),
-            if loc.custom {
-                &loc.session_dir
-            } else {
-                &loc.root
-            },
-        )
-    } else {
-        (loc.project_files(), &loc.session_dir)
-    };
-    let mut files = files
-        .as_mut()
-        .map(std::mem::take)
-        .map_err(|e| anyhow::anyhow!("{e}"))
-        .with_context(|| format!("cannot list {}", dir.display()))?;
-    // pi reads a dir's files newest name first; `listAll` over the default root orders by mtime.
-    files.sort_by(|a, b| file_name(b).cmp(file_name(a)));
-    let mut failed = false;
-    let mut sessions = Vec::with_capacity(files.len());
-    for (path, result) in files.iter().zip(summarize_all(&files)) {
-        let name = path.display().to_string();
-        match result {
-            Ok(s) => {
-                diag.session_warnings(&name, &s.warnings);
-                sessions.push(s);
-            }
-            // Removed between listing and reading: the listing is still whole.
-            Err(ScanError::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
-                diag.warn(&name, None, "removed while listing");
-            }
-            Err(e) => {
-                failed = true;
-                diag.warn(&name, None, &format!("skipped: {e}"));
-            }
-        }
-    }
-    if !args.all && loc.custom {
-        sessions.retain(|s| loc.cwd_matches(Some(&s.cwd)));
-    }
-    if args.all && !loc.custom {
-        sessions.sort_by(|a, b| {
-            b.mtime_ms
-                .cmp(&a.mtime_ms)
-                .then_with(|| file_name(&b.path).cmp(file_name(&a.path)))
-        });
-    }
-    // A stable sort, like JavaScript's: ties keep the read order above.
-    sessions.sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
-
-    // The flag's name leads the message: `ls --since 2d --until x` has two times to get wrong.
-    let when = |flag: &str, value: Option<&str>| {
-        value
-            .map(|w| parse_when(w, env.now_ms))
-            .transpose()
-            .map_err(|e| UsageError(format!("{flag}: {e}")))
-    };
-    let since = when("--since", args.since.as_deref())?;
-    let until = when("--until", args.until.as_deref())?;
-    sessions.retain(|s| {
-        since.is_none_or(|t| s.modified_ms >= t) && until.is_none_or(|t| s.modified_ms < t)
-    });
+    let scope = if args.all { Scope::All } else { Scope::Project };
+    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+    let listing = listing::list(&env.location, scope)?;
+    let failed = listing.report(diag);
+    let mut sessions = listing.sessions;
+    sessions.retain(|s| window.holds(s));
 
     match args.sort {
         SortKey::Modified => {}

@@ -12,39 +12,25 @@
 use std::fs::{self, Metadata};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use crate::cli::{LsArgs, RmArgs, SortKey};
+use serde_json::json;
+
+use crate::cli::RmArgs;
 use crate::env::Env;
+use crate::listing::{self, Scope, Window};
 use crate::locate::{self, Location};
+use crate::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
 use crate::select::{self, SelectError, Selected};
-use crate::session::{read_header, Reading, ScanError};
+use crate::session::{read_header_of, Reading};
 use crate::style::{self, Theme};
 use crate::summary::{summarize, Summary};
-use crate::time::parse_when;
 use crate::{Diag, Outcome, UsageError};
 
-/// Which file a path named when it was checked: device and inode where the platform has them.
-/// A path that names another file at removal time was replaced, and is left alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity(Option<(u64, u64)>);
-
-impl Identity {
-    #[cfg(unix)]
-    fn of(meta: &Metadata) -> Identity {
-        use std::os::unix::fs::MetadataExt;
-        Identity(Some((meta.dev(), meta.ino())))
-    }
-
-    #[cfg(not(unix))]
-    fn of(_meta: &Metadata) -> Identity {
-        Identity(None)
-    }
-
-    /// Known on both sides and equal (unknown never proves sameness).
-    fn same(self, other: Identity) -> bool {
-        self.0.is_some() && self == other
-    }
-}
+/// How wide a plan row's title may be when stdout is not a terminal: enough to recognise a
+/// session, never a whole first message (which can be megabytes).
+const PIPED_TITLE_WIDTH: usize = 100;
 
 /// A file an argument or a filter picked, not yet checked.
 struct Candidate {
@@ -53,6 +39,8 @@ struct Candidate {
     explicit: bool,
     /// The listing's summary when a filter picked it (spares reading the file twice).
     summary: Option<Summary>,
+    /// The id a lookup matched it by: the file must still hold that session.
+    expected: Option<String>,
 }
 
 /// A session that passed every check and will be removed.
@@ -65,6 +53,8 @@ struct Target {
     named: bool,
     bytes: u64,
     identity: Identity,
+    /// The folder it is in, which the removal opens and must find unchanged.
+    folder: Identity,
 }
 
 /// Something that will not be removed, and why.
@@ -82,13 +72,6 @@ struct Plan {
     refused: Vec<Refusal>,
     /// Some listed files could not be read, so a filter may have missed sessions.
     incomplete: bool,
-}
-
-/// Where removed files go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    Trash,
-    Permanent,
 }
 
 /// The facts every check compares against, gathered once.
@@ -125,7 +108,7 @@ impl Rules {
                 let path = locate::resolve(&loc.cwd, Path::new(file));
                 Live {
                     canonical: canonical(&path),
-                    identity: fs::metadata(&path).map_or(Identity(None), |m| Identity::of(&m)),
+                    identity: fs::metadata(&path).map_or(Identity::UNKNOWN, |m| Identity::of(&m)),
                 }
             });
         Rules {
@@ -169,10 +152,18 @@ pub fn run(
     } else {
         Mode::Trash
     };
-    let err_theme = Theme {
-        enabled: env.color_stderr,
+    let report = Report {
+        json: args.json,
+        quiet: env.quiet,
+        theme: Theme {
+            enabled: env.color_stdout,
+        },
+        err_theme: Theme {
+            enabled: env.color_stderr,
+        },
+        width: env.width,
+        mode,
     };
-    render_refusals(&plan.refused, err_theme, diag.stderr());
     let failed_already = !plan.refused.is_empty() || plan.incomplete;
     let outcome = |failed: bool| {
         if failed {
@@ -181,31 +172,91 @@ pub fn run(
             Outcome::Done
         }
     };
-    if plan.targets.is_empty() {
-        writeln!(out, "Nothing to remove.")?;
+    // The plan, whole and flushed, before anything is touched: a report that cannot be written
+    // is a removal nobody can see, so then nothing is removed.
+    report
+        .refusals(&plan.refused, out, diag.stderr())
+        .and_then(|()| report.plan(&plan.targets, args.dry_run, out))
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot write the plan to standard output ({e}), so nothing was removed"
+            )
+        })?;
+    let planned = plan.targets.len();
+    let nothing = if planned == 0 {
+        Some(Nothing::Planned)
+    } else if args.dry_run {
+        Some(Nothing::DryRun)
+    } else if !confirm(args, env, planned, diag, stdin)? {
+        Some(Nothing::Declined)
+    } else {
+        None
+    };
+    if let Some(why) = nothing {
+        report.nothing(why, planned, out).map_err(unwritten)?;
         return Ok(outcome(failed_already));
     }
-    render_plan(&plan.targets, mode, args.dry_run, env, out)?;
-    if args.dry_run {
-        writeln!(out, "Dry run: nothing was removed.")?;
-        return Ok(outcome(failed_already));
-    }
-    if !confirm(args, env, plan.targets.len(), out, diag, stdin)? {
-        writeln!(out, "Nothing was removed.")?;
-        return Ok(outcome(failed_already));
-    }
+
+    // From here Ctrl-C asks to stop: the file in hand is finished and reported, then no more.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    #[cfg(unix)]
+    let hook = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted))
+        .map_err(|e| anyhow::anyhow!("cannot catch Ctrl-C, so nothing was removed: {e}"))?;
     let mut removed = Vec::new();
     let mut failures = 0;
     for target in &plan.targets {
-        let result = remove(target, mode);
-        render_result(target, &result, mode, env, err_theme, out, diag.stderr())?;
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        let result = removal::remove(
+            Checked {
+                path: &target.path,
+                file: target.identity,
+                folder: target.folder,
+                id: &target.id,
+            },
+            mode,
+            &env.trash,
+        );
+        // Each outcome reaches stdout as it happens; if it cannot, the removals stop with it.
+        report
+            .outcome(target, &result, out, diag.stderr())
+            .and_then(|()| out.flush())
+            .map_err(|e| {
+                let done = removed.len() + usize::from(result.is_ok());
+                anyhow::anyhow!(
+                    "cannot write to standard output ({e}); stopped after removing {}",
+                    sessions(done)
+                )
+            })?;
         match result {
             Ok(()) => removed.push(target),
             Err(_) => failures += 1,
         }
     }
-    render_total(&removed, failures, mode, out)?;
+    #[cfg(unix)]
+    signal_hook::low_level::unregister(hook);
+    let stopped = interrupted.load(Ordering::SeqCst);
+    report
+        .total(&removed, failures, planned, stopped, out)
+        .and_then(|()| out.flush())
+        .map_err(unwritten)?;
+    if stopped {
+        let left = plan.targets.len() - removed.len() - failures;
+        diag.note(&format!(
+            "pisess: interrupted: {} left in place",
+            sessions(left)
+        ));
+        return Ok(Outcome::Interrupted);
+    }
     Ok(outcome(failed_already || failures > 0))
+}
+
+/// A write to stdout that failed before or after the removals: said as such, never taken for
+/// the quiet end of a closed pipe (`rm` must not look done when its report was lost).
+fn unwritten(e: io::Error) -> anyhow::Error {
+    anyhow::anyhow!("cannot write to standard output: {e}")
 }
 
 /// Decides what would be removed, touching nothing.
@@ -225,7 +276,10 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     }
     if let Some(span) = &args.older_than {
         // Checked before anything else so a typo fails as a usage error, exit 2.
-        parse_when(span, env.now_ms).map_err(UsageError)?;
+        crate::time::parse_when(span, env.now_ms).map_err(UsageError)?;
+    }
+    if args.sessions.iter().any(|s| select::is_blank(s)) {
+        return Err(UsageError(select::SelectError::Blank.to_string()).into());
     }
 
     let loc = &env.location;
@@ -243,26 +297,20 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     }
     let mut incomplete = false;
     if filtering {
-        // The same listing as `ls` (pi's `modified`, this project or --all), so what
+        // The listing `ls` shows (pi's `modified`, this project or --all), so what
         // `pisess ls --until 30d` shows is what `pisess rm --older-than 30d` removes.
-        let ls_args = LsArgs {
-            all: args.all,
-            limit: None,
-            since: None,
-            until: args.older_than.clone(),
-            sort: SortKey::Modified,
-            reverse: false,
-            json: false,
-        };
-        let (sessions, failed) = crate::cmd::ls::collect(&ls_args, env, diag)?;
-        incomplete = failed;
-        for s in sessions {
-            if args.empty && s.message_count > 0 {
+        let scope = if args.all { Scope::All } else { Scope::Project };
+        let window = Window::parse(None, args.older_than.as_deref(), env.now_ms)?;
+        let listing = listing::list(loc, scope)?;
+        incomplete = listing.report(diag);
+        for s in listing.sessions {
+            if !window.holds(&s) || (args.empty && s.message_count > 0) {
                 continue;
             }
             add(Candidate {
                 path: s.path.clone(),
                 explicit: false,
+                expected: Some(s.id.clone()),
                 summary: Some(s),
             });
         }
@@ -271,12 +319,13 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     let rules = Rules::new(env, args.force);
     let mut targets: Vec<Target> = Vec::new();
     for c in candidates {
-        match check(c.path.clone(), c.explicit, c.summary, &rules) {
+        let path = c.path.clone();
+        match check(c, &rules) {
             // One file named twice (an id and a path, a hard link) goes once.
             Ok(t) if targets.iter().any(|x| x.identity.same(t.identity)) => {}
             Ok(t) => targets.push(t),
             Err(reason) => refused.push(Refusal {
-                path: Some(c.path),
+                path: Some(path),
                 reason,
             }),
         }
@@ -295,13 +344,20 @@ fn pick(
     pi_session_file: Option<&str>,
 ) -> Result<Candidate, Refusal> {
     let explicit = select::names_a_path(arg, loc);
-    match select::select(Some(arg), loc, pi_session_file) {
-        Ok(Selected::File(path)) => Ok(Candidate {
+    match select::choose(Some(arg), loc, pi_session_file) {
+        Ok(select::Choice {
+            selected: Selected::File(path),
+            id,
+        }) => Ok(Candidate {
             path,
             explicit,
             summary: None,
+            expected: id,
         }),
-        Ok(Selected::Stdin) => Err(Refusal {
+        Ok(select::Choice {
+            selected: Selected::Stdin,
+            ..
+        }) => Err(Refusal {
             path: None,
             reason: "'-' is standard input, not a file: there is nothing to remove".into(),
         }),
@@ -311,6 +367,7 @@ fn pick(
             path,
             explicit: true,
             summary: None,
+            expected: None,
         }),
         Err(e) => Err(Refusal {
             path: None,
@@ -320,12 +377,12 @@ fn pick(
 }
 
 /// Every rule a file must pass to be removed; the reason when it does not.
-fn check(
-    path: PathBuf,
-    explicit: bool,
-    summary: Option<Summary>,
-    rules: &Rules,
-) -> Result<Target, String> {
+///
+/// The file is opened once (not following a symlink) and everything after the first look is
+/// read through that descriptor, so the identity recorded and the header checked are one file's.
+/// When a lookup or a listing chose it as session `expected`, it must still hold that session.
+fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
+    let path = c.path;
     // lstat: a symlink is judged as itself, and its target is never looked at.
     let meta = fs::symlink_metadata(&path).map_err(|e| cannot_read(&e))?;
     let kind = meta.file_type();
@@ -341,48 +398,77 @@ fn check(
     if path.extension().is_none_or(|x| x != "jsonl") {
         return Err("it is not a .jsonl file".into());
     }
-    if !explicit && !rules.inside_root(&path) {
+    if !c.explicit && !rules.inside_root(&path) {
         return Err(format!(
             "it is outside the sessions root {} (name it by its path to remove it anyway)",
             rules.root_shown.display()
         ));
     }
-    read_header(&path).map_err(|e| not_a_session(&e))?;
+    let changed = || "it changed while it was being checked; left alone".to_owned();
+    let file = open_no_follow(&path).map_err(|e| cannot_read(&e))?;
+    let opened = file.metadata().map_err(|e| cannot_read(&e))?;
+    if !opened.is_file() || Identity::of(&opened) != Identity::of(&meta) {
+        return Err(changed());
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let header = read_header_of(file, &stem).map_err(|e| not_a_session(&e))?;
+    let expected = c
+        .expected
+        .or_else(|| c.summary.as_ref().map(|s| s.id.clone()));
+    if let Some(id) = expected.filter(|id| *id != header.id) {
+        return Err(format!(
+            "it no longer holds session {id} (it holds {}); left alone",
+            header.id
+        ));
+    }
     if !rules.force && rules.is_live(&path, &meta) {
         return Err(
             "it is the live session ($PI_SESSION_FILE); add --force to remove it anyway".into(),
         );
     }
-    let summary = match summary {
+    let summary = match c.summary {
         Some(s) => s,
         None => summarize(&path, Reading::AheadIfBig).map_err(|e| not_a_session(&e))?,
     };
+    if summary.id != header.id {
+        return Err(changed());
+    }
+    let folder = path
+        .parent()
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            }
+        })
+        .and_then(|p| fs::metadata(p).ok())
+        .map_or(Identity::UNKNOWN, |m| Identity::of(&m));
     Ok(Target {
         title: summary.name.clone().unwrap_or(summary.first_message),
         named: summary.name.is_some(),
-        id: summary.id,
-        bytes: meta.len(),
-        identity: Identity::of(&meta),
+        id: header.id,
+        bytes: opened.len(),
+        identity: Identity::of(&opened),
+        folder,
         path,
     })
 }
 
-fn cannot_read(e: &io::Error) -> String {
-    if e.kind() == io::ErrorKind::NotFound {
-        "no such file".into()
-    } else {
-        format!("cannot read it: {e}")
+/// Opens a file for reading without following a symlink and without waiting on a FIFO.
+fn open_no_follow(path: &Path) -> io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+        options.custom_flags(i32::try_from(flags.bits()).unwrap_or(0));
     }
-}
-
-fn not_a_session(e: &ScanError) -> String {
-    match e {
-        ScanError::Io(e) => cannot_read(e),
-        ScanError::NotASession { line, reason } => {
-            format!("it is not a pi session (line {line}: {reason})")
-        }
-        ScanError::Empty => "it is not a pi session (it holds no session header)".into(),
-    }
+    options.open(path)
 }
 
 /// The question on a terminal; without one, only `--yes` lets the removal go on.
@@ -390,23 +476,19 @@ fn confirm(
     args: &RmArgs,
     env: &Env,
     count: usize,
-    out: &mut dyn Write,
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<bool> {
     if args.yes {
         return Ok(true);
     }
+    // The plan is on the screen already (it was flushed before anything else).
     if !env.stdin_tty {
-        // The plan first, then the refusal, even when both streams are one terminal.
-        out.flush()?;
         anyhow::bail!(
             "not removing {}: standard input is not a terminal, so nobody can confirm (add --yes)",
             sessions(count)
         );
     }
-    // The plan must be on the screen before the question (stdout may be buffered).
-    out.flush()?;
     let err = diag.stderr();
     write!(err, "Remove {}? [y/N] ", sessions(count))?;
     err.flush()?;
@@ -433,59 +515,6 @@ fn read_line(stdin: &mut dyn Read) -> io::Result<String> {
     Ok(String::from_utf8_lossy(&line).into_owned())
 }
 
-/// Removes one file after checking, once more, that the path still names what was checked.
-fn remove(target: &Target, mode: Mode) -> Result<(), String> {
-    still_the_same(target)?;
-    read_header(&target.path).map_err(|e| format!("{}; left alone", not_a_session(&e)))?;
-    // Again, as close to the removal as it gets: reading the header took time.
-    still_the_same(target)?;
-    match mode {
-        // unlink never follows a symlink, and the trash moves the path itself.
-        Mode::Permanent => fs::remove_file(&target.path).map_err(|e| format!("cannot delete it: {e}")),
-        Mode::Trash => trash::delete(&target.path).map_err(|e| {
-            format!(
-                "cannot move it to the trash ({}); it was left in place (--permanent deletes without the trash)",
-                trash_error(&e)
-            )
-        }),
-    }
-}
-
-/// The trash crate's `Display` is its `Debug`; say the same in words.
-fn trash_error(e: &trash::Error) -> String {
-    match e {
-        #[cfg(all(
-            unix,
-            not(target_os = "macos"),
-            not(target_os = "ios"),
-            not(target_os = "android")
-        ))]
-        trash::Error::FileSystem { path, source } => format!("{}: {source}", path.display()),
-        trash::Error::Unknown { description } | trash::Error::Os { description, .. } => {
-            description.clone()
-        }
-        trash::Error::CouldNotAccess { target } => format!("cannot access {target}"),
-        trash::Error::CanonicalizePath { original } => {
-            format!("cannot resolve {}", original.display())
-        }
-        other => format!("{other:?}"),
-    }
-}
-
-fn still_the_same(target: &Target) -> Result<(), String> {
-    let meta = fs::symlink_metadata(&target.path).map_err(|e| cannot_read(&e))?;
-    if meta.file_type().is_symlink() {
-        return Err("it was replaced by a symlink since it was checked; left alone".into());
-    }
-    if !meta.is_file() {
-        return Err("it is no longer a regular file; left alone".into());
-    }
-    if Identity::of(&meta) != target.identity {
-        return Err("it was replaced by another file since it was checked; left alone".into());
-    }
-    Ok(())
-}
-
 /// `1 session`, `2 sessions`.
 fn sessions(n: usize) -> String {
     if n == 1 {
@@ -499,129 +528,236 @@ fn path_text(path: &Path) -> String {
     style::escape_control(&path.display().to_string(), false).into_owned()
 }
 
-fn render_refusals(refused: &[Refusal], theme: Theme, err: &mut dyn Write) {
-    for r in refused {
-        let message = match &r.path {
-            // The reason may quote the file (`type "session_\u{1b}"`): escaped like the path.
-            Some(path) => format!(
-                "not removing {}: {}",
-                path_text(path),
-                style::escape_control(&r.reason, false)
-            ),
-            None => style::escape_control(&r.reason, false).into_owned(),
-        };
-        // A closed stderr must not stop the command.
-        let _ = writeln!(err, "pisess: {} {message}", theme.red("error:"));
-    }
+/// Why nothing was removed although the command ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nothing {
+    /// No target passed the checks.
+    Planned,
+    DryRun,
+    /// The question was answered no.
+    Declined,
 }
 
-/// The plan: what goes, how, and how much; the path of each on a line of its own.
-fn render_plan(
-    targets: &[Target],
-    mode: Mode,
-    dry_run: bool,
-    env: &Env,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let theme = Theme {
-        enabled: env.color_stdout,
-    };
-    let total: u64 = targets.iter().map(|t| t.bytes).sum();
-    let what = format!("{} ({})", sessions(targets.len()), style::bytes(total));
-    let heading = match (mode, dry_run) {
-        (Mode::Trash, true) => format!("Would move {what} to the trash:"),
-        (Mode::Trash, false) => format!("Will move {what} to the trash:"),
-        (Mode::Permanent, true) => format!("Would delete {what} permanently:"),
-        (Mode::Permanent, false) => format!("Will delete {what} permanently:"),
-    };
-    writeln!(out, "{heading}")?;
-    let rows: Vec<(String, String)> = targets
-        .iter()
-        .map(|t| (style::short_id(&t.id), style::bytes(t.bytes)))
-        .collect();
-    let id_width = rows.iter().map(|r| style::width(&r.0)).max().unwrap_or(0);
-    let size_width = rows.iter().map(|r| style::width(&r.1)).max().unwrap_or(0);
-    for (t, (id, size)) in targets.iter().zip(&rows) {
-        let fixed = 2 + id_width + 2 + size_width + 2;
-        let mut title = style::one_line(&t.title);
-        if let Some(width) = env.width.filter(|w| *w > fixed) {
-            title = style::truncate(&title, width - fixed).into_owned();
-        }
-        let title = if t.named { theme.bold(&title) } else { title };
-        let id_pad = " ".repeat(id_width - style::width(id));
-        let size_pad = " ".repeat(size_width - style::width(size));
-        writeln!(
-            out,
-            "  {}{id_pad}  {size_pad}{size}  {title}",
-            theme.yellow(id)
-        )?;
-        writeln!(out, "    {}", theme.dim(&path_text(&t.path)))?;
-    }
-    Ok(())
-}
-
-fn render_result(
-    target: &Target,
-    result: &Result<(), String>,
-    mode: Mode,
-    env: &Env,
+/// How the plan and the outcomes are written: human lines or NDJSON events, all of it or (with
+/// `-q`) only the totals. Errors go to stderr in every form.
+struct Report {
+    json: bool,
+    quiet: bool,
+    theme: Theme,
     err_theme: Theme,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> io::Result<()> {
-    let path = path_text(&target.path);
-    match result {
-        Ok(()) => {
-            let theme = Theme {
-                enabled: env.color_stdout,
-            };
-            let verb = match mode {
-                Mode::Trash => "trashed",
-                Mode::Permanent => "deleted",
-            };
-            writeln!(out, "{} {path}", theme.green(verb))
+    /// The terminal's width, when stdout is one.
+    width: Option<usize>,
+    mode: Mode,
+}
+
+impl Report {
+    fn mode_name(&self) -> &'static str {
+        match self.mode {
+            Mode::Trash => "trash",
+            Mode::Permanent => "permanent",
         }
-        Err(reason) => {
+    }
+
+    fn event(&self, out: &mut dyn Write, value: serde_json::Value) -> io::Result<()> {
+        serde_json::to_writer(&mut *out, &value)?;
+        out.write_all(b"\n")
+    }
+
+    fn refusals(
+        &self,
+        refused: &[Refusal],
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        for r in refused {
+            let message = match &r.path {
+                // The reason may quote the file (`type "session_\u{1b}"`): escaped like the path.
+                Some(path) => format!(
+                    "not removing {}: {}",
+                    path_text(path),
+                    style::escape_control(&r.reason, false)
+                ),
+                None => style::escape_control(&r.reason, false).into_owned(),
+            };
+            // A closed stderr must not stop the command.
+            let _ = writeln!(err, "pisess: {} {message}", self.err_theme.red("error:"));
+            if self.json && !self.quiet {
+                let path = r.path.as_ref().map(|p| p.to_string_lossy());
+                self.event(
+                    out,
+                    json!({"event": "refused", "path": path, "reason": r.reason}),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The plan: what goes, how, and how much; the path of each on a line of its own.
+    fn plan(&self, targets: &[Target], dry_run: bool, out: &mut dyn Write) -> io::Result<()> {
+        if targets.is_empty() {
+            return Ok(());
+        }
+        if self.json {
+            if self.quiet {
+                return Ok(());
+            }
+            for t in targets {
+                self.event(
+                    out,
+                    json!({"event": "planned", "id": t.id, "path": t.path.to_string_lossy(),
+                        "bytes": t.bytes, "name": t.named.then_some(&t.title),
+                        "title": t.title, "mode": self.mode_name(), "dryRun": dry_run}),
+                )?;
+            }
+            return Ok(());
+        }
+        let total: u64 = targets.iter().map(|t| t.bytes).sum();
+        let what = format!("{} ({})", sessions(targets.len()), style::bytes(total));
+        let heading = match (self.mode, dry_run) {
+            (Mode::Trash, true) => format!("Would move {what} to the trash:"),
+            (Mode::Trash, false) => format!("Will move {what} to the trash:"),
+            (Mode::Permanent, true) => format!("Would delete {what} permanently:"),
+            (Mode::Permanent, false) => format!("Will delete {what} permanently:"),
+        };
+        writeln!(out, "{heading}")?;
+        if self.quiet {
+            return Ok(());
+        }
+        let rows: Vec<(String, String)> = targets
+            .iter()
+            .map(|t| (style::short_id(&t.id), style::bytes(t.bytes)))
+            .collect();
+        let id_width = rows.iter().map(|r| style::width(&r.0)).max().unwrap_or(0);
+        let size_width = rows.iter().map(|r| style::width(&r.1)).max().unwrap_or(0);
+        let fixed = 2 + id_width + 2 + size_width + 2;
+        let room = match self.width {
+            Some(width) => width.saturating_sub(fixed).max(10),
+            None => PIPED_TITLE_WIDTH,
+        };
+        for (t, (id, size)) in targets.iter().zip(&rows) {
+            // Only the head of a title can be shown: fold and measure no more than that.
+            let head: String = t.title.chars().take(room.saturating_mul(4) + 1).collect();
+            let title = style::truncate(&style::one_line(&head), room).into_owned();
+            let title = if t.named {
+                self.theme.bold(&title)
+            } else {
+                title
+            };
+            let id_pad = " ".repeat(id_width - style::width(id));
+            let size_pad = " ".repeat(size_width - style::width(size));
+            writeln!(
+                out,
+                "  {}{id_pad}  {size_pad}{size}  {title}",
+                self.theme.yellow(id)
+            )?;
+            writeln!(out, "    {}", self.theme.dim(&path_text(&t.path)))?;
+        }
+        Ok(())
+    }
+
+    fn outcome(
+        &self,
+        target: &Target,
+        result: &Result<(), String>,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        let path = path_text(&target.path);
+        if let Err(reason) = result {
             // Keep the order of events readable when stdout and stderr share a terminal.
             out.flush()?;
             let _ = writeln!(
                 err,
                 "pisess: {} not removing {path}: {}",
-                err_theme.red("error:"),
+                self.err_theme.red("error:"),
                 style::escape_control(reason, false)
             );
-            Ok(())
+        }
+        if self.quiet {
+            return Ok(());
+        }
+        match (result, self.json) {
+            (Ok(()), false) => {
+                let verb = match self.mode {
+                    Mode::Trash => "trashed",
+                    Mode::Permanent => "deleted",
+                };
+                writeln!(out, "{} {path}", self.theme.green(verb))
+            }
+            (Ok(()), true) => self.event(
+                out,
+                json!({"event": "removed", "id": target.id, "path": target.path.to_string_lossy(),
+                    "mode": self.mode_name()}),
+            ),
+            (Err(_), false) => Ok(()),
+            (Err(reason), true) => self.event(
+                out,
+                json!({"event": "failed", "id": target.id, "path": target.path.to_string_lossy(),
+                    "reason": reason}),
+            ),
         }
     }
-}
 
-fn render_total(
-    removed: &[&Target],
-    failures: usize,
-    mode: Mode,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    if removed.is_empty() {
-        return writeln!(out, "Nothing was removed; {failures} failed.");
-    }
-    let bytes = style::bytes(removed.iter().map(|t| t.bytes).sum());
-    let count = if failures == 0 {
-        sessions(removed.len())
-    } else {
-        format!(
-            "{} of {}",
-            removed.len(),
-            sessions(removed.len() + failures)
+    /// The last line when nothing was to be removed, or the answer was no.
+    fn nothing(&self, why: Nothing, planned: usize, out: &mut dyn Write) -> io::Result<()> {
+        if self.json {
+            return self.event(
+                out,
+                json!({"event": "total", "planned": planned, "removed": 0, "failed": 0,
+                    "bytes": 0, "dryRun": why == Nothing::DryRun,
+                    "declined": why == Nothing::Declined, "interrupted": false}),
+            );
+        }
+        writeln!(
+            out,
+            "{}",
+            match why {
+                Nothing::Planned => "Nothing to remove.",
+                Nothing::DryRun => "Dry run: nothing was removed.",
+                Nothing::Declined => "Nothing was removed.",
+            }
         )
-    };
-    let line = match mode {
-        Mode::Trash => format!("Moved {count} ({bytes}) to the trash"),
-        Mode::Permanent => format!("Deleted {count} ({bytes}) permanently"),
-    };
-    if failures == 0 {
-        writeln!(out, "{line}.")
-    } else {
-        writeln!(out, "{line}; {failures} failed.")
+    }
+
+    fn total(
+        &self,
+        removed: &[&Target],
+        failures: usize,
+        planned: usize,
+        interrupted: bool,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let bytes: u64 = removed.iter().map(|t| t.bytes).sum();
+        if self.json {
+            return self.event(
+                out,
+                json!({"event": "total", "planned": planned, "removed": removed.len(),
+                    "failed": failures, "bytes": bytes, "dryRun": false, "declined": false,
+                    "interrupted": interrupted}),
+            );
+        }
+        if removed.is_empty() {
+            return writeln!(out, "Nothing was removed; {failures} failed.");
+        }
+        let count = if failures == 0 {
+            sessions(removed.len())
+        } else {
+            format!(
+                "{} of {}",
+                removed.len(),
+                sessions(removed.len() + failures)
+            )
+        };
+        let bytes = style::bytes(bytes);
+        let line = match self.mode {
+            Mode::Trash => format!("Moved {count} ({bytes}) to the trash"),
+            Mode::Permanent => format!("Deleted {count} ({bytes}) permanently"),
+        };
+        if failures == 0 {
+            writeln!(out, "{line}.")
+        } else {
+            writeln!(out, "{line}; {failures} failed.")
+        }
     }
 }
 
@@ -637,6 +773,27 @@ mod tests {
             ),
         )
         .unwrap();
+    }
+
+    use crate::removal::TrashHome;
+
+    fn remove_target(t: &Target) -> Result<(), String> {
+        let checked = Checked {
+            path: &t.path,
+            file: t.identity,
+            folder: t.folder,
+            id: &t.id,
+        };
+        removal::remove(checked, Mode::Permanent, &TrashHome::default())
+    }
+
+    fn explicit(path: &Path) -> Candidate {
+        Candidate {
+            path: path.to_path_buf(),
+            explicit: true,
+            summary: None,
+            expected: None,
+        }
     }
 
     fn rules() -> Rules {
@@ -656,10 +813,10 @@ mod tests {
         let other = dir.path().join("other.jsonl");
         session(&path, "a");
         session(&other, "other");
-        let target = check(path.clone(), true, None, &rules()).unwrap();
+        let target = check(explicit(&path), &rules()).unwrap();
         fs::remove_file(&path).unwrap();
         std::os::unix::fs::symlink(&other, &path).unwrap();
-        let err = remove(&target, Mode::Permanent).unwrap_err();
+        let err = remove_target(&target).unwrap_err();
         assert!(err.contains("symlink"), "{err}");
         assert!(path.symlink_metadata().unwrap().file_type().is_symlink());
         assert!(other.is_file());
@@ -672,11 +829,11 @@ mod tests {
         let path = dir.path().join("a.jsonl");
         let keep = dir.path().join("keep.jsonl");
         session(&path, "a");
-        let target = check(path.clone(), true, None, &rules()).unwrap();
+        let target = check(explicit(&path), &rules()).unwrap();
         // Same name, another file (kept alive so its inode cannot be reused).
         fs::rename(&path, &keep).unwrap();
         session(&path, "b");
-        let err = remove(&target, Mode::Permanent).unwrap_err();
+        let err = remove_target(&target).unwrap_err();
         assert!(err.contains("replaced by another file"), "{err}");
         assert!(path.is_file());
     }
@@ -686,9 +843,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.jsonl");
         session(&path, "a");
-        let target = check(path.clone(), true, None, &rules()).unwrap();
+        let target = check(explicit(&path), &rules()).unwrap();
         fs::write(&path, "{\"type\":\"message\"}\n").unwrap();
-        let err = remove(&target, Mode::Permanent).unwrap_err();
+        let err = remove_target(&target).unwrap_err();
         assert!(err.contains("not a pi session"), "{err}");
         assert!(path.is_file());
     }

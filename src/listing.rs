@@ -1,0 +1,191 @@
+//! Which sessions a command reads: pi's "this project" (the `--<cwd>--` folder, or the files of
+//! a custom dir whose header cwd is the cwd) or every project, summarized on every core and put
+//! in pi's order; then the `--since`/`--until` window. `ls`, `rm` and the SESSION lookup all list
+//! through here, so what `ls` shows is what `rm` removes and what a name or prefix can match.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::Context as _;
+
+use crate::locate::Location;
+use crate::session::{Reading, ScanError, Warning};
+use crate::summary::{summarize, Summary};
+use crate::time::parse_when;
+use crate::{Diag, UsageError};
+
+/// Whose sessions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// This project's (pi's `SessionManager.list`).
+    Project,
+    /// Every project's (pi's `listAll`).
+    All,
+}
+
+/// The sessions of a scope in pi's order (newest `modified` first), and what was met on the way.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub sessions: Vec<Summary>,
+    /// In the order the files were read, which is the order they are reported in.
+    pub problems: Vec<(PathBuf, Problem)>,
+}
+
+/// Something a file of the listing had to say.
+#[derive(Debug)]
+pub enum Problem {
+    /// It was read, with warnings (malformed lines and the like).
+    Warnings(Vec<Warning>),
+    /// Removed between reading the folder and reading it: the listing is still whole.
+    Vanished,
+    /// It could not be summarized: the listing may miss a session.
+    Unreadable(ScanError),
+}
+
+impl Listing {
+    /// Whether some file could not be read.
+    pub fn incomplete(&self) -> bool {
+        self.problems
+            .iter()
+            .any(|(_, p)| matches!(p, Problem::Unreadable(_)))
+    }
+
+    /// Writes every problem as a warning; true when the listing is [`incomplete`](Self::incomplete).
+    pub fn report(&self, diag: &mut Diag) -> bool {
+        for (path, problem) in &self.problems {
+            let name = path.display().to_string();
+            match problem {
+                Problem::Warnings(w) => diag.session_warnings(&name, w),
+                Problem::Vanished => diag.warn(&name, None, "removed while listing"),
+                Problem::Unreadable(e) => diag.warn(&name, None, &format!("skipped: {e}")),
+            }
+        }
+        self.incomplete()
+    }
+}
+
+/// Lists and summarizes the sessions of `scope`. Only a folder that cannot be read at all is an
+/// error; a file that cannot be read is recorded in [`Listing::unreadable`].
+pub fn list(loc: &Location, scope: Scope) -> anyhow::Result<Listing> {
+    let (files, dir) = match scope {
+        Scope::All => (
+            loc.all_files(),
+            if loc.custom {
+                &loc.session_dir
+            } else {
+                &loc.root
+            },
+        ),
+        Scope::Project => (loc.project_files(), &loc.session_dir),
+    };
+    let mut files = files
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("cannot list {}", dir.display()))?;
+    // pi reads a dir's files newest name first; `listAll` over the default root orders by mtime.
+    files.sort_by(|a, b| file_name(b).cmp(file_name(a)));
+    let mut listing = Listing::default();
+    for (path, result) in files.iter().zip(summarize_all(&files)) {
+        let problem = match result {
+            Ok(s) => {
+                let warnings =
+                    (!s.warnings.is_empty()).then(|| Problem::Warnings(s.warnings.clone()));
+                listing.sessions.push(s);
+                warnings
+            }
+            Err(ScanError::Io(e)) if e.kind() == io::ErrorKind::NotFound => Some(Problem::Vanished),
+            Err(e) => Some(Problem::Unreadable(e)),
+        };
+        listing.problems.extend(problem.map(|p| (path.clone(), p)));
+    }
+    if scope == Scope::Project && loc.custom {
+        listing.sessions.retain(|s| loc.cwd_matches(Some(&s.cwd)));
+    }
+    if scope == Scope::All && !loc.custom {
+        listing.sessions.sort_by(|a, b| {
+            b.mtime_ms
+                .cmp(&a.mtime_ms)
+                .then_with(|| file_name(&b.path).cmp(file_name(&a.path)))
+        });
+    }
+    // A stable sort, like JavaScript's: ties keep the read order above.
+    listing
+        .sessions
+        .sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
+    Ok(listing)
+}
+
+/// `--since`/`--until` on pi's `modified`: `[since, until)`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Window {
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+}
+
+impl Window {
+    /// Parses the flags' WHEN values; a bad one is a usage error led by the flag's name
+    /// (`ls --since 2d --until x` has two times to get wrong).
+    pub fn parse(since: Option<&str>, until: Option<&str>, now_ms: i64) -> anyhow::Result<Window> {
+        let when = |flag: &str, value: Option<&str>| {
+            value
+                .map(|w| parse_when(w, now_ms))
+                .transpose()
+                .map_err(|e| UsageError(format!("{flag}: {e}")))
+        };
+        Ok(Window {
+            since: when("--since", since)?,
+            until: when("--until", until)?,
+        })
+    }
+
+    pub fn holds(&self, s: &Summary) -> bool {
+        self.since.is_none_or(|t| s.modified_ms >= t)
+            && self.until.is_none_or(|t| s.modified_ms < t)
+    }
+}
+
+/// Reads every file on the available cores; results keep the input order.
+///
+/// Each worker takes the next unread file, so one large session does not leave the other cores
+/// idle at the end of a fixed share (sizes are very uneven: a few sessions hold most bytes).
+fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads <= 1 || files.len() < 8 {
+        return files
+            .iter()
+            .map(|p| summarize(p, Reading::AheadIfBig))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(path) = files.get(i) else {
+                return done;
+            };
+            done.push((i, summarize(path, Reading::OnThisThread)));
+        }
+    };
+    let mut results: Vec<Option<Result<Summary, ScanError>>> =
+        std::iter::repeat_with(|| None).take(files.len()).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        for h in handles {
+            // A panic in a worker is a bug: re-raise it rather than hide it.
+            for (i, r) in h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) {
+                results[i] = Some(r);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every file is summarized once"))
+        .collect()
+}
+
+fn file_name(p: &Path) -> &[u8] {
+    p.file_name().map_or(&[][..], |n| n.as_encoded_bytes())
+}
