@@ -689,3 +689,447 @@ fn the_prompt_under_a_terminal_answered_no() {
     assert!(path.exists());
     assert!(after.contains("Nothing was removed."), "{after}");
 }
+
+// ---- Issue 12: one selection rule, removal by identity, an honest report ----
+
+/// `(exit code, stdout, stderr)` of the binary with `args`, from this fixture's cwd.
+fn binary(fx: &Fx, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = fx.command().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_name_here_beats_an_id_prefix_in_another_project() {
+    let fx = Fx::new();
+    let mine = fx.session_named(
+        &fx.project(),
+        "0196aaaa-mine",
+        &fx.cwd_str(),
+        &[OLD],
+        Some("cafe"),
+    );
+    let theirs = fx.session(&fx.elsewhere(), "cafe9999-theirs", "/elsewhere", &[OLD]);
+    let r = fx.run(&["rm", "--dry-run", "cafe"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains(&s(&mine)), "{}", r.stdout);
+    assert!(!r.stdout.contains(&s(&theirs)), "{}", r.stdout);
+    let r = fx.run(&["path", "cafe"]);
+    assert_eq!(r.stdout.trim(), s(&mine), "{r:?}");
+    let r = fx.run(&["show", "--json", "cafe"]);
+    assert!(
+        r.stdout.lines().next().unwrap().contains("0196aaaa-mine"),
+        "{r:?}"
+    );
+    // From a third project, both are candidates of "all projects": an error naming each.
+    let mut env = fx.env();
+    env.inputs.cwd = fx.path("third");
+    env.location = pisess::locate::Location::resolve(&env.inputs);
+    let r = run_with(env, &["path", "cafe"], b"");
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr.contains("'cafe' matches 2 sessions"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("0196aaaa-mine (name, "), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("cafe9999-theirs (id prefix, /elsewhere)"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_name_elsewhere_is_found_when_nothing_here_matches() {
+    let fx = Fx::new();
+    fx.here("0196bbbb-here", &[OLD]);
+    let theirs = fx.session_named(
+        &fx.elsewhere(),
+        "0196cccc-theirs",
+        "/elsewhere",
+        &[OLD],
+        Some("feed"),
+    );
+    let r = fx.run(&["path", "feed"]);
+    assert_eq!(r.stdout.trim(), s(&theirs), "{r:?}");
+}
+
+#[test]
+fn an_id_prefix_and_a_name_in_this_project_are_ambiguous_and_both_are_listed() {
+    let fx = Fx::new();
+    let before = {
+        fx.session_named(
+            &fx.project(),
+            "0196dddd-named",
+            &fx.cwd_str(),
+            &[OLD],
+            Some("add"),
+        );
+        fx.here("add00000-prefixed", &[OLD]);
+        // Another project's exact match must not settle what this project finds ambiguous.
+        fx.session(&fx.elsewhere(), "add", "/elsewhere", &[OLD]);
+        fx.listing()
+    };
+    let r = fx.run(&["rm", "--permanent", "--yes", "add"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stderr.contains("'add' matches 2 sessions of "),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("0196dddd-named (name)"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("add00000-prefixed (id prefix)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(fx.listing(), before, "nothing was removed");
+}
+
+#[test]
+fn an_exact_id_beats_longer_ids_that_start_with_it() {
+    let fx = Fx::new();
+    let exact = fx.here("abc", &[OLD]);
+    fx.here("abcd", &[OLD]);
+    let r = fx.run(&["path", "abc"]);
+    assert_eq!(r.stdout.trim(), s(&exact), "{r:?}");
+    let r = fx.run(&["path", "ab"]);
+    assert_eq!(r.code, 1, "{r:?}");
+}
+
+#[test]
+fn empty_and_blank_sessions_are_usage_errors_on_every_command() {
+    let fx = Fx::new();
+    fx.here("only", &[OLD]);
+    let before = fx.listing();
+    for blank in ["", " ", "\t\n"] {
+        for args in [
+            vec!["show", blank],
+            vec!["tree", blank],
+            vec!["path", blank],
+            vec!["context", blank],
+            vec!["rm", "--yes", "--permanent", blank],
+            vec!["rm", "--yes", "--permanent", "only", blank],
+        ] {
+            let (code, _, stderr) = binary(&fx, &args);
+            assert_eq!(code, Some(2), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains("cannot be empty or blank"),
+                "{args:?}: {stderr}"
+            );
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        }
+    }
+    assert_eq!(fx.listing(), before);
+}
+
+#[test]
+fn plan_rows_are_one_line_and_cut_when_piped() {
+    let fx = Fx::new();
+    let path = fx.here("huge", &[OLD]);
+    // A first message of 5 MB, with newlines: the title must not be the message.
+    let text = fs::read_to_string(&path).unwrap();
+    let long = "word ".repeat(1_000_000) + "\nsecond line";
+    fs::write(&path, text.replace("hello from huge", &long)).unwrap();
+    let r = fx.run(&["rm", "--dry-run", "huge"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let row = r.stdout.lines().find(|l| l.contains("huge")).unwrap();
+    assert!(row.chars().count() <= 130, "{} chars", row.chars().count());
+    assert!(r.stdout.len() < 1000, "{} bytes", r.stdout.len());
+}
+
+#[test]
+fn quiet_prints_only_totals_and_json_is_ndjson_events() {
+    let fx = Fx::new();
+    let a = fx.here("qa", &[OLD]);
+    fx.here("qb", &[OLD]);
+    let r = fx.run(&["-q", "rm", "--dry-run", "qa", "qb"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.stdout.lines().count(), 2, "{}", r.stdout);
+    assert!(
+        r.stdout.starts_with("Would delete 2 sessions")
+            || r.stdout.starts_with("Would move 2 sessions")
+    );
+    let r = fx.run(&["rm", "--json", "--permanent", "--yes", "qa", "nosuch"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    let events: Vec<serde_json::Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["refused", "planned", "removed", "total"],
+        "{}",
+        r.stdout
+    );
+    assert_eq!(events[1]["path"], s(&a));
+    assert_eq!(events[3]["removed"], 1);
+    assert!(!a.exists());
+}
+
+#[test]
+fn a_plan_that_cannot_be_written_removes_nothing() {
+    let fx = Fx::new();
+    let path = fx.here("kept", &[OLD]);
+    let full = fs::File::options().write(true).open("/dev/full").unwrap();
+    let out = fx
+        .command()
+        .args(["rm", "--yes", "--permanent", "kept"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("standard output"), "{stderr}");
+    assert!(path.is_file());
+
+    // A closed stdout: a pipe whose read end is closed before the child starts.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = fx
+        .command()
+        .args(["rm", "--yes", "--permanent", "kept"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("nothing was removed"), "{stderr}");
+    assert!(path.is_file());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_trashed_session_restores_to_its_path_and_name() {
+    let fx = Fx::new();
+    let path = fx.here("restore me", &[OLD]);
+    let bytes = fs::read(&path).unwrap();
+    let (code, stdout, stderr) = binary(&fx, &["rm", "--yes", &s(&path)]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(!path.exists());
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let info =
+        fs::read_to_string(fx.path("xdg/Trash/info").join(format!("{name}.trashinfo"))).unwrap();
+    let line = info.lines().find_map(|l| l.strip_prefix("Path=")).unwrap();
+    assert!(line.contains("%20"), "a space is percent-encoded: {line}");
+    assert!(
+        info.lines().any(|l| l.starts_with("DeletionDate=20")),
+        "{info}"
+    );
+    let original = PathBuf::from(percent_decode(line));
+    assert_eq!(original, path);
+    // Restore as a trash tool does: the file under files/ goes back to Path.
+    fs::rename(fx.path("xdg/Trash/files").join(&name), &original).unwrap();
+    assert_eq!(fs::read(&path).unwrap(), bytes);
+    // No staging folder is left behind.
+    let left: Vec<_> = fs::read_dir(fx.project())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    // An independent reader of the trash, when installed (trash-cli, from PyPI or Debian).
+    if let Ok(out) = std::process::Command::new("trash-list")
+        .env("XDG_DATA_HOME", fx.path("xdg"))
+        .env("HOME", fx.path("home"))
+        .output()
+    {
+        let _ = out; // The entry was restored above: trash-list runs on a second trashing.
+        let (code, _, stderr) = binary(&fx, &["rm", "--yes", &s(&path)]);
+        assert_eq!(code, Some(0), "{stderr}");
+        let listed = std::process::Command::new("trash-list")
+            .env("XDG_DATA_HOME", fx.path("xdg"))
+            .env("HOME", fx.path("home"))
+            .output()
+            .unwrap();
+        let listed = String::from_utf8_lossy(&listed.stdout);
+        assert!(listed.contains(&s(&path)), "trash-list: {listed}");
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            out.push(u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// The attack of issue 12: another process swaps the session's path with a file outside the
+/// sessions root (`renameat2(RENAME_EXCHANGE)`, in a loop) while `rm` runs. Whatever `rm`
+/// reports, the outside file must survive, and a session reported removed must be gone.
+#[cfg(target_os = "linux")]
+fn swap_attack(mode: &str, tries: usize) -> (usize, usize) {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    let (mut removed, mut refused, mut during) = (0, 0, 0);
+    for _ in 0..tries {
+        let fx = Fx::new();
+        let victim = fx.here("victim", &[OLD]);
+        let victim_bytes = fs::read(&victim).unwrap();
+        // Outside the root, and a pi session too, so only identity tells the two apart.
+        let outside = fx.session(&fx.path("outside"), "outside", "/outside", &[OLD]);
+        let outside_bytes = fs::read(&outside).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let swaps = Arc::new(AtomicUsize::new(0));
+        let swapper = {
+            let (stop, swaps) = (Arc::clone(&stop), Arc::clone(&swaps));
+            let (a, b) = (victim.clone(), outside.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    if renameat_with(CWD, &a, CWD, &b, RenameFlags::EXCHANGE).is_ok() {
+                        swaps.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        };
+        // The race is on before rm starts.
+        while swaps.load(Ordering::Relaxed) < 50 {
+            std::hint::spin_loop();
+        }
+        let before = swaps.load(Ordering::Relaxed);
+        let mut env = fx.env();
+        env.trash = pisess::removal::TrashHome {
+            xdg_data_home: Some(fx.path("xdg").into()),
+            home: None,
+        };
+        let mut args = vec!["rm", "--yes", "victim"];
+        if mode == "permanent" {
+            args.push("--permanent");
+        }
+        let r = run_with(env, &args, b"");
+        during += swaps.load(Ordering::Relaxed) - before;
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+
+        let holds = |bytes: &[u8]| {
+            [&victim, &outside]
+                .iter()
+                .any(|p| fs::read(p).is_ok_and(|b| b == bytes))
+        };
+        assert!(holds(&outside_bytes), "the outside file went: {r:?}");
+        let said_removed = r.stdout.contains("deleted ") || r.stdout.contains("trashed ");
+        if said_removed {
+            assert_eq!(r.code, 0, "{r:?}");
+            assert!(
+                !holds(&victim_bytes),
+                "reported removed but still there: {r:?}"
+            );
+            if mode == "trash" {
+                let name = victim.file_name().unwrap();
+                assert_eq!(
+                    fs::read(fx.path("xdg/Trash/files").join(name)).unwrap(),
+                    victim_bytes
+                );
+            }
+            removed += 1;
+        } else {
+            assert_eq!(r.code, 1, "{r:?}");
+            assert!(
+                holds(&victim_bytes),
+                "refused, yet the session is gone: {r:?}"
+            );
+            refused += 1;
+        }
+        // Never a staging folder left behind.
+        let staged = fs::read_dir(fx.project())
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(".pisess"));
+        assert!(!staged, "{r:?}");
+    }
+    eprintln!(
+        "swap attack ({mode}): {tries} tries, {removed} removed, {refused} refused, {} swaps per rm",
+        during / tries
+    );
+    (removed, refused)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn removal_under_a_concurrent_exchange_loop_never_takes_another_file() {
+    for mode in ["permanent", "trash"] {
+        let (removed, _refused) = swap_attack(mode, 300);
+        assert!(
+            removed > 0,
+            "{mode}: the race never let a removal through, so it proved nothing"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_finishes_the_file_in_hand_and_the_report_equals_what_was_removed() {
+    use std::io::{BufRead, BufReader};
+
+    let fx = Fx::new();
+    let count = 3000;
+    let text = fs::read(fx.here("template", &[OLD])).unwrap();
+    for i in 0..count {
+        let id = format!("s{i:05}");
+        let body = String::from_utf8_lossy(&text).replace("template", &id);
+        fs::write(
+            fx.project()
+                .join(format!("2026-01-01T00-00-00-000Z_{id}.jsonl")),
+            body,
+        )
+        .unwrap();
+    }
+    let mut child = fx
+        .command()
+        .args(["rm", "--yes", "--permanent", "--older-than", "30d"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut deleted = 0;
+    let mut line = String::new();
+    let mut signalled = false;
+    let mut last = String::new();
+    while stdout.read_line(&mut line).unwrap() > 0 {
+        if line.starts_with("deleted ") {
+            deleted += 1;
+            if !signalled && deleted == 10 {
+                let pid = rustix::process::Pid::from_child(&child);
+                rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+                signalled = true;
+            }
+        }
+        last = std::mem::take(&mut line);
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let left = fs::read_dir(fx.project()).unwrap().count();
+    assert_eq!(
+        count + 1 - left,
+        deleted,
+        "the report says {deleted}, the disk says otherwise"
+    );
+    assert!(left > 0, "Ctrl-C came too late to prove anything");
+    assert!(
+        last.starts_with(&format!("Deleted {deleted} sessions")),
+        "{last}"
+    );
+}
