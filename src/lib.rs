@@ -8,12 +8,14 @@ pub mod cmd;
 pub mod context;
 pub mod env;
 pub mod js;
+pub mod json;
 pub mod locate;
 pub mod model;
 pub mod preview;
 pub mod readahead;
 pub mod reader;
 pub mod render;
+pub mod scan;
 pub mod select;
 pub mod session;
 pub mod skim;
@@ -86,7 +88,7 @@ impl<'a> Diag<'a> {
     }
 
     /// Every warning a session collected while it was read.
-    pub fn session_warnings(&mut self, name: &str, warnings: &[session::Warning]) {
+    pub fn session_warnings(&mut self, name: &str, warnings: &[scan::Warning]) {
         for w in warnings {
             self.warn(name, w.line, &w.message);
         }

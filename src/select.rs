@@ -7,7 +7,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::locate::{tilde, Location};
-use crate::session::{read_header, Reading};
+use crate::scan::{read_header, Reading};
 use crate::summary::summarize;
 
 /// The session a command will read.

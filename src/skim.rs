@@ -18,9 +18,9 @@ pub struct Unsure;
 
 type Result<T> = std::result::Result<T, Unsure>;
 
-/// Lines nested this deep are left to the full decode, which has its own limit (128 levels);
-/// `session::may_be_too_deep` draws the same line.
-pub const MAX_DEPTH: usize = 100;
+/// Lines nested this deep are left to the full decode (the one limit, in `json`);
+/// `json::may_be_too_deep` draws the same line for the scan.
+pub const MAX_DEPTH: usize = crate::json::MAX_DEPTH;
 
 /// A cursor over one line.
 pub struct Skim<'a> {

@@ -9,7 +9,8 @@ use std::collections::HashSet;
 
 use crate::cli::TreeFilter;
 use crate::model::EntryKind;
-use crate::session::{Session, Warning};
+use crate::scan::Warning;
+use crate::session::Session;
 
 /// Parent/child structure over `Session::entries` positions.
 #[derive(Debug, Clone)]

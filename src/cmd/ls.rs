@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::cli::{LsArgs, SortKey};
 use crate::env::Env;
 use crate::model::number;
-use crate::session::{Reading, ScanError};
+use crate::scan::{Reading, ScanError};
 use crate::style::{self, Theme};
 use crate::summary::{summarize, Summary};
 use crate::time::{parse_when, relative, to_json_date};

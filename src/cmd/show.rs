@@ -17,8 +17,9 @@ use crate::cli::ShowArgs;
 use crate::cmd::{find_entry, open_session};
 use crate::env::Env;
 use crate::model::{Dialect, EntryKind, Header};
+use crate::scan::EntryLine;
 use crate::select::{select as select_session, Selected};
-use crate::session::{self, EntryLine, Session};
+use crate::session::{self, Session};
 use crate::style::Theme;
 use crate::{Diag, Outcome, UsageError};
 

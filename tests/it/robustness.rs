@@ -17,7 +17,7 @@ use serde::Deserialize as _;
 
 use crate::common::{env_in, run_with, Run};
 use pisess::env::Env;
-use pisess::session::Reading;
+use pisess::scan::Reading;
 
 /// Far beyond any run here (the slowest, a 60 MB line in a debug build, takes about a second).
 const WATCHDOG: Duration = Duration::from_secs(60);
@@ -851,7 +851,7 @@ fn files_removed_while_listing_are_warnings() {
     let gone =
         pisess::summary::summarize(&p.dir.join("gone.jsonl"), Reading::AheadIfBig).unwrap_err();
     assert!(
-        matches!(&gone, pisess::session::ScanError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
+        matches!(&gone, pisess::scan::ScanError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
     );
     eprintln!("files_removed_while_listing_are_warnings: {lost} files lost mid-listing");
 }
