@@ -13,17 +13,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::diag::Warning;
 use crate::json;
 use crate::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader};
 use crate::readahead::{self, ReadAhead};
 use crate::reader::{LineReader, RawLine};
-
-/// Something wrong with one line; it never stops a command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    pub line: Option<u64>,
-    pub message: String,
-}
 
 /// Why a file could not be read as a session at all.
 #[derive(Debug)]

@@ -14,10 +14,11 @@ use std::path::{Path, PathBuf};
 use hashbrown::{DefaultHashBuilder, HashTable};
 use serde_json::Value;
 
+use crate::diag::Warning;
 use crate::json;
 use crate::model::{self, Dialect, EntryKind, Header};
 use crate::scan::{
-    open_file, scan, scan_until, whole_file, EntryLine, Reading, ScanError, ScanReport, Warning,
+    open_file, scan, scan_until, whole_file, EntryLine, Reading, ScanError, ScanReport,
 };
 use crate::time::parse_js_date;
 
@@ -372,6 +373,13 @@ impl Session {
     pub fn stored_line(&self, i: usize) -> io::Result<Vec<u8>> {
         let e = &self.entries[i];
         self.read_at(e.offset, e.len)
+            .map_err(|err| self.at_line(i, err.kind(), &err))
+    }
+
+    /// An error about entry `i`, named `FILE:LINE` as every message about a line is.
+    fn at_line(&self, i: usize, kind: io::ErrorKind, e: &dyn std::fmt::Display) -> io::Error {
+        let line = self.entries[i].line;
+        io::Error::new(kind, format!("{}:{line}: {e}", self.name))
     }
 
     /// The header's stored line exactly as on disk, terminator included.
@@ -397,10 +405,12 @@ impl Session {
         }
     }
 
-    /// The full entry in pi's shape: seed-000 mapped, migrations applied.
+    /// The full entry in pi's shape: seed-000 mapped, migrations applied. An error names the
+    /// entry's `FILE:LINE`.
     pub fn load(&self, i: usize) -> io::Result<Value> {
         let bytes = self.raw_line(i)?;
-        let mut value = json::decode(&bytes).map_err(io::Error::other)?;
+        let mut value =
+            json::decode(&bytes).map_err(|e| self.at_line(i, io::ErrorKind::Other, &e))?;
         if self.header.dialect == Dialect::Seed000 {
             value = model::normalize_seed000(value);
         }

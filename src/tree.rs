@@ -8,8 +8,8 @@
 use std::collections::HashSet;
 
 use crate::cli::TreeFilter;
+use crate::diag::Warning;
 use crate::model::EntryKind;
-use crate::scan::Warning;
 use crate::session::Session;
 
 /// Parent/child structure over `Session::entries` positions.

@@ -11,10 +11,11 @@ use serde_json::Value;
 use crate::cli::ContextArgs;
 use crate::cmd::{find_entry, open_session};
 use crate::context::{self, EditEffect, Plan};
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::Outcome;
 use crate::session::Session;
 use crate::style::{self, Theme};
-use crate::{Diag, Outcome};
 
 pub fn run(
     args: &ContextArgs,

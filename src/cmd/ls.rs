@@ -8,13 +8,14 @@ use anyhow::Context as _;
 use serde_json::{json, Value};
 
 use crate::cli::{LsArgs, SortKey};
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::{Outcome, UsageError};
 use crate::model::number;
 use crate::scan::{Reading, ScanError};
 use crate::style::{self, Theme};
 use crate::summary::{summarize, Summary};
 use crate::time::{parse_when, relative, to_json_date};
-use crate::{Diag, Outcome, UsageError};
 
 /// Reads every file on the available cores; results keep the input order.
 ///

@@ -14,14 +14,15 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::cli::{LsArgs, RmArgs, SortKey};
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::{Outcome, UsageError};
 use crate::locate::{self, Location};
 use crate::scan::{read_header, Reading, ScanError};
 use crate::select::{self, SelectError, Selected};
 use crate::style::{self, Theme};
 use crate::summary::{summarize, Summary};
 use crate::time::parse_when;
-use crate::{Diag, Outcome, UsageError};
 
 /// Which file a path named when it was checked: device and inode where the platform has them.
 /// A path that names another file at removal time was replaced, and is left alone.

@@ -11,17 +11,16 @@ mod body;
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 
-use anyhow::Context as _;
-
 use crate::cli::ShowArgs;
 use crate::cmd::{find_entry, open_session};
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::{Outcome, UsageError};
 use crate::model::{Dialect, EntryKind, Header};
 use crate::scan::EntryLine;
 use crate::select::{select as select_session, Selected};
 use crate::session::{self, Session};
 use crate::style::Theme;
-use crate::{Diag, Outcome, UsageError};
 
 pub fn run(
     args: &ShowArgs,
@@ -86,9 +85,7 @@ fn write_human(
         } else {
             None
         };
-        let entry = session
-            .load(i)
-            .with_context(|| format!("{}:{}", session.name, session.entries[i].line))?;
+        let entry = session.load(i)?;
         blocks.write(
             &session.entries[i],
             session.id(i),
@@ -192,9 +189,7 @@ fn write_json(
         write_line(out, &session.header.stored)?;
     }
     for &i in selected {
-        let bytes = session
-            .stored_line(i)
-            .with_context(|| format!("{}:{}", session.name, session.entries[i].line))?;
+        let bytes = session.stored_line(i)?;
         write_line(out, &bytes)?;
     }
     Ok(())

@@ -8,19 +8,19 @@
 use std::collections::HashMap;
 use std::io::{Read, Write};
 
-use anyhow::Context as _;
 use serde_json::{Map, Value};
 
 use crate::cli::TreeArgs;
 use crate::cmd::open_session;
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::Outcome;
 use crate::js::js_truthy;
 use crate::model::EntryKind;
 use crate::preview::{preview, tool_calls_of, Preview, Tone};
 use crate::session::Session;
 use crate::style::{self, escape_control, Theme};
 use crate::tree::{layout, shown, visible, Facts, Tree, Visible};
-use crate::{Diag, Outcome};
 
 pub fn run(
     args: &TreeArgs,
@@ -58,13 +58,6 @@ pub fn run(
     Ok(Outcome::Done)
 }
 
-/// Decodes one entry, naming its line if that fails.
-fn load(session: &Session, i: usize) -> anyhow::Result<Value> {
-    session
-        .load(i)
-        .with_context(|| format!("{}:{}", session.name, session.entries[i].line))
-}
-
 /// The filter's facts per entry, and the tool-call one-liners by call id.
 fn facts(
     session: &Session,
@@ -80,7 +73,7 @@ fn facts(
         }
         facts[i].label = session.id(i).and_then(|id| labels.get(id)).cloned();
         if e.kind == EntryKind::Message && session.role(i) == Some("assistant") {
-            let entry = load(session, i)?;
+            let entry = session.load(i)?;
             let message = entry.get("message").unwrap_or(&Value::Null);
             facts[i].has_text = crate::render::has_text(message.get("content"));
             // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
@@ -124,7 +117,7 @@ impl View<'_> {
         let marked = v.active_end(&self.tree.active);
         for row in rows {
             let i = row.entry;
-            let entry = load(self.session, i)?;
+            let entry = self.session.load(i)?;
             let active = self.tree.active[i];
             // pi's `pathMarker` before the text, and ours after the leaf.
             let marker = if active { "• " } else { "" };
@@ -204,7 +197,7 @@ impl View<'_> {
     /// A node's own fields (no children): `{id, type, role?, label?, active, preview}`.
     fn node(&self, i: usize) -> anyhow::Result<Value> {
         let e = &self.session.entries[i];
-        let entry = load(self.session, i)?;
+        let entry = self.session.load(i)?;
         let mut node = Map::new();
         node.insert("id".into(), self.session.id(i).into());
         node.insert("type".into(), e.kind.as_str().into());
