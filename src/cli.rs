@@ -147,7 +147,8 @@ pub struct Cli {
 
 /// Options every subcommand takes, before or after its name; shown under their own heading so
 /// a subcommand's help keeps its own options together.
-#[derive(Debug, Args)]
+/// `Default` is no flag given, as tests start from.
+#[derive(Debug, Default, Args)]
 #[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Read sessions from DIR instead of pi's session dir
@@ -177,9 +178,10 @@ pub struct GlobalArgs {
     pub quiet: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     /// Colour a stream when it is a terminal and NO_COLOR is unset or empty
+    #[default]
     Auto,
     /// Always colour, even into a pipe (e.g. for less -R)
     Always,

@@ -22,8 +22,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let env = match pisess::env::Env::from_process(&cli.global) {
-        Ok(env) => env,
+    let env = match pisess::env::Facts::from_process() {
+        Ok(facts) => pisess::env::Env::new(&cli.global, facts),
         Err(e) => {
             let message = format!("cannot read the current directory: {e}");
             pisess::diag::error(&mut io::stderr(), Theme { enabled: false }, &message);
