@@ -12,6 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::js::{js_string, js_truthy};
+use crate::model::content::{Block, Content};
 use crate::model::{Dialect, EntryKind};
 use crate::session::Session;
 use crate::time::parse_js_date;
@@ -440,17 +441,16 @@ fn utf16_len(v: Option<&Value>) -> usize {
 }
 
 fn content_chars(content: Option<&Value>) -> usize {
-    match content {
-        Some(Value::String(s)) => s.encode_utf16().count(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .map(|b| match b.get("type").and_then(Value::as_str) {
-                Some("text") => utf16_len(b.get("text")),
-                Some("image") => 4800,
+    match Content::of(content) {
+        Content::Text(s) => s.encode_utf16().count(),
+        blocks => blocks
+            .blocks()
+            .map(|b| match b {
+                Block::Text { text } => utf16_len(text),
+                Block::Image { .. } => 4800,
                 _ => 0,
             })
             .sum(),
-        _ => 0,
     }
 }
 
@@ -468,24 +468,20 @@ pub fn estimate_tokens(m: &Value) -> usize {
             chars
         }
         "user" | "custom" | "toolResult" => content_chars(m.get("content")),
-        "assistant" => m
-            .get("content")
-            .and_then(Value::as_array)
-            .map_or(0, |blocks| {
-                blocks
-                    .iter()
-                    .map(|b| match b.get("type").and_then(Value::as_str) {
-                        Some("text") => utf16_len(b.get("text")),
-                        Some("thinking") => utf16_len(b.get("thinking")),
-                        Some("toolCall") => {
-                            utf16_len(b.get("name"))
-                                + b.get("arguments")
-                                    .map_or(0, |a| a.to_string().encode_utf16().count())
-                        }
-                        _ => 0,
-                    })
-                    .sum()
-            }),
+        "assistant" => Content::of(m.get("content"))
+            .blocks()
+            .map(|b| match b {
+                Block::Text { text } => utf16_len(text),
+                Block::Thinking { thinking, .. } => utf16_len(thinking),
+                Block::ToolCall(call) => {
+                    utf16_len(call.name)
+                        + call
+                            .arguments
+                            .map_or(0, |a| a.to_string().encode_utf16().count())
+                }
+                _ => 0,
+            })
+            .sum(),
         "bashExecution" => utf16_len(m.get("command")) + utf16_len(m.get("output")),
         "branchSummary" | "compactionSummary" => utf16_len(m.get("summary")),
         _ => 0,

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::js::{js_slice, js_string, js_truthy};
+use crate::model::content::{Block, Content};
 use crate::model::EntryKind;
 use crate::render::{full_text, normalize, pi_tool_call};
 
@@ -69,13 +70,10 @@ fn content(v: Option<&Value>) -> String {
 /// The tool calls of an assistant message as pi's `/tree` names them, for the tool results
 /// that answer them (`toolCallId` → `[bash: …]`).
 pub fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, String>) {
-    let Some(blocks) = message.get("content").and_then(Value::as_array) else {
-        return;
-    };
-    for b in blocks {
-        if b.get("type").and_then(Value::as_str) == Some("toolCall") {
-            if let Some(id) = b.get("id").and_then(Value::as_str) {
-                let line = pi_tool_call(b.get("name"), b.get("arguments"), home);
+    for b in Content::of(message.get("content")).blocks() {
+        if let Block::ToolCall(call) = b {
+            if let Some(id) = call.id.and_then(Value::as_str) {
+                let line = pi_tool_call(call.name, call.arguments, home);
                 into.insert(id.to_owned(), line);
             }
         }

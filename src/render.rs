@@ -1,6 +1,6 @@
 //! Reading the content of decoded entries for display, shared by `show` and `tree`: the text of
-//! message content, image sizes, tool calls on one line (ours and pi's `/tree` form), and cutting
-//! long text.
+//! message content, image sizes, pi's `/tree` form of a tool call, and cutting long text (our
+//! one-line form of a tool call is `model::content::ToolCall::line`).
 //!
 //! Entries are `serde_json::Value`s exactly as stored, so every accessor here takes any JSON
 //! type without panicking. Where pi's own display code is the reference, JavaScript's coercions
@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use crate::js::{js_len, js_number, js_slice, js_string, js_trim, js_truthy};
+use crate::model::content::{Block, Content};
 
 /// pi's preview `normalize`: newlines and tabs become spaces, then trim.
 pub fn normalize(s: &str) -> String {
@@ -19,32 +20,29 @@ pub fn normalize(s: &str) -> String {
 
 /// pi's `extractFullContent`: a string as is, else the `text` blocks concatenated.
 pub fn full_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .map(|b| match b.get("text") {
+    match Content::of(content) {
+        Content::Text(s) => s.to_owned(),
+        blocks => blocks
+            .blocks()
+            .filter_map(|b| match b {
                 // pi would print "undefined"; an empty string is what the reader means.
-                None | Some(Value::Null) => String::new(),
-                text => js_string(text),
+                Block::Text {
+                    text: None | Some(Value::Null),
+                } => Some(String::new()),
+                Block::Text { text } => Some(js_string(text)),
+                _ => None,
             })
             .collect(),
-        _ => String::new(),
     }
 }
 
 /// pi's `hasTextContent`: some non-blank text (the `/tree` filter's test for assistants).
 pub fn has_text(content: Option<&Value>) -> bool {
-    match content {
-        Some(Value::String(s)) => !js_trim(s).is_empty(),
-        Some(Value::Array(blocks)) => blocks.iter().any(|b| {
-            b.get("type").and_then(Value::as_str) == Some("text")
-                && b.get("text")
-                    .and_then(Value::as_str)
-                    .is_some_and(|t| !js_trim(t).is_empty())
-        }),
-        _ => false,
+    match Content::of(content) {
+        Content::Text(s) => !js_trim(s).is_empty(),
+        blocks => blocks
+            .blocks()
+            .any(|b| b.text_str().is_some_and(|t| !js_trim(t).is_empty())),
     }
 }
 
@@ -67,26 +65,6 @@ pub fn image_label(block: &Value) -> String {
         Some(data) => format!("[{mime} {}]", crate::style::bytes(base64_size(data))),
         None => format!("[{mime}]"),
     }
-}
-
-/// A tool call on one line, `name(key: value, …)`, values as compact JSON so that newlines in
-/// arguments stay escaped and the call stays on its line.
-pub fn tool_call_line(name: Option<&Value>, args: Option<&Value>) -> String {
-    let name = match name {
-        Some(Value::String(s)) => s.clone(),
-        None | Some(Value::Null) => "?".to_owned(),
-        other => js_string(other),
-    };
-    let args = match args {
-        Some(Value::Object(map)) => map
-            .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        None | Some(Value::Null) => String::new(),
-        Some(other) => other.to_string(),
-    };
-    format!("{name}({args})")
 }
 
 /// pi's `/tree` one-liner for a tool call (`formatToolCall`): `[bash: npm test]`,
@@ -269,12 +247,6 @@ mod tests {
 
     #[test]
     fn tool_calls() {
-        let args = json!({"path":"src/a.ts","oldText":"x\ny"});
-        assert_eq!(
-            tool_call_line(Some(&json!("edit")), Some(&args)),
-            r#"edit(path: "src/a.ts", oldText: "x\ny")"#
-        );
-        assert_eq!(tool_call_line(None, Some(&json!([1]))), "?([1])");
         let home = "/home/dev";
         let pi = |name: &str, args: Value| pi_tool_call(Some(&json!(name)), Some(&args), home);
         assert_eq!(

@@ -14,6 +14,7 @@ use crate::context::{self, EditEffect, Plan};
 use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::Outcome;
+use crate::model::content::{Block, CallForm, Content};
 use crate::session::Session;
 use crate::style::{self, Theme};
 
@@ -111,33 +112,21 @@ fn write_json(
 /// A one-line description of a message for the human view.
 fn preview(m: &Value) -> String {
     let text_of = |content: Option<&Value>| -> String {
-        match content {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Array(blocks)) => blocks
-                .iter()
-                .map(|b| match b.get("type").and_then(Value::as_str) {
-                    Some("text") => b
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                    Some("thinking") => "[thinking]".to_owned(),
-                    Some("toolCall") => format!(
-                        "{}({})",
-                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
-                        b.get("arguments").map(Value::to_string).unwrap_or_default()
-                    ),
-                    Some("image") => format!(
-                        "[{}]",
-                        b.get("mimeType").and_then(Value::as_str).unwrap_or("image")
-                    ),
-                    Some(other) => format!("[{other}]"),
-                    None => String::new(),
+        match Content::of(content) {
+            Content::Text(s) => s.to_owned(),
+            blocks => blocks
+                .blocks()
+                .map(|b| match b {
+                    Block::Text { .. } => b.text_str().unwrap_or("").to_owned(),
+                    Block::Thinking { .. } => "[thinking]".to_owned(),
+                    Block::ToolCall(call) => call.line(CallForm::Json),
+                    Block::Image { mime_type, .. } => format!("[{}]", mime_type.unwrap_or("image")),
+                    Block::Other { kind, .. } => format!("[{kind}]"),
+                    Block::Untyped(_) => String::new(),
                 })
                 .filter(|s| !s.is_empty())
                 .collect::<Vec<_>>()
                 .join(" "),
-            _ => String::new(),
         }
     };
     match m.get("role").and_then(Value::as_str).unwrap_or("") {

@@ -9,6 +9,7 @@
 //! nothing pi wrote is dropped on the floor. [`entry`] holds the types every command shares,
 //! [`seed000`] the one mapping of the other dialect onto pi's shape.
 
+pub mod content;
 mod entry;
 mod seed000;
 mod view;

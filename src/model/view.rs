@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::content::{Block, Content};
 use super::entry::{LooseNum, LooseObj, LooseStr, Present};
 use crate::skim::{Skim, Unsure};
 
@@ -180,17 +181,20 @@ fn decode<'a, T: Deserialize<'a>>(span: Result<&'a [u8], Unsure>) -> Option<T> {
 /// `text` blocks joined with a space. `None` when the content is neither (pi drops such
 /// sessions from its listing; pisess lists them and treats the text as empty).
 pub fn content_text(raw: Option<&RawValue>) -> Option<String> {
-    match serde_json::from_str::<Value>(raw?.get()).ok()? {
-        Value::String(s) => Some(s),
-        Value::Array(blocks) => {
+    let content = serde_json::from_str::<Value>(raw?.get()).ok()?;
+    match Content::of(Some(&content)) {
+        Content::Text(s) => Some(s.to_owned()),
+        blocks @ Content::Blocks(_) => {
             let parts: Vec<String> = blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .map(|b| crate::js::js_join_element(b.get("text")))
+                .blocks()
+                .filter_map(|b| match b {
+                    Block::Text { text } => Some(crate::js::js_join_element(text)),
+                    _ => None,
+                })
                 .collect();
             Some(parts.join(" "))
         }
-        _ => None,
+        Content::None | Content::Other(_) => None,
     }
 }
 

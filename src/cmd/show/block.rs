@@ -12,8 +12,8 @@ use jiff::tz::TimeZone;
 use serde_json::{Map, Value};
 
 use super::body::{string_or_json, Body, Look};
+use crate::model::content::{CallForm, ToolCall};
 use crate::model::EntryKind;
-use crate::render::tool_call_line;
 use crate::session::EntryMeta;
 use crate::style::{self, escape_control, Theme};
 use crate::time::local_time;
@@ -269,7 +269,12 @@ fn entry_body(body: &mut Body, kind: &EntryKind, e: &Value) -> io::Result<()> {
         },
         EntryKind::CustomMessage | EntryKind::Thinking => body.content(get("content")),
         EntryKind::ToolCall => {
-            let call = tool_call_line(get("toolName"), get("input"));
+            let call = ToolCall {
+                id: None,
+                name: get("toolName"),
+                arguments: get("input"),
+            }
+            .line(CallForm::Keys);
             body.line(&format!("→ {call}"), Look::Call)
         }
         // A message whose `message` is not an object, or a type pisess does not know.

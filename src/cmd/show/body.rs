@@ -5,7 +5,8 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::render::{cut, full_text, image_label, tool_call_line};
+use crate::model::content::{Block, CallForm, Content};
+use crate::render::{cut, full_text, image_label};
 use crate::style::{self, escape_control, Theme};
 
 /// Text blocks longer than this are cut unless `--full`.
@@ -83,40 +84,37 @@ impl Body<'_> {
 
     /// Message content: a string, or pi's blocks (text, thinking, toolCall, image, others).
     pub fn content(&mut self, content: Option<&Value>) -> io::Result<()> {
-        match content {
-            None | Some(Value::Null) => Ok(()),
-            Some(Value::String(s)) => self.text(s, Look::Plain),
-            Some(Value::Array(blocks)) => blocks.iter().try_for_each(|b| self.block(b)),
-            Some(other) => self.line(&other.to_string(), Look::Plain),
+        match Content::of(content) {
+            Content::None => Ok(()),
+            Content::Text(s) => self.text(s, Look::Plain),
+            Content::Blocks(blocks) => blocks.iter().try_for_each(|b| self.block(b)),
+            Content::Other(other) => self.line(&other.to_string(), Look::Plain),
         }
     }
 
     fn block(&mut self, b: &Value) -> io::Result<()> {
-        let get = |k: &str| b.get(k);
-        match get("type").and_then(Value::as_str) {
-            Some("text") => self.text(&string_or_json(get("text")), Look::Plain),
-            Some("thinking") if get("redacted") == Some(&Value::Bool(true)) => {
-                self.line("thinking (redacted)", Look::Dim)
-            }
-            Some("thinking") => {
-                let text = format!("thinking: {}", string_or_json(get("thinking")));
+        match Block::of(b) {
+            Block::Text { text } => self.text(&string_or_json(text), Look::Plain),
+            Block::Thinking { redacted: true, .. } => self.line("thinking (redacted)", Look::Dim),
+            Block::Thinking { thinking, .. } => {
+                let text = format!("thinking: {}", string_or_json(thinking));
                 self.text(&text, Look::Dim)
             }
-            Some("toolCall") => {
-                let call = tool_call_line(get("name"), get("arguments"));
+            Block::ToolCall(call) => {
+                let call = call.line(CallForm::Keys);
                 self.line(&format!("→ {call}"), Look::Call)
             }
-            Some("image") => self.line(&image_label(b), Look::Media),
+            Block::Image { .. } => self.line(&image_label(b), Look::Media),
             // Anything else (seed 000's `tool_result` blocks, future types): its name and text.
-            Some(other) => {
-                let text = match get("content").or_else(|| get("text")) {
+            Block::Other { kind, block } => {
+                let text = match block.get("content").or_else(|| block.get("text")) {
                     Some(Value::String(s)) => s.clone(),
                     c @ Some(Value::Array(_)) => full_text(c),
                     _ => String::new(),
                 };
-                self.text(&format!("[{other}] {text}"), Look::Dim)
+                self.text(&format!("[{kind}] {text}"), Look::Dim)
             }
-            None => self.line(&b.to_string(), Look::Plain),
+            Block::Untyped(b) => self.line(&b.to_string(), Look::Plain),
         }
     }
 }
