@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use crate::style::{self, Theme};
+use crate::style::{self, Role, Theme};
 
 /// Something wrong with one line; it never stops a command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,11 +22,11 @@ pub struct Diag<'a> {
 }
 
 impl<'a> Diag<'a> {
-    pub fn new(err: &'a mut dyn Write, quiet: bool, color: bool) -> Self {
+    pub fn new(err: &'a mut dyn Write, quiet: bool, theme: Theme) -> Self {
         Diag {
             err,
             quiet,
-            theme: style::Theme { enabled: color },
+            theme,
             warnings: 0,
         }
     }
@@ -46,7 +46,11 @@ impl<'a> Diag<'a> {
         let text = format!("{place}{message}");
         let text = style::escape_control(&text, false);
         // A closed stderr must not turn a warning into a failure.
-        let _ = writeln!(self.err, "pisess: {} {text}", self.theme.yellow("warning:"));
+        let _ = writeln!(
+            self.err,
+            "pisess: {} {text}",
+            self.theme.paint(Role::Warn, "warning:")
+        );
     }
 
     /// Every warning a session collected while it was read.
@@ -70,7 +74,7 @@ impl<'a> Diag<'a> {
 /// The error line, `pisess: error: MESSAGE`, the message escaped.
 pub fn error_line(theme: Theme, message: &str) -> String {
     let message = style::escape_control(message, false);
-    format!("pisess: {} {message}", theme.red("error:"))
+    format!("pisess: {} {message}", theme.paint(Role::Error, "error:"))
 }
 
 /// Writes [`error_line`]; a closed stderr must not turn an error into a second one.

@@ -14,6 +14,7 @@ use jiff::tz::TimeZone;
 
 use crate::cli::{ColorChoice, GlobalArgs};
 use crate::locate::{self, Inputs, Location};
+use crate::style::Theme;
 
 /// The environment variables pisess reads.
 pub const VARS: [&str; 4] = [
@@ -163,6 +164,20 @@ impl Env {
         self.location = Location::resolve(&self.inputs);
         self.take_output(global);
         self
+    }
+
+    /// The colours of stdout.
+    pub fn theme(&self) -> Theme {
+        Theme {
+            enabled: self.color_stdout,
+        }
+    }
+
+    /// The colours of stderr.
+    pub fn err_theme(&self) -> Theme {
+        Theme {
+            enabled: self.color_stderr,
+        }
     }
 
     /// `--color` for each stream, and `-q`.

@@ -44,7 +44,7 @@ pub fn run(
     err: &mut dyn Write,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    let mut diag = Diag::new(err, env.quiet, env.color_stderr);
+    let mut diag = Diag::new(err, env.quiet, env.err_theme());
     for w in &env.location.warnings {
         diag.warn("", None, w);
     }

@@ -14,6 +14,7 @@ use crate::js::{js_slice, js_string, js_truthy};
 use crate::model::content::{Block, Content};
 use crate::model::EntryKind;
 use crate::render::{full_text, normalize, pi_tool_call};
+use crate::style::Role;
 
 /// pi's theme role of a preview part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +36,22 @@ pub enum Tone {
     Border,
     /// `[customType]: ` of custom messages.
     Custom,
+}
+
+impl Tone {
+    /// The palette role of pi's theme role.
+    pub fn role(self) -> Role {
+        match self {
+            Tone::Plain => Role::Plain,
+            Tone::Accent => Role::User,
+            Tone::Success => Role::Assistant,
+            Tone::Muted | Tone::Dim => Role::Muted,
+            Tone::Warning => Role::Warn,
+            Tone::Error => Role::Error,
+            Tone::Border => Role::Border,
+            Tone::Custom => Role::Custom,
+        }
+    }
 }
 
 /// A preview: parts in order, each with its tone.

@@ -16,7 +16,7 @@ use crate::env::Env;
 use crate::exit::Outcome;
 use crate::model::content::{Block, CallForm, Content};
 use crate::session::Session;
-use crate::style::{self, Theme};
+use crate::style::{self, Role, Theme};
 
 pub fn run(
     args: &ContextArgs,
@@ -38,10 +38,7 @@ pub fn run(
     if args.json {
         write_json(&session, &plan, args, out)?;
     } else {
-        let theme = Theme {
-            enabled: env.color_stdout,
-        };
-        write_human(&session, &plan, args, theme, env.width, out)?;
+        write_human(&session, &plan, args, env.theme(), env.width, out)?;
     }
     Ok(Outcome::Done)
 }
@@ -201,16 +198,19 @@ fn write_human(
         writeln!(
             out,
             "{}",
-            theme.magenta(&format!(
-                "── compaction {}: {} tokens summarized, {} entries of the path left out{} ──",
-                short(session.id(c)),
-                style::tokens(tokens),
-                plan.compacted_away,
-                kept.map_or_else(
-                    || ", nothing kept before it".to_owned(),
-                    |k| format!(", kept from {}", short(Some(k)))
+            theme.paint(
+                Role::Custom,
+                &format!(
+                    "── compaction {}: {} tokens summarized, {} entries of the path left out{} ──",
+                    short(session.id(c)),
+                    style::tokens(tokens),
+                    plan.compacted_away,
+                    kept.map_or_else(
+                        || ", nothing kept before it".to_owned(),
+                        |k| format!(", kept from {}", short(Some(k)))
+                    )
                 )
-            ))
+            )
         )?;
     }
     let (mut count, mut total_bytes, mut total_tokens) = (0usize, 0usize, 0usize);
@@ -222,12 +222,15 @@ fn write_human(
             writeln!(
                 out,
                 "{}",
-                theme.dim(&format!(
-                    "    ✗ {} {} dropped by context edit {}",
-                    e.kind.as_str(),
-                    short(session.id(item.entry)),
-                    short(edit_id)
-                ))
+                theme.paint(
+                    Role::Muted,
+                    &format!(
+                        "    ✗ {} {} dropped by context edit {}",
+                        e.kind.as_str(),
+                        short(session.id(item.entry)),
+                        short(edit_id)
+                    )
+                )
             )?;
             continue;
         }
@@ -246,7 +249,10 @@ fn write_human(
                 tokens
             );
             let edited = if effect == Some(EditEffect::Replaced) {
-                theme.yellow(&format!("  (replaced by edit {})", short(edit_id)))
+                theme.paint(
+                    Role::Warn,
+                    &format!("  (replaced by edit {})", short(edit_id)),
+                )
             } else {
                 String::new()
             };
@@ -286,11 +292,12 @@ fn write_human(
 }
 
 fn role_color(theme: Theme, role: &str, s: &str) -> String {
-    match role {
-        "user" => theme.cyan(s),
-        "assistant" => theme.green(s),
-        "toolResult" | "bashExecution" => theme.dim(s),
-        "compactionSummary" | "branchSummary" => theme.magenta(s),
-        _ => s.to_owned(),
-    }
+    let role = match role {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "toolResult" | "bashExecution" => Role::Muted,
+        "compactionSummary" | "branchSummary" => Role::Custom,
+        _ => Role::Plain,
+    };
+    theme.paint(role, s)
 }

@@ -19,7 +19,7 @@ use crate::js::js_truthy;
 use crate::model::EntryKind;
 use crate::preview::{preview, tool_calls_of, Preview, Tone};
 use crate::session::Session;
-use crate::style::{self, escape_control, Theme};
+use crate::style::{self, escape_control, Role, Theme};
 use crate::tree::{layout, shown, visible, Facts, Tree, Visible};
 
 pub fn run(
@@ -50,10 +50,7 @@ pub fn run(
     if args.json {
         view.write_json(&v, out)?;
     } else {
-        let theme = Theme {
-            enabled: env.color_stdout,
-        };
-        view.write_human(&v, env.width, theme, out)?;
+        view.write_human(&v, env.width, env.theme(), out)?;
     }
     Ok(Outcome::Done)
 }
@@ -243,16 +240,9 @@ fn cut_parts(parts: &mut Vec<(Tone, String)>, width: usize) {
 
 /// pi's theme roles in our colours; the active path is bold (its dim parts too, undimmed).
 fn paint(theme: Theme, tone: Tone, text: &str, bold: bool) -> String {
-    let coloured = match tone {
-        Tone::Plain => text.to_owned(),
-        Tone::Accent => theme.cyan(text),
-        Tone::Success => theme.green(text),
-        Tone::Muted | Tone::Dim if bold => text.to_owned(),
-        Tone::Muted | Tone::Dim => theme.dim(text),
-        Tone::Warning => theme.yellow(text),
-        Tone::Error => theme.red(text),
-        Tone::Border => theme.blue(text),
-        Tone::Custom => theme.magenta(text),
+    let coloured = match tone.role() {
+        Role::Muted if bold => text.to_owned(),
+        role => theme.paint(role, text),
     };
     if bold {
         theme.bold(&coloured)
