@@ -6,6 +6,8 @@ use std::ffi::OsString;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::tree::TreeFilter;
+
 /// The forms of a SESSION argument, shared by the help texts below (a macro, not a const, so
 /// `concat!` can splice it into them).
 macro_rules! session_forms {
@@ -311,20 +313,6 @@ pub struct ShowArgs {
     /// With --json: leave out the header line
     #[arg(long, requires = "json")]
     pub no_header: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TreeFilter {
-    /// Hide bookkeeping entries and assistant messages without text
-    Default,
-    /// Default, and hide tool results
-    NoTools,
-    /// Only user messages
-    UserOnly,
-    /// Only labelled entries
-    LabeledOnly,
-    /// Everything but usage entries and tool-call-only assistant messages (as pi's "all")
-    All,
 }
 
 #[derive(Debug, Args)]

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// Lines nested this deep are left to a full decode, which refuses [`SERDE_DEPTH`] levels: the
 /// skim stops here and the scan decodes such a line in full to decide ([`may_be_too_deep`]).
-pub const MAX_DEPTH: usize = 100;
+pub(crate) const MAX_DEPTH: usize = 100;
 
 /// serde_json's own recursion limit for a `Value`.
 const SERDE_DEPTH: usize = 128;
@@ -24,7 +24,7 @@ const SERDE_DEPTH: usize = 128;
 /// first: invalid UTF-8 and lone UTF-16 surrogates become U+FFFD (`JSON.stringify` writes a
 /// lone `"\ud83d"` when a text was cut inside an emoji), and a number beyond f64 (JavaScript's
 /// `Infinity`) becomes `null`, as `JSON.stringify` writes it back.
-pub fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let first = match serde_json::from_slice(bytes) {
         Ok(v) => return Ok(v),
         Err(e) => e,
@@ -42,7 +42,7 @@ pub fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
 /// written, so it can be copied instead of decoded and re-encoded: no `\\u` escape of a UTF-16
 /// surrogate (a lone one decodes as U+FFFD) and no number whose value decoding changes (beyond
 /// f64 or 2^53: an exponent of 3 digits or an integer part of 16).
-pub fn decodes_as_stored(text: &[u8]) -> bool {
+pub(crate) fn decodes_as_stored(text: &[u8]) -> bool {
     if surrogate_escapes(text).next().is_some() {
         return false;
     }
@@ -63,7 +63,7 @@ pub fn decodes_as_stored(text: &[u8]) -> bool {
 }
 
 /// Why a line did not decode, in the words a warning uses.
-pub fn describe_error(bytes: &[u8], e: &serde_json::Error) -> String {
+pub(crate) fn describe_error(bytes: &[u8], e: &serde_json::Error) -> String {
     if e.to_string().starts_with("recursion limit exceeded") {
         return format!(
             "JSON nested more than {SERDE_DEPTH} levels deep (pisess cannot read this line)"
@@ -80,7 +80,7 @@ pub fn describe_error(bytes: &[u8], e: &serde_json::Error) -> String {
 
 /// Whether a line may be nested [`MAX_DEPTH`] levels deep or more. Cheap for ordinary lines: a
 /// search for that many brackets, which few lines pass, then their depth outside strings.
-pub fn may_be_too_deep(bytes: &[u8]) -> bool {
+pub(crate) fn may_be_too_deep(bytes: &[u8]) -> bool {
     if memchr::memchr2_iter(b'[', b'{', bytes)
         .nth(MAX_DEPTH - 1)
         .is_none()
@@ -137,7 +137,7 @@ fn splice<'a>(text: &str, edits: impl Iterator<Item = (Range<usize>, &'a str)>) 
 
 /// The position of the quote that closes the string opening at `open` (or the end): the next
 /// quote after an even run of backslashes.
-pub fn string_end(bytes: &[u8], open: usize) -> usize {
+pub(crate) fn string_end(bytes: &[u8], open: usize) -> usize {
     let mut at = open;
     loop {
         let Some(found) = bytes.get(at + 1..).and_then(|r| memchr::memchr(b'"', r)) else {

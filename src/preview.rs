@@ -18,7 +18,7 @@ use crate::style::Role;
 
 /// pi's theme role of a preview part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     Plain,
     /// `user: `
     Accent,
@@ -40,7 +40,7 @@ pub enum Tone {
 
 impl Tone {
     /// The palette role of pi's theme role.
-    pub fn role(self) -> Role {
+    pub(crate) fn role(self) -> Role {
         match self {
             Tone::Plain => Role::Plain,
             Tone::Accent => Role::User,
@@ -56,7 +56,7 @@ impl Tone {
 
 /// A preview: parts in order, each with its tone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Preview {
+pub(crate) struct Preview {
     pub parts: Vec<(Tone, String)>,
 }
 
@@ -74,7 +74,7 @@ impl Preview {
     }
 
     /// The plain text (for JSON).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.parts.iter().map(|(_, s)| s.as_str()).collect()
     }
 }
@@ -86,7 +86,7 @@ fn content(v: Option<&Value>) -> String {
 
 /// The tool calls of an assistant message as pi's `/tree` names them, for the tool results
 /// that answer them (`toolCallId` → `[bash: …]`).
-pub fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, String>) {
+pub(crate) fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, String>) {
     for b in Content::of(message.get("content")).blocks() {
         if let Block::ToolCall(call) = b {
             if let Some(id) = call.id.and_then(Value::as_str) {
@@ -98,7 +98,7 @@ pub fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, Str
 }
 
 /// The preview of one decoded entry. `tool_calls` maps tool-call ids to their one-liners.
-pub fn preview(
+pub(crate) fn preview(
     entry: &Value,
     kind: &EntryKind,
     tool_calls: &HashMap<String, String>,
@@ -238,7 +238,7 @@ fn text_of(v: Option<&Value>) -> String {
 }
 
 /// The text of seed-000 `thinking` blocks (mapped to pi's `thinking` field).
-pub fn thinking_text(content: Option<&Value>) -> String {
+pub(crate) fn thinking_text(content: Option<&Value>) -> String {
     match content {
         Some(Value::Array(blocks)) => blocks
             .iter()

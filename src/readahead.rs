@@ -15,9 +15,9 @@ const CHUNK: usize = 1 << 20;
 const AHEAD: usize = 2;
 
 /// Files smaller than this are read on the caller's thread: a thread costs more than it saves.
-pub const WORTH_A_THREAD: u64 = 8 << 20;
+pub(crate) const WORTH_A_THREAD: u64 = 8 << 20;
 
-pub struct ReadAhead {
+pub(crate) struct ReadAhead {
     /// Chunks with how many of their bytes were read; the channel closes after the last.
     chunks: Receiver<io::Result<(Vec<u8>, usize)>>,
     /// Emptied chunks go back to the reading thread, so a few buffers serve a whole file (and
@@ -30,7 +30,7 @@ pub struct ReadAhead {
 }
 
 impl ReadAhead {
-    pub fn new<R: Read + Send + 'static>(mut input: R) -> io::Result<ReadAhead> {
+    pub(crate) fn new<R: Read + Send + 'static>(mut input: R) -> io::Result<ReadAhead> {
         let (chunk_tx, chunks) = sync_channel(AHEAD);
         let (spent, spent_rx) = sync_channel::<Vec<u8>>(AHEAD + 1);
         thread::Builder::new()

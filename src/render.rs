@@ -14,12 +14,12 @@ use crate::js::{js_len, js_number, js_slice, js_string, js_trim, js_truthy};
 use crate::model::content::{Block, Content};
 
 /// pi's preview `normalize`: newlines and tabs become spaces, then trim.
-pub fn normalize(s: &str) -> String {
+pub(crate) fn normalize(s: &str) -> String {
     js_trim(&s.replace(['\n', '\t'], " ")).to_owned()
 }
 
 /// pi's `extractFullContent`: a string as is, else the `text` blocks concatenated.
-pub fn full_text(content: Option<&Value>) -> String {
+pub(crate) fn full_text(content: Option<&Value>) -> String {
     match Content::of(content) {
         Content::Text(s) => s.to_owned(),
         blocks => blocks
@@ -37,7 +37,7 @@ pub fn full_text(content: Option<&Value>) -> String {
 }
 
 /// pi's `hasTextContent`: some non-blank text (the `/tree` filter's test for assistants).
-pub fn has_text(content: Option<&Value>) -> bool {
+pub(crate) fn has_text(content: Option<&Value>) -> bool {
     match Content::of(content) {
         Content::Text(s) => !js_trim(s).is_empty(),
         blocks => blocks
@@ -47,7 +47,7 @@ pub fn has_text(content: Option<&Value>) -> bool {
 }
 
 /// The decoded size of base64 data, from its length (no need to decode megabytes to count).
-pub fn base64_size(data: &str) -> u64 {
+pub(crate) fn base64_size(data: &str) -> u64 {
     let digits = data
         .bytes()
         .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
@@ -56,7 +56,7 @@ pub fn base64_size(data: &str) -> u64 {
 }
 
 /// `[image/png 120 KB]` for an image block (pi's `{data, mimeType}` shape).
-pub fn image_label(block: &Value) -> String {
+pub(crate) fn image_label(block: &Value) -> String {
     let mime = block
         .get("mimeType")
         .and_then(Value::as_str)
@@ -70,7 +70,7 @@ pub fn image_label(block: &Value) -> String {
 /// pi's `/tree` one-liner for a tool call (`formatToolCall`): `[bash: npm test]`,
 /// `[read: ~/src/a.ts:10-29]`, `[mytool: {"x":1}...]`. `home` shortens paths as pi's
 /// `shortenHomePath` does.
-pub fn pi_tool_call(name: Option<&Value>, args: Option<&Value>, home: &str) -> String {
+pub(crate) fn pi_tool_call(name: Option<&Value>, args: Option<&Value>, home: &str) -> String {
     let arg = |key: &str| args.and_then(|a| a.get(key));
     // `String(args.path || args.file_path || "")`
     let or = |keys: &[&str], default: &str| {
@@ -160,7 +160,7 @@ fn read_line_range(offset: Option<&Value>, limit: Option<&Value>) -> String {
 
 /// Text cut for display: at most `max_lines` lines and `max_chars` characters.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Cut<'a> {
+pub(crate) struct Cut<'a> {
     pub text: &'a str,
     /// Lines left out after the kept text (counting a line cut in the middle); 0 when nothing
     /// but whitespace was left out, so a marker is due exactly when this is not 0.
@@ -169,7 +169,7 @@ pub struct Cut<'a> {
     pub more_chars: usize,
 }
 
-pub fn cut(text: &str, max_lines: usize, max_chars: usize) -> Cut<'_> {
+pub(crate) fn cut(text: &str, max_lines: usize, max_chars: usize) -> Cut<'_> {
     let mut end = text.len();
     // Cut after `max_lines` lines, then after `max_chars` characters, whichever comes first.
     if let Some((at, _)) = text.match_indices('\n').nth(max_lines.saturating_sub(1)) {

@@ -9,19 +9,19 @@ use pisess::cli::{Cli, GlobalArgs};
 use pisess::env::{Env, Facts};
 
 /// 2026-08-01T00:00:00Z: "now" for every in-process test, so relative times are stable.
-pub const NOW_MS: i64 = 1_785_542_400_000;
+pub(crate) const NOW_MS: i64 = 1_785_542_400_000;
 
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The bundled examples as pi's agent dir (`examples/sessions` is its sessions root).
-pub fn examples_agent_dir() -> PathBuf {
+pub(crate) fn examples_agent_dir() -> PathBuf {
     repo().join("examples")
 }
 
 /// An environment acting in `cwd` with `agent_dir` as PI_CODING_AGENT_DIR.
-pub fn env_in(agent_dir: &Path, cwd: &str) -> Env {
+pub(crate) fn env_in(agent_dir: &Path, cwd: &str) -> Env {
     let mut facts = Facts::for_test(cwd, "/home/dev", NOW_MS);
     let agent_dir = agent_dir.to_string_lossy().into_owned();
     facts.vars.insert("PI_CODING_AGENT_DIR", agent_dir);
@@ -29,13 +29,13 @@ pub fn env_in(agent_dir: &Path, cwd: &str) -> Env {
 }
 
 /// The examples, acting in the webshop project.
-pub fn example_env() -> Env {
+pub(crate) fn example_env() -> Env {
     env_in(&examples_agent_dir(), "/home/dev/webshop")
 }
 
 /// What a run printed and how it ended.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub code: u8,
     pub stdout: String,
     pub stderr: String,
@@ -43,7 +43,7 @@ pub struct Run {
 
 /// Runs `pisess ARGS...` in-process. Global flags in `args` (e.g. `--session-dir`) are applied
 /// to `env` by the code the binary uses.
-pub fn run_with(env: Env, args: &[&str], stdin: &[u8]) -> Run {
+pub(crate) fn run_with(env: Env, args: &[&str], stdin: &[u8]) -> Run {
     let cli = Cli::try_parse_from(std::iter::once("pisess").chain(args.iter().copied()))
         .unwrap_or_else(|e| panic!("bad test arguments {args:?}: {e}"));
     let env = env.with_flags(&cli.global);
@@ -58,7 +58,7 @@ pub fn run_with(env: Env, args: &[&str], stdin: &[u8]) -> Run {
     }
 }
 
-pub fn run(args: &[&str]) -> Run {
+pub(crate) fn run(args: &[&str]) -> Run {
     run_with(example_env(), args, b"")
 }
 

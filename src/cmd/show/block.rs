@@ -18,7 +18,7 @@ use crate::session::EntryMeta;
 use crate::style::{self, escape_control, shown_id, IdCut, Role, Theme};
 use crate::time::local_time;
 
-pub struct Blocks<'a> {
+pub(super) struct Blocks<'a> {
     pub theme: Theme,
     pub full: bool,
     pub tz: &'a TimeZone,
@@ -34,7 +34,7 @@ fn str_or(v: Option<&Value>) -> &str {
 impl Blocks<'_> {
     /// Writes the block of one entry (`entry` decoded in pi's shape), with an optional note on
     /// where it hangs in the tree.
-    pub fn write(
+    pub(super) fn write(
         &self,
         meta: &EntryMeta,
         id: Option<&str>,

@@ -17,7 +17,7 @@ const MAX_LINE_CHARS: usize = 200;
 const INDENT: &str = "  ";
 
 /// The body of one block, written line by line.
-pub struct Body<'a> {
+pub(super) struct Body<'a> {
     pub out: &'a mut dyn Write,
     pub theme: Theme,
     pub full: bool,
@@ -25,7 +25,7 @@ pub struct Body<'a> {
 
 impl Body<'_> {
     /// Multi-line text, cut to `MAX_LINES`/`MAX_CHARS` with a marker unless `--full`.
-    pub fn text(&mut self, text: &str, look: Role) -> io::Result<()> {
+    pub(super) fn text(&mut self, text: &str, look: Role) -> io::Result<()> {
         let (kept, more_lines, more_chars) = if self.full {
             (text.trim_end_matches('\n'), 0, 0)
         } else {
@@ -56,7 +56,7 @@ impl Body<'_> {
     }
 
     /// One line: newlines escaped, cut to `MAX_LINE_CHARS` unless `--full`.
-    pub fn line(&mut self, text: &str, look: Role) -> io::Result<()> {
+    pub(super) fn line(&mut self, text: &str, look: Role) -> io::Result<()> {
         let text = escape_control(text, false);
         let text = if self.full {
             text
@@ -67,7 +67,7 @@ impl Body<'_> {
     }
 
     /// Message content: a string, or pi's blocks (text, thinking, toolCall, image, others).
-    pub fn content(&mut self, content: Option<&Value>) -> io::Result<()> {
+    pub(super) fn content(&mut self, content: Option<&Value>) -> io::Result<()> {
         match Content::of(content) {
             Content::None => Ok(()),
             Content::Text(s) => self.text(s, Role::Plain),
@@ -104,7 +104,7 @@ impl Body<'_> {
 }
 
 /// A string as is, anything else as compact JSON (absent: nothing).
-pub fn string_or_json(v: Option<&Value>) -> String {
+pub(super) fn string_or_json(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),
