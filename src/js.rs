@@ -85,6 +85,7 @@ mod tests {
         assert_eq!(js_string(None), "undefined");
         assert_eq!(js_string(Some(&json!(null))), "null");
         assert_eq!(js_string(Some(&json!(2.0))), "2");
+        assert_eq!(js_string(Some(&json!(2.5))), "2.5");
         assert_eq!(js_string(Some(&json!([1, null, "a"]))), "1,,a");
         assert_eq!(js_string(Some(&json!({"a": 1}))), "[object Object]");
         assert_eq!(js_join_element(Some(&json!(null))), "");
@@ -92,6 +93,9 @@ mod tests {
         assert!(!js_truthy(Some(&json!(""))));
         assert!(js_truthy(Some(&json!([]))));
         assert_eq!(js_len("a😀"), 3);
+        // `slice` counts UTF-16 units and does not split a surrogate pair.
+        assert_eq!(js_slice("a😀b", 2), "a");
+        assert_eq!(js_slice("a😀b", 3), "a😀");
         assert_eq!(js_trim("\u{feff} x "), "x");
     }
 }
