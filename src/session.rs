@@ -112,7 +112,7 @@ pub fn stream(
     let mut each = |header: &Header, e: &EntryLine| {
         match e.id.as_deref() {
             Some(id) => {
-                // A duplicate (rare) keeps its id again: the replaced value's text is dropped.
+                // A duplicate (rare) stores its id again; the earlier copy stays unreferenced.
                 let value = (arena.len(), id.len(), e.line);
                 let held = |&(start, len, _): &(usize, usize, u64)| &arena[start..start + len];
                 if let Some((.., earlier)) = ids.insert(id, value, held) {
