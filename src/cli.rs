@@ -6,6 +6,8 @@ use std::ffi::OsString;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::tree::TreeFilter;
+
 /// The forms of a SESSION argument, shared by the help texts below (a macro, not a const, so
 /// `concat!` can splice it into them).
 macro_rules! session_forms {
@@ -149,7 +151,8 @@ pub struct Cli {
 
 /// Options every subcommand takes, before or after its name; shown under their own heading so
 /// a subcommand's help keeps its own options together.
-#[derive(Debug, Args)]
+/// `Default` is no flag given, as tests start from.
+#[derive(Debug, Default, Args)]
 #[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Read sessions from DIR instead of pi's session dir
@@ -179,9 +182,10 @@ pub struct GlobalArgs {
     pub quiet: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     /// Colour a stream when it is a terminal and NO_COLOR is unset or empty
+    #[default]
     Auto,
     /// Always colour, even into a pipe (e.g. for less -R)
     Always,
@@ -312,20 +316,6 @@ pub struct ShowArgs {
     /// With --json: leave out the header line
     #[arg(long, requires = "json")]
     pub no_header: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TreeFilter {
-    /// Hide bookkeeping entries and assistant messages without text
-    Default,
-    /// Default, and hide tool results
-    NoTools,
-    /// Only user messages
-    UserOnly,
-    /// Only labelled entries
-    LabeledOnly,
-    /// Everything but usage entries and tool-call-only assistant messages (as pi's "all")
-    All,
 }
 
 #[derive(Debug, Args)]

@@ -12,8 +12,9 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::js::{js_string, js_truthy};
+use crate::model::content::{Block, Content};
 use crate::model::{Dialect, EntryKind};
-use crate::session::{string_end, Session};
+use crate::session::Session;
 use crate::time::parse_js_date;
 
 /// pi's wrappers around summaries in the provider-bound view (`messages.js`).
@@ -328,67 +329,8 @@ pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<Str
         return Ok(None);
     };
     let text = message.get();
-    let usable = text.starts_with('{') && decodes_as_stored(text.as_bytes());
+    let usable = text.starts_with('{') && crate::json::decodes_as_stored(text.as_bytes());
     Ok(usable.then(|| text.to_owned()))
-}
-
-/// Whether JSON text (valid, UTF-8) means the same value to serde_json, to JavaScript and as
-/// written, so it can be copied instead of decoded and re-encoded: no `\\u` escape of a UTF-16
-/// surrogate (a lone one decodes as U+FFFD) and no number whose value decoding changes (beyond
-/// f64 or 2^53: an exponent of 3 digits or an integer part of 16). Escapes are searched in the
-/// whole text, numbers outside strings.
-fn decodes_as_stored(text: &[u8]) -> bool {
-    let surrogate = memchr::memmem::find_iter(text, b"\\u").any(|at| {
-        // An escape when the backslash is not itself escaped (an odd run of them).
-        let run = text[..=at]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        run % 2 == 1
-            && matches!(
-                text.get(at + 2..at + 4),
-                Some([b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'])
-            )
-    });
-    if surrogate {
-        return false;
-    }
-    let mut at = 0;
-    while let Some(&b) = text.get(at) {
-        match b {
-            b'"' => at = string_end(text, at),
-            b'-' | b'0'..=b'9' => {
-                let number = &text[at..];
-                let len = number
-                    .iter()
-                    .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-                    .count();
-                let number = &number[..len];
-                let digits = |n: &[u8]| n.iter().take_while(|b| b.is_ascii_digit()).count();
-                let integer = digits(number.strip_prefix(b"-").unwrap_or(number));
-                let exponent =
-                    number
-                        .iter()
-                        .position(|b| matches!(b, b'e' | b'E'))
-                        .map_or(0, |e| {
-                            let rest = &number[e + 1..];
-                            digits(
-                                rest.strip_prefix(b"+")
-                                    .or(rest.strip_prefix(b"-"))
-                                    .unwrap_or(rest),
-                            )
-                        });
-                if integer >= 16 || exponent >= 3 {
-                    return false;
-                }
-                at += len - 1;
-            }
-            _ => {}
-        }
-        at += 1;
-    }
-    true
 }
 
 /// pi's `bashExecutionToText`.
@@ -499,17 +441,16 @@ fn utf16_len(v: Option<&Value>) -> usize {
 }
 
 fn content_chars(content: Option<&Value>) -> usize {
-    match content {
-        Some(Value::String(s)) => s.encode_utf16().count(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .map(|b| match b.get("type").and_then(Value::as_str) {
-                Some("text") => utf16_len(b.get("text")),
-                Some("image") => 4800,
+    match Content::of(content) {
+        Content::Text(s) => s.encode_utf16().count(),
+        blocks => blocks
+            .blocks()
+            .map(|b| match b {
+                Block::Text { text } => utf16_len(text),
+                Block::Image { .. } => 4800,
                 _ => 0,
             })
             .sum(),
-        _ => 0,
     }
 }
 
@@ -527,24 +468,20 @@ pub fn estimate_tokens(m: &Value) -> usize {
             chars
         }
         "user" | "custom" | "toolResult" => content_chars(m.get("content")),
-        "assistant" => m
-            .get("content")
-            .and_then(Value::as_array)
-            .map_or(0, |blocks| {
-                blocks
-                    .iter()
-                    .map(|b| match b.get("type").and_then(Value::as_str) {
-                        Some("text") => utf16_len(b.get("text")),
-                        Some("thinking") => utf16_len(b.get("thinking")),
-                        Some("toolCall") => {
-                            utf16_len(b.get("name"))
-                                + b.get("arguments")
-                                    .map_or(0, |a| a.to_string().encode_utf16().count())
-                        }
-                        _ => 0,
-                    })
-                    .sum()
-            }),
+        "assistant" => Content::of(m.get("content"))
+            .blocks()
+            .map(|b| match b {
+                Block::Text { text } => utf16_len(text),
+                Block::Thinking { thinking, .. } => utf16_len(thinking),
+                Block::ToolCall(call) => {
+                    utf16_len(call.name)
+                        + call
+                            .arguments
+                            .map_or(0, |a| a.to_string().encode_utf16().count())
+                }
+                _ => 0,
+            })
+            .sum(),
         "bashExecution" => utf16_len(m.get("command")) + utf16_len(m.get("output")),
         "branchSummary" | "compactionSummary" => utf16_len(m.get("summary")),
         _ => 0,

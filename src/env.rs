@@ -1,7 +1,12 @@
 //! The facts of the world a run depends on, read once: dirs and their sources, the cwd, "now",
-//! which streams are terminals, colour, width. Tests build an [`Env`] by hand, so output is
-//! deterministic.
+//! which streams are terminals, colour, width.
+//!
+//! Built one way, in two steps: [`Facts`] are what the process is (read by
+//! [`Facts::from_process`] in the binary, written by hand in tests), and [`Env::new`] derives the
+//! rest from them and the global flags, purely. So tests and the binary resolve `--cwd`,
+//! `--session-dir` and colour by the same code, and output is deterministic.
 
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -10,6 +15,79 @@ use jiff::tz::TimeZone;
 use crate::cli::{ColorChoice, GlobalArgs};
 use crate::locate::{self, Inputs, Location};
 use crate::removal::TrashHome;
+use crate::style::Theme;
+
+/// The environment variables pisess reads.
+pub const VARS: [&str; 4] = [
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "PI_SESSION_FILE",
+    "NO_COLOR",
+];
+
+/// What the process is, as read from it: nothing derived yet.
+#[derive(Debug, Clone)]
+pub struct Facts {
+    /// The set [`VARS`], decoded as Node decodes them for pi (U+FFFD for invalid bytes).
+    pub vars: HashMap<&'static str, String>,
+    /// The process's current directory.
+    pub cwd: PathBuf,
+    pub home: PathBuf,
+    pub stdin_tty: bool,
+    pub stdout_tty: bool,
+    pub stderr_tty: bool,
+    /// stdout's terminal width; `None` when it is no terminal or reports 0 columns.
+    pub width: Option<usize>,
+    pub now_ms: i64,
+    pub tz: TimeZone,
+    /// Where the freedesktop trash is (`$XDG_DATA_HOME`, `$HOME`), kept as the bytes they are.
+    pub trash: TrashHome,
+}
+
+impl Facts {
+    /// Reads the process: its environment, cwd, terminals, clock and time zone.
+    pub fn from_process() -> std::io::Result<Facts> {
+        // A set NO_COLOR must count even when it is not UTF-8, hence `var_os`.
+        let vars = VARS
+            .into_iter()
+            .filter_map(|k| Some((k, std::env::var_os(k)?.to_string_lossy().into_owned())))
+            .collect();
+        let stdout_tty = std::io::stdout().is_terminal();
+        let width = stdout_tty
+            .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+            .flatten()
+            // A pseudo-terminal with no size set reports 0 columns: treat as unknown.
+            .filter(|&w| w > 0);
+        Ok(Facts {
+            vars,
+            cwd: std::env::current_dir()?,
+            home: dirs::home_dir().unwrap_or_else(|| PathBuf::from("/")),
+            stdin_tty: std::io::stdin().is_terminal(),
+            stdout_tty,
+            stderr_tty: std::io::stderr().is_terminal(),
+            width,
+            now_ms: jiff::Timestamp::now().as_millisecond(),
+            tz: TimeZone::system(),
+            trash: TrashHome::from_process(),
+        })
+    }
+
+    /// A fixed process for tests: in `cwd`, no variables, no terminal, UTC.
+    pub fn for_test(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>, now_ms: i64) -> Facts {
+        Facts {
+            vars: HashMap::new(),
+            cwd: cwd.into(),
+            home: home.into(),
+            stdin_tty: false,
+            stdout_tty: false,
+            stderr_tty: false,
+            width: None,
+            now_ms,
+            tz: TimeZone::UTC,
+            trash: TrashHome::default(),
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Env {
@@ -21,6 +99,9 @@ pub struct Env {
     pub tz: TimeZone,
     pub stdin_tty: bool,
     pub stdout_tty: bool,
+    pub stderr_tty: bool,
+    /// `$NO_COLOR`, which `--color auto` consults.
+    pub no_color: Option<String>,
     pub color_stdout: bool,
     pub color_stderr: bool,
     /// Terminal width when stdout is a terminal (tables are cut to it), else `None`.
@@ -40,65 +121,91 @@ pub fn use_color(choice: ColorChoice, is_tty: bool, no_color: Option<&str>) -> b
 }
 
 impl Env {
-    /// Reads the process's environment.
-    pub fn from_process(global: &GlobalArgs) -> std::io::Result<Env> {
-        // Node decodes the environment as UTF-8 with U+FFFD for invalid bytes, so pi sees a
-        // value that is not UTF-8 that way too; and a set NO_COLOR must count even then.
-        let var = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
-        let process_cwd = std::env::current_dir()?;
-        let home = dirs::home_dir().unwrap_or_else(|| PathBuf::from("/"));
-        let cwd = match &global.cwd {
-            Some(dir) => locate::resolve(&process_cwd, &locate::expand_tilde(dir, &home)),
-            None => process_cwd.clone(),
-        };
-        let inputs = Inputs {
-            home,
+    /// The environment of a run in a process with these facts and global flags.
+    pub fn new(global: &GlobalArgs, facts: Facts) -> Env {
+        let Facts {
+            mut vars,
             cwd,
-            process_cwd,
-            flag: global.session_dir.clone(),
-            env_agent_dir: var("PI_CODING_AGENT_DIR"),
-            env_session_dir: var("PI_CODING_AGENT_SESSION_DIR"),
-        };
-        let no_color = var("NO_COLOR");
-        let stdout_tty = std::io::stdout().is_terminal();
-        let stderr_tty = std::io::stderr().is_terminal();
-        let width = stdout_tty
-            .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
-            .flatten()
-            // A pseudo-terminal with no size set reports 0 columns: treat as unknown.
-            .filter(|&w| w > 0);
-        Ok(Env {
-            location: Location::resolve(&inputs),
-            inputs,
-            pi_session_file: var("PI_SESSION_FILE"),
-            now_ms: jiff::Timestamp::now().as_millisecond(),
-            tz: TimeZone::system(),
-            stdin_tty: std::io::stdin().is_terminal(),
+            home,
+            stdin_tty,
             stdout_tty,
-            color_stdout: use_color(global.color, stdout_tty, no_color.as_deref()),
-            color_stderr: use_color(global.color, stderr_tty, no_color.as_deref()),
+            stderr_tty,
             width,
-            quiet: global.quiet,
-            trash: TrashHome::from_process(),
-        })
-    }
-
-    /// A fixed environment for tests: no terminal, no colour, UTC, the given dirs.
-    pub fn for_test(inputs: Inputs, now_ms: i64) -> Env {
-        Env {
+            now_ms,
+            tz,
+            trash,
+        } = facts;
+        let mut inputs = Inputs {
+            home,
+            cwd: cwd.clone(),
+            process_cwd: cwd,
+            flag: None,
+            env_agent_dir: vars.remove("PI_CODING_AGENT_DIR"),
+            env_session_dir: vars.remove("PI_CODING_AGENT_SESSION_DIR"),
+        };
+        take_paths(&mut inputs, global);
+        let mut env = Env {
             location: Location::resolve(&inputs),
             inputs,
-            pi_session_file: None,
+            pi_session_file: vars.remove("PI_SESSION_FILE"),
             now_ms,
-            tz: TimeZone::UTC,
-            stdin_tty: false,
-            stdout_tty: false,
+            tz,
+            stdin_tty,
+            stdout_tty,
+            stderr_tty,
+            no_color: vars.remove("NO_COLOR"),
             color_stdout: false,
             color_stderr: false,
-            width: None,
+            width,
             quiet: false,
-            trash: TrashHome::default(),
+            trash,
+        };
+        env.take_output(global);
+        env
+    }
+
+    /// This environment under the global flags of one command line, as [`Env::new`] applies
+    /// them, and the location resolved again: for tests that start from a hand-made `Env`
+    /// (and may have edited its `inputs`).
+    #[must_use]
+    pub fn with_flags(mut self, global: &GlobalArgs) -> Env {
+        take_paths(&mut self.inputs, global);
+        self.location = Location::resolve(&self.inputs);
+        self.take_output(global);
+        self
+    }
+
+    /// The colours of stdout.
+    pub fn theme(&self) -> Theme {
+        Theme {
+            enabled: self.color_stdout,
         }
+    }
+
+    /// The colours of stderr.
+    pub fn err_theme(&self) -> Theme {
+        Theme {
+            enabled: self.color_stderr,
+        }
+    }
+
+    /// `--color` for each stream, and `-q`.
+    fn take_output(&mut self, global: &GlobalArgs) {
+        let no_color = self.no_color.as_deref();
+        self.color_stdout = use_color(global.color, self.stdout_tty, no_color);
+        self.color_stderr = use_color(global.color, self.stderr_tty, no_color);
+        self.quiet = global.quiet;
+    }
+}
+
+/// `--session-dir` and `--cwd` (with `~`, against the process cwd), where given.
+fn take_paths(inputs: &mut Inputs, global: &GlobalArgs) {
+    if let Some(dir) = &global.session_dir {
+        inputs.flag = Some(dir.clone());
+    }
+    if let Some(dir) = &global.cwd {
+        let dir = locate::expand_tilde(dir, &inputs.home);
+        inputs.cwd = locate::resolve(&inputs.process_cwd, &dir);
     }
 }
 
@@ -114,5 +221,19 @@ mod tests {
         assert!(!use_color(ColorChoice::Auto, false, None));
         assert!(use_color(ColorChoice::Always, false, Some("1")));
         assert!(!use_color(ColorChoice::Never, true, None));
+    }
+
+    #[test]
+    fn flags_resolve_against_the_facts() {
+        let facts = Facts::for_test("/work/p", "/home/dev", 0);
+        let global = GlobalArgs {
+            cwd: Some("~/q".into()),
+            color: ColorChoice::Always,
+            ..GlobalArgs::default()
+        };
+        let env = Env::new(&global, facts);
+        assert_eq!(env.inputs.cwd, PathBuf::from("/home/dev/q"));
+        assert_eq!(env.inputs.process_cwd, PathBuf::from("/work/p"));
+        assert!(env.color_stdout && env.color_stderr);
     }
 }

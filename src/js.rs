@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 /// JavaScript truthiness (`if (x)`); an absent field is `undefined`.
-pub fn js_truthy(v: Option<&Value>) -> bool {
+pub(crate) fn js_truthy(v: Option<&Value>) -> bool {
     match v {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -16,7 +16,7 @@ pub fn js_truthy(v: Option<&Value>) -> bool {
 }
 
 /// JavaScript's `String(x)`, as template literals apply it.
-pub fn js_string(v: Option<&Value>) -> String {
+pub(crate) fn js_string(v: Option<&Value>) -> String {
     match v {
         None => "undefined".to_owned(),
         Some(Value::Null) => "null".to_owned(),
@@ -37,7 +37,7 @@ pub fn js_string(v: Option<&Value>) -> String {
 }
 
 /// A number as JavaScript prints it: integral values without `.0`.
-pub fn js_number(n: &serde_json::Number) -> String {
+pub(crate) fn js_number(n: &serde_json::Number) -> String {
     match n.as_f64() {
         Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e21 => format!("{f:.0}"),
         _ => n.to_string(),
@@ -46,7 +46,7 @@ pub fn js_number(n: &serde_json::Number) -> String {
 
 /// The longest prefix of `s` that is at most `units` UTF-16 code units (JavaScript's
 /// `s.slice(0, units)`, without splitting a surrogate pair).
-pub fn js_slice(s: &str, units: usize) -> &str {
+pub(crate) fn js_slice(s: &str, units: usize) -> &str {
     let mut used = 0;
     for (at, c) in s.char_indices() {
         used += c.len_utf16();
@@ -58,17 +58,17 @@ pub fn js_slice(s: &str, units: usize) -> &str {
 }
 
 /// JavaScript's `s.length`.
-pub fn js_len(s: &str) -> usize {
+pub(crate) fn js_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
 }
 
 /// JavaScript's `trim()` (which also strips the byte-order mark).
-pub fn js_trim(s: &str) -> &str {
+pub(crate) fn js_trim(s: &str) -> &str {
     s.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
 }
 
 /// An element as `Array.prototype.join` writes it: null and undefined are empty.
-pub fn js_join_element(v: Option<&Value>) -> String {
+pub(crate) fn js_join_element(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
         other => js_string(other),
@@ -85,6 +85,7 @@ mod tests {
         assert_eq!(js_string(None), "undefined");
         assert_eq!(js_string(Some(&json!(null))), "null");
         assert_eq!(js_string(Some(&json!(2.0))), "2");
+        assert_eq!(js_string(Some(&json!(2.5))), "2.5");
         assert_eq!(js_string(Some(&json!([1, null, "a"]))), "1,,a");
         assert_eq!(js_string(Some(&json!({"a": 1}))), "[object Object]");
         assert_eq!(js_join_element(Some(&json!(null))), "");
@@ -92,6 +93,9 @@ mod tests {
         assert!(!js_truthy(Some(&json!(""))));
         assert!(js_truthy(Some(&json!([]))));
         assert_eq!(js_len("a😀"), 3);
+        // `slice` counts UTF-16 units and does not split a surrogate pair.
+        assert_eq!(js_slice("a😀b", 2), "a");
+        assert_eq!(js_slice("a😀b", 3), "a😀");
         assert_eq!(js_trim("\u{feff} x "), "x");
     }
 }

@@ -9,11 +9,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 
+use crate::diag::{Diag, Warning};
+use crate::exit::UsageError;
 use crate::locate::Location;
-use crate::session::{Reading, ScanError, Warning};
+use crate::scan::{Reading, ScanError};
 use crate::summary::{summarize, Summary};
 use crate::time::parse_when;
-use crate::{Diag, UsageError};
 
 /// Whose sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,6 +3,7 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::Parser;
+use pisess::style::Theme;
 
 fn main() -> ExitCode {
     let cli = match pisess::cli::Cli::try_parse() {
@@ -17,17 +18,15 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
         Err(e) => {
-            let _ = writeln!(io::stderr(), "{}", pisess::parse_error_line(&e));
+            let _ = writeln!(io::stderr(), "{}", pisess::diag::parse_error_line(&e));
             return ExitCode::from(2);
         }
     };
-    let env = match pisess::env::Env::from_process(&cli.global) {
-        Ok(env) => env,
+    let env = match pisess::env::Facts::from_process() {
+        Ok(facts) => pisess::env::Env::new(&cli.global, facts),
         Err(e) => {
-            let _ = writeln!(
-                io::stderr(),
-                "pisess: error: cannot read the current directory: {e}"
-            );
+            let message = format!("cannot read the current directory: {e}");
+            pisess::diag::error(&mut io::stderr(), Theme { enabled: false }, &message);
             return ExitCode::from(1);
         }
     };

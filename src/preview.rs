@@ -11,12 +11,14 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::js::{js_slice, js_string, js_truthy};
+use crate::model::content::{Block, Content};
 use crate::model::EntryKind;
 use crate::render::{full_text, normalize, pi_tool_call};
+use crate::style::Role;
 
 /// pi's theme role of a preview part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     Plain,
     /// `user: `
     Accent,
@@ -36,9 +38,25 @@ pub enum Tone {
     Custom,
 }
 
+impl Tone {
+    /// The palette role of pi's theme role.
+    pub(crate) fn role(self) -> Role {
+        match self {
+            Tone::Plain => Role::Plain,
+            Tone::Accent => Role::User,
+            Tone::Success => Role::Assistant,
+            Tone::Muted | Tone::Dim => Role::Muted,
+            Tone::Warning => Role::Warn,
+            Tone::Error => Role::Error,
+            Tone::Border => Role::Border,
+            Tone::Custom => Role::Custom,
+        }
+    }
+}
+
 /// A preview: parts in order, each with its tone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Preview {
+pub(crate) struct Preview {
     pub parts: Vec<(Tone, String)>,
 }
 
@@ -56,7 +74,7 @@ impl Preview {
     }
 
     /// The plain text (for JSON).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         self.parts.iter().map(|(_, s)| s.as_str()).collect()
     }
 }
@@ -68,14 +86,11 @@ fn content(v: Option<&Value>) -> String {
 
 /// The tool calls of an assistant message as pi's `/tree` names them, for the tool results
 /// that answer them (`toolCallId` → `[bash: …]`).
-pub fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, String>) {
-    let Some(blocks) = message.get("content").and_then(Value::as_array) else {
-        return;
-    };
-    for b in blocks {
-        if b.get("type").and_then(Value::as_str) == Some("toolCall") {
-            if let Some(id) = b.get("id").and_then(Value::as_str) {
-                let line = pi_tool_call(b.get("name"), b.get("arguments"), home);
+pub(crate) fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, String>) {
+    for b in Content::of(message.get("content")).blocks() {
+        if let Block::ToolCall(call) = b {
+            if let Some(id) = call.id.and_then(Value::as_str) {
+                let line = pi_tool_call(call.name, call.arguments, home);
                 into.insert(id.to_owned(), line);
             }
         }
@@ -83,7 +98,7 @@ pub fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, Str
 }
 
 /// The preview of one decoded entry. `tool_calls` maps tool-call ids to their one-liners.
-pub fn preview(
+pub(crate) fn preview(
     entry: &Value,
     kind: &EntryKind,
     tool_calls: &HashMap<String, String>,
@@ -223,7 +238,7 @@ fn text_of(v: Option<&Value>) -> String {
 }
 
 /// The text of seed-000 `thinking` blocks (mapped to pi's `thinking` field).
-pub fn thinking_text(content: Option<&Value>) -> String {
+pub(crate) fn thinking_text(content: Option<&Value>) -> String {
     match content {
         Some(Value::Array(blocks)) => blocks
             .iter()

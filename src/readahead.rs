@@ -15,9 +15,9 @@ const CHUNK: usize = 1 << 20;
 const AHEAD: usize = 2;
 
 /// Files smaller than this are read on the caller's thread: a thread costs more than it saves.
-pub const WORTH_A_THREAD: u64 = 8 << 20;
+pub(crate) const WORTH_A_THREAD: u64 = 8 << 20;
 
-pub struct ReadAhead {
+pub(crate) struct ReadAhead {
     /// Chunks with how many of their bytes were read; the channel closes after the last.
     chunks: Receiver<io::Result<(Vec<u8>, usize)>>,
     /// Emptied chunks go back to the reading thread, so a few buffers serve a whole file (and
@@ -27,13 +27,16 @@ pub struct ReadAhead {
     filled: usize,
     pos: usize,
     done: bool,
+    /// The reading thread. Dropping the handle detaches it: it stops by itself at its next
+    /// send once the receiver is gone; tests join it to see that it does.
+    _thread: thread::JoinHandle<()>,
 }
 
 impl ReadAhead {
-    pub fn new<R: Read + Send + 'static>(mut input: R) -> io::Result<ReadAhead> {
+    pub(crate) fn new<R: Read + Send + 'static>(mut input: R) -> io::Result<ReadAhead> {
         let (chunk_tx, chunks) = sync_channel(AHEAD);
         let (spent, spent_rx) = sync_channel::<Vec<u8>>(AHEAD + 1);
-        thread::Builder::new()
+        let thread = thread::Builder::new()
             .name("readahead".into())
             .spawn(move || loop {
                 let mut buf = spent_rx.try_recv().unwrap_or_else(|_| vec![0; CHUNK]);
@@ -57,6 +60,7 @@ impl ReadAhead {
             filled: 0,
             pos: 0,
             done: false,
+            _thread: thread,
         })
     }
 }
@@ -158,6 +162,23 @@ mod tests {
     fn dropping_early_stops_the_thread() {
         let mut reader = ReadAhead::new(io::repeat(b'x')).unwrap();
         assert_eq!(reader.fill_buf().unwrap().len(), CHUNK);
-        drop(reader);
+        // The caller goes away: its end of the channel with it (a partial move would keep the
+        // rest of `reader` alive to the end of the scope).
+        let ReadAhead {
+            chunks,
+            _thread: thread,
+            ..
+        } = reader;
+        drop(chunks);
+        // An endless input: the thread ends only because the reader went away.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !thread.is_finished() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the thread still reads"
+            );
+            thread::sleep(std::time::Duration::from_millis(5));
+        }
+        thread.join().unwrap();
     }
 }

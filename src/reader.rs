@@ -10,7 +10,7 @@ use std::io::{self, BufRead};
 
 /// One physical line of a JSONL stream.
 #[derive(Debug)]
-pub struct RawLine<'a> {
+pub(crate) struct RawLine<'a> {
     /// 1-based line number.
     pub number: u64,
     /// Byte offset of the line's first byte in the stream.
@@ -23,19 +23,19 @@ pub struct RawLine<'a> {
 
 impl RawLine<'_> {
     /// The line without its terminator (`\n` or `\r\n`).
-    pub fn content(&self) -> &[u8] {
+    pub(crate) fn content(&self) -> &[u8] {
         self.bytes.strip_suffix(b"\r").unwrap_or(self.bytes)
     }
 
     /// True when the line holds nothing but JSON whitespace.
-    pub fn is_blank(&self) -> bool {
+    pub(crate) fn is_blank(&self) -> bool {
         self.bytes
             .iter()
             .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
     }
 
     /// Length on disk including the terminator.
-    pub fn len_on_disk(&self) -> u64 {
+    pub(crate) fn len_on_disk(&self) -> u64 {
         self.bytes.len() as u64 + u64::from(self.terminated)
     }
 }
@@ -46,7 +46,7 @@ impl RawLine<'_> {
 /// line that crosses the buffer's end is gathered into the reader's own buffer. Newlines are
 /// found with `memchr` (SIMD), not `read_until`'s byte-wise fallback: with a copy per line, the
 /// two were a fifth of a scan's time.
-pub struct LineReader<R> {
+pub(crate) struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
     /// Bytes of `inner`'s buffer handed out by the last call, consumed by the next one.
@@ -60,7 +60,7 @@ pub struct LineReader<R> {
 }
 
 impl<R: BufRead> LineReader<R> {
-    pub fn new(inner: R) -> Self {
+    pub(crate) fn new(inner: R) -> Self {
         LineReader {
             inner,
             buf: Vec::new(),
@@ -72,7 +72,7 @@ impl<R: BufRead> LineReader<R> {
     }
 
     /// The next line, or `None` at the end. The returned line borrows the reader.
-    pub fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
+    pub(crate) fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
         self.inner.consume(std::mem::take(&mut self.pending));
         self.buf.clear();
         if self.ended {

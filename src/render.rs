@@ -1,6 +1,6 @@
 //! Reading the content of decoded entries for display, shared by `show` and `tree`: the text of
-//! message content, image sizes, tool calls on one line (ours and pi's `/tree` form), and cutting
-//! long text.
+//! message content, image sizes, pi's `/tree` form of a tool call, and cutting long text (our
+//! one-line form of a tool call is `model::content::ToolCall::line`).
 //!
 //! Entries are `serde_json::Value`s exactly as stored, so every accessor here takes any JSON
 //! type without panicking. Where pi's own display code is the reference, JavaScript's coercions
@@ -11,45 +11,43 @@
 use serde_json::Value;
 
 use crate::js::{js_len, js_number, js_slice, js_string, js_trim, js_truthy};
+use crate::model::content::{Block, Content};
 
 /// pi's preview `normalize`: newlines and tabs become spaces, then trim.
-pub fn normalize(s: &str) -> String {
+pub(crate) fn normalize(s: &str) -> String {
     js_trim(&s.replace(['\n', '\t'], " ")).to_owned()
 }
 
 /// pi's `extractFullContent`: a string as is, else the `text` blocks concatenated.
-pub fn full_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .map(|b| match b.get("text") {
+pub(crate) fn full_text(content: Option<&Value>) -> String {
+    match Content::of(content) {
+        Content::Text(s) => s.to_owned(),
+        blocks => blocks
+            .blocks()
+            .filter_map(|b| match b {
                 // pi would print "undefined"; an empty string is what the reader means.
-                None | Some(Value::Null) => String::new(),
-                text => js_string(text),
+                Block::Text {
+                    text: None | Some(Value::Null),
+                } => Some(String::new()),
+                Block::Text { text } => Some(js_string(text)),
+                _ => None,
             })
             .collect(),
-        _ => String::new(),
     }
 }
 
 /// pi's `hasTextContent`: some non-blank text (the `/tree` filter's test for assistants).
-pub fn has_text(content: Option<&Value>) -> bool {
-    match content {
-        Some(Value::String(s)) => !js_trim(s).is_empty(),
-        Some(Value::Array(blocks)) => blocks.iter().any(|b| {
-            b.get("type").and_then(Value::as_str) == Some("text")
-                && b.get("text")
-                    .and_then(Value::as_str)
-                    .is_some_and(|t| !js_trim(t).is_empty())
-        }),
-        _ => false,
+pub(crate) fn has_text(content: Option<&Value>) -> bool {
+    match Content::of(content) {
+        Content::Text(s) => !js_trim(s).is_empty(),
+        blocks => blocks
+            .blocks()
+            .any(|b| b.text_str().is_some_and(|t| !js_trim(t).is_empty())),
     }
 }
 
 /// The decoded size of base64 data, from its length (no need to decode megabytes to count).
-pub fn base64_size(data: &str) -> u64 {
+pub(crate) fn base64_size(data: &str) -> u64 {
     let digits = data
         .bytes()
         .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
@@ -58,7 +56,7 @@ pub fn base64_size(data: &str) -> u64 {
 }
 
 /// `[image/png 120 KB]` for an image block (pi's `{data, mimeType}` shape).
-pub fn image_label(block: &Value) -> String {
+pub(crate) fn image_label(block: &Value) -> String {
     let mime = block
         .get("mimeType")
         .and_then(Value::as_str)
@@ -69,30 +67,10 @@ pub fn image_label(block: &Value) -> String {
     }
 }
 
-/// A tool call on one line, `name(key: value, …)`, values as compact JSON so that newlines in
-/// arguments stay escaped and the call stays on its line.
-pub fn tool_call_line(name: Option<&Value>, args: Option<&Value>) -> String {
-    let name = match name {
-        Some(Value::String(s)) => s.clone(),
-        None | Some(Value::Null) => "?".to_owned(),
-        other => js_string(other),
-    };
-    let args = match args {
-        Some(Value::Object(map)) => map
-            .iter()
-            .map(|(k, v)| format!("{k}: {v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        None | Some(Value::Null) => String::new(),
-        Some(other) => other.to_string(),
-    };
-    format!("{name}({args})")
-}
-
 /// pi's `/tree` one-liner for a tool call (`formatToolCall`): `[bash: npm test]`,
 /// `[read: ~/src/a.ts:10-29]`, `[mytool: {"x":1}...]`. `home` shortens paths as pi's
 /// `shortenHomePath` does.
-pub fn pi_tool_call(name: Option<&Value>, args: Option<&Value>, home: &str) -> String {
+pub(crate) fn pi_tool_call(name: Option<&Value>, args: Option<&Value>, home: &str) -> String {
     let arg = |key: &str| args.and_then(|a| a.get(key));
     // `String(args.path || args.file_path || "")`
     let or = |keys: &[&str], default: &str| {
@@ -182,7 +160,7 @@ fn read_line_range(offset: Option<&Value>, limit: Option<&Value>) -> String {
 
 /// Text cut for display: at most `max_lines` lines and `max_chars` characters.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Cut<'a> {
+pub(crate) struct Cut<'a> {
     pub text: &'a str,
     /// Lines left out after the kept text (counting a line cut in the middle); 0 when nothing
     /// but whitespace was left out, so a marker is due exactly when this is not 0.
@@ -191,7 +169,7 @@ pub struct Cut<'a> {
     pub more_chars: usize,
 }
 
-pub fn cut(text: &str, max_lines: usize, max_chars: usize) -> Cut<'_> {
+pub(crate) fn cut(text: &str, max_lines: usize, max_chars: usize) -> Cut<'_> {
     let mut end = text.len();
     // Cut after `max_lines` lines, then after `max_chars` characters, whichever comes first.
     if let Some((at, _)) = text.match_indices('\n').nth(max_lines.saturating_sub(1)) {
@@ -225,18 +203,8 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn javascript_coercions() {
-        assert_eq!(js_string(None), "undefined");
-        assert_eq!(js_string(Some(&json!(3.0))), "3");
-        assert_eq!(js_string(Some(&json!(2.5))), "2.5");
-        assert_eq!(js_string(Some(&json!([1, null, "a"]))), "1,,a");
-        assert_eq!(js_string(Some(&json!({"a": 1}))), "[object Object]");
-        assert!(!js_truthy(Some(&json!(""))));
-        assert!(!js_truthy(Some(&json!(0))));
-        assert!(js_truthy(Some(&json!([]))));
-        assert_eq!(js_slice("a😀b", 2), "a");
-        assert_eq!(js_slice("a😀b", 3), "a😀");
-        assert_eq!(js_len("a😀"), 3);
+    fn normalize_folds_newlines_and_tabs() {
+        // JavaScript's coercions themselves are js.rs's to test.
         assert_eq!(normalize("\t a\nb  "), "a b");
     }
 
@@ -269,12 +237,6 @@ mod tests {
 
     #[test]
     fn tool_calls() {
-        let args = json!({"path":"src/a.ts","oldText":"x\ny"});
-        assert_eq!(
-            tool_call_line(Some(&json!("edit")), Some(&args)),
-            r#"edit(path: "src/a.ts", oldText: "x\ny")"#
-        );
-        assert_eq!(tool_call_line(None, Some(&json!([1]))), "?([1])");
         let home = "/home/dev";
         let pi = |name: &str, args: Value| pi_tool_call(Some(&json!(name)), Some(&args), home);
         assert_eq!(

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::listing::{self, Scope};
 use crate::locate::{tilde, Location};
-use crate::session::read_header;
+use crate::scan::read_header;
 use crate::summary::Summary;
 
 /// The session a command will read.

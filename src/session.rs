@@ -1,14 +1,10 @@
-//! Reading one session: the scan that turns lines into entries, and the index built on it.
+//! The index of one session, built on the scan.
 //!
-//! [`scan`] is the single parser every command goes through. It finds the header, skips blank
-//! lines as pi does, reports malformed ones as warnings, applies the v1 id migration and the
-//! seed-000 mapping, and hands each entry to the caller as a borrowed [`LineView`]. [`Session`]
-//! keeps only an index of those entries (ids, parents, types, offsets) and decodes a full entry
-//! from disk on demand, so memory does not grow with the size of the content.
+//! [`Session`] keeps only an index of a file's entries (ids, parents, types, offsets) and
+//! decodes a full entry from disk on demand, so memory does not grow with the size of the
+//! content. [`stream`] is the same pass without the index, for commands that read in file order.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt;
 use std::fs::File;
 use std::hash::BuildHasher;
 use std::io::{self, BufRead, BufReader, Read};
@@ -18,507 +14,68 @@ use std::path::{Path, PathBuf};
 use hashbrown::{DefaultHashBuilder, HashTable};
 use serde_json::Value;
 
-use crate::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader};
-use crate::readahead::{self, ReadAhead};
-use crate::reader::{LineReader, RawLine};
+use crate::diag::Warning;
+use crate::json;
+use crate::model::{self, Dialect, EntryKind, Header};
+use crate::scan::{
+    open_file, scan, scan_until, whole_file, EntryLine, Reading, ScanError, ScanReport,
+};
 use crate::time::parse_js_date;
 
-/// Something wrong with one line; it never stops a command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    pub line: Option<u64>,
-    pub message: String,
-}
-
-/// Why a file could not be read as a session at all.
+/// Ids to what holds them, the last of each id winning (pi's `byId`: later entries
+/// overwrite). The one id check of the index and of [`stream`]: the table keeps no strings, the
+/// caller's `held` reads the id a value stands for from where the caller keeps ids.
 #[derive(Debug)]
-pub enum ScanError {
-    Io(io::Error),
-    /// The first parsable line is not a pi session header.
-    NotASession {
-        line: u64,
-        reason: NotAHeader,
-    },
-    /// No parsable line at all.
-    Empty,
+struct IdIndex<T> {
+    table: HashTable<T>,
+    hasher: DefaultHashBuilder,
 }
 
-impl fmt::Display for ScanError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            ScanError::Io(e) => write!(f, "{e}"),
-            ScanError::NotASession { line, reason } => {
-                write!(f, "line {line}: not a pi session: {reason}")
+impl<T> Default for IdIndex<T> {
+    fn default() -> Self {
+        IdIndex {
+            table: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+        }
+    }
+}
+
+impl<T> IdIndex<T> {
+    fn with_capacity(n: usize) -> Self {
+        IdIndex {
+            table: HashTable::with_capacity(n),
+            hasher: DefaultHashBuilder::default(),
+        }
+    }
+
+    /// Records `value` for `id`; returns the value it replaced (a duplicate id). A replaced
+    /// value must hold the same id, as the new one does.
+    fn insert<'s>(&mut self, id: &str, value: T, held: impl Fn(&T) -> &'s str) -> Option<T> {
+        let hasher = &self.hasher;
+        let slot = self.table.entry(
+            hasher.hash_one(id),
+            |seen| held(seen) == id,
+            |seen| hasher.hash_one(held(seen)),
+        );
+        match slot {
+            hashbrown::hash_table::Entry::Occupied(mut seen) => {
+                Some(std::mem::replace(seen.get_mut(), value))
             }
-            ScanError::Empty => f.write_str("not a pi session: the file holds no session header"),
-        }
-    }
-}
-
-impl std::error::Error for ScanError {}
-
-/// One entry as the scan hands it out.
-pub struct EntryLine<'a> {
-    /// 0-based position among the file's entries (header and skipped lines excluded).
-    pub ordinal: usize,
-    pub line: u64,
-    pub offset: u64,
-    /// Bytes on disk, terminator included.
-    pub len: u64,
-    /// The effective id: stored, or assigned by the v1 migration.
-    pub id: Option<Cow<'a, str>>,
-    pub parent: Option<Cow<'a, str>>,
-    pub kind: EntryKind,
-    pub view: &'a LineView<'a>,
-    /// The JSON text `view` was read from: the stored line, or its seed-000 mapping (or lossy
-    /// re-encoding) in pi's shape. For decoding a field the view skips.
-    pub json: &'a [u8],
-    /// The line as stored, without its `\n` (a `\r` before it is kept).
-    pub stored: &'a [u8],
-}
-
-/// What a scan learned besides the entries.
-#[derive(Debug)]
-pub struct ScanReport {
-    pub header: Header,
-    pub header_line: u64,
-    /// Where the header's stored line starts, and its length on disk (terminator included).
-    pub header_offset: u64,
-    pub header_len: u64,
-    pub entries: usize,
-    /// Malformed lines (not JSON, not an object, a second header...): each has a warning.
-    pub malformed: u64,
-    pub warnings: Vec<Warning>,
-    /// The last line had no `\n` and did not parse: pi is probably still writing it.
-    pub torn_tail: bool,
-}
-
-/// Decodes a line as JSON the way pi's `JSON.parse` on a lossily decoded string would, then
-/// lossily into serde_json's model. What JavaScript takes and serde_json refuses is mended
-/// first: invalid UTF-8 and lone UTF-16 surrogates become U+FFFD (`JSON.stringify` writes a
-/// lone `"\ud83d"` when a text was cut inside an emoji), and a number beyond f64 (JavaScript's
-/// `Infinity`) becomes `null`, as `JSON.stringify` writes it back.
-fn parse_value(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    let first = match serde_json::from_slice(bytes) {
-        Ok(v) => return Ok(v),
-        Err(e) => e,
-    };
-    let text = String::from_utf8_lossy(bytes);
-    let text = replace_lone_surrogates(&text).map_or(text, Cow::Owned);
-    let text = infinite_numbers_to_null(&text).map_or(text, Cow::Owned);
-    match text {
-        Cow::Owned(text) => serde_json::from_str(&text),
-        Cow::Borrowed(_) => Err(first),
-    }
-}
-
-/// `text` with every number outside strings that overflows f64 replaced by `null`, or `None`
-/// when there is none.
-fn infinite_numbers_to_null(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let (mut out, mut copied, mut at) = (None::<String>, 0, 0);
-    while let Some(&b) = bytes.get(at) {
-        match b {
-            b'"' => at = string_end(bytes, at),
-            b'-' | b'0'..=b'9' => {
-                let len = bytes[at..]
-                    .iter()
-                    .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-                    .count();
-                let number = &text[at..at + len];
-                if number.parse::<f64>().is_ok_and(f64::is_infinite) {
-                    let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
-                    out.push_str(&text[copied..at]);
-                    out.push_str("null");
-                    copied = at + len;
-                }
-                at += len - 1;
-            }
-            _ => {}
-        }
-        at += 1;
-    }
-    let mut out = out?;
-    out.push_str(&text[copied..]);
-    Some(out)
-}
-
-/// The position of the quote that closes the string opening at `open` (or the end): the next
-/// quote after an even run of backslashes.
-pub(crate) fn string_end(bytes: &[u8], open: usize) -> usize {
-    let mut at = open;
-    loop {
-        let Some(found) = bytes.get(at + 1..).and_then(|r| memchr::memchr(b'"', r)) else {
-            return bytes.len();
-        };
-        at += 1 + found;
-        let escapes = bytes[..at].iter().rev().take_while(|&&b| b == b'\\');
-        if escapes.count() % 2 == 0 {
-            return at;
-        }
-    }
-}
-
-/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by `\ufffd`, or `None`
-/// when it has none. A backslash is only valid inside a string, so each one starts an escape.
-fn replace_lone_surrogates(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let unit = |at: usize| -> Option<u16> {
-        let hex = bytes.get(at..at + 6)?.strip_prefix(b"\\u")?;
-        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
-    };
-    let (mut out, mut copied, mut at) = (None::<String>, 0, 0);
-    while let Some(found) = bytes.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
-        at += found;
-        match unit(at) {
-            Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => at += 12,
-            Some(0xD800..=0xDFFF) => {
-                let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
-                out.push_str(&text[copied..at]);
-                out.push_str("\\ufffd");
-                at += 6;
-                copied = at;
-            }
-            // `\\`, `\"`, `\n`, `\u00e9`...: step over the escaped character.
-            _ => at += 2,
-        }
-    }
-    let mut out = out?;
-    out.push_str(&text[copied..]);
-    Some(out)
-}
-
-/// How one non-blank line parsed.
-#[allow(clippy::large_enum_variant)] // short-lived, one per line
-enum Parsed<'a> {
-    View(LineView<'a>),
-    /// An object only the slow path parses (duplicate keys, invalid UTF-8).
-    Slow,
-    /// `null`: pi skips it silently.
-    Null,
-    Bad(String),
-}
-
-fn parse_line(bytes: &[u8]) -> Parsed<'_> {
-    // Nearly every line: the skim vouches for it (an object, nested under 100 levels) at
-    // memory speed. serde_json decides the rest, the same way it always did.
-    if let Some(view) = LineView::skim(bytes) {
-        return Parsed::View(view);
-    }
-    // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
-    // fast path, so `[1,2]` is reported like any other non-object line.
-    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    if is_object {
-        if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
-            // The view skips what it does not read with serde_json's `ignore_value`, which has
-            // no depth limit, while a full decode (`Session::load`) stops at 128 levels: a line
-            // nested deeper would be indexed and then fail to show. The rare line that may be
-            // is decoded in full here to decide.
-            if !may_be_too_deep(bytes) || parse_value(bytes).is_ok() {
-                return Parsed::View(view);
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(value);
+                None
             }
         }
     }
-    match parse_value(bytes) {
-        Ok(Value::Null) => Parsed::Null,
-        Ok(Value::Object(_)) => Parsed::Slow,
-        Ok(_) => Parsed::Bad("not a JSON object".to_owned()),
-        Err(e) => Parsed::Bad(describe_json_error(bytes, &e)),
+
+    fn find<'s>(&self, id: &str, held: impl Fn(&T) -> Option<&'s str>) -> Option<&T> {
+        let hash = self.hasher.hash_one(id);
+        self.table.find(hash, |seen| held(seen) == Some(id))
     }
-}
 
-/// Whether a line may be nested 100 levels deep or more (serde_json's `Value` stops at 128).
-/// Cheap for ordinary lines: a search for 100 brackets, which few lines pass, then their depth
-/// outside strings, stepping from quote to quote with `memchr`.
-fn may_be_too_deep(bytes: &[u8]) -> bool {
-    const DEPTH: usize = 100;
-    if memchr::memchr2_iter(b'[', b'{', bytes)
-        .nth(DEPTH - 1)
-        .is_none()
-    {
-        return false;
+    fn values(&self) -> impl Iterator<Item = &T> + '_ {
+        self.table.iter()
     }
-    let (mut depth, mut at) = (0usize, 0);
-    while let Some(&b) = bytes.get(at) {
-        match b {
-            b'"' => at = string_end(bytes, at),
-            b'[' | b'{' => {
-                depth += 1;
-                if depth >= DEPTH {
-                    return true;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        at += 1;
-    }
-    false
-}
-
-fn describe_json_error(bytes: &[u8], e: &serde_json::Error) -> String {
-    if e.to_string().starts_with("recursion limit exceeded") {
-        return "JSON nested more than 128 levels deep (pisess cannot read this line)".to_owned();
-    }
-    if e.to_string().contains("trailing characters") {
-        return "two JSON values on one line (pi drops this line)".to_owned();
-    }
-    if bytes.starts_with(b"\xEF\xBB\xBF") {
-        return "byte-order mark before the JSON (pi cannot read this line)".to_owned();
-    }
-    format!("malformed JSON ({e})")
-}
-
-/// What a line before the header means.
-enum HeaderStep {
-    Skip,
-    Torn,
-    Malformed(String),
-    Found(Header),
-    NotASession(NotAHeader),
-}
-
-fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
-    match parsed {
-        Parsed::Null => HeaderStep::Skip,
-        Parsed::Bad(_) if !line.terminated => HeaderStep::Torn,
-        // pi skips the line and so finds no session in the file; say why, rather than blame
-        // the entry after it for not being a header.
-        Parsed::Bad(_) if bom_before_header(line.content(), stem) => {
-            HeaderStep::NotASession(NotAHeader::ByteOrderMark)
-        }
-        Parsed::Bad(reason) => HeaderStep::Malformed(reason),
-        Parsed::View(_) | Parsed::Slow => {
-            let value = parse_value(line.content()).unwrap_or(Value::Null);
-            match Header::from_value(value, stem) {
-                Ok(h) => HeaderStep::Found(h),
-                Err(reason) => HeaderStep::NotASession(reason),
-            }
-        }
-    }
-}
-
-fn bom_before_header(bytes: &[u8], stem: &str) -> bool {
-    bytes
-        .strip_prefix(b"\xEF\xBB\xBF")
-        .is_some_and(|rest| parse_value(rest).is_ok_and(|v| Header::from_value(v, stem).is_ok()))
-}
-
-/// Reads only as far as the header (pi's `readSessionHeader`), for lookups by id.
-pub fn read_header(path: &Path) -> Result<Header, ScanError> {
-    let OpenedFile { file, stem, .. } = open_file(path)?;
-    read_header_of(file, &stem)
-}
-
-/// [`read_header`] of a file already open (`rm` checks the very file it is about to remove).
-pub fn read_header_of(file: File, stem: &str) -> Result<Header, ScanError> {
-    let stem = stem.to_owned();
-    let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, file));
-    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
-        if line.is_blank() {
-            continue;
-        }
-        match header_step(parse_line(line.content()), &line, &stem) {
-            HeaderStep::Found(h) => return Ok(h),
-            HeaderStep::NotASession(reason) => {
-                return Err(ScanError::NotASession {
-                    line: line.number,
-                    reason,
-                })
-            }
-            HeaderStep::Skip | HeaderStep::Torn | HeaderStep::Malformed(_) => {}
-        }
-    }
-    Err(ScanError::Empty)
-}
-
-/// Scans a whole session stream, calling `on_entry` for every entry in file order.
-///
-/// `stem` is the file name without `.jsonl`: the id of seed-000 sessions.
-pub fn scan<R: BufRead>(
-    input: R,
-    stem: &str,
-    mut on_entry: impl FnMut(&Header, &EntryLine),
-) -> Result<ScanReport, ScanError> {
-    scan_until(input, stem, |header, entry| {
-        on_entry(header, entry);
-        ControlFlow::Continue(())
-    })
-}
-
-/// [`scan`], stopped early when `on_entry` breaks (a reader that went away): the report then
-/// covers the lines read so far.
-pub fn scan_until<R: BufRead>(
-    input: R,
-    stem: &str,
-    mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
-) -> Result<ScanReport, ScanError> {
-    let mut reader = LineReader::new(input);
-    // The header, its line number, offset and length on disk.
-    let mut header: Option<(Header, u64, u64, u64)> = None;
-    let mut warnings = Vec::new();
-    let mut malformed = 0;
-    let mut torn_tail = false;
-    let mut ordinal = 0usize;
-    let mut prev_v1_id: Option<String> = None;
-
-    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
-        if line.is_blank() {
-            continue;
-        }
-        let parsed = parse_line(line.content());
-        let mut warn = |message: String| {
-            warnings.push(Warning {
-                line: Some(line.number),
-                message,
-            });
-        };
-        let Some((head, ..)) = &header else {
-            match header_step(parsed, &line, stem) {
-                HeaderStep::Skip => {}
-                HeaderStep::Torn => torn_tail = true,
-                HeaderStep::Malformed(reason) => {
-                    malformed += 1;
-                    warn(reason);
-                }
-                HeaderStep::Found(mut h) => {
-                    h.stored = line.bytes.to_vec();
-                    if line.terminated {
-                        h.stored.push(b'\n');
-                    }
-                    header = Some((h, line.number, line.offset, line.len_on_disk()));
-                }
-                HeaderStep::NotASession(reason) => {
-                    return Err(ScanError::NotASession {
-                        line: line.number,
-                        reason,
-                    })
-                }
-            }
-            continue;
-        };
-        let seed000 = head.dialect == Dialect::Seed000;
-        // seed-000 lines are mapped onto pi's shape first; the view borrows the mapped text.
-        let owned: String;
-        let view_storage: LineView;
-        let (view, json): (&LineView, &[u8]) = match parsed {
-            Parsed::Null => continue,
-            Parsed::Bad(reason) => {
-                if line.terminated {
-                    malformed += 1;
-                    warn(reason);
-                } else {
-                    torn_tail = true;
-                }
-                continue;
-            }
-            Parsed::View(v) if !seed000 => {
-                view_storage = v;
-                (&view_storage, line.content())
-            }
-            Parsed::View(_) | Parsed::Slow => {
-                let mut value = parse_value(line.content()).unwrap_or(Value::Null);
-                if seed000 {
-                    value = model::normalize_seed000(value);
-                }
-                owned = value.to_string();
-                view_storage = serde_json::from_str(&owned).unwrap_or_default();
-                (&view_storage, owned.as_bytes())
-            }
-        };
-        let kind_str = view.kind.get();
-        if matches!(kind_str, Some("session" | "session_header")) {
-            malformed += 1;
-            warn("a second session header; ignored".to_owned());
-            continue;
-        }
-        let kind = EntryKind::parse(kind_str);
-        let (id, parent) = if head.needs_v1_ids() {
-            let id = model::v1_id(ordinal + 1);
-            let parent = prev_v1_id.replace(id.clone());
-            (Some(Cow::Owned(id)), parent.map(Cow::Owned))
-        } else {
-            let parent = view
-                .parent_id
-                .get()
-                .filter(|p| !p.is_empty())
-                .map(Cow::Borrowed);
-            (view.id.get().map(Cow::Borrowed), parent)
-        };
-        let entry = EntryLine {
-            ordinal,
-            line: line.number,
-            offset: line.offset,
-            len: line.len_on_disk(),
-            id,
-            parent,
-            kind,
-            view,
-            json,
-            stored: line.bytes,
-        };
-        ordinal += 1;
-        if on_entry(head, &entry).is_break() {
-            break;
-        }
-    }
-    let (header, header_line, header_offset, header_len) = header.ok_or(ScanError::Empty)?;
-    Ok(ScanReport {
-        header,
-        header_line,
-        header_offset,
-        header_len,
-        entries: ordinal,
-        malformed,
-        warnings,
-        torn_tail,
-    })
-}
-
-/// A session file opened for reading: its stem is the id of seed-000 sessions, and its
-/// metadata (taken once) tells its size and time.
-pub struct OpenedFile {
-    pub file: File,
-    pub meta: std::fs::Metadata,
-    pub stem: String,
-}
-
-/// Opens a session file; a directory is an error, not an empty session.
-pub fn open_file(path: &Path) -> Result<OpenedFile, ScanError> {
-    let file = File::open(path).map_err(ScanError::Io)?;
-    let meta = file.metadata().map_err(ScanError::Io)?;
-    if meta.is_dir() {
-        return Err(ScanError::Io(io::Error::other("is a directory")));
-    }
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Ok(OpenedFile { file, meta, stem })
-}
-
-/// How a scan reads a whole file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
-    /// A big file is read ahead on a second thread (see [`ReadAhead`]).
-    AheadIfBig,
-    /// On the caller's thread only: `ls` already reads one file per core.
-    OnThisThread,
-}
-
-/// The source for one scan of a whole file.
-pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRead>, ScanError> {
-    let file = &opened.file;
-    if reading == Reading::AheadIfBig && opened.meta.len() >= readahead::WORTH_A_THREAD {
-        let clone = file.try_clone().map_err(ScanError::Io)?;
-        if let Ok(reader) = ReadAhead::new(clone) {
-            return Ok(Box::new(reader));
-        }
-    }
-    Ok(Box::new(BufReader::with_capacity(
-        256 * 1024,
-        file.try_clone().map_err(ScanError::Io)?,
-    )))
 }
 
 fn duplicate_id(id: &str, line: u64, earlier: u64) -> Warning {
@@ -550,28 +107,18 @@ pub fn stream(
     // were a sixth of `show --json` on a session of small entries): start, length, and the
     // line that last held the id.
     let mut arena = String::new();
-    let mut ids: HashTable<(usize, usize, u64)> = HashTable::new();
-    let hasher = DefaultHashBuilder::default();
+    let mut ids = IdIndex::default();
     let mut id_warnings = Vec::new();
     let mut each = |header: &Header, e: &EntryLine| {
         match e.id.as_deref() {
             Some(id) => {
+                // A duplicate (rare) stores its id again; the earlier copy stays unreferenced.
+                let value = (arena.len(), id.len(), e.line);
                 let held = |&(start, len, _): &(usize, usize, u64)| &arena[start..start + len];
-                let slot = ids.entry(
-                    hasher.hash_one(id),
-                    |seen| held(seen) == id,
-                    |seen| hasher.hash_one(held(seen)),
-                );
-                match slot {
-                    hashbrown::hash_table::Entry::Occupied(mut seen) => {
-                        let earlier = std::mem::replace(&mut seen.get_mut().2, e.line);
-                        id_warnings.push(duplicate_id(id, e.line, earlier));
-                    }
-                    hashbrown::hash_table::Entry::Vacant(slot) => {
-                        slot.insert((arena.len(), id.len(), e.line));
-                        arena.push_str(id);
-                    }
+                if let Some((.., earlier)) = ids.insert(id, value, held) {
+                    id_warnings.push(duplicate_id(id, e.line, earlier));
                 }
+                arena.push_str(id);
             }
             None => id_warnings.push(missing_id(e.line)),
         }
@@ -653,8 +200,7 @@ pub struct Session {
     /// Message roles seen, each once.
     roles: Vec<Box<str>>,
     /// Positions in `entries` by id, the last of each id (pi's `byId`: later entries overwrite).
-    by_id: HashTable<usize>,
-    hasher: DefaultHashBuilder,
+    by_id: IdIndex<usize>,
     pub warnings: Vec<Warning>,
     pub malformed: u64,
     pub torn_tail: bool,
@@ -733,8 +279,7 @@ impl Session {
             entries,
             strings,
             roles,
-            by_id: HashTable::new(),
-            hasher: DefaultHashBuilder::default(),
+            by_id: IdIndex::default(),
             warnings: report.warnings,
             malformed: report.malformed,
             torn_tail: report.torn_tail,
@@ -750,36 +295,23 @@ impl Session {
             entries,
             strings,
             by_id,
-            hasher,
             warnings,
             ..
         } = self;
         let text = |span: Span| {
             (span.len != usize::MAX).then(|| &strings[span.start..span.start + span.len])
         };
-        let mut table = HashTable::with_capacity(entries.len());
+        let mut table = IdIndex::with_capacity(entries.len());
         let mut duplicates = false;
         for (i, e) in entries.iter().enumerate() {
             let Some(id) = text(e.id) else {
                 warnings.push(missing_id(e.line));
                 continue;
             };
-            let hash = hasher.hash_one(id);
-            let entry = table.entry(
-                hash,
-                |&j: &usize| text(entries[j].id) == Some(id),
-                |&j| hasher.hash_one(text(entries[j].id).unwrap_or_default()),
-            );
-            match entry {
-                hashbrown::hash_table::Entry::Occupied(mut earlier) => {
-                    let earlier = earlier.get_mut();
-                    warnings.push(duplicate_id(id, e.line, entries[*earlier].line));
-                    *earlier = i;
-                    duplicates = true;
-                }
-                hashbrown::hash_table::Entry::Vacant(slot) => {
-                    slot.insert(i);
-                }
+            if let Some(earlier) = table.insert(id, i, |&j| text(entries[j].id).unwrap_or_default())
+            {
+                warnings.push(duplicate_id(id, e.line, entries[earlier].line));
+                duplicates = true;
             }
         }
         for i in 0..entries.len() {
@@ -791,11 +323,7 @@ impl Session {
             let previous = i
                 .checked_sub(1)
                 .filter(|&j| !duplicates && text(entries[j].id) == Some(p));
-            let parent = previous.or_else(|| {
-                table
-                    .find(hasher.hash_one(p), |&j| text(entries[j].id) == Some(p))
-                    .copied()
-            });
+            let parent = previous.or_else(|| table.find(p, |&j| text(entries[j].id)).copied());
             entries[i].parent_at = parent.unwrap_or(usize::MAX);
         }
         *by_id = table;
@@ -824,7 +352,7 @@ impl Session {
     /// Every id with the entry it names (the last of duplicates), in no particular order.
     pub fn ids(&self) -> impl Iterator<Item = (&str, usize)> + '_ {
         self.by_id
-            .iter()
+            .values()
             .filter_map(|&i| self.id(i).map(|id| (id, i)))
     }
 
@@ -845,6 +373,13 @@ impl Session {
     pub fn stored_line(&self, i: usize) -> io::Result<Vec<u8>> {
         let e = &self.entries[i];
         self.read_at(e.offset, e.len)
+            .map_err(|err| self.at_line(i, err.kind(), &err))
+    }
+
+    /// An error about entry `i`, named `FILE:LINE` as every message about a line is.
+    fn at_line(&self, i: usize, kind: io::ErrorKind, e: &dyn std::fmt::Display) -> io::Error {
+        let line = self.entries[i].line;
+        io::Error::new(kind, format!("{}:{line}: {e}", self.name))
     }
 
     /// The header's stored line exactly as on disk, terminator included.
@@ -870,10 +405,12 @@ impl Session {
         }
     }
 
-    /// The full entry in pi's shape: seed-000 mapped, migrations applied.
+    /// The full entry in pi's shape: seed-000 mapped, migrations applied. An error names the
+    /// entry's `FILE:LINE`.
     pub fn load(&self, i: usize) -> io::Result<Value> {
         let bytes = self.raw_line(i)?;
-        let mut value = parse_value(&bytes).map_err(io::Error::other)?;
+        let mut value =
+            json::decode(&bytes).map_err(|e| self.at_line(i, io::ErrorKind::Other, &e))?;
         if self.header.dialect == Dialect::Seed000 {
             value = model::normalize_seed000(value);
         }
@@ -899,8 +436,7 @@ impl Session {
 
     /// The entry an id names.
     pub fn find(&self, id: &str) -> Option<usize> {
-        let hash = self.hasher.hash_one(id);
-        self.by_id.find(hash, |&j| self.id(j) == Some(id)).copied()
+        self.by_id.find(id, |&j| self.id(j)).copied()
     }
 
     /// The parent of an entry, if it exists in this file.

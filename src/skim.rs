@@ -14,28 +14,28 @@
 
 /// The skim cannot vouch for the line: serde_json must decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Unsure;
+pub(crate) struct Unsure;
 
 type Result<T> = std::result::Result<T, Unsure>;
 
-/// Lines nested this deep are left to the full decode, which has its own limit (128 levels);
-/// `session::may_be_too_deep` draws the same line.
-pub const MAX_DEPTH: usize = 100;
+/// Lines nested this deep are left to the full decode (the one limit, in `json`);
+/// `json::may_be_too_deep` draws the same line for the scan.
+pub(crate) const MAX_DEPTH: usize = crate::json::MAX_DEPTH;
 
 /// A cursor over one line.
-pub struct Skim<'a> {
+pub(crate) struct Skim<'a> {
     bytes: &'a [u8],
     at: usize,
     depth: usize,
 }
 
 /// Where [`Skim::next_key`] is inside one object.
-pub struct Members {
+pub(crate) struct Members {
     first: bool,
 }
 
 impl<'a> Skim<'a> {
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Skim {
             bytes,
             at: 0,
@@ -61,12 +61,12 @@ impl<'a> Skim<'a> {
     }
 
     /// Whether the next value is an object.
-    pub fn at_object(&mut self) -> bool {
+    pub(crate) fn at_object(&mut self) -> bool {
         self.peek() == Some(b'{')
     }
 
     /// Enters the object that comes next.
-    pub fn object(&mut self) -> Result<Members> {
+    pub(crate) fn object(&mut self) -> Result<Members> {
         self.eat(b'{')?;
         self.enter()?;
         Ok(Members { first: true })
@@ -82,7 +82,7 @@ impl<'a> Skim<'a> {
 
     /// The next key of the object `members` walks, with its colon eaten, or `None` once its
     /// closing brace is eaten. The caller then reads or skips the value.
-    pub fn next_key(&mut self, members: &mut Members) -> Result<Option<&'a [u8]>> {
+    pub(crate) fn next_key(&mut self, members: &mut Members) -> Result<Option<&'a [u8]>> {
         if self.peek() == Some(b'}') {
             self.at += 1;
             self.depth -= 1;
@@ -112,7 +112,7 @@ impl<'a> Skim<'a> {
     }
 
     /// Skips the next value; its text, exactly (no surrounding whitespace).
-    pub fn value(&mut self) -> Result<&'a [u8]> {
+    pub(crate) fn value(&mut self) -> Result<&'a [u8]> {
         self.peek();
         let start = self.at;
         let base = self.depth;
@@ -181,7 +181,7 @@ impl<'a> Skim<'a> {
     }
 
     /// Only whitespace is left.
-    pub fn end(mut self) -> Result<()> {
+    pub(crate) fn end(mut self) -> Result<()> {
         match self.peek() {
             None => Ok(()),
             Some(_) => Err(Unsure),
@@ -308,7 +308,7 @@ mod simd {
         _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
 
-    pub enum End {
+    pub(super) enum End {
         /// The closing quote's position.
         Found(usize),
         /// No end in the whole blocks: go on byte by byte from here (a backslash, when the
@@ -333,9 +333,8 @@ mod simd {
             let (b, mut at) = ($b, $at);
             let mut carry = 0;
             while at + 64 <= b.len() {
-                // SAFETY (AVX2 variant): only expanded inside `string_end_avx2`.
-                #[allow(unused_unsafe)]
-                let m = unsafe { $masks(b, at) };
+                // The AVX2 masks are an `unsafe fn`, called from the body of `string_end_avx2`.
+                let m = $masks(b, at);
                 let escaped = escaped(m.backslash, &mut carry);
                 let quotes = m.quote & !escaped;
                 // The string's bytes in this block: those before its closing quote.
@@ -364,7 +363,7 @@ mod simd {
 
     /// The block loop with AVX2 where the CPU has it (two loads a block, not four), after one
     /// 16-byte look that settles most strings by count (ids, types, times, roles, keys).
-    pub fn string_end(b: &[u8], at: usize) -> Result<End> {
+    pub(super) fn string_end(b: &[u8], at: usize) -> Result<End> {
         if let Some(end) = short_string_end(b, at) {
             return Ok(End::Found(end));
         }
@@ -376,12 +375,14 @@ mod simd {
         }
     }
 
-    pub fn string_end_sse2(b: &[u8], at: usize) -> Result<End> {
+    pub(super) fn string_end_sse2(b: &[u8], at: usize) -> Result<End> {
         string_end_blocks!(b, at, masks_sse2)
     }
 
     #[target_feature(enable = "avx2")]
     unsafe fn string_end_avx2(b: &[u8], at: usize) -> Result<End> {
+        // Calls `masks_avx2`, sound here: this function runs only on a CPU with AVX2 (its
+        // caller checks), and the loop passes it 64 bytes inside `b`.
         string_end_blocks!(b, at, masks_avx2)
     }
 

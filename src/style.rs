@@ -22,7 +22,41 @@ macro_rules! styles {
     };
 }
 
+/// What a piece of output is, which decides its colour: one palette for every command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Plain,
+    /// Ids and labels.
+    Id,
+    User,
+    Assistant,
+    /// Tool calls (`show`).
+    Tool,
+    /// Custom messages, summaries and media: neither said nor called.
+    Custom,
+    /// Compactions in the tree.
+    Border,
+    Warn,
+    Error,
+    /// Bookkeeping, tool results, notes.
+    Muted,
+}
+
 impl Theme {
+    /// `s` in the colour of its role.
+    pub fn paint(&self, role: Role, s: &str) -> String {
+        match role {
+            Role::Plain => s.to_owned(),
+            Role::Id | Role::Warn => self.yellow(s),
+            Role::User | Role::Tool => self.cyan(s),
+            Role::Assistant => self.green(s),
+            Role::Custom => self.magenta(s),
+            Role::Border => self.blue(s),
+            Role::Error => self.red(s),
+            Role::Muted => self.dim(s),
+        }
+    }
+
     styles! {
         dim => dimmed,
         bold => bold,
@@ -63,7 +97,27 @@ pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
 /// A session or entry id cut to its first 8 characters (what tables show), escaped: ids come
 /// from the file like any other text.
 pub fn short_id(id: &str) -> String {
-    escape_control(&id.chars().take(8).collect::<String>(), false).into_owned()
+    shown_id(id, IdCut::Column)
+}
+
+/// Where an id is shown, which decides how much of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdCut {
+    /// A table column (`ls`, `rm`, `context`): the first 8 characters.
+    Column,
+    /// An id the user types back (`show`): pi's 8-character ids whole, ids of up to 16
+    /// characters too, longer ones by their first 8 UTF-16 units (pi's `slice`).
+    Typed,
+}
+
+/// The one rule for shortening ids, escaped.
+pub fn shown_id(id: &str, cut: IdCut) -> String {
+    let kept: Cow<str> = match cut {
+        IdCut::Column => Cow::Owned(id.chars().take(8).collect()),
+        IdCut::Typed if id.chars().count() <= 16 => Cow::Borrowed(id),
+        IdCut::Typed => Cow::Borrowed(crate::js::js_slice(id, 8)),
+    };
+    escape_control(&kept, false).into_owned()
 }
 
 /// One line of preview: whitespace runs folded to one space, control characters escaped.

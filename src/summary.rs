@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use crate::diag::Warning;
 use crate::model::{message_content_text, EntryKind, Usage};
-use crate::session::{open_file, scan, whole_file, Reading, ScanError, Warning};
+use crate::scan::{open_file, scan, whole_file, Reading, ScanError};
 use crate::time::parse_js_date;
 
 /// Everything `ls` shows about one session.

@@ -7,7 +7,7 @@ use jiff::{Timestamp, Zoned};
 
 /// Milliseconds since the epoch for an ISO date string, as `new Date(s).getTime()` gives it
 /// for the forms pi writes; `None` where JavaScript would give `NaN`.
-pub fn parse_js_date(s: &str) -> Option<i64> {
+pub(crate) fn parse_js_date(s: &str) -> Option<i64> {
     if let Some(ms) = parse_canonical(s.as_bytes()) {
         return Some(ms);
     }
@@ -70,7 +70,7 @@ fn parse_canonical(s: &[u8]) -> Option<i64> {
 }
 
 /// `new Date(ms).toJSON()`: `2025-12-09T00:53:29.825Z`; `None` where JavaScript gives `null`.
-pub fn to_json_date(ms: i64) -> Option<String> {
+pub(crate) fn to_json_date(ms: i64) -> Option<String> {
     // ECMAScript dates span ±8.64e15 ms around the epoch.
     if ms.abs() > 8_640_000_000_000_000 {
         return None;
@@ -96,7 +96,7 @@ pub fn to_json_date(ms: i64) -> Option<String> {
 
 /// A `--since`/`--until` value: an ISO date or date-time, or a span back from `now`
 /// (`30s`, `15m`, `2h`, `3d`, `1w`).
-pub fn parse_when(s: &str, now_ms: i64) -> Result<i64, String> {
+pub(crate) fn parse_when(s: &str, now_ms: i64) -> Result<i64, String> {
     let trimmed = s.trim();
     if let Some(unit) = trimmed.chars().last() {
         let digits = &trimmed[..trimmed.len() - unit.len_utf8()];
@@ -124,7 +124,7 @@ fn bad_when(s: &str) -> String {
 }
 
 /// `3h ago`, `just now`, `5d ago`; older than four weeks, the date.
-pub fn relative(ms: i64, now_ms: i64) -> String {
+pub(crate) fn relative(ms: i64, now_ms: i64) -> String {
     let secs = (now_ms - ms) / 1000;
     if secs < 0 {
         return "in the future".to_owned();
@@ -141,7 +141,7 @@ pub fn relative(ms: i64, now_ms: i64) -> String {
 }
 
 /// Local wall-clock time for human output (`2026-01-31 12:00:03`).
-pub fn local_time(ms: i64, tz: &TimeZone) -> String {
+pub(crate) fn local_time(ms: i64, tz: &TimeZone) -> String {
     match Timestamp::from_millisecond(ms) {
         Ok(t) => Zoned::new(t, tz.clone())
             .strftime("%Y-%m-%d %H:%M:%S")

@@ -7,9 +7,9 @@
 
 use std::collections::HashSet;
 
-use crate::cli::TreeFilter;
+use crate::diag::Warning;
 use crate::model::EntryKind;
-use crate::session::{Session, Warning};
+use crate::session::Session;
 
 /// Parent/child structure over `Session::entries` positions.
 #[derive(Debug, Clone)]
@@ -161,6 +161,21 @@ pub struct Facts {
     /// For assistant messages: `stopReason` is set and is neither "stop" nor "toolUse".
     pub error_or_aborted: bool,
     pub label: Option<String>,
+}
+
+/// pi's `/tree` filter modes (`--filter`; the doc comments are the help text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TreeFilter {
+    /// Hide bookkeeping entries and assistant messages without text
+    Default,
+    /// Default, and hide tool results
+    NoTools,
+    /// Only user messages
+    UserOnly,
+    /// Only labelled entries
+    LabeledOnly,
+    /// Everything but usage entries and tool-call-only assistant messages (as pi's "all")
+    All,
 }
 
 /// pi's `/tree` filter for one entry.

@@ -18,9 +18,8 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use clap::Parser;
-use pisess::cli::Cli;
-use pisess::env::Env;
-use pisess::locate::Inputs;
+use pisess::cli::{Cli, GlobalArgs};
+use pisess::env::{Env, Facts};
 use pisess::session::Session;
 use pisess::tree::Tree;
 
@@ -47,16 +46,11 @@ fn world() -> &'static World {
         };
         let dir = agent.join("sessions").join("--p--");
         std::fs::create_dir_all(&dir).expect("the fuzz session dir");
-        let inputs = Inputs {
-            home: PathBuf::from("/home/dev"),
-            cwd: PathBuf::from("/p"),
-            process_cwd: PathBuf::from("/p"),
-            flag: None,
-            env_agent_dir: Some(agent.to_string_lossy().into_owned()),
-            env_session_dir: None,
-        };
+        let mut facts = Facts::for_test("/p", "/home/dev", NOW_MS);
+        let agent_dir = agent.to_string_lossy().into_owned();
+        facts.vars.insert("PI_CODING_AGENT_DIR", agent_dir);
         World {
-            env: Env::for_test(inputs, NOW_MS),
+            env: Env::new(&GlobalArgs::default(), facts),
             file: dir.join("2026-01-01T00-00-00-000Z_fuzz.jsonl"),
         }
     })
@@ -72,8 +66,7 @@ fn run(args: &[&str], stdin: &[u8]) -> Ran {
     let w = world();
     let cli = Cli::try_parse_from(std::iter::once("pisess").chain(args.iter().copied()))
         .expect("fixed arguments parse");
-    let mut env = w.env.clone();
-    env.color_stdout = cli.global.color == pisess::cli::ColorChoice::Always;
+    let env = w.env.clone().with_flags(&cli.global);
     let mut out = Vec::new();
     let mut err = Vec::new();
     let result = pisess::run(cli, &env, &mut out, &mut err, &mut &stdin[..]);

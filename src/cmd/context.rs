@@ -11,10 +11,12 @@ use serde_json::Value;
 use crate::cli::ContextArgs;
 use crate::cmd::{find_entry, open_session};
 use crate::context::{self, EditEffect, Plan};
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::Outcome;
+use crate::model::content::{Block, CallForm, Content};
 use crate::session::Session;
-use crate::style::{self, Theme};
-use crate::{Diag, Outcome};
+use crate::style::{self, Role, Theme};
 
 pub fn run(
     args: &ContextArgs,
@@ -36,10 +38,7 @@ pub fn run(
     if args.json {
         write_json(&session, &plan, args, out)?;
     } else {
-        let theme = Theme {
-            enabled: env.color_stdout,
-        };
-        write_human(&session, &plan, args, theme, env.width, out)?;
+        write_human(&session, &plan, args, env.theme(), env.width, out)?;
     }
     Ok(Outcome::Done)
 }
@@ -110,33 +109,21 @@ fn write_json(
 /// A one-line description of a message for the human view.
 fn preview(m: &Value) -> String {
     let text_of = |content: Option<&Value>| -> String {
-        match content {
-            Some(Value::String(s)) => s.clone(),
-            Some(Value::Array(blocks)) => blocks
-                .iter()
-                .map(|b| match b.get("type").and_then(Value::as_str) {
-                    Some("text") => b
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                    Some("thinking") => "[thinking]".to_owned(),
-                    Some("toolCall") => format!(
-                        "{}({})",
-                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
-                        b.get("arguments").map(Value::to_string).unwrap_or_default()
-                    ),
-                    Some("image") => format!(
-                        "[{}]",
-                        b.get("mimeType").and_then(Value::as_str).unwrap_or("image")
-                    ),
-                    Some(other) => format!("[{other}]"),
-                    None => String::new(),
+        match Content::of(content) {
+            Content::Text(s) => s.to_owned(),
+            blocks => blocks
+                .blocks()
+                .map(|b| match b {
+                    Block::Text { .. } => b.text_str().unwrap_or("").to_owned(),
+                    Block::Thinking { .. } => "[thinking]".to_owned(),
+                    Block::ToolCall(call) => call.line(CallForm::Json),
+                    Block::Image { mime_type, .. } => format!("[{}]", mime_type.unwrap_or("image")),
+                    Block::Other { kind, .. } => format!("[{kind}]"),
+                    Block::Untyped(_) => String::new(),
                 })
                 .filter(|s| !s.is_empty())
                 .collect::<Vec<_>>()
                 .join(" "),
-            _ => String::new(),
         }
     };
     match m.get("role").and_then(Value::as_str).unwrap_or("") {
@@ -211,16 +198,19 @@ fn write_human(
         writeln!(
             out,
             "{}",
-            theme.magenta(&format!(
-                "── compaction {}: {} tokens summarized, {} entries of the path left out{} ──",
-                short(session.id(c)),
-                style::tokens(tokens),
-                plan.compacted_away,
-                kept.map_or_else(
-                    || ", nothing kept before it".to_owned(),
-                    |k| format!(", kept from {}", short(Some(k)))
+            theme.paint(
+                Role::Custom,
+                &format!(
+                    "── compaction {}: {} tokens summarized, {} entries of the path left out{} ──",
+                    short(session.id(c)),
+                    style::tokens(tokens),
+                    plan.compacted_away,
+                    kept.map_or_else(
+                        || ", nothing kept before it".to_owned(),
+                        |k| format!(", kept from {}", short(Some(k)))
+                    )
                 )
-            ))
+            )
         )?;
     }
     let (mut count, mut total_bytes, mut total_tokens) = (0usize, 0usize, 0usize);
@@ -232,12 +222,15 @@ fn write_human(
             writeln!(
                 out,
                 "{}",
-                theme.dim(&format!(
-                    "    ✗ {} {} dropped by context edit {}",
-                    e.kind.as_str(),
-                    short(session.id(item.entry)),
-                    short(edit_id)
-                ))
+                theme.paint(
+                    Role::Muted,
+                    &format!(
+                        "    ✗ {} {} dropped by context edit {}",
+                        e.kind.as_str(),
+                        short(session.id(item.entry)),
+                        short(edit_id)
+                    )
+                )
             )?;
             continue;
         }
@@ -256,7 +249,10 @@ fn write_human(
                 tokens
             );
             let edited = if effect == Some(EditEffect::Replaced) {
-                theme.yellow(&format!("  (replaced by edit {})", short(edit_id)))
+                theme.paint(
+                    Role::Warn,
+                    &format!("  (replaced by edit {})", short(edit_id)),
+                )
             } else {
                 String::new()
             };
@@ -296,11 +292,12 @@ fn write_human(
 }
 
 fn role_color(theme: Theme, role: &str, s: &str) -> String {
-    match role {
-        "user" => theme.cyan(s),
-        "assistant" => theme.green(s),
-        "toolResult" | "bashExecution" => theme.dim(s),
-        "compactionSummary" | "branchSummary" => theme.magenta(s),
-        _ => s.to_owned(),
-    }
+    let role = match role {
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "toolResult" | "bashExecution" => Role::Muted,
+        "compactionSummary" | "branchSummary" => Role::Custom,
+        _ => Role::Plain,
+    };
+    theme.paint(role, s)
 }

@@ -12,7 +12,7 @@ use clap_mangen::roff::{bold, roman, Roff};
 use clap_mangen::Man;
 
 use crate::cli::{Cli, GenerateArgs, GenerateKind};
-use crate::Outcome;
+use crate::exit::Outcome;
 
 pub fn run(args: &GenerateArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let shell = match args.kind {

@@ -5,13 +5,14 @@ use std::io::{self, Write};
 use serde_json::{json, Value};
 
 use crate::cli::{LsArgs, SortKey};
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::Outcome;
 use crate::listing::{self, Scope, Window};
 use crate::model::number;
 use crate::style::{self, Theme};
 use crate::summary::Summary;
 use crate::time::{relative, to_json_date};
-use crate::{Diag, Outcome};
 
 /// The sessions `ls` lists, in pi's order.
 pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec<Summary>, bool)> {

@@ -12,10 +12,10 @@ use std::io::Read;
 
 use anyhow::Context as _;
 
+use crate::diag::Diag;
 use crate::env::Env;
 use crate::select::{select, Selected};
 use crate::session::Session;
-use crate::Diag;
 
 /// Selects and opens the session a command reads, reporting its warnings once.
 pub fn open_session(

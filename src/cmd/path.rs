@@ -4,9 +4,10 @@
 use std::io::Write;
 
 use crate::cli::PathArgs;
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::{Outcome, UsageError};
 use crate::select::{select, Selected};
-use crate::{Diag, Outcome, UsageError};
 
 pub fn run(
     args: &PathArgs,

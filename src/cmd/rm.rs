@@ -18,15 +18,16 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::cli::RmArgs;
+use crate::diag::{self, Diag};
 use crate::env::Env;
+use crate::exit::{Outcome, UsageError};
 use crate::listing::{self, Scope, Window};
 use crate::locate::{self, Location};
 use crate::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
+use crate::scan::{read_header_of, Reading};
 use crate::select::{self, SelectError, Selected};
-use crate::session::{read_header_of, Reading};
 use crate::style::{self, Theme};
 use crate::summary::{summarize, Summary};
-use crate::{Diag, Outcome, UsageError};
 
 /// How wide a plan row's title may be when stdout is not a terminal: enough to recognise a
 /// session, never a whole first message (which can be megabytes).
@@ -570,17 +571,12 @@ impl Report {
         err: &mut dyn Write,
     ) -> io::Result<()> {
         for r in refused {
+            // The error line escapes the path and the reason (which may quote the file).
             let message = match &r.path {
-                // The reason may quote the file (`type "session_\u{1b}"`): escaped like the path.
-                Some(path) => format!(
-                    "not removing {}: {}",
-                    path_text(path),
-                    style::escape_control(&r.reason, false)
-                ),
-                None => style::escape_control(&r.reason, false).into_owned(),
+                Some(path) => format!("not removing {}: {}", path.display(), r.reason),
+                None => r.reason.clone(),
             };
-            // A closed stderr must not stop the command.
-            let _ = writeln!(err, "pisess: {} {message}", self.err_theme.red("error:"));
+            diag::error(err, self.err_theme, &message);
             if self.json && !self.quiet {
                 let path = r.path.as_ref().map(|p| p.to_string_lossy());
                 self.event(
@@ -666,12 +662,8 @@ impl Report {
         if let Err(reason) = result {
             // Keep the order of events readable when stdout and stderr share a terminal.
             out.flush()?;
-            let _ = writeln!(
-                err,
-                "pisess: {} not removing {path}: {}",
-                self.err_theme.red("error:"),
-                style::escape_control(reason, false)
-            );
+            let message = format!("not removing {}: {reason}", target.path.display());
+            diag::error(err, self.err_theme, &message);
         }
         if self.quiet {
             return Ok(());

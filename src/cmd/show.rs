@@ -11,16 +11,16 @@ mod body;
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 
-use anyhow::Context as _;
-
 use crate::cli::ShowArgs;
 use crate::cmd::{find_entry, open_session};
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::{Outcome, UsageError};
 use crate::model::{Dialect, EntryKind, Header};
+use crate::scan::EntryLine;
 use crate::select::{select as select_session, Selected};
-use crate::session::{self, EntryLine, Session};
-use crate::style::Theme;
-use crate::{Diag, Outcome, UsageError};
+use crate::session::{self, Session};
+use crate::style::{self, IdCut};
 
 pub fn run(
     args: &ShowArgs,
@@ -61,9 +61,7 @@ fn write_human(
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let blocks = block::Blocks {
-        theme: Theme {
-            enabled: env.color_stdout,
-        },
+        theme: env.theme(),
         full: args.full || args.entry_id.is_some(),
         tz: &env.tz,
         labels: session.labels(),
@@ -85,9 +83,7 @@ fn write_human(
         } else {
             None
         };
-        let entry = session
-            .load(i)
-            .with_context(|| format!("{}:{}", session.name, session.entries[i].line))?;
+        let entry = session.load(i)?;
         blocks.write(
             &session.entries[i],
             session.id(i),
@@ -105,10 +101,13 @@ fn parent_note(session: &Session, i: usize, previous: Option<usize>) -> Option<S
     let parent = session.parent_id(i);
     let previous_id = previous.and_then(|p| session.id(p));
     match parent {
-        Some(p) if session.find(p).is_none() => {
-            Some(format!("parent {} (not in the file)", block::short_id(p)))
+        Some(p) if session.find(p).is_none() => Some(format!(
+            "parent {} (not in the file)",
+            style::shown_id(p, IdCut::Typed)
+        )),
+        Some(p) if Some(p) != previous_id => {
+            Some(format!("parent {}", style::shown_id(p, IdCut::Typed)))
         }
-        Some(p) if Some(p) != previous_id => Some(format!("parent {}", block::short_id(p))),
         None if previous.is_some() => Some("new root".to_owned()),
         _ => None,
     }
@@ -191,9 +190,7 @@ fn write_json(
         write_line(out, &session.header.stored)?;
     }
     for &i in selected {
-        let bytes = session
-            .stored_line(i)
-            .with_context(|| format!("{}:{}", session.name, session.entries[i].line))?;
+        let bytes = session.stored_line(i)?;
         write_line(out, &bytes)?;
     }
     Ok(())

@@ -8,19 +8,19 @@
 use std::collections::HashMap;
 use std::io::{Read, Write};
 
-use anyhow::Context as _;
 use serde_json::{Map, Value};
 
 use crate::cli::TreeArgs;
 use crate::cmd::open_session;
+use crate::diag::Diag;
 use crate::env::Env;
+use crate::exit::Outcome;
 use crate::js::js_truthy;
 use crate::model::EntryKind;
 use crate::preview::{preview, tool_calls_of, Preview, Tone};
 use crate::session::Session;
-use crate::style::{self, escape_control, Theme};
+use crate::style::{self, escape_control, Role, Theme};
 use crate::tree::{layout, shown, visible, Facts, Tree, Visible};
-use crate::{Diag, Outcome};
 
 pub fn run(
     args: &TreeArgs,
@@ -50,19 +50,9 @@ pub fn run(
     if args.json {
         view.write_json(&v, out)?;
     } else {
-        let theme = Theme {
-            enabled: env.color_stdout,
-        };
-        view.write_human(&v, env.width, theme, out)?;
+        view.write_human(&v, env.width, env.theme(), out)?;
     }
     Ok(Outcome::Done)
-}
-
-/// Decodes one entry, naming its line if that fails.
-fn load(session: &Session, i: usize) -> anyhow::Result<Value> {
-    session
-        .load(i)
-        .with_context(|| format!("{}:{}", session.name, session.entries[i].line))
 }
 
 /// The filter's facts per entry, and the tool-call one-liners by call id.
@@ -80,7 +70,7 @@ fn facts(
         }
         facts[i].label = session.id(i).and_then(|id| labels.get(id)).cloned();
         if e.kind == EntryKind::Message && session.role(i) == Some("assistant") {
-            let entry = load(session, i)?;
+            let entry = session.load(i)?;
             let message = entry.get("message").unwrap_or(&Value::Null);
             facts[i].has_text = crate::render::has_text(message.get("content"));
             // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
@@ -124,7 +114,7 @@ impl View<'_> {
         let marked = v.active_end(&self.tree.active);
         for row in rows {
             let i = row.entry;
-            let entry = load(self.session, i)?;
+            let entry = self.session.load(i)?;
             let active = self.tree.active[i];
             // pi's `pathMarker` before the text, and ours after the leaf.
             let marker = if active { "• " } else { "" };
@@ -204,7 +194,7 @@ impl View<'_> {
     /// A node's own fields (no children): `{id, type, role?, label?, active, preview}`.
     fn node(&self, i: usize) -> anyhow::Result<Value> {
         let e = &self.session.entries[i];
-        let entry = load(self.session, i)?;
+        let entry = self.session.load(i)?;
         let mut node = Map::new();
         node.insert("id".into(), self.session.id(i).into());
         node.insert("type".into(), e.kind.as_str().into());
@@ -250,16 +240,9 @@ fn cut_parts(parts: &mut Vec<(Tone, String)>, width: usize) {
 
 /// pi's theme roles in our colours; the active path is bold (its dim parts too, undimmed).
 fn paint(theme: Theme, tone: Tone, text: &str, bold: bool) -> String {
-    let coloured = match tone {
-        Tone::Plain => text.to_owned(),
-        Tone::Accent => theme.cyan(text),
-        Tone::Success => theme.green(text),
-        Tone::Muted | Tone::Dim if bold => text.to_owned(),
-        Tone::Muted | Tone::Dim => theme.dim(text),
-        Tone::Warning => theme.yellow(text),
-        Tone::Error => theme.red(text),
-        Tone::Border => theme.blue(text),
-        Tone::Custom => theme.magenta(text),
+    let coloured = match tone.role() {
+        Role::Muted if bold => text.to_owned(),
+        role => theme.paint(role, text),
     };
     if bold {
         theme.bold(&coloured)

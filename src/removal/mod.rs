@@ -20,7 +20,7 @@ use std::fs::Metadata;
 use std::io;
 use std::path::Path;
 
-use crate::session::ScanError;
+use crate::scan::ScanError;
 
 /// Where removed files go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,7 +125,7 @@ mod linux {
     use rustix::io::Errno;
 
     use super::{freedesktop, not_a_session, Checked, Identity, Mode, TrashHome};
-    use crate::session::read_header_of;
+    use crate::scan::read_header_of;
 
     fn identity(st: &rfs::Stat) -> Identity {
         Identity(Some((st.st_dev, st.st_ino)))
@@ -310,7 +310,7 @@ mod by_path {
     use std::fs;
 
     use super::{cannot_read, not_a_session, Checked, Identity, Mode};
-    use crate::session::read_header;
+    use crate::scan::read_header;
 
     pub(super) fn remove(checked: Checked, mode: Mode) -> Result<(), String> {
         still_the_same(checked)?;

@@ -5,64 +5,48 @@
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use pisess::cli::Cli;
-use pisess::env::Env;
-use pisess::locate::Inputs;
+use pisess::cli::{Cli, GlobalArgs};
+use pisess::env::{Env, Facts};
 
 /// 2026-08-01T00:00:00Z: "now" for every in-process test, so relative times are stable.
-pub const NOW_MS: i64 = 1_785_542_400_000;
+pub(crate) const NOW_MS: i64 = 1_785_542_400_000;
 
-pub fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The bundled examples as pi's agent dir (`examples/sessions` is its sessions root).
-pub fn examples_agent_dir() -> PathBuf {
+pub(crate) fn examples_agent_dir() -> PathBuf {
     repo().join("examples")
 }
 
 /// An environment acting in `cwd` with `agent_dir` as PI_CODING_AGENT_DIR.
-pub fn env_in(agent_dir: &Path, cwd: &str) -> Env {
-    Env::for_test(
-        Inputs {
-            home: PathBuf::from("/home/dev"),
-            cwd: PathBuf::from(cwd),
-            process_cwd: PathBuf::from(cwd),
-            flag: None,
-            env_agent_dir: Some(agent_dir.to_string_lossy().into_owned()),
-            env_session_dir: None,
-        },
-        NOW_MS,
-    )
+pub(crate) fn env_in(agent_dir: &Path, cwd: &str) -> Env {
+    let mut facts = Facts::for_test(cwd, "/home/dev", NOW_MS);
+    let agent_dir = agent_dir.to_string_lossy().into_owned();
+    facts.vars.insert("PI_CODING_AGENT_DIR", agent_dir);
+    Env::new(&GlobalArgs::default(), facts)
 }
 
 /// The examples, acting in the webshop project.
-pub fn example_env() -> Env {
+pub(crate) fn example_env() -> Env {
     env_in(&examples_agent_dir(), "/home/dev/webshop")
 }
 
 /// What a run printed and how it ended.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub code: u8,
     pub stdout: String,
     pub stderr: String,
 }
 
 /// Runs `pisess ARGS...` in-process. Global flags in `args` (e.g. `--session-dir`) are applied
-/// to `env` the way `Env::from_process` would.
-pub fn run_with(mut env: Env, args: &[&str], stdin: &[u8]) -> Run {
+/// to `env` by the code the binary uses.
+pub(crate) fn run_with(env: Env, args: &[&str], stdin: &[u8]) -> Run {
     let cli = Cli::try_parse_from(std::iter::once("pisess").chain(args.iter().copied()))
         .unwrap_or_else(|e| panic!("bad test arguments {args:?}: {e}"));
-    if let Some(dir) = &cli.global.session_dir {
-        env.inputs.flag = Some(dir.clone());
-    }
-    if let Some(cwd) = &cli.global.cwd {
-        env.inputs.cwd = PathBuf::from(cwd);
-    }
-    env.location = pisess::locate::Location::resolve(&env.inputs);
-    env.quiet = cli.global.quiet;
-    env.color_stdout = cli.global.color == pisess::cli::ColorChoice::Always;
+    let env = env.with_flags(&cli.global);
     let mut out = Vec::new();
     let mut err = Vec::new();
     let result = pisess::run(cli, &env, &mut out, &mut err, &mut &stdin[..]);
@@ -74,7 +58,7 @@ pub fn run_with(mut env: Env, args: &[&str], stdin: &[u8]) -> Run {
     }
 }
 
-pub fn run(args: &[&str]) -> Run {
+pub(crate) fn run(args: &[&str]) -> Run {
     run_with(example_env(), args, b"")
 }
 

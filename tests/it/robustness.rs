@@ -17,7 +17,7 @@ use serde::Deserialize as _;
 
 use crate::common::{env_in, run_with, Run};
 use pisess::env::Env;
-use pisess::session::Reading;
+use pisess::scan::Reading;
 
 /// Far beyond any run here (the slowest, a 60 MB line in a debug build, takes about a second).
 const WATCHDOG: Duration = Duration::from_secs(60);
@@ -197,13 +197,18 @@ fn every_command_on(env: &Env, path: &Path, bytes: &[u8]) -> Runs {
         let run = guarded(env, &args);
         let line = args.join(" ").replace(shown, "{}");
         assert!(run.code <= 1, "{line}: exit {}: {}", run.code, run.stderr);
-        for l in run.stderr.lines() {
+        // `--color always` colours stderr too, as in the binary: only pisess's own labels.
+        let stderr = run
+            .stderr
+            .replace("\u{1b}[33mwarning:\u{1b}[39m", "warning:")
+            .replace("\u{1b}[31merror:\u{1b}[39m", "error:");
+        for l in stderr.lines() {
             assert!(
                 l.starts_with("pisess: warning: ") || l.starts_with("pisess: error: "),
                 "{line}: stray stderr line {l:?}"
             );
         }
-        assert!(!run.stderr.contains('\u{1b}'), "{line}: ESC on stderr");
+        assert!(!stderr.contains('\u{1b}'), "{line}: ESC on stderr");
         if line.contains("--json") {
             // JSON escapes what it must; `show --json` is the stored lines, which parsed.
             assert!(!run.stdout.contains('\u{1b}'), "{line}: raw ESC in JSON");
@@ -851,7 +856,7 @@ fn files_removed_while_listing_are_warnings() {
     let gone =
         pisess::summary::summarize(&p.dir.join("gone.jsonl"), Reading::AheadIfBig).unwrap_err();
     assert!(
-        matches!(&gone, pisess::session::ScanError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
+        matches!(&gone, pisess::scan::ScanError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
     );
     eprintln!("files_removed_while_listing_are_warnings: {lost} files lost mid-listing");
 }

@@ -9,7 +9,7 @@ use crate::snap;
 
 /// The example file whose name holds `id` (examples are looked up by file, not by selection,
 /// where a test is about something else than selection).
-pub fn example(id: &str) -> PathBuf {
+pub(crate) fn example(id: &str) -> PathBuf {
     let root = repo().join("examples/sessions");
     let mut found = Vec::new();
     for dir in fs::read_dir(&root).unwrap() {
@@ -25,7 +25,7 @@ pub fn example(id: &str) -> PathBuf {
 }
 
 /// Every example session file.
-pub fn all_examples() -> Vec<PathBuf> {
+pub(crate) fn all_examples() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in fs::read_dir(repo().join("examples/sessions")).unwrap() {
         for file in fs::read_dir(dir.unwrap().path()).unwrap() {
@@ -37,7 +37,7 @@ pub fn all_examples() -> Vec<PathBuf> {
 }
 
 /// A session file in a temp dir, from its lines.
-pub fn temp_session(lines: &[&str]) -> (tempfile::TempDir, String) {
+pub(crate) fn temp_session(lines: &[&str]) -> (tempfile::TempDir, String) {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("s.jsonl");
     fs::write(&path, lines.join("\n") + "\n").unwrap();
@@ -45,7 +45,7 @@ pub fn temp_session(lines: &[&str]) -> (tempfile::TempDir, String) {
     (tmp, path)
 }
 
-pub const HEADER: &str =
+pub(crate) const HEADER: &str =
     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
 
 fn ok(args: &[&str]) -> Run {

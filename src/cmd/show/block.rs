@@ -11,14 +11,14 @@ use std::io::{self, Write};
 use jiff::tz::TimeZone;
 use serde_json::{Map, Value};
 
-use super::body::{string_or_json, Body, Look};
+use super::body::{string_or_json, Body};
+use crate::model::content::{CallForm, ToolCall};
 use crate::model::EntryKind;
-use crate::render::tool_call_line;
 use crate::session::EntryMeta;
-use crate::style::{self, escape_control, Theme};
+use crate::style::{self, escape_control, shown_id, IdCut, Role, Theme};
 use crate::time::local_time;
 
-pub struct Blocks<'a> {
+pub(super) struct Blocks<'a> {
     pub theme: Theme,
     pub full: bool,
     pub tz: &'a TimeZone,
@@ -31,19 +31,10 @@ fn str_or(v: Option<&Value>) -> &str {
     v.and_then(Value::as_str).unwrap_or("?")
 }
 
-/// Ids as the user types them back: pi's 8-character ids whole, long ones by their prefix.
-pub fn short_id(id: &str) -> &str {
-    if id.chars().count() <= 16 {
-        id
-    } else {
-        crate::js::js_slice(id, 8)
-    }
-}
-
 impl Blocks<'_> {
     /// Writes the block of one entry (`entry` decoded in pi's shape), with an optional note on
     /// where it hangs in the tree.
-    pub fn write(
+    pub(super) fn write(
         &self,
         meta: &EntryMeta,
         id: Option<&str>,
@@ -59,29 +50,29 @@ impl Blocks<'_> {
             // Missing, unparsable, or a date jiff cannot place: keep the column.
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| format!("{:19}", "-"));
-        let id_column = id.map_or("-", short_id);
+        let id_column = id.map_or_else(|| "-".to_owned(), |id| shown_id(id, IdCut::Typed));
         let (what, mut details) = head(&meta.kind, entry, message);
         if let Some(note) = note {
-            details.push((Look::Dim, note.to_owned()));
+            details.push((Role::Muted, note.to_owned()));
         }
         let mut line = format!(
             "{}  {}  {}",
-            t.dim(&time),
-            t.yellow(&escape_control(id_column, false)),
+            t.paint(Role::Muted, &time),
+            t.paint(Role::Id, &id_column),
             t.bold(&escape_control(&what, false))
         );
         for (look, d) in details {
             let d = escape_control(&d, false);
             let d = match look {
-                Look::Error => t.red(&d),
-                _ => t.dim(&d),
+                Role::Error => t.paint(Role::Error, &d),
+                _ => t.paint(Role::Muted, &d),
             };
             line.push_str("  ");
             line.push_str(&d);
         }
         if let Some(label) = id.and_then(|id| self.labels.get(id)) {
             line.push_str("  ");
-            line.push_str(&t.yellow(&format!("[{}]", escape_control(label, false))));
+            line.push_str(&t.paint(Role::Id, &format!("[{}]", escape_control(label, false))));
         }
         writeln!(out, "{line}")?;
         let mut body = Body {
@@ -97,9 +88,9 @@ impl Blocks<'_> {
 }
 
 /// What the head line names (role or type) and its details.
-fn head(kind: &EntryKind, entry: &Value, message: Option<&Value>) -> (String, Vec<(Look, String)>) {
+fn head(kind: &EntryKind, entry: &Value, message: Option<&Value>) -> (String, Vec<(Role, String)>) {
     let mut details = Vec::new();
-    let dim = |s: String| (Look::Dim, s);
+    let dim = |s: String| (Role::Muted, s);
     let m = |k: &str| message.and_then(|m| m.get(k));
     let what = match (kind, message) {
         (EntryKind::Message, Some(_)) => {
@@ -111,19 +102,19 @@ fn head(kind: &EntryKind, entry: &Value, message: Option<&Value>) -> (String, Ve
                     }
                     match m("stopReason").and_then(Value::as_str) {
                         None | Some("stop" | "toolUse") => {}
-                        Some(other) => details.push((Look::Error, other.to_owned())),
+                        Some(other) => details.push((Role::Error, other.to_owned())),
                     }
                 }
                 "toolResult" => {
                     details.push(dim(str_or(m("toolName")).to_owned()));
                     if m("isError") == Some(&Value::Bool(true)) {
-                        details.push((Look::Error, "error".to_owned()));
+                        details.push((Role::Error, "error".to_owned()));
                     }
                 }
                 "bashExecution" => {
                     match m("exitCode").and_then(Value::as_i64) {
                         Some(0) => details.push(dim("exit 0".to_owned())),
-                        Some(code) => details.push((Look::Error, format!("exit {code}"))),
+                        Some(code) => details.push((Role::Error, format!("exit {code}"))),
                         None => {}
                     }
                     for (flag, text) in [
@@ -158,15 +149,15 @@ fn message_body(body: &mut Body, m: &Value) -> io::Result<()> {
     let get = |k: &str| m.get(k);
     match get("role").and_then(Value::as_str) {
         Some("bashExecution") => {
-            body.line(&format!("$ {}", string_or_json(get("command"))), Look::Call)?;
-            body.text(&string_or_json(get("output")), Look::Plain)?;
+            body.line(&format!("$ {}", string_or_json(get("command"))), Role::Tool)?;
+            body.text(&string_or_json(get("output")), Role::Plain)?;
             if let Some(path) = get("fullOutputPath").and_then(Value::as_str) {
-                body.line(&format!("full output: {path}"), Look::Dim)?;
+                body.line(&format!("full output: {path}"), Role::Muted)?;
             }
             Ok(())
         }
         Some("branchSummary" | "compactionSummary") => {
-            body.text(&string_or_json(get("summary")), Look::Plain)
+            body.text(&string_or_json(get("summary")), Role::Plain)
         }
         Some("system") => {
             body.content(get("content").filter(|c| c.as_str() != Some("")))?;
@@ -174,7 +165,7 @@ fn message_body(body: &mut Body, m: &Value) -> io::Result<()> {
                 for (name, text) in sections {
                     body.text(
                         &format!("[{name}] {}", string_or_json(Some(text))),
-                        Look::Dim,
+                        Role::Muted,
                     )?;
                 }
             }
@@ -187,7 +178,7 @@ fn message_body(body: &mut Body, m: &Value) -> io::Result<()> {
                         .iter()
                         .map(|t| string_or_json(t.get("name").or(Some(t))))
                         .collect();
-                    body.line(&format!("{what}: {}", names.join(", ")), Look::Dim)?;
+                    body.line(&format!("{what}: {}", names.join(", ")), Role::Muted)?;
                 }
             }
             Ok(())
@@ -195,34 +186,34 @@ fn message_body(body: &mut Body, m: &Value) -> io::Result<()> {
         Some("user" | "assistant" | "toolResult" | "custom") => {
             body.content(get("content"))?;
             if let Some(error) = get("errorMessage").and_then(Value::as_str) {
-                body.text(&format!("error: {error}"), Look::Error)?;
+                body.text(&format!("error: {error}"), Role::Error)?;
             }
             Ok(())
         }
         // A role pisess does not know: its content if it has some, else its fields.
         _ if get("content").is_some() => body.content(get("content")),
-        _ => body.line(&without(m, &["role", "timestamp"]), Look::Plain),
+        _ => body.line(&without(m, &["role", "timestamp"]), Role::Plain),
     }
 }
 
 fn entry_body(body: &mut Body, kind: &EntryKind, e: &Value) -> io::Result<()> {
     let get = |k: &str| e.get(k);
-    let target = || short_id(str_or(get("targetId"))).to_owned();
+    let target = || shown_id(str_or(get("targetId")), IdCut::Typed);
     match kind {
         EntryKind::ModelChange => {
             let model = match get("provider").and_then(Value::as_str) {
                 Some(p) => format!("{p}/{}", str_or(get("modelId"))),
                 None => str_or(get("modelId")).to_owned(),
             };
-            body.line(&model, Look::Plain)
+            body.line(&model, Role::Plain)
         }
-        EntryKind::ThinkingLevelChange => body.line(str_or(get("thinkingLevel")), Look::Plain),
-        EntryKind::Usage => body.line(&usage_line(e), Look::Plain),
+        EntryKind::ThinkingLevelChange => body.line(str_or(get("thinkingLevel")), Role::Plain),
+        EntryKind::Usage => body.line(&usage_line(e), Role::Plain),
         EntryKind::Compaction => {
-            body.text(&string_or_json(get("summary")), Look::Plain)?;
+            body.text(&string_or_json(get("summary")), Role::Plain)?;
             let mut facts = Vec::new();
             if let Some(first) = get("firstKeptEntryId").and_then(Value::as_str) {
-                facts.push(format!("kept from {}", short_id(first)));
+                facts.push(format!("kept from {}", shown_id(first, IdCut::Typed)));
             }
             if let Some(tokens) = get("tokensBefore").and_then(Value::as_f64) {
                 facts.push(format!("{} tokens before", style::tokens(tokens)));
@@ -236,19 +227,22 @@ fn entry_body(body: &mut Body, kind: &EntryKind, e: &Value) -> io::Result<()> {
             if facts.is_empty() {
                 return Ok(());
             }
-            body.line(&facts.join(" · "), Look::Dim)
+            body.line(&facts.join(" · "), Role::Muted)
         }
         EntryKind::BranchSummary => {
-            body.text(&string_or_json(get("summary")), Look::Plain)?;
+            body.text(&string_or_json(get("summary")), Role::Plain)?;
             match get("fromId").and_then(Value::as_str) {
-                Some(from) => body.line(&format!("from {}", short_id(from)), Look::Dim),
+                Some(from) => body.line(
+                    &format!("from {}", shown_id(from, IdCut::Typed)),
+                    Role::Muted,
+                ),
                 None => Ok(()),
             }
         }
         EntryKind::ContextEdit => match get("replacement") {
-            Some(Value::Null) => body.line(&format!("edit → {}: dropped", target()), Look::Plain),
+            Some(Value::Null) => body.line(&format!("edit → {}: dropped", target()), Role::Plain),
             r => {
-                body.line(&format!("edit → {}: replaced", target()), Look::Plain)?;
+                body.line(&format!("edit → {}: replaced", target()), Role::Plain)?;
                 body.content(r.and_then(|r| r.get("content")))
             }
         },
@@ -257,25 +251,30 @@ fn entry_body(body: &mut Body, kind: &EntryKind, e: &Value) -> io::Result<()> {
                 Some(l) if !l.is_empty() => l.to_owned(),
                 _ => "cleared".to_owned(),
             };
-            body.line(&format!("label → {}: {label}", target()), Look::Plain)
+            body.line(&format!("label → {}: {label}", target()), Role::Plain)
         }
         EntryKind::SessionInfo => match get("name").and_then(Value::as_str) {
-            Some(name) if !name.is_empty() => body.line(&format!("name: {name}"), Look::Plain),
-            _ => body.line("name cleared", Look::Plain),
+            Some(name) if !name.is_empty() => body.line(&format!("name: {name}"), Role::Plain),
+            _ => body.line("name cleared", Role::Plain),
         },
         EntryKind::Custom => match get("data") {
-            Some(data) => body.line(&data.to_string(), Look::Plain),
+            Some(data) => body.line(&data.to_string(), Role::Plain),
             None => Ok(()),
         },
         EntryKind::CustomMessage | EntryKind::Thinking => body.content(get("content")),
         EntryKind::ToolCall => {
-            let call = tool_call_line(get("toolName"), get("input"));
-            body.line(&format!("→ {call}"), Look::Call)
+            let call = ToolCall {
+                id: None,
+                name: get("toolName"),
+                arguments: get("input"),
+            }
+            .line(CallForm::Keys);
+            body.line(&format!("→ {call}"), Role::Tool)
         }
         // A message whose `message` is not an object, or a type pisess does not know.
         EntryKind::Message | EntryKind::Unknown(_) => body.line(
             &without(e, &["type", "id", "parentId", "timestamp"]),
-            Look::Plain,
+            Role::Plain,
         ),
     }
 }

@@ -5,8 +5,9 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::render::{cut, full_text, image_label, tool_call_line};
-use crate::style::{self, escape_control, Theme};
+use crate::model::content::{Block, CallForm, Content};
+use crate::render::{cut, full_text, image_label};
+use crate::style::{self, escape_control, Role, Theme};
 
 /// Text blocks longer than this are cut unless `--full`.
 const MAX_LINES: usize = 12;
@@ -15,36 +16,16 @@ const MAX_CHARS: usize = 1500;
 const MAX_LINE_CHARS: usize = 200;
 const INDENT: &str = "  ";
 
-/// How a piece of the body looks.
-#[derive(Clone, Copy)]
-pub enum Look {
-    Plain,
-    Dim,
-    Call,
-    Media,
-    Error,
-}
-
 /// The body of one block, written line by line.
-pub struct Body<'a> {
+pub(super) struct Body<'a> {
     pub out: &'a mut dyn Write,
     pub theme: Theme,
     pub full: bool,
 }
 
 impl Body<'_> {
-    fn paint(&self, look: Look, s: &str) -> String {
-        match look {
-            Look::Plain => s.to_owned(),
-            Look::Dim => self.theme.dim(s),
-            Look::Call => self.theme.cyan(s),
-            Look::Media => self.theme.magenta(s),
-            Look::Error => self.theme.red(s),
-        }
-    }
-
     /// Multi-line text, cut to `MAX_LINES`/`MAX_CHARS` with a marker unless `--full`.
-    pub fn text(&mut self, text: &str, look: Look) -> io::Result<()> {
+    pub(super) fn text(&mut self, text: &str, look: Role) -> io::Result<()> {
         let (kept, more_lines, more_chars) = if self.full {
             (text.trim_end_matches('\n'), 0, 0)
         } else {
@@ -55,7 +36,7 @@ impl Body<'_> {
             if line.is_empty() {
                 writeln!(self.out)?;
             } else {
-                writeln!(self.out, "{INDENT}{}", self.paint(look, line))?;
+                writeln!(self.out, "{INDENT}{}", self.theme.paint(look, line))?;
             }
         }
         if more_lines > 0 {
@@ -65,64 +46,65 @@ impl Body<'_> {
                 format!("{more_chars} more characters")
             };
             let marker = format!("… {what} (--full shows all)");
-            writeln!(self.out, "{INDENT}{}", self.theme.dim(&marker))?;
+            writeln!(
+                self.out,
+                "{INDENT}{}",
+                self.theme.paint(Role::Muted, &marker)
+            )?;
         }
         Ok(())
     }
 
     /// One line: newlines escaped, cut to `MAX_LINE_CHARS` unless `--full`.
-    pub fn line(&mut self, text: &str, look: Look) -> io::Result<()> {
+    pub(super) fn line(&mut self, text: &str, look: Role) -> io::Result<()> {
         let text = escape_control(text, false);
         let text = if self.full {
             text
         } else {
             style::truncate(&text, MAX_LINE_CHARS).into_owned().into()
         };
-        writeln!(self.out, "{INDENT}{}", self.paint(look, &text))
+        writeln!(self.out, "{INDENT}{}", self.theme.paint(look, &text))
     }
 
     /// Message content: a string, or pi's blocks (text, thinking, toolCall, image, others).
-    pub fn content(&mut self, content: Option<&Value>) -> io::Result<()> {
-        match content {
-            None | Some(Value::Null) => Ok(()),
-            Some(Value::String(s)) => self.text(s, Look::Plain),
-            Some(Value::Array(blocks)) => blocks.iter().try_for_each(|b| self.block(b)),
-            Some(other) => self.line(&other.to_string(), Look::Plain),
+    pub(super) fn content(&mut self, content: Option<&Value>) -> io::Result<()> {
+        match Content::of(content) {
+            Content::None => Ok(()),
+            Content::Text(s) => self.text(s, Role::Plain),
+            Content::Blocks(blocks) => blocks.iter().try_for_each(|b| self.block(b)),
+            Content::Other(other) => self.line(&other.to_string(), Role::Plain),
         }
     }
 
     fn block(&mut self, b: &Value) -> io::Result<()> {
-        let get = |k: &str| b.get(k);
-        match get("type").and_then(Value::as_str) {
-            Some("text") => self.text(&string_or_json(get("text")), Look::Plain),
-            Some("thinking") if get("redacted") == Some(&Value::Bool(true)) => {
-                self.line("thinking (redacted)", Look::Dim)
+        match Block::of(b) {
+            Block::Text { text } => self.text(&string_or_json(text), Role::Plain),
+            Block::Thinking { redacted: true, .. } => self.line("thinking (redacted)", Role::Muted),
+            Block::Thinking { thinking, .. } => {
+                let text = format!("thinking: {}", string_or_json(thinking));
+                self.text(&text, Role::Muted)
             }
-            Some("thinking") => {
-                let text = format!("thinking: {}", string_or_json(get("thinking")));
-                self.text(&text, Look::Dim)
+            Block::ToolCall(call) => {
+                let call = call.line(CallForm::Keys);
+                self.line(&format!("→ {call}"), Role::Tool)
             }
-            Some("toolCall") => {
-                let call = tool_call_line(get("name"), get("arguments"));
-                self.line(&format!("→ {call}"), Look::Call)
-            }
-            Some("image") => self.line(&image_label(b), Look::Media),
+            Block::Image { .. } => self.line(&image_label(b), Role::Custom),
             // Anything else (seed 000's `tool_result` blocks, future types): its name and text.
-            Some(other) => {
-                let text = match get("content").or_else(|| get("text")) {
+            Block::Other { kind, block } => {
+                let text = match block.get("content").or_else(|| block.get("text")) {
                     Some(Value::String(s)) => s.clone(),
                     c @ Some(Value::Array(_)) => full_text(c),
                     _ => String::new(),
                 };
-                self.text(&format!("[{other}] {text}"), Look::Dim)
+                self.text(&format!("[{kind}] {text}"), Role::Muted)
             }
-            None => self.line(&b.to_string(), Look::Plain),
+            Block::Untyped(b) => self.line(&b.to_string(), Role::Plain),
         }
     }
 }
 
 /// A string as is, anything else as compact JSON (absent: nothing).
-pub fn string_or_json(v: Option<&Value>) -> String {
+pub(super) fn string_or_json(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
         None | Some(Value::Null) => String::new(),

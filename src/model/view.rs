@@ -1,0 +1,382 @@
+//! [`LineView`]: the few fields of a line the index and listings read, found by the skim and
+//! decoded by serde_json only where the skim is unsure.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::content::{Block, Content};
+use super::entry::{LooseNum, LooseObj, LooseStr, Present};
+use crate::skim::{Skim, Unsure};
+
+/// The fields of a message that listings and the index need.
+#[derive(Debug, Default, Deserialize)]
+pub struct MessageView<'a> {
+    #[serde(default, borrow)]
+    pub role: LooseStr<'a>,
+    #[serde(default)]
+    pub timestamp: LooseNum,
+    /// Present and not `null`; [`message_content_text`] decodes it when needed.
+    #[serde(default)]
+    pub content: Present,
+    #[serde(default, borrow)]
+    pub usage: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub provider: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub model: LooseStr<'a>,
+}
+
+/// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
+#[derive(Debug, Default, Deserialize)]
+pub struct LineView<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub kind: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub id: LooseStr<'a>,
+    #[serde(rename = "parentId", default, borrow)]
+    pub parent_id: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub timestamp: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub message: LooseObj<MessageView<'a>>,
+    #[serde(rename = "targetId", default, borrow)]
+    pub target_id: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub label: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub name: LooseStr<'a>,
+    #[serde(default, borrow)]
+    pub usage: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub provider: LooseStr<'a>,
+    #[serde(rename = "modelId", default, borrow)]
+    pub model_id: LooseStr<'a>,
+}
+
+impl<'a> LineView<'a> {
+    /// The view of a line [`Skim`] vouches for, each kept field decoded by serde_json from its
+    /// span, so it equals what `serde_json::from_slice::<LineView>` gives; `None` when the skim
+    /// is unsure (then serde_json decides, as before). Skipping `message.content`, most of a
+    /// line, is where the time goes, and the skim does that at memory speed.
+    pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
+        let mut s = Skim::new(bytes);
+        let mut view = LineView::default();
+        each_field(&mut s, LINE_FIELDS, |key, s| {
+            match key {
+                b"type" => view.kind = loose_str(s.value())?,
+                b"id" => view.id = loose_str(s.value())?,
+                b"parentId" => view.parent_id = loose_str(s.value())?,
+                b"timestamp" => view.timestamp = loose_str(s.value())?,
+                b"message" if s.at_object() => {
+                    view.message = LooseObj(Some(MessageView::skim(s)?));
+                }
+                b"message" => view.message = decode(s.value())?,
+                b"targetId" => view.target_id = loose_str(s.value())?,
+                b"label" => view.label = loose_str(s.value())?,
+                b"name" => view.name = loose_str(s.value())?,
+                b"usage" => view.usage = decode(s.value())?,
+                b"provider" => view.provider = loose_str(s.value())?,
+                b"modelId" => view.model_id = loose_str(s.value())?,
+                _ => {
+                    s.value().ok()?;
+                }
+            }
+            Some(())
+        })?;
+        s.end().ok()?;
+        Some(view)
+    }
+}
+
+impl<'a> MessageView<'a> {
+    fn skim(s: &mut Skim<'a>) -> Option<MessageView<'a>> {
+        let mut view = MessageView::default();
+        each_field(s, MESSAGE_FIELDS, |key, s| {
+            match key {
+                b"role" => view.role = loose_str(s.value())?,
+                b"timestamp" => view.timestamp = decode(s.value())?,
+                // What `Present` decodes, without a second pass over the content.
+                b"content" => view.content = Present(s.value().ok()? != b"null"),
+                b"usage" => view.usage = decode(s.value())?,
+                b"provider" => view.provider = loose_str(s.value())?,
+                b"model" => view.model = loose_str(s.value())?,
+                _ => {
+                    s.value().ok()?;
+                }
+            }
+            Some(())
+        })?;
+        Some(view)
+    }
+}
+
+/// The serde names of [`LineView`]'s and [`MessageView`]'s fields.
+const LINE_FIELDS: &[&[u8]] = &[
+    b"type",
+    b"id",
+    b"parentId",
+    b"timestamp",
+    b"message",
+    b"targetId",
+    b"label",
+    b"name",
+    b"usage",
+    b"provider",
+    b"modelId",
+];
+const MESSAGE_FIELDS: &[&[u8]] = &[
+    b"role",
+    b"timestamp",
+    b"content",
+    b"usage",
+    b"provider",
+    b"model",
+];
+
+/// Calls `read` with each key of the object at the cursor, which must read or skip its value.
+/// A derived struct refuses a field of its own given twice, so such an object is left to
+/// serde_json (`None`).
+fn each_field<'a>(
+    s: &mut Skim<'a>,
+    fields: &[&[u8]],
+    mut read: impl FnMut(&'a [u8], &mut Skim<'a>) -> Option<()>,
+) -> Option<()> {
+    let mut members = s.object().ok()?;
+    let mut seen = 0u32;
+    while let Some(key) = s.next_key(&mut members).ok()? {
+        if let Some(bit) = fields.iter().position(|f| *f == key) {
+            if seen & 1 << bit != 0 {
+                return None;
+            }
+            seen |= 1 << bit;
+        }
+        read(key, s)?;
+    }
+    Some(())
+}
+
+/// A string field: a plain string (no escapes) is borrowed after the UTF-8 check serde_json
+/// would make, without building a deserializer for it (on sessions of small entries that was
+/// most of a line's cost); anything else goes to serde_json.
+fn loose_str(span: Result<&[u8], Unsure>) -> Option<LooseStr<'_>> {
+    let span = span.ok()?;
+    if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
+        if !inner.contains(&b'\\') {
+            let text = std::str::from_utf8(inner).ok()?;
+            return Some(LooseStr(Some(Cow::Borrowed(text))));
+        }
+    }
+    decode(Ok(span))
+}
+
+/// A kept field, decoded by serde_json from the span the skim found.
+fn decode<'a, T: Deserialize<'a>>(span: Result<&'a [u8], Unsure>) -> Option<T> {
+    serde_json::from_slice(span.ok()?).ok()
+}
+
+/// The text of a message's content as pi's listing extracts it: a string as is, else the
+/// `text` blocks joined with a space. `None` when the content is neither (pi drops such
+/// sessions from its listing; pisess lists them and treats the text as empty).
+pub fn content_text(raw: Option<&RawValue>) -> Option<String> {
+    let content = serde_json::from_str::<Value>(raw?.get()).ok()?;
+    match Content::of(Some(&content)) {
+        Content::Text(s) => Some(s.to_owned()),
+        blocks @ Content::Blocks(_) => {
+            let parts: Vec<String> = blocks
+                .blocks()
+                .filter_map(|b| match b {
+                    Block::Text { text } => Some(crate::js::js_join_element(text)),
+                    _ => None,
+                })
+                .collect();
+            Some(parts.join(" "))
+        }
+        Content::None | Content::Other(_) => None,
+    }
+}
+
+/// [`content_text`] of `message.content` in an entry line (the text a [`LineView`] was read from).
+pub fn message_content_text(line: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(default, borrow)]
+        message: LooseObj<Message<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(default, borrow)]
+        content: Option<&'a RawValue>,
+    }
+    let line: Line = serde_json::from_slice(line).ok()?;
+    content_text(line.message.0?.content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Map;
+
+    fn view(line: &str) -> LineView<'_> {
+        serde_json::from_str(line).unwrap()
+    }
+
+    #[test]
+    fn wrong_types_become_none_not_errors() {
+        let v = view(
+            r#"{"type":"message","id":5,"parentId":null,"timestamp":5,"message":{"role":42,"content":{}}}"#,
+        );
+        assert_eq!(v.kind.get(), Some("message"));
+        assert_eq!(v.id.get(), None);
+        assert_eq!(v.parent_id.get(), None);
+        assert_eq!(v.timestamp.get(), None);
+        let m = v.message.0.unwrap();
+        assert_eq!(m.role.get(), None);
+        assert_eq!(m.content, Present(true));
+    }
+
+    #[test]
+    fn content_presence_without_decoding() {
+        let present = |line: &str| view(line).message.0.unwrap().content;
+        assert_eq!(present(r#"{"message":{"role":"user"}}"#), Present(false));
+        assert_eq!(present(r#"{"message":{"content":null}}"#), Present(false));
+        assert_eq!(present(r#"{"message":{"content":"a\"b"}}"#), Present(true));
+        assert_eq!(
+            present(r#"{"message":{"content":[{"t":[1,{}]}]}}"#),
+            Present(true)
+        );
+        assert_eq!(present(r#"{"message":{"content":0}}"#), Present(true));
+        assert!(serde_json::from_str::<LineView>(r#"{"message":{"content":[1,}}"#).is_err());
+        let line = br#"{"type":"message","message":{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}"#;
+        assert_eq!(message_content_text(line).as_deref(), Some("a b"));
+        assert_eq!(message_content_text(br#"{"message":"x"}"#), None);
+    }
+
+    /// The skim is a shortcut, never a second opinion: what it vouches for, serde_json reads
+    /// the same way.
+    fn assert_skim_agrees(line: &[u8]) -> bool {
+        let Some(skimmed) = LineView::skim(line) else {
+            return false;
+        };
+        let decoded = serde_json::from_slice::<LineView>(line).unwrap_or_else(|e| {
+            panic!(
+                "skim accepted what serde_json refuses ({e}): {}",
+                String::from_utf8_lossy(line)
+            )
+        });
+        assert_eq!(
+            format!("{skimmed:?}"),
+            format!("{decoded:?}"),
+            "{}",
+            String::from_utf8_lossy(line)
+        );
+        true
+    }
+
+    #[test]
+    fn skim_vouches_only_for_what_serde_json_reads_alike() {
+        let take = [
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"x\n\"y\" \u00e9"}],"timestamp":1.5e3}}"#,
+            r#" {"type":"label","targetId":"a","label":"b\u0041","x":[1,{"y":[]}]} "#,
+            r#"{"message":{"content":null,"usage":{"input":1},"provider":"p","model":"m"},"usage":null}"#,
+            r#"{"message":[1,2],"name":{"a":1},"id":7}"#,
+            r#"{"message":"hi","modelId":"m","provider":true}"#,
+            r#"{"clé":1,"type":"x","message":{"rôle":2,"role":"user"}}"#,
+            "{\"type\":\"custom\",\"data\":\"\\ud83d\"}",
+            "{}",
+        ];
+        for line in take {
+            assert!(assert_skim_agrees(line.as_bytes()), "not skimmed: {line}");
+        }
+        // Left to serde_json: it refuses some, reads others with rules the skim does not know.
+        let leave: &[&[u8]] = &[
+            br#"{"type":"a","type":"b"}"#,
+            br#"{"message":{"role":"a","role":"b"}}"#,
+            br#"{"typ\u0065":"message"}"#,
+            b"{\"t\xffpe\":1}",
+            br#"{"message":{"timestamp":1e999}}"#,
+            br#"{"id":1e999}"#,
+            br#"[1]"#,
+            br#"{"a":1}{"b":2}"#,
+            br#"{"a":"unterminated}"#,
+            b"{\"a\":\"tab\there\"}",
+            b"{\"a\":1}\x0c",
+        ];
+        for line in leave {
+            assert!(
+                LineView::skim(line).is_none(),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        // Invalid UTF-8 inside a skipped string is serde_json's business neither.
+        assert!(assert_skim_agrees(b"{\"id\":\"a\",\"data\":\"\xff\"}"));
+    }
+
+    /// Every line of the bundled examples, and thousands of damaged copies of them: the skim
+    /// takes the intact lines, and anything it takes, damaged or not, reads alike.
+    #[test]
+    fn skim_agrees_with_serde_json_on_damaged_lines() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
+        let mut lines = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    let text = std::fs::read(&path).unwrap();
+                    lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+                }
+            }
+        }
+        let objects: Vec<_> = lines
+            .iter()
+            .filter(|l| serde_json::from_slice::<Map<String, Value>>(l).is_ok())
+            .collect();
+        let skimmed = objects.iter().filter(|l| assert_skim_agrees(l)).count();
+        assert!(objects.len() > 100);
+        // The few left to serde_json are the examples' deliberately odd lines.
+        assert!(
+            skimmed * 100 >= objects.len() * 95,
+            "{skimmed} of {}",
+            objects.len()
+        );
+
+        let specials = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'u', 0x01, 0xff,
+        ];
+        let mut next = crate::skim::rng(0x9e37_79b9_7f4a_7c15);
+        let mut took = 0;
+        for _ in 0..20_000 {
+            let mut line = objects[next(objects.len())].clone();
+            for _ in 0..=next(3) {
+                let at = next(line.len() + 1);
+                match next(4) {
+                    0 if at < line.len() => drop(line.remove(at)),
+                    1 => line.insert(at, specials[next(specials.len())]),
+                    2 if at < line.len() => line[at] = specials[next(specials.len())],
+                    _ => line.truncate(at),
+                }
+            }
+            took += usize::from(assert_skim_agrees(&line));
+        }
+        // Both sides of the shortcut were exercised.
+        assert!((2_000..18_000).contains(&took), "{took} of 20000 skimmed");
+    }
+
+    #[test]
+    fn message_of_wrong_type_is_none() {
+        let v = view(r#"{"type":"message","message":"hi"}"#);
+        assert!(v.message.0.is_none());
+    }
+
+    #[test]
+    fn escaped_strings_are_decoded() {
+        let v = view(r#"{"type":"session_info","name":"a\"b\u00e9"}"#);
+        assert_eq!(v.name.get(), Some("a\"bé"));
+    }
+}

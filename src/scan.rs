@@ -1,0 +1,373 @@
+//! Reading lines into entries: the single parser every command goes through.
+//!
+//! [`scan`] finds the header, skips blank lines as pi does, reports malformed ones as warnings,
+//! applies the v1 id migration and the seed-000 mapping, and hands each entry to the caller as a
+//! borrowed [`LineView`]. It never prints and never decides to skip a file: callers do.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::diag::Warning;
+use crate::json;
+use crate::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader};
+use crate::readahead::{self, ReadAhead};
+use crate::reader::{LineReader, RawLine};
+
+/// Why a file could not be read as a session at all.
+#[derive(Debug)]
+pub enum ScanError {
+    Io(io::Error),
+    /// The first parsable line is not a pi session header.
+    NotASession {
+        line: u64,
+        reason: NotAHeader,
+    },
+    /// No parsable line at all.
+    Empty,
+}
+
+impl fmt::Display for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            ScanError::Io(e) => write!(f, "{e}"),
+            ScanError::NotASession { line, reason } => {
+                write!(f, "line {line}: not a pi session: {reason}")
+            }
+            ScanError::Empty => f.write_str("not a pi session: the file holds no session header"),
+        }
+    }
+}
+
+impl std::error::Error for ScanError {}
+
+/// One entry as the scan hands it out.
+pub struct EntryLine<'a> {
+    /// 0-based position among the file's entries (header and skipped lines excluded).
+    pub ordinal: usize,
+    pub line: u64,
+    pub offset: u64,
+    /// Bytes on disk, terminator included.
+    pub len: u64,
+    /// The effective id: stored, or assigned by the v1 migration.
+    pub id: Option<Cow<'a, str>>,
+    pub parent: Option<Cow<'a, str>>,
+    pub kind: EntryKind,
+    pub view: &'a LineView<'a>,
+    /// The JSON text `view` was read from: the stored line, or its seed-000 mapping (or lossy
+    /// re-encoding) in pi's shape. For decoding a field the view skips.
+    pub json: &'a [u8],
+    /// The line as stored, without its `\n` (a `\r` before it is kept).
+    pub stored: &'a [u8],
+}
+
+/// What a scan learned besides the entries.
+#[derive(Debug)]
+pub struct ScanReport {
+    pub header: Header,
+    pub header_line: u64,
+    /// Where the header's stored line starts, and its length on disk (terminator included).
+    pub header_offset: u64,
+    pub header_len: u64,
+    pub entries: usize,
+    /// Malformed lines (not JSON, not an object, a second header...): each has a warning.
+    pub malformed: u64,
+    pub warnings: Vec<Warning>,
+    /// The last line had no `\n` and did not parse: pi is probably still writing it.
+    pub torn_tail: bool,
+}
+
+/// How one non-blank line parsed.
+#[allow(clippy::large_enum_variant)] // short-lived, one per line
+enum Parsed<'a> {
+    View(LineView<'a>),
+    /// An object only the slow path parses (duplicate keys, invalid UTF-8).
+    Slow,
+    /// `null`: pi skips it silently.
+    Null,
+    Bad(String),
+}
+
+fn parse_line(bytes: &[u8]) -> Parsed<'_> {
+    // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
+    // memory speed. serde_json decides the rest, the same way it always did.
+    if let Some(view) = LineView::skim(bytes) {
+        return Parsed::View(view);
+    }
+    // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
+    // fast path, so `[1,2]` is reported like any other non-object line.
+    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if is_object {
+        if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
+            // The view skips what it does not read with serde_json's `ignore_value`, which has
+            // no depth limit, while a full decode (`Session::load`) stops at 128 levels: a line
+            // nested deeper would be indexed and then fail to show. The rare line that may be
+            // is decoded in full here to decide.
+            if !json::may_be_too_deep(bytes) || json::decode(bytes).is_ok() {
+                return Parsed::View(view);
+            }
+        }
+    }
+    match json::decode(bytes) {
+        Ok(Value::Null) => Parsed::Null,
+        Ok(Value::Object(_)) => Parsed::Slow,
+        Ok(_) => Parsed::Bad("not a JSON object".to_owned()),
+        Err(e) => Parsed::Bad(json::describe_error(bytes, &e)),
+    }
+}
+
+/// What a line before the header means.
+enum HeaderStep {
+    Skip,
+    Torn,
+    Malformed(String),
+    Found(Header),
+    NotASession(NotAHeader),
+}
+
+fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
+    match parsed {
+        Parsed::Null => HeaderStep::Skip,
+        Parsed::Bad(_) if !line.terminated => HeaderStep::Torn,
+        // pi skips the line and so finds no session in the file; say why, rather than blame
+        // the entry after it for not being a header.
+        Parsed::Bad(_) if bom_before_header(line.content(), stem) => {
+            HeaderStep::NotASession(NotAHeader::ByteOrderMark)
+        }
+        Parsed::Bad(reason) => HeaderStep::Malformed(reason),
+        Parsed::View(_) | Parsed::Slow => {
+            let value = json::decode(line.content()).unwrap_or(Value::Null);
+            match Header::from_value(value, stem) {
+                Ok(h) => HeaderStep::Found(h),
+                Err(reason) => HeaderStep::NotASession(reason),
+            }
+        }
+    }
+}
+
+fn bom_before_header(bytes: &[u8], stem: &str) -> bool {
+    bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .is_some_and(|rest| json::decode(rest).is_ok_and(|v| Header::from_value(v, stem).is_ok()))
+}
+
+/// Reads only as far as the header (pi's `readSessionHeader`), for lookups by id.
+pub fn read_header(path: &Path) -> Result<Header, ScanError> {
+    let OpenedFile { file, stem, .. } = open_file(path)?;
+    read_header_of(file, &stem)
+}
+
+/// [`read_header`] of a file already open (`rm` checks the very file it is about to remove).
+pub fn read_header_of(file: File, stem: &str) -> Result<Header, ScanError> {
+    let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, file));
+    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
+        if line.is_blank() {
+            continue;
+        }
+        match header_step(parse_line(line.content()), &line, stem) {
+            HeaderStep::Found(h) => return Ok(h),
+            HeaderStep::NotASession(reason) => {
+                return Err(ScanError::NotASession {
+                    line: line.number,
+                    reason,
+                })
+            }
+            HeaderStep::Skip | HeaderStep::Torn | HeaderStep::Malformed(_) => {}
+        }
+    }
+    Err(ScanError::Empty)
+}
+
+/// Scans a whole session stream, calling `on_entry` for every entry in file order.
+///
+/// `stem` is the file name without `.jsonl`: the id of seed-000 sessions.
+pub fn scan<R: BufRead>(
+    input: R,
+    stem: &str,
+    mut on_entry: impl FnMut(&Header, &EntryLine),
+) -> Result<ScanReport, ScanError> {
+    scan_until(input, stem, |header, entry| {
+        on_entry(header, entry);
+        ControlFlow::Continue(())
+    })
+}
+
+/// [`scan`], stopped early when `on_entry` breaks (a reader that went away): the report then
+/// covers the lines read so far.
+pub fn scan_until<R: BufRead>(
+    input: R,
+    stem: &str,
+    mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
+    let mut reader = LineReader::new(input);
+    // The header, its line number, offset and length on disk.
+    let mut header: Option<(Header, u64, u64, u64)> = None;
+    let mut warnings = Vec::new();
+    let mut malformed = 0;
+    let mut torn_tail = false;
+    let mut ordinal = 0usize;
+    let mut prev_v1_id: Option<String> = None;
+
+    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
+        if line.is_blank() {
+            continue;
+        }
+        let parsed = parse_line(line.content());
+        let mut warn = |message: String| {
+            warnings.push(Warning {
+                line: Some(line.number),
+                message,
+            });
+        };
+        let Some((head, ..)) = &header else {
+            match header_step(parsed, &line, stem) {
+                HeaderStep::Skip => {}
+                HeaderStep::Torn => torn_tail = true,
+                HeaderStep::Malformed(reason) => {
+                    malformed += 1;
+                    warn(reason);
+                }
+                HeaderStep::Found(mut h) => {
+                    h.stored = line.bytes.to_vec();
+                    if line.terminated {
+                        h.stored.push(b'\n');
+                    }
+                    header = Some((h, line.number, line.offset, line.len_on_disk()));
+                }
+                HeaderStep::NotASession(reason) => {
+                    return Err(ScanError::NotASession {
+                        line: line.number,
+                        reason,
+                    })
+                }
+            }
+            continue;
+        };
+        let seed000 = head.dialect == Dialect::Seed000;
+        // seed-000 lines are mapped onto pi's shape first; the view borrows the mapped text.
+        let owned: String;
+        let view_storage: LineView;
+        let (view, json): (&LineView, &[u8]) = match parsed {
+            Parsed::Null => continue,
+            Parsed::Bad(reason) => {
+                if line.terminated {
+                    malformed += 1;
+                    warn(reason);
+                } else {
+                    torn_tail = true;
+                }
+                continue;
+            }
+            Parsed::View(v) if !seed000 => {
+                view_storage = v;
+                (&view_storage, line.content())
+            }
+            Parsed::View(_) | Parsed::Slow => {
+                let mut value = json::decode(line.content()).unwrap_or(Value::Null);
+                if seed000 {
+                    value = model::normalize_seed000(value);
+                }
+                owned = value.to_string();
+                view_storage = serde_json::from_str(&owned).unwrap_or_default();
+                (&view_storage, owned.as_bytes())
+            }
+        };
+        let kind_str = view.kind.get();
+        if matches!(kind_str, Some("session" | "session_header")) {
+            malformed += 1;
+            warn("a second session header; ignored".to_owned());
+            continue;
+        }
+        let kind = EntryKind::parse(kind_str);
+        let (id, parent) = if head.needs_v1_ids() {
+            let id = model::v1_id(ordinal + 1);
+            let parent = prev_v1_id.replace(id.clone());
+            (Some(Cow::Owned(id)), parent.map(Cow::Owned))
+        } else {
+            let parent = view
+                .parent_id
+                .get()
+                .filter(|p| !p.is_empty())
+                .map(Cow::Borrowed);
+            (view.id.get().map(Cow::Borrowed), parent)
+        };
+        let entry = EntryLine {
+            ordinal,
+            line: line.number,
+            offset: line.offset,
+            len: line.len_on_disk(),
+            id,
+            parent,
+            kind,
+            view,
+            json,
+            stored: line.bytes,
+        };
+        ordinal += 1;
+        if on_entry(head, &entry).is_break() {
+            break;
+        }
+    }
+    let (header, header_line, header_offset, header_len) = header.ok_or(ScanError::Empty)?;
+    Ok(ScanReport {
+        header,
+        header_line,
+        header_offset,
+        header_len,
+        entries: ordinal,
+        malformed,
+        warnings,
+        torn_tail,
+    })
+}
+
+/// A session file opened for reading: its stem is the id of seed-000 sessions, and its
+/// metadata (taken once) tells its size and time.
+pub struct OpenedFile {
+    pub file: File,
+    pub meta: std::fs::Metadata,
+    pub stem: String,
+}
+
+/// Opens a session file; a directory is an error, not an empty session.
+pub fn open_file(path: &Path) -> Result<OpenedFile, ScanError> {
+    let file = File::open(path).map_err(ScanError::Io)?;
+    let meta = file.metadata().map_err(ScanError::Io)?;
+    if meta.is_dir() {
+        return Err(ScanError::Io(io::Error::other("is a directory")));
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(OpenedFile { file, meta, stem })
+}
+
+/// How a scan reads a whole file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// A big file is read ahead on a second thread (see [`ReadAhead`]).
+    AheadIfBig,
+    /// On the caller's thread only: `ls` already reads one file per core.
+    OnThisThread,
+}
+
+/// The source for one scan of a whole file.
+pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRead>, ScanError> {
+    let file = &opened.file;
+    if reading == Reading::AheadIfBig && opened.meta.len() >= readahead::WORTH_A_THREAD {
+        let clone = file.try_clone().map_err(ScanError::Io)?;
+        if let Ok(reader) = ReadAhead::new(clone) {
+            return Ok(Box::new(reader));
+        }
+    }
+    Ok(Box::new(BufReader::with_capacity(
+        256 * 1024,
+        file.try_clone().map_err(ScanError::Io)?,
+    )))
+}
