@@ -84,7 +84,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'Only the path from the root to entry ID')
             [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Only entries of this type (message, compaction, label, ...); repeatable')
             [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only entries of this type (message, compaction, label, ...); repeatable')
-            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only messages of this role (user, assistant, toolResult, ...); repeatable')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only messages of this role; repeatable (another value is a usage error)')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')

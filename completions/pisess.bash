@@ -361,7 +361,7 @@ _pisess() {
                     return 0
                     ;;
                 --role)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "user assistant toolResult system bashExecution custom branchSummary compactionSummary" -- "${cur}"))
                     return 0
                     ;;
                 --session-dir)

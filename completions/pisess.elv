@@ -78,7 +78,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --leaf 'Only the path from the root to entry ID'
             cand -t 'Only entries of this type (message, compaction, label, ...); repeatable'
             cand --type 'Only entries of this type (message, compaction, label, ...); repeatable'
-            cand --role 'Only messages of this role (user, assistant, toolResult, ...); repeatable'
+            cand --role 'Only messages of this role; repeatable (another value is a usage error)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
             cand --color 'When to use colours'

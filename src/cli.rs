@@ -281,6 +281,36 @@ pub struct LsArgs {
     pub json: bool,
 }
 
+/// pi 1.6.0's message roles (`message.role`; pi-ai's three, the agent's `system`, and the
+/// coding agent's four): the only values `show --role` takes, so a typo is an error, not an
+/// empty match that a CI check reads as "none found".
+pub const PI_ROLES: [&str; 8] = [
+    "user",
+    "assistant",
+    "toolResult",
+    "system",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+];
+
+/// pi 1.6.0's entry types. `show --type` warns on any other value but still matches it: files
+/// hold types pi does not know (seed 000's dialect, newer pi versions), and pisess shows those.
+pub const PI_ENTRY_TYPES: [&str; 11] = [
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "usage",
+    "compaction",
+    "context_edit",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
+
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The session (see SESSION below); default: this project's newest
@@ -295,10 +325,14 @@ pub struct ShowArgs {
     #[arg(long, value_name = "ID")]
     pub leaf: Option<String>,
     /// Only entries of this type (message, compaction, label, ...); repeatable
+    ///
+    /// pi's types: message, model_change, thinking_level_change, usage, compaction,
+    /// context_edit, branch_summary, custom, custom_message, label, session_info. Another value
+    /// is matched as given, with a warning.
     #[arg(short = 't', long = "type", value_name = "T")]
     pub types: Vec<String>,
-    /// Only messages of this role (user, assistant, toolResult, ...); repeatable
-    #[arg(long = "role", value_name = "R")]
+    /// Only messages of this role; repeatable (another value is a usage error)
+    #[arg(long = "role", value_name = "R", value_parser = clap::builder::PossibleValuesParser::new(PI_ROLES))]
     pub roles: Vec<String>,
     /// Do not cut long text
     #[arg(long)]
