@@ -6,9 +6,14 @@
 //! and the default. A dir other than the default is "custom": flat, shared by every project, and
 //! filtered by the header `cwd`. This module only computes paths and lists directories.
 
+use std::cmp::Ordering;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
+
+use icu_collator::options::CollatorOptions;
+use icu_collator::CollatorBorrowed;
 
 use serde_json::Value;
 
@@ -327,6 +332,22 @@ fn read_setting(path: &Path, warnings: &mut Vec<String>) -> Option<Setting> {
             None
         }
     }
+}
+
+/// ICU's root collation at its default (tertiary) strength: what Node's `localeCompare` does in
+/// an English or root locale (en-US has no tailoring of its own).
+static COLLATOR: LazyLock<CollatorBorrowed<'static>> = LazyLock::new(|| {
+    CollatorBorrowed::try_new(Default::default(), CollatorOptions::default())
+        .expect("the root collation is compiled in")
+});
+
+/// `a.localeCompare(b)` for file names, as pi orders a session dir's files before reading them
+/// (`b.localeCompare(a)`, newest name first). Names are bytes as the OS gives them; Node decodes
+/// them as UTF-8 with U+FFFD for bad bytes, and so does the comparison. Distinct names can
+/// compare equal (`é` precomposed and combined): pi then keeps the directory's order, as a
+/// stable sort here does.
+pub fn name_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    COLLATOR.compare_utf8(a, b)
 }
 
 /// `*.jsonl` directly in `dir`; a missing dir has none.

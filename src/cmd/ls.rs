@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::cli::{LsArgs, SortKey};
 use crate::env::Env;
+use crate::locate::name_cmp;
 use crate::model::number;
 use crate::session::{Reading, ScanError};
 use crate::style::{self, Theme};
@@ -82,8 +83,9 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
         .map(std::mem::take)
         .map_err(|e| anyhow::anyhow!("{e}"))
         .with_context(|| format!("cannot list {}", dir.display()))?;
-    // pi reads a dir's files newest name first; `listAll` over the default root orders by mtime.
-    files.sort_by(|a, b| file_name(b).cmp(file_name(a)));
+    // pi reads a dir's files in `b.localeCompare(a)` order (newest name first); `listAll` over the
+    // default root orders by mtime. Names that tie keep the directory's order, as in pi.
+    files.sort_by(|a, b| name_cmp(file_name(b), file_name(a)));
     let mut failed = false;
     let mut sessions = Vec::with_capacity(files.len());
     for (path, result) in files.iter().zip(summarize_all(&files)) {
@@ -110,7 +112,7 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
         sessions.sort_by(|a, b| {
             b.mtime_ms
                 .cmp(&a.mtime_ms)
-                .then_with(|| file_name(&b.path).cmp(file_name(&a.path)))
+                .then_with(|| name_cmp(file_name(&b.path), file_name(&a.path)))
         });
     }
     // A stable sort, like JavaScript's: ties keep the read order above.

@@ -170,3 +170,112 @@ fn custom_dir_is_flat_and_filtered_by_header_cwd() {
     assert!(!mine.is_empty() && mine.len() < all.len());
     assert!(mine.iter().all(|r| r["cwd"] == "/home/dev/pisess"));
 }
+
+/// The committed table of names in Node's `localeCompare` order (tests/collation/gen.mjs):
+/// `[rank, name]` lines, equal ranks comparing equal.
+fn collation_table() -> Vec<(u64, String)> {
+    let text =
+        fs::read_to_string(crate::common::repo().join("tests/collation/names.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("a [rank, name] line"))
+        .collect()
+}
+
+/// pisess orders file names as pi's `localeCompare` does, checked on every pair of the table
+/// (case, `-`, `_`, `.`, digits, accents precomposed and combining, CJK), without node.
+#[test]
+fn file_names_compare_as_nodes_locale_compare() {
+    let table = collation_table();
+    assert!(table.len() > 500);
+    let mut wrong = Vec::new();
+    for (ra, a) in &table {
+        for (rb, b) in &table {
+            let ours = pisess::locate::name_cmp(a.as_bytes(), b.as_bytes());
+            if ours != ra.cmp(rb) {
+                wrong.push(format!(
+                    "{a:?} vs {b:?}: pisess {ours:?}, node {:?}",
+                    ra.cmp(rb)
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} pairs differ, e.g. {}",
+        wrong.len(),
+        wrong[..wrong.len().min(5)].join("; ")
+    );
+    // The table is not byte order: a byte sort would pass nothing above by accident.
+    let mut bytes: Vec<&String> = table.iter().map(|(_, n)| n).collect();
+    bytes.sort();
+    assert_ne!(bytes, table.iter().map(|(_, n)| n).collect::<Vec<_>>());
+}
+
+/// The table is what Node says today: regenerated and compared when node is on the PATH.
+#[test]
+fn collation_table_matches_node() {
+    let script = crate::common::repo().join("tests/collation/gen.mjs");
+    let Ok(out) = std::process::Command::new("node").arg(script).output() else {
+        eprintln!("node not found: the committed table is checked alone");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let committed =
+        fs::read_to_string(crate::common::repo().join("tests/collation/names.jsonl")).unwrap();
+    assert!(
+        String::from_utf8(out.stdout).unwrap() == committed,
+        "node orders the names differently from tests/collation/names.jsonl; regenerate it with node tests/collation/gen.mjs"
+    );
+}
+
+/// Sessions whose `modified` ties (started in the same millisecond, no messages) come out in
+/// pi's order: file names by `b.localeCompare(a)`, then stably by `modified`.
+#[test]
+fn ties_on_modified_keep_pis_name_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions/--p--");
+    fs::create_dir_all(&dir).unwrap();
+    let ids = [
+        "ci-run-1",
+        "CI-run-1",
+        "ci_run_1",
+        "ci.run.1",
+        "cirun1",
+        "ci-run-10",
+        "ci-run-2",
+        "Ci-Run-1",
+    ];
+    for id in ids {
+        let header = format!(
+            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}}"#
+        );
+        fs::write(
+            dir.join(format!("2026-01-01T00-00-00-000Z_{id}.jsonl")),
+            header + "\n",
+        )
+        .unwrap();
+    }
+    let listed: Vec<String> =
+        json_lines(&run_with(env_in(tmp.path(), "/p"), &["ls", "--json"], b""))
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_owned())
+            .collect();
+    // Node: [...].sort((a, b) => b.localeCompare(a)) on these names.
+    assert_eq!(
+        listed,
+        [
+            "cirun1",
+            "ci.run.1",
+            "ci-run-2",
+            "ci-run-10",
+            "CI-run-1",
+            "Ci-Run-1",
+            "ci-run-1",
+            "ci_run_1"
+        ]
+    );
+}
