@@ -24,7 +24,8 @@ macro_rules! session_help {
             "SESSION:\n",
             session_forms!(),
             "
-  (omitted)         $PI_SESSION_FILE, else this project's newest session (what `pi -c` resumes)
+  (omitted)         $PI_SESSION_FILE, else what `pi -c` resumes: this project's file modified
+                    last (newest modification time, not newest message); `ls` marks it *
   An ambiguous prefix or name is an error that lists the candidates.
 
 "
@@ -79,6 +80,10 @@ Environment:
 );
 
 const LS_HELP: &str = "\
+* marks the session a command without SESSION reads: $PI_SESSION_FILE when set, else
+pi -c's choice, this project's file modified last. Rows are ordered by last message, so
+after a copy or a clone the marked session need not be the top row.
+
 Examples:
   pisess ls -n 5                       the five most recent sessions of this project
   pisess ls --all --sort cost -n 10    the ten most expensive sessions of any project
@@ -313,7 +318,7 @@ pub const PI_ENTRY_TYPES: [&str; 11] = [
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The session (see SESSION below); default: this project's newest
+    /// The session (see SESSION below); default: the one `ls` marks *
     pub session: Option<OsString>,
     /// Print only this entry (id or unique prefix), in full; not with --branch, --leaf, --type,
     /// --role
@@ -361,7 +366,7 @@ pub enum TreeFilter {
 
 #[derive(Debug, Args)]
 pub struct TreeArgs {
-    /// The session (see SESSION below); default: this project's newest
+    /// The session (see SESSION below); default: the one `ls` marks *
     pub session: Option<OsString>,
     /// Which entries to draw (pi's /tree filter modes)
     #[arg(long, value_enum, default_value_t = TreeFilter::Default, value_name = "MODE")]
@@ -385,7 +390,7 @@ pub struct PathArgs {
 
 #[derive(Debug, Args)]
 pub struct ContextArgs {
-    /// The session (see SESSION below); default: this project's newest
+    /// The session (see SESSION below); default: the one `ls` marks *
     pub session: Option<OsString>,
     /// Build the context as if entry ID were the leaf
     #[arg(long, value_name = "ID")]

@@ -14,14 +14,65 @@ fn json_lines(r: &Run) -> Vec<serde_json::Value> {
 
 #[test]
 fn human_listing_of_this_project() {
-    let r = run(&["ls"]);
+    let r = run_with(default_is("0196c9f4"), &["ls"], b"");
     assert_eq!(r.code, 0, "{}", r.stderr);
     snap!("ls_webshop", r.stdout);
 }
 
+/// The examples' modification times are the checkout's, so the tests that snapshot a listing
+/// name the default session through `$PI_SESSION_FILE` (which beats pi's `-c` rule).
+fn default_is(id: &str) -> pisess::env::Env {
+    let mut env = example_env();
+    env.pi_session_file = Some(crate::show::example(id).to_string_lossy().into_owned());
+    env
+}
+
+/// The session a bare command reads is marked `*`: pi's `-c` choice, the newest file by
+/// modification time, which is not the top row when an older session was touched last.
+#[test]
+fn the_default_session_is_marked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions/--p--");
+    fs::create_dir_all(&dir).unwrap();
+    for (id, said) in [
+        ("aaaa0001", 1_767_312_000_000_u64),
+        ("bbbb0002", 1_767_398_400_000),
+    ] {
+        let text = format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n\
+             {{\"type\":\"message\",\"id\":\"m1\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"hi {id}\",\"timestamp\":{said}}}}}\n"
+        );
+        fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    }
+    // The older conversation's file was written last (a copy, a clone): pi -c resumes it.
+    let newest = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+    fs::File::options()
+        .append(true)
+        .open(dir.join("aaaa0001.jsonl"))
+        .unwrap()
+        .set_modified(newest)
+        .unwrap();
+    let r = run_with(env_in(tmp.path(), "/p"), &["ls"], b"");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", r.stdout);
+    assert!(lines[0].starts_with("  bbbb0002 "), "{}", r.stdout);
+    assert!(lines[1].starts_with("* aaaa0001 "), "{}", r.stdout);
+    // The mark is what `show` opens without SESSION.
+    let shown = run_with(env_in(tmp.path(), "/p"), &["show", "--json"], b"");
+    assert!(
+        shown.stdout.contains("\"id\":\"aaaa0001\""),
+        "{}",
+        shown.stdout
+    );
+    // JSON stays the contract's fields: no mark there.
+    let json = run_with(env_in(tmp.path(), "/p"), &["ls", "--json"], b"");
+    assert!(!json.stdout.contains('*'));
+}
+
 #[test]
 fn human_listing_of_all_projects_shows_cwd() {
-    let r = run(&["-q", "ls", "--all"]);
+    let r = run_with(default_is("0196c9f4"), &["-q", "ls", "--all"], b"");
     assert_eq!(r.code, 0);
     snap!("ls_all", r.stdout);
 }
