@@ -384,7 +384,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__tree)
-            opts="-q -h --filter --json --session-dir --cwd --color --quiet --help"
+            opts="-q -h --filter --json --ids --session-dir --cwd --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

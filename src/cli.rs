@@ -106,7 +106,8 @@ const TREE_HELP: &str = concat!(
     "Examples:
   pisess tree                          the newest session's tree
   pisess tree 0196c9f4 --filter user-only    only user messages: where the branches split
-  pisess tree --json | jq -r '.. | objects | select(.label) | \"\\(.id) \\(.label)\"'"
+  pisess tree --ids                    each entry's id, to pass to show or --leaf
+  pisess tree --json | jq -r 'select(.label) | \"\\(.id) \\(.label)\"'"
 );
 
 const PATH_HELP: &str = concat!(
@@ -371,9 +372,16 @@ pub struct TreeArgs {
     /// Which entries to draw (pi's /tree filter modes)
     #[arg(long, value_enum, default_value_t = TreeFilter::Default, value_name = "MODE")]
     pub filter: TreeFilter,
-    /// One JSON object: {sessionId, leafId, roots:[{id, type, role?, label?, active, preview, children}]}
+    /// NDJSON, one object per shown entry in display order: {id, parentId, depth, type, role?,
+    /// label?, active, leaf, preview, children}
+    ///
+    /// parentId is the shown parent (null for a root), children the number of shown children:
+    /// flat, so jq reads trees of any depth.
     #[arg(long)]
     pub json: bool,
+    /// Print each entry's id (for `show SESSION ID` and `--leaf ID`)
+    #[arg(long)]
+    pub ids: bool,
 }
 
 #[derive(Debug, Args)]
