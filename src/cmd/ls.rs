@@ -111,8 +111,8 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
     }
     if args.all && !loc.custom {
         sessions.sort_by(|a, b| {
-            b.mtime_ms
-                .cmp(&a.mtime_ms)
+            b.mtime_js
+                .total_cmp(&a.mtime_js)
                 .then_with(|| name_cmp(file_name(&b.path), file_name(&a.path)))
         });
     }

@@ -695,6 +695,12 @@ export function generateCorpus(root, { seed = 1, count = 420 } = {}) {
         // Half are header-only (modified = the header time), half end on one message at `said`.
         if (i % 2) b.message({ role: "user", content: `tie ${id}`, timestamp: said });
         place("main", b, { custom, folderCwd: "/home/dev/ties", text: b.text(), kind: "tie" });
+        // Some files differ in mtime by less than a millisecond (pi's `listAll` compares
+        // `mtimeMs`, a float with the nanoseconds in it), from the last one back.
+        if (i % 3 === 0) {
+          const secs = start / 1000 + 0.0007 - i * 0.00002;
+          fs.utimesSync(sessions.at(-1).file, secs, secs);
+        }
       });
     }
   }

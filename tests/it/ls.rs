@@ -330,3 +330,39 @@ fn ties_on_modified_keep_pis_name_order() {
         ]
     );
 }
+
+/// `ls --all` over the default root reads files newest mtime first as pi's `listAll` does, by
+/// Node's `mtimeMs` (nanoseconds included): two files written within one millisecond do not
+/// tie, so the name order does not decide between them.
+#[test]
+fn all_orders_by_mtime_below_the_millisecond() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_767_225_600_123);
+    // "a" sorts before "b" by name, so a name order would put b first (newest name first).
+    for (folder, id, offset_us) in [("--p--", "a", 700), ("--q--", "b", 200)] {
+        let dir = tmp.path().join("sessions").join(folder);
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("{id}.jsonl"));
+        fs::write(
+            &file,
+            format!("{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n"),
+        )
+        .unwrap();
+        let t = base + std::time::Duration::from_micros(offset_us);
+        fs::File::options()
+            .append(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+    let ids: Vec<String> = json_lines(&run_with(
+        env_in(tmp.path(), "/p"),
+        &["ls", "--all", "--json"],
+        b"",
+    ))
+    .iter()
+    .map(|s| s["id"].as_str().unwrap().to_owned())
+    .collect();
+    assert_eq!(ids, ["a", "b"], "a's file is 0.5 ms newer");
+}
