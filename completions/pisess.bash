@@ -361,7 +361,7 @@ _pisess() {
                     return 0
                     ;;
                 --role)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "user assistant toolResult system bashExecution custom branchSummary compactionSummary" -- "${cur}"))
                     return 0
                     ;;
                 --session-dir)
@@ -384,7 +384,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__tree)
-            opts="-q -h --filter --json --session-dir --cwd --color --quiet --help"
+            opts="-q -h --filter --json --ids --session-dir --cwd --color --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -78,7 +78,14 @@ complete -c pisess -n "__fish_pisess_using_subcommand list" -s q -l quiet -d 'No
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l leaf -d 'Only the path from the root to entry ID' -r
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s t -l type -d 'Only entries of this type (message, compaction, label, ...); repeatable' -r
-complete -c pisess -n "__fish_pisess_using_subcommand show" -l role -d 'Only messages of this role (user, assistant, toolResult, ...); repeatable' -r
+complete -c pisess -n "__fish_pisess_using_subcommand show" -l role -d 'Only messages of this role; repeatable (another value is a usage error)' -r -f -a "user\t''
+assistant\t''
+toolResult\t''
+system\t''
+bashExecution\t''
+custom\t''
+branchSummary\t''
+compactionSummary\t''"
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -100,7 +107,8 @@ complete -c pisess -n "__fish_pisess_using_subcommand tree" -l cwd -d 'Act as if
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
 always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
-complete -c pisess -n "__fish_pisess_using_subcommand tree" -l json -d 'One JSON object: {sessionId, leafId, roots:[{id, type, role?, label?, active, preview, children}]}'
+complete -c pisess -n "__fish_pisess_using_subcommand tree" -l json -d 'NDJSON, one object per shown entry in display order: {id, parentId, depth, type, role?, label?, active, leaf, preview, children}'
+complete -c pisess -n "__fish_pisess_using_subcommand tree" -l ids -d 'Print each entry\'s id (for `show SESSION ID` and `--leaf ID`)'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r

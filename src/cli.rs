@@ -29,7 +29,8 @@ macro_rules! session_help {
             "SESSION:\n",
             session_forms!(),
             "
-  (omitted)         $PI_SESSION_FILE, else this project's newest session (what `pi -c` resumes)
+  (omitted)         $PI_SESSION_FILE, else what `pi -c` resumes: this project's file modified
+                    last (newest modification time, not newest message); `ls` marks it *
 
 "
         )
@@ -83,6 +84,10 @@ Environment:
 );
 
 const LS_HELP: &str = "\
+* marks the session a command without SESSION reads: $PI_SESSION_FILE when set, else
+pi -c's choice, this project's file modified last. Rows are ordered by last message, so
+after a copy or a clone the marked session need not be the top row.
+
 Examples:
   pisess ls -n 5                       the five most recent sessions of this project
   pisess ls --all --sort cost -n 10    the ten most expensive sessions of any project
@@ -105,7 +110,8 @@ const TREE_HELP: &str = concat!(
     "Examples:
   pisess tree                          the newest session's tree
   pisess tree 0196c9f4 --filter user-only    only user messages: where the branches split
-  pisess tree --json | jq -r '.. | objects | select(.label) | \"\\(.id) \\(.label)\"'"
+  pisess tree --ids                    each entry's id, to pass to show or --leaf
+  pisess tree --json | jq -r 'select(.label) | \"\\(.id) \\(.label)\"'"
 );
 
 const PATH_HELP: &str = concat!(
@@ -287,9 +293,39 @@ pub struct LsArgs {
     pub json: bool,
 }
 
+/// pi 1.6.0's message roles (`message.role`; pi-ai's three, the agent's `system`, and the
+/// coding agent's four): the only values `show --role` takes, so a typo is an error, not an
+/// empty match that a CI check reads as "none found".
+pub const PI_ROLES: [&str; 8] = [
+    "user",
+    "assistant",
+    "toolResult",
+    "system",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+];
+
+/// pi 1.6.0's entry types. `show --type` warns on any other value but still matches it: files
+/// hold types pi does not know (seed 000's dialect, newer pi versions), and pisess shows those.
+pub const PI_ENTRY_TYPES: [&str; 11] = [
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "usage",
+    "compaction",
+    "context_edit",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
+
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The session (see SESSION below); default: this project's newest
+    /// The session (see SESSION below); default: the one `ls` marks *
     #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Print only this entry (id or unique prefix), in full; not with --branch, --leaf, --type,
@@ -302,10 +338,14 @@ pub struct ShowArgs {
     #[arg(long, value_name = "ID")]
     pub leaf: Option<String>,
     /// Only entries of this type (message, compaction, label, ...); repeatable
+    ///
+    /// pi's types: message, model_change, thinking_level_change, usage, compaction,
+    /// context_edit, branch_summary, custom, custom_message, label, session_info. Another value
+    /// is matched as given, with a warning.
     #[arg(short = 't', long = "type", value_name = "T")]
     pub types: Vec<String>,
-    /// Only messages of this role (user, assistant, toolResult, ...); repeatable
-    #[arg(long = "role", value_name = "R")]
+    /// Only messages of this role; repeatable (another value is a usage error)
+    #[arg(long = "role", value_name = "R", value_parser = clap::builder::PossibleValuesParser::new(PI_ROLES))]
     pub roles: Vec<String>,
     /// Do not cut long text
     #[arg(long)]
@@ -320,15 +360,22 @@ pub struct ShowArgs {
 
 #[derive(Debug, Args)]
 pub struct TreeArgs {
-    /// The session (see SESSION below); default: this project's newest
+    /// The session (see SESSION below); default: the one `ls` marks *
     #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Which entries to draw (pi's /tree filter modes)
     #[arg(long, value_enum, default_value_t = TreeFilter::Default, value_name = "MODE")]
     pub filter: TreeFilter,
-    /// One JSON object: {sessionId, leafId, roots:[{id, type, role?, label?, active, preview, children}]}
+    /// NDJSON, one object per shown entry in display order: {id, parentId, depth, type, role?,
+    /// label?, active, leaf, preview, children}
+    ///
+    /// parentId is the shown parent (null for a root), children the number of shown children:
+    /// flat, so jq reads trees of any depth.
     #[arg(long)]
     pub json: bool,
+    /// Print each entry's id (for `show SESSION ID` and `--leaf ID`)
+    #[arg(long)]
+    pub ids: bool,
 }
 
 #[derive(Debug, Args)]
@@ -346,7 +393,7 @@ pub struct PathArgs {
 
 #[derive(Debug, Args)]
 pub struct ContextArgs {
-    /// The session (see SESSION below); default: this project's newest
+    /// The session (see SESSION below); default: the one `ls` marks *
     #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Build the context as if entry ID were the leaf

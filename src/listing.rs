@@ -11,7 +11,7 @@ use anyhow::Context as _;
 
 use crate::diag::{Diag, Warning};
 use crate::exit::UsageError;
-use crate::locate::Location;
+use crate::locate::{name_cmp, Location};
 use crate::scan::{Reading, ScanError};
 use crate::summary::{summarize, Summary};
 use crate::time::parse_when;
@@ -83,8 +83,9 @@ pub fn list(loc: &Location, scope: Scope) -> anyhow::Result<Listing> {
     let mut files = files
         .map_err(|e| anyhow::anyhow!("{e}"))
         .with_context(|| format!("cannot list {}", dir.display()))?;
-    // pi reads a dir's files newest name first; `listAll` over the default root orders by mtime.
-    files.sort_by(|a, b| file_name(b).cmp(file_name(a)));
+    // pi reads a dir's files in `b.localeCompare(a)` order (newest name first); `listAll` over the
+    // default root orders by mtime. Names that tie keep the directory's order, as in pi.
+    files.sort_by(|a, b| name_cmp(file_name(b), file_name(a)));
     let mut listing = Listing::default();
     for (path, result) in files.iter().zip(summarize_all(&files)) {
         let problem = match result {
@@ -104,9 +105,9 @@ pub fn list(loc: &Location, scope: Scope) -> anyhow::Result<Listing> {
     }
     if scope == Scope::All && !loc.custom {
         listing.sessions.sort_by(|a, b| {
-            b.mtime_ms
-                .cmp(&a.mtime_ms)
-                .then_with(|| file_name(&b.path).cmp(file_name(&a.path)))
+            b.mtime_js
+                .total_cmp(&a.mtime_js)
+                .then_with(|| name_cmp(file_name(&b.path), file_name(&a.path)))
         });
     }
     // A stable sort, like JavaScript's: ties keep the read order above.

@@ -6,9 +6,14 @@
 //! and the default. A dir other than the default is "custom": flat, shared by every project, and
 //! filtered by the header `cwd`. This module only computes paths and lists directories.
 
+use std::cmp::Ordering;
 use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+use std::sync::LazyLock;
+
+use icu_collator::options::CollatorOptions;
+use icu_collator::CollatorBorrowed;
 
 use serde_json::Value;
 
@@ -40,8 +45,22 @@ pub struct Candidate {
     pub source: DirSource,
     /// Where the value was read (an env var name, a settings file).
     pub origin: String,
-    /// The resolved dir, or `None` when this source is unset.
+    /// The dir this source sets, resolved, even when a source before it wins; `None` when it
+    /// sets none.
     pub dir: Option<PathBuf>,
+    /// What the source holds when it sets no dir although it is present (`null`, `""`), so
+    /// `path --explain` never calls a value a file or variable holds "unset".
+    pub note: Option<String>,
+    /// A source whose mere presence hides this one: a project `sessionDir`, even `null`, replaces
+    /// the global one in pi's deep merge of the settings.
+    pub masked_by: Option<DirSource>,
+}
+
+impl Candidate {
+    /// Whether this source decides the session dir when no source before it does.
+    fn usable(&self) -> bool {
+        self.dir.is_some() && self.masked_by.is_none()
+    }
 }
 
 /// The facts resolution needs, read once from the environment (tests build them by hand).
@@ -159,45 +178,67 @@ impl Location {
         let project = read_setting(&project_file, &mut warnings);
         let global = read_setting(&global_file, &mut warnings);
 
-        let from = |v: Option<String>, base: &Path| {
-            v.filter(|s| !s.is_empty())
-                .map(|s| resolve(base, &expand_tilde(&s, home)))
+        let from = |v: &Option<String>, base: &Path| {
+            v.as_ref()
+                .filter(|s| !s.is_empty())
+                .map(|s| resolve(base, &expand_tilde(s, home)))
+        };
+        let empty_note = |v: &Option<String>| {
+            v.as_ref()
+                .filter(|s| s.is_empty())
+                .map(|_| "\"\" (empty: ignored)".to_owned())
+        };
+        let setting_note = |v: &Option<Setting>| match v {
+            Some(Setting::Null) => Some("null (sets no dir)".to_owned()),
+            Some(Setting::Ignored(raw)) => Some(format!("{raw} (not a string: ignored)")),
+            Some(Setting::Dir(s)) if s.is_empty() => Some("\"\" (empty: ignored)".to_owned()),
+            _ => None,
+        };
+        let setting_dir = |v: &Option<Setting>| match v {
+            Some(Setting::Dir(s)) => from(&Some(s.clone()), &inputs.cwd),
+            _ => None,
         };
         let candidates = vec![
             Candidate {
                 source: DirSource::Flag,
                 origin: "--session-dir".into(),
-                dir: from(inputs.flag.clone(), &inputs.process_cwd),
+                dir: from(&inputs.flag, &inputs.process_cwd),
+                note: empty_note(&inputs.flag),
+                masked_by: None,
             },
             Candidate {
                 source: DirSource::Env,
                 origin: "PI_CODING_AGENT_SESSION_DIR".into(),
-                dir: from(inputs.env_session_dir.clone(), &inputs.cwd),
+                dir: from(&inputs.env_session_dir, &inputs.cwd),
+                note: empty_note(&inputs.env_session_dir),
+                masked_by: None,
             },
             Candidate {
                 source: DirSource::ProjectSetting,
                 origin: project_file.display().to_string(),
-                dir: from(project.clone().flatten(), &inputs.cwd),
+                dir: setting_dir(&project),
+                note: setting_note(&project),
+                masked_by: None,
             },
             Candidate {
                 source: DirSource::GlobalSetting,
                 origin: global_file.display().to_string(),
+                dir: setting_dir(&global),
+                note: setting_note(&global),
                 // A project value, even null, overrides the global one (pi's deep merge).
-                dir: if project.is_some() {
-                    None
-                } else {
-                    from(global.flatten(), &inputs.cwd)
-                },
+                masked_by: project.is_some().then_some(DirSource::ProjectSetting),
             },
             Candidate {
                 source: DirSource::Default,
                 origin: root.display().to_string(),
                 dir: Some(default_dir.clone()),
+                note: None,
+                masked_by: None,
             },
         ];
         let winner = candidates
             .iter()
-            .find(|c| c.dir.is_some())
+            .find(|c| c.usable())
             .expect("the default candidate always has a dir");
         let session_dir = winner.dir.clone().unwrap_or_default();
         let custom = winner.source != DirSource::Default && session_dir != default_dir;
@@ -260,21 +301,29 @@ impl Location {
     }
 }
 
-/// `sessionDir` from a settings file: `None` when the file or key is absent,
-/// `Some(None)` when the key is present but not a usable string.
-fn read_setting(path: &Path, warnings: &mut Vec<String>) -> Option<Option<String>> {
+/// A `sessionDir` key that is present in a settings file.
+#[derive(Debug, Clone)]
+enum Setting {
+    Dir(String),
+    Null,
+    /// Neither a string nor null, as written in the file.
+    Ignored(String),
+}
+
+/// `sessionDir` from a settings file: `None` when the file or key is absent.
+fn read_setting(path: &Path, warnings: &mut Vec<String>) -> Option<Setting> {
     let text = fs::read_to_string(path).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => match map.get("sessionDir")? {
-            Value::String(s) => Some(Some(s.clone())),
-            Value::Null => Some(None),
+            Value::String(s) => Some(Setting::Dir(s.clone())),
+            Value::Null => Some(Setting::Null),
             other => {
                 warnings.push(format!(
                     "{}: sessionDir must be a string, not {other}; ignored",
                     path.display()
                 ));
-                Some(None)
+                Some(Setting::Ignored(other.to_string()))
             }
         },
         Ok(_) => None,
@@ -283,6 +332,22 @@ fn read_setting(path: &Path, warnings: &mut Vec<String>) -> Option<Option<String
             None
         }
     }
+}
+
+/// ICU's root collation at its default (tertiary) strength: what Node's `localeCompare` does in
+/// an English or root locale (en-US has no tailoring of its own).
+static COLLATOR: LazyLock<CollatorBorrowed<'static>> = LazyLock::new(|| {
+    CollatorBorrowed::try_new(Default::default(), CollatorOptions::default())
+        .expect("the root collation is compiled in")
+});
+
+/// `a.localeCompare(b)` for file names, as pi orders a session dir's files before reading them
+/// (`b.localeCompare(a)`, newest name first). Names are bytes as the OS gives them; Node decodes
+/// them as UTF-8 with U+FFFD for bad bytes, and so does the comparison. Distinct names can
+/// compare equal (`é` precomposed and combined): pi then keeps the directory's order, as a
+/// stable sort here does.
+pub fn name_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    COLLATOR.compare_utf8(a, b)
 }
 
 /// `*.jsonl` directly in `dir`; a missing dir has none.

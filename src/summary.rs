@@ -22,8 +22,11 @@ pub struct Summary {
     pub created_ms: Option<i64>,
     /// pi's `modified`: the latest user/assistant message time, else the header time, else mtime.
     pub modified_ms: i64,
-    /// The file's modification time in ms (pi's `listAll` reads files in this order).
+    /// The file's modification time in whole ms (what pi's `stats.mtime`, a `Date`, holds).
     pub mtime_ms: i64,
+    /// The same as Node's `stats.mtimeMs`: a float with the nanoseconds in it, by which pi's
+    /// `listAll` orders files, so two files written within one millisecond do not tie.
+    pub mtime_js: f64,
     pub message_count: u64,
     pub first_message: String,
     pub entries: usize,
@@ -42,12 +45,17 @@ pub struct Summary {
 pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
     let opened = open_file(path)?;
     let meta = &opened.meta;
-    let mtime_ms = meta
+    let since_epoch = meta
         .modified()
         .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok());
+    let mtime_ms = since_epoch
         .and_then(|d| i64::try_from(d.as_millis()).ok())
         .unwrap_or(0);
+    // Node's `msFromTimeSpec`: `sec * 1e3 + nsec / 1e6`, in doubles, rounding included.
+    let mtime_js = since_epoch.map_or(0.0, |d| {
+        d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6
+    });
 
     let mut name: Option<String> = None;
     let mut message_count = 0;
@@ -152,6 +160,7 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         created_ms: header_ms,
         modified_ms,
         mtime_ms,
+        mtime_js,
         message_count,
         first_message: if first_message.is_empty() {
             "(no messages)".to_owned()

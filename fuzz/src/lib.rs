@@ -116,8 +116,7 @@ fn assert_only_sgr(args: &[&str], out: &[u8]) {
     assert_plain(args, rest.as_bytes());
 }
 
-/// JSON syntax, checked without serde_json's depth limit (`tree --json` nests a chain of
-/// entries as deep as it is long).
+/// JSON syntax, checked without serde_json's depth limit (a context message may nest deeply).
 fn assert_json(args: &[&str], out: &[u8]) {
     use serde::Deserialize;
     let mut de = serde_json::Deserializer::from_slice(out);
@@ -197,9 +196,16 @@ pub fn check(data: &[u8]) {
         let r = run(args, data);
         assert_only_sgr(args, &r.out);
     }
+    // `tree --json` is NDJSON: every line one value.
+    let args = ["tree", "--json", "-"];
+    let r = run(&args, data);
+    if r.code == 0 {
+        for line in r.out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            assert_json(&args, line);
+        }
+    }
     for args in [
-        &["tree", "--json", "-"][..],
-        &["context", "--json", "-"],
+        &["context", "--json", "-"][..],
         &["context", "--llm", "--json", "-"],
     ] {
         let r = run(args, data);

@@ -10,6 +10,7 @@ use crate::env::Env;
 use crate::exit::Outcome;
 use crate::listing::{self, Scope, Window};
 use crate::model::number;
+use crate::select::{select, Selected};
 use crate::style::{self, Theme};
 use crate::summary::Summary;
 use crate::time::{relative, to_json_date};
@@ -55,7 +56,8 @@ pub fn run(
         let theme = Theme {
             enabled: env.color_stdout,
         };
-        render_human(&sessions, args.all, env, theme, out)?;
+        let default = default_path(env);
+        render_human(&sessions, args.all, default.as_deref(), env, theme, out)?;
     }
     Ok(if failed {
         Outcome::Partial
@@ -94,9 +96,20 @@ pub fn to_json(s: &Summary) -> Value {
     })
 }
 
+/// The file a command without SESSION reads: `$PI_SESSION_FILE`, else pi's `-c` choice (this
+/// project's newest file by modification time). `ls` orders by last message instead, so after a
+/// copy or a clone its top row need not be that session: the listing marks it.
+fn default_path(env: &Env) -> Option<std::path::PathBuf> {
+    match select(None, &env.location, env.pi_session_file.as_deref()) {
+        Ok(Selected::File(path)) => Some(path),
+        _ => None,
+    }
+}
+
 fn render_human(
     sessions: &[Summary],
     all: bool,
+    default: Option<&std::path::Path>,
     env: &Env,
     theme: Theme,
     out: &mut dyn Write,
@@ -113,6 +126,8 @@ fn render_human(
             ]
         })
         .collect();
+    // A mark column only when the default session is among the rows: `*` on its row.
+    let marked = sessions.iter().any(|s| Some(s.path.as_path()) == default);
     let mut widths = [0usize; 5];
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -126,7 +141,8 @@ fn render_human(
             let cwd = crate::locate::tilde(std::path::Path::new(&s.cwd), &env.inputs.home);
             title = format!("{}  {title}", style::one_line(&cwd));
         }
-        let fixed: usize = widths.iter().sum::<usize>() + 2 * widths.len();
+        let fixed: usize =
+            widths.iter().sum::<usize>() + 2 * widths.len() + if marked { 2 } else { 0 };
         if let Some(width) = env.width {
             title = style::truncate(&title, width.saturating_sub(fixed)).into_owned();
         }
@@ -144,9 +160,14 @@ fn render_human(
         } else {
             title
         };
+        let mark = match (marked, Some(s.path.as_path()) == default) {
+            (false, _) => String::new(),
+            (true, true) => format!("{} ", theme.bold("*")),
+            (true, false) => "  ".to_owned(),
+        };
         writeln!(
             out,
-            "{}  {}  {}  {}  {}  {}",
+            "{mark}{}  {}  {}  {}  {}  {}",
             theme.yellow(&pad(0, false)),
             theme.dim(&pad(1, false)),
             pad(2, true),

@@ -22,11 +22,22 @@ pub fn run(
         writeln!(out, "agent dir      {}", loc.agent_dir.display())?;
         writeln!(out, "sessions root  {}", loc.root.display())?;
         for c in &loc.candidates {
-            let value = c
-                .dir
-                .as_ref()
-                .map_or_else(|| "(unset)".to_owned(), |d| d.display().to_string());
-            let mark = if c.source == winner { "  <- used" } else { "" };
+            let value = match (&c.dir, &c.note) {
+                (Some(d), _) => d.display().to_string(),
+                (None, Some(note)) => note.clone(),
+                (None, None) => "(unset)".to_owned(),
+            };
+            // Every value a source holds is shown, with what beats it: the first usable source
+            // in order, or for the global setting a project key that replaces it in the merge.
+            let mark = if c.source == winner {
+                "  <- used".to_owned()
+            } else if let Some(by) = c.masked_by.filter(|_| c.dir.is_some() || c.note.is_some()) {
+                format!("  (overridden by {})", by.describe())
+            } else if c.dir.is_some() {
+                format!("  (overridden by {})", winner.describe())
+            } else {
+                String::new()
+            };
             writeln!(out, "{:<32} {value}{mark}", c.source.describe())?;
             if c.origin != c.source.describe() {
                 writeln!(out, "{:<32}   from {}", "", c.origin)?;

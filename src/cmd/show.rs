@@ -11,7 +11,7 @@ mod body;
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 
-use crate::cli::ShowArgs;
+use crate::cli::{ShowArgs, PI_ENTRY_TYPES};
 use crate::cmd::{find_entry, open_session};
 use crate::diag::Diag;
 use crate::env::Env;
@@ -37,6 +37,19 @@ pub fn run(
                 .to_owned(),
         )
         .into());
+    }
+    // A type pi never writes is most likely a typo; still matched, as files hold other types.
+    for t in args
+        .types
+        .iter()
+        .filter(|t| !PI_ENTRY_TYPES.contains(&t.as_str()))
+    {
+        let types = PI_ENTRY_TYPES.join(", ");
+        diag.warn(
+            "",
+            None,
+            &format!("--type {t}: not one of pi's entry types ({types})"),
+        );
     }
     if args.json && args.entry_id.is_none() && !args.branch && args.leaf.is_none() {
         stream_json(args, env, out, diag, stdin)?;

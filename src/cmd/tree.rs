@@ -1,5 +1,5 @@
 //! `pisess tree`: the entry tree as pi's `/tree` draws it (filters, layout, previews), with the
-//! active path marked; or the same tree as one JSON object.
+//! active path marked; or the same rows as NDJSON, one object per shown entry.
 //!
 //! Two passes over the entries, each decoding one entry at a time: the first decodes assistant
 //! messages only (the filter needs their text and stop reason, tool results need their calls'
@@ -50,7 +50,7 @@ pub fn run(
     if args.json {
         view.write_json(&v, out)?;
     } else {
-        view.write_human(&v, env.width, env.theme(), out)?;
+        view.write_human(&v, args.ids, env.width, env.theme(), out)?;
     }
     Ok(Outcome::Done)
 }
@@ -100,6 +100,7 @@ impl View<'_> {
     fn write_human(
         &self,
         v: &Visible,
+        ids: bool,
         width: Option<usize>,
         theme: Theme,
         out: &mut dyn Write,
@@ -120,6 +121,11 @@ impl View<'_> {
             let marker = if active { "• " } else { "" };
             let suffix = if marked == Some(i) { " ← active" } else { "" };
             let mut parts: Vec<(Tone, String)> = Vec::new();
+            // The id as `show S ID` and `--leaf ID` take it back, ahead of the label.
+            if ids {
+                let id = self.session.id(i).unwrap_or("?");
+                parts.push((Tone::Dim, format!("{id} ")));
+            }
             if let Some(label) = &self.facts[i].label {
                 parts.push((Tone::Warning, format!("[{label}] ")));
             }
@@ -142,61 +148,44 @@ impl View<'_> {
         Ok(())
     }
 
-    /// One object, nested, written with an explicit stack: a chain of 100k entries must not
-    /// recurse (neither here nor in serde).
+    /// NDJSON, one object per shown entry in display order (the human rows' order), each
+    /// naming its shown parent: flat, so jq and Python read a chain of any length (a nested
+    /// object of 100k levels is beyond both).
     fn write_json(&self, v: &Visible, out: &mut dyn Write) -> anyhow::Result<()> {
-        enum Step {
-            Open { entry: usize, first: bool },
-            Close,
-        }
-        let id_of = |i: usize| self.session.id(i);
-        let head = serde_json::json!({
-            "sessionId": self.session.header.id,
-            "leafId": self.tree.leaf.and_then(id_of),
-        });
-        // `{"sessionId":…,"leafId":…` then `,"roots":[`: the nesting is ours to write.
-        let head = head.to_string();
-        write!(out, "{},\"roots\":[", &head[..head.len() - 1])?;
-        let mut stack: Vec<Step> = v
-            .roots
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(k, &r)| Step::Open {
-                entry: r,
-                first: k == 0,
-            })
-            .collect();
-        while let Some(step) = stack.pop() {
-            let (i, first) = match step {
-                Step::Close => {
-                    out.write_all(b"]}")?;
-                    continue;
-                }
-                Step::Open { entry, first } => (entry, first),
-            };
-            if !first {
-                out.write_all(b",")?;
-            }
-            let node = self.node(i)?.to_string();
-            write!(out, "{},\"children\":[", &node[..node.len() - 1])?;
-            stack.push(Step::Close);
+        let marked = v.active_end(&self.tree.active);
+        // (entry, shown parent, depth); children pushed reversed so they pop in order.
+        let mut stack: Vec<(usize, Option<usize>, usize)> =
+            v.roots.iter().rev().map(|&r| (r, None, 0)).collect();
+        while let Some((i, parent, depth)) = stack.pop() {
             let kids = &v.children[i];
-            stack.extend(kids.iter().enumerate().rev().map(|(k, &c)| Step::Open {
-                entry: c,
-                first: k == 0,
-            }));
+            let node = self.node(i, parent, depth, kids.len(), marked == Some(i))?;
+            serde_json::to_writer(&mut *out, &node)?;
+            out.write_all(b"\n")?;
+            stack.extend(kids.iter().rev().map(|&c| (c, Some(i), depth + 1)));
         }
-        out.write_all(b"]}\n")?;
         Ok(())
     }
 
-    /// A node's own fields (no children): `{id, type, role?, label?, active, preview}`.
-    fn node(&self, i: usize) -> anyhow::Result<Value> {
+    /// One row of `--json`: `{id, parentId, depth, type, role?, label?, active, leaf, preview,
+    /// children}` (docs/json.md). `leaf` is the row the human view marks `← active`: the leaf,
+    /// or its nearest shown ancestor when the filter hides it.
+    fn node(
+        &self,
+        i: usize,
+        parent: Option<usize>,
+        depth: usize,
+        children: usize,
+        leaf: bool,
+    ) -> anyhow::Result<Value> {
         let e = &self.session.entries[i];
         let entry = self.session.load(i)?;
         let mut node = Map::new();
         node.insert("id".into(), self.session.id(i).into());
+        node.insert(
+            "parentId".into(),
+            parent.and_then(|p| self.session.id(p)).into(),
+        );
+        node.insert("depth".into(), depth.into());
         node.insert("type".into(), e.kind.as_str().into());
         if e.kind == EntryKind::Message {
             // The decoded role: migrations apply (v2's `hookMessage` is `custom`).
@@ -208,7 +197,9 @@ impl View<'_> {
             node.insert("label".into(), label.clone().into());
         }
         node.insert("active".into(), self.tree.active[i].into());
+        node.insert("leaf".into(), leaf.into());
         node.insert("preview".into(), self.preview(i, &entry).text().into());
+        node.insert("children".into(), children.into());
         Ok(Value::Object(node))
     }
 }

@@ -681,6 +681,30 @@ export function generateCorpus(root, { seed = 1, count = 420 } = {}) {
     place("main", b, { custom, folderCwd: cwd, text, kind, v1: kind === "v1" });
   }
 
+  // Sessions that tie on `modified` (started in one millisecond: batch CI runs, custom
+  // --session-id values), with ids that differ in case, punctuation, digits and accents: pi
+  // orders their files by `b.localeCompare(a)` before its stable sort by `modified`.
+  {
+    const tieIds = ["ci-run-1", "CI-run-1", "Ci-Run-1", "ci_run_1", "ci.run.1", "cirun1", "ci-run-10", "ci-run-2",
+      "batch", "Batch", "batch-a", "batch_a", "batch.a", "bätch", "résumé", "resume", "re\u0301sume", "日本", "x", "X", "01", "1"];
+    const start = nextStart();
+    const said = start + 5000;
+    for (const custom of [false, true]) {
+      tieIds.forEach((id, i) => {
+        const b = new SessionBuilder(rng, { cwd: "/home/dev/ties", start, id });
+        // Half are header-only (modified = the header time), half end on one message at `said`.
+        if (i % 2) b.message({ role: "user", content: `tie ${id}`, timestamp: said });
+        place("main", b, { custom, folderCwd: "/home/dev/ties", text: b.text(), kind: "tie" });
+        // Some files differ in mtime by less than a millisecond (pi's `listAll` compares
+        // `mtimeMs`, a float with the nanoseconds in it), from the last one back.
+        if (i % 3 === 0) {
+          const secs = start / 1000 + 0.0007 - i * 0.00002;
+          fs.utimesSync(sessions.at(-1).file, secs, secs);
+        }
+      });
+    }
+  }
+
   // Files every listing must ignore, and seed-000 dialect files (pi ignores them; pisess lists them).
   const mainSessions = path.join(groups.main.agentDir, "sessions");
   write(path.join(mainSessions, "stray-at-root.jsonl"), sessionLine(rng, nextStart(), "/home/dev/webshop"), base);
@@ -734,7 +758,7 @@ export function generateCorpus(root, { seed = 1, count = 420 } = {}) {
   }
   write(path.join(groups.edge.customDir, "UPPER.JSONL"), sessionLine(rng, nextStart(), "/home/dev/edge"), base);
 
-  groups.main.cwds = [...CWDS];
+  groups.main.cwds = [...CWDS, "/home/dev/ties"];
   groups.edge.cwds = ["/home/dev/edge", "/home/dev/other"];
   return { root, seed, groups, sessions };
 }

@@ -376,3 +376,56 @@ fn a_closed_pipe_ends_the_listing_quietly() {
     );
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// `rust-version` is a promise to packagers: every locked dependency (any target, dev ones too)
+/// must build with it. `cargo metadata` carries each package's own `rust_version`, so a
+/// `cargo update` that pulls in a crate needing a newer Rust fails here, not on a user's machine.
+#[test]
+fn rust_version_covers_every_locked_dependency() {
+    fn parse(v: &str) -> (u64, u64, u64) {
+        let mut parts = v
+            .split('.')
+            .map(|p| p.parse::<u64>().expect("numeric rust-version"));
+        let mut next = || parts.next().unwrap_or(0);
+        (next(), next(), next())
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--locked"])
+        .current_dir(repo())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        output.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let packages = metadata["packages"].as_array().unwrap();
+    let ours = packages
+        .iter()
+        .find(|p| p["name"] == "pisess")
+        .and_then(|p| p["rust_version"].as_str())
+        .expect("Cargo.toml sets rust-version");
+    let too_new: Vec<String> = packages
+        .iter()
+        .filter_map(|p| {
+            let needs = p["rust_version"].as_str()?;
+            (parse(needs) > parse(ours))
+                .then(|| format!("{} {} needs {needs}", p["name"], p["version"]))
+        })
+        .collect();
+    // Guards against a vacuous pass: the lock file does hold crates that declare a version.
+    assert!(
+        packages
+            .iter()
+            .filter(|p| p["rust_version"].is_string())
+            .count()
+            > 5
+    );
+    assert!(
+        too_new.is_empty(),
+        "rust-version = {ours} in Cargo.toml, but: {}",
+        too_new.join("; ")
+    );
+}

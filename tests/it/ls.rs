@@ -14,14 +14,65 @@ fn json_lines(r: &Run) -> Vec<serde_json::Value> {
 
 #[test]
 fn human_listing_of_this_project() {
-    let r = run(&["ls"]);
+    let r = run_with(default_is("0196c9f4"), &["ls"], b"");
     assert_eq!(r.code, 0, "{}", r.stderr);
     snap!("ls_webshop", r.stdout);
 }
 
+/// The examples' modification times are the checkout's, so the tests that snapshot a listing
+/// name the default session through `$PI_SESSION_FILE` (which beats pi's `-c` rule).
+fn default_is(id: &str) -> pisess::env::Env {
+    let mut env = example_env();
+    env.pi_session_file = Some(crate::show::example(id).to_string_lossy().into_owned());
+    env
+}
+
+/// The session a bare command reads is marked `*`: pi's `-c` choice, the newest file by
+/// modification time, which is not the top row when an older session was touched last.
+#[test]
+fn the_default_session_is_marked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions/--p--");
+    fs::create_dir_all(&dir).unwrap();
+    for (id, said) in [
+        ("aaaa0001", 1_767_312_000_000_u64),
+        ("bbbb0002", 1_767_398_400_000),
+    ] {
+        let text = format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n\
+             {{\"type\":\"message\",\"id\":\"m1\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"hi {id}\",\"timestamp\":{said}}}}}\n"
+        );
+        fs::write(dir.join(format!("{id}.jsonl")), text).unwrap();
+    }
+    // The older conversation's file was written last (a copy, a clone): pi -c resumes it.
+    let newest = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+    fs::File::options()
+        .append(true)
+        .open(dir.join("aaaa0001.jsonl"))
+        .unwrap()
+        .set_modified(newest)
+        .unwrap();
+    let r = run_with(env_in(tmp.path(), "/p"), &["ls"], b"");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", r.stdout);
+    assert!(lines[0].starts_with("  bbbb0002 "), "{}", r.stdout);
+    assert!(lines[1].starts_with("* aaaa0001 "), "{}", r.stdout);
+    // The mark is what `show` opens without SESSION.
+    let shown = run_with(env_in(tmp.path(), "/p"), &["show", "--json"], b"");
+    assert!(
+        shown.stdout.contains("\"id\":\"aaaa0001\""),
+        "{}",
+        shown.stdout
+    );
+    // JSON stays the contract's fields: no mark there.
+    let json = run_with(env_in(tmp.path(), "/p"), &["ls", "--json"], b"");
+    assert!(!json.stdout.contains('*'));
+}
+
 #[test]
 fn human_listing_of_all_projects_shows_cwd() {
-    let r = run(&["-q", "ls", "--all"]);
+    let r = run_with(default_is("0196c9f4"), &["-q", "ls", "--all"], b"");
     assert_eq!(r.code, 0);
     snap!("ls_all", r.stdout);
 }
@@ -169,4 +220,149 @@ fn custom_dir_is_flat_and_filtered_by_header_cwd() {
     ));
     assert!(!mine.is_empty() && mine.len() < all.len());
     assert!(mine.iter().all(|r| r["cwd"] == "/home/dev/pisess"));
+}
+
+/// The committed table of names in Node's `localeCompare` order (tests/collation/gen.mjs):
+/// `[rank, name]` lines, equal ranks comparing equal.
+fn collation_table() -> Vec<(u64, String)> {
+    let text =
+        fs::read_to_string(crate::common::repo().join("tests/collation/names.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("a [rank, name] line"))
+        .collect()
+}
+
+/// pisess orders file names as pi's `localeCompare` does, checked on every pair of the table
+/// (case, `-`, `_`, `.`, digits, accents precomposed and combining, CJK), without node.
+#[test]
+fn file_names_compare_as_nodes_locale_compare() {
+    let table = collation_table();
+    assert!(table.len() > 500);
+    let mut wrong = Vec::new();
+    for (ra, a) in &table {
+        for (rb, b) in &table {
+            let ours = pisess::locate::name_cmp(a.as_bytes(), b.as_bytes());
+            if ours != ra.cmp(rb) {
+                wrong.push(format!(
+                    "{a:?} vs {b:?}: pisess {ours:?}, node {:?}",
+                    ra.cmp(rb)
+                ));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} pairs differ, e.g. {}",
+        wrong.len(),
+        wrong[..wrong.len().min(5)].join("; ")
+    );
+    // The table is not byte order: a byte sort would pass nothing above by accident.
+    let mut bytes: Vec<&String> = table.iter().map(|(_, n)| n).collect();
+    bytes.sort();
+    assert_ne!(bytes, table.iter().map(|(_, n)| n).collect::<Vec<_>>());
+}
+
+/// The table is what Node says today: regenerated and compared when node is on the PATH.
+#[test]
+fn collation_table_matches_node() {
+    let script = crate::common::repo().join("tests/collation/gen.mjs");
+    let Ok(out) = std::process::Command::new("node").arg(script).output() else {
+        eprintln!("node not found: the committed table is checked alone");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let committed =
+        fs::read_to_string(crate::common::repo().join("tests/collation/names.jsonl")).unwrap();
+    assert!(
+        String::from_utf8(out.stdout).unwrap() == committed,
+        "node orders the names differently from tests/collation/names.jsonl; regenerate it with node tests/collation/gen.mjs"
+    );
+}
+
+/// Sessions whose `modified` ties (started in the same millisecond, no messages) come out in
+/// pi's order: file names by `b.localeCompare(a)`, then stably by `modified`.
+#[test]
+fn ties_on_modified_keep_pis_name_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions/--p--");
+    fs::create_dir_all(&dir).unwrap();
+    let ids = [
+        "ci-run-1",
+        "CI-run-1",
+        "ci_run_1",
+        "ci.run.1",
+        "cirun1",
+        "ci-run-10",
+        "ci-run-2",
+        "Ci-Run-1",
+    ];
+    for id in ids {
+        let header = format!(
+            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}}"#
+        );
+        fs::write(
+            dir.join(format!("2026-01-01T00-00-00-000Z_{id}.jsonl")),
+            header + "\n",
+        )
+        .unwrap();
+    }
+    let listed: Vec<String> =
+        json_lines(&run_with(env_in(tmp.path(), "/p"), &["ls", "--json"], b""))
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_owned())
+            .collect();
+    // Node: [...].sort((a, b) => b.localeCompare(a)) on these names.
+    assert_eq!(
+        listed,
+        [
+            "cirun1",
+            "ci.run.1",
+            "ci-run-2",
+            "ci-run-10",
+            "CI-run-1",
+            "Ci-Run-1",
+            "ci-run-1",
+            "ci_run_1"
+        ]
+    );
+}
+
+/// `ls --all` over the default root reads files newest mtime first as pi's `listAll` does, by
+/// Node's `mtimeMs` (nanoseconds included): two files written within one millisecond do not
+/// tie, so the name order does not decide between them.
+#[test]
+fn all_orders_by_mtime_below_the_millisecond() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_767_225_600_123);
+    // "a" sorts before "b" by name, so a name order would put b first (newest name first).
+    for (folder, id, offset_us) in [("--p--", "a", 700), ("--q--", "b", 200)] {
+        let dir = tmp.path().join("sessions").join(folder);
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("{id}.jsonl"));
+        fs::write(
+            &file,
+            format!("{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n"),
+        )
+        .unwrap();
+        let t = base + std::time::Duration::from_micros(offset_us);
+        fs::File::options()
+            .append(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+    let ids: Vec<String> = json_lines(&run_with(
+        env_in(tmp.path(), "/p"),
+        &["ls", "--all", "--json"],
+        b"",
+    ))
+    .iter()
+    .map(|s| s["id"].as_str().unwrap().to_owned())
+    .collect();
+    assert_eq!(ids, ["a", "b"], "a's file is 0.5 ms newer");
 }

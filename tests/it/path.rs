@@ -1,6 +1,8 @@
 //! `path`: the dir pi uses, a session's file, the root, and `--explain`.
 
-use crate::common::{examples_agent_dir, run};
+use std::fs;
+
+use crate::common::{env_in, examples_agent_dir, run, run_with};
 use crate::snap;
 
 #[test]
@@ -56,6 +58,72 @@ fn explain_lists_every_source_and_the_winner() {
         .stdout
         .replace(&examples_agent_dir().display().to_string(), "<agent>");
     snap!("path_explain_default", text);
+}
+
+/// Every source that holds a value shows it, with what beats it: a global `sessionDir` hidden by
+/// the project's is not "(unset)", and a project `null` is shown as the null it is.
+#[test]
+fn explain_shows_overridden_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let agent = tmp.path().join("agent");
+    let proj = tmp.path().join("proj");
+    fs::create_dir_all(&agent).unwrap();
+    fs::create_dir_all(proj.join(".pi")).unwrap();
+    fs::write(
+        agent.join("settings.json"),
+        r#"{"sessionDir": "/global/s"}"#,
+    )
+    .unwrap();
+    fs::write(proj.join(".pi/settings.json"), r#"{"sessionDir": "rel/s"}"#).unwrap();
+    let cwd = proj.to_str().unwrap();
+    let shown = |env, args: &[&str]| {
+        let r = run_with(env, args, b"");
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let tmp = tmp.path().to_str().unwrap();
+        let folder = pisess::locate::encode_cwd(tmp);
+        r.stdout
+            .replace(tmp, "<tmp>")
+            .replace(folder.strip_suffix("--").unwrap(), "--<tmp>")
+    };
+    let mut env = env_in(&agent, cwd);
+    env.inputs.env_session_dir = Some("/env/s".into());
+    snap!(
+        "path_explain_every_source",
+        shown(env, &["path", "--explain", "--session-dir", "/flag/s"])
+    );
+
+    // The project setting wins over the global one, which is shown with what beats it.
+    let text = shown(env_in(&agent, cwd), &["path", "--explain"]);
+    let line = |prefix: &str| {
+        text.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} line in {text}"))
+            .to_owned()
+    };
+    assert_eq!(
+        line("sessionDir in project"),
+        "sessionDir in project settings   <tmp>/proj/rel/s  <- used"
+    );
+    assert_eq!(
+        line("sessionDir in global"),
+        "sessionDir in global settings    /global/s  (overridden by sessionDir in project settings)"
+    );
+
+    // A project null still replaces the global value (pi's deep merge): the default is used.
+    fs::write(proj.join(".pi/settings.json"), r#"{"sessionDir": null}"#).unwrap();
+    let text = shown(env_in(&agent, cwd), &["path", "--explain"]);
+    assert!(
+        text.contains("sessionDir in project settings   null (sets no dir)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("/global/s  (overridden by sessionDir in project settings)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<- used\n                                   from <tmp>/agent/sessions"),
+        "{text}"
+    );
 }
 
 /// An environment value that is not UTF-8 reads as Node reads it for pi: U+FFFD for each bad

@@ -183,6 +183,44 @@ fn type_and_role_filters() {
     assert_eq!(human.matches("  assistant  ").count(), 8);
 }
 
+/// A role typo is a usage error naming pi's roles (a CI check "no tool errors" must not pass on
+/// `--role toolresult`); a type typo is matched as given but warned about.
+#[test]
+fn unknown_roles_are_refused_and_unknown_types_warned() {
+    let path = example("0196c3c5");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pisess"))
+        .args(["show", path.to_str().unwrap(), "--role", "toolresult"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    for role in pisess::cli::PI_ROLES {
+        assert!(err.contains(role), "{role} not listed in: {err}");
+    }
+    // Every pi role is accepted.
+    for role in pisess::cli::PI_ROLES {
+        let r = run(&["show", path.to_str().unwrap(), "--role", role]);
+        assert_eq!(r.code, 0, "--role {role}: {}", r.stderr);
+    }
+
+    let r = run(&["show", path.to_str().unwrap(), "--type", "mesage"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.stdout, "");
+    assert!(
+        r.stderr
+            .starts_with("pisess: warning: --type mesage: not one of pi's entry types (message, "),
+        "{}",
+        r.stderr
+    );
+    let r = run(&["show", path.to_str().unwrap(), "-q", "--type", "mesage"]);
+    assert_eq!(r.stderr, "", "-q hides the warning");
+    for t in pisess::cli::PI_ENTRY_TYPES {
+        let r = run(&["show", path.to_str().unwrap(), "--type", t]);
+        assert_eq!(r.stderr, "", "--type {t} is pi's");
+    }
+}
+
 #[test]
 fn json_round_trips_every_well_formed_file() {
     let mut checked = 0;

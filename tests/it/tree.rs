@@ -104,13 +104,47 @@ fn other_examples_draw() {
 
 #[test]
 fn json_of_the_branched_session() {
-    let out = tree("0196c9f4", &["--json"]);
-    assert_eq!(out.lines().count(), 1);
-    let v: Value = serde_json::from_str(&out).unwrap();
+    let rows = json_rows(&tree("0196c9f4", &["--json"]));
     snap!(
         "tree_branched_json",
-        serde_json::to_string_pretty(&v).unwrap()
+        serde_json::to_string_pretty(&rows).unwrap()
     );
+    // Display order: the human tree's rows, read back through `--ids`.
+    let human = tree("0196c9f4", &["--ids"]);
+    let human_ids: Vec<&str> = human
+        .lines()
+        .map(|l| {
+            let l = l.trim_start_matches([' ', '│', '├', '└', '─', '•']);
+            l.split(' ').next().unwrap()
+        })
+        .collect();
+    let json_ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(human_ids, json_ids);
+    // The one `← active` row is the one `leaf` row.
+    let marked = human.lines().position(|l| l.ends_with("← active"));
+    assert_eq!(marked, rows.iter().position(|r| r["leaf"] == true));
+    assert_eq!(rows.iter().filter(|r| r["leaf"] == true).count(), 1);
+}
+
+/// `tree --json`: one object a line, every line one object.
+fn json_rows(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("every line is one JSON object"))
+        .collect()
+}
+
+#[test]
+fn ids_are_printed_before_each_entry() {
+    let plain = tree("0196c9f4", &[]);
+    let with_ids = tree("0196c9f4", &["--ids"]);
+    let rows = json_rows(&tree("0196c9f4", &["--json"]));
+    assert_eq!(plain.lines().count(), with_ids.lines().count());
+    for ((p, w), r) in plain.lines().zip(with_ids.lines()).zip(&rows) {
+        let id = r["id"].as_str().unwrap();
+        // The same row with `ID ` inserted after the connectors and the active marker.
+        let cut = p.len() - p.trim_start_matches([' ', '│', '├', '└', '─', '•']).len();
+        assert_eq!(w, format!("{}{id} {}", &p[..cut], &p[cut..]), "{w}");
+    }
 }
 
 /// What the file says, walked here without pisess: entries with ids, their parents, and which
@@ -165,24 +199,34 @@ fn expected_edges(text: &str) -> (Edges, String) {
 type Edges = BTreeSet<(Option<String>, String)>;
 
 /// The edges of `tree --json`, every id in it (each must appear once) and the active flags.
-fn json_edges(v: &Value) -> (Edges, Vec<String>, BTreeMap<String, bool>) {
+/// Checks on the way that the rows are a pre-order walk: a parent comes before its children,
+/// `depth` is its parent's plus one, and `children` counts the rows that name it as parent.
+fn json_edges(rows: &[Value]) -> (Edges, Vec<String>, BTreeMap<String, bool>) {
     let mut edges = BTreeSet::new();
     let mut ids = Vec::new();
     let mut active = BTreeMap::new();
-    let mut stack: Vec<(Option<String>, &Value)> = v["roots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| (None, n))
-        .collect();
-    while let Some((parent, node)) = stack.pop() {
-        let id = node["id"].as_str().unwrap().to_owned();
+    let mut depth: HashMap<String, u64> = HashMap::new();
+    let mut children: HashMap<String, u64> = HashMap::new();
+    for row in rows {
+        let id = row["id"].as_str().unwrap().to_owned();
+        let parent = row["parentId"].as_str().map(str::to_owned);
+        let want_depth = parent.as_ref().map_or(0, |p| depth[p] + 1);
+        assert_eq!(row["depth"], want_depth, "{row}");
+        if let Some(p) = &parent {
+            *children.get_mut(p).expect("the parent's row came first") += 1;
+        }
+        depth.insert(id.clone(), want_depth);
+        children.insert(id.clone(), 0);
         edges.insert((parent, id.clone()));
         ids.push(id.clone());
-        active.insert(id.clone(), node["active"].as_bool().unwrap());
-        for child in node["children"].as_array().unwrap() {
-            stack.push((Some(id.clone()), child));
-        }
+        active.insert(id.clone(), row["active"].as_bool().unwrap());
+    }
+    for row in rows {
+        assert_eq!(
+            row["children"],
+            children[row["id"].as_str().unwrap()],
+            "{row}"
+        );
     }
     (edges, ids, active)
 }
@@ -202,9 +246,9 @@ fn json_shape_matches_an_independent_walk_of_the_file() {
             continue;
         }
         let r = ok(&["tree", path.to_str().unwrap(), "--filter", "all", "--json"]);
-        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        let rows = json_rows(&r.stdout);
         let (want, leaf) = expected_edges(&text);
-        let (got, ids, active) = json_edges(&v);
+        let (got, ids, active) = json_edges(&rows);
         assert_eq!(got, want, "{}", path.display());
         let unique: BTreeSet<&String> = ids.iter().collect();
         assert_eq!(
@@ -213,8 +257,14 @@ fn json_shape_matches_an_independent_walk_of_the_file() {
             "each entry once: {}",
             path.display()
         );
-        assert_eq!(v["leafId"], leaf.as_str());
-        assert_eq!(v["sessionId"], header["id"]);
+        // `leaf` marks the leaf itself when it is shown (`--filter all` hides only usage
+        // entries and tool-only assistant messages that are not the leaf).
+        let leaf_rows: Vec<&Value> = rows.iter().filter(|r| r["leaf"] == true).collect();
+        assert_eq!(leaf_rows.len(), 1, "{}", path.display());
+        if ids.contains(&leaf) {
+            assert_eq!(leaf_rows[0]["id"], leaf.as_str(), "{}", path.display());
+        }
+        assert_eq!(leaf_rows[0]["active"], true);
         // Active: the leaf and its ancestors, nothing else.
         let parents: HashMap<String, Option<String>> = text
             .lines()
@@ -270,8 +320,9 @@ fn a_parent_cycle_is_cut_with_a_warning() {
         "{}",
         r.stderr
     );
-    let json: Value = serde_json::from_str(&ok(&["tree", &path, "--json"]).stdout).unwrap();
-    assert_eq!(json["roots"].as_array().unwrap().len(), 1);
+    let rows = json_rows(&ok(&["tree", &path, "--json"]).stdout);
+    assert_eq!(rows.iter().filter(|r| r["parentId"].is_null()).count(), 1);
+    assert_eq!(rows.len(), 3);
 }
 
 #[test]
@@ -291,11 +342,23 @@ fn a_deep_chain_neither_recurses_nor_drifts_right() {
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let (_tmp, path) = temp_session(&refs);
     let json = ok(&["tree", &path, "--json"]).stdout;
-    // serde_json would refuse to parse 100k levels (and recursion is what this test is
-    // about), so count instead.
-    assert_eq!(json.matches("\"id\":").count(), N);
-    assert_eq!(json.matches('[').count(), json.matches(']').count());
-    assert!(json.ends_with("]}]}]}\n"));
+    // Flat: every row parses on its own, however deep the chain.
+    let rows = json_rows(&json);
+    assert_eq!(rows.len(), N);
+    let last = &rows[N - 1];
+    assert_eq!(
+        (&last["id"], &last["parentId"]),
+        (&"n99999".into(), &"n99998".into())
+    );
+    assert_eq!(last["depth"], N - 1);
+    assert!(json.lines().all(|l| l.len() < 300), "no row holds another");
+    // jq (1.6 failed from about 90 levels of the nested form) reads it whole.
+    if let Some(out) = jq(
+        &json,
+        &["-s", "-c", "[length, (map(.depth) | max), .[-1].leaf]"],
+    ) {
+        assert_eq!(out, format!("[{N},{},true]\n", N - 1));
+    }
     let human = ok(&["tree", &path]).stdout;
     assert_eq!(human.lines().count(), N);
     assert!(human.lines().all(|l| l.starts_with("• user: m")));
@@ -339,9 +402,39 @@ fn colour_marks_the_active_path_bold() {
 fn empty_session() {
     let (_tmp, path) = temp_session(&[HEADER]);
     assert_eq!(ok(&["tree", &path]).stdout, "(no entries)\n");
-    let v: Value = serde_json::from_str(&ok(&["tree", &path, "--json"]).stdout).unwrap();
     assert_eq!(
-        v,
-        serde_json::json!({"sessionId":"s1","leafId":null,"roots":[]})
+        ok(&["tree", &path, "--json"]).stdout,
+        "",
+        "no entries, no rows"
     );
+}
+
+/// `jq ARGS` on `input`, or `None` when jq is not installed (the shape is checked without it).
+fn jq(input: &str, args: &[&str]) -> Option<String> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = match Command::new("jq")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(_) => {
+            eprintln!("jq not found: the rows were checked with serde_json alone");
+            return None;
+        }
+    };
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_owned();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        out.status.success(),
+        "jq failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(String::from_utf8(out.stdout).unwrap())
 }
