@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::diag::Warning;
-use crate::model::{message_content_text, EntryKind, Usage};
+use crate::model::{message_call_facts, message_content_text, EntryKind, Usage};
 use crate::scan::{open_file, scan, whole_file, Reading, ScanError};
 use crate::time::parse_js_date;
 
@@ -27,7 +27,10 @@ pub struct Summary {
     /// The same as Node's `stats.mtimeMs`: a float with the nanoseconds in it, by which pi's
     /// `listAll` orders files, so two files written within one millisecond do not tie.
     pub mtime_js: f64,
+    /// Entries of type `message`: pi's `messageCount`, and `totalMessages` of its `/session`.
     pub message_count: u64,
+    /// pi's `/session` counts (`AgentSession.getSessionStats`).
+    pub counts: Counts,
     pub first_message: String,
     pub entries: usize,
     pub leaf_id: Option<String>,
@@ -39,6 +42,19 @@ pub struct Summary {
     pub bytes: u64,
     pub malformed_lines: u64,
     pub warnings: Vec<Warning>,
+}
+
+/// The message counts of pi's `/session` (its `getSessionStats`), and the tool results that
+/// report an error, over every entry of the file (not only the active branch), as pi counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub user_messages: u64,
+    pub assistant_messages: u64,
+    /// Content blocks of type `toolCall` in assistant messages.
+    pub tool_calls: u64,
+    pub tool_results: u64,
+    /// Tool results with `isError: true`.
+    pub tool_errors: u64,
 }
 
 /// Reads one file into a summary.
@@ -59,6 +75,7 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
 
     let mut name: Option<String> = None;
     let mut message_count = 0;
+    let mut counts = Counts::default();
     let mut first_message = String::new();
     let mut last_activity: Option<f64> = None;
     let mut usage = Usage::default();
@@ -114,6 +131,18 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
             return;
         };
         let role = m.role.get();
+        match role {
+            Some("user") => counts.user_messages += 1,
+            Some("assistant") => {
+                counts.assistant_messages += 1;
+                counts.tool_calls += message_call_facts(e.json).tool_calls;
+            }
+            Some("toolResult") => {
+                counts.tool_results += 1;
+                counts.tool_errors += u64::from(message_call_facts(e.json).is_error);
+            }
+            _ => {}
+        }
         if matches!(role, Some("assistant" | "toolResult")) {
             if let Some(u) = m.usage.and_then(Usage::from_raw) {
                 usage.add(&u);
@@ -162,6 +191,7 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         mtime_ms,
         mtime_js,
         message_count,
+        counts,
         first_message: if first_message.is_empty() {
             "(no messages)".to_owned()
         } else {
@@ -202,6 +232,14 @@ mod tests {
         assert_eq!(s.id, "sid");
         assert_eq!(s.name.as_deref(), Some("named"));
         assert_eq!(s.message_count, 3);
+        let counts = Counts {
+            user_messages: 1,
+            assistant_messages: 1,
+            tool_calls: 0,
+            tool_results: 1,
+            tool_errors: 0,
+        };
+        assert_eq!(s.counts, counts);
         assert_eq!(s.first_message, "fix it");
         assert_eq!(s.modified_ms, 1_767_225_602_000);
         assert_eq!(s.usage.total_tokens(), 118.0);

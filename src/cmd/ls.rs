@@ -93,6 +93,12 @@ pub fn to_json(s: &Summary) -> Value {
         "models": s.models,
         "bytes": s.bytes,
         "malformedLines": s.malformed_lines,
+        "userMessages": s.counts.user_messages,
+        "assistantMessages": s.counts.assistant_messages,
+        "toolCalls": s.counts.tool_calls,
+        "toolResults": s.counts.tool_results,
+        "totalMessages": s.message_count,
+        "toolErrors": s.counts.tool_errors,
     })
 }
 

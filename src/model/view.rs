@@ -214,10 +214,94 @@ pub fn message_content_text(line: &[u8]) -> Option<String> {
     content_text(line.message.0?.content)
 }
 
+/// What pi's `/session` counts of a message beyond its role: the tool calls of an assistant
+/// message (content blocks whose `type` is `toolCall`, as `getSessionStats` counts them) and
+/// whether a tool result says `isError: true`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct CallFacts {
+    pub tool_calls: u64,
+    pub is_error: bool,
+}
+
+/// [`CallFacts`] of a message line. The content is decoded only when the line's bytes could
+/// hold the key or type: as written, or behind a `\u` escape (which JSON.stringify never uses
+/// for letters, so pi's own files are decided by the bytes alone).
+pub fn message_call_facts(line: &[u8]) -> CallFacts {
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(default, borrow)]
+        message: LooseObj<Message<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(default, borrow)]
+        content: Option<&'a RawValue>,
+        #[serde(rename = "isError", default)]
+        is_error: Option<serde_json::Value>,
+    }
+    #[derive(Deserialize)]
+    struct Typed<'a> {
+        #[serde(rename = "type", default, borrow)]
+        kind: LooseStr<'a>,
+    }
+    let may_hold = |word: &[u8]| {
+        memchr::memmem::find(line, word).is_some() || memchr::memmem::find(line, b"\\u").is_some()
+    };
+    if !may_hold(b"toolCall") && !may_hold(b"isError") {
+        return CallFacts::default();
+    }
+    let Ok(Line {
+        message: LooseObj(Some(m)),
+    }) = serde_json::from_slice::<Line>(line)
+    else {
+        return CallFacts::default();
+    };
+    let tool_calls = m
+        .content
+        .and_then(|raw| serde_json::from_str::<Vec<LooseObj<Typed>>>(raw.get()).ok())
+        .map_or(0, |blocks| {
+            blocks
+                .iter()
+                .filter(|b| {
+                    b.0.as_ref()
+                        .is_some_and(|t| t.kind.get() == Some("toolCall"))
+                })
+                .count() as u64
+        });
+    CallFacts {
+        tool_calls,
+        is_error: m.is_error == Some(serde_json::Value::Bool(true)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::Map;
+
+    #[test]
+    fn tool_calls_and_errors_as_pi_counts_them() {
+        let facts = |line: &str| message_call_facts(line.as_bytes());
+        assert_eq!(
+            facts(
+                r#"{"message":{"role":"assistant","content":[{"type":"toolCall"},{"type":"text"},{"type":"toolCall"},"x",{"type":5}]}}"#
+            ),
+            CallFacts {
+                tool_calls: 2,
+                is_error: false
+            }
+        );
+        // Escaped letters still spell the type.
+        assert_eq!(
+            facts(r#"{"message":{"content":[{"type":"tool\u0043all"}]}}"#).tool_calls,
+            1
+        );
+        // Content that is not an array holds no calls (pi's Array.isArray).
+        assert_eq!(facts(r#"{"message":{"content":"toolCall"}}"#).tool_calls, 0);
+        assert!(facts(r#"{"message":{"role":"toolResult","isError":true}}"#).is_error);
+        assert!(!facts(r#"{"message":{"role":"toolResult","isError":"true"}}"#).is_error);
+        assert_eq!(facts("not json toolCall"), CallFacts::default());
+    }
 
     fn view(line: &str) -> LineView<'_> {
         serde_json::from_str(line).unwrap()

@@ -108,8 +108,27 @@ fn json_has_the_contract_fields_in_pi_order() {
             "usage",
             "models",
             "bytes",
-            "malformedLines"
+            "malformedLines",
+            "userMessages",
+            "assistantMessages",
+            "toolCalls",
+            "toolResults",
+            "totalMessages",
+            "toolErrors"
         ]
+    );
+    // The counts add up as pi's `/session` counts do, on every row.
+    for r in &rows {
+        let n = |k: &str| r[k].as_u64().unwrap();
+        assert_eq!(n("totalMessages"), n("messageCount"));
+        assert!(
+            n("userMessages") + n("assistantMessages") + n("toolResults") <= n("totalMessages")
+        );
+        assert!(n("toolErrors") <= n("toolResults"));
+    }
+    assert!(
+        rows.iter().any(|r| r["toolCalls"].as_u64() > Some(0)),
+        "the examples call tools"
     );
     let modified: Vec<&str> = rows
         .iter()
