@@ -138,7 +138,16 @@ const RM_HELP: &str = "\
 Examples:
   pisess rm 0196cdea                   show the session, ask, move it to the trash
   pisess rm --older-than 30d --empty --dry-run   what a clean-up would remove
-  pisess rm --all --empty --yes        remove every session without messages, without asking";
+  pisess rm --all --empty --yes        remove every session without messages, without asking
+  pisess rm --json --yes \"$S\" | jq -c 'select(.event == \"failed\")'
+
+What goes is the file that was checked: on Linux it is moved aside by one atomic rename,
+checked again there (device, inode, session id) and only then trashed or unlinked. The plan is
+printed before anything is removed, and each outcome as it happens.
+
+Exit codes: 0 every planned session was removed (or a dry run), 1 something was refused or
+failed (or the plan could not be written: then nothing was removed), 2 usage error (an empty
+SESSION among them), 130 stopped by Ctrl-C after the file in hand (the report says what went).";
 
 /// Inspect the session files of the pi coding agent.
 ///
