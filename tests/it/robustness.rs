@@ -507,7 +507,6 @@ fn a_60_mb_line() {
     let p = Project::new();
     let path = p.write("2026-01-01T00-00-00-000Z_big.jsonl", &bytes);
     let shown = path.to_str().unwrap();
-    let start = std::time::Instant::now();
     // Side by side: in a debug build, writing 60 MB of JSON alone takes a second or two.
     let runs: Vec<_> = [
         &["show", shown][..],
@@ -544,8 +543,8 @@ fn a_60_mb_line() {
             assert!(run.stdout.contains("after the big one"), "{args}");
         }
     }
-    let elapsed = start.elapsed();
-    assert!(elapsed < Duration::from_secs(30), "took {elapsed:?}");
+    // No wall-clock bound here: each run has the watchdog against hangs, and speed is the
+    // benchmark's business (a loaded machine took 45 s for what takes 3 s alone).
 }
 
 #[test]
