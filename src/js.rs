@@ -57,9 +57,9 @@ pub(crate) fn js_slice(s: &str, units: usize) -> &str {
     s
 }
 
-/// JavaScript's `s.length`.
+/// JavaScript's `s.length` (a lone surrogate, held as a stand-in, is one unit).
 pub(crate) fn js_len(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
+    crate::surrogates::js_len_of(s)
 }
 
 /// JavaScript's `trim()` (which also strips the byte-order mark).
