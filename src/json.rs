@@ -43,12 +43,17 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
 }
 
 /// Whether JSON text may hold a surrogate escape or a character of the stand-ins' range, which
-/// [`decode`] must rewrite: a search for `\ud`, `\uD` and the byte `F4`, all rare in pi's files
-/// (`JSON.stringify` writes characters, not escapes).
+/// [`decode`] must rewrite: a search for `\u` followed by `d` or `D`, and for the byte `F4`, both
+/// rare in pi's files (`JSON.stringify` writes characters, and `\u` only for control
+/// characters and lone surrogates).
 pub(crate) fn may_hold_surrogates(bytes: &[u8]) -> bool {
+    static ESCAPE: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    let escape = ESCAPE.get_or_init(|| memchr::memmem::Finder::new(b"\\u"));
     memchr::memchr(0xF4, bytes).is_some()
-        || memchr::memmem::find(bytes, b"\\ud").is_some()
-        || memchr::memmem::find(bytes, b"\\uD").is_some()
+        || escape
+            .find_iter(bytes)
+            .any(|at| matches!(bytes.get(at + 2), Some(b'd' | b'D')))
 }
 
 /// Whether JSON text (valid, UTF-8) is what `JSON.stringify` would write for its value, as far

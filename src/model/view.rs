@@ -163,18 +163,18 @@ fn each_field<'a>(
 /// most of a line's cost); anything else goes to serde_json.
 fn loose_str(span: Result<&[u8], Unsure>) -> Option<LooseStr<'_>> {
     let span = span.ok()?;
+    if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
+        if !inner.contains(&b'\\') && memchr::memchr(0xF4, inner).is_none() {
+            let text = std::str::from_utf8(inner).ok()?;
+            return Some(LooseStr(Some(Cow::Borrowed(text))));
+        }
+    }
     // A lone surrogate (or a character taken for one) is held as the one decoder holds it.
     if crate::json::may_hold_surrogates(span) {
         return match crate::json::decode(span).ok()? {
             Value::String(s) => Some(LooseStr(Some(Cow::Owned(s)))),
             _ => Some(LooseStr(None)),
         };
-    }
-    if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
-        if !inner.contains(&b'\\') {
-            let text = std::str::from_utf8(inner).ok()?;
-            return Some(LooseStr(Some(Cow::Borrowed(text))));
-        }
     }
     decode(Ok(span))
 }
