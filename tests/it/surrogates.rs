@@ -102,3 +102,34 @@ fn human_output_shows_replacement_characters() {
     assert!(show.contains("cut \u{fffd}"), "{show}");
     assert!(show.contains("echo \u{fffd}"), "{show}");
 }
+
+/// Lines the scan re-encodes (a key given twice, the seed-000 dialect) keep their lone
+/// surrogates too: the re-encoded text is read again for `ls`'s first message and name.
+#[test]
+fn re_encoded_lines_keep_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let pi = concat!(
+        r#"{"type":"session","version":3,"id":"dup","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+        "\n",
+        r#"{"type":"message","id":"a","id":"a","timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"dup \ud83d key"}}"#,
+        "\n",
+        r#"{"type":"session_info","id":"b","parentId":"a","parentId":"a","name":"dup \ude00"}"#,
+        "\n",
+    );
+    let seed = concat!(
+        r#"{"type":"session_header","version":1,"createdAt":"2026-01-02T00:00:00Z","cwd":"/p"}"#,
+        "\n",
+        r#"{"type":"user_message","id":"u1","parentId":null,"timestamp":"2026-01-02T00:00:01Z","content":"seed \ud83d"}"#,
+        "\n",
+    );
+    std::fs::write(dir.path().join("dup.jsonl"), pi).unwrap();
+    std::fs::write(dir.path().join("seed.jsonl"), seed).unwrap();
+    let ls = pisess(dir.path(), &["ls", "--all", "--json"]).stdout;
+    for want in [
+        r#""firstMessage":"dup \ud83d key""#,
+        r#""name":"dup \ude00""#,
+        r#""firstMessage":"seed \ud83d""#,
+    ] {
+        assert!(ls.contains(want), "{want} in {ls}");
+    }
+}
