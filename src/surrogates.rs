@@ -98,9 +98,16 @@ pub(crate) fn for_display(s: &str) -> Cow<'_, str> {
 
 /// JavaScript's `s.length` of a string with stand-ins: each stand-in is one code unit.
 pub(crate) fn js_len_of(s: &str) -> usize {
-    s.chars()
-        .map(|c| if in_range(c) { 1 } else { c.len_utf16() })
-        .sum()
+    s.chars().map(units).sum()
+}
+
+/// The UTF-16 code units a character of a string with stand-ins is to JavaScript.
+pub(crate) fn units(c: char) -> usize {
+    if in_range(c) {
+        1
+    } else {
+        c.len_utf16()
+    }
 }
 
 /// serde_json's compact output, except that stand-ins are written as `JSON.stringify` writes
