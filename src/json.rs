@@ -58,7 +58,7 @@ pub(crate) fn may_hold_surrogates(bytes: &[u8]) -> bool {
 
 /// Whether JSON text (valid, UTF-8) is what `JSON.stringify` would write for its value, as far
 /// as copying instead of decoding and re-encoding needs: no `\\u` escape of a UTF-16 surrogate
-/// (a pair is written back as its character, a lone one in lowercase, each through a stand-in)
+/// (JSON.stringify writes a pair back as its character, a lone one as a lowercase escape)
 /// and no number whose value decoding changes (beyond f64 or 2^53: an exponent of 3 digits or
 /// an integer part of 16).
 pub(crate) fn decodes_as_stored(text: &[u8]) -> bool {
