@@ -27,8 +27,8 @@ export const LONE = [
 export const FOREIGN_CWDS = ["E:\\Repos\\app", "webshop", "./webshop/", "~/webshop"];
 
 /**
- * Writes the sessions into the "main" group of `manifest` (files, listing cwds) and returns
- * nothing; `work` is the harness's process cwd, against which pi resolves relative cwds.
+ * Writes the sessions into the "main" group of `manifest` (files, and the cwds to list). pi
+ * resolves relative cwds against its process cwd, the harness's work dir, as pisess does.
  */
 export async function writeWithPi(manifest, { piDist }) {
   const { SessionManager } = await import(pathToFileURL(path.join(piDist, "core/session-manager.js")).href);
@@ -78,7 +78,7 @@ export async function writeWithPi(manifest, { piDist }) {
   sm.appendUsage("summary", "anthropic", "claude-sonnet-4-5", usage(), `note ${LONE[0]}`);
   sm.appendContextEdit(reply, { content: `edited ${LONE[0]}` });
   sm.appendContextEdit(first, { content: [{ type: "text", text: `edited ${LONE[3]}` }] });
-  const compaction = sm.appendCompaction(`summary ${LONE[0]}`, reply, 1234, { files: [LONE[1]] }, false, usage());
+  sm.appendCompaction(`summary ${LONE[0]}`, reply, 1234, { files: [LONE[1]] }, false, usage());
   const after = sm.appendMessage(user(`after the compaction ${LONE[2]}`));
   sm.appendMessage(assistant(LONE[3]));
   sm.branch(first);
@@ -95,7 +95,6 @@ export async function writeWithPi(manifest, { piDist }) {
   const branchedFile = branched.createBranchedSession(after);
   branched.appendMessage(assistant(`on the branched file ${LONE[0]}`));
   record(branchedFile, "pi-written createBranchedSession", branched);
-  void compaction;
 
   // 3. forkFrom into the custom dir, for another project.
   const forked = SessionManager.forkFrom(main1, "/home/dev/pisess", main.customDir);
