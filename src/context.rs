@@ -11,7 +11,7 @@ use std::io;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use crate::js::{js_string, js_truthy};
+use crate::js::{js_len, js_string, js_truthy};
 use crate::model::content::{Block, Content};
 use crate::model::{Dialect, EntryKind};
 use crate::session::Session;
@@ -436,13 +436,17 @@ pub fn cut_tool_result(m: &mut Value, max: usize) {
 }
 
 fn utf16_len(v: Option<&Value>) -> usize {
-    v.and_then(Value::as_str)
-        .map_or(0, |s| s.encode_utf16().count())
+    v.and_then(Value::as_str).map_or(0, js_len)
+}
+
+/// `JSON.stringify(v).length`.
+fn json_len(v: &Value) -> usize {
+    js_len(&crate::surrogates::to_string(v))
 }
 
 fn content_chars(content: Option<&Value>) -> usize {
     match Content::of(content) {
-        Content::Text(s) => s.encode_utf16().count(),
+        Content::Text(s) => js_len(s),
         blocks => blocks
             .blocks()
             .map(|b| match b {
@@ -463,7 +467,7 @@ pub fn estimate_tokens(m: &Value) -> usize {
                 chars += sections.values().map(|s| utf16_len(Some(s))).sum::<usize>();
             }
             if let Some(tools) = m.get("toolsAdded").filter(|t| js_truthy(Some(t))) {
-                chars += tools.to_string().encode_utf16().count();
+                chars += json_len(tools);
             }
             chars
         }
@@ -473,12 +477,7 @@ pub fn estimate_tokens(m: &Value) -> usize {
             .map(|b| match b {
                 Block::Text { text } => utf16_len(text),
                 Block::Thinking { thinking, .. } => utf16_len(thinking),
-                Block::ToolCall(call) => {
-                    utf16_len(call.name)
-                        + call
-                            .arguments
-                            .map_or(0, |a| a.to_string().encode_utf16().count())
-                }
+                Block::ToolCall(call) => utf16_len(call.name) + call.arguments.map_or(0, json_len),
                 _ => 0,
             })
             .sum(),

@@ -198,14 +198,14 @@ impl Env {
     }
 }
 
-/// `--session-dir` and `--cwd` (with `~`, against the process cwd), where given.
+/// `--session-dir` and `--cwd` (pi's `resolvePath`: `~`, `file://`, against the process cwd),
+/// where given.
 fn take_paths(inputs: &mut Inputs, global: &GlobalArgs) {
     if let Some(dir) = &global.session_dir {
         inputs.flag = Some(dir.clone());
     }
     if let Some(dir) = &global.cwd {
-        let dir = locate::expand_tilde(dir, &inputs.home);
-        inputs.cwd = locate::resolve(&inputs.process_cwd, &dir);
+        inputs.cwd = locate::resolve_path(dir, &inputs.process_cwd, &inputs.home);
     }
 }
 

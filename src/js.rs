@@ -49,7 +49,7 @@ pub(crate) fn js_number(n: &serde_json::Number) -> String {
 pub(crate) fn js_slice(s: &str, units: usize) -> &str {
     let mut used = 0;
     for (at, c) in s.char_indices() {
-        used += c.len_utf16();
+        used += crate::surrogates::units(c);
         if used > units {
             return &s[..at];
         }
@@ -57,9 +57,9 @@ pub(crate) fn js_slice(s: &str, units: usize) -> &str {
     s
 }
 
-/// JavaScript's `s.length`.
+/// JavaScript's `s.length` (a lone surrogate, held as a stand-in, is one unit).
 pub(crate) fn js_len(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
+    crate::surrogates::js_len_of(s)
 }
 
 /// JavaScript's `trim()` (which also strips the byte-order mark).
@@ -97,5 +97,9 @@ mod tests {
         assert_eq!(js_slice("a😀b", 2), "a");
         assert_eq!(js_slice("a😀b", 3), "a😀");
         assert_eq!(js_trim("\u{feff} x "), "x");
+        // A lone surrogate is one unit, as in JavaScript.
+        let lone = format!("a{}b", crate::surrogates::standin(0xD83D));
+        assert_eq!(js_len(&lone), 3);
+        assert_eq!(js_slice(&lone, 2).chars().count(), 2);
     }
 }

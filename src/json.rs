@@ -3,14 +3,17 @@
 //!
 //! pi reads a line with `JSON.parse` on a lossily decoded string and writes one with
 //! `JSON.stringify`. serde_json is stricter in three places, mended here before it decodes:
-//! invalid UTF-8 and lone UTF-16 surrogate escapes (U+FFFD for both) and numbers beyond f64
-//! (JavaScript's `Infinity`, written back as `null`). The small walkers below step over the
-//! text outside strings; they only find places, they never decode.
+//! invalid UTF-8 (U+FFFD, as Node's decoding gives), lone UTF-16 surrogate escapes (kept, as
+//! stand-ins: see `crate::surrogates`) and numbers beyond f64 (JavaScript's `Infinity`, written
+//! back as `null`). The small walkers below step over the text outside strings; they only find
+//! places, they never decode.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 use serde_json::Value;
+
+use crate::surrogates;
 
 /// Lines nested this deep are left to a full decode, which refuses [`SERDE_DEPTH`] levels: the
 /// skim stops here and the scan decodes such a line in full to decide ([`may_be_too_deep`]).
@@ -19,29 +22,45 @@ pub(crate) const MAX_DEPTH: usize = 100;
 /// serde_json's own recursion limit for a `Value`.
 const SERDE_DEPTH: usize = 128;
 
-/// Decodes a line as JSON the way pi's `JSON.parse` on a lossily decoded string would, then
-/// lossily into serde_json's model. What JavaScript takes and serde_json refuses is mended
-/// first: invalid UTF-8 and lone UTF-16 surrogates become U+FFFD (`JSON.stringify` writes a
-/// lone `"\ud83d"` when a text was cut inside an emoji), and a number beyond f64 (JavaScript's
-/// `Infinity`) becomes `null`, as `JSON.stringify` writes it back.
+/// Decodes a line as JSON the way pi's `JSON.parse` on a lossily decoded string would, into
+/// serde_json's model. What JavaScript takes and serde_json refuses is mended first: invalid
+/// UTF-8 becomes U+FFFD, a lone UTF-16 surrogate (`JSON.stringify` writes `"\ud83d"` when a
+/// text was cut inside an emoji) its stand-in, so that JSON output writes it back as pi does,
+/// and a number beyond f64 (JavaScript's `Infinity`) `null`, as `JSON.stringify` writes it.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    let first = match serde_json::from_slice(bytes) {
-        Ok(v) => return Ok(v),
-        Err(e) => e,
-    };
+    let first = serde_json::from_slice(bytes);
+    // Nearly every line: no surrogate escape and no character a stand-in could be taken for.
+    if first.is_ok() && !may_hold_surrogates(bytes) {
+        return first;
+    }
     let text = String::from_utf8_lossy(bytes);
-    let text = replace_lone_surrogates(&text).map_or(text, Cow::Owned);
+    let text = surrogates_to_standins(&text).map_or(text, Cow::Owned);
     let text = infinite_numbers_to_null(&text).map_or(text, Cow::Owned);
     match text {
         Cow::Owned(text) => serde_json::from_str(&text),
-        Cow::Borrowed(_) => Err(first),
+        Cow::Borrowed(_) => first,
     }
 }
 
-/// Whether JSON text (valid, UTF-8) means the same value to serde_json, to JavaScript and as
-/// written, so it can be copied instead of decoded and re-encoded: no `\\u` escape of a UTF-16
-/// surrogate (a lone one decodes as U+FFFD) and no number whose value decoding changes (beyond
-/// f64 or 2^53: an exponent of 3 digits or an integer part of 16).
+/// Whether JSON text may hold a surrogate escape or a character of the stand-ins' range, which
+/// [`decode`] must rewrite: a search for `\u` followed by `d` or `D`, and for the byte `F4`, both
+/// rare in pi's files (`JSON.stringify` writes characters, and `\u` only for control
+/// characters and lone surrogates).
+pub(crate) fn may_hold_surrogates(bytes: &[u8]) -> bool {
+    static ESCAPE: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    let escape = ESCAPE.get_or_init(|| memchr::memmem::Finder::new(b"\\u"));
+    memchr::memchr(0xF4, bytes).is_some()
+        || escape
+            .find_iter(bytes)
+            .any(|at| matches!(bytes.get(at + 2), Some(b'd' | b'D')))
+}
+
+/// Whether JSON text (valid, UTF-8) is what `JSON.stringify` would write for its value, as far
+/// as copying instead of decoding and re-encoding needs: no `\\u` escape of a UTF-16 surrogate
+/// (JSON.stringify writes a pair back as its character, a lone one as a lowercase escape)
+/// and no number whose value decoding changes (beyond f64 or 2^53: an exponent of 3 digits or
+/// an integer part of 16).
 pub(crate) fn decodes_as_stored(text: &[u8]) -> bool {
     if surrogate_escapes(text).next().is_some() {
         return false;
@@ -114,20 +133,52 @@ fn infinite_numbers_to_null(text: &str) -> Option<String> {
     splice(text, infinite.map(|span| (span, "null")))
 }
 
-/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by `\ufffd`, or `None`
-/// when it has none.
-fn replace_lone_surrogates(text: &str) -> Option<String> {
-    let lone = surrogate_escapes(text.as_bytes()).filter(|&(_, paired)| !paired);
-    splice(text, lone.map(|(at, _)| (at..at + 6, "\\ufffd")))
+/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by its stand-in, and
+/// every character of the stand-ins' range (raw, or an escaped pair) by the stand-ins of its
+/// two code units; `None` when there is none.
+fn surrogates_to_standins(text: &str) -> Option<String> {
+    let unit = |at: usize| u16::from_str_radix(&text[at + 2..at + 6], 16).unwrap_or(0xFFFD);
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for (at, paired) in surrogate_escapes(text.as_bytes()) {
+        let mut with = String::new();
+        if !paired {
+            with.push(surrogates::standin(unit(at)));
+            edits.push((at..at + 6, with));
+            continue;
+        }
+        let pair = char::decode_utf16([unit(at), unit(at + 6)]).next();
+        if let Some(c) = pair
+            .and_then(Result::ok)
+            .filter(|&c| surrogates::in_range(c))
+        {
+            surrogates::push_escaped_char(c, &mut with);
+            edits.push((at..at + 12, with));
+        }
+    }
+    if memchr::memchr(0xF4, text.as_bytes()).is_some() {
+        for (at, c) in text
+            .char_indices()
+            .filter(|&(_, c)| surrogates::in_range(c))
+        {
+            let mut with = String::new();
+            surrogates::push_escaped_char(c, &mut with);
+            edits.push((at..at + c.len_utf8(), with));
+        }
+        edits.sort_by_key(|(span, _)| span.start);
+    }
+    splice(text, edits.into_iter())
 }
 
 /// `text` with each span (in order, apart) replaced, or `None` when there is none.
-fn splice<'a>(text: &str, edits: impl Iterator<Item = (Range<usize>, &'a str)>) -> Option<String> {
+fn splice<S: AsRef<str>>(
+    text: &str,
+    edits: impl Iterator<Item = (Range<usize>, S)>,
+) -> Option<String> {
     let (mut out, mut copied) = (None::<String>, 0);
     for (span, with) in edits {
         let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
         out.push_str(&text[copied..span.start]);
-        out.push_str(with);
+        out.push_str(with.as_ref());
         copied = span.end;
     }
     let mut out = out?;
@@ -224,10 +275,28 @@ mod tests {
 
     #[test]
     fn mends_what_javascript_accepts() {
+        let lone = surrogates::standin(0xD83D).to_string();
         assert_eq!(
             decode(br#"[1e999,"\ud83d",-1e400]"#).unwrap(),
-            serde_json::json!([null, "\u{fffd}", null])
+            serde_json::json!([null, lone, null])
         );
         assert!(decode(b"[1,").is_err());
+    }
+
+    /// What `JSON.parse` then `JSON.stringify` give, surrogate by surrogate.
+    #[test]
+    fn surrogates_survive_as_javascript_keeps_them() {
+        for (stored, written) in [
+            (r#""cut \ud83d""#, r#""cut \ud83d""#),
+            (r#""\uD83D\uDE00 \ude00\ud83d""#, r#""😀 \ude00\ud83d""#),
+            (r#""\\ud83d""#, r#""\\ud83d""#),
+            ("\"\u{10f800}\"", "\"\u{10f800}\""),
+            (r#""\udbff\udfff\ud800""#, "\"\u{10ffff}\\ud800\""),
+            (r#"{"\udc00":"\udbfe"}"#, r#"{"\udc00":"\udbfe"}"#),
+        ] {
+            let value = decode(stored.as_bytes()).unwrap();
+            assert_eq!(surrogates::to_string(&value), written, "{stored}");
+        }
+        assert!(!may_hold_surrogates(br#"{"a":"\u00e9 \n"}"#));
     }
 }

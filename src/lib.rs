@@ -25,6 +25,7 @@ pub mod session;
 mod skim;
 pub mod style;
 pub mod summary;
+mod surrogates;
 mod time;
 pub mod tree;
 

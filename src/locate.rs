@@ -80,6 +80,8 @@ pub struct Inputs {
 #[derive(Debug, Clone)]
 pub struct Location {
     pub cwd: PathBuf,
+    /// The process's own cwd: pi resolves relative header cwds against it.
+    pub process_cwd: PathBuf,
     pub agent_dir: PathBuf,
     /// `<agentDir>/sessions`.
     pub root: PathBuf,
@@ -118,6 +120,30 @@ pub fn expand_tilde(path: &str, home: &Path) -> PathBuf {
     } else {
         PathBuf::from(path)
     }
+}
+
+/// pi's `resolvePath(input, base)` on a POSIX system: `normalizePath` (`~` and `~/x` expanded,
+/// a `file://` URL turned into its path), then `path.resolve(base, …)`. A Windows path such as
+/// `E:\Repos\app` is relative here, as it is to Node on Linux, so it resolves under `base`.
+pub fn resolve_path(input: &str, base: &Path, home: &Path) -> PathBuf {
+    let path = file_url_path(input).unwrap_or_else(|| expand_tilde(input, home));
+    resolve(base, &path)
+}
+
+/// Node's `fileURLToPath` for `file://` URLs on a local host: the path, percent-decoded. `None`
+/// for anything else, including the URLs Node refuses (another host, an encoded `/`), which
+/// are then taken as plain paths where pi would throw.
+fn file_url_path(input: &str) -> Option<PathBuf> {
+    let rest = input.strip_prefix("file://")?;
+    let (host, path) = rest.split_at(rest.find('/')?);
+    let encoded_slash = path.to_ascii_lowercase().contains("%2f");
+    if !(host.is_empty() || host == "localhost") || encoded_slash {
+        return None;
+    }
+    // The URL parser stops the path at a query or fragment.
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let bytes: Vec<u8> = percent_encoding::percent_decode_str(path).collect();
+    Some(PathBuf::from(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// `path.resolve(base, p)`: absolute, with `.` and `..` folded, without touching the disk.
@@ -244,6 +270,7 @@ impl Location {
         let custom = winner.source != DirSource::Default && session_dir != default_dir;
         Location {
             cwd: inputs.cwd.clone(),
+            process_cwd: inputs.process_cwd.clone(),
             source: winner.source,
             agent_dir,
             root,
@@ -289,13 +316,12 @@ impl Location {
         Ok(files)
     }
 
-    /// Whether a header `cwd` belongs to this project (pi's `sessionCwdMatches`).
+    /// Whether a header `cwd` belongs to this project (pi's `sessionCwdMatches`): the header's
+    /// `resolvePath` equals the resolved cwd. pi resolves a relative header cwd (`webshop`, or
+    /// `E:\Repos\app` on Linux) against its process cwd, not against `--cwd`.
     pub fn cwd_matches(&self, header_cwd: Option<&str>) -> bool {
         match header_cwd {
-            // pi's `resolvePath`: `~` expanded, relative to the cwd.
-            Some(c) if !c.is_empty() => {
-                resolve(&self.cwd, &expand_tilde(c, &self.home)) == self.cwd
-            }
+            Some(c) if !c.is_empty() => resolve_path(c, &self.process_cwd, &self.home) == self.cwd,
             _ => false,
         }
     }
@@ -383,6 +409,43 @@ mod tests {
         assert_eq!(encode_cwd("C:\\Projects\\pi"), "--C--Projects-pi--");
         assert_eq!(encode_cwd("/"), "----");
         assert_eq!(encode_cwd("/a:b/c"), "--a-b-c--");
+    }
+
+    /// pi's `sessionCwdMatches` on Linux: a header cwd is resolved against the process cwd, so a
+    /// Windows project's sessions match `--cwd 'E:\Repos\app'`, and `webshop` matches
+    /// `--cwd webshop` wherever `--cwd` points.
+    #[test]
+    fn header_cwds_resolve_as_pi_resolves_them() {
+        let at = |cwd: &str| {
+            let process = Path::new("/work/p");
+            Location::resolve(&Inputs {
+                home: "/home/u".into(),
+                cwd: resolve_path(cwd, process, Path::new("/home/u")),
+                process_cwd: process.into(),
+                ..Inputs::default()
+            })
+        };
+        let windows = at("E:\\Repos\\app");
+        assert_eq!(windows.cwd, Path::new("/work/p/E:\\Repos\\app"));
+        assert!(windows.cwd_matches(Some("E:\\Repos\\app")));
+        assert!(!windows.cwd_matches(Some("E:\\Repos\\other")));
+        let relative = at("/work/p/webshop");
+        for header in [
+            "webshop",
+            "./webshop/",
+            "/work/p/webshop",
+            "/work//p/x/../webshop",
+        ] {
+            assert!(relative.cwd_matches(Some(header)), "{header}");
+        }
+        assert!(!relative.cwd_matches(Some("")));
+        assert!(!relative.cwd_matches(None));
+        let home = at("~/q");
+        assert_eq!(home.cwd, Path::new("/home/u/q"));
+        assert!(home.cwd_matches(Some("~/q")));
+        assert!(home.cwd_matches(Some("file:///home/u/q")));
+        assert!(home.cwd_matches(Some("file://localhost/home/%75/q?x#y")));
+        assert!(!home.cwd_matches(Some("file://elsewhere/home/u/q")));
     }
 
     #[test]

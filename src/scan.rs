@@ -272,8 +272,12 @@ pub fn scan_until<R: BufRead>(
                 if seed000 {
                     value = model::normalize_seed000(value);
                 }
-                owned = value.to_string();
-                view_storage = serde_json::from_str(&owned).unwrap_or_default();
+                // Written as pi writes it (lone surrogates as escapes, not stand-ins), so that
+                // decoding `json` again gives this value back; read by the skim, which takes them.
+                owned = crate::surrogates::to_string(&value);
+                view_storage = LineView::skim(owned.as_bytes())
+                    .or_else(|| serde_json::from_str(&owned).ok())
+                    .unwrap_or_default();
                 (&view_storage, owned.as_bytes())
             }
         };

@@ -732,17 +732,23 @@ mod tests {
     }
 
     #[test]
-    fn lone_surrogates_decode_as_replacement_characters() {
+    fn lone_surrogates_are_kept_as_pi_keeps_them() {
         // pi's JSON.stringify writes a lone surrogate when a text was cut inside an emoji;
-        // serde_json refuses it, so `show` failed on such a line.
+        // serde_json refuses it, so `show` failed on such a line. JSON.parse keeps it, and so
+        // JSON output writes it back, and text for people shows U+FFFD.
         let text = format!(
             "{HEADER}\n{}\n",
             r#"{"type":"message","id":"a","message":{"role":"user","content":"cut \ud83d, pair \ud83d\ude00, low \ude00, \\ud800 is text"}}"#
         );
         let s = open(&text);
         assert_eq!(s.entries.len(), 1);
+        let content = &s.load(0).unwrap()["message"]["content"];
         assert_eq!(
-            s.load(0).unwrap()["message"]["content"],
+            crate::surrogates::to_string(content),
+            r#""cut \ud83d, pair 😀, low \ude00, \\ud800 is text""#
+        );
+        assert_eq!(
+            crate::surrogates::for_display(content.as_str().unwrap()),
             "cut \u{fffd}, pair \u{1f600}, low \u{fffd}, \\ud800 is text"
         );
     }

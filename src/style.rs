@@ -71,7 +71,12 @@ impl Theme {
 
 /// Makes session text safe to print: control characters (ESC, C1, BEL, CR...) become visible
 /// escapes so a session cannot repaint the terminal. Newlines and tabs are kept when `keep_lines`.
+/// A lone surrogate (held as a stand-in, `crate::surrogates`) shows as U+FFFD.
 pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
+    if crate::surrogates::has_standins(s) {
+        let shown = crate::surrogates::for_display(s);
+        return Cow::Owned(escape_control(&shown, keep_lines).into_owned());
+    }
     let is_bad = |c: char| {
         (c.is_control() && !(keep_lines && (c == '\n' || c == '\t')))
             || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')

@@ -17,6 +17,7 @@ use crate::exit::Outcome;
 use crate::model::content::{Block, CallForm, Content};
 use crate::session::Session;
 use crate::style::{self, Role, Theme};
+use crate::surrogates;
 
 pub fn run(
     args: &ContextArgs,
@@ -74,12 +75,13 @@ fn write_json(
     args: &ContextArgs,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    write!(out, "{{\"leafId\":{}", leaf_id(session, plan))?;
+    let json = surrogates::to_string;
+    write!(out, "{{\"leafId\":{}", json(&leaf_id(session, plan)))?;
     // pi leaves an undefined thinking level out of the object.
     if let Some(level) = &plan.thinking_level {
-        write!(out, ",\"thinkingLevel\":{level}")?;
+        write!(out, ",\"thinkingLevel\":{}", json(level))?;
     }
-    write!(out, ",\"model\":{},\"messages\":[", plan.model)?;
+    write!(out, ",\"model\":{},\"messages\":[", json(&plan.model))?;
     let mut first = true;
     // Unless the messages change on the way out, stored messages are copied as they are.
     let as_stored = !args.llm && args.max_tool_chars.is_none();
@@ -99,7 +101,7 @@ fn write_json(
                 out.write_all(b",")?;
             }
             first = false;
-            serde_json::to_writer(&mut *out, &m)?;
+            surrogates::write(&mut *out, &m)?;
         }
     }
     out.write_all(b"]}\n")?;
@@ -236,7 +238,7 @@ fn write_human(
         }
         for m in &messages {
             count += 1;
-            let size = m.to_string().len();
+            let size = surrogates::to_string(m).len();
             let tokens = context::estimate_tokens(m);
             total_bytes += size;
             total_tokens += tokens;

@@ -13,6 +13,7 @@ use crate::model::number;
 use crate::select::{select, Selected};
 use crate::style::{self, Theme};
 use crate::summary::Summary;
+use crate::surrogates;
 use crate::time::{relative, to_json_date};
 
 /// The sessions `ls` lists, in pi's order.
@@ -49,7 +50,7 @@ pub fn run(
     let (sessions, failed) = collect(args, env, diag)?;
     if args.json {
         for s in &sessions {
-            serde_json::to_writer(&mut *out, &to_json(s))?;
+            surrogates::write(&mut *out, &to_json(s))?;
             out.write_all(b"\n")?;
         }
     } else {

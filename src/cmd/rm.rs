@@ -28,6 +28,7 @@ use crate::scan::{read_header_of, Reading};
 use crate::select::{self, SelectError, Selected};
 use crate::style::{self, Theme};
 use crate::summary::{summarize, Summary};
+use crate::surrogates;
 
 /// How wide a plan row's title may be when stdout is not a terminal: enough to recognise a
 /// session, never a whole first message (which can be megabytes).
@@ -560,7 +561,7 @@ impl Report {
     }
 
     fn event(&self, out: &mut dyn Write, value: serde_json::Value) -> io::Result<()> {
-        serde_json::to_writer(&mut *out, &value)?;
+        surrogates::write(&mut *out, &value)?;
         out.write_all(b"\n")
     }
 

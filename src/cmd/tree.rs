@@ -20,6 +20,7 @@ use crate::model::EntryKind;
 use crate::preview::{preview, tool_calls_of, Preview, Tone};
 use crate::session::Session;
 use crate::style::{self, escape_control, Role, Theme};
+use crate::surrogates;
 use crate::tree::{layout, shown, visible, Facts, Tree, Visible};
 
 pub fn run(
@@ -159,7 +160,7 @@ impl View<'_> {
         while let Some((i, parent, depth)) = stack.pop() {
             let kids = &v.children[i];
             let node = self.node(i, parent, depth, kids.len(), marked == Some(i))?;
-            serde_json::to_writer(&mut *out, &node)?;
+            surrogates::write(&mut *out, &node)?;
             out.write_all(b"\n")?;
             stack.extend(kids.iter().rev().map(|&c| (c, Some(i), depth + 1)));
         }

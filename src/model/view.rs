@@ -164,10 +164,17 @@ fn each_field<'a>(
 fn loose_str(span: Result<&[u8], Unsure>) -> Option<LooseStr<'_>> {
     let span = span.ok()?;
     if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
-        if !inner.contains(&b'\\') {
+        if !inner.contains(&b'\\') && memchr::memchr(0xF4, inner).is_none() {
             let text = std::str::from_utf8(inner).ok()?;
             return Some(LooseStr(Some(Cow::Borrowed(text))));
         }
+    }
+    // A lone surrogate (or a character taken for one) is held as the one decoder holds it.
+    if crate::json::may_hold_surrogates(span) {
+        return match crate::json::decode(span).ok()? {
+            Value::String(s) => Some(LooseStr(Some(Cow::Owned(s)))),
+            _ => Some(LooseStr(None)),
+        };
     }
     decode(Ok(span))
 }
@@ -181,7 +188,8 @@ fn decode<'a, T: Deserialize<'a>>(span: Result<&'a [u8], Unsure>) -> Option<T> {
 /// `text` blocks joined with a space. `None` when the content is neither (pi drops such
 /// sessions from its listing; pisess lists them and treats the text as empty).
 pub fn content_text(raw: Option<&RawValue>) -> Option<String> {
-    let content = serde_json::from_str::<Value>(raw?.get()).ok()?;
+    // The one decoder: a text with a lone surrogate is text (serde_json alone refuses it).
+    let content = crate::json::decode(raw?.get().as_bytes()).ok()?;
     match Content::of(Some(&content)) {
         Content::Text(s) => Some(s.to_owned()),
         blocks @ Content::Blocks(_) => {

@@ -18,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { addExtraFiles, generateCorpus } from "./corpus.mjs";
 import { piReport } from "./pi-report.mjs";
+import { writeWithPi } from "./pi-written.mjs";
 
 const opts = parseArgs(process.argv.slice(2));
 const root = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), "pisess-diff-"));
@@ -34,6 +35,8 @@ process.chdir(work);
 
 const manifest = generateCorpus(root, { seed: opts.seed, count: opts.count });
 addExtraFiles(manifest, opts.extra, opts.seed);
+// Part of the corpus is written by pi's own SessionManager (lone surrogates, ties, foreign cwds).
+await writeWithPi(manifest, { piDist: opts.piDist });
 addQueries(manifest);
 fs.writeFileSync(path.join(root, "manifest.json"), JSON.stringify(manifest, null, 1));
 const report = await piReport(manifest, { piDist: opts.piDist, scratch: path.join(root, "scratch") });

@@ -241,6 +241,48 @@ fn custom_dir_is_flat_and_filtered_by_header_cwd() {
     assert!(mine.iter().all(|r| r["cwd"] == "/home/dev/pisess"));
 }
 
+/// pi compares `resolvePath(header.cwd)` with the resolved cwd, both against the process cwd:
+/// on Linux a Windows project's `E:\Repos\app` is relative, and so is `webshop`.
+#[test]
+fn custom_dir_resolves_header_cwds_as_pi_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let header = |id: &str, cwd: &str| {
+        let cwd = serde_json::to_string(cwd).unwrap();
+        format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":{cwd}}}\n"
+        )
+    };
+    for (id, cwd) in [
+        ("win", "E:\\Repos\\app"),
+        ("rel", "webshop"),
+        ("dot", "./webshop/"),
+        ("abs", "/work/p/webshop"),
+        ("other", "E:\\Repos\\other"),
+    ] {
+        fs::write(tmp.path().join(format!("{id}.jsonl")), header(id, cwd)).unwrap();
+    }
+    let dir = tmp.path().to_str().unwrap();
+    let ids = |cwd: &str| {
+        let r = run_with(
+            env_in(tmp.path(), "/work/p"),
+            &["ls", "--json", "--session-dir", dir, "--cwd", cwd],
+            b"",
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let mut ids: Vec<String> = json_lines(&r)
+            .iter()
+            .map(|row| row["id"].as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids("E:\\Repos\\app"), ["win"]);
+    // `--cwd` is resolved against the process cwd, and so is each header's relative cwd.
+    assert_eq!(ids("webshop"), ["abs", "dot", "rel"]);
+    assert_eq!(ids("/work/p/webshop/"), ["abs", "dot", "rel"]);
+    assert_eq!(ids("file:///work/p/webshop"), ["abs", "dot", "rel"]);
+}
+
 /// The committed table of names in Node's `localeCompare` order (tests/collation/gen.mjs):
 /// `[rank, name]` lines, equal ranks comparing equal.
 fn collation_table() -> Vec<(u64, String)> {
