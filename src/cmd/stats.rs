@@ -287,7 +287,9 @@ fn write_messages(
             let (provider, model) = r
                 .model
                 .and_then(|i| t.models.get(i as usize))
-                .map_or((None, None), |(p, m)| (p.as_deref(), Some(m.as_str())));
+                .map_or((None, None), |m| {
+                    (m.provider.as_deref(), m.model.as_deref())
+                });
             let u = r.usage.unwrap_or_default();
             if json {
                 let row = json!({

@@ -17,6 +17,9 @@ use crate::model::{EntryKind, Header, LooseNum, LooseObj, LooseStr, Usage};
 use crate::scan::EntryLine;
 use crate::time::parse_js_date;
 
+/// pi's name for the usage of tool results, compactions and branch summaries, which name no model.
+pub const TOOLS_AND_SUMMARIES: &str = "Tools/summaries";
+
 /// One message-bearing entry, or an entry with usage: the fact table of `stats --by message`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
@@ -27,8 +30,9 @@ pub struct Row {
     pub role: String,
     /// A `message` entry (what pi's `totalMessages` counts), not an entry with usage.
     pub message: bool,
-    /// Index into [`Tally::models`]: the message's model, a `usage` entry's model, or for usage
-    /// that names none (tool results, compactions, branch summaries) the model in effect then.
+    /// Index into [`Tally::models`], as pi's `getUsageCostBreakdown` keys usage: an assistant's
+    /// `provider/(responseModel ?? model)`, a `usage` entry's `provider/model`, and
+    /// [`TOOLS_AND_SUMMARIES`] for tool results, compactions and branch summaries.
     pub model: Option<u32>,
     pub usage: Option<Usage>,
     /// A tool result's `toolName`.
@@ -39,6 +43,15 @@ pub struct Row {
     pub stop_reason: Option<String>,
     /// On the path from the leaf to its root.
     pub active: bool,
+}
+
+/// A model as stored, and pi's breakdown key for it: `provider/model`, where JavaScript's
+/// template spells a missing part `undefined`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelKey {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub key: String,
 }
 
 /// Per tool name.
@@ -72,8 +85,8 @@ pub struct Files {
 #[derive(Debug, Default, Clone)]
 pub struct Tally {
     pub rows: Vec<Row>,
-    /// `(provider, model)` pairs the rows point into.
-    pub models: Vec<(Option<String>, String)>,
+    /// The models the rows point into.
+    pub models: Vec<ModelKey>,
     pub tools: BTreeMap<String, ToolCount>,
     /// `bash` commands whose result was an error, in file order.
     pub failed_commands: Vec<String>,
@@ -87,7 +100,6 @@ pub struct Tally {
     links: hashbrown::HashMap<String, Option<String>>,
     /// `bash` tool-call ids and their commands, to name the ones whose result failed.
     bash_calls: hashbrown::HashMap<String, String>,
-    current_model: Option<u32>,
 }
 
 /// The fields of a line `stats` needs beyond the listing's [`LineView`](crate::model::LineView).
@@ -116,6 +128,8 @@ struct ExtraMessage<'a> {
     is_error: Option<serde_json::Value>,
     #[serde(default, borrow)]
     content: Option<&'a RawValue>,
+    #[serde(rename = "responseModel", default, borrow)]
+    response_model: LooseStr<'a>,
 }
 
 #[derive(Deserialize)]
@@ -173,21 +187,15 @@ impl Tally {
             active: false,
         };
         match e.kind {
-            EntryKind::ModelChange => {
-                if let Some(model) = v.model_id.get() {
-                    self.current_model = Some(self.intern(v.provider.get(), model));
-                }
-            }
             EntryKind::Usage | EntryKind::Compaction | EntryKind::BranchSummary => {
                 let extra = serde_json::from_slice::<Extra>(e.json).ok();
                 let usage = v.usage.and_then(Usage::from_raw);
                 let model = match e.kind {
-                    EntryKind::Usage => extra
-                        .as_ref()
-                        .and_then(|x| x.model.get())
-                        .map(|m| self.intern(v.provider.get(), m))
-                        .or(self.current_model),
-                    _ => self.current_model,
+                    EntryKind::Usage => {
+                        let model = extra.as_ref().and_then(|x| x.model.get());
+                        Some(self.intern(v.provider.get(), model))
+                    }
+                    _ => Some(self.tools_and_summaries()),
                 };
                 if e.kind == EntryKind::Compaction {
                     self.compactions += 1;
@@ -218,16 +226,14 @@ impl Tally {
         let usage = m.usage.and_then(Usage::from_raw);
         match role {
             "assistant" => {
-                let model = m
-                    .model
-                    .get()
-                    .map(|model| self.intern(m.provider.get(), model));
-                if model.is_some() {
-                    self.current_model = model;
-                }
-                let mut r = row(role, model, usage);
                 let extra = serde_json::from_slice::<Extra>(e.json).ok();
-                if let Some(x) = extra.as_ref().and_then(|x| x.message.0.as_ref()) {
+                let message = extra.as_ref().and_then(|x| x.message.0.as_ref());
+                let model = message
+                    .and_then(|x| x.response_model.get())
+                    .or(m.model.get());
+                let model = Some(self.intern(m.provider.get(), model));
+                let mut r = row(role, model, usage);
+                if let Some(x) = message {
                     let stop = x.stop_reason.get();
                     match stop {
                         Some("error") => self.stops.error += 1,
@@ -249,7 +255,8 @@ impl Tally {
                 self.rows.push(r);
             }
             "toolResult" => {
-                let mut r = row(role, self.current_model, usage);
+                let model = usage.map(|_| self.tools_and_summaries());
+                let mut r = row(role, model, usage);
                 let extra = serde_json::from_slice::<Extra>(e.json).ok();
                 if let Some(x) = extra.as_ref().and_then(|x| x.message.0.as_ref()) {
                     let is_error = x.is_error == Some(serde_json::Value::Bool(true));
@@ -309,16 +316,35 @@ impl Tally {
         }
     }
 
-    fn intern(&mut self, provider: Option<&str>, model: &str) -> u32 {
-        let found = self
-            .models
-            .iter()
-            .position(|(p, m)| p.as_deref() == provider && m == model);
-        let i = found.unwrap_or_else(|| {
-            self.models
-                .push((provider.map(str::to_owned), model.to_owned()));
-            self.models.len() - 1
-        });
+    fn intern(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
+        let key = format!(
+            "{}/{}",
+            provider.unwrap_or("undefined"),
+            model.unwrap_or("undefined")
+        );
+        self.intern_key(ModelKey {
+            provider: provider.map(str::to_owned),
+            model: model.map(str::to_owned),
+            key,
+        })
+    }
+
+    fn tools_and_summaries(&mut self) -> u32 {
+        self.intern_key(ModelKey {
+            provider: None,
+            model: None,
+            key: TOOLS_AND_SUMMARIES.to_owned(),
+        })
+    }
+
+    fn intern_key(&mut self, model: ModelKey) -> u32 {
+        let i = match self.models.iter().position(|m| *m == model) {
+            Some(i) => i,
+            None => {
+                self.models.push(model);
+                self.models.len() - 1
+            }
+        };
         u32::try_from(i).unwrap_or(u32::MAX)
     }
 
@@ -344,11 +370,7 @@ impl Tally {
 
     /// `provider/model` of a row's model index.
     pub fn model_name(&self, i: Option<u32>) -> Option<String> {
-        let (p, m) = self.models.get(i? as usize)?;
-        Some(match p {
-            Some(p) => format!("{p}/{m}"),
-            None => m.clone(),
-        })
+        self.models.get(i? as usize).map(|m| m.key.clone())
     }
 
     /// Cost on the active branch and off it.
