@@ -215,7 +215,7 @@ pub(super) fn buckets(
             "sessions",
             "messages",
             "tool calls",
-            "errors",
+            "tool errors",
             "tokens",
             "cost",
         ]
