@@ -301,6 +301,7 @@ fn write_messages(
                     "role": if r.message { Some(r.role.as_str()) } else { None },
                     "provider": provider,
                     "model": model,
+                    "modelKey": t.model_name(r.model),
                     "input": number(u.input),
                     "output": number(u.output),
                     "cacheRead": number(u.cache_read),

@@ -160,7 +160,7 @@ pub fn group(
                 _ => {
                     let key = match by {
                         By::Day | By::Week | By::Month => time_key(r.ts_ms, by, tz),
-                        By::Model => t.model_name(r.model).unwrap_or_else(|| "(unknown)".into()),
+                        By::Model => t.model_name(r.model).unwrap_or_else(|| "(no model)".into()),
                         By::Project => s.cwd.clone(),
                         _ => s.id.clone(),
                     };

@@ -410,7 +410,7 @@ impl Tally {
         out.into_iter()
             .map(|(m, turns, u)| {
                 (
-                    self.model_name(m).unwrap_or_else(|| "(unknown)".into()),
+                    self.model_name(m).unwrap_or_else(|| "(no model)".into()),
                     turns,
                     u,
                 )
