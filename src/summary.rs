@@ -148,9 +148,9 @@ fn fold(input: impl BufRead, stem: &str, detail: Detail) -> Result<Summary, Scan
     };
 
     let report = scan(input, stem, |header: &Header, e: &EntryLine| {
-        if let Some(t) = tally.as_deref_mut() {
-            t.observe(header, e);
-        }
+        // With a tally, its decode of the line also gives the call facts.
+        let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
+        let call_facts = || facts.unwrap_or_else(|| message_call_facts(e.json));
         let v = e.view;
         if let Some(id) = &e.id {
             leaf_id = Some(id.to_string());
@@ -188,11 +188,11 @@ fn fold(input: impl BufRead, stem: &str, detail: Detail) -> Result<Summary, Scan
             Some("user") => counts.user_messages += 1,
             Some("assistant") => {
                 counts.assistant_messages += 1;
-                counts.tool_calls += message_call_facts(e.json).tool_calls;
+                counts.tool_calls += call_facts().tool_calls;
             }
             Some("toolResult") => {
                 counts.tool_results += 1;
-                counts.tool_errors += u64::from(message_call_facts(e.json).is_error);
+                counts.tool_errors += u64::from(call_facts().is_error);
             }
             _ => {}
         }

@@ -10,10 +10,12 @@ pub mod buckets;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use std::fmt;
 
-use crate::model::{EntryKind, Header, LooseNum, LooseObj, LooseStr, Usage};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use crate::model::{CallFacts, EntryKind, Header, LooseNum, LooseObj, LooseStr, Usage};
 use crate::scan::EntryLine;
 use crate::time::parse_js_date;
 
@@ -127,9 +129,59 @@ struct ExtraMessage<'a> {
     #[serde(rename = "isError", default)]
     is_error: Option<serde_json::Value>,
     #[serde(default, borrow)]
-    content: Option<&'a RawValue>,
+    content: Blocks<'a>,
     #[serde(rename = "responseModel", default, borrow)]
     response_model: LooseStr<'a>,
+}
+
+/// A content array's blocks, read in the same pass as the rest of the line; any other JSON
+/// type is no blocks (pi's `Array.isArray`).
+#[derive(Default)]
+struct Blocks<'a>(Vec<LooseObj<CallBlock<'a>>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Blocks<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(b) = seq.next_element()? {
+                    blocks.push(b);
+                }
+                Ok(Blocks(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Blocks::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Deserialize)]
@@ -153,8 +205,10 @@ struct Arguments<'a> {
 }
 
 impl Tally {
-    /// Takes one entry of the scan.
-    pub fn observe(&mut self, header: &Header, e: &EntryLine) {
+    /// Takes one entry of the scan. For an assistant or tool-result message, also returns what
+    /// pi's `/session` counts of it, read in the same decode (so the summary need not read the
+    /// line again).
+    pub fn observe(&mut self, header: &Header, e: &EntryLine) -> Option<CallFacts> {
         if let Some(id) = &e.id {
             self.links
                 .insert(id.to_string(), e.parent.as_deref().map(str::to_owned));
@@ -207,9 +261,10 @@ impl Tally {
                 if usage.is_some() || e.kind == EntryKind::Usage {
                     self.rows.push(row(e.kind.as_str(), model, usage));
                 }
+                None
             }
             EntryKind::Message => self.observe_message(e, row),
-            _ => {}
+            _ => None,
         }
     }
 
@@ -217,10 +272,10 @@ impl Tally {
         &mut self,
         e: &EntryLine,
         row: impl Fn(&str, Option<u32>, Option<Usage>) -> Row,
-    ) {
+    ) -> Option<CallFacts> {
         let Some(m) = e.view.message.0.as_ref() else {
             self.rows.push(row("", None, None));
-            return;
+            return None;
         };
         let role = m.role.get().unwrap_or("");
         let usage = m.usage.and_then(Usage::from_raw);
@@ -244,21 +299,24 @@ impl Tally {
                     self.stops.last = stop.map(str::to_owned);
                     self.stops.last_error = x.error_message.get().map(str::to_owned);
                     r.stop_reason = stop.map(str::to_owned);
-                    // Only content that could hold a call is decoded block by block.
-                    if let Some(content) = x.content.filter(|c| c.get().contains("toolCall")) {
-                        self.take_calls(content, &mut r.calls);
-                    }
+                    self.take_calls(&x.content.0, &mut r.calls);
                 } else {
                     self.stops.last = None;
                     self.stops.last_error = None;
                 }
+                let facts = message.map(|_| CallFacts {
+                    tool_calls: r.calls.len() as u64,
+                    is_error: false,
+                });
                 self.rows.push(r);
+                facts
             }
             "toolResult" => {
                 let model = usage.map(|_| self.tools_and_summaries());
                 let mut r = row(role, model, usage);
                 let extra = serde_json::from_slice::<Extra>(e.json).ok();
-                if let Some(x) = extra.as_ref().and_then(|x| x.message.0.as_ref()) {
+                let message = extra.as_ref().and_then(|x| x.message.0.as_ref());
+                if let Some(x) = message {
                     let is_error = x.is_error == Some(serde_json::Value::Bool(true));
                     let name = x.tool_name.get().unwrap_or("");
                     if is_error {
@@ -274,18 +332,23 @@ impl Tally {
                     r.tool = x.tool_name.get().map(str::to_owned);
                     r.is_error = Some(is_error);
                 }
+                let facts = r.is_error.map(|is_error| CallFacts {
+                    tool_calls: 0,
+                    is_error,
+                });
                 self.rows.push(r);
+                facts
             }
-            _ => self.rows.push(row(role, None, None)),
+            _ => {
+                self.rows.push(row(role, None, None));
+                None
+            }
         }
     }
 
     /// The `toolCall` blocks of an assistant's content: counted by name, files noted, `bash`
     /// commands kept by call id.
-    fn take_calls(&mut self, content: &RawValue, names: &mut Vec<String>) {
-        let Ok(blocks) = serde_json::from_str::<Vec<LooseObj<CallBlock>>>(content.get()) else {
-            return;
-        };
+    fn take_calls(&mut self, blocks: &[LooseObj<CallBlock>], names: &mut Vec<String>) {
         for b in blocks.iter().filter_map(|b| b.0.as_ref()) {
             if b.kind.get() != Some("toolCall") {
                 continue;
@@ -416,5 +479,63 @@ impl Tally {
                 )
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::message_call_facts;
+    use crate::scan::scan;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    fn tally(lines: &[&str]) -> (Tally, Vec<Option<CallFacts>>) {
+        let text = std::iter::once(HEADER)
+            .chain(lines.iter().copied())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut t = Tally::default();
+        let mut facts = Vec::new();
+        scan(text.as_bytes(), "s", |h, e| {
+            let f = t.observe(h, e);
+            // The summary takes these instead of its own decode: they must be the same.
+            if f.is_some() {
+                assert_eq!(f, Some(message_call_facts(e.json)), "{:?}", e.id);
+            }
+            facts.push(f);
+        })
+        .unwrap();
+        let leaf = t.rows.last().and_then(|r| r.id.clone());
+        t.finish(leaf.as_deref());
+        (t, facts)
+    }
+
+    #[test]
+    fn call_facts_match_the_summarys_own_reading() {
+        let (t, facts) = tally(&[
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"tool\u0043all","id":"c1","name":"bash","arguments":{"command":"make"}},"x",{"type":5},{"type":"text","text":"toolCall"}],"provider":"p","model":"m"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":"toolCall","provider":"p","model":"m","responseModel":"m2"}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[],"isError":true}}"#,
+            r#"{"type":"message","id":"d","parentId":"a","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"toolResult","toolCallId":"c9","toolName":"read","content":[],"isError":"yes"}}"#,
+        ]);
+        assert_eq!(facts.len(), 4);
+        assert!(facts.iter().all(Option::is_some));
+        assert_eq!(
+            t.tools["bash"],
+            ToolCount {
+                calls: 1,
+                errors: 1
+            }
+        );
+        // `isError: "yes"` is no error (pi's `=== true`), and no call named read was made.
+        assert!(!t.tools.contains_key("read"));
+        assert_eq!(t.failed_commands, ["make"]);
+        // pi's breakdown keys: responseModel first.
+        assert_eq!(t.model_name(t.rows[0].model).as_deref(), Some("p/m"));
+        assert_eq!(t.model_name(t.rows[1].model).as_deref(), Some("p/m2"));
+        // The leaf is d: a and d are active, b and c are not.
+        let active: Vec<bool> = t.rows.iter().map(|r| r.active).collect();
+        assert_eq!(active, [true, false, false, true]);
     }
 }
