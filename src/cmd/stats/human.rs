@@ -288,8 +288,7 @@ pub(super) fn message_row(
         _ => String::new(),
     };
     let u = r.usage.unwrap_or_default();
-    writeln!(
-        out,
+    let line = format!(
         "{time}  {}  {}  {:<16} {:<28} {:>8} {:>8}  {}{}",
         theme.paint(Role::Id, &style::short_id(&s.id)),
         if r.active { '*' } else { ' ' },
@@ -303,5 +302,7 @@ pub(super) fn message_row(
         } else {
             String::new()
         }
-    )
+    );
+    // No trailing blanks when a row has no tool.
+    writeln!(out, "{}", line.trim_end())
 }
