@@ -56,7 +56,7 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
         out,
         "{}{}{}",
         field("session"),
-        theme.paint(Role::Id, &s.id),
+        theme.paint(Role::Id, &safe(&s.id)),
         s.name
             .as_deref()
             .map(|n| format!("  {}", safe(n)))
@@ -290,7 +290,7 @@ pub(super) fn message_row(
     let u = r.usage.unwrap_or_default();
     let line = format!(
         "{time}  {}  {}  {:<16} {:<28} {:>8} {:>8}  {}{}",
-        theme.paint(Role::Id, &style::short_id(&s.id)),
+        theme.paint(Role::Id, &safe(&style::short_id(&s.id))),
         if r.active { '*' } else { ' ' },
         safe(&r.role),
         safe(&t.model_name(r.model).unwrap_or_default()),
