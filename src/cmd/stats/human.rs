@@ -100,10 +100,10 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
     )?;
     writeln!(
         out,
-        "{}~{} tokens in {} messages (estimated as pi does: characters / 4)",
+        "{}~{} tokens in {} (estimated as pi does: characters / 4)",
         field("next request"),
         style::tokens(one.next_tokens as f64),
-        one.next_messages
+        count(one.next_messages as u64, "message", "messages")
     )?;
     writeln!(
         out,
