@@ -37,6 +37,9 @@ _pisess() {
             pisess,show)
                 cmd="pisess__subcmd__show"
                 ;;
+            pisess,stats)
+                cmd="pisess__subcmd__stats"
+                ;;
             pisess,tree)
                 cmd="pisess__subcmd__tree"
                 ;;
@@ -58,6 +61,9 @@ _pisess() {
             pisess__subcmd__help,show)
                 cmd="pisess__subcmd__help__subcmd__show"
                 ;;
+            pisess__subcmd__help,stats)
+                cmd="pisess__subcmd__help__subcmd__stats"
+                ;;
             pisess__subcmd__help,tree)
                 cmd="pisess__subcmd__help__subcmd__tree"
                 ;;
@@ -68,7 +74,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --help --version ls list show tree path context rm help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --help --version ls list show tree path context stats rm help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -128,7 +134,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help)
-            opts="ls show tree path context rm help"
+            opts="ls show tree path context stats rm help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -212,6 +218,20 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help__subcmd__show)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pisess__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -362,6 +382,48 @@ _pisess() {
                     ;;
                 --role)
                     COMPREPLY=($(compgen -W "user assistant toolResult system bashExecution custom branchSummary compactionSummary" -- "${cur}"))
+                    return 0
+                    ;;
+                --session-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pisess__subcmd__stats)
+            opts="-a -q -h --all --by --since --until --tz --json --session-dir --cwd --color --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --by)
+                    COMPREPLY=($(compgen -W "day week month model project session tool message" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tz)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --session-dir)

@@ -33,6 +33,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand tree 'Draw a session''s entry tree, the active path marked'
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
+            cand stats 'What a run did and cost, or usage reports across sessions'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -129,6 +130,22 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pisess;stats'= {
+            cand --by 'Group into rows by this key (a report over sessions)'
+            cand --since 'Only messages at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --until 'Only messages before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --tz 'The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -a 'Every project''s sessions'
+            cand --all 'Every project''s sessions'
+            cand --json 'JSON: one object for a session; NDJSON rows and a total row for a report'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pisess;rm'= {
             cand --older-than 'Also this project''s sessions whose last activity is older than SPAN (30d, 2w, ...)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
@@ -155,6 +172,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand tree 'Draw a session''s entry tree, the active path marked'
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
+            cand stats 'What a run did and cost, or usage reports across sessions'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -167,6 +185,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;help;path'= {
         }
         &'pisess;help;context'= {
+        }
+        &'pisess;help;stats'= {
         }
         &'pisess;help;rm'= {
         }

@@ -6,6 +6,7 @@ use std::ffi::OsString;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::stats::buckets::By;
 use crate::tree::TreeFilter;
 
 /// The forms of a SESSION argument, shared by the help texts below (a macro, not a const, so
@@ -134,6 +135,18 @@ const CONTEXT_HELP: &str = concat!(
   pisess context --llm --json | jq -r '.messages[].role'"
 );
 
+const STATS_HELP: &str = concat!(
+    session_help!(),
+    "Examples:
+  pisess stats                         what the newest session did and cost
+  pisess stats --all --by day --since 1w    cost per day of the last week, every project
+  pisess stats --all --by model --json | jq -r '[.key, .cost] | @tsv'
+  pisess stats --all --by message --json > facts.ndjson    the fact table, for DuckDB and co.
+
+  Times are local (--tz to override); weeks are ISO weeks. Each message counts at its own time
+  and each usage under its own model, so the buckets add up to pi's /session totals."
+);
+
 const RM_HELP: &str = "\
 Examples:
   pisess rm 0196cdea                   show the session, ask, move it to the trash
@@ -244,6 +257,14 @@ pub enum Command {
     /// for the provider (convertToLlm).
     #[command(after_long_help = CONTEXT_HELP)]
     Context(ContextArgs),
+    /// What a run did and cost, or usage reports across sessions
+    ///
+    /// One session: pi's /session figures, per model and per tool, stop reasons, compactions,
+    /// branches, files touched, cost on and off the active branch, and the size of the next
+    /// request. With --all, several SESSIONs or --by: one row per day, week, month, model,
+    /// project, session or tool, and a total.
+    #[command(after_long_help = STATS_HELP)]
+    Stats(StatsArgs),
     /// Delete sessions safely (to the trash unless --permanent)
     ///
     /// Lists what it will remove, then asks on a terminal; without one it refuses unless --yes.
@@ -420,6 +441,33 @@ pub struct ContextArgs {
     /// Cut the text of each tool result to N characters (pi sends it whole; --json too)
     #[arg(long, value_name = "N")]
     pub max_tool_chars: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Sessions (see SESSION below); default: the one `ls` marks *, or with --by this project's
+    #[arg(value_parser = session_arg())]
+    pub sessions: Vec<OsString>,
+    /// Every project's sessions
+    #[arg(short, long, conflicts_with = "sessions")]
+    pub all: bool,
+    /// Group into rows by this key (a report over sessions)
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub by: Option<By>,
+    /// Only messages at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
+    ///
+    /// Each message by its own time, so a session that began before WHEN counts from WHEN.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only messages before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)
+    #[arg(long, value_name = "TZ")]
+    pub tz: Option<String>,
+    /// JSON: one object for a session; NDJSON rows and a total row for a report
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

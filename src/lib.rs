@@ -23,6 +23,7 @@ pub mod scan;
 pub mod select;
 pub mod session;
 mod skim;
+pub mod stats;
 pub mod style;
 pub mod summary;
 mod surrogates;
@@ -57,6 +58,7 @@ pub fn run(
         Command::Tree(args) => cmd::tree::run(&args, env, out, &mut diag, stdin),
         Command::Path(args) => cmd::path::run(&args, env, out, &mut diag),
         Command::Context(args) => cmd::context::run(&args, env, out, &mut diag, stdin),
+        Command::Stats(args) => cmd::stats::run(&args, env, out, &mut diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, &mut diag, stdin),
         Command::Generate(args) => cmd::generate::run(&args, out),
     }

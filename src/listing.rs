@@ -13,7 +13,7 @@ use crate::diag::{Diag, Warning};
 use crate::exit::UsageError;
 use crate::locate::{name_cmp, Location};
 use crate::scan::{Reading, ScanError};
-use crate::summary::{summarize, Summary};
+use crate::summary::{summarize_in, Detail, Summary};
 use crate::time::parse_when;
 
 /// Whose sessions.
@@ -69,6 +69,11 @@ impl Listing {
 /// Lists and summarizes the sessions of `scope`. Only a folder that cannot be read at all is an
 /// error; a file that cannot be read is recorded in [`Listing::unreadable`].
 pub fn list(loc: &Location, scope: Scope) -> anyhow::Result<Listing> {
+    list_in(loc, scope, Detail::Listing)
+}
+
+/// [`list`], each file's one pass gathering `detail` (`stats` asks for more than `ls`).
+pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<Listing> {
     let (files, dir) = match scope {
         Scope::All => (
             loc.all_files(),
@@ -87,7 +92,7 @@ pub fn list(loc: &Location, scope: Scope) -> anyhow::Result<Listing> {
     // default root orders by mtime. Names that tie keep the directory's order, as in pi.
     files.sort_by(|a, b| name_cmp(file_name(b), file_name(a)));
     let mut listing = Listing::default();
-    for (path, result) in files.iter().zip(summarize_all(&files)) {
+    for (path, result) in files.iter().zip(summarize_all(&files, detail)) {
         let problem = match result {
             Ok(s) => {
                 let warnings =
@@ -150,14 +155,14 @@ impl Window {
 ///
 /// Each worker takes the next unread file, so one large session does not leave the other cores
 /// idle at the end of a fixed share (sizes are very uneven: a few sessions hold most bytes).
-fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
+fn summarize_all(files: &[PathBuf], detail: Detail) -> Vec<Result<Summary, ScanError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
     if threads <= 1 || files.len() < 8 {
         return files
             .iter()
-            .map(|p| summarize(p, Reading::AheadIfBig))
+            .map(|p| summarize_in(p, Reading::AheadIfBig, detail))
             .collect();
     }
     let next = AtomicUsize::new(0);
@@ -168,7 +173,7 @@ fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
             let Some(path) = files.get(i) else {
                 return done;
             };
-            done.push((i, summarize(path, Reading::OnThisThread)));
+            done.push((i, summarize_in(path, Reading::OnThisThread, detail)));
         }
     };
     let mut results: Vec<Option<Result<Summary, ScanError>>> =

@@ -1,12 +1,14 @@
 //! Per-session facts for `ls`: pi's `SessionInfo` fields (as `SessionManager.list` computes
 //! them) and pi's `/session` totals, from one pass of the shared scan.
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::diag::Warning;
-use crate::model::{message_call_facts, message_content_text, EntryKind, Usage};
-use crate::scan::{open_file, scan, whole_file, Reading, ScanError};
+use crate::model::{message_call_facts, message_content_text, EntryKind, Header, Usage};
+use crate::scan::{open_file, scan, whole_file, EntryLine, Reading, ScanError};
+use crate::stats::Tally;
 use crate::time::parse_js_date;
 
 /// Everything `ls` shows about one session.
@@ -42,6 +44,17 @@ pub struct Summary {
     pub bytes: u64,
     pub malformed_lines: u64,
     pub warnings: Vec<Warning>,
+    /// What `stats` gathers in the same pass, when asked for ([`Detail::Stats`]).
+    pub tally: Option<Box<Tally>>,
+}
+
+/// How much one pass over a file gathers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// What `ls` shows.
+    Listing,
+    /// That and the facts `stats` reports ([`Tally`]).
+    Stats,
 }
 
 /// The message counts of pi's `/session` (its `getSessionStats`), and the tool results that
@@ -59,6 +72,11 @@ pub struct Counts {
 
 /// Reads one file into a summary.
 pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
+    summarize_in(path, reading, Detail::Listing)
+}
+
+/// [`summarize`], gathering `detail`.
+pub fn summarize_in(path: &Path, reading: Reading, detail: Detail) -> Result<Summary, ScanError> {
     let opened = open_file(path)?;
     let meta = &opened.meta;
     let since_epoch = meta
@@ -73,6 +91,38 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6
     });
 
+    let mut summary = fold(whole_file(&opened, reading)?, &opened.stem, detail)?;
+    summary.path = path.to_path_buf();
+    summary.mtime_ms = mtime_ms;
+    summary.mtime_js = mtime_js;
+    // The size when reading began, as pi's listing takes its stats before reading.
+    summary.bytes = meta.len();
+    if summary.modified_ms == NO_TIME {
+        summary.modified_ms = mtime_ms;
+    }
+    Ok(summary)
+}
+
+/// Stands for "no message and no header time" until the file's mtime is known.
+const NO_TIME: i64 = i64::MIN;
+
+/// A summary of a stream that is no file (stdin): no path, size or modification time.
+pub fn summarize_stream(
+    input: impl BufRead,
+    name: &str,
+    detail: Detail,
+) -> Result<Summary, ScanError> {
+    let mut summary = fold(input, name, detail)?;
+    summary.path = PathBuf::from(name);
+    if summary.modified_ms == NO_TIME {
+        summary.modified_ms = 0;
+    }
+    Ok(summary)
+}
+
+/// The one pass over the entries.
+fn fold(input: impl BufRead, stem: &str, detail: Detail) -> Result<Summary, ScanError> {
+    let mut tally = (detail == Detail::Stats).then(Box::<Tally>::default);
     let mut name: Option<String> = None;
     let mut message_count = 0;
     let mut counts = Counts::default();
@@ -97,7 +147,10 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         }
     };
 
-    let report = scan(whole_file(&opened, reading)?, &opened.stem, |_, e| {
+    let report = scan(input, stem, |header: &Header, e: &EntryLine| {
+        // With a tally, its decode of the line also gives the call facts.
+        let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
+        let call_facts = || facts.unwrap_or_else(|| message_call_facts(e.json));
         let v = e.view;
         if let Some(id) = &e.id {
             leaf_id = Some(id.to_string());
@@ -135,11 +188,11 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
             Some("user") => counts.user_messages += 1,
             Some("assistant") => {
                 counts.assistant_messages += 1;
-                counts.tool_calls += message_call_facts(e.json).tool_calls;
+                counts.tool_calls += call_facts().tool_calls;
             }
             Some("toolResult") => {
                 counts.tool_results += 1;
-                counts.tool_errors += u64::from(message_call_facts(e.json).is_error);
+                counts.tool_errors += u64::from(call_facts().is_error);
             }
             _ => {}
         }
@@ -176,11 +229,14 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
     #[allow(clippy::cast_possible_truncation)]
     let modified_ms = match last_activity {
         Some(t) if t > 0.0 => t as i64,
-        _ => header_ms.unwrap_or(mtime_ms),
+        _ => header_ms.unwrap_or(NO_TIME),
     };
     let branches = ids.iter().filter(|id| !parents.contains(*id)).count();
+    if let Some(t) = tally.as_deref_mut() {
+        t.finish(leaf_id.as_deref());
+    }
     Ok(Summary {
-        path: path.to_path_buf(),
+        path: PathBuf::new(),
         id: header.id,
         cwd: header.cwd.unwrap_or_default(),
         name,
@@ -188,8 +244,8 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         version: header.version,
         created_ms: header_ms,
         modified_ms,
-        mtime_ms,
-        mtime_js,
+        mtime_ms: 0,
+        mtime_js: 0.0,
         message_count,
         counts,
         first_message: if first_message.is_empty() {
@@ -202,10 +258,10 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         branches,
         usage,
         models,
-        // The size when reading began, as pi's listing takes its stats before reading.
-        bytes: meta.len(),
+        bytes: 0,
         malformed_lines: report.malformed,
         warnings: report.warnings,
+        tally,
     })
 }
 

@@ -6,6 +6,7 @@ pub mod ls;
 pub mod path;
 pub mod rm;
 pub mod show;
+pub mod stats;
 pub mod tree;
 
 use std::io::Read;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Differential test of pisess against pi 1.6.0 (see harness.mjs).
+# Differential test of pisess against pi 1.6.0 (see harness.mjs, and stats.mjs for `stats`).
 #
 #   tests/differential/run.sh [harness options: --seed N --count N --details N --keep --strict]
 #
@@ -36,3 +36,5 @@ fi
 [ -x "$bin" ] || { echo "differential: no pisess binary at $bin" >&2; exit 2; }
 
 TZ=UTC node "$here/harness.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" "$@"
+# stats (issue 20): pi's getSessionStats and usage breakdown, and bucket sums over the raw files.
+TZ=UTC node "$here/stats.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" "$@"

@@ -11,5 +11,6 @@ mod path;
 mod rm;
 mod robustness;
 mod show;
+mod stats;
 mod surrogates;
 mod tree;

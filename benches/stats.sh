@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The benchmark of issue 20: `stats --all --by day --json` on corpus (a) of run.sh, against
+# `ls --all --json` (the budget: within 1.5x) and ccusage's `pi daily --json --offline` (at least
+# 2x faster), all three timed in the same run, interleaved.
+#
+#   benches/stats.sh [--rounds N] [--runs N] [--dir DIR] [--sessions N --mb N]
+#
+#   --rounds N  interleaved rounds (default 3), --runs N runs of each command a round (default 2)
+#   --dir DIR   where corpus (a) and ccusage go (default: a temp dir); an existing corpus is reused
+#   --sessions N --mb N   corpus size (default run.sh's (a): 2000 sessions, 500 MB)
+#
+# PISESS: the binary (default: cargo build --release). Needs python3, hyperfine, GNU time, and
+# npm for ccusage 20.0.24 (20.0.26 does not run here); without npm the ccusage figures are skipped.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+rounds=3 runs=2 dir="" sessions=2000 mb=500
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds="$2"; shift ;;
+    --runs) runs="$2"; shift ;;
+    --dir) dir="$2"; shift ;;
+    --sessions) sessions="$2"; shift ;;
+    --mb) mb="$2"; shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "stats.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+say() { echo "bench stats: $*" >&2; }
+for tool in hyperfine python3; do
+  command -v "$tool" >/dev/null || { apt-get install -y "$tool" >/dev/null 2>&1 || { say "$tool is needed"; exit 1; }; }
+done
+[ -x /usr/bin/time ] || apt-get install -y time >/dev/null 2>&1 || { say "GNU time is needed"; exit 1; }
+
+if [ -z "$dir" ]; then
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/pisess-bench-stats.XXXXXX")"
+  trap 'rm -rf "$dir"' EXIT
+fi
+mkdir -p "$dir"
+dir="$(cd "$dir" && pwd)"
+bin="${PISESS:-}"
+if [ -z "$bin" ]; then
+  (cd "$repo" && cargo build --release --quiet)
+  bin="$repo/target/release/pisess"
+fi
+
+agent="$dir/agent"
+stamp="$dir/corpus-$sessions-$mb"
+if [ ! -f "$stamp" ]; then
+  rm -rf "$agent" "$dir"/corpus-*
+  say "generating (a): $sessions sessions, ~$mb MB"
+  python3 "$here/gen.py" many "$agent/sessions" --sessions "$sessions" --mb "$mb"
+  touch "$stamp"
+fi
+find "$agent/sessions" -name '*.jsonl' -print0 >"$dir/a.files"
+
+ccusage=""
+if command -v npm >/dev/null; then
+  [ -x "$dir/ccusage/node_modules/.bin/ccusage" ] ||
+    npm install --silent --no-audit --no-fund --prefix "$dir/ccusage" ccusage@20.0.24 >"$dir/npm.log" 2>&1 ||
+    say "npm install ccusage@20.0.24 failed: ccusage figures skipped"
+  [ -x "$dir/ccusage/node_modules/.bin/ccusage" ] && ccusage="$dir/ccusage/node_modules/.bin/ccusage"
+else
+  say "npm not found: ccusage figures skipped"
+fi
+
+q() { printf '%q' "$1"; }
+env_a="PI_CODING_AGENT_DIR=$(q "$agent")"
+names=("ls --all --json" "stats --all --by day --json")
+cmds=("$env_a $(q "$bin") -q ls --all --json" "$env_a $(q "$bin") -q stats --all --by day --json --tz UTC")
+if [ -n "$ccusage" ]; then
+  # ccusage finds pi's sessions at $PI_AGENT_DIR or ~/.pi/agent/sessions; --pi-path names them.
+  names+=("ccusage pi daily --json --offline")
+  cmds+=("$(q "$ccusage") pi daily --json --offline --timezone UTC --pi-path $(q "$agent/sessions")")
+fi
+
+results="$dir/results"
+rm -rf "$results"
+mkdir -p "$results"
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+args=()
+for i in "${!names[@]}"; do args+=(--command-name "${names[$i]}" "${cmds[$i]}"); done
+warm="xargs -0 cat <$(q "$dir/a.files") >/dev/null"
+for r in $(seq 1 "$rounds"); do
+  say "round $r/$rounds"
+  hyperfine --style none --runs "$runs" --warmup "$([ "$r" = 1 ] && echo 1 || echo 0)" --prepare "$warm" \
+    --export-json "$results/a-$r.json" "${args[@]}" >/dev/null
+done
+for i in "${!names[@]}"; do
+  /usr/bin/time -f "%M" -o "$results/rss.tmp" bash -c "${cmds[$i]}" >/dev/null 2>&1 || true
+  printf '%s\t%s\n' "${names[$i]}" "$(tail -n 1 "$results/rss.tmp")" >>"$results/rss.tsv"
+done
+# What each says the corpus cost: pi's /session totals (pisess) against ccusage's sum.
+bash -c "${cmds[1]}" | tail -n 1 >"$results/pisess-total.json"
+[ -n "$ccusage" ] && bash -c "${cmds[2]}" >"$results/ccusage.json" 2>/dev/null || true
+
+python3 - "$results" "$load_before" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(find "$agent/sessions" -name '*.jsonl' | wc -l)" \
+  "$(du -sm "$agent/sessions" | cut -f1)" "$rounds x $runs" <<'EOF'
+import glob, json, os, statistics, sys
+results, before, after, n, mb, runs = sys.argv[1:]
+times, order = {}, []
+for p in sorted(glob.glob(os.path.join(results, "a-*.json"))):
+    for r in json.load(open(p))["results"]:
+        times.setdefault(r["command"], []).extend(r["times"])
+        if r["command"] not in order:
+            order.append(r["command"])
+rss = dict(l.rstrip("\n").split("\t") for l in open(os.path.join(results, "rss.tsv")))
+med = {k: statistics.median(v) for k, v in times.items()}
+ls, st = med["ls --all --json"], med["stats --all --by day --json"]
+print(f"corpus (a): {n} sessions, {mb} MB; {runs} runs per command, medians; load average {before} before, {after} after\n")
+print("| command | median | × ls --all --json | × faster than ccusage | peak RSS |")
+print("|---|--:|--:|--:|--:|")
+cc = med.get("ccusage pi daily --json --offline")
+for c in order:
+    kb = rss.get(c, "")
+    x_cc = f"{cc / med[c]:.1f}" if cc and c != "ccusage pi daily --json --offline" else ""
+    print(f"| `{c}` | {med[c]:.3f} s | {med[c] / ls:.2f} | {x_cc} | {int(kb) // 1024 if kb.isdigit() else '?'} MB |")
+verdicts = [f"stats ≤ 1.5× ls: {'ok' if st / ls <= 1.5 else 'MISSED'} ({st / ls:.2f}×)"]
+if cc:
+    verdicts.append(f"stats ≥ 2× faster than ccusage: {'ok' if cc / st >= 2 else 'MISSED'} ({cc / st:.1f}×)")
+print("\nbudgets: " + "; ".join(verdicts))
+total = json.load(open(os.path.join(results, "pisess-total.json")))
+line = f"cost of the corpus: pisess (pi's /session totals) ${total['cost']:.2f}"
+try:
+    data = json.load(open(os.path.join(results, "ccusage.json")))
+    line += f", ccusage ${data['totals']['totalCost']:.2f}"
+except Exception:
+    pass
+print(line)
+EOF

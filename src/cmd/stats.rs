@@ -1,0 +1,326 @@
+//! `pisess stats`: what one run did and cost, or usage reports over many sessions.
+//!
+//! The data comes from the listing's one pass per file ([`Detail::Stats`]); for one session the
+//! next request's size also needs the index `context` builds, a second read of that file only.
+//! Data first ([`One`], buckets, rows), then one of the renderers.
+
+mod human;
+
+use std::io::{Read, Write};
+
+use anyhow::Context as _;
+use jiff::tz::TimeZone;
+use serde_json::{json, Value};
+
+use crate::cli::StatsArgs;
+use crate::context;
+use crate::diag::Diag;
+use crate::env::Env;
+use crate::exit::{Outcome, UsageError};
+use crate::listing::{self, Scope, Window};
+use crate::model::{number, Usage};
+use crate::select::{select, Selected};
+use crate::session::Session;
+use crate::stats::buckets::{group, Bucket, By, RowWindow};
+use crate::stats::Tally;
+use crate::summary::{summarize_in, summarize_stream, Detail, Summary};
+use crate::surrogates;
+use crate::time::to_json_date;
+
+/// One session's report.
+pub struct One {
+    pub summary: Summary,
+    /// The messages `context` would send next and pi's estimate of their tokens.
+    pub next_messages: usize,
+    pub next_tokens: usize,
+}
+
+impl One {
+    fn tally(&self) -> &Tally {
+        self.summary
+            .tally
+            .as_deref()
+            .expect("read with Detail::Stats")
+    }
+}
+
+pub fn run(
+    args: &StatsArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Outcome> {
+    let tz = match &args.tz {
+        Some(name) => TimeZone::get(name)
+            .map_err(|e| UsageError(format!("--tz: unknown time zone '{name}': {e}")))?,
+        None => env.tz.clone(),
+    };
+    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+    let report = args.all
+        || args.sessions.len() > 1
+        || args.by.is_some()
+        || window.since.is_some()
+        || window.until.is_some();
+    if !report {
+        let one = read_one(
+            args.sessions.first().map(|s| s.as_os_str()),
+            env,
+            diag,
+            stdin,
+        )?;
+        if args.json {
+            surrogates::write(&mut *out, &one_json(&one))?;
+            out.write_all(b"\n")?;
+        } else {
+            human::one(&one, env, &tz, out)?;
+        }
+        return Ok(Outcome::Done);
+    }
+
+    let (sessions, failed) = read_many(args, env, diag, stdin)?;
+    let by = args.by.unwrap_or(By::Session);
+    let rows = RowWindow {
+        since: window.since,
+        until: window.until,
+    };
+    if by == By::Message {
+        write_messages(&sessions, rows, args.json, env, &tz, out)?;
+    } else {
+        let (buckets, total) = group(&sessions, by, &tz, rows);
+        if args.json {
+            for b in buckets.iter().chain(std::iter::once(&total)) {
+                let is_total = std::ptr::eq(b, &total);
+                surrogates::write(&mut *out, &bucket_json(by, b, is_total))?;
+                out.write_all(b"\n")?;
+            }
+        } else {
+            human::buckets(by, &buckets, &total, env.theme(), out)?;
+        }
+    }
+    Ok(if failed {
+        Outcome::Partial
+    } else {
+        Outcome::Done
+    })
+}
+
+/// Reads the one session and what `context` would send after its leaf.
+fn read_one(
+    arg: Option<&std::ffi::OsStr>,
+    env: &Env,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<One> {
+    let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
+    let (summary, session) = match &selected {
+        Selected::Stdin => {
+            // Both reads need the stream, which can be read once.
+            let mut bytes = Vec::new();
+            stdin.read_to_end(&mut bytes).context("<stdin>")?;
+            let summary = summarize_stream(&bytes[..], "-", Detail::Stats).context("<stdin>")?;
+            (
+                summary,
+                Session::from_reader(&bytes[..], "-").context("<stdin>")?,
+            )
+        }
+        Selected::File(path) => {
+            let name = path.display().to_string();
+            let summary = summarize_in(path, crate::scan::Reading::AheadIfBig, Detail::Stats)
+                .context(name.clone())?;
+            (summary, Session::open(path).context(name)?)
+        }
+    };
+    diag.session_warnings(&session.name, &summary.warnings);
+    let plan = context::plan(&session, None)?;
+    let (mut next_messages, mut next_tokens) = (0, 0);
+    for item in &plan.items {
+        let (messages, _) = context::project(&session, item)?;
+        next_messages += messages.len();
+        next_tokens += messages.iter().map(context::estimate_tokens).sum::<usize>();
+    }
+    Ok(One {
+        summary,
+        next_messages,
+        next_tokens,
+    })
+}
+
+/// The sessions of a report: `--all`, the SESSIONs given, or this project's.
+fn read_many(
+    args: &StatsArgs,
+    env: &Env,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<(Vec<Summary>, bool)> {
+    if args.sessions.is_empty() {
+        let scope = if args.all { Scope::All } else { Scope::Project };
+        let listing = listing::list_in(&env.location, scope, Detail::Stats)?;
+        let failed = listing.report(diag);
+        return Ok((listing.sessions, failed));
+    }
+    let mut sessions: Vec<Summary> = Vec::new();
+    for arg in &args.sessions {
+        let summary = match select(Some(arg), &env.location, env.pi_session_file.as_deref())? {
+            Selected::Stdin => {
+                summarize_stream(std::io::BufReader::new(&mut *stdin), "-", Detail::Stats)
+                    .context("<stdin>")?
+            }
+            Selected::File(path) => {
+                summarize_in(&path, crate::scan::Reading::AheadIfBig, Detail::Stats)
+                    .with_context(|| path.display().to_string())?
+            }
+        };
+        diag.session_warnings(&summary.path.display().to_string(), &summary.warnings);
+        // The same session named twice is read, and counted, once.
+        if !sessions.iter().any(|s| s.path == summary.path) {
+            sessions.push(summary);
+        }
+    }
+    Ok((sessions, false))
+}
+
+fn tokens_json(u: &Usage) -> Value {
+    json!({
+        "input": number(u.input),
+        "output": number(u.output),
+        "cacheRead": number(u.cache_read),
+        "cacheWrite": number(u.cache_write),
+        "total": number(u.total_tokens()),
+    })
+}
+
+/// The object of `stats --json SESSION`: pi's `getSessionStats` fields first, then the rest.
+fn one_json(one: &One) -> Value {
+    let s = &one.summary;
+    let t = one.tally();
+    let started = s.created_ms;
+    let (active, abandoned) = t.cost_split();
+    let models: Vec<Value> = t
+        .per_model()
+        .into_iter()
+        .map(|(model, turns, u)| {
+            json!({"model": model, "assistantMessages": turns, "tokens": tokens_json(&u), "cost": number(u.cost)})
+        })
+        .collect();
+    let tools: Vec<Value> = t
+        .tools
+        .iter()
+        .map(|(name, c)| {
+            let mut v = json!({"name": name, "calls": c.calls, "errors": c.errors});
+            if name == "bash" {
+                v["failedCommands"] = json!(t.failed_commands);
+            }
+            v
+        })
+        .collect();
+    json!({
+        "id": s.id,
+        "name": s.name,
+        "cwd": s.cwd,
+        "path": s.path.to_string_lossy(),
+        "started": started.and_then(to_json_date),
+        "lastActive": to_json_date(s.modified_ms),
+        "durationMs": started.map(|t| s.modified_ms - t),
+        "userMessages": s.counts.user_messages,
+        "assistantMessages": s.counts.assistant_messages,
+        "toolCalls": s.counts.tool_calls,
+        "toolResults": s.counts.tool_results,
+        "totalMessages": s.message_count,
+        "tokens": tokens_json(&s.usage),
+        "cost": number(s.usage.cost),
+        "toolErrors": s.counts.tool_errors,
+        "models": models,
+        "tools": tools,
+        "stopReasons": {
+            "error": t.stops.error,
+            "aborted": t.stops.aborted,
+            "length": t.stops.length,
+            "last": t.stops.last,
+            "lastErrorMessage": t.stops.last_error,
+        },
+        "compactions": {"count": t.compactions, "tokensBefore": number(t.tokens_before)},
+        "branches": s.branches,
+        "branchSummaries": t.branch_summaries,
+        "files": {
+            "read": t.files.read,
+            "written": t.files.written,
+            "edited": t.files.edited,
+        },
+        "activeBranchCost": number(active),
+        "abandonedBranchCost": number(abandoned),
+        "nextRequest": {"messages": one.next_messages, "tokens": one.next_tokens},
+    })
+}
+
+/// One report row (`total: true` on the last).
+fn bucket_json(by: By, b: &Bucket, total: bool) -> Value {
+    json!({
+        "by": by.as_str(),
+        "key": if total { Value::Null } else { Value::from(b.key.as_str()) },
+        "total": total,
+        "sessions": b.sessions,
+        "userMessages": b.counts.user_messages,
+        "assistantMessages": b.counts.assistant_messages,
+        "toolCalls": b.counts.tool_calls,
+        "toolResults": b.counts.tool_results,
+        "totalMessages": b.messages,
+        "toolErrors": b.counts.tool_errors,
+        "tokens": tokens_json(&b.usage),
+        "cost": number(b.usage.cost),
+    })
+}
+
+/// `--by message`: the fact table, one row per message-bearing entry, in each file's order.
+fn write_messages(
+    sessions: &[Summary],
+    window: RowWindow,
+    json: bool,
+    env: &Env,
+    tz: &TimeZone,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    for s in sessions {
+        let Some(t) = s.tally.as_deref() else {
+            continue;
+        };
+        for r in t.rows.iter().filter(|r| window.holds(r)) {
+            let (provider, model) = r
+                .model
+                .and_then(|i| t.models.get(i as usize))
+                .map_or((None, None), |m| {
+                    (m.provider.as_deref(), m.model.as_deref())
+                });
+            let u = r.usage.unwrap_or_default();
+            if json {
+                let row = json!({
+                    "session": s.id,
+                    "cwd": s.cwd,
+                    "entryId": r.id,
+                    "timestamp": r.ts_ms.and_then(to_json_date),
+                    "type": if r.message { "message" } else { r.role.as_str() },
+                    "role": if r.message { Some(r.role.as_str()) } else { None },
+                    "provider": provider,
+                    "model": model,
+                    "modelKey": t.model_name(r.model),
+                    "input": number(u.input),
+                    "output": number(u.output),
+                    "cacheRead": number(u.cache_read),
+                    "cacheWrite": number(u.cache_write),
+                    "totalTokens": number(u.total_tokens()),
+                    "cost": number(u.cost),
+                    "toolName": r.tool,
+                    "toolCalls": r.calls,
+                    "isError": r.is_error,
+                    "stopReason": r.stop_reason,
+                    "active": r.active,
+                });
+                surrogates::write(&mut *out, &row)?;
+                out.write_all(b"\n")?;
+            } else {
+                human::message_row(s, t, r, env.theme(), tz, out)?;
+            }
+        }
+    }
+    Ok(())
+}
