@@ -72,6 +72,43 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
     let mtime_js = since_epoch.map_or(0.0, |d| {
         d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6
     });
+    let file = File {
+        path,
+        mtime_ms,
+        mtime_js,
+        // The size when reading began, as pi's listing takes its stats before reading.
+        bytes: meta.len(),
+    };
+    fold(whole_file(&opened, reading)?, &opened.stem, &file)
+}
+
+/// [`summarize`] of a session held in memory (`check -`), named `name`: no file times.
+pub fn summarize_bytes(bytes: &[u8], name: &str) -> Result<Summary, ScanError> {
+    let file = File {
+        path: Path::new(name),
+        mtime_ms: 0,
+        mtime_js: 0.0,
+        bytes: bytes.len() as u64,
+    };
+    fold(bytes, name, &file)
+}
+
+/// What [`fold`] takes from the file itself rather than from its lines.
+struct File<'a> {
+    path: &'a Path,
+    mtime_ms: i64,
+    mtime_js: f64,
+    bytes: u64,
+}
+
+/// The one pass over a session's lines that every summary comes from.
+fn fold(input: impl std::io::BufRead, stem: &str, file: &File) -> Result<Summary, ScanError> {
+    let File {
+        path,
+        mtime_ms,
+        mtime_js,
+        bytes,
+    } = *file;
 
     let mut name: Option<String> = None;
     let mut message_count = 0;
@@ -97,7 +134,7 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         }
     };
 
-    let report = scan(whole_file(&opened, reading)?, &opened.stem, |_, e| {
+    let report = scan(input, stem, |_, e| {
         let v = e.view;
         if let Some(id) = &e.id {
             leaf_id = Some(id.to_string());
@@ -202,8 +239,7 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         branches,
         usage,
         models,
-        // The size when reading began, as pi's listing takes its stats before reading.
-        bytes: meta.len(),
+        bytes,
         malformed_lines: report.malformed,
         warnings: report.warnings,
     })
