@@ -76,6 +76,7 @@ Exit codes:
   1  the command could not do its job: no such session, an unreadable file, a refused
      deletion, some files unreadable in `ls` (the rest are still listed)
   2  usage error: an unknown option or subcommand, a bad value
+  check: 0 every assertion held, 1 one failed, 2 the check could not be made
 
 Environment:
   PI_CODING_AGENT_DIR          pi's agent dir (default ~/.pi/agent); sessions are in its
