@@ -30,12 +30,16 @@ pub struct Spec {
     pub forbid_tools: Vec<String>,
     pub require_text: Option<regex::Regex>,
     pub no_malformed: bool,
+    /// A Markdown report is wanted: its figures include the tools with errors and the last
+    /// message (which read tool results and the tree; the lines alone do not).
+    pub report: bool,
 }
 
 impl Spec {
     /// Whether anything needs the index (the tree), not only the summary.
     fn needs_index(&self) -> bool {
-        self.integrity
+        self.report
+            || self.integrity
             || self.ended
             || self.require_text.is_some()
             || !self.require_tools.is_empty()
@@ -98,7 +102,7 @@ pub struct Figures {
     /// The final assistant message on the active branch, when the index was read.
     pub final_assistant: Option<LastMessage>,
     /// Tools whose results reported an error, with how many, most first (whole file, as
-    /// `tool_errors`), when the index was read.
+    /// `tool_errors`), for a report ([`Spec::report`]).
     pub tools_with_errors: Vec<(String, u64)>,
 }
 
@@ -135,7 +139,7 @@ pub fn judge(spec: &Spec, summary: &Summary, session: Option<&Session>) -> Verdi
         last: branch.as_ref().and_then(|b| b.last.clone()),
         final_assistant: branch.as_ref().and_then(|b| b.final_assistant.clone()),
         tools_with_errors: match session {
-            Some(s) if summary.counts.tool_errors > 0 => tools_with_errors(s),
+            Some(s) if spec.report && summary.counts.tool_errors > 0 => tools_with_errors(s),
             _ => Vec::new(),
         },
     };

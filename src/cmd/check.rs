@@ -91,7 +91,7 @@ pub fn run(
         .into());
     }
     let targets = targets(args, env, diag).map_err(NotChecked)?;
-    let want_index = check::needs_index(&spec) || args.summary.is_some();
+    let want_index = check::needs_index(&spec);
     let mut checked = Vec::with_capacity(targets.len());
     for target in targets {
         let c = check_one(target, &spec, want_index, diag, stdin);
@@ -193,6 +193,7 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
         forbid_tools: args.forbid_tool.clone(),
         require_text,
         no_malformed: args.no_malformed,
+        report: args.summary.is_some(),
     };
     let any = spec.max_cost.is_some()
         || spec.max_tokens.is_some()
