@@ -148,10 +148,12 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
     let max_duration = match &args.max_duration {
         Some(s) => match crate::time::parse_span(s) {
             Some(Ok(ms)) => Some((ms, s.trim().to_owned())),
-            Some(Err(e)) => return Err(usage(format!("--max-duration: {e}"))),
-            None => {
+            Some(Err(e)) if e.contains("too large") => {
+                return Err(usage(format!("--max-duration: {e}")))
+            }
+            _ => {
                 return Err(usage(format!(
-                    "--max-duration: '{s}' is not a span (use 90s, 30m, 2h, 1d)"
+                    "--max-duration: '{s}' is not a span (use 90s, 30m, 2h, 1d, 1w)"
                 )))
             }
         },
