@@ -673,3 +673,25 @@ fn run_lines(yaml: &str) -> Vec<String> {
     }
     runs
 }
+
+#[test]
+fn colour_only_when_asked_and_session_text_escaped() {
+    let body = text(&good_run());
+    let plain = check(&["-", "--ended", "--max-cost", "1"], &body);
+    assert!(!plain.stdout.contains('\u{1b}'), "{}", plain.stdout);
+    let coloured = check(
+        &["-", "--ended", "--max-cost", "1", "--color", "always"],
+        &body,
+    );
+    assert!(coloured.stdout.contains("\u{1b}["), "{}", coloured.stdout);
+    // A tool name from the command line or a session is text from outside: escaped.
+    let r = check(
+        &["-", "--require-tool", "x\u{1b}[2J", "--color", "always"],
+        &body,
+    );
+    assert!(
+        r.stdout.contains("require-tool x\\u{1b}[2J: 0 calls"),
+        "{}",
+        r.stdout
+    );
+}
