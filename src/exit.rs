@@ -72,7 +72,7 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
     }
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
+pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .map(std::io::Error::kind)

@@ -101,17 +101,26 @@ pub fn run(
         checked.push(c);
     }
 
-    if dash(&args.summary) {
-        reports::markdown(&checked, out)?;
-    } else if dash(&args.junit) {
-        reports::junit(&checked, out)?;
-    } else if args.json {
-        for c in &checked {
-            serde_json::to_writer(&mut *out, &to_json(c))?;
-            out.write_all(b"\n")?;
+    let shown = (|| -> anyhow::Result<()> {
+        if dash(&args.summary) {
+            reports::markdown(&checked, out)?;
+        } else if dash(&args.junit) {
+            reports::junit(&checked, out)?;
+        } else if args.json {
+            for c in &checked {
+                serde_json::to_writer(&mut *out, &to_json(c))?;
+                out.write_all(b"\n")?;
+            }
+        } else {
+            render_human(&checked, env.theme(), out)?;
         }
-    } else {
-        render_human(&checked, env.theme(), out)?;
+        Ok(out.flush()?)
+    })();
+    match shown {
+        // A reader that went away (`| head -1`) must not turn the verdict into exit 0: the
+        // reports are still written and the exit code still says what held.
+        Err(e) if crate::exit::is_broken_pipe(&e) => {}
+        other => other?,
     }
     if let Some(file) = args.summary.as_deref().filter(|f| *f != "-") {
         // $GITHUB_STEP_SUMMARY collects every step's Markdown: add to it, never replace it.

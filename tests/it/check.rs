@@ -695,3 +695,44 @@ fn colour_only_when_asked_and_session_text_escaped() {
         r.stdout
     );
 }
+
+/// `pisess check … | head -1`: quiet, and the verdict still decides the exit code, so a closed
+/// pipe cannot make a failed check pass.
+#[test]
+fn a_closed_pipe_keeps_the_verdict() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions").join("--p--");
+    fs::create_dir_all(&dir).unwrap();
+    // Far more output than a pipe holds: each session fails --ended (no assistant message).
+    for i in 0..600 {
+        let id = format!("{i:08x}-0000-7000-8000-000000000000");
+        let body = format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n{}\n",
+            message("m", None, 1, json!({"role":"user","content":"hi"}))
+        );
+        fs::write(
+            dir.join(format!("2026-01-01T00-00-00-000Z_{id}.jsonl")),
+            body,
+        )
+        .unwrap();
+    }
+    let mut child = Command::new(BIN)
+        .args(["--cwd", "/p", "check", "--all", "--ended"])
+        .env("PI_CODING_AGENT_DIR", tmp.path())
+        .env_remove("PI_SESSION_FILE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    assert!(first.ends_with(".jsonl\n"), "{first}");
+    drop(reader);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(1));
+}
