@@ -115,6 +115,7 @@ group_a=(
   "cat (a)	xargs -0 cat <$(q "$dir/a.files") >/dev/null"
   "ls --all --json	$env_a $(q "$bin") ls --all --json"
   "ls --all	$env_a $(q "$bin") ls --all"
+  "check --all --max-cost	$env_a $(q "$bin") check --all -q --max-cost 1000000"
 )
 [ -n "$pi_dist" ] && group_a+=("pi listAll	$env_a node $(q "$here/pi-listall.mjs") $(q "$pi_dist")")
 group_b=(
@@ -123,6 +124,8 @@ group_b=(
   "show --json	$(q "$bin") show --json $(q "$big")"
   "tree	$(q "$bin") tree $(q "$big")"
   "ls --json (b)	$(q "$bin") ls --all --json --session-dir $(q "$dir/b")"
+  "check (integrity)	$(q "$bin") check -q $(q "$big")"
+  "check --ended --require-tool	$(q "$bin") check -q --ended --require-tool bash --max-cost 1000000 $(q "$big")"
 )
 [ -n "$pi_dist" ] && group_b+=("pi buildSessionContext	node $(q "$here/pi-context.mjs") $(q "$pi_dist") $(q "$dir/pi-copy.jsonl")")
 

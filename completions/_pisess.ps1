@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the session dir for this project, or a session''s file')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Rebuild the messages pi sends to the model next')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What a run did and cost, or usage reports across sessions')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -157,6 +158,35 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'pisess;check' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Check this project''s sessions (every project''s with --all) modified before WHEN')
+            [CompletionResult]::new('--max-cost', '--max-cost', [CompletionResultType]::ParameterName, 'Total cost at most USD dollars (pi''s /session cost)')
+            [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Total tokens at most N (input + output + cache read + cache write)')
+            [CompletionResult]::new('--max-turns', '--max-turns', [CompletionResultType]::ParameterName, 'At most N assistant messages')
+            [CompletionResult]::new('--max-duration', '--max-duration', [CompletionResultType]::ParameterName, 'From the header''s time to the last user or assistant message at most SPAN (90s, 30m, 2h)')
+            [CompletionResult]::new('--max-tool-errors', '--max-tool-errors', [CompletionResultType]::ParameterName, 'At most N tool results with isError')
+            [CompletionResult]::new('--require-tool', '--require-tool', [CompletionResultType]::ParameterName, 'The tool NAME was called at least once on the active branch; repeatable')
+            [CompletionResult]::new('--forbid-tool', '--forbid-tool', [CompletionResultType]::ParameterName, 'The tool NAME was never called on the active branch; repeatable')
+            [CompletionResult]::new('--require-text', '--require-text', [CompletionResultType]::ParameterName, 'The final assistant message''s text matches REGEX (Rust regex syntax; (?i) ignores case)')
+            [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout instead of the lines')
+            [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Also write a JUnit XML report to FILE (one test case per assertion); - for stdout instead of the lines')
+            [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Check every project''s sessions (with --since/--until: those modified then)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Check every project''s sessions (with --since/--until: those modified then)')
+            [CompletionResult]::new('--integrity', '--integrity', [CompletionResultType]::ParameterName, 'The file''s structure: header, unique ids, parents, cycles, targets, malformed or torn lines, known types and roles (the default when no other assertion is given)')
+            [CompletionResult]::new('--no-tool-errors', '--no-tool-errors', [CompletionResultType]::ParameterName, 'No tool result with isError (--max-tool-errors 0)')
+            [CompletionResult]::new('--ended', '--ended', [CompletionResultType]::ParameterName, 'The active branch''s last message is an assistant message with stopReason stop (not error, aborted, length or toolUse)')
+            [CompletionResult]::new('--no-malformed', '--no-malformed', [CompletionResultType]::ParameterName, 'No malformed line in the file')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object per session: {session, path, status, assertions, findings, figures}')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pisess;rm' {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Also this project''s sessions whose last activity is older than SPAN (30d, 2w, ...)')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
@@ -185,6 +215,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the session dir for this project, or a session''s file')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Rebuild the messages pi sends to the model next')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What a run did and cost, or usage reports across sessions')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -205,6 +236,9 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             break
         }
         'pisess;help;stats' {
+            break
+        }
+        'pisess;help;check' {
             break
         }
         'pisess;help;rm' {

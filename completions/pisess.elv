@@ -34,6 +34,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
             cand stats 'What a run did and cost, or usage reports across sessions'
+            cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -146,6 +147,34 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pisess;check'= {
+            cand --since 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --until 'Check this project''s sessions (every project''s with --all) modified before WHEN'
+            cand --max-cost 'Total cost at most USD dollars (pi''s /session cost)'
+            cand --max-tokens 'Total tokens at most N (input + output + cache read + cache write)'
+            cand --max-turns 'At most N assistant messages'
+            cand --max-duration 'From the header''s time to the last user or assistant message at most SPAN (90s, 30m, 2h)'
+            cand --max-tool-errors 'At most N tool results with isError'
+            cand --require-tool 'The tool NAME was called at least once on the active branch; repeatable'
+            cand --forbid-tool 'The tool NAME was never called on the active branch; repeatable'
+            cand --require-text 'The final assistant message''s text matches REGEX (Rust regex syntax; (?i) ignores case)'
+            cand --summary 'Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout instead of the lines'
+            cand --junit 'Also write a JUnit XML report to FILE (one test case per assertion); - for stdout instead of the lines'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -a 'Check every project''s sessions (with --since/--until: those modified then)'
+            cand --all 'Check every project''s sessions (with --since/--until: those modified then)'
+            cand --integrity 'The file''s structure: header, unique ids, parents, cycles, targets, malformed or torn lines, known types and roles (the default when no other assertion is given)'
+            cand --no-tool-errors 'No tool result with isError (--max-tool-errors 0)'
+            cand --ended 'The active branch''s last message is an assistant message with stopReason stop (not error, aborted, length or toolUse)'
+            cand --no-malformed 'No malformed line in the file'
+            cand --json 'One JSON object per session: {session, path, status, assertions, findings, figures}'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pisess;rm'= {
             cand --older-than 'Also this project''s sessions whose last activity is older than SPAN (30d, 2w, ...)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
@@ -173,6 +202,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
             cand stats 'What a run did and cost, or usage reports across sessions'
+            cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -187,6 +217,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;help;context'= {
         }
         &'pisess;help;stats'= {
+        }
+        &'pisess;help;check'= {
         }
         &'pisess;help;rm'= {
         }

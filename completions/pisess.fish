@@ -39,6 +39,7 @@ complete -c pisess -n "__fish_pisess_needs_command" -f -a "tree" -d 'Draw a sess
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
+complete -c pisess -n "__fish_pisess_needs_command" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s n -l limit -d 'Show at most N sessions (after filtering and sorting)' -r
@@ -153,6 +154,31 @@ complete -c pisess -n "__fish_pisess_using_subcommand stats" -s a -l all -d 'Eve
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l json -d 'JSON: one object for a session; NDJSON rows and a total row for a report'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l since -d 'Check this project\'s sessions (every project\'s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l until -d 'Check this project\'s sessions (every project\'s with --all) modified before WHEN' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-cost -d 'Total cost at most USD dollars (pi\'s /session cost)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tokens -d 'Total tokens at most N (input + output + cache read + cache write)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-turns -d 'At most N assistant messages' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-duration -d 'From the header\'s time to the last user or assistant message at most SPAN (90s, 30m, 2h)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tool-errors -d 'At most N tool results with isError' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l require-tool -d 'The tool NAME was called at least once on the active branch; repeatable' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l forbid-tool -d 'The tool NAME was never called on the active branch; repeatable' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l require-text -d 'The final assistant message\'s text matches REGEX (Rust regex syntax; (?i) ignores case)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l summary -d 'Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout instead of the lines' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l junit -d 'Also write a JUnit XML report to FILE (one test case per assertion); - for stdout instead of the lines' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l cwd -d 'Act as if run in DIR' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even into a pipe (e.g. for less -R)'
+never\t'Never colour'"
+complete -c pisess -n "__fish_pisess_using_subcommand check" -s a -l all -d 'Check every project\'s sessions (with --since/--until: those modified then)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l integrity -d 'The file\'s structure: header, unique ids, parents, cycles, targets, malformed or torn lines, known types and roles (the default when no other assertion is given)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-tool-errors -d 'No tool result with isError (--max-tool-errors 0)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l ended -d 'The active branch\'s last message is an assistant message with stopReason stop (not error, aborted, length or toolUse)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-malformed -d 'No malformed line in the file'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l json -d 'One JSON object per session: {session, path, status, assertions, findings, figures}'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l older-than -d 'Also this project\'s sessions whose last activity is older than SPAN (30d, 2w, ...)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l cwd -d 'Act as if run in DIR' -r
@@ -168,11 +194,12 @@ complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow rem
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l json -d 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats rm help" -f -a "ls" -d 'List sessions, newest first'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats rm help" -f -a "show" -d 'Print a session\'s entries'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats rm help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats rm help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats rm help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats rm help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats rm help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats rm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "ls" -d 'List sessions, newest first'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "show" -d 'Print a session\'s entries'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

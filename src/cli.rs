@@ -58,10 +58,13 @@ const AFTER_LONG_HELP: &str = concat!(
     pisess show --json --no-header --role user | jq -r '.message.content | strings'
     pisess context --json | jq '.messages | length'
 
-  Check a run in CI (jq -e exits 1 when the answer is false or null):
-    pisess ls --json -n 1 | jq -e '.usage.cost < 2'
-    pisess context --json \"$SESSION\" | jq -e '.messages[-1].role == \"assistant\"'
-    pisess ls --all --json | jq -se 'all(.malformedLines == 0)'
+  Check a run in CI (exit 0 every assertion held, 1 one failed, 2 could not check):
+    pisess check --ended --no-tool-errors --max-cost 2
+    pisess check --all --since 1h --ended --summary \"$GITHUB_STEP_SUMMARY\"
+  A jq check needs pipefail (else a pisess error is lost in the pipe) and jq -se with a
+  length test (jq -e passes on empty input, so no session would pass):
+    set -o pipefail
+    pisess ls --all --json | jq -se 'length > 0 and all(.malformedLines == 0)'
 
 Output:
   Human output shows relative times (3h ago) and is coloured on a terminal; --json output is
@@ -74,6 +77,7 @@ Exit codes:
   1  the command could not do its job: no such session, an unreadable file, a refused
      deletion, some files unreadable in `ls` (the rest are still listed)
   2  usage error: an unknown option or subcommand, a bad value
+  check: 0 every assertion held, 1 one failed, 2 the check could not be made
 
 Environment:
   PI_CODING_AGENT_DIR          pi's agent dir (default ~/.pi/agent); sessions are in its
@@ -145,6 +149,42 @@ const STATS_HELP: &str = concat!(
 
   Times are local (--tz to override); weeks are ISO weeks. Each message counts at its own time
   and each usage under its own model, so the buckets add up to pi's /session totals."
+);
+
+const CHECK_HELP: &str = concat!(
+    session_help!(),
+    "Assertions (combine freely; without one, --integrity is checked):
+  --integrity            a valid header, unique ids, every parent present, no cycles, targets
+                         that exist, no malformed or torn lines, known types and roles
+  --max-cost USD         --max-tokens N    --max-turns N (assistant messages)
+  --max-duration SPAN    (header time to the last message: 30m, 2h)
+  --max-tool-errors N    --no-tool-errors  --no-malformed
+  --ended                the active branch ends in an assistant message with stopReason stop
+  --require-tool NAME    --forbid-tool NAME   (called at least once / never, on the active branch)
+  --require-text REGEX   in the final assistant text
+Totals are pi's /session figures over the whole file, the same as `ls` reports.
+
+Exit codes (the agent's failure apart from the tool's):
+  0  every assertion held
+  1  at least one assertion failed
+  2  the check could not be made: a usage error, no such session, an unreadable file
+With several sessions the worst result decides. Never 0 when no session was found.
+
+Examples:
+  pisess check                         the newest session's integrity
+  pisess check --ended --no-tool-errors --max-cost 2
+  pisess check --all --since 1h --ended --summary \"$GITHUB_STEP_SUMMARY\" --junit check.xml
+
+  A worked example: in CI, after `pi -p \"Fix the failing test\"`,
+    $ pisess check --ended --max-cost 2 --require-tool bash
+    0196c9f4  ~/.pi/agent/sessions/--home-dev-webshop--/2025-05-13T14-02-41-507Z_0196c9f4-....jsonl
+    ok   ended: assistant, stopReason stop
+    FAIL max-cost: $2.31 > $2.00
+    ok   require-tool bash: 2 calls on the active branch
+    FAIL: 1 of 3 assertions failed
+    $ echo $?
+    1
+  Had there been no session at all, the line would be an error and the exit code 2."
 );
 
 const RM_HELP: &str = "\
@@ -265,6 +305,14 @@ pub enum Command {
     /// project, session or tool, and a total.
     #[command(after_long_help = STATS_HELP)]
     Stats(StatsArgs),
+    /// Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end
+    ///
+    /// One line per assertion, ok or FAIL with the measured value and the limit, then a
+    /// verdict; --json as one object per session; --summary writes Markdown (for
+    /// $GITHUB_STEP_SUMMARY), --junit a JUnit XML report. Exit 0 when every assertion held, 1
+    /// when one failed, 2 when the check could not be made.
+    #[command(after_long_help = CHECK_HELP)]
+    Check(CheckArgs),
     /// Delete sessions safely (to the trash unless --permanent)
     ///
     /// Lists what it will remove, then asks on a terminal; without one it refuses unless --yes.
@@ -468,6 +516,82 @@ pub struct StatsArgs {
     /// JSON: one object for a session; NDJSON rows and a total row for a report
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Sessions to check (see SESSION below); default: the one `ls` marks *
+    #[arg(value_parser = session_arg(), conflicts_with = "all")]
+    pub sessions: Vec<OsString>,
+    /// Check every project's sessions (with --since/--until: those modified then)
+    #[arg(short, long)]
+    pub all: bool,
+    /// Check this project's sessions (every project's with --all) modified at or after WHEN
+    /// (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
+    #[arg(long, value_name = "WHEN", conflicts_with = "sessions")]
+    pub since: Option<String>,
+    /// Check this project's sessions (every project's with --all) modified before WHEN
+    #[arg(long, value_name = "WHEN", conflicts_with = "sessions")]
+    pub until: Option<String>,
+    /// The file's structure: header, unique ids, parents, cycles, targets, malformed or torn
+    /// lines, known types and roles (the default when no other assertion is given)
+    #[arg(long, help_heading = "Assertions")]
+    pub integrity: bool,
+    /// Total cost at most USD dollars (pi's /session cost)
+    #[arg(long, value_name = "USD", help_heading = "Assertions", value_parser = non_negative)]
+    pub max_cost: Option<f64>,
+    /// Total tokens at most N (input + output + cache read + cache write)
+    #[arg(long, value_name = "N", help_heading = "Assertions")]
+    pub max_tokens: Option<u64>,
+    /// At most N assistant messages
+    #[arg(long, value_name = "N", help_heading = "Assertions")]
+    pub max_turns: Option<u64>,
+    /// From the header's time to the last user or assistant message at most SPAN (90s, 30m, 2h)
+    #[arg(long, value_name = "SPAN", help_heading = "Assertions")]
+    pub max_duration: Option<String>,
+    /// At most N tool results with isError
+    #[arg(long, value_name = "N", help_heading = "Assertions")]
+    pub max_tool_errors: Option<u64>,
+    /// No tool result with isError (--max-tool-errors 0)
+    #[arg(long, conflicts_with = "max_tool_errors", help_heading = "Assertions")]
+    pub no_tool_errors: bool,
+    /// The active branch's last message is an assistant message with stopReason stop (not
+    /// error, aborted, length or toolUse)
+    #[arg(long, help_heading = "Assertions")]
+    pub ended: bool,
+    /// The tool NAME was called at least once on the active branch; repeatable
+    #[arg(long, value_name = "NAME", help_heading = "Assertions")]
+    pub require_tool: Vec<String>,
+    /// The tool NAME was never called on the active branch; repeatable
+    #[arg(long, value_name = "NAME", help_heading = "Assertions")]
+    pub forbid_tool: Vec<String>,
+    /// The final assistant message's text matches REGEX (Rust regex syntax; (?i) ignores case)
+    #[arg(long, value_name = "REGEX", help_heading = "Assertions")]
+    pub require_text: Option<String>,
+    /// No malformed line in the file
+    #[arg(long, help_heading = "Assertions")]
+    pub no_malformed: bool,
+    /// One JSON object per session: {session, path, status, assertions, findings, figures}
+    #[arg(long)]
+    pub json: bool,
+    /// Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout
+    /// instead of the lines
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<OsString>,
+    /// Also write a JUnit XML report to FILE (one test case per assertion); - for stdout
+    /// instead of the lines
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<OsString>,
+}
+
+/// A limit in dollars: a number, not negative (a typo must not make every run fail or pass).
+fn non_negative(s: &str) -> Result<f64, String> {
+    match s.trim().trim_start_matches('$').parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "'{s}' is not an amount of dollars (e.g. 2 or 0.50)"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]

@@ -14,6 +14,9 @@ pub enum Outcome {
     Done,
     /// Exit 1: the command did what it could but part of the job failed (e.g. unreadable files).
     Partial,
+    /// Exit 2 without an error of its own: `check` reported a session it could not check
+    /// (each such session already has its error line), which a failed assertion must not hide.
+    NotChecked,
     /// Exit 130 (128 + SIGINT, as shells report it): stopped by Ctrl-C after reporting what
     /// it had done.
     Interrupted,
@@ -31,12 +34,26 @@ impl fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// An error after which `check` could not check at all (no such session, no session in the
+/// window): exit 2, as `check` keeps 1 for a failed assertion.
+#[derive(Debug)]
+pub struct NotChecked(pub anyhow::Error);
+
+impl fmt::Display for NotChecked {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for NotChecked {}
+
 /// Maps a run's result to the exit code, printing the error line (`pisess: error: ...`).
 /// A closed stdout (`pisess ls | head -1`) is not an error.
 pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
     match result {
         Ok(Outcome::Done) => 0,
         Ok(Outcome::Partial) => 1,
+        Ok(Outcome::NotChecked) => 2,
         Ok(Outcome::Interrupted) => 130,
         Err(e) if is_broken_pipe(e) => 0,
         Err(e) => {
@@ -46,7 +63,7 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
                 e.downcast_ref::<crate::select::SelectError>(),
                 Some(crate::select::SelectError::Blank)
             );
-            if e.is::<UsageError>() || blank {
+            if e.is::<UsageError>() || e.is::<NotChecked>() || blank {
                 2
             } else {
                 1
@@ -55,7 +72,7 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
     }
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
+pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .map(std::io::Error::kind)

@@ -3,6 +3,7 @@
 //! The binary parses the command line, builds an [`env::Env`] and calls [`run`]; everything
 //! else lives in the library so tests can drive it in-process.
 
+pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod context;
@@ -59,6 +60,7 @@ pub fn run(
         Command::Path(args) => cmd::path::run(&args, env, out, &mut diag),
         Command::Context(args) => cmd::context::run(&args, env, out, &mut diag, stdin),
         Command::Stats(args) => cmd::stats::run(&args, env, out, &mut diag, stdin),
+        Command::Check(args) => cmd::check::run(&args, env, out, &mut diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, &mut diag, stdin),
         Command::Generate(args) => cmd::generate::run(&args, out),
     }

@@ -39,8 +39,13 @@ fn main() -> ExitCode {
         &mut io::stderr(),
         &mut io::stdin().lock(),
     );
-    // What was printed goes out before any error line, so the two read in order.
+    // What was printed goes out before any error line, so the two read in order. A reader that
+    // went away (`| head -1`) is not an error, and does not change how the command ended:
+    // `check`'s failed assertion stays exit 1.
     let flushed = out.flush();
-    let result = result.and_then(|outcome| flushed.map(|()| outcome).map_err(Into::into));
+    let result = result.and_then(|outcome| match flushed {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(outcome),
+    });
     ExitCode::from(pisess::finish(&result, &mut io::stderr()))
 }

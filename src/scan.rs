@@ -80,6 +80,8 @@ pub struct ScanReport {
     pub warnings: Vec<Warning>,
     /// The last line had no `\n` and did not parse: pi is probably still writing it.
     pub torn_tail: bool,
+    /// That line's number, for `check`'s findings.
+    pub torn_line: Option<u64>,
 }
 
 /// How one non-blank line parsed.
@@ -210,6 +212,7 @@ pub fn scan_until<R: BufRead>(
     let mut warnings = Vec::new();
     let mut malformed = 0;
     let mut torn_tail = false;
+    let mut torn_line = None;
     let mut ordinal = 0usize;
     let mut prev_v1_id: Option<String> = None;
 
@@ -227,7 +230,7 @@ pub fn scan_until<R: BufRead>(
         let Some((head, ..)) = &header else {
             match header_step(parsed, &line, stem) {
                 HeaderStep::Skip => {}
-                HeaderStep::Torn => torn_tail = true,
+                HeaderStep::Torn => (torn_tail, torn_line) = (true, Some(line.number)),
                 HeaderStep::Malformed(reason) => {
                     malformed += 1;
                     warn(reason);
@@ -259,7 +262,7 @@ pub fn scan_until<R: BufRead>(
                     malformed += 1;
                     warn(reason);
                 } else {
-                    torn_tail = true;
+                    (torn_tail, torn_line) = (true, Some(line.number));
                 }
                 continue;
             }
@@ -327,6 +330,7 @@ pub fn scan_until<R: BufRead>(
         malformed,
         warnings,
         torn_tail,
+        torn_line,
     })
 }
 

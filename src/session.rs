@@ -204,6 +204,7 @@ pub struct Session {
     pub warnings: Vec<Warning>,
     pub malformed: u64,
     pub torn_tail: bool,
+    pub torn_line: Option<u64>,
 }
 
 impl Session {
@@ -283,6 +284,7 @@ impl Session {
             warnings: report.warnings,
             malformed: report.malformed,
             torn_tail: report.torn_tail,
+            torn_line: report.torn_line,
         };
         session.link();
         session.warnings.sort_by_key(|w| w.line);

@@ -120,6 +120,13 @@ pub fn summarize_stream(
     Ok(summary)
 }
 
+/// [`summarize`] of a session held in memory (`check -`), named `name`: no file times.
+pub fn summarize_bytes(bytes: &[u8], name: &str) -> Result<Summary, ScanError> {
+    let mut summary = summarize_stream(bytes, name, Detail::Listing)?;
+    summary.bytes = bytes.len() as u64;
+    Ok(summary)
+}
+
 /// The one pass over the entries.
 fn fold(input: impl BufRead, stem: &str, detail: Detail) -> Result<Summary, ScanError> {
     let mut tally = (detail == Detail::Stats).then(Box::<Tally>::default);

@@ -97,26 +97,49 @@ pub(crate) fn to_json_date(ms: i64) -> Option<String> {
 /// A `--since`/`--until` value: an ISO date or date-time, or a span back from `now`
 /// (`30s`, `15m`, `2h`, `3d`, `1w`).
 pub(crate) fn parse_when(s: &str, now_ms: i64) -> Result<i64, String> {
-    let trimmed = s.trim();
-    if let Some(unit) = trimmed.chars().last() {
-        let digits = &trimmed[..trimmed.len() - unit.len_utf8()];
-        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            let n: i64 = digits.parse().map_err(|_| format!("'{s}' is too large"))?;
-            let unit_ms = match unit {
-                's' => 1_000,
-                'm' => 60_000,
-                'h' => 3_600_000,
-                'd' => 86_400_000,
-                'w' => 7 * 86_400_000,
-                _ => return Err(bad_when(s)),
-            };
-            return n
-                .checked_mul(unit_ms)
-                .map(|span| now_ms - span)
-                .ok_or_else(|| format!("'{s}' is too large"));
-        }
+    match parse_span(s) {
+        Some(span) => span.map(|span| now_ms - span),
+        None => parse_js_date(s.trim()).ok_or_else(|| bad_when(s)),
     }
-    parse_js_date(trimmed).ok_or_else(|| bad_when(s))
+}
+
+/// A span (`30s`, `15m`, `2h`, `3d`, `1w`) in ms; `None` when `s` is not of that form (digits
+/// and one letter), an error when it is but its unit is unknown or it is too large.
+pub(crate) fn parse_span(s: &str) -> Option<Result<i64, String>> {
+    let trimmed = s.trim();
+    let unit = trimmed.chars().last()?;
+    let digits = &trimmed[..trimmed.len() - unit.len_utf8()];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let too_large = || format!("'{s}' is too large");
+    let Ok(n) = digits.parse::<i64>() else {
+        return Some(Err(too_large()));
+    };
+    let unit_ms = match unit {
+        's' => 1_000,
+        'm' => 60_000,
+        'h' => 3_600_000,
+        'd' => 86_400_000,
+        'w' => 7 * 86_400_000,
+        _ => return Some(Err(bad_when(s))),
+    };
+    Some(n.checked_mul(unit_ms).ok_or_else(too_large))
+}
+
+/// A span in words for people: `3m 12s`, `2h 5m`, `4d 3h`, `850ms`.
+pub(crate) fn span_text(ms: i64) -> String {
+    if ms < 0 {
+        return format!("-{}", span_text(-ms));
+    }
+    let s = ms / 1000;
+    match s {
+        0 => format!("{ms}ms"),
+        1..=59 => format!("{s}s"),
+        60..=3_599 => format!("{}m {}s", s / 60, s % 60),
+        3_600..=86_399 => format!("{}h {}m", s / 3_600, s % 3_600 / 60),
+        _ => format!("{}d {}h", s / 86_400, s % 86_400 / 3_600),
+    }
 }
 
 fn bad_when(s: &str) -> String {
@@ -224,5 +247,12 @@ mod tests {
         assert_eq!(relative(now - 3 * 3_600_000, now), "3h ago");
         assert_eq!(relative(now - 10_000, now), "just now");
         assert_eq!(relative(now - 2 * 86_400_000, now), "2d ago");
+        assert_eq!(parse_span("90m"), Some(Ok(5_400_000)));
+        assert_eq!(parse_span("2026-01-01"), None);
+        assert!(matches!(parse_span("3y"), Some(Err(_))));
+        assert!(matches!(parse_span("99999999999999999999s"), Some(Err(_))));
+        assert_eq!(span_text(192_000), "3m 12s");
+        assert_eq!(span_text(850), "850ms");
+        assert_eq!(span_text(7_500_000), "2h 5m");
     }
 }

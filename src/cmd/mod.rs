@@ -1,5 +1,6 @@
 //! One module per command: each computes its data first, then renders it (human or JSON).
 
+pub mod check;
 pub mod context;
 pub mod generate;
 pub mod ls;

@@ -56,7 +56,7 @@ const count = (group, cat, ok, diff) => {
 
 // Each job yields a list of outcomes [group, category, ok, diff]; they are tallied in job order,
 // so the "first differences" shown are deterministic.
-for (const outcomes of [await compareListings(), await comparePaths(), await compareContexts()]) {
+for (const outcomes of [await compareListings(), await comparePaths(), await compareContexts(), await compareStats()]) {
   for (const o of outcomes.flat()) count(...o);
 }
 const failed = printSummary();
@@ -145,6 +145,25 @@ function pickRow(x) {
     messageCount: f("messageCount"),
     firstMessage: f("firstMessage"),
   };
+}
+
+/** `check --json`'s figures against pi's getSessionStats (its /session command). */
+async function compareStats() {
+  return pool(report.stats, async (st) => {
+    if (st.piError) return [[st.group, "stats-pi-throws", true, null]];
+    const args = ["check", st.file, "--json", "-q"];
+    const r = await pisess(args, {});
+    const cmd = describe(args, {});
+    let f;
+    try {
+      f = JSON.parse(r.stdout.split("\n")[0]).figures;
+    } catch (e) {
+      return [[st.group, "stats", false, { cmd, sig: `unparsable output (exit ${r.code})`, what: `${e.message}; stderr: ${clip(r.stderr)}` }]];
+    }
+    const got = f && { userMessages: f.userMessages, assistantMessages: f.assistantMessages, toolCalls: f.toolCalls, toolResults: f.toolResults, totalTokens: f.totalTokens, cost: f.cost };
+    const d = got ? firstDiff(st.stats, got) : { sig: "no figures", text: clip(r.stdout) };
+    return [[st.group, "stats", !d, { cmd, sig: d && `field ${d.sig}`, what: d && `${st.file}: ${d.text}` }]];
+  });
 }
 
 async function comparePaths() {
@@ -284,15 +303,16 @@ function printSummary() {
   let failed = false;
   const line = (group) => {
     const t = tally[group] ?? {};
-    const parts = ["ls", "path", "context", "llm"].map((k) => `${k} ${t[k]?.agree ?? 0}/${t[k]?.total ?? 0}${k === "ls" ? " agree" : ""}`);
+    const parts = ["ls", "path", "context", "llm", "stats"].map((k) => `${k} ${t[k]?.agree ?? 0}/${t[k]?.total ?? 0}${k === "ls" ? " agree" : ""}`);
     if (t["pi-throws"]) parts.push(`(${t["pi-throws"].total} leaves where pi throws, skipped)`);
+    if (t["stats-pi-throws"]) parts.push(`(${t["stats-pi-throws"].total} sessions where pi's /session throws, skipped)`);
     return parts.join(", ");
   };
   console.log(`differential: ${line("main")}`);
   if (tally.extra) console.log(`differential (extra files): ${line("extra")}`);
   console.log(`differential (edge cases, ${opts.strict ? "enforced" : "informational"}): ${line("edge")}`);
   for (const group of ["main", "extra", "edge"]) {
-    for (const cat of ["ls", "path", "context", "llm"]) {
+    for (const cat of ["ls", "path", "context", "llm", "stats"]) {
       const t = tally[group]?.[cat];
       if (!t?.diffs.length) continue;
       if (group !== "edge" || opts.strict) failed = true;

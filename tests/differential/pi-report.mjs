@@ -34,7 +34,8 @@ export async function piReport(manifest, { piDist, scratch }) {
   const { getAgentDir } = await import(pathToFileURL(path.join(piDist, "config.js")).href);
   const { SessionManager } = sm;
   fs.mkdirSync(scratch, { recursive: true });
-  const report = { listings: [], contexts: [], paths: [], harnessErrors: [] };
+  const report = { listings: [], contexts: [], paths: [], stats: [], harnessErrors: [] };
+  const getSessionStats = await piSessionStats(piDist, report);
 
   // ---- ls: listAll() for the default root, listAll(dir) for the custom dir, list(cwd[, dir]).
   for (const [group, g] of Object.entries(manifest.groups)) {
@@ -90,6 +91,17 @@ export async function piReport(manifest, { piDist, scratch }) {
       byId.set(e.id, e);
       leafId = e.id;
     }
+    // pi's /session figures (check and ls report them): its own method, over the loaded entries.
+    if (getSessionStats) {
+      try {
+        const st = getSessionStats.call({ sessionManager: { getEntries: () => es }, getContextUsage: () => undefined });
+        const { userMessages, assistantMessages, toolCalls, toolResults } = st;
+        report.stats.push({ file: s.file, group: s.group, stats: json({ userMessages, assistantMessages, toolCalls, toolResults, totalTokens: st.tokens.total, cost: st.cost }) });
+      } catch (e) {
+        // A message entry without a message, say: pi's /session throws, pisess counts on.
+        report.stats.push({ file: s.file, group: s.group, piError: String(e) });
+      }
+    }
     const leaves = [{ arg: null, id: leafId, index: es.length || null }];
     for (const l of s.leaves) {
       if (s.v1) leaves.push({ arg: l, id: es[l - 1]?.id, index: l });
@@ -124,6 +136,23 @@ export async function piReport(manifest, { piDist, scratch }) {
     report.contexts.push({ file: s.file, group: s.group, v1: s.v1, kind: s.kind, loadable: true, results });
   }
   return report;
+}
+
+/**
+ * `AgentSession.prototype.getSessionStats`, pi's `/session` figures, taken from pi's own source:
+ * agent-session.js itself cannot be imported on every Node pisess is tested with (its HTTP
+ * dependencies need Node 22), and the method uses only `this.sessionManager.getEntries()` and
+ * the two usage-totals helpers.
+ */
+async function piSessionStats(piDist, report) {
+  const source = fs.readFileSync(path.join(piDist, "core/agent-session.js"), "utf8");
+  const method = source.match(/\n(\s*)getSessionStats\(\) \{\n[\s\S]*?\n\1\}\n/);
+  if (!method) {
+    report.harnessErrors.push("getSessionStats not found in agent-session.js");
+    return null;
+  }
+  const { createUsageTotals, addUsageToTotals } = await import(pathToFileURL(path.join(piDist, "core/usage-totals.js")).href);
+  return new Function("createUsageTotals", "addUsageToTotals", `return function ${method[0].trim()}`)(createUsageTotals, addUsageToTotals);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod check;
 mod context;
 mod conventions;
 mod ls;

@@ -1,0 +1,535 @@
+//! `pisess check`: a CI gate. Chooses the sessions, judges each (`crate::check`), then writes
+//! the lines (or one JSON object per session) and, when asked, a Markdown and a JUnit report.
+//!
+//! Exit codes keep the agent's failure apart from the tool's: 0 every assertion held, 1 one
+//! failed, 2 the check could not be made; with several sessions the worst decides.
+
+mod reports;
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use crate::check::{self, Spec, Verdict};
+use crate::cli::CheckArgs;
+use crate::diag::{self, Diag};
+use crate::env::Env;
+use crate::exit::{NotChecked, Outcome, UsageError};
+use crate::listing::{self, Problem, Scope, Window};
+use crate::model::number;
+use crate::scan::{Reading, ScanError};
+use crate::select::{select, Selected};
+use crate::session::Session;
+use crate::style::{self, Role, Theme};
+use crate::summary::{summarize, summarize_bytes, Summary};
+use crate::surrogates;
+
+/// One session, checked or not.
+#[derive(Debug)]
+pub struct Checked {
+    /// The file as named in messages (`FILE:LINE`), or `-`.
+    pub name: String,
+    pub id: Option<String>,
+    /// The session's name, else its first user message.
+    pub title: String,
+    /// `Err`: why it could not be checked.
+    pub result: Result<Verdict, String>,
+}
+
+impl Checked {
+    fn status(&self) -> Status {
+        match &self.result {
+            Err(_) => Status::Error,
+            Ok(v) if v.held() => Status::Passed,
+            Ok(_) => Status::Failed,
+        }
+    }
+}
+
+/// The verdict on a session or a run; the order is how bad it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    Passed,
+    Failed,
+    Error,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// The run's status: the worst of its sessions'.
+pub fn worst(checked: &[Checked]) -> Status {
+    checked
+        .iter()
+        .map(Checked::status)
+        .max()
+        .unwrap_or(Status::Error)
+}
+
+pub fn run(
+    args: &CheckArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Outcome> {
+    let spec = spec(args)?;
+    let dash = |f: &Option<OsString>| f.as_deref().is_some_and(|f| f == "-");
+    let takers = [args.json, dash(&args.summary), dash(&args.junit)];
+    if takers.iter().filter(|&&t| t).count() > 1 {
+        return Err(UsageError(
+            "only one of --json, --summary - and --junit - can write to stdout".to_owned(),
+        )
+        .into());
+    }
+    let targets = targets(args, env, diag).map_err(NotChecked)?;
+    let want_index = check::needs_index(&spec);
+    let mut checked = Vec::with_capacity(targets.len());
+    for target in targets {
+        let c = check_one(target, &spec, want_index, diag, stdin);
+        if let Err(e) = &c.result {
+            diag::error(diag.stderr(), env.err_theme(), &format!("{}: {e}", c.name));
+        }
+        checked.push(c);
+    }
+
+    let shown = (|| -> anyhow::Result<()> {
+        if dash(&args.summary) {
+            reports::markdown(&checked, out)?;
+        } else if dash(&args.junit) {
+            reports::junit(&checked, out)?;
+        } else if args.json {
+            for c in &checked {
+                surrogates::write(&mut *out, &to_json(c))?;
+                out.write_all(b"\n")?;
+            }
+        } else {
+            render_human(&checked, env.theme(), out)?;
+        }
+        Ok(out.flush()?)
+    })();
+    match shown {
+        // A reader that went away (`| head -1`) must not turn the verdict into exit 0: the
+        // reports are still written and the exit code still says what held.
+        Err(e) if crate::exit::is_broken_pipe(&e) => {}
+        other => other?,
+    }
+    if let Some(file) = args.summary.as_deref().filter(|f| *f != "-") {
+        // $GITHUB_STEP_SUMMARY collects every step's Markdown: add to it, never replace it.
+        let mut w = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)
+            .map_err(|e| NotChecked(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
+        let mut text = Vec::new();
+        reports::markdown(&checked, &mut text)?;
+        w.write_all(&text)
+            .map_err(|e| NotChecked(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
+    }
+    if let Some(file) = args.junit.as_deref().filter(|f| *f != "-") {
+        let mut text = Vec::new();
+        reports::junit(&checked, &mut text)?;
+        std::fs::write(file, text)
+            .map_err(|e| NotChecked(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
+    }
+    Ok(match worst(&checked) {
+        Status::Passed => Outcome::Done,
+        Status::Failed => Outcome::Partial,
+        Status::Error => Outcome::NotChecked,
+    })
+}
+
+fn show(file: &std::ffi::OsStr) -> String {
+    PathBuf::from(file).display().to_string()
+}
+
+/// The assertions the flags ask for; a bad value is a usage error. Without any, integrity.
+fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
+    let usage = |m: String| anyhow::Error::from(UsageError(m));
+    let max_duration = match &args.max_duration {
+        Some(s) => match crate::time::parse_span(s) {
+            Some(Ok(ms)) => Some((ms, s.trim().to_owned())),
+            Some(Err(e)) if e.contains("too large") => {
+                return Err(usage(format!("--max-duration: {e}")))
+            }
+            _ => {
+                return Err(usage(format!(
+                    "--max-duration: '{s}' is not a span (use 90s, 30m, 2h, 1d, 1w)"
+                )))
+            }
+        },
+        None => None,
+    };
+    let require_text = args
+        .require_text
+        .as_deref()
+        .map(regex::Regex::new)
+        .transpose()
+        .map_err(|e| {
+            usage(format!(
+                "--require-text: {}",
+                style::one_line(&e.to_string())
+            ))
+        })?;
+    let blank = |names: &[String], flag: &str| {
+        if names.iter().any(|n| n.trim().is_empty()) {
+            Err(usage(format!("{flag}: a tool name cannot be empty")))
+        } else {
+            Ok(())
+        }
+    };
+    blank(&args.require_tool, "--require-tool")?;
+    blank(&args.forbid_tool, "--forbid-tool")?;
+    let mut spec = Spec {
+        integrity: args.integrity,
+        max_cost: args.max_cost,
+        max_tokens: args.max_tokens,
+        max_turns: args.max_turns,
+        max_duration,
+        max_tool_errors: if args.no_tool_errors {
+            Some((0, true))
+        } else {
+            args.max_tool_errors.map(|n| (n, false))
+        },
+        ended: args.ended,
+        require_tools: args.require_tool.clone(),
+        forbid_tools: args.forbid_tool.clone(),
+        require_text,
+        no_malformed: args.no_malformed,
+        report: args.summary.is_some(),
+    };
+    let any = spec.max_cost.is_some()
+        || spec.max_tokens.is_some()
+        || spec.max_turns.is_some()
+        || spec.max_duration.is_some()
+        || spec.max_tool_errors.is_some()
+        || spec.ended
+        || !spec.require_tools.is_empty()
+        || !spec.forbid_tools.is_empty()
+        || spec.require_text.is_some()
+        || spec.no_malformed;
+    spec.integrity |= !any;
+    Ok(spec)
+}
+
+/// A session to check: where it is, its summary when a listing already read it, or why it
+/// cannot be read.
+enum Target {
+    Stdin,
+    File(PathBuf, Option<Box<Summary>>),
+    Failed(String, String),
+}
+
+/// The sessions the arguments name. An error here means nothing could be checked at all.
+fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<Target>> {
+    if args.all || args.since.is_some() || args.until.is_some() {
+        let scope = if args.all { Scope::All } else { Scope::Project };
+        let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+        let listing = listing::list(&env.location, scope)?;
+        let mut targets = Vec::new();
+        for (path, problem) in &listing.problems {
+            let name = path.display().to_string();
+            match problem {
+                // Each checked session's warnings are reported as it is checked.
+                Problem::Warnings(_) => {}
+                Problem::Vanished => diag.warn(&name, None, "removed while listing"),
+                // A file that cannot be read may be the run that went wrong.
+                Problem::Unreadable(ScanError::Io(e)) => {
+                    targets.push(Target::Failed(name, e.to_string()));
+                }
+                // Not a session (empty, no header): pi lists it as nothing either.
+                Problem::Unreadable(e) => diag.warn(&name, None, &format!("skipped: {e}")),
+            }
+        }
+        targets.extend(
+            listing
+                .sessions
+                .into_iter()
+                .filter(|s| window.holds(s))
+                .map(|s| Target::File(s.path.clone(), Some(Box::new(s)))),
+        );
+        if targets.is_empty() {
+            let whose = if args.all {
+                "in any project"
+            } else {
+                "in this project"
+            };
+            let mut when = String::new();
+            if let Some(s) = &args.since {
+                when.push_str(&format!(" modified since {s}"));
+            }
+            if let Some(u) = &args.until {
+                when.push_str(&format!(" modified before {u}"));
+            }
+            anyhow::bail!(
+                "no session to check {whose}{when} under {}",
+                env.location.shown(if args.all {
+                    &env.location.root
+                } else {
+                    &env.location.session_dir
+                })
+            );
+        }
+        return Ok(targets);
+    }
+    if args.sessions.is_empty() {
+        return Ok(vec![one(None, env)?]);
+    }
+    // Each argument is checked on its own: one that names nothing is reported with the rest.
+    Ok(args
+        .sessions
+        .iter()
+        .map(|arg| {
+            one(Some(arg), env).unwrap_or_else(|e| {
+                Target::Failed(arg.to_string_lossy().into_owned(), e.to_string())
+            })
+        })
+        .collect())
+}
+
+fn one(arg: Option<&OsString>, env: &Env) -> anyhow::Result<Target> {
+    Ok(
+        match select(
+            arg.map(OsString::as_os_str),
+            &env.location,
+            env.pi_session_file.as_deref(),
+        )? {
+            Selected::Stdin => Target::Stdin,
+            Selected::File(path) => Target::File(path, None),
+        },
+    )
+}
+
+fn check_one(
+    target: Target,
+    spec: &Spec,
+    want_index: bool,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> Checked {
+    let failed = |name: String, e: String| Checked {
+        name,
+        id: None,
+        title: String::new(),
+        result: Err(e),
+    };
+    let (name, summary, session) = match target {
+        Target::Failed(name, e) => return failed(name, e),
+        Target::Stdin => {
+            let mut bytes = Vec::new();
+            if let Err(e) = stdin.read_to_end(&mut bytes) {
+                return failed("-".into(), e.to_string());
+            }
+            let summary = match summarize_bytes(&bytes, "-") {
+                Ok(s) => s,
+                Err(e) => return failed("-".into(), e.to_string()),
+            };
+            let session = want_index
+                .then(|| Session::from_reader(&bytes[..], "-"))
+                .transpose();
+            ("-".to_owned(), summary, session)
+        }
+        Target::File(path, listed) => {
+            let name = path.display().to_string();
+            let summary = match listed {
+                Some(s) => *s,
+                None => match summarize(&path, Reading::AheadIfBig) {
+                    Ok(s) => s,
+                    Err(e) => return failed(name, e.to_string()),
+                },
+            };
+            let session = want_index.then(|| Session::open(&path)).transpose();
+            (name, summary, session)
+        }
+    };
+    let session = match session {
+        Ok(s) => s,
+        Err(e) => return failed(name, e.to_string()),
+    };
+    match &session {
+        // The index's warnings include the summary's (the same scan) and its id checks.
+        Some(s) => diag.session_warnings(&name, &s.warnings),
+        None => diag.session_warnings(&name, &summary.warnings),
+    }
+    let verdict = check::judge(spec, &summary, session.as_ref());
+    Checked {
+        name,
+        id: Some(summary.id.clone()),
+        title: summary
+            .name
+            .clone()
+            .unwrap_or_else(|| summary.first_message.clone()),
+        result: Ok(verdict),
+    }
+}
+
+/// `FAIL max-cost: $2.31 > $2.00`, without the status word.
+pub fn assertion_text(a: &check::Assertion) -> String {
+    let mut text = format!("{}: {}", a.name, a.measured);
+    match a.relation.as_str() {
+        "" => {}
+        r if r.starts_with(';') => text.push_str(&format!("{r} {}", a.limit)),
+        r => text.push_str(&format!(" {r} {}", a.limit)),
+    }
+    text
+}
+
+/// A session's one-line verdict.
+pub fn verdict_line(c: &Checked) -> String {
+    match &c.result {
+        Err(e) => format!("ERROR: could not check: {e}"),
+        Ok(v) => {
+            let n = v.assertions.len();
+            let failed = v.assertions.iter().filter(|a| !a.held).count();
+            if failed == 0 {
+                format!("ok: {}", held_text(n))
+            } else {
+                format!("FAIL: {failed} of {n} assertions failed")
+            }
+        }
+    }
+}
+
+fn held_text(n: usize) -> String {
+    match n {
+        1 => "the assertion held".to_owned(),
+        2 => "both assertions held".to_owned(),
+        n => format!("all {n} assertions held"),
+    }
+}
+
+/// The run's one-line verdict over several sessions.
+pub fn run_line(checked: &[Checked]) -> String {
+    let count = |s| checked.iter().filter(|c| c.status() == s).count();
+    let (passed, failed, errors) = (
+        count(Status::Passed),
+        count(Status::Failed),
+        count(Status::Error),
+    );
+    let mut line = format!(
+        "{}: {} checked, {passed} passed, {failed} failed",
+        match worst(checked) {
+            Status::Passed => "ok",
+            Status::Failed => "FAIL",
+            Status::Error => "ERROR",
+        },
+        if checked.len() == 1 {
+            "1 session".to_owned()
+        } else {
+            format!("{} sessions", checked.len())
+        }
+    );
+    if errors > 0 {
+        line.push_str(&format!(", {errors} could not be checked"));
+    }
+    line
+}
+
+fn render_human(checked: &[Checked], theme: Theme, out: &mut dyn Write) -> std::io::Result<()> {
+    let esc = |s: &str| style::escape_control(s, false).into_owned();
+    for (i, c) in checked.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        match c.id.as_deref() {
+            Some(id) => {
+                let id = theme.paint(Role::Id, &style::short_id(id));
+                writeln!(out, "{id}  {}", esc(&c.name))?;
+            }
+            None => writeln!(out, "{}", esc(&c.name))?,
+        }
+        let Ok(v) = &c.result else {
+            writeln!(out, "{}", theme.paint(Role::Error, &esc(&verdict_line(c))))?;
+            continue;
+        };
+        for a in &v.assertions {
+            let status = if a.held {
+                theme.green("ok  ")
+            } else {
+                theme.paint(Role::Error, "FAIL")
+            };
+            writeln!(out, "{status} {}", esc(&assertion_text(a)))?;
+            if a.name == "integrity" {
+                for f in &v.findings {
+                    writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
+                }
+            }
+        }
+        let line = verdict_line(c);
+        let role = if v.held() {
+            Role::Assistant
+        } else {
+            Role::Error
+        };
+        writeln!(out, "{}", theme.paint(role, &theme.bold(&line)))?;
+    }
+    if checked.len() > 1 {
+        writeln!(out, "\n{}", theme.bold(&run_line(checked)))?;
+    }
+    Ok(())
+}
+
+/// `FILE:LINE: message`.
+pub fn finding_text(file: &str, f: &check::Finding) -> String {
+    match f.line {
+        Some(line) => format!("{file}:{line}: {}", f.message),
+        None => format!("{file}: {}", f.message),
+    }
+}
+
+/// One session as JSON (docs/json.md, `check --json`).
+fn to_json(c: &Checked) -> Value {
+    let mut object = json!({
+        "session": c.id,
+        "path": c.name,
+        "status": c.status().as_str(),
+    });
+    match &c.result {
+        Err(e) => {
+            object["error"] = e.clone().into();
+        }
+        Ok(v) => {
+            let f = &v.figures;
+            object["assertions"] = v
+                .assertions
+                .iter()
+                .map(|a| {
+                    json!({
+                        "name": a.name,
+                        "status": if a.held { "ok" } else { "fail" },
+                        "measured": a.measured_json,
+                        "limit": a.limit_json,
+                        "message": assertion_text(a),
+                    })
+                })
+                .collect();
+            object["findings"] = v
+                .findings
+                .iter()
+                .map(|x| json!({"line": x.line, "message": x.message}))
+                .collect();
+            object["figures"] = json!({
+                "cost": number(f.cost),
+                "totalTokens": number(f.tokens),
+                "assistantMessages": f.turns,
+                "userMessages": f.user_messages,
+                "toolCalls": f.tool_calls,
+                "toolResults": f.tool_results,
+                "toolErrors": f.tool_errors,
+                "durationMs": f.duration_ms,
+                "malformedLines": f.malformed_lines,
+                "entries": f.entries,
+            });
+        }
+    }
+    object
+}

@@ -1,0 +1,250 @@
+//! `check`'s reports for CI systems: Markdown for `$GITHUB_STEP_SUMMARY` and JUnit XML (one test
+//! case per assertion) for GitLab, Jenkins and the rest.
+//!
+//! XML is written by hand with its own escaping: the format is a few fixed elements, and no
+//! writer crate spares the one hard part, characters XML 1.0 forbids even as references
+//! (control characters from a session's text), which are shown as `\u{1b}` as on a terminal.
+
+use std::io::{self, Write};
+
+use super::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
+use crate::check::LastMessage;
+use crate::style;
+use crate::time::span_text;
+
+/// How many findings and characters of the last message a report carries: enough to act on,
+/// short enough for a step summary (GitHub keeps 1 MiB of it).
+const MAX_FINDINGS: usize = 20;
+const MAX_TEXT: usize = 1000;
+
+pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> {
+    let (mark, word) = match worst(checked) {
+        Status::Passed => ("✅", "passed"),
+        Status::Failed => ("❌", "failed"),
+        Status::Error => ("⚠️", "could not check"),
+    };
+    writeln!(out, "## {mark} pisess check: {word}\n")?;
+    writeln!(out, "{}\n", md(&run_line(checked)))?;
+    for c in checked {
+        let id = c.id.as_deref().map(style::short_id).unwrap_or_default();
+        let title = style::truncate(&style::one_line(&c.title), 80).into_owned();
+        if id.is_empty() {
+            writeln!(out, "### {}\n", md(&c.name))?;
+        } else {
+            writeln!(out, "### `{id}` {}\n", md(&title))?;
+        }
+        writeln!(out, "`{}`\n", code(&c.name))?;
+        writeln!(out, "**{}**\n", md(&verdict_line(c)))?;
+        let Ok(v) = &c.result else {
+            continue;
+        };
+        writeln!(out, "| | assertion | measured | limit |")?;
+        writeln!(out, "|---|---|---|---|")?;
+        for a in &v.assertions {
+            writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                if a.held { "✅" } else { "❌" },
+                md(&a.name),
+                md(&a.measured),
+                md(&a.limit)
+            )?;
+        }
+        let f = &v.figures;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "| cost | tokens | turns | tool calls | tool errors | duration | malformed lines |"
+        )?;
+        writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|")?;
+        writeln!(
+            out,
+            "| ${:.2} | {} | {} | {} | {} | {} | {} |",
+            f.cost,
+            style::tokens(f.tokens),
+            f.turns,
+            f.tool_calls,
+            f.tool_errors,
+            f.duration_ms.map_or("?".to_owned(), span_text),
+            f.malformed_lines
+        )?;
+        if !f.tools_with_errors.is_empty() {
+            let tools: Vec<String> = f
+                .tools_with_errors
+                .iter()
+                .map(|(name, n)| format!("`{}` ×{n}", code(name)))
+                .collect();
+            writeln!(out, "\n**Tools with errors:** {}", tools.join(", "))?;
+        }
+        if !v.findings.is_empty() {
+            writeln!(out, "\n**Findings:**\n")?;
+            for finding in v.findings.iter().take(MAX_FINDINGS) {
+                writeln!(out, "- `{}`", code(&finding_text(&c.name, finding)))?;
+            }
+            if v.findings.len() > MAX_FINDINGS {
+                writeln!(out, "- and {} more", v.findings.len() - MAX_FINDINGS)?;
+            }
+        }
+        if let Some(last) = &f.last {
+            last_message(last, out)?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+fn last_message(m: &LastMessage, out: &mut dyn Write) -> io::Result<()> {
+    let reason = m
+        .stop_reason
+        .as_deref()
+        .map(|r| format!(", stopReason {}", md(r)))
+        .unwrap_or_default();
+    writeln!(out, "\n**Last message** ({}{reason}):\n", md(&m.role))?;
+    let mut text = m.text.trim().to_owned();
+    if let Some(e) = &m.error_message {
+        text = format!("{text}\n{e}").trim().to_owned();
+    }
+    if text.is_empty() {
+        text = "(no text)".to_owned();
+    }
+    let cut = style::truncate(&text, MAX_TEXT);
+    for line in cut.lines() {
+        writeln!(out, "> {}", md(line))?;
+    }
+    Ok(())
+}
+
+/// Session text made inert in Markdown: no HTML, no table breaks, no control characters.
+fn md(s: &str) -> String {
+    let s = style::escape_control(s, false);
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '|' => out.push_str("\\|"),
+            '*' | '_' | '`' | '[' | ']' | '#' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text inside a code span: backticks cannot be escaped there, so they become quotes.
+fn code(s: &str) -> String {
+    style::escape_control(s, false)
+        .replace('`', "'")
+        .replace('|', "\\|")
+}
+
+pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> {
+    let mut tests = 0;
+    let mut failures = 0;
+    let mut errors = 0;
+    for c in checked {
+        match &c.result {
+            Ok(v) => {
+                tests += v.assertions.len();
+                failures += v.assertions.iter().filter(|a| !a.held).count();
+            }
+            Err(_) => {
+                tests += 1;
+                errors += 1;
+            }
+        }
+    }
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(
+        out,
+        r#"<testsuites name="pisess check" tests="{tests}" failures="{failures}" errors="{errors}">"#
+    )?;
+    for c in checked {
+        let suite = c.id.as_deref().unwrap_or(&c.name);
+        match &c.result {
+            Err(e) => {
+                writeln!(
+                    out,
+                    r#"  <testsuite name="{}" tests="1" failures="0" errors="1" file="{}">"#,
+                    xml(suite),
+                    xml(&c.name)
+                )?;
+                writeln!(
+                    out,
+                    r#"    <testcase classname="{}" name="read"><error message="{}" type="not-checked"/></testcase>"#,
+                    xml(suite),
+                    xml(e)
+                )?;
+            }
+            Ok(v) => {
+                let failed = v.assertions.iter().filter(|a| !a.held).count();
+                writeln!(
+                    out,
+                    r#"  <testsuite name="{}" tests="{}" failures="{failed}" errors="0" file="{}">"#,
+                    xml(suite),
+                    v.assertions.len(),
+                    xml(&c.name)
+                )?;
+                for a in &v.assertions {
+                    let open = format!(
+                        r#"    <testcase classname="{}" name="{}""#,
+                        xml(suite),
+                        xml(&a.name)
+                    );
+                    if a.held {
+                        writeln!(out, "{open}/>")?;
+                        continue;
+                    }
+                    let name = a.name.split(' ').next().unwrap_or_default();
+                    let body: Vec<String> = if a.name == "integrity" {
+                        v.findings
+                            .iter()
+                            .map(|f| finding_text(&c.name, f))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    writeln!(
+                        out,
+                        r#"{open}><failure message="{}" type="{}">{}</failure></testcase>"#,
+                        xml(&assertion_text(a)),
+                        xml(name),
+                        xml_text(&body.join("\n"))
+                    )?;
+                }
+            }
+        }
+        writeln!(out, "  </testsuite>")?;
+    }
+    writeln!(out, "</testsuites>")
+}
+
+/// An attribute value: the five entities, and characters XML 1.0 forbids shown as escapes.
+fn xml(s: &str) -> String {
+    escape_xml(&style::escape_control(s, false))
+}
+
+/// Element text: newlines kept.
+fn xml_text(s: &str) -> String {
+    escape_xml(&style::escape_control(s, true))
+}
+
+fn escape_xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Not XML characters at all (escape_control leaves them).
+            '\u{fffe}' | '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}

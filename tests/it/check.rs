@@ -1,0 +1,738 @@
+//! `pisess check`: every assertion holding and failing on crafted sessions, the integrity
+//! findings, the exit codes (0 held, 1 failed, 2 could not check), the JSON, the JUnit XML read
+//! back by a real XML parser, the Markdown summary, and the guide's GitHub Actions steps.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::common::{env_in, examples_agent_dir, repo, run_with, Run};
+use crate::snap;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pisess");
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"0196aaaa-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+fn usage(cost: f64) -> Value {
+    json!({"input":1000,"output":200,"cacheRead":50,"cacheWrite":0,"totalTokens":1250,"cost":{"total":cost}})
+}
+
+/// `id` → `parent`, a message entry at minute `min`.
+fn message(id: &str, parent: Option<&str>, min: u32, message: Value) -> Value {
+    let mut message = message;
+    message["timestamp"] = json!(1_767_225_600_000_i64 + i64::from(min) * 60_000);
+    json!({"type":"message","id":id,"parentId":parent,
+           "timestamp":format!("2026-01-01T00:{min:02}:00.000Z"),"message":message})
+}
+
+/// A run that asked for a fix, ran bash (which failed once), and ended with a stop. An
+/// abandoned branch (off `u1`) called `edit`; the active branch never did.
+fn good_run() -> Vec<Value> {
+    vec![
+        message(
+            "u1",
+            None,
+            0,
+            json!({"role":"user","content":"fix the test"}),
+        ),
+        message(
+            "a1",
+            Some("u1"),
+            1,
+            json!({"role":"assistant","content":[
+            {"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"npm test"}}],
+            "provider":"anthropic","model":"m","usage":usage(0.75),"stopReason":"toolUse"}),
+        ),
+        message(
+            "r1",
+            Some("a1"),
+            2,
+            json!({"role":"toolResult","toolCallId":"c1","toolName":"bash",
+            "content":[{"type":"text","text":"1 failing"}],"isError":true}),
+        ),
+        message(
+            "x1",
+            Some("u1"),
+            3,
+            json!({"role":"assistant","content":[
+            {"type":"toolCall","id":"c9","name":"edit","arguments":{}}],
+            "provider":"anthropic","model":"m","usage":usage(0.0),"stopReason":"toolUse"}),
+        ),
+        message(
+            "a2",
+            Some("r1"),
+            10,
+            json!({"role":"assistant","content":[
+            {"type":"thinking","thinking":"done"},{"type":"text","text":"Fixed <it> & all tests pass."}],
+            "provider":"anthropic","model":"m","usage":usage(0.75),"stopReason":"stop"}),
+        ),
+    ]
+}
+
+fn text(lines: &[Value]) -> String {
+    let mut text = format!("{HEADER}\n");
+    for l in lines {
+        text.push_str(&l.to_string());
+        text.push('\n');
+    }
+    text
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, body).unwrap();
+    path
+}
+
+/// `pisess check ARGS...` in-process, with `body` on stdin (read when ARGS hold `-`).
+fn check(args: &[&str], body: &str) -> Run {
+    let env = env_in(&examples_agent_dir(), "/home/dev/webshop");
+    let args: Vec<&str> = std::iter::once("check")
+        .chain(args.iter().copied())
+        .collect();
+    run_with(env, &args, body.as_bytes())
+}
+
+fn lines_of(r: &Run) -> Vec<&str> {
+    r.stdout.lines().collect()
+}
+
+#[test]
+fn every_assertion_holds_on_a_good_run() {
+    let r = check(
+        &[
+            "-",
+            "--max-cost",
+            "2",
+            "--max-tokens",
+            "5000",
+            "--max-turns",
+            "3",
+            "--max-duration",
+            "15m",
+            "--max-tool-errors",
+            "1",
+            "--ended",
+            "--require-tool",
+            "bash",
+            "--forbid-tool",
+            "edit",
+            "--require-text",
+            "(?i)ALL TESTS PASS",
+            "--no-malformed",
+            "--integrity",
+        ],
+        &text(&good_run()),
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        lines_of(&r),
+        [
+            "0196aaaa  -",
+            "ok   integrity: 0 findings",
+            "ok   max-cost: $1.50 <= $2.00",
+            "ok   max-tokens: 3750 <= 5000",
+            "ok   max-turns: 3 <= 3",
+            "ok   max-duration: 10m 0s <= 15m",
+            "ok   max-tool-errors: 1 <= 1",
+            "ok   no-malformed: 0 malformed lines",
+            "ok   ended: assistant, stopReason stop",
+            "ok   require-tool bash: 1 call on the active branch",
+            "ok   forbid-tool edit: 0 calls on the active branch",
+            "ok   require-text: matched \"all tests pass\"",
+            "ok: all 11 assertions held",
+        ]
+    );
+}
+
+#[test]
+fn each_assertion_fails_with_its_measure_and_limit() {
+    let body = text(&good_run());
+    let cases: [(&[&str], &str); 10] = [
+        (&["--max-cost", "1"], "FAIL max-cost: $1.50 > $1.00"),
+        (&["--max-cost", "1.4999"], "FAIL max-cost: $1.5000 > $1.50"),
+        (&["--max-tokens", "3749"], "FAIL max-tokens: 3750 > 3749"),
+        (&["--max-turns", "2"], "FAIL max-turns: 3 > 2"),
+        (&["--max-duration", "5m"], "FAIL max-duration: 10m 0s > 5m"),
+        (&["--no-tool-errors"], "FAIL no-tool-errors: 1 > 0"),
+        (&["--max-tool-errors", "0"], "FAIL max-tool-errors: 1 > 0"),
+        // The call to edit is on the abandoned branch only.
+        (
+            &["--require-tool", "edit"],
+            "FAIL require-tool edit: 0 calls on the active branch; want at least 1",
+        ),
+        (
+            &["--forbid-tool", "bash"],
+            "FAIL forbid-tool bash: 1 call on the active branch; want none",
+        ),
+        (
+            &["--require-text", "^nope"],
+            "FAIL require-text: no match in the final assistant text; want /^nope/",
+        ),
+    ];
+    for (flags, want) in cases {
+        let mut args = vec!["-"];
+        args.extend_from_slice(flags);
+        let r = check(&args, &body);
+        assert_eq!(r.code, 1, "{flags:?}: {}{}", r.stdout, r.stderr);
+        let lines = lines_of(&r);
+        assert_eq!(lines[1], want, "{flags:?}");
+        assert_eq!(lines[2], "FAIL: 1 of 1 assertions failed", "{flags:?}");
+    }
+}
+
+#[test]
+fn ended_fails_on_an_error_an_abort_or_a_tool_result_last() {
+    // The leaf is the last entry: without the final answer and the abandoned call, the result.
+    let mut run = good_run();
+    run.pop();
+    run.remove(3);
+    let r = check(&["-", "--ended"], &text(&run));
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        lines_of(&r)[1],
+        "FAIL ended: the last message is toolResult; want assistant, stopReason stop"
+    );
+    for reason in ["error", "aborted", "length"] {
+        let mut run = good_run();
+        let last = run.last_mut().unwrap();
+        last["message"]["stopReason"] = json!(reason);
+        last["message"]["errorMessage"] = json!("overloaded\nretry");
+        let r = check(&["-", "--ended"], &text(&run));
+        assert_eq!(r.code, 1, "{reason}");
+        assert_eq!(
+            lines_of(&r)[1],
+            format!("FAIL ended: assistant, stopReason {reason}: overloaded retry; want assistant, stopReason stop")
+        );
+    }
+    // The leaf pi resumes at is the last entry in the file: here the abandoned branch's call.
+    let mut run = good_run();
+    let abandoned = run.remove(3);
+    run.push(abandoned);
+    let r = check(&["-", "--ended", "--require-tool", "edit"], &text(&run));
+    assert_eq!(r.code, 1);
+    assert!(r
+        .stdout
+        .contains("FAIL ended: assistant, stopReason toolUse"));
+    assert!(r.stdout.contains("ok   require-tool edit: 1 call"));
+    // No message at all: nothing ended, and nothing to match.
+    let r = check(&["-", "--ended", "--require-text", "x"], &text(&[]));
+    assert_eq!(r.code, 1);
+    assert!(r
+        .stdout
+        .contains("FAIL ended: no message on the active branch"));
+    assert!(r
+        .stdout
+        .contains("FAIL require-text: no assistant message on the active branch"));
+}
+
+#[test]
+fn no_malformed_counts_malformed_lines() {
+    let mut body = text(&good_run());
+    body.insert_str(HEADER.len() + 1, "{not json\n");
+    let r = check(&["-", "--no-malformed", "-q"], &body);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        lines_of(&r)[1],
+        "FAIL no-malformed: 1 malformed line; want none"
+    );
+    // The warning is on stderr, with its line, unless -q.
+    let r = check(&["-", "--no-malformed"], &body);
+    assert!(r.stderr.contains("pisess: warning: -:2: "), "{}", r.stderr);
+}
+
+#[test]
+fn integrity_is_the_default_and_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let ok = write(dir.path(), "ok.jsonl", &text(&good_run()));
+    let r = check(&[ok.to_str().unwrap()], "");
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        lines_of(&r)[1..],
+        ["ok   integrity: 0 findings", "ok: the assertion held"]
+    );
+
+    let broken = [
+        message("a", Some("c"), 0, json!({"role":"user","content":"x"})),
+        message("b", Some("a"), 1, json!({"role":"user","content":"x"})),
+        message("c", Some("b"), 2, json!({"role":"user","content":"x"})),
+        message("d", Some("gone"), 3, json!({"role":"user","content":"x"})),
+        json!({"type":"label","id":"e","parentId":"d","targetId":"nobody","label":"l"}),
+        json!({"type":"context_edit","id":"f","parentId":"e","targetId":"ghost","replacement":null}),
+        json!({"type":"compaction","id":"g","parentId":"f","firstKeptEntryId":"lost","summary":"s","tokensBefore":1}),
+        json!({"type":"mystery","id":"h","parentId":"g"}),
+        message("i", Some("h"), 4, json!({"role":"wizard","content":"x"})),
+        message("i", Some("h"), 5, json!({"role":"user","content":"again"})),
+    ];
+    let mut body = text(&broken);
+    body.push_str("{\"type\":\"message\",\"id\":\"j\"");
+    let bad = write(dir.path(), "bad.jsonl", &body);
+    let name = bad.display().to_string();
+    let r = check(&[&name, "-q"], "");
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let findings: Vec<String> = r
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("     "))
+        .map(|l| l.strip_prefix(&format!("{name}:")).unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        findings,
+        [
+            "2: entry a: its parents loop back to it (a cycle; pi would hang)",
+            "5: entry d: parent gone is not in the file",
+            "6: entry e: label targetId nobody names no entry",
+            "7: entry f: context_edit targetId ghost names no entry",
+            "8: entry g: compaction firstKeptEntryId lost names no entry",
+            "9: entry h: unknown type \"mystery\"",
+            "10: entry i: unknown message role \"wizard\"",
+            "11: duplicate id i (also on line 10); the later entry wins",
+            "12: the last line is cut short (no newline, not JSON): pi may still be writing it",
+        ]
+    );
+    assert_eq!(lines_of(&r)[1], "FAIL integrity: 9 findings; want none");
+
+    // A session pi cannot read at all is not a failed check but no check: exit 2.
+    let foreign = write(dir.path(), "foreign.jsonl", "{\"type\":\"message\"}\n");
+    let r = check(&[foreign.to_str().unwrap()], "");
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("not a pi session"), "{}", r.stderr);
+}
+
+#[test]
+fn exit_codes_separate_the_agent_from_the_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(dir.path(), "good.jsonl", &text(&good_run()));
+    let good = good.to_str().unwrap();
+    // No session for this project: never 0.
+    let empty = tempfile::tempdir().unwrap();
+    let env = env_in(empty.path(), "/home/dev/nothing");
+    let r = run_with(env.clone(), &["check"], b"");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r
+        .stderr
+        .starts_with("pisess: error: no sessions for /home/dev/nothing"));
+    assert!(r.stdout.is_empty());
+    let r = run_with(env, &["check", "--all", "--since", "1h", "--ended"], b"");
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("no session to check in any project modified since 1h"),
+        "{}",
+        r.stderr
+    );
+    // An unreadable file (a directory by a session's name), and a name that matches nothing.
+    let unreadable = dir.path().join("dir.jsonl");
+    fs::create_dir(&unreadable).unwrap();
+    let r = check(&[unreadable.to_str().unwrap()], "");
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("dir.jsonl: is a directory"),
+        "{}",
+        r.stderr
+    );
+    // The worst result decides: held + failed is 1, held + not checked is 2.
+    let failing = write(dir.path(), "failing.jsonl", &text(&good_run()[..3]));
+    let r = check(&[good, failing.to_str().unwrap(), "--ended"], "");
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .ends_with("\nFAIL: 2 sessions checked, 1 passed, 1 failed\n"),
+        "{}",
+        r.stdout
+    );
+    let r = check(&[good, "nosuch", "--ended"], "");
+    assert_eq!(r.code, 2);
+    assert!(r
+        .stdout
+        .contains("nosuch\nERROR: could not check: no session matches 'nosuch'"));
+    assert!(
+        r.stdout.ends_with(", 1 could not be checked\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(r
+        .stderr
+        .starts_with("pisess: error: nosuch: no session matches"));
+    // Bad values are usage errors, 2, before anything is read.
+    for bad in [
+        &["--max-cost", "two"][..],
+        &["--max-cost", "-1"],
+        &["--max-duration", "soon"],
+        &["--max-duration", "3y"],
+        &["--require-text", "("],
+        &["--require-tool", " "],
+        &["--json", "--summary", "-"],
+    ] {
+        let out = Command::new(BIN)
+            .arg("check")
+            .arg(good)
+            .args(bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with("pisess: error: "), "{bad:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{bad:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{bad:?}");
+    }
+    let out = Command::new(BIN)
+        .args(["check", "--max-cots", "2", good])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // The real process maps them the same way.
+    let out = Command::new(BIN)
+        .args(["check", good, "--max-turns", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = Command::new(BIN).args(["check", good]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn several_sessions_by_listing() {
+    // Every bundled session: the damaged one has findings, so the run fails.
+    let r = check(&["--all", "-q"], "");
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let last = r.stdout.lines().last().unwrap();
+    assert_eq!(last, "FAIL: 14 sessions checked, 12 passed, 2 failed");
+    assert!(r.stdout.contains(
+        "2025-05-21T22-10-05-005Z_0196f4e5-864d-7b22-bdcc-527238d11c42.jsonl:6: malformed JSON"
+    ));
+    // This project's, in a window that holds none of them: nothing to check is not a pass.
+    let r = check(&["--since", "2025-06-01"], "");
+    assert_eq!(r.code, 2);
+    assert!(r
+        .stderr
+        .contains("no session to check in this project modified since 2025-06-01"));
+    let r = check(&["--since", "2025-05-17", "--max-cost", "1"], "");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.stdout.matches("ok   max-cost").count(), 2);
+}
+
+#[test]
+fn json_is_one_object_per_session() {
+    let r = check(
+        &["-", "--max-cost", "1", "--ended", "--json"],
+        &text(&good_run()),
+    );
+    assert_eq!(r.code, 1);
+    let lines: Vec<Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1);
+    let v = &lines[0];
+    assert_eq!(v["session"], "0196aaaa-0000-7000-8000-000000000001");
+    assert_eq!(v["path"], "-");
+    assert_eq!(v["status"], "failed");
+    assert_eq!(
+        v["assertions"][0],
+        json!({"name":"max-cost","status":"fail","measured":1.5,"limit":1,
+               "message":"max-cost: $1.50 > $1.00"})
+    );
+    assert_eq!(v["assertions"][1]["status"], "ok");
+    assert_eq!(
+        v["assertions"][1]["measured"],
+        json!({"role":"assistant","stopReason":"stop"})
+    );
+    assert_eq!(
+        v["figures"],
+        json!({"cost":1.5,"totalTokens":3750,"assistantMessages":3,"userMessages":1,
+               "toolCalls":2,"toolResults":1,"toolErrors":1,"durationMs":600_000,
+               "malformedLines":0,"entries":5})
+    );
+    assert_eq!(v["findings"], json!([]));
+    // A session that could not be checked is an object too, with its error.
+    let r = check(&["nosuch", "--json"], "");
+    assert_eq!(r.code, 2);
+    let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(v["status"], "error");
+    assert!(v["error"].as_str().unwrap().contains("no session matches"));
+}
+
+#[test]
+fn junit_reads_back_with_an_xml_parser() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml_path = dir.path().join("check.xml");
+    let mut run = good_run();
+    // Text from the session (a tool name) with XML's specials and a control character.
+    run[1]["message"]["content"][0]["name"] = json!("b<a>s&h\"\u{1b}'");
+    let body = text(&run);
+    let r = check(
+        &[
+            "-",
+            "--max-cost",
+            "1",
+            "--ended",
+            "--forbid-tool",
+            "b<a>s&h\"\u{1b}'",
+            "--junit",
+            xml_path.to_str().unwrap(),
+        ],
+        &body,
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let xml = fs::read_to_string(&xml_path).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    assert_eq!(
+        (
+            root.attribute("tests"),
+            root.attribute("failures"),
+            root.attribute("errors")
+        ),
+        (Some("3"), Some("2"), Some("0"))
+    );
+    let suite = root.first_element_child().unwrap();
+    assert_eq!(
+        suite.attribute("name"),
+        Some("0196aaaa-0000-7000-8000-000000000001")
+    );
+    let cases: Vec<_> = suite
+        .children()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    let names: Vec<_> = cases.iter().map(|c| c.attribute("name").unwrap()).collect();
+    assert_eq!(
+        names,
+        ["max-cost", "ended", "forbid-tool b<a>s&h\"\\u{1b}'"]
+    );
+    let failure = |i: usize| cases[i].children().find(|n| n.has_tag_name("failure"));
+    assert_eq!(
+        failure(0).unwrap().attribute("message"),
+        Some("max-cost: $1.50 > $1.00")
+    );
+    assert!(failure(1).is_none());
+    assert_eq!(failure(2).unwrap().attribute("type"), Some("forbid-tool"));
+
+    // Integrity findings are the failure's text; an unreadable session is an <error>.
+    let bad = write(dir.path(), "bad.jsonl", &format!("{HEADER}\nnot json\n"));
+    let r = check(&[bad.to_str().unwrap(), "nosuch", "-q", "--junit", "-"], "");
+    assert_eq!(r.code, 2);
+    let doc = roxmltree::Document::parse(&r.stdout).unwrap();
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .unwrap();
+    assert!(
+        failure
+            .text()
+            .unwrap()
+            .ends_with("bad.jsonl:2: malformed JSON (expected ident at line 1 column 2)"),
+        "{:?}",
+        failure.text()
+    );
+    let error = doc.descendants().find(|n| n.has_tag_name("error")).unwrap();
+    assert!(error
+        .attribute("message")
+        .unwrap()
+        .contains("no session matches 'nosuch'"));
+    assert_eq!(doc.root_element().attribute("errors"), Some("1"));
+}
+
+#[test]
+fn markdown_summary() {
+    let r = check(
+        &[
+            "-",
+            "--summary",
+            "-",
+            "--max-cost",
+            "1",
+            "--ended",
+            "--no-tool-errors",
+        ],
+        &text(&good_run()),
+    );
+    assert_eq!(r.code, 1);
+    snap!("check_summary", r.stdout);
+    // A file is appended to, as GitHub's step summary collects every step's.
+    let dir = tempfile::tempdir().unwrap();
+    let file = write(dir.path(), "summary.md", "earlier step\n");
+    let r = check(
+        &["-", "--summary", file.to_str().unwrap(), "--ended"],
+        &text(&good_run()),
+    );
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stdout.contains("ok   ended"),
+        "the lines still go to stdout"
+    );
+    let md = fs::read_to_string(&file).unwrap();
+    assert!(
+        md.starts_with("earlier step\n## ✅ pisess check: passed\n"),
+        "{md}"
+    );
+}
+
+/// The GitHub Actions steps of docs/guide.md, run as written (each `run:` under bash -eo
+/// pipefail, as Actions runs it): `pi` is a stand-in that writes a bundled example session
+/// where pi would, then the guide's `pisess check` line must pass and write its reports.
+#[cfg(unix)]
+#[test]
+fn the_guides_github_actions_steps_pass_on_an_example_session() {
+    let guide = fs::read_to_string(repo().join("docs/guide.md")).unwrap();
+    let section = &guide[guide.find("## Recipes: CI checks").unwrap()..];
+    let yaml = section
+        .split("```yaml\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let runs = run_lines(yaml);
+    assert!(runs.iter().any(|r| r.starts_with("pi ")), "{runs:?}");
+    assert!(runs.iter().any(|r| r.contains("pisess check")), "{runs:?}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (bin, agent, work) = (
+        tmp.path().join("bin"),
+        tmp.path().join("agent"),
+        tmp.path().join("work"),
+    );
+    for d in [&bin, &agent, &work] {
+        fs::create_dir_all(d).unwrap();
+    }
+    std::os::unix::fs::symlink(BIN, bin.join("pisess")).unwrap();
+    let example = repo().join(
+        "examples/sessions/--home-dev-webshop--/2025-05-13T14-02-41-507Z_0196c9f4-6de3-72e6-909e-4956fe3ca2e7.jsonl",
+    );
+    let folder = agent
+        .join("sessions")
+        .join(pisess::locate::encode_cwd(&work.to_string_lossy()));
+    let stub = format!(
+        "#!/bin/sh\nmkdir -p '{}' && cp '{}' '{}/'\n",
+        folder.display(),
+        example.display(),
+        folder.display()
+    );
+    fs::write(bin.join("pi"), stub).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(bin.join("pi"), fs::Permissions::from_mode(0o755)).unwrap();
+    let summary = tmp.path().join("step_summary.md");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for script in &runs {
+        let out = Command::new("bash")
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+            .current_dir(&work)
+            .env("PATH", &path)
+            .env("PI_CODING_AGENT_DIR", &agent)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .env_remove("PI_SESSION_FILE")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{script}: {:?}\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let md = fs::read_to_string(&summary).unwrap();
+    assert!(md.starts_with("## ✅ pisess check: passed"), "{md}");
+    assert!(md.contains("`0196c9f4`"), "{md}");
+    for junit in fs::read_dir(&work).unwrap().flatten() {
+        let text = fs::read_to_string(junit.path()).unwrap();
+        roxmltree::Document::parse(&text).unwrap();
+    }
+}
+
+/// The shell of each `run:` in a workflow's steps: one line, or the indented block after `|`.
+fn run_lines(yaml: &str) -> Vec<String> {
+    let mut runs = Vec::new();
+    let mut lines = yaml.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some((indent, rest)) = line.split_once("run:") else {
+            continue;
+        };
+        let rest = rest.trim();
+        if rest != "|" {
+            runs.push(rest.to_owned());
+            continue;
+        }
+        let depth = indent.len() + 2;
+        let mut block = String::new();
+        while let Some(next) = lines.next_if(|l| l.len() > depth && l[..depth].trim().is_empty()) {
+            block.push_str(&next[depth..]);
+            block.push('\n');
+        }
+        runs.push(block);
+    }
+    runs
+}
+
+#[test]
+fn colour_only_when_asked_and_session_text_escaped() {
+    let body = text(&good_run());
+    let plain = check(&["-", "--ended", "--max-cost", "1"], &body);
+    assert!(!plain.stdout.contains('\u{1b}'), "{}", plain.stdout);
+    let coloured = check(
+        &["-", "--ended", "--max-cost", "1", "--color", "always"],
+        &body,
+    );
+    assert!(coloured.stdout.contains("\u{1b}["), "{}", coloured.stdout);
+    // A tool name from the command line or a session is text from outside: escaped.
+    let r = check(
+        &["-", "--require-tool", "x\u{1b}[2J", "--color", "always"],
+        &body,
+    );
+    assert!(
+        r.stdout.contains("require-tool x\\u{1b}[2J: 0 calls"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// `pisess check … | head -1`: quiet, and the verdict still decides the exit code, so a closed
+/// pipe cannot make a failed check pass.
+#[test]
+fn a_closed_pipe_keeps_the_verdict() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions").join("--p--");
+    fs::create_dir_all(&dir).unwrap();
+    // Far more output than a pipe holds: each session fails --ended (no assistant message).
+    for i in 0..600 {
+        let id = format!("{i:08x}-0000-7000-8000-000000000000");
+        let body = format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n{}\n",
+            message("m", None, 1, json!({"role":"user","content":"hi"}))
+        );
+        fs::write(
+            dir.join(format!("2026-01-01T00-00-00-000Z_{id}.jsonl")),
+            body,
+        )
+        .unwrap();
+    }
+    let mut child = Command::new(BIN)
+        .args(["--cwd", "/p", "check", "--all", "--ended"])
+        .env("PI_CODING_AGENT_DIR", tmp.path())
+        .env_remove("PI_SESSION_FILE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    assert!(first.ends_with(".jsonl\n"), "{first}");
+    drop(reader);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(1));
+}
