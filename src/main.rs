@@ -31,7 +31,8 @@ fn main() -> ExitCode {
         }
     };
     // Large enough that `show --json` copies many lines per write, not one write per line.
-    let mut out = io::BufWriter::with_capacity(256 * 1024, io::stdout().lock());
+    let mut out =
+        io::BufWriter::with_capacity(256 * 1024, pisess::exit::Stdout(io::stdout().lock()));
     let result = pisess::run(
         cli,
         &env,
