@@ -1427,3 +1427,25 @@ fn errors_name_the_file_the_line_and_the_cause() {
     }
     crate::snap!("robustness_errors", scrubbed(&text, agent_dir));
 }
+
+/// `path` on a terminal escapes what a name can hold (ESC, a newline); piped, it prints the
+/// exact path, which is what `$(pisess path S)` needs.
+#[test]
+fn path_escapes_names_on_a_terminal_only() {
+    let p = Project::new();
+    let name = "2026-01-01T00-00-00-000Z_\u{1b}[2J\nx.jsonl";
+    let path = p.write(name, &session(&[&msg("a", None, "x")]));
+    let piped = guarded(&p.env, &["path", "0196f000"]);
+    assert_eq!(piped.code, 0, "{}", piped.stderr);
+    assert_eq!(piped.stdout, format!("{}\n", path.display()));
+    let mut tty = p.env.clone();
+    tty.stdout_tty = true;
+    for args in [&["path", "0196f000"][..], &["path", "--explain"]] {
+        let run = guarded(&tty, args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_no_raw_escapes(&args.join(" "), &run.stdout);
+    }
+    let shown = guarded(&tty, &["path", "0196f000"]).stdout;
+    assert!(shown.ends_with("_\\u{1b}[2J\\nx.jsonl\n"), "{shown}");
+    assert_eq!(shown.lines().count(), 1);
+}
