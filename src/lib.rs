@@ -23,6 +23,7 @@ pub mod scan;
 pub mod select;
 pub mod session;
 mod skim;
+pub mod stack;
 pub mod style;
 pub mod summary;
 mod time;

@@ -211,7 +211,21 @@ fn summarize_all(files: &[PathBuf]) -> Vec<Result<Summary, ScanError>> {
     let mut results: Vec<Option<Result<Summary, ScanError>>> =
         std::iter::repeat_with(|| None).take(files.len()).collect();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        // Each worker may decode a deeply nested line (see `stack`); one that cannot be made
+        // leaves its share to the others, and the last files to this thread.
+        let handles: Vec<_> = (0..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(crate::stack::SIZE)
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        if handles.is_empty() {
+            for (i, r) in work() {
+                results[i] = Some(r);
+            }
+        }
         for h in handles {
             // A panic in a worker is a bug: re-raise it rather than hide it.
             for (i, r) in h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) {

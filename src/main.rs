@@ -30,12 +30,17 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    ExitCode::from(pisess::stack::run(move || run(cli, &env)))
+}
+
+/// The command, its output flushed, and the exit code.
+fn run(cli: pisess::cli::Cli, env: &pisess::env::Env) -> u8 {
     // Large enough that `show --json` copies many lines per write, not one write per line.
     let mut out =
         io::BufWriter::with_capacity(256 * 1024, pisess::exit::Stdout(io::stdout().lock()));
     let result = pisess::run(
         cli,
-        &env,
+        env,
         &mut out,
         &mut io::stderr(),
         &mut io::stdin().lock(),
@@ -43,5 +48,5 @@ fn main() -> ExitCode {
     // What was printed goes out before any error line, so the two read in order.
     let flushed = out.flush();
     let result = result.and_then(|outcome| flushed.map(|()| outcome).map_err(Into::into));
-    ExitCode::from(pisess::finish(&result, &mut io::stderr()))
+    pisess::finish(&result, &mut io::stderr())
 }

@@ -146,9 +146,9 @@ fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
     if is_object {
         if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
             // The view skips what it does not read with serde_json's `ignore_value`, which has
-            // no depth limit, while a full decode (`Session::load`) stops at 128 levels: a line
-            // nested deeper would be indexed and then fail to show. The rare line that may be
-            // is decoded in full here to decide.
+            // no depth limit, while a full decode (`Session::load`) stops at
+            // `json::DECODE_DEPTH` levels: a line nested deeper would be indexed and then fail
+            // to show. The rare line that may be is decoded in full here to decide.
             if !json::may_be_too_deep(bytes) || json::decode(bytes).is_ok() {
                 return Parsed::View(view);
             }

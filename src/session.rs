@@ -829,10 +829,14 @@ mod tests {
             deep(100_000)
         );
         let s = open(&text);
-        assert_eq!(s.entries.len(), 1, "{:?}", s.warnings);
+        assert_eq!(s.entries.len(), 2, "{:?}", s.warnings);
         s.load(0).unwrap();
-        assert_eq!(s.malformed, 2);
-        assert!(s.warnings.iter().all(|w| w.message.contains("nested")));
+        s.load(1).unwrap();
+        assert_eq!(s.malformed, 1);
+        assert!(s
+            .warnings
+            .iter()
+            .any(|w| w.line == Some(4) && w.message.contains("nested more than 100000")));
         // Brackets inside strings are text, not nesting.
         let text = format!(
             "{HEADER}\n{{\"type\":\"custom\",\"id\":\"a\",\"data\":\"{}\\\"{}\"}}\n",

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::content::{Block, Content};
 use super::entry::{LooseNum, LooseObj, LooseStr, Present};
@@ -181,7 +180,7 @@ fn decode<'a, T: Deserialize<'a>>(span: Result<&'a [u8], Unsure>) -> Option<T> {
 /// `text` blocks joined with a space. `None` when the content is neither (pi drops such
 /// sessions from its listing; pisess lists them and treats the text as empty).
 pub fn content_text(raw: Option<&RawValue>) -> Option<String> {
-    let content = serde_json::from_str::<Value>(raw?.get()).ok()?;
+    let content = crate::json::decode(raw?.get().as_bytes()).ok()?;
     match Content::of(Some(&content)) {
         Content::Text(s) => Some(s.to_owned()),
         blocks @ Content::Blocks(_) => {
@@ -217,7 +216,7 @@ pub fn message_content_text(line: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Map;
+    use serde_json::{Map, Value};
 
     fn view(line: &str) -> LineView<'_> {
         serde_json::from_str(line).unwrap()
