@@ -44,6 +44,11 @@ impl Project {
         }
     }
 
+    /// `PI_CODING_AGENT_DIR`: the sessions root's parent.
+    fn agent_dir(&self) -> &Path {
+        self.dir.parent().unwrap().parent().unwrap()
+    }
+
     fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
         let path = self.dir.join(name);
         fs::write(&path, bytes).unwrap();
@@ -265,6 +270,18 @@ fn session(lines: &[&str]) -> Vec<u8> {
         text.push('\n');
     }
     text.into_bytes()
+}
+
+/// A session of `n` user messages `e0`, `e1`... each the child of the one before, all `text`.
+fn chain(n: usize, text: &str) -> Vec<u8> {
+    let lines: Vec<String> = (0..n)
+        .map(|k| {
+            let parent = k.checked_sub(1).map(|p| format!("e{p}"));
+            msg(&format!("e{k}"), parent.as_deref(), text)
+        })
+        .collect();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    session(&refs)
 }
 
 fn msg(id: &str, parent: Option<&str>, text: &str) -> String {
@@ -703,7 +720,7 @@ fn file_names_that_are_not_utf8() {
         .contains("caf\u{fffd}\u{fffd}"));
 
     // Named by its path on the command line (the real binary: arguments are OS strings).
-    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    let agent_dir = p.agent_dir();
     for args in [
         &["show"][..],
         &["tree"],
@@ -900,16 +917,10 @@ fn a_closed_stdout_ends_every_command_quietly() {
 
     let p = Project::new();
     // One long session (its human views are far more than a pipe holds) and many short ones.
-    let mut lines = vec![msg("e0", None, &"long text ".repeat(50))];
-    for k in 1..3000 {
-        lines.push(msg(
-            &format!("e{k}"),
-            Some(&format!("e{}", k - 1)),
-            &"long text ".repeat(50),
-        ));
-    }
-    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let big = p.write("2026-01-02T00-00-00-000Z_big.jsonl", &session(&refs));
+    let big = p.write(
+        "2026-01-02T00-00-00-000Z_big.jsonl",
+        &chain(3000, &"long text ".repeat(50)),
+    );
     for k in 0..1500 {
         let id = format!("0196f000-0000-7000-8000-{k:012}");
         let header = HEADER.replace("0196f000-0000-7000-8000-00000000abcd", &id);
@@ -919,7 +930,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
             text.as_bytes(),
         );
     }
-    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    let agent_dir = p.agent_dir();
     let big = big.to_str().unwrap();
     for args in [
         &["ls"][..],
@@ -1109,7 +1120,7 @@ fn fifos_and_devices_in_the_sessions_dir_are_passed_over() {
         p.dir.join("2026-01-03T00-00-00-000Z_zero.jsonl"),
     )
     .unwrap();
-    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    let agent_dir = p.agent_dir();
     let mut text = String::new();
     for args in [
         &["ls"][..],
@@ -1141,7 +1152,7 @@ fn fifos_and_devices_in_the_sessions_dir_are_passed_over() {
 #[test]
 fn devices_named_as_session_end_at_once() {
     let p = Project::new();
-    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    let agent_dir = p.agent_dir();
     let mut text = String::new();
     let zero = Path::new("/dev/zero");
     for (args, envs, stdin) in [
@@ -1195,7 +1206,7 @@ fn devices_named_as_session_end_at_once() {
 #[test]
 fn sparse_multi_gb_files_are_read_in_bounded_memory() {
     let p = Project::new();
-    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    let agent_dir = p.agent_dir();
     let zeros = p.dir.join("2026-01-02T00-00-00-000Z_zeros.jsonl");
     fs::File::create(&zeros).unwrap().set_len(3 << 30).unwrap();
     let string = p.dir.join("2026-01-03T00-00-00-000Z_string.jsonl");
@@ -1264,16 +1275,7 @@ fn a_file_rewritten_while_the_output_is_blocked_is_detected() {
     use std::process::{Command, Stdio};
 
     let p = Project::new();
-    let mut lines = vec![msg("e0", None, &"x".repeat(1000))];
-    for k in 1..3000 {
-        lines.push(msg(
-            &format!("e{k}"),
-            Some(&format!("e{}", k - 1)),
-            &"x".repeat(1000),
-        ));
-    }
-    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let original = session(&refs);
+    let original = chain(3000, &"x".repeat(1000));
     let path = p.write("2026-01-01T00-00-00-000Z_0196f000.jsonl", &original);
     let mut child = Command::new(env!("CARGO_BIN_EXE_pisess"))
         .args(["show", "--json", "--branch"])
@@ -1322,7 +1324,7 @@ fn a_file_rewritten_while_the_output_is_blocked_is_detected() {
     for line in written.lines() {
         assert!(known.contains(line), "not a line of the file: {:.80}", line);
     }
-    assert!(written.lines().count() < lines.len() + 1, "it stopped");
+    assert!(written.lines().count() < 3001, "it stopped");
 }
 
 /// An unreadable project folder and an unreadable file, as an unprivileged user (the tests
@@ -1344,7 +1346,7 @@ fn unreadable_folders_and_files_as_an_unprivileged_user() {
         return;
     }
     let p = Project::new();
-    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    let agent_dir = p.agent_dir();
     for dir in [
         agent_dir.parent().unwrap(),
         agent_dir,
@@ -1405,7 +1407,7 @@ fn unreadable_folders_and_files_as_an_unprivileged_user() {
 #[test]
 fn errors_name_the_file_the_line_and_the_cause() {
     let p = Project::new();
-    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    let agent_dir = p.agent_dir();
     let utf16: Vec<u8> = std::iter::once([0xFF, 0xFE])
         .chain(session(&[&msg("a", None, "x")]).iter().map(|&b| [b, 0]))
         .flatten()
