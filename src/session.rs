@@ -278,9 +278,7 @@ impl Session {
         let opened = match open_named(path)? {
             Named::File(opened) => opened,
             Named::Stream(file, stem) => {
-                let mut session = Session::index(BufReader::new(file), &stem, name, true)?;
-                session.name = path.display().to_string();
-                return Ok(session);
+                return Session::index(BufReader::new(file), &stem, name, true);
             }
         };
         let reader = whole_file(&opened, Reading::AheadIfBig)?;
