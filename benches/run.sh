@@ -122,6 +122,7 @@ group_b=(
   "cat (b)	cat $(q "$big") >/dev/null"
   "context --json	$(q "$bin") context --json $(q "$big")"
   "show --json	$(q "$bin") show --json $(q "$big")"
+  "show --json --branch	$(q "$bin") show --json --branch $(q "$big")"
   "tree	$(q "$bin") tree $(q "$big")"
   "ls --json (b)	$(q "$bin") ls --all --json --session-dir $(q "$dir/b")"
   "check (integrity)	$(q "$bin") check -q $(q "$big")"

@@ -114,3 +114,19 @@ pub fn parse_error_line(e: &clap::Error) -> String {
     let line = error_line(Theme { enabled: false }, &message);
     format!("{line}{tips}; try '--help'")
 }
+
+/// An I/O error's cause in the words of a message: "permission denied", "no such file"; the
+/// OS's text for the rest, without its "(os error N)".
+pub fn io_cause(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        std::io::ErrorKind::NotFound => "no such file".to_owned(),
+        _ => {
+            let text = e.to_string();
+            match text.find(" (os error ") {
+                Some(at) => text[..at].to_owned(),
+                None => text,
+            }
+        }
+    }
+}

@@ -34,6 +34,9 @@ pub struct Facts {
     pub cwd: PathBuf,
     pub home: PathBuf,
     pub stdin_tty: bool,
+    /// What stdin is when it is a device but no terminal (`< /dev/zero`): read as a session it
+    /// would never end, so `-` refuses it.
+    pub stdin_device: Option<&'static str>,
     pub stdout_tty: bool,
     pub stderr_tty: bool,
     /// stdout's terminal width; `None` when it is no terminal or reports 0 columns.
@@ -63,6 +66,7 @@ impl Facts {
             cwd: std::env::current_dir()?,
             home: dirs::home_dir().unwrap_or_else(|| PathBuf::from("/")),
             stdin_tty: std::io::stdin().is_terminal(),
+            stdin_device: stdin_device(),
             stdout_tty,
             stderr_tty: std::io::stderr().is_terminal(),
             width,
@@ -79,6 +83,7 @@ impl Facts {
             cwd: cwd.into(),
             home: home.into(),
             stdin_tty: false,
+            stdin_device: None,
             stdout_tty: false,
             stderr_tty: false,
             width: None,
@@ -98,6 +103,7 @@ pub struct Env {
     pub now_ms: i64,
     pub tz: TimeZone,
     pub stdin_tty: bool,
+    pub stdin_device: Option<&'static str>,
     pub stdout_tty: bool,
     pub stderr_tty: bool,
     /// `$NO_COLOR`, which `--color auto` consults.
@@ -109,6 +115,26 @@ pub struct Env {
     pub quiet: bool,
     /// Where `rm` finds the trash.
     pub trash: TrashHome,
+}
+
+/// stdin's kind when it is a character or block device that is no terminal.
+fn stdin_device() -> Option<&'static str> {
+    #[cfg(unix)]
+    {
+        use rustix::fs::FileType;
+        let stdin = std::io::stdin();
+        if stdin.is_terminal() {
+            return None;
+        }
+        let stat = rustix::fs::fstat(&stdin).ok()?;
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::CharacterDevice => Some("a character device"),
+            FileType::BlockDevice => Some("a block device"),
+            _ => None,
+        }
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// Whether a stream gets colour: `--color`, else a terminal with `NO_COLOR` unset or empty.
@@ -128,6 +154,7 @@ impl Env {
             cwd,
             home,
             stdin_tty,
+            stdin_device,
             stdout_tty,
             stderr_tty,
             width,
@@ -151,6 +178,7 @@ impl Env {
             now_ms,
             tz,
             stdin_tty,
+            stdin_device,
             stdout_tty,
             stderr_tty,
             no_color: vars.remove("NO_COLOR"),

@@ -72,6 +72,31 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
     }
 }
 
+/// Standard output, whose write errors say that they are about it ("No space left on device"
+/// alone does not say where); the kind is kept, so a closed pipe is still known as one.
+pub struct Stdout<W>(pub W);
+
+impl<W: Write> Write for Stdout<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf).map_err(on_stdout)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush().map_err(on_stdout)
+    }
+}
+
+fn on_stdout(e: std::io::Error) -> std::io::Error {
+    if e.kind() == std::io::ErrorKind::Interrupted {
+        return e;
+    }
+    let cause = crate::diag::io_cause(&e);
+    std::io::Error::new(
+        e.kind(),
+        format!("cannot write to standard output: {cause}"),
+    )
+}
+
 pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()

@@ -15,12 +15,17 @@ use serde_json::Value;
 
 use crate::surrogates;
 
-/// Lines nested this deep are left to a full decode, which refuses [`SERDE_DEPTH`] levels: the
-/// skim stops here and the scan decodes such a line in full to decide ([`may_be_too_deep`]).
+/// Lines nested this deep are left to a full decode, which refuses more than [`DECODE_DEPTH`]
+/// levels: the skim stops here and the scan decodes such a line in full to decide
+/// ([`may_be_too_deep`]).
 pub(crate) const MAX_DEPTH: usize = 100;
 
-/// serde_json's own recursion limit for a `Value`.
-const SERDE_DEPTH: usize = 128;
+/// The deepest nesting a full decode takes. pi's `JSON.parse` (V8's, iterative) has no limit of
+/// its own: 10,000,000 levels parse in Node 20, only the 512 MiB string limit bounds it, while
+/// its `JSON.stringify` gives up near 10,000 (and pi stringifies what it sends and rewrites).
+/// serde_json's default, 128, refused lines pi reads; this many levels still fit the stack the
+/// binary runs on (`main.rs`), through the decode, the renderers and the drop of the value.
+pub(crate) const DECODE_DEPTH: usize = 100_000;
 
 /// Decodes a line as JSON the way pi's `JSON.parse` on a lossily decoded string would, into
 /// serde_json's model. What JavaScript takes and serde_json refuses is mended first: invalid
@@ -28,7 +33,10 @@ const SERDE_DEPTH: usize = 128;
 /// text was cut inside an emoji) its stand-in, so that JSON output writes it back as pi does,
 /// and a number beyond f64 (JavaScript's `Infinity`) `null`, as `JSON.stringify` writes it.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    let first = serde_json::from_slice(bytes);
+    if may_be_too_deep(bytes) && depth(bytes) > DECODE_DEPTH {
+        return Err(serde::de::Error::custom(TOO_DEEP));
+    }
+    let first = from_slice(bytes);
     // Nearly every line: no surrogate escape and no character a stand-in could be taken for.
     if first.is_ok() && !may_hold_surrogates(bytes) {
         return first;
@@ -37,9 +45,37 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let text = surrogates_to_standins(&text).map_or(text, Cow::Owned);
     let text = infinite_numbers_to_null(&text).map_or(text, Cow::Owned);
     match text {
-        Cow::Owned(text) => serde_json::from_str(&text),
+        Cow::Owned(text) => from_slice(text.as_bytes()),
         Cow::Borrowed(_) => first,
     }
+}
+
+const TOO_DEEP: &str = "nested too deep";
+
+/// `serde_json::from_slice` without its recursion limit of 128: [`decode`] bounds the depth.
+fn from_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    use serde::Deserialize as _;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let value = Value::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// The deepest nesting of brackets outside strings.
+fn depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for (_, b) in outside_strings(bytes) {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Whether JSON text may hold a surrogate escape or a character of the stand-ins' range, which
@@ -83,9 +119,9 @@ pub(crate) fn decodes_as_stored(text: &[u8]) -> bool {
 
 /// Why a line did not decode, in the words a warning uses.
 pub(crate) fn describe_error(bytes: &[u8], e: &serde_json::Error) -> String {
-    if e.to_string().starts_with("recursion limit exceeded") {
+    if e.to_string() == TOO_DEEP {
         return format!(
-            "JSON nested more than {SERDE_DEPTH} levels deep (pisess cannot read this line)"
+            "JSON nested more than {DECODE_DEPTH} levels deep (pisess cannot read this line)"
         );
     }
     if e.to_string().contains("trailing characters") {

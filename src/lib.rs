@@ -24,6 +24,7 @@ pub mod scan;
 pub mod select;
 pub mod session;
 mod skim;
+pub mod stack;
 pub mod stats;
 pub mod style;
 pub mod summary;

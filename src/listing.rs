@@ -11,7 +11,7 @@ use anyhow::Context as _;
 
 use crate::diag::{Diag, Warning};
 use crate::exit::UsageError;
-use crate::locate::{name_cmp, Location};
+use crate::locate::{name_cmp, Files, Location, Skipped};
 use crate::scan::{Reading, ScanError};
 use crate::summary::{summarize_in, Detail, Summary};
 use crate::time::parse_when;
@@ -40,34 +40,70 @@ pub enum Problem {
     Warnings(Vec<Warning>),
     /// Removed between reading the folder and reading it: the listing is still whole.
     Vanished,
-    /// It could not be summarized: the listing may miss a session.
+    /// It could not be read (permission denied, an I/O error): the listing may miss a session.
     Unreadable(ScanError),
+    /// It was read and is not a pi session (empty, no header, another program's JSONL): pi
+    /// skips it too, so the listing is still whole.
+    NotASession(ScanError),
+    /// Not read at all: not a regular file, or a folder that could not be read (which leaves
+    /// the listing incomplete).
+    Skipped(Skipped),
 }
 
 impl Listing {
     /// Whether some file could not be read.
     pub fn incomplete(&self) -> bool {
-        self.problems
-            .iter()
-            .any(|(_, p)| matches!(p, Problem::Unreadable(_)))
+        self.problems.iter().any(|(_, p)| {
+            matches!(
+                p,
+                Problem::Unreadable(_) | Problem::Skipped(Skipped::Folder(_))
+            )
+        })
     }
 
     /// Writes every problem as a warning; true when the listing is [`incomplete`](Self::incomplete).
     pub fn report(&self, diag: &mut Diag) -> bool {
         for (path, problem) in &self.problems {
-            let name = path.display().to_string();
-            match problem {
-                Problem::Warnings(w) => diag.session_warnings(&name, w),
-                Problem::Vanished => diag.warn(&name, None, "removed while listing"),
-                Problem::Unreadable(e) => diag.warn(&name, None, &format!("skipped: {e}")),
-            }
+            problem.report(path, diag);
         }
         self.incomplete()
     }
 }
 
-/// Lists and summarizes the sessions of `scope`. Only a folder that cannot be read at all is an
-/// error; a file that cannot be read is recorded in [`Listing::unreadable`].
+impl Problem {
+    /// The warning about `path`.
+    pub fn report(&self, path: &Path, diag: &mut Diag) {
+        let name = path.display().to_string();
+        match self {
+            Problem::Warnings(w) => diag.session_warnings(&name, w),
+            Problem::Vanished => diag.warn(&name, None, "removed while listing"),
+            Problem::Unreadable(e) => {
+                diag.warn(&name, None, &format!("cannot read it: {e}; not listed"));
+            }
+            Problem::NotASession(e) => diag.warn(&name, None, &format!("skipped: {e}")),
+            Problem::Skipped(Skipped::NotRegular(kind)) => diag.warn(
+                &name,
+                None,
+                &format!("skipped: not a regular file ({kind})"),
+            ),
+            Problem::Skipped(Skipped::Dangling) => {
+                diag.warn(&name, None, "skipped: a symbolic link to nothing");
+            }
+            Problem::Skipped(Skipped::Folder(e)) => diag.warn(
+                &name,
+                None,
+                &format!(
+                    "cannot read this folder: {}; its sessions are not listed",
+                    crate::diag::io_cause(e)
+                ),
+            ),
+        }
+    }
+}
+
+/// Lists and summarizes the sessions of `scope`. Only the scope's own folder that cannot be read
+/// is an error; a file or project folder that cannot be read, or is not a session or not a
+/// regular file, is recorded in [`Listing::problems`].
 pub fn list(loc: &Location, scope: Scope) -> anyhow::Result<Listing> {
     list_in(loc, scope, Detail::Listing)
 }
@@ -85,13 +121,18 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
         ),
         Scope::Project => (loc.project_files(), &loc.session_dir),
     };
-    let mut files = files
-        .map_err(|e| anyhow::anyhow!("{e}"))
+    let Files { mut files, skipped } = files
+        .map_err(|e| anyhow::anyhow!("{}", crate::diag::io_cause(&e)))
         .with_context(|| format!("cannot list {}", dir.display()))?;
     // pi reads a dir's files in `b.localeCompare(a)` order (newest name first); `listAll` over the
     // default root orders by mtime. Names that tie keep the directory's order, as in pi.
     files.sort_by(|a, b| name_cmp(file_name(b), file_name(a)));
     let mut listing = Listing::default();
+    listing.problems.extend(
+        skipped
+            .into_iter()
+            .map(|(p, why)| (p, Problem::Skipped(why))),
+    );
     for (path, result) in files.iter().zip(summarize_all(&files, detail)) {
         let problem = match result {
             Ok(s) => {
@@ -101,7 +142,10 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
                 warnings
             }
             Err(ScanError::Io(e)) if e.kind() == io::ErrorKind::NotFound => Some(Problem::Vanished),
-            Err(e) => Some(Problem::Unreadable(e)),
+            Err(e @ (ScanError::Io(_) | ScanError::Changed)) => Some(Problem::Unreadable(e)),
+            // Swapped for a FIFO or the like between the listing and the open.
+            Err(ScanError::NotRegular(kind)) => Some(Problem::Skipped(Skipped::NotRegular(kind))),
+            Err(e) => Some(Problem::NotASession(e)),
         };
         listing.problems.extend(problem.map(|p| (path.clone(), p)));
     }
@@ -179,7 +223,21 @@ fn summarize_all(files: &[PathBuf], detail: Detail) -> Vec<Result<Summary, ScanE
     let mut results: Vec<Option<Result<Summary, ScanError>>> =
         std::iter::repeat_with(|| None).take(files.len()).collect();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
+        // Each worker may decode a deeply nested line (see `stack`); one that cannot be made
+        // leaves its share to the others, and the last files to this thread.
+        let handles: Vec<_> = (0..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(crate::stack::SIZE)
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        if handles.is_empty() {
+            for (i, r) in work() {
+                results[i] = Some(r);
+            }
+        }
         for h in handles {
             // A panic in a worker is a bug: re-raise it rather than hide it.
             for (i, r) in h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) {

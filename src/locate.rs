@@ -289,16 +289,18 @@ impl Location {
 
     /// The files of "this project": pi's `list` (custom dirs still need the cwd filter,
     /// applied by the caller once headers are read).
-    pub fn project_files(&self) -> io::Result<Vec<PathBuf>> {
+    pub fn project_files(&self) -> io::Result<Files> {
         jsonl_files(&self.session_dir)
     }
 
     /// Every session file: one level under the root, or the custom dir itself (pi's `listAll`).
-    pub fn all_files(&self) -> io::Result<Vec<PathBuf>> {
+    /// A project folder that cannot be read is passed over, as pi does, but said in
+    /// [`Files::skipped`]: the listing is then incomplete.
+    pub fn all_files(&self) -> io::Result<Files> {
         if self.custom {
             return jsonl_files(&self.session_dir);
         }
-        let mut files = Vec::new();
+        let mut files = Files::default();
         let entries = match fs::read_dir(&self.root) {
             Ok(entries) => entries,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(files),
@@ -309,8 +311,16 @@ impl Location {
                 continue;
             };
             if kind.is_dir() || kind.is_symlink() {
-                // pi skips folders it cannot read.
-                files.extend(jsonl_files(&entry.path()).unwrap_or_default());
+                let path = entry.path();
+                match jsonl_files(&path) {
+                    Ok(mut found) => {
+                        files.files.append(&mut found.files);
+                        files.skipped.append(&mut found.skipped);
+                    }
+                    // A symlink to a file is not a project folder.
+                    Err(e) if e.kind() == io::ErrorKind::NotADirectory => {}
+                    Err(e) => files.skipped.push((path, Skipped::Folder(e))),
+                }
             }
         }
         Ok(files)
@@ -376,18 +386,95 @@ pub fn name_cmp(a: &[u8], b: &[u8]) -> Ordering {
     COLLATOR.compare_utf8(a, b)
 }
 
-/// `*.jsonl` directly in `dir`; a missing dir has none.
-pub fn jsonl_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+/// The `*.jsonl` files of a listing, and what it passed over.
+#[derive(Debug, Default)]
+pub struct Files {
+    /// Regular files, or symlinks to them: the only files pisess opens without being told to.
+    pub files: Vec<PathBuf>,
+    pub skipped: Vec<(PathBuf, Skipped)>,
+}
+
+/// Why a `*.jsonl` (or a project folder) of a listing was not read.
+#[derive(Debug)]
+pub enum Skipped {
+    /// A FIFO, socket, device or directory, or a symlink to one: opening a FIFO blocks until a
+    /// writer comes, and a device may never end. The kind, as [`kind_of`] names it.
+    NotRegular(&'static str),
+    /// A symlink whose target is gone.
+    Dangling,
+    /// A project folder that could not be read: its sessions are missing from the listing.
+    Folder(io::Error),
+}
+
+/// What a file is, for messages: "a FIFO", "a character device"...
+pub fn kind_of(kind: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// `*.jsonl` directly in `dir` that are regular files (symlinks followed); a missing dir has
+/// none. The type comes from the directory entry, so only symlinks cost a `stat`.
+pub fn jsonl_files(dir: &Path) -> io::Result<Files> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Files::default()),
         Err(e) => return Err(e),
     };
-    Ok(entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect())
+    let mut files = Files::default();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        let Ok(mut kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_symlink() {
+            match fs::metadata(&path) {
+                Ok(meta) => kind = meta.file_type(),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    files.skipped.push((path, Skipped::Dangling));
+                    continue;
+                }
+                // Left to the read, which says why it fails.
+                Err(_) => {
+                    files.files.push(path);
+                    continue;
+                }
+            }
+        }
+        if kind.is_file() {
+            files.files.push(path);
+        } else {
+            files
+                .skipped
+                .push((path, Skipped::NotRegular(kind_of(kind))));
+        }
+    }
+    Ok(files)
 }
 
 #[cfg(test)]

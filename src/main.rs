@@ -30,11 +30,17 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    ExitCode::from(pisess::stack::run(move || run(cli, &env)))
+}
+
+/// The command, its output flushed, and the exit code.
+fn run(cli: pisess::cli::Cli, env: &pisess::env::Env) -> u8 {
     // Large enough that `show --json` copies many lines per write, not one write per line.
-    let mut out = io::BufWriter::with_capacity(256 * 1024, io::stdout().lock());
+    let mut out =
+        io::BufWriter::with_capacity(256 * 1024, pisess::exit::Stdout(io::stdout().lock()));
     let result = pisess::run(
         cli,
-        &env,
+        env,
         &mut out,
         &mut io::stderr(),
         &mut io::stdin().lock(),
@@ -44,8 +50,10 @@ fn main() -> ExitCode {
     // `check`'s failed assertion stays exit 1.
     let flushed = out.flush();
     let result = result.and_then(|outcome| match flushed {
+        // A pager or `head` that quit early is no failure, but the command's outcome stands
+        // (a failed check piped into `head` must still exit 1).
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(outcome),
     });
-    ExitCode::from(pisess::finish(&result, &mut io::stderr()))
+    pisess::finish(&result, &mut io::stderr())
 }

@@ -2,11 +2,36 @@
 //!
 //! It yields raw lines with their 1-based number and byte offset, reusing one buffer, and never
 //! prints or decides anything: what a blank, torn or malformed line means is the caller's business.
-//! Lines are unbounded (a line of hundreds of MB is read whole, never split), bytes are not
-//! decoded here, and a trailing `\r` (CRLF files) is reported, not stripped, so `show --json` can
-//! reproduce the file byte for byte.
+//! A line of hundreds of MB is read whole, never split, up to [`MAX_LINE`]: a longer one (or one
+//! memory cannot hold, or one that cannot be JSON from its first byte) is passed over without
+//! being held and handed out [`Cut`], so memory is bounded by the lines, whatever the input
+//! (`/dev/zero`, a sparse file of zeros). Bytes are not decoded here, and a trailing `\r` (CRLF
+//! files) is reported, not stripped, so `show --json` can reproduce the file byte for byte.
 
 use std::io::{self, BufRead};
+
+/// The longest line held: V8's string limit (2^29 - 24 UTF-16 units), beyond which pi's
+/// `JSON.parse` is never even called on a line.
+pub(crate) const MAX_LINE: usize = (1 << 29) - 24;
+
+/// Bytes kept of a line that is passed over, for the warning about it.
+const CUT_KEEPS: usize = 1024;
+
+/// A line this long that cannot be JSON from its first byte is passed over ([`Cut::NotJson`]);
+/// a shorter one is handed out whole, like any malformed line.
+const NOT_JSON_AFTER: usize = 1 << 20;
+
+/// Why a line was passed over instead of held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// Longer than [`MAX_LINE`].
+    TooLong,
+    /// Memory could not hold it (a memory limit below the line's length).
+    NoMemory,
+    /// Its first byte cannot start JSON (NUL bytes, binary data) and it is longer than
+    /// [`NOT_JSON_AFTER`]: no byte after the first matters.
+    NotJson,
+}
 
 /// One physical line of a JSONL stream.
 #[derive(Debug)]
@@ -19,11 +44,15 @@ pub(crate) struct RawLine<'a> {
     pub bytes: &'a [u8],
     /// False for a last line without `\n`: a file pi is still writing.
     pub terminated: bool,
+    /// A line passed over: `bytes` then holds only its first bytes.
+    pub cut: Option<Cut>,
+    /// Bytes of a cut line not in `bytes`.
+    pub dropped: u64,
 }
 
-impl RawLine<'_> {
+impl<'a> RawLine<'a> {
     /// The line without its terminator (`\n` or `\r\n`).
-    pub(crate) fn content(&self) -> &[u8] {
+    pub(crate) fn content(&self) -> &'a [u8] {
         self.bytes.strip_suffix(b"\r").unwrap_or(self.bytes)
     }
 
@@ -36,7 +65,7 @@ impl RawLine<'_> {
 
     /// Length on disk including the terminator.
     pub(crate) fn len_on_disk(&self) -> u64 {
-        self.bytes.len() as u64 + u64::from(self.terminated)
+        self.bytes.len() as u64 + self.dropped + u64::from(self.terminated)
     }
 }
 
@@ -53,6 +82,11 @@ pub(crate) struct LineReader<R> {
     pending: usize,
     number: u64,
     offset: u64,
+    /// [`MAX_LINE`], but for tests.
+    limit: usize,
+    /// The line being handed out was cut, and how many of its bytes were not kept.
+    cut: Option<Cut>,
+    dropped: u64,
     /// A line without `\n` was handed out: it is the last. What a file holds after it was
     /// written since (pi appending), and read now it would be the torn line's other half,
     /// handed out as a line of its own.
@@ -67,6 +101,9 @@ impl<R: BufRead> LineReader<R> {
             pending: 0,
             number: 0,
             offset: 0,
+            limit: MAX_LINE,
+            cut: None,
+            dropped: 0,
             ended: false,
         }
     }
@@ -75,6 +112,7 @@ impl<R: BufRead> LineReader<R> {
     pub(crate) fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
         self.inner.consume(std::mem::take(&mut self.pending));
         self.buf.clear();
+        (self.cut, self.dropped) = (None, 0);
         if self.ended {
             return Ok(None);
         }
@@ -92,7 +130,7 @@ impl<R: BufRead> LineReader<R> {
         self.ended = !terminated;
         self.number += 1;
         let offset = self.offset;
-        self.offset += read as u64;
+        self.offset += read as u64 + self.dropped;
         let line = if self.pending > 0 {
             &fill(&mut self.inner)?[..read]
         } else {
@@ -108,27 +146,81 @@ impl<R: BufRead> LineReader<R> {
             offset,
             bytes,
             terminated,
+            cut: self.cut,
+            dropped: self.dropped,
         }))
     }
 
-    /// Copies a line that crosses the end of `inner`'s buffer into `buf`: its length and
-    /// whether it ends with `\n`.
+    /// Copies a line that crosses the end of `inner`'s buffer into `buf`: its length in `buf`
+    /// and whether it ends with `\n`. A line that cannot be held is cut (see [`Cut`]).
     fn gather(&mut self) -> io::Result<(usize, bool)> {
         loop {
             let available = fill(&mut self.inner)?;
             if available.is_empty() {
                 return Ok((self.buf.len(), false));
             }
+            let (take, found) = match memchr::memchr(b'\n', available) {
+                Some(at) => (at + 1, true),
+                None => (available.len(), false),
+            };
+            let cut = if self.buf.len() + take > self.limit + 1 {
+                Some(Cut::TooLong)
+            } else if self.buf.try_reserve(take).is_err() {
+                Some(Cut::NoMemory)
+            } else {
+                None
+            };
+            if let Some(cut) = cut {
+                return self.pass_over(cut);
+            }
+            self.buf.extend_from_slice(&available[..take]);
+            self.inner.consume(take);
+            if found {
+                return Ok((self.buf.len(), true));
+            }
+            if self.buf.len() >= NOT_JSON_AFTER && cannot_be_json(&self.buf) {
+                return self.pass_over(Cut::NotJson);
+            }
+        }
+    }
+
+    /// Skips the rest of the line being gathered, keeping its first bytes in `buf`.
+    fn pass_over(&mut self, cut: Cut) -> io::Result<(usize, bool)> {
+        let kept = self.buf.len().min(CUT_KEEPS);
+        self.dropped = (self.buf.len() - kept) as u64;
+        self.buf.truncate(kept);
+        self.buf.shrink_to(CUT_KEEPS);
+        self.cut = Some(cut);
+        loop {
+            let available = fill(&mut self.inner)?;
+            if available.is_empty() {
+                return Ok((self.buf.len(), false));
+            }
             if let Some(at) = memchr::memchr(b'\n', available) {
-                self.buf.extend_from_slice(&available[..=at]);
+                self.dropped += at as u64;
                 self.inner.consume(at + 1);
+                // The `\n` is the line's terminator, counted as such, not as dropped.
+                self.buf.push(b'\n');
                 return Ok((self.buf.len(), true));
             }
             let n = available.len();
-            self.buf.extend_from_slice(available);
+            self.dropped += n as u64;
             self.inner.consume(n);
         }
     }
+}
+
+/// Whether a line's first byte other than JSON whitespace cannot start a JSON value (a UTF-8
+/// byte-order mark is let through: the warning names it).
+fn cannot_be_json(line: &[u8]) -> bool {
+    line.iter()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        .is_some_and(|b| {
+            !matches!(
+                b,
+                b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | 0xEF
+            )
+        })
 }
 
 /// `fill_buf`, retried when interrupted.
@@ -218,6 +310,48 @@ mod tests {
                 "buffer of {capacity} bytes"
             );
         }
+    }
+
+    #[test]
+    fn lines_that_cannot_be_held_are_passed_over() {
+        let long = |first: u8, n: usize| {
+            let mut line = vec![first; n];
+            line.push(b'\n');
+            line
+        };
+        let read = |input: &[u8], limit: usize| {
+            let mut reader = LineReader::new(io::BufReader::with_capacity(64, input));
+            reader.limit = limit;
+            let mut got = Vec::new();
+            while let Some(line) = reader.next_line().unwrap() {
+                assert!(line.bytes.len() <= limit.min(NOT_JSON_AFTER));
+                got.push((line.offset, line.len_on_disk(), line.cut, line.terminated));
+            }
+            got
+        };
+        let mut input = long(b'"', 100);
+        input.extend(long(b'[', 300));
+        input.extend(b"{}\n");
+        input.extend(long(b' ', 500));
+        input.pop();
+        assert_eq!(
+            read(&input, 200),
+            [
+                (0, 101, None, true),
+                (101, 301, Some(Cut::TooLong), true),
+                (402, 3, None, true),
+                // Cut at the end of the input, where no `\n` comes.
+                (405, 500, Some(Cut::TooLong), false),
+            ]
+        );
+        // Zeros: no JSON starts so, and they are not held past the first MiB.
+        let mut input = long(0, 3 * NOT_JSON_AFTER);
+        input.extend(b"{}\n");
+        let nul = 3 * NOT_JSON_AFTER as u64 + 1;
+        assert_eq!(
+            read(&input, MAX_LINE),
+            [(0, nul, Some(Cut::NotJson), true), (nul, 3, None, true)]
+        );
     }
 
     #[test]

@@ -17,29 +17,56 @@ use crate::diag::Warning;
 use crate::json;
 use crate::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader};
 use crate::readahead::{self, ReadAhead};
-use crate::reader::{LineReader, RawLine};
+use crate::reader::{Cut, LineReader, RawLine, MAX_LINE};
 
 /// Why a file could not be read as a session at all.
 #[derive(Debug)]
 pub enum ScanError {
     Io(io::Error),
+    /// A directory, FIFO, socket or device where a session file was expected (its kind).
+    NotRegular(&'static str),
     /// The first parsable line is not a pi session header.
     NotASession {
         line: u64,
         reason: NotAHeader,
+        /// The first line before it that did not parse, and why: often the header itself.
+        unread: Option<(u64, String)>,
     },
     /// No parsable line at all.
     Empty,
+    /// No line parsed; the first one that did not, and why (UTF-16, NUL bytes, too deep...).
+    NoHeader {
+        line: u64,
+        reason: String,
+    },
+    /// The file was rewritten under the reader: what it holds now is not what was indexed.
+    Changed,
 }
 
 impl fmt::Display for ScanError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            ScanError::Io(e) => write!(f, "{e}"),
-            ScanError::NotASession { line, reason } => {
-                write!(f, "line {line}: not a pi session: {reason}")
+            ScanError::Io(e) => f.write_str(&crate::diag::io_cause(e)),
+            ScanError::NotRegular(kind) => write!(f, "not a regular file ({kind})"),
+            ScanError::NotASession {
+                line,
+                reason,
+                unread,
+            } => {
+                write!(f, "line {line}: not a pi session: {reason}")?;
+                match unread {
+                    Some((n, why)) => write!(f, " (line {n} before it did not parse: {why})"),
+                    None => Ok(()),
+                }
             }
             ScanError::Empty => f.write_str("not a pi session: the file holds no session header"),
+            ScanError::NoHeader { line, reason } => {
+                write!(
+                    f,
+                    "not a pi session: no line parses (line {line}: {reason})"
+                )
+            }
+            ScanError::Changed => f.write_str("changed while it was being read"),
         }
     }
 }
@@ -95,7 +122,21 @@ enum Parsed<'a> {
     Bad(String),
 }
 
-fn parse_line(bytes: &[u8]) -> Parsed<'_> {
+fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
+    let bytes = line.content();
+    if let Some(cut) = line.cut {
+        return Parsed::Bad(match cut {
+            Cut::TooLong => format!(
+                "a line of {} bytes, longer than pi can read ({MAX_LINE} characters); skipped",
+                line.len_on_disk()
+            ),
+            Cut::NoMemory => format!(
+                "a line of {} bytes, more than memory holds; skipped",
+                line.len_on_disk()
+            ),
+            Cut::NotJson => not_json(bytes, None),
+        });
+    }
     // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
     // memory speed. serde_json decides the rest, the same way it always did.
     if let Some(view) = LineView::skim(bytes) {
@@ -107,9 +148,9 @@ fn parse_line(bytes: &[u8]) -> Parsed<'_> {
     if is_object {
         if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
             // The view skips what it does not read with serde_json's `ignore_value`, which has
-            // no depth limit, while a full decode (`Session::load`) stops at 128 levels: a line
-            // nested deeper would be indexed and then fail to show. The rare line that may be
-            // is decoded in full here to decide.
+            // no depth limit, while a full decode (`Session::load`) stops at
+            // `json::DECODE_DEPTH` levels: a line nested deeper would be indexed and then fail
+            // to show. The rare line that may be is decoded in full here to decide.
             if !json::may_be_too_deep(bytes) || json::decode(bytes).is_ok() {
                 return Parsed::View(view);
             }
@@ -119,7 +160,35 @@ fn parse_line(bytes: &[u8]) -> Parsed<'_> {
         Ok(Value::Null) => Parsed::Null,
         Ok(Value::Object(_)) => Parsed::Slow,
         Ok(_) => Parsed::Bad("not a JSON object".to_owned()),
-        Err(e) => Parsed::Bad(json::describe_error(bytes, &e)),
+        Err(e) => Parsed::Bad(not_json(bytes, Some(&e))),
+    }
+}
+
+/// Why a line is not JSON, with what it looks like when that says more than the decoder's
+/// error: NUL bytes (a binary file, or the zeros a crash can leave), UTF-16.
+fn not_json(bytes: &[u8], e: Option<&serde_json::Error>) -> String {
+    // ASCII in UTF-16 is every other byte NUL: `{\0"\0` (little-endian) or `\0{\0"`, after
+    // a byte-order mark or not.
+    let text = [&b"\xFF\xFE"[..], b"\xFE\xFF"]
+        .iter()
+        .find_map(|bom| bytes.strip_prefix(*bom))
+        .unwrap_or(bytes);
+    let nul = |k: usize| text.get(k).map(|&b| b == 0);
+    let pattern = (nul(0), nul(1), nul(2), nul(3));
+    let utf16 = pattern == (Some(false), Some(true), Some(false), Some(true))
+        || pattern == (Some(true), Some(false), Some(true), Some(false));
+    if utf16 {
+        return "not UTF-8: it looks like UTF-16 (pi reads UTF-8 only; convert it with `iconv -f UTF-16 -t UTF-8`)".to_owned();
+    }
+    if bytes.first() == Some(&0) {
+        return "NUL bytes, not text (a binary file, or zeros left by a crash)".to_owned();
+    }
+    match e {
+        Some(e) => json::describe_error(bytes, e),
+        None => match json::decode(bytes) {
+            Err(e) => json::describe_error(bytes, &e),
+            Ok(_) => "not a JSON object".to_owned(),
+        },
     }
 }
 
@@ -135,7 +204,7 @@ enum HeaderStep {
 fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
     match parsed {
         Parsed::Null => HeaderStep::Skip,
-        Parsed::Bad(_) if !line.terminated => HeaderStep::Torn,
+        Parsed::Bad(_) if !line.terminated && line.cut.is_none() => HeaderStep::Torn,
         // pi skips the line and so finds no session in the file; say why, rather than blame
         // the entry after it for not being a header.
         Parsed::Bad(_) if bom_before_header(line.content(), stem) => {
@@ -167,22 +236,35 @@ pub fn read_header(path: &Path) -> Result<Header, ScanError> {
 /// [`read_header`] of a file already open (`rm` checks the very file it is about to remove).
 pub fn read_header_of(file: File, stem: &str) -> Result<Header, ScanError> {
     let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, file));
+    let mut unread = None;
     while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
         if line.is_blank() {
             continue;
         }
-        match header_step(parse_line(line.content()), &line, stem) {
+        match header_step(parse_line(&line), &line, stem) {
             HeaderStep::Found(h) => return Ok(h),
             HeaderStep::NotASession(reason) => {
                 return Err(ScanError::NotASession {
                     line: line.number,
                     reason,
+                    unread,
                 })
             }
-            HeaderStep::Skip | HeaderStep::Torn | HeaderStep::Malformed(_) => {}
+            HeaderStep::Malformed(reason) => {
+                unread.get_or_insert((line.number, reason));
+            }
+            HeaderStep::Skip | HeaderStep::Torn => {}
         }
     }
-    Err(ScanError::Empty)
+    Err(no_header(unread))
+}
+
+/// The error for a file in which no header was found.
+fn no_header(unread: Option<(u64, String)>) -> ScanError {
+    match unread {
+        Some((line, reason)) => ScanError::NoHeader { line, reason },
+        None => ScanError::Empty,
+    }
 }
 
 /// Scans a whole session stream, calling `on_entry` for every entry in file order.
@@ -213,6 +295,7 @@ pub fn scan_until<R: BufRead>(
     let mut malformed = 0;
     let mut torn_tail = false;
     let mut torn_line = None;
+    let mut unread = None;
     let mut ordinal = 0usize;
     let mut prev_v1_id: Option<String> = None;
 
@@ -220,7 +303,7 @@ pub fn scan_until<R: BufRead>(
         if line.is_blank() {
             continue;
         }
-        let parsed = parse_line(line.content());
+        let parsed = parse_line(&line);
         let mut warn = |message: String| {
             warnings.push(Warning {
                 line: Some(line.number),
@@ -233,6 +316,7 @@ pub fn scan_until<R: BufRead>(
                 HeaderStep::Torn => (torn_tail, torn_line) = (true, Some(line.number)),
                 HeaderStep::Malformed(reason) => {
                     malformed += 1;
+                    unread.get_or_insert((line.number, reason.clone()));
                     warn(reason);
                 }
                 HeaderStep::Found(mut h) => {
@@ -246,6 +330,7 @@ pub fn scan_until<R: BufRead>(
                     return Err(ScanError::NotASession {
                         line: line.number,
                         reason,
+                        unread,
                     })
                 }
             }
@@ -258,7 +343,8 @@ pub fn scan_until<R: BufRead>(
         let (view, json): (&LineView, &[u8]) = match parsed {
             Parsed::Null => continue,
             Parsed::Bad(reason) => {
-                if line.terminated {
+                // A cut line is no write in progress, even at the end.
+                if line.terminated || line.cut.is_some() {
                     malformed += 1;
                     warn(reason);
                 } else {
@@ -320,7 +406,8 @@ pub fn scan_until<R: BufRead>(
             break;
         }
     }
-    let (header, header_line, header_offset, header_len) = header.ok_or(ScanError::Empty)?;
+    let (header, header_line, header_offset, header_len) =
+        header.ok_or_else(|| no_header(unread))?;
     Ok(ScanReport {
         header,
         header_line,
@@ -342,18 +429,44 @@ pub struct OpenedFile {
     pub stem: String,
 }
 
-/// Opens a session file; a directory is an error, not an empty session.
+/// Opens a session file, which must be a regular file (a symlink to one is followed): a
+/// directory, FIFO, socket or device is [`ScanError::NotRegular`], never an empty session or a
+/// read that blocks or never ends. The open itself does not block on a FIFO swapped in after
+/// the listing looked (`O_NONBLOCK`, which a regular file ignores).
 pub fn open_file(path: &Path) -> Result<OpenedFile, ScanError> {
-    let file = File::open(path).map_err(ScanError::Io)?;
-    let meta = file.metadata().map_err(ScanError::Io)?;
-    if meta.is_dir() {
-        return Err(ScanError::Io(io::Error::other("is a directory")));
+    let (file, meta) = open_nonblocking(path)?;
+    if !meta.is_file() {
+        return Err(ScanError::NotRegular(crate::locate::kind_of(
+            meta.file_type(),
+        )));
     }
-    let stem = path
-        .file_stem()
+    Ok(OpenedFile {
+        file,
+        meta,
+        stem: stem_of(path),
+    })
+}
+
+/// Opens anything without blocking on a FIFO, and says what it is.
+fn open_nonblocking(path: &Path) -> Result<(File, std::fs::Metadata), ScanError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        #[allow(clippy::cast_possible_wrap)]
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options.open(path).map_err(ScanError::Io)?;
+    let meta = file.metadata().map_err(ScanError::Io)?;
+    Ok((file, meta))
+}
+
+/// A file name without `.jsonl`: the id of a seed-000 session.
+pub(crate) fn stem_of(path: &Path) -> String {
+    path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Ok(OpenedFile { file, meta, stem })
+        .unwrap_or_default()
 }
 
 /// How a scan reads a whole file.
@@ -378,4 +491,19 @@ pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRe
         256 * 1024,
         file.try_clone().map_err(ScanError::Io)?,
     )))
+}
+
+/// The id a stored entry line holds, read as the scan reads it (seed-000 lines mapped first):
+/// for checking that a line read again by offset is the entry the index recorded.
+pub(crate) fn stored_id(line: &[u8], dialect: Dialect) -> Option<String> {
+    if dialect == Dialect::Pi {
+        if let Some(view) = LineView::skim(line) {
+            return view.id.get().map(str::to_owned);
+        }
+    }
+    let mut value = json::decode(line).ok()?;
+    if dialect == Dialect::Seed000 {
+        value = model::normalize_seed000(value);
+    }
+    value.get("id")?.as_str().map(str::to_owned)
 }

@@ -26,12 +26,20 @@ pub enum Selected {
 pub enum SelectError {
     /// An argument taken as a path (see [`names_a_path`]) names no file.
     MissingPath(PathBuf),
+    /// A path that cannot be looked at (a folder on the way is unreadable): the cause.
+    Unreadable(PathBuf, String),
+    /// A path to a device (`/dev/zero`), which is no session and may never end; FIFOs and
+    /// `/dev/stdin` are read as streams.
+    NotRegular(PathBuf, &'static str),
     NoMatch {
         query: String,
         /// Where the lookup searched, ready to print.
         searched: String,
         /// Whether any session at all was there (if not, the dir is the likelier mistake).
         found_any: bool,
+        /// Files or folders the listings could not read, where a match may hide: the first
+        /// one's message, and how many.
+        unread: Option<(String, usize)>,
     },
     Ambiguous {
         query: String,
@@ -46,6 +54,9 @@ pub enum SelectError {
         home: PathBuf,
     },
     EnvFileMissing(PathBuf),
+    /// `PI_SESSION_FILE` names something that cannot be read as a session (a device, a
+    /// folder, a path that cannot be looked at): what it is.
+    EnvFileUnusable(PathBuf, String),
     /// An empty or blank argument: a usage error, since it names nothing.
     Blank,
 }
@@ -65,15 +76,30 @@ impl fmt::Display for SelectError {
                 }
                 Ok(())
             }
+            SelectError::Unreadable(p, cause) => write!(f, "{}: {cause}", p.display()),
+            SelectError::NotRegular(p, kind) => write!(
+                f,
+                "{}: not a regular file ({kind}); a session is a file, a FIFO, '-' or /dev/stdin",
+                p.display()
+            ),
             SelectError::NoMatch {
                 query,
                 searched,
                 found_any,
+                unread,
             } => {
                 write!(
                     f,
                     "no session matches '{query}' by id, id prefix or name in {searched}"
                 )?;
+                if let Some((first, n)) = unread {
+                    let more = match n {
+                        1 => String::new(),
+                        n => format!(" and {} more", n - 1),
+                    };
+                    write!(f, ", but some could not be read ({first}{more})")?;
+                    return f.write_str(" (see 'pisess ls --all')");
+                }
                 if *found_any {
                     f.write_str(" (list them with 'pisess ls --all')")
                 } else {
@@ -135,6 +161,11 @@ impl fmt::Display for SelectError {
             SelectError::Blank => f.write_str(
                 "a SESSION cannot be empty or blank (is the variable that should hold it unset?)",
             ),
+            SelectError::EnvFileUnusable(p, what) => write!(
+                f,
+                "PI_SESSION_FILE names {}, {what} (unset it to read this project's newest session)",
+                p.display()
+            ),
             SelectError::EnvFileMissing(p) => write!(
                 f,
                 "PI_SESSION_FILE names {}, which does not exist (unset it to read this project's newest session)",
@@ -157,7 +188,8 @@ fn looks_like_path(arg: &str) -> bool {
 pub fn names_a_path(arg: &OsStr, loc: &Location) -> bool {
     // Ids and names are text: an argument that is not UTF-8 can only name a file.
     arg != "-"
-        && (crate::locate::resolve(&loc.cwd, Path::new(arg)).is_file()
+        && (std::fs::metadata(crate::locate::resolve(&loc.cwd, Path::new(arg)))
+            .is_ok_and(|m| !m.is_dir())
             || arg.to_str().is_none_or(looks_like_path))
 }
 
@@ -293,17 +325,28 @@ pub fn choose(
     }
     let as_path = crate::locate::resolve(&loc.cwd, Path::new(arg));
     let Some(arg) = arg.to_str().filter(|_| !names_a_path(arg, loc)) else {
-        return if as_path.exists() {
-            Ok(plain(Selected::File(as_path)))
-        } else {
-            Err(SelectError::MissingPath(as_path))
-        };
+        return explicit_path(as_path).map(plain);
     };
-    // A folder that cannot be listed has no sessions to match; `ls` is where that is reported.
-    let sessions = |scope| {
-        listing::list(loc, scope)
-            .map(|l| l.sessions)
-            .unwrap_or_default()
+    // What could not be read is said when nothing matches: the session may be there.
+    let mut unread = Vec::new();
+    let mut sessions = |scope| match listing::list(loc, scope) {
+        Ok(l) => {
+            unread.extend(l.problems.iter().filter_map(|(path, p)| {
+                let cause = match p {
+                    listing::Problem::Unreadable(e) => e.to_string(),
+                    listing::Problem::Skipped(crate::locate::Skipped::Folder(e)) => {
+                        crate::diag::io_cause(e)
+                    }
+                    _ => return None,
+                };
+                Some(format!("{}: {cause}", loc.shown(path)))
+            }));
+            l.sessions
+        }
+        Err(e) => {
+            unread.push(format!("{e:#}"));
+            Vec::new()
+        }
     };
     if let Some(s) = one_in(&sessions(Scope::Project), arg, loc)? {
         return Ok(s);
@@ -312,6 +355,9 @@ pub fn choose(
     if let Some(s) = one_in(&all, arg, loc)? {
         return Ok(s);
     }
+    // The project's files are listed again with every project's: each is said once.
+    let mut seen = std::collections::HashSet::new();
+    unread.retain(|u| seen.insert(u.clone()));
     Err(SelectError::NoMatch {
         query: arg.to_owned(),
         searched: if loc.custom {
@@ -324,7 +370,44 @@ pub fn choose(
             )
         },
         found_any: !all.is_empty(),
+        unread: unread.first().map(|first| (first.clone(), unread.len())),
     })
+}
+
+/// A SESSION given as a path: a regular file, or a FIFO, socket or `/dev/stdin` (read as a
+/// stream); a device such as `/dev/zero` is refused before it is opened.
+fn explicit_path(path: PathBuf) -> Result<Selected, SelectError> {
+    match std::fs::metadata(&path) {
+        Ok(meta) => {
+            let kind = meta.file_type();
+            if is_device(kind) && !names_stdin(&path) {
+                return Err(SelectError::NotRegular(path, crate::locate::kind_of(kind)));
+            }
+            Ok(Selected::File(path))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(SelectError::MissingPath(path)),
+        Err(e) => Err(SelectError::Unreadable(path, crate::diag::io_cause(&e))),
+    }
+}
+
+fn is_device(kind: std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        kind.is_char_device() || kind.is_block_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = kind;
+        false
+    }
+}
+
+/// `/dev/stdin` and the descriptor paths it stands for: a terminal or whatever stdin is.
+fn names_stdin(path: &Path) -> bool {
+    path == Path::new("/dev/stdin")
+        || path.starts_with("/dev/fd")
+        || path.starts_with("/proc/self/fd")
 }
 
 /// `$PI_SESSION_FILE`, else the newest file of this project by modification time
@@ -332,14 +415,25 @@ pub fn choose(
 fn default_session(loc: &Location, pi_session_file: Option<&str>) -> Result<Selected, SelectError> {
     if let Some(file) = pi_session_file.filter(|s| !s.is_empty()) {
         let path = crate::locate::resolve(&loc.cwd, Path::new(file));
-        return if path.is_file() {
-            Ok(Selected::File(path))
-        } else {
-            Err(SelectError::EnvFileMissing(path))
+        return match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_file() => Ok(Selected::File(path)),
+            Ok(meta) => {
+                let what = format!("which is {}", crate::locate::kind_of(meta.file_type()));
+                Err(SelectError::EnvFileUnusable(path, what))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(SelectError::EnvFileMissing(path))
+            }
+            Err(e) => {
+                let what = format!("which cannot be read ({})", crate::diag::io_cause(&e));
+                Err(SelectError::EnvFileUnusable(path, what))
+            }
         };
     }
+    // Regular files only (a FIFO would block the open); the listing warns about the rest.
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = loc
         .project_files()
+        .map(|f| f.files)
         .unwrap_or_default()
         .into_iter()
         .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))

@@ -18,7 +18,8 @@ use crate::diag::Warning;
 use crate::json;
 use crate::model::{self, Dialect, EntryKind, Header};
 use crate::scan::{
-    open_file, scan, scan_until, whole_file, EntryLine, Reading, ScanError, ScanReport,
+    open_file, scan, scan_until, stem_of, whole_file, EntryLine, OpenedFile, Reading, ScanError,
+    ScanReport,
 };
 use crate::time::parse_js_date;
 
@@ -124,11 +125,23 @@ pub fn stream(
         }
         on_entry(header, e)
     };
-    let mut report = match path {
-        Some(path) => {
-            let opened = open_file(path)?;
+    let mut report = match path.map(open_named).transpose()? {
+        Some(Named::File(opened)) => {
             let reader = whole_file(&opened, Reading::AheadIfBig)?;
-            scan_until(reader, &opened.stem, &mut each)?
+            let report = scan_until(reader, &opened.stem, &mut each)?;
+            // Read in order, a rewrite shows only as a file that shrank under the reader (pi's
+            // appends only grow it); what was copied were whole lines, the rest is not read.
+            if opened
+                .file
+                .metadata()
+                .is_ok_and(|m| m.len() < opened.meta.len())
+            {
+                return Err(ScanError::Changed);
+            }
+            report
+        }
+        Some(Named::Stream(file, stem)) => {
+            scan_until(BufReader::with_capacity(256 * 1024, file), &stem, &mut each)?
         }
         None => scan_until(BufReader::with_capacity(256 * 1024, stdin), "-", &mut each)?,
     };
@@ -137,13 +150,61 @@ pub fn stream(
     Ok(report)
 }
 
+/// A file named on the command line, opened: a regular file is read by offset; a FIFO, socket
+/// or terminal (`/dev/stdin`) only in order, as a stream (with the stem its name gives).
+enum Named {
+    File(OpenedFile),
+    Stream(File, String),
+}
+
+fn open_named(path: &Path) -> Result<Named, ScanError> {
+    let meta = std::fs::metadata(path).map_err(ScanError::Io)?;
+    if meta.is_file() || meta.is_dir() {
+        return open_file(path).map(Named::File);
+    }
+    // Blocking: a FIFO named on the command line waits for its writer, as `cat` does (a
+    // descriptor opened before without blocking could miss a writer that came and went).
+    let stream = File::open(path).map_err(ScanError::Io)?;
+    Ok(Named::Stream(stream, stem_of(path)))
+}
+
 /// Where a session's bytes live.
 #[derive(Debug)]
 pub enum Source {
     File(PathBuf),
-    /// Standard input, read whole so entries can be decoded again by offset.
+    /// A stream (stdin, a FIFO): its header and entry lines, kept so entries can be decoded
+    /// again by offset (an offset into this, not into the stream).
     Memory(Vec<u8>),
 }
+
+/// What a session file was when it was opened: while `fstat` still says so, what the index
+/// recorded is what the file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata) -> Identity {
+        Identity {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+}
+
+/// The error of a read by offset that found other bytes than the index recorded.
+#[derive(Debug)]
+struct Changed(String);
+
+impl std::fmt::Display for Changed {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{} changed while it was being read", self.0)
+    }
+}
+
+impl std::error::Error for Changed {}
 
 /// Where an entry's id or parent id lies in [`Session`]'s string arena.
 #[derive(Debug, Clone, Copy)]
@@ -190,6 +251,8 @@ pub struct Session {
     pub name: String,
     pub source: Source,
     file: Option<File>,
+    /// The file as it was opened (see [`Identity`]).
+    identity: Option<Identity>,
     pub header: Header,
     pub header_line: u64,
     pub header_offset: u64,
@@ -209,25 +272,43 @@ pub struct Session {
 
 impl Session {
     /// Opens and indexes a session file.
+    /// Opens and indexes a session file; a FIFO or `/dev/stdin` named on the command line is
+    /// read as a stream ([`Session::from_reader`]).
     pub fn open(path: &Path) -> Result<Session, ScanError> {
-        let opened = open_file(path)?;
+        let name = path.display().to_string();
+        let opened = match open_named(path)? {
+            Named::File(opened) => opened,
+            Named::Stream(file, stem) => {
+                return Session::index(BufReader::new(file), &stem, name, true);
+            }
+        };
         let reader = whole_file(&opened, Reading::AheadIfBig)?;
-        let mut session = Session::index(reader, &opened.stem, path.display().to_string())?;
+        let mut session = Session::index(reader, &opened.stem, name, false)?;
         session.source = Source::File(path.to_path_buf());
+        session.identity = Some(Identity::of(&opened.meta));
         session.file = Some(opened.file);
         Ok(session)
     }
 
-    /// Reads a whole stream (stdin) into memory and indexes it.
-    pub fn from_reader(mut input: impl Read, name: &str) -> Result<Session, ScanError> {
-        let mut bytes = Vec::new();
-        input.read_to_end(&mut bytes).map_err(ScanError::Io)?;
-        let mut session = Session::index(&bytes[..], name, name.to_owned())?;
-        session.source = Source::Memory(bytes);
-        Ok(session)
+    /// Indexes a stream (stdin), keeping its header and entry lines in memory: not the lines
+    /// it skips, so a line too long to hold is not held here either.
+    pub fn from_reader(input: impl Read, name: &str) -> Result<Session, ScanError> {
+        Session::index(
+            BufReader::with_capacity(256 * 1024, input),
+            name,
+            name.to_owned(),
+            true,
+        )
     }
 
-    fn index<R: BufRead>(input: R, stem: &str, name: String) -> Result<Session, ScanError> {
+    /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
+    fn index<R: BufRead>(
+        input: R,
+        stem: &str,
+        name: String,
+        keep_lines: bool,
+    ) -> Result<Session, ScanError> {
+        let mut kept = Vec::new();
         let mut entries = Vec::new();
         let mut strings = String::new();
         let mut roles: Vec<Box<str>> = Vec::new();
@@ -254,10 +335,20 @@ impl Session {
                 },
                 None => 0,
             };
+            let offset = if keep_lines {
+                let at = kept.len() as u64;
+                kept.extend_from_slice(e.stored);
+                if e.len > e.stored.len() as u64 {
+                    kept.push(b'\n');
+                }
+                at
+            } else {
+                e.offset
+            };
             entries.push(EntryMeta {
                 kind: e.kind.clone(),
                 line: e.line,
-                offset: e.offset,
+                offset,
                 len: e.len,
                 timestamp_ms: e.view.timestamp.get().and_then(parse_js_date),
                 target: e.view.target_id.get().map(Into::into),
@@ -271,8 +362,9 @@ impl Session {
         })?;
         let mut session = Session {
             name,
-            source: Source::Memory(Vec::new()),
+            source: Source::Memory(kept),
             file: None,
+            identity: None,
             header: report.header,
             header_line: report.header_line,
             header_offset: report.header_offset,
@@ -373,9 +465,13 @@ impl Session {
     /// The stored bytes of an entry's line exactly as on disk, terminator (`\n`, `\r\n`, or
     /// none on an unterminated last line) included: what `show --json` reproduces.
     pub fn stored_line(&self, i: usize) -> io::Result<Vec<u8>> {
-        let e = &self.entries[i];
-        self.read_at(e.offset, e.len)
-            .map_err(|err| self.at_line(i, err.kind(), &err))
+        self.read_entry(i).map_err(|err| {
+            if err.get_ref().is_some_and(|e| e.is::<Changed>()) {
+                err
+            } else {
+                self.at_line(i, err.kind(), &err)
+            }
+        })
     }
 
     /// An error about entry `i`, named `FILE:LINE` as every message about a line is.
@@ -389,22 +485,54 @@ impl Session {
         Ok(self.header.stored.clone())
     }
 
-    fn read_at(&self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
-        let len = usize::try_from(len).map_err(io::Error::other)?;
-        match (&self.source, &self.file) {
-            (Source::Memory(bytes), _) => {
-                let start = usize::try_from(offset).map_err(io::Error::other)?;
-                Ok(bytes[start..start + len].to_vec())
+    /// Entry `i`'s stored bytes, read by offset and checked to be the line the index recorded:
+    /// pi rewrites a whole file when it migrates it, and bytes at an old offset of a rewritten
+    /// file are the middle of other lines. While the file is as it was opened (`fstat`), its
+    /// bytes are; once not (an append, or a rewrite), the line read must still be one line of
+    /// the recorded length, after a line's end, with the recorded id. Appends pass.
+    fn read_entry(&self, i: usize) -> io::Result<Vec<u8>> {
+        let e = &self.entries[i];
+        let len = usize::try_from(e.len).map_err(io::Error::other)?;
+        let (file, identity) = match (&self.source, &self.file, self.identity) {
+            (Source::Memory(bytes), _, _) => {
+                let start = usize::try_from(e.offset).map_err(io::Error::other)?;
+                return Ok(bytes[start..start + len].to_vec());
             }
-            (Source::File(_), Some(file)) => {
-                let mut buf = vec![0; len];
-                read_exact_at(file, &mut buf, offset)?;
-                Ok(buf)
+            (Source::File(_), Some(file), Some(identity)) => (file, identity),
+            (Source::File(path), ..) => {
+                return Err(io::Error::other(format!("{} is not open", path.display())))
             }
-            (Source::File(path), None) => {
-                Err(io::Error::other(format!("{} is not open", path.display())))
-            }
+        };
+        let changed = || io::Error::other(Changed(self.name.clone()));
+        let unchanged = file.metadata().is_ok_and(|m| Identity::of(&m) == identity);
+        // The byte before the line too, when checking: it must end a line.
+        let before = usize::from(!unchanged && e.offset > 0);
+        let mut buf = vec![0; len + before];
+        match read_exact_at(file, &mut buf, e.offset - before as u64) {
+            Err(err) if err.kind() == io::ErrorKind::UnexpectedEof => return Err(changed()),
+            other => other?,
         }
+        if unchanged {
+            return Ok(buf);
+        }
+        let line = buf.split_off(before);
+        let ends_a_line = buf.first().is_none_or(|&b| b == b'\n');
+        let one_line = memchr::memchr(b'\n', &line[..len.saturating_sub(1)]).is_none();
+        if !ends_a_line || !one_line || !self.same_id(i, &line) {
+            return Err(changed());
+        }
+        Ok(line)
+    }
+
+    /// Whether a line read again holds entry `i`'s id (v1 ids are assigned by position: the
+    /// line's shape is all there is to check).
+    fn same_id(&self, i: usize, line: &[u8]) -> bool {
+        if self.header.needs_v1_ids() {
+            return true;
+        }
+        let content = line.strip_suffix(b"\n").unwrap_or(line);
+        let content = content.strip_suffix(b"\r").unwrap_or(content);
+        crate::scan::stored_id(content, self.header.dialect).as_deref() == self.id(i)
     }
 
     /// The full entry in pi's shape: seed-000 mapped, migrations applied. An error names the
@@ -701,10 +829,14 @@ mod tests {
             deep(100_000)
         );
         let s = open(&text);
-        assert_eq!(s.entries.len(), 1, "{:?}", s.warnings);
+        assert_eq!(s.entries.len(), 2, "{:?}", s.warnings);
         s.load(0).unwrap();
-        assert_eq!(s.malformed, 2);
-        assert!(s.warnings.iter().all(|w| w.message.contains("nested")));
+        s.load(1).unwrap();
+        assert_eq!(s.malformed, 1);
+        assert!(s
+            .warnings
+            .iter()
+            .any(|w| w.line == Some(4) && w.message.contains("nested more than 100000")));
         // Brackets inside strings are text, not nesting.
         let text = format!(
             "{HEADER}\n{{\"type\":\"custom\",\"id\":\"a\",\"data\":\"{}\\\"{}\"}}\n",

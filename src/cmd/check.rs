@@ -18,8 +18,9 @@ use crate::diag::{self, Diag};
 use crate::env::Env;
 use crate::exit::{NotChecked, Outcome, UsageError};
 use crate::listing::{self, Problem, Scope, Window};
+use crate::locate::Skipped;
 use crate::model::number;
-use crate::scan::{Reading, ScanError};
+use crate::scan::Reading;
 use crate::select::{select, Selected};
 use crate::session::Session;
 use crate::style::{self, Role, Theme};
@@ -241,13 +242,15 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
             match problem {
                 // Each checked session's warnings are reported as it is checked.
                 Problem::Warnings(_) => {}
-                Problem::Vanished => diag.warn(&name, None, "removed while listing"),
-                // A file that cannot be read may be the run that went wrong.
-                Problem::Unreadable(ScanError::Io(e)) => {
-                    targets.push(Target::Failed(name, e.to_string()));
+                // A file or folder that cannot be read may hold the run that went wrong.
+                Problem::Unreadable(e) => targets.push(Target::Failed(name, e.to_string())),
+                Problem::Skipped(Skipped::Folder(e)) => {
+                    targets.push(Target::Failed(name, crate::diag::io_cause(e)));
                 }
-                // Not a session (empty, no header): pi lists it as nothing either.
-                Problem::Unreadable(e) => diag.warn(&name, None, &format!("skipped: {e}")),
+                // Not a session, not a regular file, gone: nothing pi would list either.
+                Problem::Vanished | Problem::NotASession(_) | Problem::Skipped(_) => {
+                    problem.report(path, diag);
+                }
             }
         }
         targets.extend(

@@ -28,11 +28,24 @@ pub fn open_session(
 ) -> anyhow::Result<Session> {
     let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
     let session = match &selected {
-        Selected::Stdin => Session::from_reader(stdin, "-").context("<stdin>")?,
+        Selected::Stdin => {
+            stdin_is_a_stream(env)?;
+            Session::from_reader(stdin, "-").context("<stdin>")?
+        }
         Selected::File(path) => Session::open(path).with_context(|| path.display().to_string())?,
     };
     diag.session_warnings(&session.name, &session.warnings);
     Ok(session)
+}
+
+/// Refuses a stdin that is a device but no terminal (`< /dev/zero`): it would never end.
+pub fn stdin_is_a_stream(env: &Env) -> anyhow::Result<()> {
+    match env.stdin_device {
+        Some(kind) => anyhow::bail!(
+            "<stdin>: not a session: standard input is {kind}, not a file, pipe or terminal"
+        ),
+        None => Ok(()),
+    }
 }
 
 /// The warning for a path walk (`Session::path_to`) that met a parent cycle at entry `id`.

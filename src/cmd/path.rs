@@ -1,13 +1,15 @@
 //! `pisess path`: the session dir for this cwd, a session's file, or the sessions root;
 //! with `--explain`, every source of the session dir in order and which one won.
 
-use std::io::Write;
+use std::io::{self, Write};
+use std::path::Path;
 
 use crate::cli::PathArgs;
 use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::{Outcome, UsageError};
 use crate::select::{select, Selected};
+use crate::style;
 
 pub fn run(
     args: &PathArgs,
@@ -16,14 +18,16 @@ pub fn run(
     _diag: &mut Diag,
 ) -> anyhow::Result<Outcome> {
     let loc = &env.location;
+    let tty = env.stdout_tty;
     if args.explain {
         let winner = loc.source;
-        writeln!(out, "cwd            {}", loc.cwd.display())?;
-        writeln!(out, "agent dir      {}", loc.agent_dir.display())?;
-        writeln!(out, "sessions root  {}", loc.root.display())?;
+        let shown = |p: &Path| shown(p, tty);
+        writeln!(out, "cwd            {}", shown(&loc.cwd))?;
+        writeln!(out, "agent dir      {}", shown(&loc.agent_dir))?;
+        writeln!(out, "sessions root  {}", shown(&loc.root))?;
         for c in &loc.candidates {
             let value = match (&c.dir, &c.note) {
-                (Some(d), _) => d.display().to_string(),
+                (Some(d), _) => shown(d),
                 (None, Some(note)) => note.clone(),
                 (None, None) => "(unset)".to_owned(),
             };
@@ -40,7 +44,13 @@ pub fn run(
             };
             writeln!(out, "{:<32} {value}{mark}", c.source.describe())?;
             if c.origin != c.source.describe() {
-                writeln!(out, "{:<32}   from {}", "", c.origin)?;
+                let origin = style::escape_control(&c.origin, false);
+                let origin = if tty {
+                    origin
+                } else {
+                    c.origin.as_str().into()
+                };
+                writeln!(out, "{:<32}   from {origin}", "")?;
             }
         }
         let kind = if loc.custom {
@@ -48,21 +58,43 @@ pub fn run(
         } else {
             "per project (--<cwd>-- under the root)"
         };
-        writeln!(out, "session dir    {} [{kind}]", loc.session_dir.display())?;
+        writeln!(out, "session dir    {} [{kind}]", shown(&loc.session_dir))?;
         return Ok(Outcome::Done);
     }
     if args.root {
-        writeln!(out, "{}", loc.root.display())?;
+        write_path(out, &loc.root, tty)?;
         return Ok(Outcome::Done);
     }
     match &args.session {
-        None => writeln!(out, "{}", loc.session_dir.display())?,
+        None => write_path(out, &loc.session_dir, tty)?,
         Some(arg) => match select(Some(arg.as_os_str()), loc, env.pi_session_file.as_deref())? {
-            Selected::File(p) => writeln!(out, "{}", p.display())?,
+            Selected::File(p) => write_path(out, &p, tty)?,
             Selected::Stdin => {
                 return Err(UsageError("a session read from stdin has no path".into()).into())
             }
         },
     }
     Ok(Outcome::Done)
+}
+
+/// A path for a line of `path`'s output: on a terminal escaped (a name can hold ESC or a
+/// newline), else as it is.
+fn shown(path: &Path, tty: bool) -> String {
+    let text = path.display().to_string();
+    if tty {
+        style::escape_control(&text, false).into_owned()
+    } else {
+        text
+    }
+}
+
+/// One path a line: on a terminal escaped, piped the exact bytes (not UTF-8 ones included),
+/// so `$(pisess path S)` is the real path.
+fn write_path(out: &mut dyn Write, path: &Path, tty: bool) -> io::Result<()> {
+    if tty {
+        writeln!(out, "{}", shown(path, true))
+    } else {
+        out.write_all(path.as_os_str().as_encoded_bytes())?;
+        out.write_all(b"\n")
+    }
 }

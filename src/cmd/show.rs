@@ -225,7 +225,10 @@ fn stream_json(
         env.pi_session_file.as_deref(),
     )?;
     let (path, name) = match &selected {
-        Selected::Stdin => (None, "-".to_owned()),
+        Selected::Stdin => {
+            super::stdin_is_a_stream(env)?;
+            (None, "-".to_owned())
+        }
         Selected::File(path) => (Some(path.as_path()), path.display().to_string()),
     };
     let mut header_done = args.no_header;

@@ -285,7 +285,7 @@ pub fn message_call_facts(line: &[u8]) -> CallFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Map;
+    use serde_json::{Map, Value};
 
     #[test]
     fn tool_calls_and_errors_as_pi_counts_them() {

@@ -105,10 +105,15 @@ pub(crate) fn cannot_read(e: &io::Error) -> String {
 pub(crate) fn not_a_session(e: &ScanError) -> String {
     match e {
         ScanError::Io(e) => cannot_read(e),
-        ScanError::NotASession { line, reason } => {
+        ScanError::NotASession { line, reason, .. } => {
             format!("it is not a pi session (line {line}: {reason})")
         }
         ScanError::Empty => "it is not a pi session (it holds no session header)".into(),
+        ScanError::NoHeader { line, reason } => {
+            format!("it is not a pi session (no line parses; line {line}: {reason})")
+        }
+        ScanError::NotRegular(kind) => format!("it is not a regular file ({kind})"),
+        ScanError::Changed => "it changed while it was being read".into(),
     }
 }
 

@@ -44,6 +44,11 @@ impl Project {
         }
     }
 
+    /// `PI_CODING_AGENT_DIR`: the sessions root's parent.
+    fn agent_dir(&self) -> &Path {
+        self.dir.parent().unwrap().parent().unwrap()
+    }
+
     fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
         let path = self.dir.join(name);
         fs::write(&path, bytes).unwrap();
@@ -60,10 +65,14 @@ fn guarded_stdin(env: &Env, args: &[&str], stdin: Vec<u8>) -> Run {
     let (tx, rx) = mpsc::channel();
     let env = env.clone();
     let owned: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
-    let handle = thread::spawn(move || {
-        let args: Vec<&str> = owned.iter().map(String::as_str).collect();
-        let _ = tx.send(run_with(env, &args, &stdin));
-    });
+    // The stack the binary runs its command on (`pisess::stack`): deep lines need it.
+    let handle = thread::Builder::new()
+        .stack_size(pisess::stack::SIZE)
+        .spawn(move || {
+            let args: Vec<&str> = owned.iter().map(String::as_str).collect();
+            let _ = tx.send(run_with(env, &args, &stdin));
+        })
+        .unwrap();
     match rx.recv_timeout(WATCHDOG) {
         Ok(run) => {
             handle.join().unwrap();
@@ -264,6 +273,18 @@ fn session(lines: &[&str]) -> Vec<u8> {
         text.push('\n');
     }
     text.into_bytes()
+}
+
+/// A session of `n` user messages `e0`, `e1`... each the child of the one before, all `text`.
+fn chain(n: usize, text: &str) -> Vec<u8> {
+    let lines: Vec<String> = (0..n)
+        .map(|k| {
+            let parent = k.checked_sub(1).map(|p| format!("e{p}"));
+            msg(&format!("e{k}"), parent.as_deref(), text)
+        })
+        .collect();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    session(&refs)
 }
 
 fn msg(id: &str, parent: Option<&str>, text: &str) -> String {
@@ -553,7 +574,7 @@ fn a_60_mb_line() {
 #[test]
 fn deep_nesting_is_stack_safe() {
     let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
-    let d = deep(100_000);
+    let d = deep(100_001);
     let lines = [
         msg("a", None, "before"),
         // Deep in a field the index skips (the lenient view), in one it reads, and in content.
@@ -571,21 +592,46 @@ fn deep_nesting_is_stack_safe() {
     let r = every_command(&session(&refs));
     r.all_exit(0).no_errors();
     for line in 3..=7 {
-        r.warned_at(line, "nested more than 128 levels");
+        r.warned_at(line, "nested more than 100000 levels");
     }
     assert!(r.of("show {}").stdout.contains("after"));
 
-    // Deep enough to decode (under 128 levels) stays an entry.
-    let ok = format!(
-        r#"{{"type":"custom","id":"b","parentId":"a","data":{}}}"#,
-        deep(120)
-    );
-    let r = every_command(&session(&[&msg("a", None, "x"), &ok]));
-    r.all_exit(0).no_errors();
-    assert!(r.of("show {}").stdout.contains("[[[["));
+    // Deep enough to decode stays an entry: 120 levels (serde_json's own limit is 128), and
+    // 10,000, which pi's `JSON.parse` reads (it reads any depth; its `JSON.stringify` stops
+    // near 10,000), in every place a line can nest: data, content, tool-call arguments.
+    let objects = |n: usize| format!("{}1{}", r#"{"k":"#.repeat(n), "}".repeat(n));
+    for n in [120, 10_000] {
+        let lines = [
+            msg("a", None, "x"),
+            format!(
+                r#"{{"type":"custom","id":"b","parentId":"a","data":{}}}"#,
+                deep(n)
+            ),
+            format!(
+                r#"{{"type":"message","id":"c","parentId":"b","message":{{"role":"user","content":[{{"type":"text","text":"deep"}},{}]}}}}"#,
+                deep(n)
+            ),
+            format!(
+                r#"{{"type":"message","id":"d","parentId":"c","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"t","name":"f","arguments":{}}}]}}}}"#,
+                objects(n)
+            ),
+        ];
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let r = every_command(&session(&refs));
+        r.all_exit(0).no_errors();
+        for (args, run) in &r.runs {
+            assert!(
+                !run.stderr.contains("nested"),
+                "{n} levels: {args}: {}",
+                run.stderr
+            );
+        }
+        assert!(r.of("show {}").stdout.contains("[[[["));
+        assert!(r.of("context --json {}").stdout.contains(r#"{"k":{"k":"#));
+    }
 
     // A deep header line.
-    let r = every_command(format!("{}\n{HEADER}\n", deep(100_000)).as_bytes());
+    let r = every_command(format!("{}\n{HEADER}\n", deep(100_001)).as_bytes());
     r.all_exit(0).no_errors().warned_at(1, "nested");
 }
 
@@ -675,7 +721,7 @@ fn file_names_that_are_not_utf8() {
         .contains("caf\u{fffd}\u{fffd}"));
 
     // Named by its path on the command line (the real binary: arguments are OS strings).
-    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    let agent_dir = p.agent_dir();
     for args in [
         &["show"][..],
         &["tree"],
@@ -872,16 +918,10 @@ fn a_closed_stdout_ends_every_command_quietly() {
 
     let p = Project::new();
     // One long session (its human views are far more than a pipe holds) and many short ones.
-    let mut lines = vec![msg("e0", None, &"long text ".repeat(50))];
-    for k in 1..3000 {
-        lines.push(msg(
-            &format!("e{k}"),
-            Some(&format!("e{}", k - 1)),
-            &"long text ".repeat(50),
-        ));
-    }
-    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let big = p.write("2026-01-02T00-00-00-000Z_big.jsonl", &session(&refs));
+    let big = p.write(
+        "2026-01-02T00-00-00-000Z_big.jsonl",
+        &chain(3000, &"long text ".repeat(50)),
+    );
     for k in 0..1500 {
         let id = format!("0196f000-0000-7000-8000-{k:012}");
         let header = HEADER.replace("0196f000-0000-7000-8000-00000000abcd", &id);
@@ -891,7 +931,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
             text.as_bytes(),
         );
     }
-    let agent_dir = p.dir.parent().unwrap().parent().unwrap();
+    let agent_dir = p.agent_dir();
     let big = big.to_str().unwrap();
     for args in [
         &["ls"][..],
@@ -1007,4 +1047,441 @@ fn no_read_command_writes_to_a_session() {
         before == snapshot(&files),
         "a read command changed a session file"
     );
+}
+
+/// The real binary under a watchdog and a memory limit (`ulimit -v`, in KiB, through `sh`):
+/// a run that hangs is killed and fails the test, one that allocates past the limit aborts
+/// ("memory allocation failed") instead of eating the machine. `stdin` is a file to read from.
+#[cfg(unix)]
+fn limited(
+    agent_dir: &Path,
+    args: &[&str],
+    envs: &[(&str, &str)],
+    stdin: Option<&Path>,
+    memory_kib: u64,
+) -> (Option<i32>, String, String) {
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(format!("ulimit -v {memory_kib} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_pisess"))
+        .args(["--cwd", "/p"])
+        .args(args)
+        .env("PI_CODING_AGENT_DIR", agent_dir)
+        .env_remove("PI_SESSION_FILE")
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .envs(envs.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match stdin {
+        Some(path) => cmd.stdin(fs::File::open(path).unwrap()),
+        None => cmd.stdin(Stdio::null()),
+    };
+    let child = cmd.spawn().unwrap();
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(WATCHDOG) {
+        Ok(out) => {
+            let out = out.unwrap();
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+            (out.status.code(), text(&out.stdout), text(&out.stderr))
+        }
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("pisess {args:?} hung (killed after {WATCHDOG:?})")
+        }
+    }
+}
+
+/// Error and warning lines with the test's temporary dir written as `<tmp>`, for snapshots.
+fn scrubbed(text: &str, tmp: &Path) -> String {
+    text.replace(tmp.to_str().unwrap(), "<tmp>")
+}
+
+/// A FIFO and a symlink to `/dev/zero` named `*.jsonl` in the sessions dir: every command that
+/// lists (ls, the default session, an id lookup, rm) passes over them with a warning naming
+/// them, instead of blocking in `open` or reading zeros until memory runs out.
+#[cfg(unix)]
+#[test]
+fn fifos_and_devices_in_the_sessions_dir_are_passed_over() {
+    let p = Project::new();
+    p.write(
+        "2026-01-01T00-00-00-000Z_0196f000.jsonl",
+        &session(&[&msg("a", None, "the real one")]),
+    );
+    let fifo = p.dir.join("2026-01-02T00-00-00-000Z_fifo.jsonl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::os::unix::fs::symlink(
+        "/dev/zero",
+        p.dir.join("2026-01-03T00-00-00-000Z_zero.jsonl"),
+    )
+    .unwrap();
+    let agent_dir = p.agent_dir();
+    let mut text = String::new();
+    for args in [
+        &["ls"][..],
+        &["ls", "--all", "--json"],
+        &["show"],
+        &["show", "0196f"],
+        &["tree", "0196f000"],
+        &["context", "--json"],
+        &["rm", "--dry-run", "--all", "--empty"],
+    ] {
+        let (code, stdout, stderr) = limited(agent_dir, args, &[], None, 512 * 1024);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(
+            stdout.contains("the real one") || args[0] == "rm",
+            "{args:?}: {stdout}"
+        );
+        if args[0] == "ls" || args[0] == "rm" {
+            assert!(stderr.contains("fifo.jsonl: skipped: not a regular file (a FIFO)"));
+            assert!(stderr.contains("zero.jsonl: skipped: not a regular file (a character device)"));
+        }
+        text.push_str(&format!("$ pisess {}\n{}\n", args.join(" "), stderr));
+    }
+    crate::snap!("robustness_fifo_and_device", scrubbed(&text, agent_dir));
+}
+
+/// `/dev/zero` named as SESSION (a path, stdin, `PI_SESSION_FILE`) ends at once with an error
+/// that says what it is; a FIFO named on the command line is still read, as a stream.
+#[cfg(unix)]
+#[test]
+fn devices_named_as_session_end_at_once() {
+    let p = Project::new();
+    let agent_dir = p.agent_dir();
+    let mut text = String::new();
+    let zero = Path::new("/dev/zero");
+    for (args, envs, stdin) in [
+        (&["show", "/dev/zero"][..], &[][..], None),
+        (&["show", "--json", "-"], &[], Some(zero)),
+        (&["tree", "-"], &[], Some(zero)),
+        (&["context"], &[("PI_SESSION_FILE", "/dev/zero")], None),
+    ] {
+        let start = std::time::Instant::now();
+        let (code, _, stderr) = limited(agent_dir, args, envs, stdin, 256 * 1024);
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
+        assert!(start.elapsed() < Duration::from_secs(20), "{args:?}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        text.push_str(&format!("$ pisess {}\n{}\n", args.join(" "), stderr));
+    }
+    crate::snap!("robustness_dev_zero", text);
+
+    // A FIFO named on the command line: read as a stream, whole.
+    let fifo = p.dir.join("named.jsonl");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let bytes = session(&[
+        &msg("a", None, "through a pipe"),
+        &msg("b", Some("a"), "two"),
+    ]);
+    for args in [
+        &["show", "--branch"][..],
+        &["show", "--json"],
+        &["context", "--json"],
+    ] {
+        let writer = {
+            let (fifo, bytes) = (fifo.clone(), bytes.clone());
+            thread::spawn(move || fs::write(fifo, bytes).unwrap())
+        };
+        let mut all: Vec<&str> = args.to_vec();
+        all.push(fifo.to_str().unwrap());
+        let (code, stdout, stderr) = limited(agent_dir, &all, &[], None, 512 * 1024);
+        writer.join().unwrap();
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(stdout.contains("through a pipe"), "{args:?}: {stdout}");
+    }
+}
+
+/// A sparse file of several GB (zeros, or an opening `{"a":"` and zeros, which could be a
+/// line of JSON until it is too long): passed over in memory far below its size, with a
+/// warning naming `FILE:LINE`, under a memory limit below the line cap as well.
+#[cfg(unix)]
+#[test]
+fn sparse_multi_gb_files_are_read_in_bounded_memory() {
+    let p = Project::new();
+    let agent_dir = p.agent_dir();
+    let zeros = p.dir.join("2026-01-02T00-00-00-000Z_zeros.jsonl");
+    fs::File::create(&zeros).unwrap().set_len(3 << 30).unwrap();
+    let string = p.dir.join("2026-01-03T00-00-00-000Z_string.jsonl");
+    let mut file = fs::File::create(&string).unwrap();
+    std::io::Write::write_all(&mut file, b"{\"a\":\"").unwrap();
+    file.set_len(2 << 30).unwrap();
+    drop(file);
+    // A session whose second line is that long string: the entries around it are read.
+    let mixed = p.dir.join("2026-01-01T00-00-00-000Z_mixed.jsonl");
+    let mut file = fs::File::create(&mixed).unwrap();
+    let head = session(&[&msg("a", None, "before")]);
+    std::io::Write::write_all(&mut file, &head).unwrap();
+    std::io::Write::write_all(&mut file, b"{\"type\":\"custom\",\"data\":\"").unwrap();
+    file.set_len(head.len() as u64 + (1 << 30)).unwrap();
+    drop(file);
+    let tail = format!("\"}}\n{}\n", msg("b", Some("a"), "after"));
+    let mut file = fs::OpenOptions::new().append(true).open(&mixed).unwrap();
+    std::io::Write::write_all(&mut file, tail.as_bytes()).unwrap();
+    drop(file);
+
+    let mut text = String::new();
+    // 200 MiB: below the 512 MiB a line may take, so the long string meets the memory limit.
+    for (args, memory_kib) in [
+        (vec!["ls"], 200 * 1024),
+        (vec!["show", zeros.to_str().unwrap()], 200 * 1024),
+        (vec!["show", string.to_str().unwrap()], 200 * 1024),
+        // Room for the whole 512 MiB a line may take, and the command's reserved stack.
+        (vec!["show", "--json", string.to_str().unwrap()], 3 << 20),
+        (vec!["show", mixed.to_str().unwrap()], 200 * 1024),
+    ] {
+        let (code, stdout, stderr) = limited(agent_dir, &args, &[], None, memory_kib);
+        let expected = if args.len() == 1 || args[1] == mixed.to_str().unwrap() {
+            0
+        } else {
+            1
+        };
+        assert_eq!(code, Some(expected), "{args:?}: {stderr}");
+        assert!(!stderr.contains("memory allocation"), "{stderr}");
+        if args[1..].contains(&mixed.to_str().unwrap()) {
+            assert!(
+                stdout.contains("before") && stdout.contains("after"),
+                "{stdout}"
+            );
+        }
+        let shown: Vec<&str> = args
+            .iter()
+            .map(|a| a.rsplit('/').next().unwrap_or(a))
+            .collect();
+        text.push_str(&format!(
+            "$ pisess {} (ulimit -v {memory_kib})\n{}\n",
+            shown.join(" "),
+            stderr
+        ));
+    }
+    crate::snap!("robustness_sparse", scrubbed(&text, agent_dir));
+}
+
+/// pi rewrites a whole file when it migrates it. `show --json --branch` reads the lines of the
+/// branch by offset after indexing; with its output blocked (nobody reads the pipe), the file
+/// is rewritten in place, every line moving. It must stop with `FILE changed while it was
+/// being read`, exit 1, having written only lines of the file.
+#[cfg(unix)]
+#[test]
+fn a_file_rewritten_while_the_output_is_blocked_is_detected() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+
+    let p = Project::new();
+    let original = chain(3000, &"x".repeat(1000));
+    let path = p.write("2026-01-01T00-00-00-000Z_0196f000.jsonl", &original);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pisess"))
+        .args(["show", "--json", "--branch"])
+        .arg(&path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // The first bytes out: the index is built, the reads by offset have begun, and the rest
+    // waits for the pipe.
+    let mut first = vec![0u8; 4096];
+    stdout.read_exact(&mut first).unwrap();
+    thread::sleep(Duration::from_millis(300));
+    // Rewritten in place as a migration would: the same entries, each line a little longer.
+    let rewritten: String = String::from_utf8(original.clone())
+        .unwrap()
+        .lines()
+        .map(|l| format!("{}\n", l.replacen("\"type\":", "\"type\": ", 1)))
+        .collect();
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(rewritten.as_bytes()).unwrap();
+    drop(file);
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "pisess: error: {} changed while it was being read",
+            path.display()
+        )
+    );
+    first.extend(rest);
+    let written = String::from_utf8(first).unwrap();
+    let known: std::collections::HashSet<&str> =
+        std::str::from_utf8(&original).unwrap().lines().collect();
+    assert!(written.ends_with('\n'), "a half line at the end");
+    for line in written.lines() {
+        assert!(known.contains(line), "not a line of the file: {:.80}", line);
+    }
+    assert!(written.lines().count() < 3001, "it stopped");
+}
+
+/// An unreadable project folder and an unreadable file, as an unprivileged user (the tests
+/// run as root, which reads everything: the child drops to `nobody` with `setpriv`): `ls`
+/// warns, naming each, lists the rest and exits 1; a lookup that finds nothing says what it
+/// could not read; a path into the folder is "permission denied", not "no such file".
+#[cfg(unix)]
+#[test]
+fn unreadable_folders_and_files_as_an_unprivileged_user() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Command;
+
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("SKIPPED unreadable_folders_and_files_as_an_unprivileged_user: not root, so cannot switch to nobody");
+        return;
+    }
+    if Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("SKIPPED unreadable_folders_and_files_as_an_unprivileged_user: setpriv (util-linux) is missing");
+        return;
+    }
+    let p = Project::new();
+    let agent_dir = p.agent_dir();
+    for dir in [
+        agent_dir.parent().unwrap(),
+        agent_dir,
+        p.dir.parent().unwrap(),
+        &p.dir,
+    ] {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let readable = p.write(
+        "2026-01-01T00-00-00-000Z_0196f000.jsonl",
+        &session(&[&msg("a", None, "readable")]),
+    );
+    fs::set_permissions(&readable, fs::Permissions::from_mode(0o644)).unwrap();
+    let secret = p.write(
+        "2026-01-02T00-00-00-000Z_secret.jsonl",
+        &session(&[&msg("a", None, "secret")]),
+    );
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o600)).unwrap();
+    let closed = agent_dir.join("sessions").join("--q--");
+    fs::create_dir(&closed).unwrap();
+    let hidden = closed.join("2026-01-01T00-00-00-000Z_hidden.jsonl");
+    fs::write(&hidden, session(&[&msg("a", None, "hidden")])).unwrap();
+    fs::set_permissions(&closed, fs::Permissions::from_mode(0o700)).unwrap();
+
+    let mut text = String::new();
+    for (args, code) in [
+        (vec!["ls", "--all"], 1),
+        (vec!["ls"], 1),
+        (vec!["show", "nosuch"], 1),
+        (vec!["show", hidden.to_str().unwrap()], 1),
+        (vec!["show", secret.to_str().unwrap()], 1),
+    ] {
+        let out = Command::new("setpriv")
+            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_pisess"))
+            .args(["--cwd", "/p"])
+            .args(&args)
+            .env("PI_CODING_AGENT_DIR", agent_dir)
+            .env_remove("PI_SESSION_FILE")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        if args[0] == "ls" {
+            assert!(String::from_utf8_lossy(&out.stdout).contains("readable"));
+        }
+        let shown: Vec<String> = args.iter().map(|a| scrubbed(a, agent_dir)).collect();
+        text.push_str(&format!("$ pisess {}\n{}\n", shown.join(" "), stderr));
+    }
+    fs::set_permissions(&closed, fs::Permissions::from_mode(0o755)).unwrap();
+    crate::snap!("robustness_unreadable", scrubbed(&text, agent_dir));
+}
+
+/// Errors that used to say nothing of what or where: a UTF-16 file, one of NUL bytes, a
+/// header nested too deep, a write to a full disk.
+#[cfg(unix)]
+#[test]
+fn errors_name_the_file_the_line_and_the_cause() {
+    let p = Project::new();
+    let agent_dir = p.agent_dir();
+    let utf16: Vec<u8> = std::iter::once([0xFF, 0xFE])
+        .chain(session(&[&msg("a", None, "x")]).iter().map(|&b| [b, 0]))
+        .flatten()
+        .collect();
+    let files = [
+        ("utf16.jsonl", utf16),
+        ("nul.jsonl", b"\0\0\0\0\0\0\0\0\n\0\0\0".to_vec()),
+        (
+            "deep.jsonl",
+            format!(
+                "{{\"type\":\"session\",\"id\":\"d\",\"x\":{}{}}}\n{}\n",
+                "[".repeat(200_000),
+                "]".repeat(200_000),
+                msg("a", None, "x")
+            )
+            .into_bytes(),
+        ),
+    ];
+    let mut text = String::new();
+    for (name, bytes) in files {
+        let path = p.dir.join(name);
+        fs::write(&path, bytes).unwrap();
+        let (code, _, stderr) = limited(
+            agent_dir,
+            &["show", path.to_str().unwrap()],
+            &[],
+            None,
+            1 << 20,
+        );
+        assert_eq!(code, Some(1), "{stderr}");
+        text.push_str(&format!("$ pisess show {name}\n{stderr}\n"));
+    }
+    if Path::new("/dev/full").exists() {
+        let (code, _, stderr) = {
+            use std::process::Command;
+            let out = Command::new(env!("CARGO_BIN_EXE_pisess"))
+                .args(["--cwd", "/p", "path", "--explain"])
+                .env("PI_CODING_AGENT_DIR", agent_dir)
+                .stdout(fs::File::create("/dev/full").unwrap())
+                .output()
+                .unwrap();
+            (
+                out.status.code(),
+                (),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        assert_eq!(code, Some(1));
+        text.push_str(&format!("$ pisess path --explain > /dev/full\n{stderr}\n"));
+    }
+    crate::snap!("robustness_errors", scrubbed(&text, agent_dir));
+}
+
+/// `path` on a terminal escapes what a name can hold (ESC, a newline); piped, it prints the
+/// exact path, which is what `$(pisess path S)` needs.
+#[test]
+fn path_escapes_names_on_a_terminal_only() {
+    let p = Project::new();
+    let name = "2026-01-01T00-00-00-000Z_\u{1b}[2J\nx.jsonl";
+    let path = p.write(name, &session(&[&msg("a", None, "x")]));
+    let piped = guarded(&p.env, &["path", "0196f000"]);
+    assert_eq!(piped.code, 0, "{}", piped.stderr);
+    assert_eq!(piped.stdout, format!("{}\n", path.display()));
+    let mut tty = p.env.clone();
+    tty.stdout_tty = true;
+    for args in [&["path", "0196f000"][..], &["path", "--explain"]] {
+        let run = guarded(&tty, args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_no_raw_escapes(&args.join(" "), &run.stdout);
+    }
+    let shown = guarded(&tty, &["path", "0196f000"]).stdout;
+    assert!(shown.ends_with("_\\u{1b}[2J\\nx.jsonl\n"), "{shown}");
+    assert_eq!(shown.lines().count(), 1);
 }
