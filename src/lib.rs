@@ -14,12 +14,14 @@ mod json;
 pub mod listing;
 pub mod locate;
 pub mod model;
+mod parallel;
 mod preview;
 mod readahead;
 mod reader;
 pub mod removal;
 mod render;
 pub mod scan;
+pub mod search;
 pub mod select;
 pub mod session;
 mod skim;
@@ -57,6 +59,7 @@ pub fn run(
         Command::Path(args) => cmd::path::run(&args, env, out, &mut diag),
         Command::Context(args) => cmd::context::run(&args, env, out, &mut diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, &mut diag, stdin),
+        Command::Grep(args) => cmd::grep::run(&args, env, out, &mut diag),
         Command::Generate(args) => cmd::generate::run(&args, out),
     }
 }

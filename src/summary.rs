@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::diag::Warning;
-use crate::model::{message_content_text, EntryKind, Usage};
-use crate::scan::{open_file, scan, whole_file, Reading, ScanError};
+use crate::model::{message_content_text, EntryKind, Header, Usage};
+use crate::scan::{open_file, scan, whole_file, EntryLine, Reading, ScanError};
 use crate::time::parse_js_date;
 
 /// Everything `ls` shows about one session.
@@ -43,6 +43,16 @@ pub struct Summary {
 
 /// Reads one file into a summary.
 pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
+    summarize_with(path, reading, |_, _| {})
+}
+
+/// [`summarize`], handing each entry to `also` on the way: `grep` searches a file in the same
+/// pass that summarizes it.
+pub fn summarize_with(
+    path: &Path,
+    reading: Reading,
+    mut also: impl FnMut(&Header, &EntryLine),
+) -> Result<Summary, ScanError> {
     let opened = open_file(path)?;
     let meta = &opened.meta;
     let since_epoch = meta
@@ -80,7 +90,8 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
         }
     };
 
-    let report = scan(whole_file(&opened, reading)?, &opened.stem, |_, e| {
+    let report = scan(whole_file(&opened, reading)?, &opened.stem, |header, e| {
+        also(header, e);
         let v = e.view;
         if let Some(id) = &e.id {
             leaf_id = Some(id.to_string());
