@@ -166,7 +166,10 @@ mod tests {
     fn completions_leave_out_hidden_subcommands() {
         let cmd = visible_only(&Cli::command());
         let names: Vec<&str> = cmd.get_subcommands().map(clap::Command::get_name).collect();
-        assert_eq!(names, ["ls", "show", "tree", "path", "context", "rm", "grep"]);
+        assert_eq!(
+            names,
+            ["ls", "show", "tree", "path", "context", "rm", "grep"]
+        );
         assert!(cmd.get_arguments().any(|a| a.get_id() == "session_dir"));
     }
 

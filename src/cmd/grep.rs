@@ -355,7 +355,15 @@ fn write_session(
             .entry_id
             .as_deref()
             .map_or("-".to_owned(), |id| style::shown_id(id, IdCut::Typed));
-        let what = style::escape_control(h.role.as_deref().unwrap_or(&h.kind), false).into_owned();
+        // The role (or type), and the field where it says more than the role does.
+        let mut what = h.role.clone().unwrap_or_else(|| h.kind.clone());
+        if matches!(
+            h.field,
+            Field::ToolCall | Field::Thinking | Field::Command | Field::Output
+        ) {
+            what = format!("{what} {}", h.field.as_str());
+        }
+        let what = style::escape_control(&what, false).into_owned();
         let role = match h.role.as_deref() {
             Some("user") => Role::User,
             Some("assistant") => Role::Assistant,

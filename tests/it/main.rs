@@ -6,6 +6,7 @@ mod common;
 
 mod context;
 mod conventions;
+mod grep;
 mod ls;
 mod path;
 mod rm;
