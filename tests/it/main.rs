@@ -7,6 +7,7 @@ mod common;
 mod context;
 mod conventions;
 mod grep;
+mod grep_reference;
 mod ls;
 mod path;
 mod rm;
