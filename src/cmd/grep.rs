@@ -9,18 +9,19 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use crate::cli::GrepArgs;
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
-use crate::diag::Diag;
+use crate::diag::{Diag, Warning};
 use crate::env::Env;
 use crate::exit::{Outcome, Unanswered, UsageError};
 use crate::listing::{self, Projects, Scope, Window};
 use crate::locate::tilde;
-use crate::scan::{Reading, ScanError};
+use crate::model::Header;
+use crate::scan::{open_file, scan_until, whole_file, EntryLine, Reading, ScanError};
 use crate::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
 use crate::select::{select, Selected};
 use crate::style::{self, IdCut, Role, Theme};
@@ -45,7 +46,12 @@ struct Hit {
 
 /// A searched session.
 struct Searched {
-    summary: Summary,
+    path: PathBuf,
+    id: String,
+    cwd: String,
+    warnings: Vec<Warning>,
+    /// Read when the output or the filters need it.
+    summary: Option<Summary>,
     hits: Vec<Hit>,
 }
 
@@ -56,6 +62,8 @@ struct Search<'a> {
     reach: Reach,
     /// Matching lines kept per session (`-m`, or one for `-l`).
     keep: Option<u64>,
+    /// Whether each file is summarized (for the heading, `--since`, `--until`).
+    summarize: bool,
 }
 
 pub fn run(
@@ -94,11 +102,11 @@ pub fn run(
                     return ControlFlow::Continue(());
                 }
             };
-            diag.session_warnings(&s.summary.path.display().to_string(), &s.summary.warnings);
+            diag.session_warnings(&s.path.display().to_string(), &s.warnings);
             let kept = explicit
-                || (listing::in_scope(&env.location, scope, &s.summary.cwd)
-                    && projects.holds(&s.summary.cwd)
-                    && window.holds(&s.summary));
+                || (listing::in_scope(&env.location, scope, &s.cwd)
+                    && projects.holds(&s.cwd)
+                    && s.summary.as_ref().is_none_or(|sm| window.holds(sm)));
             if !kept || s.hits.is_empty() {
                 return ControlFlow::Continue(());
             }
@@ -158,6 +166,9 @@ fn prepare<'a>(args: &'a GrepArgs, env: &Env, diag: &mut Diag) -> anyhow::Result
             thinking: args.thinking,
         },
         keep,
+        summarize: !(args.json || args.count || args.files_with_matches)
+            || window.since.is_some()
+            || window.until.is_some(),
     };
     let loc = &env.location;
     let (files, explicit) =
@@ -205,22 +216,79 @@ fn report_unreadable(diag: &mut Diag, path: &std::path::Path, e: &ScanError) -> 
     }
 }
 
-/// Searches one file in the pass that summarizes it.
-fn search_file(path: &std::path::Path, search: &Search) -> Result<Searched, (PathBuf, ScanError)> {
+/// Searches one file. The human view's heading and `--since`/`--until` need the file's
+/// summary, found in the same pass; the other outputs read only as far as they must (`-l`
+/// stops at the first match, as ripgrep does).
+fn search_file(path: &Path, search: &Search) -> Result<Searched, (PathBuf, ScanError)> {
     let args = search.args;
-    let mut hits: Vec<Hit> = Vec::new();
-    let mut lines_kept = 0u64;
-    // With --branch, every entry's id and parent, to walk the active branch at the end.
-    let mut links: Vec<(Option<String>, Option<String>)> = Vec::new();
-    let summary = summarize_with(path, Reading::OnThisThread, |header, e| {
+    let mut found = Found::default();
+    let failed = |e| (path.to_path_buf(), e);
+    let (summary, report) = if search.summarize {
+        let summary = summarize_with(path, Reading::OnThisThread, |header, e| {
+            let _ = found.entry(search, header, e);
+        })
+        .map_err(failed)?;
+        (Some(summary), None)
+    } else {
+        let opened = open_file(path).map_err(failed)?;
+        let input = whole_file(&opened, Reading::OnThisThread).map_err(failed)?;
+        let report = scan_until(input, &opened.stem, |header, e| {
+            found.entry(search, header, e)
+        })
+        .map_err(failed)?;
+        (None, Some(report))
+    };
+    let Found {
+        mut hits, links, ..
+    } = found;
+    if args.branch {
+        let on_path = active_branch(&links);
+        hits.retain(|h| on_path[h.ordinal]);
+        if let Some(k) = args.max_count.or(args.files_with_matches.then_some(1)) {
+            hits.truncate(usize::try_from(k).unwrap_or(usize::MAX));
+        }
+    }
+    let (id, cwd, warnings) = match (&summary, report) {
+        (Some(s), _) => (s.id.clone(), s.cwd.clone(), s.warnings.clone()),
+        (None, Some(r)) => (r.header.id, r.header.cwd.unwrap_or_default(), r.warnings),
+        (None, None) => unreachable!("one of the two passes ran"),
+    };
+    Ok(Searched {
+        path: path.to_path_buf(),
+        id,
+        cwd,
+        warnings,
+        summary,
+        hits,
+    })
+}
+
+/// What the search of one file has found so far.
+#[derive(Default)]
+struct Found {
+    hits: Vec<Hit>,
+    lines_kept: u64,
+    /// With --branch, every entry's id and parent, to walk the active branch at the end.
+    links: Vec<(Option<String>, Option<String>)>,
+}
+
+impl Found {
+    /// Searches one entry; breaks when no later entry can add a hit that is kept.
+    fn entry(&mut self, search: &Search, header: &Header, e: &EntryLine) -> ControlFlow<()> {
+        let args = search.args;
         if args.branch {
-            links.push((
+            self.links.push((
                 e.id.as_deref().map(str::to_owned),
                 e.parent.as_deref().map(str::to_owned),
             ));
         }
-        if search.keep.is_some_and(|k| lines_kept >= k) {
-            return;
+        let full = |kept: u64| search.keep.is_some_and(|k| kept >= k);
+        if full(self.lines_kept) {
+            return if args.branch {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            };
         }
         let stored_role = e.view.message.0.as_ref().and_then(|m| m.role.get());
         let role = stored_role.map(|r| migrated_role(header, r));
@@ -228,19 +296,19 @@ fn search_file(path: &std::path::Path, search: &Search) -> Result<Searched, (Pat
             || !entry_wanted(&args.types, &args.roles, header, &e.kind, stored_role)
             || !search.matcher.may_match(e.json)
         {
-            return;
+            return ControlFlow::Continue(());
         }
-        // The line was read as an object by the scan; a decode that fails now has nothing to say.
+        // The scan read the line as an object; a decode that fails now has nothing to say.
         let Ok(value) = crate::json::decode(e.json) else {
-            return;
+            return ControlFlow::Continue(());
         };
         for (field, text) in texts(&value, &e.kind, role, search.reach) {
             for m in matching_lines(&search.matcher, text) {
-                if search.keep.is_some_and(|k| lines_kept >= k) {
-                    return;
+                if full(self.lines_kept) {
+                    return ControlFlow::Continue(());
                 }
-                lines_kept += 1;
-                hits.push(Hit {
+                self.lines_kept += 1;
+                self.hits.push(Hit {
                     ordinal: e.ordinal,
                     file_line: e.line,
                     entry_id: e.id.as_deref().map(str::to_owned),
@@ -254,16 +322,8 @@ fn search_file(path: &std::path::Path, search: &Search) -> Result<Searched, (Pat
                 });
             }
         }
-    })
-    .map_err(|e| (path.to_path_buf(), e))?;
-    if args.branch {
-        let on_path = active_branch(&links);
-        hits.retain(|h| on_path[h.ordinal]);
-        if let Some(k) = args.max_count.or(args.files_with_matches.then_some(1)) {
-            hits.truncate(usize::try_from(k).unwrap_or(usize::MAX));
-        }
+        ControlFlow::Continue(())
     }
-    Ok(Searched { summary, hits })
 }
 
 /// Which entries lie on the active branch: from the last entry with an id (pi's leaf) up its
@@ -293,7 +353,7 @@ fn write_session(
     first: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let path = s.summary.path.display().to_string();
+    let path = s.path.display().to_string();
     if args.files_with_matches {
         return writeln!(out, "{}", shown_path(env, &path));
     }
@@ -308,9 +368,9 @@ fn write_session(
                 .map(|&(start, end)| json!({"start": start, "end": end}))
                 .collect();
             let object = json!({
-                "sessionId": s.summary.id,
+                "sessionId": s.id,
                 "path": path,
-                "cwd": s.summary.cwd,
+                "cwd": s.cwd,
                 "entryId": h.entry_id,
                 "type": h.kind,
                 "role": h.role,
@@ -329,7 +389,9 @@ fn write_session(
     if !first {
         out.write_all(b"\n")?;
     }
-    let sm = &s.summary;
+    let Some(sm) = &s.summary else {
+        unreachable!("the human view summarizes every file")
+    };
     let title = style::one_line(sm.name.as_deref().unwrap_or(&sm.first_message));
     let cwd = style::one_line(&tilde(std::path::Path::new(&sm.cwd), &env.inputs.home));
     let head = format!(
