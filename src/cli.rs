@@ -49,8 +49,8 @@ const AFTER_LONG_HELP: &str = concat!(
   pisess context --llm                 what the model is sent next
 
   Find the session where something happened:
-    pisess ls --all --json | jq -r 'select(.firstMessage | test(\"stripe\"; \"i\")) | .path'
-    pisess show --json 0196d88e | grep -c 'sk_test_'
+    pisess grep --all -i stripe          every session that mentions it, and where
+    pisess grep --all -l -F sk_test_     only the files, for xargs
 
   Pipe into jq:
     pisess ls --all --json | jq -s 'map(.usage.cost) | add'
@@ -73,6 +73,7 @@ Exit codes:
   1  the command could not do its job: no such session, an unreadable file, a refused
      deletion, some files unreadable in `ls` (the rest are still listed)
   2  usage error: an unknown option or subcommand, a bad value
+  grep exits as ripgrep does: 0 something matched, 1 nothing matched, 2 an error
 
 Environment:
   PI_CODING_AGENT_DIR          pi's agent dir (default ~/.pi/agent); sessions are in its
@@ -138,6 +139,7 @@ const GREP_HELP: &str = concat!(
     "SESSION (each one given; none: every session of the scope):\n",
     session_forms!(),
     "
+  (grep reads files: not - for standard input)
 
 What is searched:
   always      user and assistant text, tool calls (the name, and each string argument),

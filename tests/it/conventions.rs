@@ -111,6 +111,8 @@ fn help(args: &[&str]) -> String {
 fn help_snapshots() {
     snap!("help_long", help(&["--help"]));
     snap!("help_ls", help(&["ls", "--help"]));
+    // The exit codes of grep are ripgrep's, and said in its help.
+    snap!("help_grep", help(&["grep", "--help"]));
 }
 
 /// `$ ARGS` then what the run printed on stderr and its exit code, for the error snapshot.
