@@ -146,6 +146,16 @@ impl Projects {
         Ok(Projects(patterns))
     }
 
+    /// The scope a command reads: every project with `--all` or any `--project` (the globs
+    /// choose among all projects), else this project.
+    pub fn scope(&self, all: bool) -> Scope {
+        if all || !self.0.is_empty() {
+            Scope::All
+        } else {
+            Scope::Project
+        }
+    }
+
     /// The whole cwd must match, and `*` crosses `/`: `*/webshop` is a project named webshop
     /// anywhere, `~/work/*` everything under ~/work.
     pub fn holds(&self, cwd: &str) -> bool {

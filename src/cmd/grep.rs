@@ -18,7 +18,7 @@ use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
 use crate::diag::{Diag, Warning};
 use crate::env::Env;
 use crate::exit::{Outcome, Unanswered, UsageError};
-use crate::listing::{self, Projects, Scope, Window};
+use crate::listing::{self, Projects, Window};
 use crate::locate::tilde;
 use crate::model::Header;
 use crate::scan::{open_file, scan_until, whole_file, EntryLine, Reading, ScanError};
@@ -81,11 +81,7 @@ pub fn run(
         }
     })?;
     let (search, files, explicit, window, projects) = prepared;
-    let scope = if args.all || !args.projects.is_empty() {
-        Scope::All
-    } else {
-        Scope::Project
-    };
+    let scope = projects.scope(args.all);
     let mut matched = false;
     let mut trouble = false;
     let mut failed: Option<io::Error> = None;
@@ -173,12 +169,7 @@ fn prepare<'a>(args: &'a GrepArgs, env: &Env, diag: &mut Diag) -> anyhow::Result
     let loc = &env.location;
     let (files, explicit) =
         if args.sessions.is_empty() {
-            let scope = if args.all || !args.projects.is_empty() {
-                Scope::All
-            } else {
-                Scope::Project
-            };
-            (listing::files(loc, scope)?, false)
+            (listing::files(loc, projects.scope(args.all))?, false)
         } else {
             let mut files = Vec::new();
             for arg in &args.sessions {

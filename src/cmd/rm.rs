@@ -21,7 +21,7 @@ use crate::cli::RmArgs;
 use crate::diag::{self, Diag};
 use crate::env::Env;
 use crate::exit::{Outcome, UsageError};
-use crate::listing::{self, Projects, Scope, Window};
+use crate::listing::{self, Projects, Window};
 use crate::locate::{self, Location};
 use crate::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
 use crate::scan::{read_header_of, Reading};
@@ -301,13 +301,9 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     if filtering {
         // The listing `ls` shows (pi's `modified`, this project or --all), so what
         // `pisess ls --until 30d` shows is what `pisess rm --older-than 30d` removes.
-        let scope = if args.all || !args.projects.is_empty() {
-            Scope::All
-        } else {
-            Scope::Project
-        };
         let window = Window::parse(None, args.older_than.as_deref(), env.now_ms)?;
         let projects = Projects::parse(&args.projects, &env.inputs.home)?;
+        let scope = projects.scope(args.all);
         let listing = listing::list(loc, scope)?;
         incomplete = listing.report(diag);
         for s in listing.sessions {

@@ -347,6 +347,18 @@ fn exit_codes_as_ripgrep() {
         "{}",
         r.stderr
     );
+    // A file that cannot be read may hide a match: a warning, and exit 2 even beside a match.
+    let dir = tmp.path().join("sessions/--home-dev-webshop--/a-dir.jsonl");
+    fs::create_dir_all(&dir).unwrap();
+    let r = grep(&tmp, &["-l", "deploy", "aaaa0001", dir.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(r.stdout.lines().count(), 1, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("a-dir.jsonl: skipped: is a directory"),
+        "{}",
+        r.stderr
+    );
+    fs::remove_dir(&dir).unwrap();
     // A .jsonl that is not a session is skipped with a warning, as in `ls`.
     fs::write(
         tmp.path().join("sessions/--home-dev-webshop--/x.jsonl"),
