@@ -139,7 +139,6 @@ const GREP_HELP: &str = concat!(
     "SESSION (each one given; none: every session of the scope):\n",
     session_forms!(),
     "
-  (grep reads files: not - for standard input)
 
 What is searched:
   always      user and assistant text, tool calls (the name, and each string argument),

@@ -59,7 +59,7 @@ pub fn run(
         Command::Path(args) => cmd::path::run(&args, env, out, &mut diag),
         Command::Context(args) => cmd::context::run(&args, env, out, &mut diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, &mut diag, stdin),
-        Command::Grep(args) => cmd::grep::run(&args, env, out, &mut diag),
+        Command::Grep(args) => cmd::grep::run(&args, env, out, &mut diag, stdin),
         Command::Generate(args) => cmd::generate::run(&args, out),
     }
 }

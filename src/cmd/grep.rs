@@ -7,7 +7,9 @@
 //! memory holds a few files' matches, never all of them.
 
 use std::borrow::Cow;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+
+use anyhow::Context as _;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -21,7 +23,7 @@ use crate::exit::{Outcome, Unanswered, UsageError};
 use crate::listing::{self, Projects, Window};
 use crate::locate::tilde;
 use crate::model::Header;
-use crate::scan::{open_file, scan_until, whole_file, EntryLine, Reading, ScanError};
+use crate::scan::{open_file, scan_until, whole_file, EntryLine, Reading, ScanError, ScanReport};
 use crate::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
 use crate::select::{select, Selected};
 use crate::style::{self, IdCut, Role, Theme};
@@ -66,14 +68,21 @@ struct Search<'a> {
     summarize: bool,
 }
 
+/// What is searched: a file, or standard input read whole (`-`).
+enum Source {
+    File(PathBuf),
+    Stdin(Vec<u8>),
+}
+
 pub fn run(
     args: &GrepArgs,
     env: &Env,
     out: &mut dyn Write,
     diag: &mut Diag,
+    stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
     // Every failure before the search is exit 2: exit 1 means "nothing matched".
-    let prepared = prepare(args, env, diag).map_err(|e| {
+    let prepared = prepare(args, env, diag, stdin).map_err(|e| {
         if e.is::<UsageError>() {
             e
         } else {
@@ -89,7 +98,7 @@ pub fn run(
     let theme = env.theme();
     crate::parallel::ordered(
         &files,
-        |path| search_file(path, &search),
+        |source| search_source(source, &search),
         |result| {
             let s = match result {
                 Ok(s) => s,
@@ -130,10 +139,15 @@ pub fn run(
     })
 }
 
-type Prepared<'a> = (Search<'a>, Vec<PathBuf>, bool, Window, Projects);
+type Prepared<'a> = (Search<'a>, Vec<Source>, bool, Window, Projects);
 
 /// The pattern, the filters and the files, each checked before any file is read.
-fn prepare<'a>(args: &'a GrepArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Prepared<'a>> {
+fn prepare<'a>(
+    args: &'a GrepArgs,
+    env: &Env,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Prepared<'a>> {
     let syntax = Syntax {
         fixed: args.fixed_strings,
         ignore_case: args.ignore_case,
@@ -167,23 +181,24 @@ fn prepare<'a>(args: &'a GrepArgs, env: &Env, diag: &mut Diag) -> anyhow::Result
             || window.until.is_some(),
     };
     let loc = &env.location;
-    let (files, explicit) =
-        if args.sessions.is_empty() {
-            (listing::files(loc, projects.scope(args.all))?, false)
-        } else {
-            let mut files = Vec::new();
-            for arg in &args.sessions {
-                match select(Some(arg), loc, env.pi_session_file.as_deref())? {
-                    Selected::File(path) => files.push(path),
-                    Selected::Stdin => return Err(UsageError(
-                        "grep reads session files: save the session and give its path instead of -"
-                            .to_owned(),
-                    )
-                    .into()),
+    let (files, explicit) = if args.sessions.is_empty() {
+        let files = listing::files(loc, projects.scope(args.all))?;
+        (files.into_iter().map(Source::File).collect(), false)
+    } else {
+        let mut files = Vec::new();
+        for arg in &args.sessions {
+            match select(Some(arg), loc, env.pi_session_file.as_deref())? {
+                Selected::File(path) => files.push(Source::File(path)),
+                // Read whole, so it is searched in its place among the files.
+                Selected::Stdin => {
+                    let mut bytes = Vec::new();
+                    stdin.read_to_end(&mut bytes).context("<stdin>")?;
+                    files.push(Source::Stdin(bytes));
                 }
             }
-            (files, true)
-        };
+        }
+        (files, true)
+    };
     Ok((search, files, explicit, window, projects))
 }
 
@@ -207,11 +222,24 @@ fn report_unreadable(diag: &mut Diag, path: &std::path::Path, e: &ScanError) -> 
     }
 }
 
+/// Searches a file, or standard input: without a file there is no summary (its heading is the
+/// header's).
+fn search_source(source: &Source, search: &Search) -> Result<Searched, (PathBuf, ScanError)> {
+    match source {
+        Source::File(path) => search_file(path, search),
+        Source::Stdin(bytes) => {
+            let mut found = Found::default();
+            let report = scan_until(&bytes[..], "-", |header, e| found.entry(search, header, e))
+                .map_err(|e| (PathBuf::from("-"), e))?;
+            Ok(found.into_searched(PathBuf::from("-"), search, None, Some(report)))
+        }
+    }
+}
+
 /// Searches one file. The human view's heading and `--since`/`--until` need the file's
 /// summary, found in the same pass; the other outputs read only as far as they must (`-l`
 /// stops at the first match, as ripgrep does).
 fn search_file(path: &Path, search: &Search) -> Result<Searched, (PathBuf, ScanError)> {
-    let args = search.args;
     let mut found = Found::default();
     let failed = |e| (path.to_path_buf(), e);
     let (summary, report) = if search.summarize {
@@ -229,29 +257,7 @@ fn search_file(path: &Path, search: &Search) -> Result<Searched, (PathBuf, ScanE
         .map_err(failed)?;
         (None, Some(report))
     };
-    let Found {
-        mut hits, links, ..
-    } = found;
-    if args.branch {
-        let on_path = active_branch(&links);
-        hits.retain(|h| on_path[h.ordinal]);
-        if let Some(k) = args.max_count.or(args.files_with_matches.then_some(1)) {
-            hits.truncate(usize::try_from(k).unwrap_or(usize::MAX));
-        }
-    }
-    let (id, cwd, warnings) = match (&summary, report) {
-        (Some(s), _) => (s.id.clone(), s.cwd.clone(), s.warnings.clone()),
-        (None, Some(r)) => (r.header.id, r.header.cwd.unwrap_or_default(), r.warnings),
-        (None, None) => unreachable!("one of the two passes ran"),
-    };
-    Ok(Searched {
-        path: path.to_path_buf(),
-        id,
-        cwd,
-        warnings,
-        summary,
-        hits,
-    })
+    Ok(found.into_searched(path.to_path_buf(), search, summary, report))
 }
 
 /// What the search of one file has found so far.
@@ -264,6 +270,41 @@ struct Found {
 }
 
 impl Found {
+    /// The session searched, its hits cut to the active branch with --branch. One of
+    /// `summary` and `report` is the pass that ran.
+    fn into_searched(
+        self,
+        path: PathBuf,
+        search: &Search,
+        summary: Option<Summary>,
+        report: Option<ScanReport>,
+    ) -> Searched {
+        let args = search.args;
+        let Found {
+            mut hits, links, ..
+        } = self;
+        if args.branch {
+            let on_path = active_branch(&links);
+            hits.retain(|h| on_path[h.ordinal]);
+            if let Some(k) = args.max_count.or(args.files_with_matches.then_some(1)) {
+                hits.truncate(usize::try_from(k).unwrap_or(usize::MAX));
+            }
+        }
+        let (id, cwd, warnings) = match (&summary, report) {
+            (Some(s), _) => (s.id.clone(), s.cwd.clone(), s.warnings.clone()),
+            (None, Some(r)) => (r.header.id, r.header.cwd.unwrap_or_default(), r.warnings),
+            (None, None) => unreachable!("one of the two passes ran"),
+        };
+        Searched {
+            path,
+            id,
+            cwd,
+            warnings,
+            summary,
+            hits,
+        }
+    }
+
     /// Searches one entry; breaks when no later entry can add a hit that is kept.
     fn entry(&mut self, search: &Search, header: &Header, e: &EntryLine) -> ControlFlow<()> {
         let args = search.args;
@@ -380,17 +421,16 @@ fn write_session(
     if !first {
         out.write_all(b"\n")?;
     }
-    let Some(sm) = &s.summary else {
-        unreachable!("the human view summarizes every file")
+    // Standard input has no summary: its heading says so instead of a time and a title.
+    let (when, title) = match &s.summary {
+        Some(sm) => (
+            relative(sm.modified_ms, env.now_ms),
+            style::one_line(sm.name.as_deref().unwrap_or(&sm.first_message)),
+        ),
+        None => ("-".to_owned(), "(standard input)".to_owned()),
     };
-    let title = style::one_line(sm.name.as_deref().unwrap_or(&sm.first_message));
-    let cwd = style::one_line(&tilde(std::path::Path::new(&sm.cwd), &env.inputs.home));
-    let head = format!(
-        "{}  {}  {}  ",
-        style::short_id(&sm.id),
-        relative(sm.modified_ms, env.now_ms),
-        cwd
-    );
+    let cwd = style::one_line(&tilde(std::path::Path::new(&s.cwd), &env.inputs.home));
+    let head = format!("{}  {when}  {cwd}  ", style::short_id(&s.id));
     let title = match env.width {
         Some(w) => style::truncate(&title, w.saturating_sub(style::width(&head))).into_owned(),
         None => title,
@@ -398,8 +438,8 @@ fn write_session(
     writeln!(
         out,
         "{}  {}  {}  {}",
-        theme.paint(Role::Id, &style::short_id(&sm.id)),
-        theme.dim(&relative(sm.modified_ms, env.now_ms)),
+        theme.paint(Role::Id, &style::short_id(&s.id)),
+        theme.dim(&when),
         cwd,
         theme.bold(&title)
     )?;

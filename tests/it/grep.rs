@@ -371,6 +371,32 @@ fn exit_codes_as_ripgrep() {
 }
 
 #[test]
+fn standard_input_is_searched_in_its_place() {
+    let tmp = corpus();
+    let bbbb = tmp
+        .path()
+        .join("sessions/--home-dev-webshop--/2026-07-01T10-00-00-000Z_bbbb0002-0000-7000-8000-000000000002.jsonl");
+    let aaaa = fs::read(
+        tmp.path()
+            .join("sessions/--home-dev-webshop--/2026-07-01T10-00-00-000Z_aaaa0001-0000-7000-8000-000000000001.jsonl"),
+    )
+    .unwrap();
+    let env = || env_in(tmp.path(), "/home/dev/webshop");
+    let r = run_with(
+        env(),
+        &["grep", "-q", "-l", "deploy", "-", bbbb.to_str().unwrap()],
+        &aaaa,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, format!("-\n{}\n", bbbb.display()));
+    let r = run_with(env(), &["grep", "-q", "Deploying", "-"], &aaaa);
+    assert_eq!(
+        r.stdout,
+        "aaaa0001  -  ~/webshop  (standard input)\n  a1  assistant  Deploying now.\n"
+    );
+}
+
+#[test]
 fn human_output() {
     let tmp = corpus();
     let r = grep(&tmp, &["-i", "--all", "--tools", "deploy"]);
