@@ -41,9 +41,8 @@ impl Matcher {
         if syntax.word {
             source = format!(r"\b(?:{source})\b");
         }
-        // ripgrep's smart case: an uppercase letter in the pattern makes it case-sensitive.
-        let ignore_case =
-            syntax.ignore_case || (syntax.smart_case && !pattern.chars().any(char::is_uppercase));
+        let ignore_case = syntax.ignore_case
+            || (syntax.smart_case && !has_uppercase_literal(pattern, syntax.fixed));
         let regex = regex::RegexBuilder::new(&source)
             .case_insensitive(ignore_case)
             .build()?;
@@ -70,6 +69,27 @@ impl Matcher {
             .map(|m| (m.start(), m.end()))
             .collect()
     }
+}
+
+/// ripgrep's smart case: an uppercase letter written in the pattern makes it case-sensitive;
+/// escapes (`\W`, `\S`, `\p{Lu}`) are not letters written.
+fn has_uppercase_literal(pattern: &str, fixed: bool) -> bool {
+    if fixed {
+        return pattern.chars().any(char::is_uppercase);
+    }
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            // The guard consumes what follows a `\`: one character (`\W`, `\\`), two (`\pL`), or
+            // a class name to its `}` (`\p{Lu}`).
+            '\\' if matches!(chars.next(), Some('p' | 'P')) && chars.next() == Some('{') => {
+                chars.by_ref().find(|&c| c == '}');
+            }
+            c if c.is_uppercase() => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// A regex that finds one of the literals every match starts with, when there is such a finite
@@ -334,6 +354,15 @@ mod tests {
             },
         );
         assert_eq!(smart.find_in("DePloy"), [(0, 6)]);
+        // Escapes are not letters written: `\W` keeps smart case insensitive.
+        let escaped = m(
+            r"\Wdeploy\p{Lu}?",
+            Syntax {
+                smart_case: true,
+                ..plain
+            },
+        );
+        assert_eq!(escaped.find_in(" DEPLOY"), [(0, 7)]);
         let strict = m(
             "Deploy",
             Syntax {
