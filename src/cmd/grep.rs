@@ -1,18 +1,18 @@
 //! `pisess grep`: where something was said, across sessions.
 //!
-//! Each file is read once, on every core: the pass that summarizes it for the heading (and for
-//! `--since`, `--until`, `--project`) also searches it. An entry is decoded only when its kind
+//! Each file is read once, on every core: the pass that summarizes it for the heading and for
+//! `--since`/`--until` also searches it (`-l`, `-c` and `--json` need no summary and skip it;
+//! `-l` stops at the first match). An entry is decoded only when its kind
 //! holds searched text and its stored line can match ([`Matcher::may_match`]). Sessions are
 //! printed in the listing's file order as soon as they and those before them are searched, so
 //! memory holds a few files' matches, never all of them.
 
 use std::borrow::Cow;
 use std::io::{self, Read, Write};
-
-use anyhow::Context as _;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
 use serde_json::json;
 
 use crate::cli::GrepArgs;
@@ -62,7 +62,8 @@ struct Search<'a> {
     args: &'a GrepArgs,
     matcher: Matcher,
     reach: Reach,
-    /// Matching lines kept per session (`-m`, or one for `-l`).
+    /// Matching lines kept per session (`-m`, or one for `-l`); none with --branch, whose
+    /// matches are cut once the branch is known.
     keep: Option<u64>,
     /// Whether each file is summarized (for the heading, `--since`, `--until`).
     summarize: bool,
@@ -108,10 +109,10 @@ pub fn run(
                 }
             };
             diag.session_warnings(&s.path.display().to_string(), &s.warnings);
-            let kept = explicit
-                || (listing::in_scope(&env.location, scope, &s.cwd)
-                    && projects.holds(&s.cwd)
-                    && s.summary.as_ref().is_none_or(|sm| window.holds(sm)));
+            // SESSIONs given are searched whatever their project; --since/--until still apply.
+            let kept = (explicit
+                || (listing::in_scope(&env.location, scope, &s.cwd) && projects.holds(&s.cwd)))
+                && s.summary.as_ref().is_none_or(|sm| window.holds(sm));
             if !kept || s.hits.is_empty() {
                 return ControlFlow::Continue(());
             }
@@ -163,10 +164,11 @@ fn prepare<'a>(
     let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     warn_unknown_types(&args.types, diag);
-    let keep = if args.files_with_matches && !args.branch {
-        Some(1)
-    } else {
-        args.max_count
+    // With --branch every match is kept until the branch is known, then cut.
+    let keep = match (args.branch, args.files_with_matches) {
+        (true, _) => None,
+        (false, true) => Some(1),
+        (false, false) => args.max_count,
     };
     let search = Search {
         args,
@@ -203,7 +205,7 @@ fn prepare<'a>(
 }
 
 /// A file that could not be searched: a warning; true when it may hide a match (exit 2).
-fn report_unreadable(diag: &mut Diag, path: &std::path::Path, e: &ScanError) -> bool {
+fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
     let name = path.display().to_string();
     match e {
         ScanError::Io(io) if io.kind() == io::ErrorKind::NotFound => {
@@ -316,11 +318,7 @@ impl Found {
         }
         let full = |kept: u64| search.keep.is_some_and(|k| kept >= k);
         if full(self.lines_kept) {
-            return if args.branch {
-                ControlFlow::Continue(())
-            } else {
-                ControlFlow::Break(())
-            };
+            return ControlFlow::Break(());
         }
         let stored_role = e.view.message.0.as_ref().and_then(|m| m.role.get());
         let role = stored_role.map(|r| migrated_role(header, r));
@@ -429,7 +427,7 @@ fn write_session(
         ),
         None => ("-".to_owned(), "(standard input)".to_owned()),
     };
-    let cwd = style::one_line(&tilde(std::path::Path::new(&s.cwd), &env.inputs.home));
+    let cwd = style::one_line(&tilde(Path::new(&s.cwd), &env.inputs.home));
     let head = format!("{}  {when}  {cwd}  ", style::short_id(&s.id));
     let title = match env.width {
         Some(w) => style::truncate(&title, w.saturating_sub(style::width(&head))).into_owned(),

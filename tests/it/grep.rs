@@ -235,6 +235,22 @@ fn scope_filters_and_limits() {
         )),
         ["cccc", "bbbb"]
     );
+    // The window applies to SESSIONs given too.
+    assert_eq!(
+        paths(&grep(
+            &tmp,
+            &[
+                "-l",
+                "--since",
+                "2026-07-01T10:30:00Z",
+                "-i",
+                "deploy",
+                "aaaa0001",
+                "bbbb0002"
+            ]
+        )),
+        ["bbbb"]
+    );
     // -c counts matching lines; -m stops after N per session.
     let r = grep(&tmp, &["-c", "-i", "--all", "deploy"]);
     let counts: Vec<&str> = r
@@ -249,6 +265,13 @@ fn scope_filters_and_limits() {
     let r = grep(&tmp, &["--json", "--branch", "deploy", "aaaa0001"]);
     let ids: Vec<String> = found(&r).into_iter().map(|f| f.0).collect();
     assert_eq!(ids, ["b2", "n1"]);
+    // -m counts on the branch, not before it: a1's match comes first in the file.
+    let r = grep(
+        &tmp,
+        &["--json", "--branch", "-m", "1", "deploy", "aaaa0001"],
+    );
+    let ids: Vec<String> = found(&r).into_iter().map(|f| f.0).collect();
+    assert_eq!(ids, ["b2"]);
     // --role and --type, as in `show`.
     let r = grep(&tmp, &["--json", "--all", "-i", "--role", "user", "deploy"]);
     assert_eq!(found(&r), [t("u1", "text", "deploy the cluster")]);
