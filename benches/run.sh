@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The performance benchmark of issue #8: generated corpora, pisess against `cat` and against pi.
 #
-#   benches/run.sh [--quick] [--rounds N] [--runs N] [--dir DIR] [--keep] [--out FILE]
+#   benches/run.sh [--quick] [--grep] [--rounds N] [--runs N] [--dir DIR] [--keep] [--out FILE]
 #
 #   --quick     small corpora (200 sessions / 50 MB, one 40 MB session): a smoke test, not figures
+#   --grep      only `grep` against ripgrep on (a) (issue 19): (b) and pi are left out
 #   --rounds N  interleaved rounds (default 3): each round times every command of a group once
 #               after the other, so a slow moment of the machine hits them all alike
 #   --runs N    runs of each command per round (default 2); figures are medians over all of them
@@ -24,10 +25,11 @@ repo="$(cd "$here/.." && pwd)"
 pkg=@earendil-works/pi-coding-agent
 version=1.6.0
 
-quick=0 rounds=3 runs=2 dir="" keep=0 out=""
+quick=0 grep_only=0 rounds=3 runs=2 dir="" keep=0 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
+    --grep) grep_only=1 ;;
     --rounds) rounds="$2"; shift ;;
     --runs) runs="$2"; shift ;;
     --dir) dir="$2"; shift ;;
@@ -69,16 +71,22 @@ if [ "$quick" = 1 ]; then a_n=200 a_mb=50 b_mb=40; else a_n=2000 a_mb=500 b_mb=4
 stamp="$dir/corpus-$a_n-$a_mb-$b_mb"
 agent="$dir/agent"      # PI_CODING_AGENT_DIR: (a) is $agent/sessions/--<cwd>--/*.jsonl
 big="$dir/b/big.jsonl"  # (b)
-if [ ! -f "$stamp" ]; then
-  rm -rf "$agent" "$dir/b" "$dir"/corpus-*
-  mkdir -p "$agent/sessions" "$dir/b"
+# (a) alone has a stamp of its own, so --grep reuses it and a later full run adds (b) to it.
+stamp_a="$dir/corpus-a-$a_n-$a_mb"
+if [ ! -f "$stamp_a" ]; then
+  rm -rf "$agent" "$dir"/corpus-*
+  mkdir -p "$agent/sessions"
   say "generating (a): $a_n sessions, ~$a_mb MB"
   python3 "$here/gen.py" many "$agent/sessions" --sessions "$a_n" --mb "$a_mb"
+  touch "$stamp_a"
+fi
+mkdir -p "$dir/b"
+if [ "$grep_only" = 0 ] && [ ! -f "$stamp" ]; then
   say "generating (b): one session of ~$b_mb MB"
   python3 "$here/gen.py" one "$big" --mb "$b_mb"
   touch "$stamp"
 fi
-# pi's loader appends to a torn file, so pi reads a copy (complete here, so it never changes).
+[ "$grep_only" = 1 ] && [ ! -f "$big" ] && : >"$big"
 cp "$big" "$dir/pi-copy.jsonl"
 find "$agent/sessions" -name '*.jsonl' -print0 >"$dir/a.files"
 a_bytes=$(find "$agent/sessions" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
@@ -86,7 +94,9 @@ b_bytes=$(stat -c %s "$big")
 
 # ---- pi
 pi_dist=""
-if ! command -v node >/dev/null 2>&1; then
+if [ "$grep_only" = 1 ]; then
+  :
+elif ! command -v node >/dev/null 2>&1; then
   say "node not found: pi figures skipped"
 else
   prefix="${PI_PKG_DIR:-}"
@@ -129,6 +139,32 @@ group_b=(
   "check --ended --require-tool	$(q "$bin") check -q --ended --require-tool bash --max-cost 1000000 $(q "$big")"
 )
 [ -n "$pi_dist" ] && group_b+=("pi buildSessionContext	node $(q "$here/pi-context.mjs") $(q "$pi_dist") $(q "$dir/pi-copy.jsonl")")
+# grep (issue 19) against ripgrep over the same folder: a literal absent from gen.py's vocabulary
+# (so both read every file to its end), a case-insensitive regex, a common word as JSON.
+# rg exits 1 when nothing matched, which hyperfine would take for a failure: `|| true`.
+rare=kubernetes regex='parse \w+ error' common=session
+sa="$(q "$agent/sessions")"
+group_gl=(
+  "rg -l -F (a)	rg -l -F $rare $sa || true"
+  "grep --all --tools -l	$env_a $(q "$bin") grep --all --tools -l $rare || true"
+  "grep --all -l	$env_a $(q "$bin") grep --all -l $rare || true"
+)
+group_gi=(
+  "rg -i -l (a)	rg -i -l $(q "$regex") $sa"
+  "grep --all -i -l	$env_a $(q "$bin") grep --all -i -l $(q "$regex")"
+)
+group_gj=(
+  "rg --json (a)	rg --json $common $sa"
+  "grep --all --json	$env_a $(q "$bin") grep --all --json $common"
+)
+# The "before": the guide's recipe until grep, one `show --json | grep` per session.
+loop="$(q "$bin") ls --all --json -q | jq -r .path | while read -r f; do $(q "$bin") show -q --json --no-header \"\$f\" | grep -q $rare && echo \"\$f\"; done; true"
+group_gb=(
+  "grep --all --tools -l (b)	$env_a $(q "$bin") grep --all --tools -l $rare || true"
+  "show --json | grep loop	export $env_a; $loop"
+)
+command -v rg >/dev/null 2>&1 || need_apt rg ripgrep
+command -v jq >/dev/null 2>&1 || need_apt jq jq
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 say "warming the page cache"
@@ -164,8 +200,17 @@ time_group() { # name warm-command commands...
   done
 }
 
-time_group a "$warm_a" "${group_a[@]}"
-time_group b "$warm_b" "${group_b[@]}"
+if [ "$grep_only" = 0 ]; then
+  time_group a "$warm_a" "${group_a[@]}"
+  time_group b "$warm_b" "${group_b[@]}"
+fi
+time_group gl "$warm_a" "${group_gl[@]}"
+time_group gi "$warm_a" "${group_gi[@]}"
+time_group gj "$warm_a" "${group_gj[@]}"
+# The loop runs 2,000 processes: one round of one run is enough to say how far behind it is.
+rounds_was=$rounds runs_was=$runs rounds=1 runs=1
+time_group gb "$warm_a" "${group_gb[@]}"
+rounds=$rounds_was runs=$runs_was
 
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 mem="$(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo)"

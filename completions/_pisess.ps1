@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What a run did and cost, or usage reports across sessions')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
+            [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Find where something was said, across sessions')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -47,6 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N sessions (after filtering and sorting)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)')
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order by this key')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
@@ -67,6 +69,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N sessions (after filtering and sorting)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)')
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order by this key')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
@@ -189,6 +192,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
         }
         'pisess;rm' {
             [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Also this project''s sessions whose last activity is older than SPAN (30d, 2w, ...)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'With --older-than/--empty: only sessions whose project (header cwd) matches the shell glob, in every project; repeatable (as in `ls --project`)')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
@@ -208,6 +212,43 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'pisess;grep' {
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project (header cwd) matches the shell glob; repeatable (see `ls --project`)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions modified at or after WHEN (as in `ls`)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions modified before WHEN (as in `ls`)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Only entries of this type (as in `show`); repeatable')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only entries of this type (as in `show`); repeatable')
+            [CompletionResult]::new('--role', '--role', [CompletionResultType]::ParameterName, 'Only messages of this role (as in `show`); repeatable')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Stop after N matching lines in each session')
+            [CompletionResult]::new('--max-count', '--max-count', [CompletionResultType]::ParameterName, 'Stop after N matching lines in each session')
+            [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Every project''s sessions, not only this project''s')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every project''s sessions, not only this project''s')
+            [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Only each session''s active branch (root to the last entry)')
+            [CompletionResult]::new('--branch', '--branch', [CompletionResultType]::ParameterName, 'Only each session''s active branch (root to the last entry)')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Also search tool results and the output of bash executions')
+            [CompletionResult]::new('--thinking', '--thinking', [CompletionResultType]::ParameterName, 'Also search the assistant''s thinking')
+            [CompletionResult]::new('-F', '-F ', [CompletionResultType]::ParameterName, 'The pattern is a fixed string, not a regular expression')
+            [CompletionResult]::new('--fixed-strings', '--fixed-strings', [CompletionResultType]::ParameterName, 'The pattern is a fixed string, not a regular expression')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Match case-insensitively')
+            [CompletionResult]::new('--ignore-case', '--ignore-case', [CompletionResultType]::ParameterName, 'Match case-insensitively')
+            [CompletionResult]::new('-S', '-S ', [CompletionResultType]::ParameterName, 'Case-insensitive unless the pattern holds an uppercase letter')
+            [CompletionResult]::new('--smart-case', '--smart-case', [CompletionResultType]::ParameterName, 'Case-insensitive unless the pattern holds an uppercase letter')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Only matches surrounded by word boundaries')
+            [CompletionResult]::new('--word-regexp', '--word-regexp', [CompletionResultType]::ParameterName, 'Only matches surrounded by word boundaries')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Print only the files of the sessions that match, one a line (for xargs)')
+            [CompletionResult]::new('--files-with-matches', '--files-with-matches', [CompletionResultType]::ParameterName, 'Print only the files of the sessions that match, one a line (for xargs)')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print the number of matching lines of each session that has some: PATH:COUNT')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print the number of matching lines of each session that has some: PATH:COUNT')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'NDJSON, one object per matching line (fields are only ever added)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pisess;help' {
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List sessions, newest first')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s entries')
@@ -217,6 +258,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What a run did and cost, or usage reports across sessions')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
+            [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Find where something was said, across sessions')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -242,6 +284,9 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             break
         }
         'pisess;help;rm' {
+            break
+        }
+        'pisess;help;grep' {
             break
         }
         'pisess;help;help' {

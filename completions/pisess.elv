@@ -36,6 +36,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand stats 'What a run did and cost, or usage reports across sessions'
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
+            cand grep 'Find where something was said, across sessions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pisess;ls'= {
@@ -43,6 +44,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --limit 'Show at most N sessions (after filtering and sorting)'
             cand --since 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
             cand --until 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --project 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)'
             cand --sort 'Order by this key'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
@@ -62,6 +64,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --limit 'Show at most N sessions (after filtering and sorting)'
             cand --since 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
             cand --until 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --project 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)'
             cand --sort 'Order by this key'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
@@ -177,6 +180,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
         }
         &'pisess;rm'= {
             cand --older-than 'Also this project''s sessions whose last activity is older than SPAN (30d, 2w, ...)'
+            cand --project 'With --older-than/--empty: only sessions whose project (header cwd) matches the shell glob, in every project; repeatable (as in `ls --project`)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
             cand --color 'When to use colours'
@@ -195,6 +199,42 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pisess;grep'= {
+            cand --project 'Only sessions whose project (header cwd) matches the shell glob; repeatable (see `ls --project`)'
+            cand --since 'Only sessions modified at or after WHEN (as in `ls`)'
+            cand --until 'Only sessions modified before WHEN (as in `ls`)'
+            cand -t 'Only entries of this type (as in `show`); repeatable'
+            cand --type 'Only entries of this type (as in `show`); repeatable'
+            cand --role 'Only messages of this role (as in `show`); repeatable'
+            cand -m 'Stop after N matching lines in each session'
+            cand --max-count 'Stop after N matching lines in each session'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -a 'Every project''s sessions, not only this project''s'
+            cand --all 'Every project''s sessions, not only this project''s'
+            cand -b 'Only each session''s active branch (root to the last entry)'
+            cand --branch 'Only each session''s active branch (root to the last entry)'
+            cand --tools 'Also search tool results and the output of bash executions'
+            cand --thinking 'Also search the assistant''s thinking'
+            cand -F 'The pattern is a fixed string, not a regular expression'
+            cand --fixed-strings 'The pattern is a fixed string, not a regular expression'
+            cand -i 'Match case-insensitively'
+            cand --ignore-case 'Match case-insensitively'
+            cand -S 'Case-insensitive unless the pattern holds an uppercase letter'
+            cand --smart-case 'Case-insensitive unless the pattern holds an uppercase letter'
+            cand -w 'Only matches surrounded by word boundaries'
+            cand --word-regexp 'Only matches surrounded by word boundaries'
+            cand -l 'Print only the files of the sessions that match, one a line (for xargs)'
+            cand --files-with-matches 'Print only the files of the sessions that match, one a line (for xargs)'
+            cand -c 'Print the number of matching lines of each session that has some: PATH:COUNT'
+            cand --count 'Print the number of matching lines of each session that has some: PATH:COUNT'
+            cand --json 'NDJSON, one object per matching line (fields are only ever added)'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pisess;help'= {
             cand ls 'List sessions, newest first'
             cand show 'Print a session''s entries'
@@ -204,6 +244,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand stats 'What a run did and cost, or usage reports across sessions'
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
+            cand grep 'Find where something was said, across sessions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pisess;help;ls'= {
@@ -221,6 +262,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;help;check'= {
         }
         &'pisess;help;rm'= {
+        }
+        &'pisess;help;grep'= {
         }
         &'pisess;help;help'= {
         }

@@ -41,10 +41,12 @@ complete -c pisess -n "__fish_pisess_needs_command" -f -a "context" -d 'Rebuild 
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
+complete -c pisess -n "__fish_pisess_needs_command" -f -a "grep" -d 'Find where something was said, across sessions'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s n -l limit -d 'Show at most N sessions (after filtering and sorting)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l until -d 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l sort -d 'Order by this key' -r -f -a "modified\t'Last activity, newest first (pi\'s order)'
 created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
@@ -63,6 +65,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand ls" -s h -l help -d 'Print
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s n -l limit -d 'Show at most N sessions (after filtering and sorting)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l until -d 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l sort -d 'Order by this key' -r -f -a "modified\t'Last activity, newest first (pi\'s order)'
 created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
@@ -180,6 +183,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l json -d 'One JSO
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l older-than -d 'Also this project\'s sessions whose last activity is older than SPAN (30d, 2w, ...)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand rm" -l project -d 'With --older-than/--empty: only sessions whose project (header cwd) matches the shell glob, in every project; repeatable (as in `ls --project`)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -194,12 +198,44 @@ complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow rem
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l json -d 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "ls" -d 'List sessions, newest first'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "show" -d 'Print a session\'s entries'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (see `ls --project`)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l since -d 'Only sessions modified at or after WHEN (as in `ls`)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l until -d 'Only sessions modified before WHEN (as in `ls`)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s t -l type -d 'Only entries of this type (as in `show`); repeatable' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l role -d 'Only messages of this role (as in `show`); repeatable' -r -f -a "user\t''
+assistant\t''
+toolResult\t''
+system\t''
+bashExecution\t''
+custom\t''
+branchSummary\t''
+compactionSummary\t''"
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s m -l max-count -d 'Stop after N matching lines in each session' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l cwd -d 'Act as if run in DIR' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even into a pipe (e.g. for less -R)'
+never\t'Never colour'"
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s a -l all -d 'Every project\'s sessions, not only this project\'s'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s b -l branch -d 'Only each session\'s active branch (root to the last entry)'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l tools -d 'Also search tool results and the output of bash executions'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l thinking -d 'Also search the assistant\'s thinking'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s F -l fixed-strings -d 'The pattern is a fixed string, not a regular expression'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s i -l ignore-case -d 'Match case-insensitively'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s S -l smart-case -d 'Case-insensitive unless the pattern holds an uppercase letter'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s w -l word-regexp -d 'Only matches surrounded by word boundaries'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s l -l files-with-matches -d 'Print only the files of the sessions that match, one a line (for xargs)'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s c -l count -d 'Print the number of matching lines of each session that has some: PATH:COUNT'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l json -d 'NDJSON, one object per matching line (fields are only ever added)'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "ls" -d 'List sessions, newest first'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "show" -d 'Print a session\'s entries'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "grep" -d 'Find where something was said, across sessions'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -50,8 +50,8 @@ const AFTER_LONG_HELP: &str = concat!(
   pisess context --llm                 what the model is sent next
 
   Find the session where something happened:
-    pisess ls --all --json | jq -r 'select(.firstMessage | test(\"stripe\"; \"i\")) | .path'
-    pisess show --json 0196d88e | grep -c 'sk_test_'
+    pisess grep --all -i stripe          every session that mentions it, and where
+    pisess grep --all -l -F sk_test_     only the files, for xargs
 
   Pipe into jq:
     pisess ls --all --json | jq -s 'map(.usage.cost) | add'
@@ -78,6 +78,7 @@ Exit codes:
      deletion, some files unreadable in `ls` (the rest are still listed)
   2  usage error: an unknown option or subcommand, a bad value
   check: 0 every assertion held, 1 one failed, 2 the check could not be made
+  grep exits as ripgrep does: 0 something matched, 1 nothing matched, 2 an error
 
 Environment:
   PI_CODING_AGENT_DIR          pi's agent dir (default ~/.pi/agent); sessions are in its
@@ -185,6 +186,39 @@ Examples:
     $ echo $?
     1
   Had there been no session at all, the line would be an error and the exit code 2."
+);
+
+const GREP_HELP: &str = concat!(
+    "SESSION (each one given; none: every session of the scope):\n",
+    session_forms!(),
+    "
+
+What is searched:
+  always      user and assistant text, tool calls (the name, and each string argument),
+              branch and compaction summaries, custom messages, session names, the command
+              of a ! bash execution
+  --tools     tool results and the output of ! bash executions
+  --thinking  the assistant's thinking
+  Text is matched decoded (a stored \\n is a line break, \\u00e9 is é), one line at a time.
+
+Output:
+  Sessions in the order of their files' names, newest created first, each under a heading
+  (id, last activity, project, title), one line per matching line: entry id, role or type,
+  the line (cut around the match on a terminal). -l prints the files only, -c a count per
+  session, --json one object per matching line (docs/json.md).
+
+Exit codes (as ripgrep's):
+  0  something matched
+  1  nothing matched
+  2  an error: a bad pattern or glob, no such session, an unreadable file (damaged lines
+     are warnings and change nothing)
+
+Examples:
+  pisess grep stripe                   where this project's sessions mention stripe
+  pisess grep --all -i 'rate.?limit'   in every project, any case
+  pisess grep --all -F 'a \"quoted\" thing' --tools    tool output too, as a fixed string
+  pisess grep --project '*/webshop' -l TODO | xargs -n1 pisess tree
+  pisess grep --all --json deploy | jq -r '.sessionId' | sort | uniq -c"
 );
 
 const RM_HELP: &str = "\
@@ -321,6 +355,14 @@ pub enum Command {
     /// --force.
     #[command(after_long_help = RM_HELP)]
     Rm(RmArgs),
+    /// Find where something was said, across sessions
+    ///
+    /// Searches the decoded text of what was said and done (user and assistant text, tool
+    /// calls, summaries, custom messages, session names), never JSON keys, escapes or image
+    /// data; line by line, as ripgrep does. This project's sessions by default, --all for every
+    /// project. Exits 0 when something matched, 1 when nothing did, 2 on an error.
+    #[command(after_long_help = GREP_HELP)]
+    Grep(GrepArgs),
     /// Write shell completions or the man page (for packagers)
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -360,6 +402,13 @@ pub struct LsArgs {
     /// Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
+    /// Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)
+    ///
+    /// Looks in every project, like --all, then keeps those whose whole cwd matches: `*`
+    /// crosses `/`, so '*/webshop' is a project named webshop anywhere and '~/work/*' every
+    /// project under ~/work (`~` is the home dir).
+    #[arg(long = "project", value_name = "GLOB")]
+    pub projects: Vec<String>,
     /// Order by this key
     #[arg(long, value_enum, default_value_t = SortKey::Modified, value_name = "KEY")]
     pub sort: SortKey,
@@ -617,6 +666,10 @@ pub struct RmArgs {
     /// With --older-than/--empty: every project, not only this one
     #[arg(short, long)]
     pub all: bool,
+    /// With --older-than/--empty: only sessions whose project (header cwd) matches the shell
+    /// glob, in every project; repeatable (as in `ls --project`)
+    #[arg(long = "project", value_name = "GLOB")]
+    pub projects: Vec<String>,
     /// Allow removing the live session ($PI_SESSION_FILE)
     #[arg(long)]
     pub force: bool,
@@ -654,4 +707,66 @@ pub struct GenerateArgs {
     /// What to write to stdout
     #[arg(value_enum)]
     pub kind: GenerateKind,
+}
+
+#[derive(Debug, Args)]
+#[allow(clippy::struct_excessive_bools)] // one per flag
+pub struct GrepArgs {
+    /// A regular expression (Rust's regex syntax, as ripgrep), or with -F a fixed string
+    pub pattern: String,
+    /// Sessions to search (see SESSION below); default: every session of the scope
+    #[arg(value_parser = session_arg())]
+    pub sessions: Vec<OsString>,
+    /// Every project's sessions, not only this project's
+    #[arg(short, long, conflicts_with = "sessions")]
+    pub all: bool,
+    /// Only sessions whose project (header cwd) matches the shell glob; repeatable (see `ls
+    /// --project`)
+    #[arg(long = "project", value_name = "GLOB", conflicts_with = "sessions")]
+    pub projects: Vec<String>,
+    /// Only sessions modified at or after WHEN (as in `ls`)
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only sessions modified before WHEN (as in `ls`)
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+    /// Only each session's active branch (root to the last entry)
+    #[arg(short, long)]
+    pub branch: bool,
+    /// Also search tool results and the output of bash executions
+    #[arg(long)]
+    pub tools: bool,
+    /// Also search the assistant's thinking
+    #[arg(long)]
+    pub thinking: bool,
+    /// Only entries of this type (as in `show`); repeatable
+    #[arg(short = 't', long = "type", value_name = "T")]
+    pub types: Vec<String>,
+    /// Only messages of this role (as in `show`); repeatable
+    #[arg(long = "role", value_name = "R", value_parser = clap::builder::PossibleValuesParser::new(PI_ROLES))]
+    pub roles: Vec<String>,
+    /// The pattern is a fixed string, not a regular expression
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+    /// Match case-insensitively
+    #[arg(short, long)]
+    pub ignore_case: bool,
+    /// Case-insensitive unless the pattern holds an uppercase letter
+    #[arg(short = 'S', long)]
+    pub smart_case: bool,
+    /// Only matches surrounded by word boundaries
+    #[arg(short, long)]
+    pub word_regexp: bool,
+    /// Print only the files of the sessions that match, one a line (for xargs)
+    #[arg(short = 'l', long, conflicts_with_all = ["count", "json"])]
+    pub files_with_matches: bool,
+    /// Print the number of matching lines of each session that has some: PATH:COUNT
+    #[arg(short, long, conflicts_with = "json")]
+    pub count: bool,
+    /// Stop after N matching lines in each session
+    #[arg(short = 'm', long, value_name = "N")]
+    pub max_count: Option<u64>,
+    /// NDJSON, one object per matching line (fields are only ever added)
+    #[arg(long)]
+    pub json: bool,
 }

@@ -17,6 +17,9 @@ pub enum Outcome {
     /// Exit 2 without an error of its own: `check` reported a session it could not check
     /// (each such session already has its error line), which a failed assertion must not hide.
     NotChecked,
+    /// Exit 2 where exit 1 is an answer (`grep`: nothing matched): the command ran, but
+    /// something failed on the way (an unreadable file), so its answer may be short.
+    Trouble,
     /// Exit 130 (128 + SIGINT, as shells report it): stopped by Ctrl-C after reporting what
     /// it had done.
     Interrupted,
@@ -46,6 +49,18 @@ impl fmt::Display for NotChecked {
 }
 
 impl std::error::Error for NotChecked {}
+/// An error of a command whose exit 1 is an answer (`grep`: nothing matched), so that its
+/// failures (no such session, an unreadable folder) exit 2, as ripgrep's do.
+#[derive(Debug)]
+pub struct Unanswered(pub String);
+
+impl fmt::Display for Unanswered {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unanswered {}
 
 /// Maps a run's result to the exit code, printing the error line (`pisess: error: ...`).
 /// A closed stdout (`pisess ls | head -1`) is not an error.
@@ -54,6 +69,7 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
         Ok(Outcome::Done) => 0,
         Ok(Outcome::Partial) => 1,
         Ok(Outcome::NotChecked) => 2,
+        Ok(Outcome::Trouble) => 2,
         Ok(Outcome::Interrupted) => 130,
         Err(e) if is_broken_pipe(e) => 0,
         Err(e) => {
@@ -63,7 +79,7 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
                 e.downcast_ref::<crate::select::SelectError>(),
                 Some(crate::select::SelectError::Blank)
             );
-            if e.is::<UsageError>() || e.is::<NotChecked>() || blank {
+            if e.is::<UsageError>() || e.is::<NotChecked>() || e.is::<Unanswered>() || blank {
                 2
             } else {
                 1

@@ -15,12 +15,14 @@ mod json;
 pub mod listing;
 pub mod locate;
 pub mod model;
+mod parallel;
 mod preview;
 mod readahead;
 mod reader;
 pub mod removal;
 mod render;
 pub mod scan;
+pub mod search;
 pub mod select;
 pub mod session;
 mod skim;
@@ -63,6 +65,7 @@ pub fn run(
         Command::Stats(args) => cmd::stats::run(&args, env, out, &mut diag, stdin),
         Command::Check(args) => cmd::check::run(&args, env, out, &mut diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, &mut diag, stdin),
+        Command::Grep(args) => cmd::grep::run(&args, env, out, &mut diag, stdin),
         Command::Generate(args) => cmd::generate::run(&args, out),
     }
 }

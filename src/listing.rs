@@ -110,23 +110,7 @@ pub fn list(loc: &Location, scope: Scope) -> anyhow::Result<Listing> {
 
 /// [`list`], each file's one pass gathering `detail` (`stats` asks for more than `ls`).
 pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<Listing> {
-    let (files, dir) = match scope {
-        Scope::All => (
-            loc.all_files(),
-            if loc.custom {
-                &loc.session_dir
-            } else {
-                &loc.root
-            },
-        ),
-        Scope::Project => (loc.project_files(), &loc.session_dir),
-    };
-    let Files { mut files, skipped } = files
-        .map_err(|e| anyhow::anyhow!("{}", crate::diag::io_cause(&e)))
-        .with_context(|| format!("cannot list {}", dir.display()))?;
-    // pi reads a dir's files in `b.localeCompare(a)` order (newest name first); `listAll` over the
-    // default root orders by mtime. Names that tie keep the directory's order, as in pi.
-    files.sort_by(|a, b| name_cmp(file_name(b), file_name(a)));
+    let Files { files, skipped } = files(loc, scope)?;
     let mut listing = Listing::default();
     listing.problems.extend(
         skipped
@@ -149,9 +133,7 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
         };
         listing.problems.extend(problem.map(|p| (path.clone(), p)));
     }
-    if scope == Scope::Project && loc.custom {
-        listing.sessions.retain(|s| loc.cwd_matches(Some(&s.cwd)));
-    }
+    listing.sessions.retain(|s| in_scope(loc, scope, &s.cwd));
     if scope == Scope::All && !loc.custom {
         listing.sessions.sort_by(|a, b| {
             b.mtime_js
@@ -164,6 +146,70 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
         .sessions
         .sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
     Ok(listing)
+}
+
+/// The files of `scope` in the order pi reads them (`b.localeCompare(a)` of their names: newest
+/// name first, which is newest created first). `listAll` over the default root then orders by
+/// mtime; names that tie keep the directory's order, as in pi.
+pub fn files(loc: &Location, scope: Scope) -> anyhow::Result<Files> {
+    let (files, dir) = match scope {
+        Scope::All => (
+            loc.all_files(),
+            if loc.custom {
+                &loc.session_dir
+            } else {
+                &loc.root
+            },
+        ),
+        Scope::Project => (loc.project_files(), &loc.session_dir),
+    };
+    let Files { mut files, skipped } = files
+        .map_err(|e| anyhow::anyhow!("{}", crate::diag::io_cause(&e)))
+        .with_context(|| format!("cannot list {}", dir.display()))?;
+    files.sort_by(|a, b| name_cmp(file_name(b), file_name(a)));
+    Ok(Files { files, skipped })
+}
+
+/// Whether a session read from `scope`'s files belongs to it: in a custom dir, "this project"
+/// is the files whose header cwd is the cwd.
+pub fn in_scope(loc: &Location, scope: Scope, header_cwd: &str) -> bool {
+    scope == Scope::All || !loc.custom || loc.cwd_matches(Some(header_cwd))
+}
+
+/// `--project GLOB` (repeatable): sessions whose header cwd matches any of the shell globs
+/// (`~` is the home dir); none given keeps every session.
+#[derive(Debug, Clone, Default)]
+pub struct Projects(Vec<glob::Pattern>);
+
+impl Projects {
+    /// A bad glob is a usage error naming it.
+    pub fn parse(globs: &[String], home: &Path) -> anyhow::Result<Projects> {
+        let patterns = globs
+            .iter()
+            .map(|g| {
+                let expanded = crate::locate::expand_tilde(g, home);
+                glob::Pattern::new(&expanded.to_string_lossy())
+                    .map_err(|e| UsageError(format!("--project {g}: {e}")).into())
+            })
+            .collect::<anyhow::Result<_>>()?;
+        Ok(Projects(patterns))
+    }
+
+    /// The scope a command reads: every project with `--all` or any `--project` (the globs
+    /// choose among all projects), else this project.
+    pub fn scope(&self, all: bool) -> Scope {
+        if all || !self.0.is_empty() {
+            Scope::All
+        } else {
+            Scope::Project
+        }
+    }
+
+    /// The whole cwd must match, and `*` crosses `/`: `*/webshop` is a project named webshop
+    /// anywhere, `~/work/*` everything under ~/work.
+    pub fn holds(&self, cwd: &str) -> bool {
+        self.0.is_empty() || self.0.iter().any(|p| p.matches(cwd))
+    }
 }
 
 /// `--since`/`--until` on pi's `modified`: `[since, until)`.

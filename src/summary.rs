@@ -77,6 +77,17 @@ pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
 
 /// [`summarize`], gathering `detail`.
 pub fn summarize_in(path: &Path, reading: Reading, detail: Detail) -> Result<Summary, ScanError> {
+    summarize_with(path, reading, detail, |_, _| {})
+}
+
+/// [`summarize_in`], handing each entry to `also` on the way: `grep` searches a file in the
+/// same pass that summarizes it.
+pub fn summarize_with(
+    path: &Path,
+    reading: Reading,
+    detail: Detail,
+    also: impl FnMut(&Header, &EntryLine),
+) -> Result<Summary, ScanError> {
     let opened = open_file(path)?;
     let meta = &opened.meta;
     let since_epoch = meta
@@ -91,7 +102,7 @@ pub fn summarize_in(path: &Path, reading: Reading, detail: Detail) -> Result<Sum
         d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6
     });
 
-    let mut summary = fold(whole_file(&opened, reading)?, &opened.stem, detail)?;
+    let mut summary = fold(whole_file(&opened, reading)?, &opened.stem, detail, also)?;
     summary.path = path.to_path_buf();
     summary.mtime_ms = mtime_ms;
     summary.mtime_js = mtime_js;
@@ -112,7 +123,7 @@ pub fn summarize_stream(
     name: &str,
     detail: Detail,
 ) -> Result<Summary, ScanError> {
-    let mut summary = fold(input, name, detail)?;
+    let mut summary = fold(input, name, detail, |_, _| {})?;
     summary.path = PathBuf::from(name);
     if summary.modified_ms == NO_TIME {
         summary.modified_ms = 0;
@@ -128,7 +139,12 @@ pub fn summarize_bytes(bytes: &[u8], name: &str) -> Result<Summary, ScanError> {
 }
 
 /// The one pass over the entries.
-fn fold(input: impl BufRead, stem: &str, detail: Detail) -> Result<Summary, ScanError> {
+fn fold(
+    input: impl BufRead,
+    stem: &str,
+    detail: Detail,
+    mut also: impl FnMut(&Header, &EntryLine),
+) -> Result<Summary, ScanError> {
     let mut tally = (detail == Detail::Stats).then(Box::<Tally>::default);
     let mut name: Option<String> = None;
     let mut message_count = 0;
@@ -155,6 +171,7 @@ fn fold(input: impl BufRead, stem: &str, detail: Detail) -> Result<Summary, Scan
     };
 
     let report = scan(input, stem, |header: &Header, e: &EntryLine| {
+        also(header, e);
         // With a tally, its decode of the line also gives the call facts.
         let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
         let call_facts = || facts.unwrap_or_else(|| message_call_facts(e.json));

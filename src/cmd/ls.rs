@@ -8,7 +8,7 @@ use crate::cli::{LsArgs, SortKey};
 use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::listing::{self, Scope, Window};
+use crate::listing::{self, Projects, Window};
 use crate::model::number;
 use crate::select::{select, Selected};
 use crate::style::{self, Theme};
@@ -18,12 +18,13 @@ use crate::time::{relative, to_json_date};
 
 /// The sessions `ls` lists, in pi's order.
 pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec<Summary>, bool)> {
-    let scope = if args.all { Scope::All } else { Scope::Project };
     let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+    let projects = Projects::parse(&args.projects, &env.inputs.home)?;
+    let scope = projects.scope(args.all);
     let listing = listing::list(&env.location, scope)?;
     let failed = listing.report(diag);
     let mut sessions = listing.sessions;
-    sessions.retain(|s| window.holds(s));
+    sessions.retain(|s| window.holds(s) && projects.holds(&s.cwd));
 
     match args.sort {
         SortKey::Modified => {}
@@ -58,7 +59,14 @@ pub fn run(
             enabled: env.color_stdout,
         };
         let default = default_path(env);
-        render_human(&sessions, args.all, default.as_deref(), env, theme, out)?;
+        render_human(
+            &sessions,
+            args.all || !args.projects.is_empty(),
+            default.as_deref(),
+            env,
+            theme,
+            out,
+        )?;
     }
     Ok(if failed {
         Outcome::Partial

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod context;
 pub mod generate;
+pub mod grep;
 pub mod ls;
 pub mod path;
 pub mod rm;
@@ -14,8 +15,10 @@ use std::io::Read;
 
 use anyhow::Context as _;
 
+use crate::cli::PI_ENTRY_TYPES;
 use crate::diag::Diag;
 use crate::env::Env;
+use crate::model::{Dialect, EntryKind, Header};
 use crate::select::{select, Selected};
 use crate::session::Session;
 
@@ -78,5 +81,50 @@ pub fn find_entry(session: &Session, id: &str) -> anyhow::Result<usize> {
                 ids.join(", ")
             )
         }
+    }
+}
+
+/// `--type T` with a type pi never writes is most likely a typo: warned, still matched, as
+/// files hold other types (`show`, `grep`).
+pub fn warn_unknown_types(types: &[String], diag: &mut Diag) {
+    for t in types
+        .iter()
+        .filter(|t| !PI_ENTRY_TYPES.contains(&t.as_str()))
+    {
+        let types = PI_ENTRY_TYPES.join(", ");
+        diag.warn(
+            "",
+            None,
+            &format!("--type {t}: not one of pi's entry types ({types})"),
+        );
+    }
+}
+
+/// `--type` and `--role`: each repeatable (any of), both together (all of).
+pub fn entry_wanted(
+    types: &[String],
+    roles: &[String],
+    header: &Header,
+    kind: &EntryKind,
+    role: Option<&str>,
+) -> bool {
+    let type_ok = types.is_empty() || types.iter().any(|t| t == kind.as_str());
+    let role_ok = roles.is_empty()
+        || (*kind == EntryKind::Message
+            && role.is_some_and(|role| {
+                roles
+                    .iter()
+                    .any(|r| r == role || r == migrated_role(header, role))
+            }));
+    type_ok && role_ok
+}
+
+/// The index keeps roles as stored; pi reads v1/v2 `hookMessage` as `custom`, and so does
+/// `--role custom` (the stored name matches too).
+pub fn migrated_role<'a>(h: &Header, role: &'a str) -> &'a str {
+    if role == "hookMessage" && h.dialect == Dialect::Pi && h.version < 3 {
+        "custom"
+    } else {
+        role
     }
 }

@@ -21,7 +21,7 @@ use crate::cli::RmArgs;
 use crate::diag::{self, Diag};
 use crate::env::Env;
 use crate::exit::{Outcome, UsageError};
-use crate::listing::{self, Scope, Window};
+use crate::listing::{self, Projects, Window};
 use crate::locate::{self, Location};
 use crate::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
 use crate::scan::{read_header_of, Reading};
@@ -270,9 +270,10 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
         )
         .into());
     }
-    if args.all && !filtering {
+    if (args.all || !args.projects.is_empty()) && !filtering {
         return Err(UsageError(
-            "--all widens --older-than and --empty to every project; give one of them".into(),
+            "--all and --project widen --older-than and --empty to other projects; give one of them"
+                .into(),
         )
         .into());
     }
@@ -301,12 +302,13 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     if filtering {
         // The listing `ls` shows (pi's `modified`, this project or --all), so what
         // `pisess ls --until 30d` shows is what `pisess rm --older-than 30d` removes.
-        let scope = if args.all { Scope::All } else { Scope::Project };
         let window = Window::parse(None, args.older_than.as_deref(), env.now_ms)?;
+        let projects = Projects::parse(&args.projects, &env.inputs.home)?;
+        let scope = projects.scope(args.all);
         let listing = listing::list(loc, scope)?;
         incomplete = listing.report(diag);
         for s in listing.sessions {
-            if !window.holds(&s) || (args.empty && s.message_count > 0) {
+            if !window.holds(&s) || !projects.holds(&s.cwd) || (args.empty && s.message_count > 0) {
                 continue;
             }
             add(Candidate {

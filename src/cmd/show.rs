@@ -11,12 +11,12 @@ mod body;
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 
-use crate::cli::{ShowArgs, PI_ENTRY_TYPES};
-use crate::cmd::{find_entry, open_session};
+use crate::cli::ShowArgs;
+use crate::cmd::{entry_wanted, find_entry, open_session};
 use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::{Outcome, UsageError};
-use crate::model::{Dialect, EntryKind, Header};
+use crate::model::Header;
 use crate::scan::EntryLine;
 use crate::select::{select as select_session, Selected};
 use crate::session::{self, Session};
@@ -38,19 +38,7 @@ pub fn run(
         )
         .into());
     }
-    // A type pi never writes is most likely a typo; still matched, as files hold other types.
-    for t in args
-        .types
-        .iter()
-        .filter(|t| !PI_ENTRY_TYPES.contains(&t.as_str()))
-    {
-        let types = PI_ENTRY_TYPES.join(", ");
-        diag.warn(
-            "",
-            None,
-            &format!("--type {t}: not one of pi's entry types ({types})"),
-        );
-    }
+    super::warn_unknown_types(&args.types, diag);
     if args.json && args.entry_id.is_none() && !args.branch && args.leaf.is_none() {
         stream_json(args, env, out, diag, stdin)?;
         return Ok(Outcome::Done);
@@ -154,32 +142,15 @@ fn select(args: &ShowArgs, session: &Session, diag: &mut Diag) -> anyhow::Result
         .into_iter()
         .filter(|&i| {
             let e = &session.entries[i];
-            wanted(args, &session.header, &e.kind, session.role(i))
+            entry_wanted(
+                &args.types,
+                &args.roles,
+                &session.header,
+                &e.kind,
+                session.role(i),
+            )
         })
         .collect())
-}
-
-/// `--type` and `--role`: each repeatable (any of), both together (all of).
-fn wanted(args: &ShowArgs, header: &Header, kind: &EntryKind, role: Option<&str>) -> bool {
-    let type_ok = args.types.is_empty() || args.types.iter().any(|t| t == kind.as_str());
-    let role_ok = args.roles.is_empty()
-        || (*kind == EntryKind::Message
-            && role.is_some_and(|role| {
-                args.roles
-                    .iter()
-                    .any(|r| r == role || r == migrated_role(header, role))
-            }));
-    type_ok && role_ok
-}
-
-/// The index keeps roles as stored; pi reads v1/v2 `hookMessage` as `custom`, and so does
-/// `--role custom` (the stored name matches too).
-fn migrated_role<'a>(h: &Header, role: &'a str) -> &'a str {
-    if role == "hookMessage" && h.dialect == Dialect::Pi && h.version < 3 {
-        "custom"
-    } else {
-        role
-    }
 }
 
 /// A stored line, byte for byte (CRLF kept); a last line without `\n` gets one, so the output
@@ -239,7 +210,7 @@ fn stream_json(
             header_done = true;
         }
         let role = e.view.message.0.as_ref().and_then(|m| m.role.get());
-        if wanted(args, header, &e.kind, role) {
+        if entry_wanted(&args.types, &args.roles, header, &e.kind, role) {
             write_line(out, e.stored)?;
         }
         Ok(())

@@ -329,7 +329,8 @@ fn exit_codes_separate_the_agent_from_the_tool() {
     let r = check(&[unreadable.to_str().unwrap()], "");
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr.contains("dir.jsonl: not a regular file (a directory)"),
+        r.stderr
+            .contains("dir.jsonl: not a regular file (a directory)"),
         "{}",
         r.stderr
     );

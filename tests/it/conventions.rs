@@ -111,6 +111,8 @@ fn help(args: &[&str]) -> String {
 fn help_snapshots() {
     snap!("help_long", help(&["--help"]));
     snap!("help_ls", help(&["ls", "--help"]));
+    // The exit codes of grep are ripgrep's, and said in its help.
+    snap!("help_grep", help(&["grep", "--help"]));
 }
 
 /// `$ ARGS` then what the run printed on stderr and its exit code, for the error snapshot.
@@ -338,7 +340,7 @@ fn a_terminal_gets_colour_unless_no_color_and_each_stream_decides_alone() {
 #[test]
 fn a_closed_pipe_ends_the_listing_quietly() {
     // Far more than a pipe holds (64 KiB), so pisess is still writing when the reader goes,
-    // as in `pisess ls | head -1`.
+    // as in `pisess ls | head -1` or `pisess grep … | head -1`.
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("sessions").join("--p--");
     fs::create_dir_all(&dir).unwrap();
@@ -354,27 +356,34 @@ fn a_closed_pipe_ends_the_listing_quietly() {
         )
         .unwrap();
     }
-    let mut child = Command::new(BIN)
-        .args(["--cwd", "/p", "ls"])
-        .env("PI_CODING_AGENT_DIR", tmp.path())
-        .env_remove("PI_SESSION_FILE")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    reader.read_line(&mut first).unwrap();
-    assert!(first.contains("a long first message"), "{first}");
-    drop(reader);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "",
-        "a closed pipe is not an error"
-    );
-    assert_eq!(out.status.code(), Some(0));
+    // `grep` prints from worker threads' results: the closed pipe must stop them too.
+    for command in [&["ls"][..], &["grep", "first message"]] {
+        let mut child = Command::new(BIN)
+            .args(["--cwd", "/p"])
+            .args(command)
+            .env("PI_CODING_AGENT_DIR", tmp.path())
+            .env_remove("PI_SESSION_FILE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut reader = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        reader.read_line(&mut first).unwrap();
+        assert!(
+            first.contains("a long first message"),
+            "{command:?}: {first}"
+        );
+        drop(reader);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "",
+            "{command:?}: a closed pipe is not an error"
+        );
+        assert_eq!(out.status.code(), Some(0), "{command:?}");
+    }
 }
 
 /// `rust-version` is a promise to packagers: every locked dependency (any target, dev ones too)

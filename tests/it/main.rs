@@ -7,6 +7,8 @@ mod common;
 mod check;
 mod context;
 mod conventions;
+mod grep;
+mod grep_reference;
 mod ls;
 mod path;
 mod rm;

@@ -1,0 +1,601 @@
+//! `pisess grep`: where something was said, across sessions.
+//!
+//! Each file is read once, on every core: the pass that summarizes it for the heading and for
+//! `--since`/`--until` also searches it (`-l`, `-c` and `--json` need no summary and skip it;
+//! `-l` stops at the first match). An entry is decoded only when its kind
+//! holds searched text and its stored line can match ([`Matcher::may_match`]). Sessions are
+//! printed in the listing's file order as soon as they and those before them are searched, so
+//! memory holds a few files' matches, never all of them.
+
+use std::borrow::Cow;
+use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde_json::json;
+
+use crate::cli::GrepArgs;
+use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
+use crate::diag::{Diag, Warning};
+use crate::env::Env;
+use crate::exit::{Outcome, Unanswered, UsageError};
+use crate::listing::{self, Problem, Projects, Window};
+use crate::locate::tilde;
+use crate::locate::Skipped;
+use crate::model::Header;
+use crate::scan::{open_file, scan_until, whole_file, EntryLine, Reading, ScanError, ScanReport};
+use crate::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
+use crate::select::{select, Selected};
+use crate::style::{self, IdCut, Role, Theme};
+use crate::summary::{summarize_with, Detail, Summary};
+use crate::time::relative;
+
+/// One matching line of one entry.
+#[derive(Debug)]
+struct Hit {
+    ordinal: usize,
+    file_line: u64,
+    entry_id: Option<String>,
+    kind: String,
+    role: Option<String>,
+    field: Field,
+    timestamp: Option<String>,
+    /// The line's number within the field's text (1-based).
+    number: usize,
+    line: String,
+    matches: Vec<(usize, usize)>,
+}
+
+/// A searched session.
+struct Searched {
+    path: PathBuf,
+    id: String,
+    cwd: String,
+    warnings: Vec<Warning>,
+    /// Read when the output or the filters need it.
+    summary: Option<Summary>,
+    hits: Vec<Hit>,
+}
+
+/// What every file is searched with.
+struct Search<'a> {
+    args: &'a GrepArgs,
+    matcher: Matcher,
+    reach: Reach,
+    /// Matching lines kept per session (`-m`, or one for `-l`); none with --branch, whose
+    /// matches are cut once the branch is known.
+    keep: Option<u64>,
+    /// Whether each file is summarized (for the heading, `--since`, `--until`).
+    summarize: bool,
+}
+
+/// What is searched: a file, or standard input read whole (`-`).
+enum Source {
+    File(PathBuf),
+    Stdin(Vec<u8>),
+}
+
+pub fn run(
+    args: &GrepArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Outcome> {
+    // Every failure before the search is exit 2: exit 1 means "nothing matched".
+    let prepared = prepare(args, env, diag, stdin).map_err(|e| {
+        if e.is::<UsageError>() {
+            e
+        } else {
+            Unanswered(format!("{e:#}")).into()
+        }
+    })?;
+    let (search, files, explicit, window, projects, incomplete) = prepared;
+    let scope = projects.scope(args.all);
+    let mut matched = false;
+    let mut trouble = incomplete;
+    let mut failed: Option<io::Error> = None;
+    let mut first = true;
+    let theme = env.theme();
+    crate::parallel::ordered(
+        &files,
+        |source| search_source(source, &search),
+        |result| {
+            let s = match result {
+                Ok(s) => s,
+                Err((path, e)) => {
+                    trouble |= report_unreadable(diag, &path, &e);
+                    return ControlFlow::Continue(());
+                }
+            };
+            diag.session_warnings(&s.path.display().to_string(), &s.warnings);
+            // SESSIONs given are searched whatever their project; --since/--until still apply.
+            let kept = (explicit
+                || (listing::in_scope(&env.location, scope, &s.cwd) && projects.holds(&s.cwd)))
+                && s.summary.as_ref().is_none_or(|sm| window.holds(sm));
+            if !kept || s.hits.is_empty() {
+                return ControlFlow::Continue(());
+            }
+            matched = true;
+            let written = write_session(args, env, theme, &s, first, out);
+            first = false;
+            match written {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(if trouble {
+        Outcome::Trouble
+    } else if matched {
+        Outcome::Done
+    } else {
+        Outcome::Partial
+    })
+}
+
+/// The search, its files, whether they were named, the filters, and whether the listing may
+/// have missed a file (an unreadable folder: exit 2, as an unreadable file).
+type Prepared<'a> = (Search<'a>, Vec<Source>, bool, Window, Projects, bool);
+
+/// The pattern, the filters and the files, each checked before any file is read.
+fn prepare<'a>(
+    args: &'a GrepArgs,
+    env: &Env,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Prepared<'a>> {
+    let syntax = Syntax {
+        fixed: args.fixed_strings,
+        ignore_case: args.ignore_case,
+        smart_case: args.smart_case,
+        word: args.word_regexp,
+    };
+    // regex's message draws the pattern over several lines; its last line says what is wrong.
+    let matcher = Matcher::new(&args.pattern, syntax).map_err(|e| {
+        let e = e.to_string();
+        let why = e.lines().last().unwrap_or(&e).trim_start_matches("error: ");
+        UsageError(format!("bad pattern '{}': {why}", args.pattern))
+    })?;
+    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+    let projects = Projects::parse(&args.projects, &env.inputs.home)?;
+    warn_unknown_types(&args.types, diag);
+    // With --branch every match is kept until the branch is known, then cut.
+    let keep = match (args.branch, args.files_with_matches) {
+        (true, _) => None,
+        (false, true) => Some(1),
+        (false, false) => args.max_count,
+    };
+    let search = Search {
+        args,
+        matcher,
+        reach: Reach {
+            tools: args.tools,
+            thinking: args.thinking,
+        },
+        keep,
+        summarize: !(args.json || args.count || args.files_with_matches)
+            || window.since.is_some()
+            || window.until.is_some(),
+    };
+    let loc = &env.location;
+    let mut incomplete = false;
+    let (files, explicit) = if args.sessions.is_empty() {
+        let listed = listing::files(loc, projects.scope(args.all))?;
+        for (path, why) in listed.skipped {
+            incomplete |= matches!(why, Skipped::Folder(_));
+            Problem::Skipped(why).report(&path, diag);
+        }
+        (listed.files.into_iter().map(Source::File).collect(), false)
+    } else {
+        let mut files = Vec::new();
+        for arg in &args.sessions {
+            match select(Some(arg), loc, env.pi_session_file.as_deref())? {
+                Selected::File(path) => files.push(Source::File(path)),
+                // Read whole, so it is searched in its place among the files.
+                Selected::Stdin => {
+                    let mut bytes = Vec::new();
+                    stdin.read_to_end(&mut bytes).context("<stdin>")?;
+                    files.push(Source::Stdin(bytes));
+                }
+            }
+        }
+        (files, true)
+    };
+    Ok((search, files, explicit, window, projects, incomplete))
+}
+
+/// A file that could not be searched: a warning; true when it may hide a match (exit 2).
+fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
+    let name = path.display().to_string();
+    match e {
+        ScanError::Io(io) if io.kind() == io::ErrorKind::NotFound => {
+            diag.warn(&name, None, "removed while searching");
+            false
+        }
+        // Not a pi session: skipped, as `ls` skips it.
+        ScanError::NotASession { .. } | ScanError::Empty | ScanError::NoHeader { .. } => {
+            diag.warn(&name, None, &format!("skipped: {e}"));
+            false
+        }
+        // Listings pass over what is not a regular file before this, so this one was named
+        // (or swapped in): it could not be searched.
+        ScanError::Io(_) | ScanError::Changed | ScanError::NotRegular(_) => {
+            diag.warn(&name, None, &format!("skipped: {e}"));
+            true
+        }
+    }
+}
+
+/// Searches a file, or standard input: without a file there is no summary (its heading is the
+/// header's).
+fn search_source(source: &Source, search: &Search) -> Result<Searched, (PathBuf, ScanError)> {
+    match source {
+        Source::File(path) => search_file(path, search),
+        Source::Stdin(bytes) => {
+            let mut found = Found::default();
+            let report = scan_until(&bytes[..], "-", |header, e| found.entry(search, header, e))
+                .map_err(|e| (PathBuf::from("-"), e))?;
+            Ok(found.into_searched(PathBuf::from("-"), search, None, Some(report)))
+        }
+    }
+}
+
+/// Searches one file. The human view's heading and `--since`/`--until` need the file's
+/// summary, found in the same pass; the other outputs read only as far as they must (`-l`
+/// stops at the first match, as ripgrep does).
+fn search_file(path: &Path, search: &Search) -> Result<Searched, (PathBuf, ScanError)> {
+    let mut found = Found::default();
+    let failed = |e| (path.to_path_buf(), e);
+    let (summary, report) = if search.summarize {
+        let summary = summarize_with(path, Reading::OnThisThread, Detail::Listing, |header, e| {
+            let _ = found.entry(search, header, e);
+        })
+        .map_err(failed)?;
+        (Some(summary), None)
+    } else {
+        let opened = open_file(path).map_err(failed)?;
+        let input = whole_file(&opened, Reading::OnThisThread).map_err(failed)?;
+        let report = scan_until(input, &opened.stem, |header, e| {
+            found.entry(search, header, e)
+        })
+        .map_err(failed)?;
+        (None, Some(report))
+    };
+    Ok(found.into_searched(path.to_path_buf(), search, summary, report))
+}
+
+/// What the search of one file has found so far.
+#[derive(Default)]
+struct Found {
+    hits: Vec<Hit>,
+    lines_kept: u64,
+    /// With --branch, every entry's id and parent, to walk the active branch at the end.
+    links: Vec<(Option<String>, Option<String>)>,
+}
+
+impl Found {
+    /// The session searched, its hits cut to the active branch with --branch. One of
+    /// `summary` and `report` is the pass that ran.
+    fn into_searched(
+        self,
+        path: PathBuf,
+        search: &Search,
+        summary: Option<Summary>,
+        report: Option<ScanReport>,
+    ) -> Searched {
+        let args = search.args;
+        let Found {
+            mut hits, links, ..
+        } = self;
+        if args.branch {
+            let on_path = active_branch(&links);
+            hits.retain(|h| on_path[h.ordinal]);
+            if let Some(k) = args.max_count.or(args.files_with_matches.then_some(1)) {
+                hits.truncate(usize::try_from(k).unwrap_or(usize::MAX));
+            }
+        }
+        let (id, cwd, warnings) = match (&summary, report) {
+            (Some(s), _) => (s.id.clone(), s.cwd.clone(), s.warnings.clone()),
+            (None, Some(r)) => (r.header.id, r.header.cwd.unwrap_or_default(), r.warnings),
+            (None, None) => unreachable!("one of the two passes ran"),
+        };
+        Searched {
+            path,
+            id,
+            cwd,
+            warnings,
+            summary,
+            hits,
+        }
+    }
+
+    /// Searches one entry; breaks when no later entry can add a hit that is kept.
+    fn entry(&mut self, search: &Search, header: &Header, e: &EntryLine) -> ControlFlow<()> {
+        let args = search.args;
+        if args.branch {
+            self.links.push((
+                e.id.as_deref().map(str::to_owned),
+                e.parent.as_deref().map(str::to_owned),
+            ));
+        }
+        let full = |kept: u64| search.keep.is_some_and(|k| kept >= k);
+        if full(self.lines_kept) {
+            return ControlFlow::Break(());
+        }
+        let stored_role = e.view.message.0.as_ref().and_then(|m| m.role.get());
+        let role = stored_role.map(|r| migrated_role(header, r));
+        if !searched(&e.kind, role, search.reach)
+            || !entry_wanted(&args.types, &args.roles, header, &e.kind, stored_role)
+            || !search.matcher.may_match(e.json)
+        {
+            return ControlFlow::Continue(());
+        }
+        // The scan read the line as an object; a decode that fails now has nothing to say.
+        let Ok(value) = crate::json::decode(e.json) else {
+            return ControlFlow::Continue(());
+        };
+        for (field, text) in texts(&value, &e.kind, role, search.reach) {
+            for m in matching_lines(&search.matcher, text) {
+                if full(self.lines_kept) {
+                    return ControlFlow::Continue(());
+                }
+                self.lines_kept += 1;
+                self.hits.push(Hit {
+                    ordinal: e.ordinal,
+                    file_line: e.line,
+                    entry_id: e.id.as_deref().map(str::to_owned),
+                    kind: e.kind.as_str().to_owned(),
+                    role: role.map(str::to_owned),
+                    field,
+                    timestamp: e.view.timestamp.get().map(str::to_owned),
+                    number: m.number,
+                    line: m.line,
+                    matches: m.matches,
+                });
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Which entries lie on the active branch: from the last entry with an id (pi's leaf) up its
+/// parents (the last entry of each id, as pi's `byId`), stopping at a cycle as `Session::path_to`.
+fn active_branch(links: &[(Option<String>, Option<String>)]) -> Vec<bool> {
+    let mut on_path = vec![false; links.len()];
+    let by_id: hashbrown::HashMap<&str, usize> = links
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (id, _))| Some((id.as_deref()?, i)))
+        .collect();
+    let mut at = links.iter().rposition(|(id, _)| id.is_some());
+    while let Some(i) = at {
+        if std::mem::replace(&mut on_path[i], true) {
+            break;
+        }
+        at = links[i].1.as_deref().and_then(|p| by_id.get(p).copied());
+    }
+    on_path
+}
+
+fn write_session(
+    args: &GrepArgs,
+    env: &Env,
+    theme: Theme,
+    s: &Searched,
+    first: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let path = s.path.display().to_string();
+    if args.files_with_matches {
+        return writeln!(out, "{}", shown_path(env, &path));
+    }
+    if args.count {
+        return writeln!(out, "{}:{}", shown_path(env, &path), s.hits.len());
+    }
+    if args.json {
+        for h in &s.hits {
+            let matches: Vec<_> = h
+                .matches
+                .iter()
+                .map(|&(start, end)| json!({"start": start, "end": end}))
+                .collect();
+            let object = json!({
+                "sessionId": s.id,
+                "path": path,
+                "cwd": s.cwd,
+                "entryId": h.entry_id,
+                "type": h.kind,
+                "role": h.role,
+                "field": h.field.as_str(),
+                "timestamp": h.timestamp,
+                "fileLine": h.file_line,
+                "lineNumber": h.number,
+                "line": h.line,
+                "matches": matches,
+            });
+            crate::surrogates::write(&mut *out, &object)?;
+            out.write_all(b"\n")?;
+        }
+        return Ok(());
+    }
+    if !first {
+        out.write_all(b"\n")?;
+    }
+    // Standard input has no summary: its heading says so instead of a time and a title.
+    let (when, title) = match &s.summary {
+        Some(sm) => (
+            relative(sm.modified_ms, env.now_ms),
+            style::one_line(sm.name.as_deref().unwrap_or(&sm.first_message)),
+        ),
+        None => ("-".to_owned(), "(standard input)".to_owned()),
+    };
+    let cwd = style::one_line(&tilde(Path::new(&s.cwd), &env.inputs.home));
+    let head = format!("{}  {when}  {cwd}  ", style::short_id(&s.id));
+    let title = match env.width {
+        Some(w) => style::truncate(&title, w.saturating_sub(style::width(&head))).into_owned(),
+        None => title,
+    };
+    writeln!(
+        out,
+        "{}  {}  {}  {}",
+        theme.paint(Role::Id, &style::short_id(&s.id)),
+        theme.dim(&when),
+        cwd,
+        theme.bold(&title)
+    )?;
+    for h in &s.hits {
+        let id = h
+            .entry_id
+            .as_deref()
+            .map_or("-".to_owned(), |id| style::shown_id(id, IdCut::Typed));
+        // The role (or type), and the field where it says more than the role does.
+        let mut what = h.role.clone().unwrap_or_else(|| h.kind.clone());
+        if matches!(
+            h.field,
+            Field::ToolCall | Field::Thinking | Field::Command | Field::Output
+        ) {
+            what = format!("{what} {}", h.field.as_str());
+        }
+        let what = style::escape_control(&what, false).into_owned();
+        let role = match h.role.as_deref() {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            Some("toolResult" | "bashExecution") => Role::Muted,
+            _ if h.field == Field::ToolCall => Role::Tool,
+            _ => Role::Custom,
+        };
+        let lead = format!("  {id}  {what}  ");
+        let budget = env
+            .width
+            .map(|w| w.saturating_sub(style::width(&lead)).max(20));
+        let line = cut_around(&h.line, &h.matches, budget, theme);
+        writeln!(
+            out,
+            "  {}  {}  {line}",
+            theme.paint(Role::Id, &id),
+            theme.paint(role, &what)
+        )?;
+    }
+    Ok(())
+}
+
+/// A path for `-l`/`-c`: as is into a pipe (for xargs), escaped on a terminal.
+fn shown_path<'a>(env: &Env, path: &'a str) -> Cow<'a, str> {
+    if env.stdout_tty {
+        style::escape_control(path, false)
+    } else {
+        Cow::Borrowed(path)
+    }
+}
+
+/// The line with its matches highlighted and its text escaped; with a `budget` of columns,
+/// cut to it around the first match (a third of the budget before it at most), `…` marking
+/// each cut.
+fn cut_around(
+    line: &str,
+    matches: &[(usize, usize)],
+    budget: Option<usize>,
+    theme: Theme,
+) -> String {
+    let escape = |s: &str| style::escape_control(s, false).into_owned();
+    let first = matches.first().map_or(0, |m| m.0);
+    let mut start = 0;
+    if let Some(budget) = budget {
+        let before = &line[..first];
+        let lead = budget / 3;
+        if style::width(&escape(before)) > lead {
+            // Keep the last `lead - 1` columns before the match (one for the `…`).
+            let mut cols = 0;
+            start = first;
+            for (i, c) in before.char_indices().rev() {
+                cols += style::width(&escape(c.encode_utf8(&mut [0; 4])));
+                if cols > lead.saturating_sub(1) {
+                    break;
+                }
+                start = i;
+            }
+        }
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    if start > 0 {
+        out.push('…');
+        used += 1;
+    }
+    let mut at = start;
+    let mut pieces: Vec<(&str, bool)> = Vec::new();
+    for &(s, e) in matches {
+        if s < at {
+            continue;
+        }
+        pieces.push((&line[at..s], false));
+        pieces.push((&line[s..e], true));
+        at = e;
+    }
+    pieces.push((&line[at..], false));
+    for (text, hit) in pieces {
+        let text = escape(text);
+        let shown = match budget {
+            Some(b) if used + style::width(&text) > b => {
+                let cut = style::truncate(&text, b.saturating_sub(used)).into_owned();
+                out.push_str(&paint_hit(theme, &cut, hit));
+                return out;
+            }
+            _ => text,
+        };
+        used += style::width(&shown);
+        out.push_str(&paint_hit(theme, &shown, hit));
+    }
+    out
+}
+
+fn paint_hit(theme: Theme, s: &str, hit: bool) -> String {
+    if hit {
+        theme.bold(&theme.paint(Role::Error, s))
+    } else {
+        s.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_line_is_cut_around_its_match() {
+        let plain = Theme { enabled: false };
+        let line = format!("{}needle{}", "a".repeat(100), "b".repeat(100));
+        let got = cut_around(&line, &[(100, 106)], Some(30), plain);
+        assert!(got.starts_with('…') && got.ends_with('…'), "{got}");
+        assert!(got.contains("needle"));
+        assert_eq!(style::width(&got), 30, "{got}");
+        assert_eq!(
+            cut_around("a\x1bneedle", &[(2, 8)], None, plain),
+            "a\\u{1b}needle"
+        );
+    }
+
+    #[test]
+    fn the_active_branch_is_walked_from_the_last_entry() {
+        let s = |x: &str| Some(x.to_owned());
+        let links = [
+            (s("a"), None),
+            (s("b"), s("a")),
+            (s("c"), s("a")),
+            (None, None),
+            (s("d"), s("c")),
+        ];
+        assert_eq!(active_branch(&links), [true, false, true, false, true]);
+        // A cycle stops the walk.
+        let cyclic = [(s("a"), s("b")), (s("b"), s("a"))];
+        assert_eq!(active_branch(&cyclic), [true, true]);
+    }
+}

@@ -1,0 +1,129 @@
+//! Work on every core, results in input order as soon as they are ready: `grep` prints the
+//! first session's matches while later files are still read, and memory holds the results of
+//! at most [`AHEAD`] files, however many there are.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
+
+/// How far a worker may run ahead of the result handed out last: enough that a large file
+/// does not idle the other cores, few enough that the results waiting behind it stay small.
+const AHEAD: usize = 64;
+
+/// Calls `work` on each item on up to 8 threads (files are read one per core; more threads add
+/// nothing but contention) and `emit` on each result in input order, on the calling thread.
+/// `emit` breaking stops the work: no item after it is started.
+pub(crate) fn ordered<T: Sync, R: Send>(
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync,
+    mut emit: impl FnMut(R) -> ControlFlow<()>,
+) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads <= 1 || items.len() < 2 {
+        for item in items {
+            if emit(work(item)).is_break() {
+                return;
+            }
+        }
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    // The count of results handed out, which workers wait on to stay within `AHEAD`.
+    let emitted = (Mutex::new(0usize), Condvar::new());
+    let (tx, rx) = mpsc::channel::<(usize, R)>();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, stop, emitted, work) = (&next, &stop, &emitted, &work);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= items.len() {
+                    return;
+                }
+                let (lock, ready) = emitted;
+                let mut done = lock
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                while i >= *done + AHEAD && !stop.load(Ordering::Relaxed) {
+                    done = ready
+                        .wait(done)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+                drop(done);
+                if stop.load(Ordering::Relaxed) || tx.send((i, work(&items[i]))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        let mut waiting = BTreeMap::new();
+        let mut at = 0;
+        for (i, r) in &rx {
+            waiting.insert(i, r);
+            while let Some(r) = waiting.remove(&at) {
+                at += 1;
+                let broke = emit(r).is_break();
+                let (lock, ready) = &emitted;
+                *lock
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = at;
+                if broke {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                ready.notify_all();
+                if broke {
+                    return;
+                }
+            }
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_in_input_order_and_a_break_stops_the_work() {
+        let items: Vec<u64> = (0..500).collect();
+        let mut got = Vec::new();
+        // Uneven work, so later items often finish first.
+        ordered(
+            &items,
+            |&n| {
+                std::thread::sleep(std::time::Duration::from_micros((n * 7919) % 300));
+                n * 2
+            },
+            |r| {
+                got.push(r);
+                ControlFlow::Continue(())
+            },
+        );
+        assert_eq!(got, items.iter().map(|n| n * 2).collect::<Vec<_>>());
+
+        let started = AtomicUsize::new(0);
+        let mut seen = 0;
+        ordered(
+            &items,
+            |&n| {
+                started.fetch_add(1, Ordering::Relaxed);
+                n
+            },
+            |_| {
+                seen += 1;
+                if seen == 3 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        );
+        assert_eq!(seen, 3);
+        // Workers stay within AHEAD of what was handed out.
+        assert!(started.load(Ordering::Relaxed) <= 3 + AHEAD + 8);
+    }
+}
