@@ -68,7 +68,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --help --version ls list show tree path context rm help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --help --version ls list show tree path context rm help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -94,7 +94,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__context)
-            opts="-q -h --leaf --llm --json --full --max-tool-chars --session-dir --cwd --color --quiet --help"
+            opts="-q -h --leaf --llm --json --full --max-tool-chars --session-dir --cwd --color --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -240,7 +240,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__ls)
-            opts="-a -n -r -q -h --all --limit --since --until --sort --reverse --json --session-dir --cwd --color --quiet --help"
+            opts="-a -n -r -q -h --all --limit --since --until --sort --reverse --json --session-dir --cwd --color --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -286,7 +286,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__path)
-            opts="-q -h --root --explain --session-dir --cwd --color --quiet --help"
+            opts="-q -h --root --explain --session-dir --cwd --color --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -312,7 +312,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__rm)
-            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --force --json --session-dir --cwd --color --quiet --help"
+            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --force --json --session-dir --cwd --color --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -342,7 +342,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__show)
-            opts="-b -t -q -h --branch --leaf --type --role --full --json --no-header --session-dir --cwd --color --quiet --help"
+            opts="-b -t -f -q -h --branch --leaf --type --role --full --json --no-header --follow --idle-exit --session-dir --cwd --color --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -362,6 +362,10 @@ _pisess() {
                     ;;
                 --role)
                     COMPREPLY=($(compgen -W "user assistant toolResult system bashExecution custom branchSummary compactionSummary" -- "${cur}"))
+                    return 0
+                    ;;
+                --idle-exit)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --session-dir)
@@ -384,7 +388,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__tree)
-            opts="-q -h --filter --json --ids --session-dir --cwd --color --quiet --help"
+            opts="-q -h --filter --json --ids --session-dir --cwd --color --quiet --no-pager --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -23,6 +23,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --color 'When to use colours'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -52,6 +53,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --json 'NDJSON: one object per session (fields are only ever added)'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -71,6 +73,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --json 'NDJSON: one object per session (fields are only ever added)'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -79,6 +82,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -t 'Only entries of this type (message, compaction, label, ...); repeatable'
             cand --type 'Only entries of this type (message, compaction, label, ...); repeatable'
             cand --role 'Only messages of this role; repeatable (another value is a usage error)'
+            cand --idle-exit 'With --follow: stop (exit 0) after SPAN without a new entry (30s, 5m, 1h)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
             cand --color 'When to use colours'
@@ -87,8 +91,11 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --full 'Do not cut long text'
             cand --json 'The selected stored lines verbatim (NDJSON), header first'
             cand --no-header 'With --json: leave out the header line'
+            cand -f 'Keep printing entries as pi appends them, until Ctrl-C'
+            cand --follow 'Keep printing entries as pi appends them, until Ctrl-C'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -101,6 +108,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --ids 'Print each entry''s id (for `show SESSION ID` and `--leaf ID`)'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -112,6 +120,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --explain 'Show every source of the session dir in order, its value and which one won'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -126,6 +135,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --full 'Show every message in full'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -146,6 +156,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --json 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

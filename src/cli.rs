@@ -186,6 +186,13 @@ pub struct GlobalArgs {
     /// change the exit code; -q only hides them.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Never page human output
+    ///
+    /// On a terminal, show, tree and context page output taller than the terminal through
+    /// $PISESS_PAGER, else $PAGER, else `less -FRX` (empty or `cat`: no pager). Never when
+    /// stdout is not a terminal.
+    #[arg(long, global = true)]
+    pub no_pager: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -356,6 +363,16 @@ pub struct ShowArgs {
     /// With --json: leave out the header line
     #[arg(long, requires = "json")]
     pub no_header: bool,
+    /// Keep printing entries as pi appends them, until Ctrl-C
+    ///
+    /// The session as `show` prints it, then each new entry (human, or its line with --json)
+    /// as soon as it is written whole. A truncated or replaced file is said on stderr and shown
+    /// again from its start. Never paged. With SESSION `-`, reads stdin as it comes.
+    #[arg(short = 'f', long, conflicts_with_all = ["entry_id", "leaf"])]
+    pub follow: bool,
+    /// With --follow: stop (exit 0) after SPAN without a new entry (30s, 5m, 1h)
+    #[arg(long, value_name = "SPAN", requires = "follow")]
+    pub idle_exit: Option<String>,
 }
 
 #[derive(Debug, Args)]

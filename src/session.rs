@@ -221,7 +221,12 @@ impl Session {
     pub fn from_reader(mut input: impl Read, name: &str) -> Result<Session, ScanError> {
         let mut bytes = Vec::new();
         input.read_to_end(&mut bytes).map_err(ScanError::Io)?;
-        let mut session = Session::index(&bytes[..], name, name.to_owned())?;
+        Session::from_bytes(bytes, name, name)
+    }
+
+    /// Indexes bytes in memory; `stem` is the id of a seed-000 session (its file's stem).
+    pub fn from_bytes(bytes: Vec<u8>, stem: &str, name: &str) -> Result<Session, ScanError> {
+        let mut session = Session::index(&bytes[..], stem, name.to_owned())?;
         session.source = Source::Memory(bytes);
         Ok(session)
     }

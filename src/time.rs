@@ -97,26 +97,40 @@ pub(crate) fn to_json_date(ms: i64) -> Option<String> {
 /// A `--since`/`--until` value: an ISO date or date-time, or a span back from `now`
 /// (`30s`, `15m`, `2h`, `3d`, `1w`).
 pub(crate) fn parse_when(s: &str, now_ms: i64) -> Result<i64, String> {
-    let trimmed = s.trim();
-    if let Some(unit) = trimmed.chars().last() {
-        let digits = &trimmed[..trimmed.len() - unit.len_utf8()];
-        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-            let n: i64 = digits.parse().map_err(|_| format!("'{s}' is too large"))?;
-            let unit_ms = match unit {
-                's' => 1_000,
-                'm' => 60_000,
-                'h' => 3_600_000,
-                'd' => 86_400_000,
-                'w' => 7 * 86_400_000,
-                _ => return Err(bad_when(s)),
-            };
-            return n
-                .checked_mul(unit_ms)
-                .map(|span| now_ms - span)
-                .ok_or_else(|| format!("'{s}' is too large"));
-        }
+    match span_ms(s) {
+        Some(span) => span.map(|span| now_ms - span),
+        None => parse_js_date(s.trim()).ok_or_else(|| bad_when(s)),
     }
-    parse_js_date(trimmed).ok_or_else(|| bad_when(s))
+}
+
+/// A span (`30s`, `15m`, `2h`, `3d`, `1w`) in ms, as `--idle-exit` takes it.
+pub(crate) fn parse_span(s: &str) -> Result<i64, String> {
+    span_ms(s).unwrap_or_else(|| Err(format!("invalid span '{s}': use 30s, 15m, 2h, 3d or 1w")))
+}
+
+/// `None` when `s` is not digits and a unit letter; an error for an unknown unit or overflow.
+fn span_ms(s: &str) -> Option<Result<i64, String>> {
+    let trimmed = s.trim();
+    let unit = trimmed.chars().last()?;
+    let digits = &trimmed[..trimmed.len() - unit.len_utf8()];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let Ok(n) = digits.parse::<i64>() else {
+        return Some(Err(format!("'{s}' is too large")));
+    };
+    let unit_ms = match unit {
+        's' => 1_000,
+        'm' => 60_000,
+        'h' => 3_600_000,
+        'd' => 86_400_000,
+        'w' => 7 * 86_400_000,
+        _ => return Some(Err(bad_when(s))),
+    };
+    Some(
+        n.checked_mul(unit_ms)
+            .ok_or_else(|| format!("'{s}' is too large")),
+    )
 }
 
 fn bad_when(s: &str) -> String {
@@ -216,6 +230,8 @@ mod tests {
 
     #[test]
     fn spans_and_relative() {
+        assert_eq!(parse_span("30s"), Ok(30_000));
+        assert!(parse_span("2026-01-01").is_err());
         let now = 1_000_000_000_000;
         assert_eq!(parse_when("2h", now), Ok(now - 7_200_000));
         assert_eq!(parse_when("1w", now), Ok(now - 604_800_000));

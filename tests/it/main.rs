@@ -11,4 +11,5 @@ mod path;
 mod rm;
 mod robustness;
 mod show;
+mod terminal;
 mod tree;
