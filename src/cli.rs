@@ -5,6 +5,7 @@
 use std::ffi::OsString;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::engine::ArgValueCompleter;
 
 use crate::tree::TreeFilter;
 
@@ -333,7 +334,7 @@ pub const PI_ENTRY_TYPES: [&str; 11] = [
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub session: Option<OsString>,
     /// Print only this entry (id or unique prefix), in full; not with --branch, --leaf, --type,
     /// --role
@@ -378,7 +379,7 @@ pub struct ShowArgs {
 #[derive(Debug, Args)]
 pub struct TreeArgs {
     /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub session: Option<OsString>,
     /// Which entries to draw (pi's /tree filter modes)
     #[arg(long, value_enum, default_value_t = TreeFilter::Default, value_name = "MODE")]
@@ -398,7 +399,7 @@ pub struct TreeArgs {
 #[derive(Debug, Args)]
 pub struct PathArgs {
     /// A session to print the file of; without it, the session dir for this project
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub session: Option<OsString>,
     /// Print the sessions root (<agent dir>/sessions) instead
     #[arg(long, conflicts_with = "session")]
@@ -411,7 +412,7 @@ pub struct PathArgs {
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub session: Option<OsString>,
     /// Build the context as if entry ID were the leaf
     #[arg(long, value_name = "ID")]
@@ -433,7 +434,7 @@ pub struct ContextArgs {
 #[derive(Debug, Args)]
 pub struct RmArgs {
     /// Sessions to remove (id, prefix, name or path)
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub sessions: Vec<OsString>,
     /// Print what would be removed, remove nothing
     #[arg(short = 'n', long)]

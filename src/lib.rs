@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod complete;
 pub mod context;
 pub mod diag;
 pub mod env;

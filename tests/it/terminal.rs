@@ -459,3 +459,54 @@ fn never_a_pager_into_a_pipe() {
     assert!(!got.exists());
     assert!(String::from_utf8_lossy(&out.stdout).contains("user"));
 }
+
+// ---- dynamic completion ----
+
+/// A session file of `id` (with one user message `said`) in `dir`.
+fn write_session(dir: &std::path::Path, id: &str, cwd: &str, said: &str) {
+    fs::create_dir_all(dir).unwrap();
+    let header = format!(
+        r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-07-01T10:00:00.000Z","cwd":"{cwd}"}}"#
+    );
+    let user = entry("e1", None, said);
+    let file = dir.join(format!("2026-07-01T10-00-00-000Z_{id}.jsonl"));
+    fs::write(file, format!("{header}\n{user}\n")).unwrap();
+}
+
+#[test]
+fn completion_offers_this_projects_ids_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let here = tmp.path().join("here");
+    fs::create_dir_all(&here).unwrap();
+    let here = here.canonicalize().unwrap();
+    let agent = tmp.path().join("agent");
+    let folder = |cwd: &str| {
+        let cwd = cwd.trim_start_matches('/').replace(['/', '\\', ':'], "-");
+        agent.join("sessions").join(format!("--{cwd}--"))
+    };
+    let here_str = here.to_string_lossy().into_owned();
+    write_session(&folder(&here_str), "abc2-mine", &here_str, "mine");
+    write_session(&folder("/other"), "abc1-theirs", "/other", "theirs");
+    write_session(&folder("/other"), "zzz9-other", "/other", "unrelated");
+    let complete = |shell: &str, word: &str| {
+        let out = Command::new(BIN)
+            .args(["--", "pisess", "show", word])
+            .current_dir(&here)
+            .env_clear()
+            .env("HOME", tmp.path())
+            .env("PI_CODING_AGENT_DIR", &agent)
+            .env("COMPLETE", shell)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let got = complete("fish", "abc");
+    let values: Vec<&str> = got.lines().map(|l| l.split('\t').next().unwrap()).collect();
+    assert_eq!(values, ["abc2-mine", "abc1-theirs"], "{got}");
+    assert!(
+        got.lines().next().unwrap().ends_with("\tmine"),
+        "the title is the help: {got}"
+    );
+    assert!(!complete("fish", "zzz").contains("abc"));
+}
