@@ -113,6 +113,9 @@ pub struct Env {
     /// Terminal width when stdout is a terminal (tables are cut to it), else `None`:
     /// `$COLUMNS` when set to a number, else what the terminal reports.
     pub width: Option<usize>,
+    /// The width one-line previews are cut to: [`Env::width`], else `$COLUMNS` (set by the
+    /// user even into a pipe), else `None` (the command's default).
+    pub columns: Option<usize>,
     /// Terminal height when stdout is a terminal (what the pager compares output with).
     pub height: Option<usize>,
     /// The pager command when human output may be paged: stdout a terminal, no `--no-pager`,
@@ -157,6 +160,7 @@ impl Env {
             .and_then(|c| c.trim().parse::<usize>().ok())
             .filter(|&c| c > 0);
         let width = if stdout_tty { columns.or(width) } else { None };
+        let columns = width.or(columns);
         let mut inputs = Inputs {
             home,
             cwd: cwd.clone(),
@@ -179,6 +183,7 @@ impl Env {
             color_stdout: false,
             color_stderr: false,
             width,
+            columns,
             height: height.filter(|_| stdout_tty),
             pager: None,
             pisess_pager: vars.remove("PISESS_PAGER"),

@@ -510,3 +510,29 @@ fn completion_offers_this_projects_ids_first() {
     );
     assert!(!complete("fish", "zzz").contains("abc"));
 }
+
+#[test]
+fn context_previews_follow_the_width_given() {
+    let widest = |columns: Option<&str>| {
+        let mut facts = Facts::for_test("/home/dev/webshop", "/home/dev", NOW_MS);
+        facts.vars.insert(
+            "PI_CODING_AGENT_DIR",
+            examples_agent_dir().to_string_lossy().into_owned(),
+        );
+        if let Some(c) = columns {
+            facts.vars.insert("COLUMNS", c.to_owned());
+        }
+        let env = Env::new(&GlobalArgs::default(), facts);
+        let r = run_with(env, &["context", "0196c9f4"], b"");
+        // The previews: the lines under each message's head.
+        r.stdout
+            .lines()
+            .filter(|l| l.starts_with("      "))
+            .map(unicode_width::UnicodeWidthStr::width)
+            .max()
+            .unwrap()
+    };
+    assert!(widest(Some("60")) <= 60);
+    assert!(widest(Some("200")) > 130, "not the fixed 120 columns");
+    assert!(widest(None) <= 130, "piped without COLUMNS: the default");
+}
