@@ -81,7 +81,12 @@ Environment:
   PI_CODING_AGENT_SESSION_DIR  the session dir; beaten by --session-dir, beats the sessionDir
                                setting in .pi/settings.json (`pisess path --explain` shows all)
   PI_SESSION_FILE              the session a running pi writes: the default SESSION when set
-  NO_COLOR                     set and not empty: no colour unless --color always"
+  NO_COLOR                     set and not empty: no colour unless --color always
+  PISESS_PAGER, PAGER          the pager for long output on a terminal (default less -FRX;
+                               empty or cat: none); --no-pager turns it off
+  COLUMNS                      the width tables and previews are cut to
+
+Completion of session ids: source <(COMPLETE=bash pisess)  (or zsh; fish: COMPLETE=fish pisess | source)"
 );
 
 const LS_HELP: &str = "\
