@@ -258,6 +258,27 @@ mod tests {
     }
 
     #[test]
+    fn columns_and_the_pager_only_on_a_terminal() {
+        let mut facts = Facts::for_test("/p", "/home/dev", 0);
+        facts.vars.insert("COLUMNS", "60".into());
+        facts.vars.insert("PAGER", "more".into());
+        let piped = Env::new(&GlobalArgs::default(), facts.clone());
+        assert_eq!(
+            (piped.width, piped.columns, piped.pager),
+            (None, Some(60), None)
+        );
+        facts.stdout_tty = true;
+        facts.width = Some(100);
+        let tty = Env::new(&GlobalArgs::default(), facts.clone());
+        assert_eq!((tty.width, tty.pager.as_deref()), (Some(60), Some("more")));
+        let global = GlobalArgs {
+            no_pager: true,
+            ..GlobalArgs::default()
+        };
+        assert_eq!(Env::new(&global, facts).pager, None);
+    }
+
+    #[test]
     fn flags_resolve_against_the_facts() {
         let facts = Facts::for_test("/work/p", "/home/dev", 0);
         let global = GlobalArgs {
