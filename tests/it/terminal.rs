@@ -398,10 +398,21 @@ fn follow_of_stdin_reads_as_it_comes() {
 /// what it was given: (what the terminal showed, what the pager got, if it ran).
 #[cfg(unix)]
 fn under_a_terminal(rows: u16, pager: Option<&str>, args: &[&str]) -> (String, Option<String>) {
+    under_a_terminal_of(rows, 100, pager, args)
+}
+
+#[cfg(unix)]
+fn under_a_terminal_of(
+    rows: u16,
+    cols: u16,
+    pager: Option<&str>,
+    args: &[&str],
+) -> (String, Option<String>) {
     let dir = tempfile::tempdir().unwrap();
     let got = dir.path().join("paged");
     let mut cmd = Command::new("sh");
-    let script = format!("stty rows {rows} cols 100; exec \"$0\" --cwd /home/dev/webshop \"$@\"",);
+    let script =
+        format!("stty rows {rows} cols {cols}; exec \"$0\" --cwd /home/dev/webshop \"$@\"",);
     cmd.arg("-c").arg(script).arg(BIN).args(args);
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -443,6 +454,21 @@ fn the_pager_is_skipped_when_output_fits_or_with_no_pager() {
     let (shown, paged) = under_a_terminal(5, Some("true"), &["context", "0196c9f4"]);
     assert_eq!(paged, None);
     assert!(!shown.contains("error"), "{shown}");
+}
+
+/// The terminal's own width, read from the pseudo-terminal (no COLUMNS set).
+#[cfg(unix)]
+#[test]
+fn ls_under_a_40_column_terminal() {
+    let (shown, _) = under_a_terminal_of(50, 40, None, &["ls", "--all", "-q", "--color", "never"]);
+    let rows: Vec<&str> = shown.lines().filter(|l| l.contains("0196")).collect();
+    assert!(rows.len() > 10, "{shown}");
+    // rexpect reads bytes as Latin-1: count characters of the UTF-8 text instead.
+    for row in rows {
+        let text = String::from_utf8(row.chars().map(|c| c as u8).collect()).unwrap();
+        let width = unicode_width::UnicodeWidthStr::width(text.trim_end_matches('\r'));
+        assert!(width <= 40, "{width}: {text}");
+    }
 }
 
 #[test]
