@@ -519,6 +519,9 @@ fn completion_offers_this_projects_ids_first() {
             .args(["--", "pisess", "show", word])
             .current_dir(&here)
             .env_clear()
+            // What the bash and zsh hooks pass: the word's index, the separator to print.
+            .env("_CLAP_COMPLETE_INDEX", "2")
+            .env("_CLAP_IFS", "\n")
             .env("HOME", tmp.path())
             .env("PI_CODING_AGENT_DIR", &agent)
             .env("COMPLETE", shell)
@@ -535,6 +538,11 @@ fn completion_offers_this_projects_ids_first() {
         "the title is the help: {got}"
     );
     assert!(!complete("fish", "zzz").contains("abc"));
+    for shell in ["bash", "zsh"] {
+        let got = complete(shell, "abc");
+        let first = |v: &str| got.find(v).unwrap_or_else(|| panic!("{shell}: {got}"));
+        assert!(first("abc2-mine") < first("abc1-theirs"), "{shell}: {got}");
+    }
 }
 
 #[test]
