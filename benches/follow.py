@@ -7,7 +7,7 @@ until each follower has printed it, the two read side by side so a slow moment h
 
 Prints the median and the worst latency of each, and pisess's median as a ratio of tail's.
 """
-import argparse, json, os, select, statistics, subprocess, tempfile, time
+import argparse, json, os, queue, statistics, subprocess, tempfile, threading, time
 
 HEADER = {"type": "session", "version": 3, "id": "bench-follow", "timestamp":
           "2026-07-31T10:00:00.000Z", "cwd": "/p"}
@@ -34,6 +34,18 @@ def main():
         "pisess show -f": subprocess.Popen([a.pisess, "show", "-f", "--json", "--no-header",
                                             path], stdout=subprocess.PIPE),
     }
+    # One reader thread per follower stamps the moment its line arrives.
+    arrived = {k: queue.Queue() for k in procs}
+
+    def reader(name, p):
+        while True:
+            chunk = os.read(p.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return
+            arrived[name].put(time.monotonic())
+
+    for name, p in procs.items():
+        threading.Thread(target=reader, args=(name, p), daemon=True).start()
     time.sleep(0.5)
     lat = {k: [] for k in procs}
     for i in range(a.rounds):
@@ -41,17 +53,11 @@ def main():
         start = time.monotonic()
         with open(path, "a") as f:
             f.write(line)
-        waiting = dict(procs)
-        while waiting:
-            ready, _, _ = select.select([p.stdout for p in waiting.values()], [], [], 5)
-            if not ready:
-                raise SystemExit(f"no line within 5 s from {list(waiting)}")
-            now = time.monotonic()
-            for name, p in list(waiting.items()):
-                if p.stdout in ready:
-                    os.read(p.stdout.fileno(), 1 << 16)
-                    lat[name].append((now - start) * 1000)
-                    del waiting[name]
+        for name in procs:
+            try:
+                lat[name].append((arrived[name].get(timeout=5) - start) * 1000)
+            except queue.Empty:
+                raise SystemExit(f"no line within 5 s from {name}")
         time.sleep(0.05)
     for p in procs.values():
         p.kill()
