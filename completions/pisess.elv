@@ -23,6 +23,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --color 'When to use colours'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -56,6 +57,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --json 'NDJSON: one object per session (fields are only ever added)'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -76,6 +78,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --json 'NDJSON: one object per session (fields are only ever added)'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -84,6 +87,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -t 'Only entries of this type (message, compaction, label, ...); repeatable'
             cand --type 'Only entries of this type (message, compaction, label, ...); repeatable'
             cand --role 'Only messages of this role; repeatable (another value is a usage error)'
+            cand --idle-exit 'With --follow: stop (exit 0) after SPAN without a new entry (30s, 5m, 1h)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
             cand --color 'When to use colours'
@@ -92,8 +96,11 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --full 'Do not cut long text'
             cand --json 'The selected stored lines verbatim (NDJSON), header first'
             cand --no-header 'With --json: leave out the header line'
+            cand -f 'Keep printing entries as pi appends them, until Ctrl-C'
+            cand --follow 'Keep printing entries as pi appends them, until Ctrl-C'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -106,6 +113,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --ids 'Print each entry''s id (for `show SESSION ID` and `--leaf ID`)'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -117,6 +125,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --explain 'Show every source of the session dir in order, its value and which one won'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -131,6 +140,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --full 'Show every message in full'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -147,6 +157,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --json 'JSON: one object for a session; NDJSON rows and a total row for a report'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -175,6 +186,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --json 'One JSON object per session: {session, path, status, assertions, findings, figures}'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -196,6 +208,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --json 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -232,6 +245,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --json 'NDJSON, one object per matching line (fields are only ever added)'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

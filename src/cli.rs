@@ -5,6 +5,7 @@
 use std::ffi::OsString;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::engine::ArgValueCompleter;
 
 use crate::stats::buckets::By;
 use crate::tree::TreeFilter;
@@ -86,7 +87,12 @@ Environment:
   PI_CODING_AGENT_SESSION_DIR  the session dir; beaten by --session-dir, beats the sessionDir
                                setting in .pi/settings.json (`pisess path --explain` shows all)
   PI_SESSION_FILE              the session a running pi writes: the default SESSION when set
-  NO_COLOR                     set and not empty: no colour unless --color always"
+  NO_COLOR                     set and not empty: no colour unless --color always
+  PISESS_PAGER, PAGER          the pager for long output on a terminal (default less -FRX;
+                               empty or cat: none); --no-pager turns it off
+  COLUMNS                      the width tables and previews are cut to
+
+Completion of session ids: source <(COMPLETE=bash pisess)  (or zsh; fish: COMPLETE=fish pisess | source)"
 );
 
 const LS_HELP: &str = "\
@@ -282,6 +288,13 @@ pub struct GlobalArgs {
     /// change the exit code; -q only hides them.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Never page human output
+    ///
+    /// On a terminal, show, tree and context page output taller than the terminal through
+    /// $PISESS_PAGER, else $PAGER, else `less -FRX` (empty or `cat`: no pager). Never when
+    /// stdout is not a terminal.
+    #[arg(long, global = true)]
+    pub no_pager: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -453,7 +466,7 @@ pub const PI_ENTRY_TYPES: [&str; 11] = [
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub session: Option<OsString>,
     /// Print only this entry (id or unique prefix), in full; not with --branch, --leaf, --type,
     /// --role
@@ -483,12 +496,22 @@ pub struct ShowArgs {
     /// With --json: leave out the header line
     #[arg(long, requires = "json")]
     pub no_header: bool,
+    /// Keep printing entries as pi appends them, until Ctrl-C
+    ///
+    /// The session as `show` prints it, then each new entry (human, or its line with --json)
+    /// as soon as it is written whole. A truncated or replaced file is said on stderr and shown
+    /// again from its start. Never paged. With SESSION `-`, reads stdin as it comes.
+    #[arg(short = 'f', long, conflicts_with_all = ["entry_id", "leaf"])]
+    pub follow: bool,
+    /// With --follow: stop (exit 0) after SPAN without a new entry (30s, 5m, 1h)
+    #[arg(long, value_name = "SPAN", requires = "follow")]
+    pub idle_exit: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct TreeArgs {
     /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub session: Option<OsString>,
     /// Which entries to draw (pi's /tree filter modes)
     #[arg(long, value_enum, default_value_t = TreeFilter::Default, value_name = "MODE")]
@@ -508,7 +531,7 @@ pub struct TreeArgs {
 #[derive(Debug, Args)]
 pub struct PathArgs {
     /// A session to print the file of; without it, the session dir for this project
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub session: Option<OsString>,
     /// Print the sessions root (<agent dir>/sessions) instead
     #[arg(long, conflicts_with = "session")]
@@ -521,7 +544,7 @@ pub struct PathArgs {
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub session: Option<OsString>,
     /// Build the context as if entry ID were the leaf
     #[arg(long, value_name = "ID")]
@@ -646,7 +669,7 @@ fn non_negative(s: &str) -> Result<f64, String> {
 #[derive(Debug, Args)]
 pub struct RmArgs {
     /// Sessions to remove (id, prefix, name or path)
-    #[arg(value_parser = session_arg())]
+    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::complete::sessions))]
     pub sessions: Vec<OsString>,
     /// Print what would be removed, remove nothing
     #[arg(short = 'n', long)]

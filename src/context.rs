@@ -414,10 +414,12 @@ pub fn cut_tool_result(m: &mut Value, max: usize) {
     let cut = |s: &mut String| {
         if let Some((at, _)) = s.char_indices().nth(max) {
             let dropped = s[at..].chars().count();
-            s.truncate(at);
-            s.push_str(&format!(
-                "\n[... {dropped} more characters cut by --max-tool-chars]"
-            ));
+            let note = format!("\n[... {dropped} more characters cut by --max-tool-chars]");
+            // A cut never makes the text longer: what the note would replace stays.
+            if note.len() < s.len() - at {
+                s.truncate(at);
+                s.push_str(&note);
+            }
         }
     };
     match m.get_mut("content") {
@@ -491,6 +493,23 @@ pub fn estimate_tokens(m: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_tool_chars_never_lengthens_a_result() {
+        let result =
+            |text: &str| json!({"role": "toolResult", "content": [{"type": "text", "text": text}]});
+        let mut short = result("twenty characters...");
+        cut_tool_result(&mut short, 0);
+        assert_eq!(short, result("twenty characters..."));
+        let long = "x".repeat(346);
+        let mut cut = result(&long);
+        cut_tool_result(&mut cut, 0);
+        let text = cut["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.len() < 346 && text.contains("346 more characters"),
+            "{text}"
+        );
+    }
 
     fn session(lines: &[Value]) -> Session {
         crate::session::test_session(lines)
@@ -683,11 +702,12 @@ mod tests {
             ),
             1
         );
-        let mut m = json!({"role":"toolResult","content":[{"type":"text","text":"0123456789"}]});
+        let text = format!("0123{}", "x".repeat(100));
+        let mut m = json!({"role":"toolResult","content":[{"type":"text","text":text}]});
         cut_tool_result(&mut m, 4);
         assert!(m["content"][0]["text"]
             .as_str()
             .unwrap()
-            .starts_with("0123\n[... 6 more"));
+            .starts_with("0123\n[... 100 more"));
     }
 }

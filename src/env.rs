@@ -18,11 +18,14 @@ use crate::removal::TrashHome;
 use crate::style::Theme;
 
 /// The environment variables pisess reads.
-pub const VARS: [&str; 4] = [
+pub const VARS: [&str; 7] = [
     "PI_CODING_AGENT_DIR",
     "PI_CODING_AGENT_SESSION_DIR",
     "PI_SESSION_FILE",
     "NO_COLOR",
+    "PISESS_PAGER",
+    "PAGER",
+    "COLUMNS",
 ];
 
 /// What the process is, as read from it: nothing derived yet.
@@ -41,6 +44,8 @@ pub struct Facts {
     pub stderr_tty: bool,
     /// stdout's terminal width; `None` when it is no terminal or reports 0 columns.
     pub width: Option<usize>,
+    /// stdout's terminal height, the same way.
+    pub height: Option<usize>,
     pub now_ms: i64,
     pub tz: TimeZone,
     /// Where the freedesktop trash is (`$XDG_DATA_HOME`, `$HOME`), kept as the bytes they are.
@@ -56,11 +61,10 @@ impl Facts {
             .filter_map(|k| Some((k, std::env::var_os(k)?.to_string_lossy().into_owned())))
             .collect();
         let stdout_tty = std::io::stdout().is_terminal();
-        let width = stdout_tty
-            .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
-            .flatten()
-            // A pseudo-terminal with no size set reports 0 columns: treat as unknown.
-            .filter(|&w| w > 0);
+        let size = stdout_tty.then(terminal_size::terminal_size).flatten();
+        // A pseudo-terminal with no size set reports 0 columns: treat as unknown.
+        let width = size.map(|(w, _)| usize::from(w.0)).filter(|&w| w > 0);
+        let height = size.map(|(_, h)| usize::from(h.0)).filter(|&h| h > 0);
         Ok(Facts {
             vars,
             cwd: std::env::current_dir()?,
@@ -70,6 +74,7 @@ impl Facts {
             stdout_tty,
             stderr_tty: std::io::stderr().is_terminal(),
             width,
+            height,
             now_ms: jiff::Timestamp::now().as_millisecond(),
             tz: TimeZone::system(),
             trash: TrashHome::from_process(),
@@ -87,6 +92,7 @@ impl Facts {
             stdout_tty: false,
             stderr_tty: false,
             width: None,
+            height: None,
             now_ms,
             tz: TimeZone::UTC,
             trash: TrashHome::default(),
@@ -110,8 +116,19 @@ pub struct Env {
     pub no_color: Option<String>,
     pub color_stdout: bool,
     pub color_stderr: bool,
-    /// Terminal width when stdout is a terminal (tables are cut to it), else `None`.
+    /// Terminal width when stdout is a terminal (tables are cut to it), else `None`:
+    /// `$COLUMNS` when set to a number, else what the terminal reports.
     pub width: Option<usize>,
+    /// The width one-line previews are cut to: [`Env::width`], else `$COLUMNS` (set by the
+    /// user even into a pipe), else `None` (the command's default).
+    pub columns: Option<usize>,
+    /// Terminal height when stdout is a terminal (what the pager compares output with).
+    pub height: Option<usize>,
+    /// The pager command when human output may be paged: stdout a terminal, no `--no-pager`,
+    /// and `$PISESS_PAGER`/`$PAGER` not empty or `cat` ([`crate::pager::command`]).
+    pub pager: Option<String>,
+    pisess_pager: Option<String>,
+    pager_var: Option<String>,
     pub quiet: bool,
     /// Where `rm` finds the trash.
     pub trash: TrashHome,
@@ -158,10 +175,19 @@ impl Env {
             stdout_tty,
             stderr_tty,
             width,
+            height,
             now_ms,
             tz,
             trash,
         } = facts;
+        // A number in COLUMNS is the user's word for the width (as for ls(1)); only on a
+        // terminal, since piped output is never cut.
+        let columns = vars
+            .remove("COLUMNS")
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|&c| c > 0);
+        let width = if stdout_tty { columns.or(width) } else { None };
+        let columns = width.or(columns);
         let mut inputs = Inputs {
             home,
             cwd: cwd.clone(),
@@ -185,6 +211,11 @@ impl Env {
             color_stdout: false,
             color_stderr: false,
             width,
+            columns,
+            height: height.filter(|_| stdout_tty),
+            pager: None,
+            pisess_pager: vars.remove("PISESS_PAGER"),
+            pager_var: vars.remove("PAGER"),
             quiet: false,
             trash,
         };
@@ -223,6 +254,9 @@ impl Env {
         self.color_stdout = use_color(global.color, self.stdout_tty, no_color);
         self.color_stderr = use_color(global.color, self.stderr_tty, no_color);
         self.quiet = global.quiet;
+        self.pager = (self.stdout_tty && !global.no_pager)
+            .then(|| crate::pager::command(self.pisess_pager.as_deref(), self.pager_var.as_deref()))
+            .flatten();
     }
 }
 
@@ -249,6 +283,27 @@ mod tests {
         assert!(!use_color(ColorChoice::Auto, false, None));
         assert!(use_color(ColorChoice::Always, false, Some("1")));
         assert!(!use_color(ColorChoice::Never, true, None));
+    }
+
+    #[test]
+    fn columns_and_the_pager_only_on_a_terminal() {
+        let mut facts = Facts::for_test("/p", "/home/dev", 0);
+        facts.vars.insert("COLUMNS", "60".into());
+        facts.vars.insert("PAGER", "more".into());
+        let piped = Env::new(&GlobalArgs::default(), facts.clone());
+        assert_eq!(
+            (piped.width, piped.columns, piped.pager),
+            (None, Some(60), None)
+        );
+        facts.stdout_tty = true;
+        facts.width = Some(100);
+        let tty = Env::new(&GlobalArgs::default(), facts.clone());
+        assert_eq!((tty.width, tty.pager.as_deref()), (Some(60), Some("more")));
+        let global = GlobalArgs {
+            no_pager: true,
+            ..GlobalArgs::default()
+        };
+        assert_eq!(Env::new(&global, facts).pager, None);
     }
 
     #[test]

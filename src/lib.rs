@@ -6,15 +6,18 @@
 pub mod check;
 pub mod cli;
 pub mod cmd;
+pub mod complete;
 pub mod context;
 pub mod diag;
 pub mod env;
 pub mod exit;
+mod follow;
 mod js;
 mod json;
 pub mod listing;
 pub mod locate;
 pub mod model;
+pub mod pager;
 mod parallel;
 mod preview;
 mod readahead;
@@ -56,16 +59,44 @@ pub fn run(
     for w in &env.location.warnings {
         diag.warn("", None, w);
     }
-    match cli.command {
-        Command::Ls(args) => cmd::ls::run(&args, env, out, &mut diag),
-        Command::Show(args) => cmd::show::run(&args, env, out, &mut diag, stdin),
-        Command::Tree(args) => cmd::tree::run(&args, env, out, &mut diag, stdin),
-        Command::Path(args) => cmd::path::run(&args, env, out, &mut diag),
-        Command::Context(args) => cmd::context::run(&args, env, out, &mut diag, stdin),
-        Command::Stats(args) => cmd::stats::run(&args, env, out, &mut diag, stdin),
-        Command::Check(args) => cmd::check::run(&args, env, out, &mut diag, stdin),
-        Command::Rm(args) => cmd::rm::run(&args, env, out, &mut diag, stdin),
-        Command::Grep(args) => cmd::grep::run(&args, env, out, &mut diag, stdin),
+    let Some(command) = pager_for(&cli.command, env) else {
+        return dispatch(cli.command, env, out, &mut diag, stdin);
+    };
+    let mut pager = pager::Pager::new(out, command, env.height, env.width);
+    let result = dispatch(cli.command, env, &mut pager, &mut diag, stdin);
+    let finished = pager.finish();
+    result.and_then(|outcome| finished.map(|()| outcome).map_err(Into::into))
+}
+
+/// The pager command for commands whose output is read, not followed: `show` (not `-f`),
+/// `tree`, `context`, `stats`. `None` when [`Env::pager`] says not to page.
+fn pager_for(command: &Command, env: &Env) -> Option<String> {
+    match command {
+        Command::Show(args) if args.follow => None,
+        Command::Show(_) | Command::Tree(_) | Command::Context(_) | Command::Stats(_) => {
+            env.pager.clone()
+        }
+        _ => None,
+    }
+}
+
+fn dispatch(
+    command: Command,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Outcome> {
+    match command {
+        Command::Ls(args) => cmd::ls::run(&args, env, out, diag),
+        Command::Show(args) => cmd::show::run(&args, env, out, diag, stdin),
+        Command::Tree(args) => cmd::tree::run(&args, env, out, diag, stdin),
+        Command::Path(args) => cmd::path::run(&args, env, out, diag),
+        Command::Context(args) => cmd::context::run(&args, env, out, diag, stdin),
+        Command::Stats(args) => cmd::stats::run(&args, env, out, diag, stdin),
+        Command::Check(args) => cmd::check::run(&args, env, out, diag, stdin),
+        Command::Rm(args) => cmd::rm::run(&args, env, out, diag, stdin),
+        Command::Grep(args) => cmd::grep::run(&args, env, out, diag, stdin),
         Command::Generate(args) => cmd::generate::run(&args, out),
     }
 }

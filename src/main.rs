@@ -6,6 +6,10 @@ use clap::Parser;
 use pisess::style::Theme;
 
 fn main() -> ExitCode {
+    // `COMPLETE=bash pisess` prints the shell's hook; the hook calls back with COMPLETE set
+    // and the words so far, and this answers with the candidates and exits.
+    clap_complete::CompleteEnv::with_factory(<pisess::cli::Cli as clap::CommandFactory>::command)
+        .complete();
     let cli = match pisess::cli::Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version go to stdout (exit 0); bare `pisess` prints the help to stderr

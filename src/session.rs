@@ -301,6 +301,11 @@ impl Session {
         )
     }
 
+    /// Indexes bytes in memory; `stem` is the id of a seed-000 session (its file's stem).
+    pub fn from_bytes(bytes: Vec<u8>, stem: &str, name: &str) -> Result<Session, ScanError> {
+        Session::index(&bytes[..], stem, name.to_owned(), true)
+    }
+
     /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
     fn index<R: BufRead>(
         input: R,

@@ -239,6 +239,9 @@ mod tests {
 
     #[test]
     fn spans_and_relative() {
+        assert_eq!(parse_span("30s"), Some(Ok(30_000)));
+        assert_eq!(parse_span("2026-01-01"), None);
+        assert!(parse_span("3x").is_some_and(|r| r.is_err()));
         let now = 1_000_000_000_000;
         assert_eq!(parse_when("2h", now), Ok(now - 7_200_000));
         assert_eq!(parse_when("1w", now), Ok(now - 604_800_000));

@@ -39,7 +39,7 @@ pub fn run(
     if args.json {
         write_json(&session, &plan, args, out)?;
     } else {
-        write_human(&session, &plan, args, env.theme(), env.width, out)?;
+        write_human(&session, &plan, args, env.theme(), env.columns, out)?;
     }
     Ok(Outcome::Done)
 }

@@ -8,7 +8,7 @@ use crate::cli::{LsArgs, SortKey};
 use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::Outcome;
-use crate::listing::{self, Projects, Window};
+use crate::listing::{self, Problem, Projects, Window};
 use crate::model::number;
 use crate::select::{select, Selected};
 use crate::style::{self, Theme};
@@ -21,9 +21,8 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
     let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     let scope = projects.scope(args.all);
-    let listing = listing::list(&env.location, scope)?;
-    let failed = listing.report(diag);
-    let mut sessions = listing.sessions;
+    let mut listing = listing::list(&env.location, scope)?;
+    let mut sessions = std::mem::take(&mut listing.sessions);
     sessions.retain(|s| window.holds(s) && projects.holds(&s.cwd));
 
     match args.sort {
@@ -39,6 +38,14 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
     if let Some(n) = args.limit {
         sessions.truncate(n);
     }
+    // Warnings about files left out (`--since`, `-n`) would be about sessions not shown; a file
+    // that could not be read is reported whatever the filter, since it might have matched.
+    let listed: std::collections::HashSet<&std::path::Path> =
+        sessions.iter().map(|s| s.path.as_path()).collect();
+    listing
+        .problems
+        .retain(|(path, p)| !matches!(p, Problem::Warnings(_)) || listed.contains(path.as_path()));
+    let failed = listing.report(diag);
     Ok((sessions, failed))
 }
 
@@ -59,14 +66,10 @@ pub fn run(
             enabled: env.color_stdout,
         };
         let default = default_path(env);
-        render_human(
-            &sessions,
-            args.all || !args.projects.is_empty(),
-            default.as_deref(),
-            env,
-            theme,
-            out,
-        )?;
+        if sessions.is_empty() && env.stdout_tty {
+            say_empty(args, env, diag);
+        }
+        render_human(&sessions, args, default.as_deref(), env, theme, out)?;
     }
     Ok(if failed {
         Outcome::Partial
@@ -111,6 +114,33 @@ pub fn to_json(s: &Summary) -> Value {
     })
 }
 
+/// An empty listing on a terminal says where it looked, and what to try next.
+fn say_empty(args: &LsArgs, env: &Env, diag: &mut Diag) {
+    let loc = &env.location;
+    let home = &env.inputs.home;
+    let filtered = args.since.is_some() || args.until.is_some();
+    let window = if filtered { " in that time" } else { "" };
+    let message = if args.all {
+        let dir = if loc.custom {
+            &loc.session_dir
+        } else {
+            &loc.root
+        };
+        format!("no sessions{window} in {}", crate::locate::tilde(dir, home))
+    } else {
+        let dir = crate::locate::tilde(&loc.session_dir, home);
+        format!(
+            "no sessions{window} for {} in {dir} (every project's: 'pisess ls --all')",
+            loc_cwd(env)
+        )
+    };
+    diag.note(&style::escape_control(&message, false));
+}
+
+fn loc_cwd(env: &Env) -> String {
+    crate::locate::tilde(&env.inputs.cwd, &env.inputs.home)
+}
+
 /// The file a command without SESSION reads: `$PI_SESSION_FILE`, else pi's `-c` choice (this
 /// project's newest file by modification time). `ls` orders by last message instead, so after a
 /// copy or a clone its top row need not be that session: the listing marks it.
@@ -121,75 +151,246 @@ fn default_path(env: &Env) -> Option<std::path::PathBuf> {
     }
 }
 
+/// A column of the table: its heading, the cells, and which side they align to.
+struct Column {
+    heading: &'static str,
+    cells: Vec<String>,
+    right: bool,
+    width: usize,
+}
+
+impl Column {
+    fn new(heading: &'static str, right: bool, cells: Vec<String>) -> Column {
+        Column {
+            heading,
+            cells,
+            right,
+            width: 0,
+        }
+    }
+
+    /// Widest cell (with the heading when it is shown).
+    fn natural(&self, header: bool) -> usize {
+        let cells = self
+            .cells
+            .iter()
+            .map(|c| style::width(c))
+            .max()
+            .unwrap_or(0);
+        cells.max(if header {
+            style::width(self.heading)
+        } else {
+            0
+        })
+    }
+}
+
+/// What the table is cut to: below this a title is not worth showing beside other columns.
+const TITLE_MIN: usize = 20;
+/// The least a cut cwd keeps (`…/webshop`).
+const CWD_MIN: usize = 12;
+
+/// The table: a heading row on a terminal; the numeric columns right-aligned; on a terminal of
+/// known width every row fits it, the title taking the width first, the cwd (with `--all`) cut
+/// from the left, and columns dropped when even that does not fit (the cwd last). Piped, no
+/// row is cut.
 fn render_human(
     sessions: &[Summary],
-    all: bool,
+    args: &LsArgs,
     default: Option<&std::path::Path>,
     env: &Env,
     theme: Theme,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let rows: Vec<[String; 5]> = sessions
-        .iter()
-        .map(|s| {
-            [
-                style::short_id(&s.id),
-                relative(s.modified_ms, env.now_ms),
-                format!("{} msgs", s.message_count),
-                style::tokens(s.usage.total_tokens()),
-                style::cost(s.usage.cost),
-            ]
-        })
-        .collect();
+    let header = env.stdout_tty && !sessions.is_empty();
+    let cells = |f: &dyn Fn(&Summary) -> String| sessions.iter().map(f).collect::<Vec<_>>();
+    // In the order they are dropped when the terminal is narrow (the id and title never are).
+    let mut droppable = vec![
+        Column::new(
+            "TOKENS",
+            true,
+            cells(&|s| style::tokens(s.usage.total_tokens())),
+        ),
+        Column::new("COST", true, cells(&|s| style::cost(s.usage.cost))),
+        Column::new(
+            "MESSAGES",
+            true,
+            cells(&|s| format!("{} msgs", s.message_count)),
+        ),
+    ];
+    if args.sort == SortKey::Size {
+        droppable.push(Column::new("SIZE", true, cells(&|s| style::bytes(s.bytes))));
+    }
+    droppable.push(Column::new(
+        "MODIFIED",
+        false,
+        cells(&|s| relative(s.modified_ms, env.now_ms)),
+    ));
+    if args.all || !args.projects.is_empty() {
+        let home = &env.inputs.home;
+        let cwd = |s: &Summary| {
+            style::one_line(&crate::locate::tilde(std::path::Path::new(&s.cwd), home))
+        };
+        droppable.push(Column::new("CWD", false, cells(&cwd)));
+    }
+    let ids = Column::new("ID", false, cells(&|s| style::short_id(&s.id)));
+    let titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&s.first_message)));
+    let title_natural = titles.iter().map(|t| style::width(t)).max().unwrap_or(0);
+    let title_natural = title_natural.max(if header { "TITLE".len() } else { 0 });
+
     // A mark column only when the default session is among the rows: `*` on its row.
     let marked = sessions.iter().any(|s| Some(s.path.as_path()) == default);
-    let mut widths = [0usize; 5];
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(style::width(cell));
+    let mark_width = if marked { 2 } else { 0 };
+    let fixed = |cols: &[Column]| -> usize {
+        mark_width
+            + ids.natural(header)
+            + cols.iter().map(|c| c.natural(header) + 2).sum::<usize>()
+            + 2
+    };
+    let is_cwd = |c: &Column| c.heading == "CWD";
+    let cwd_floor = |cols: &[Column]| {
+        cols.iter()
+            .filter(|c| is_cwd(c))
+            .map(|c| c.natural(header).min(CWD_MIN))
+            .sum::<usize>()
+    };
+    if let Some(width) = env.width {
+        // Drop columns until the title gets its share (the cwd counted at its shortest).
+        let title_floor = title_natural.min(TITLE_MIN);
+        while !droppable.is_empty() {
+            let cwd_natural: usize = droppable
+                .iter()
+                .filter(|c| is_cwd(c))
+                .map(|c| c.natural(header))
+                .sum();
+            let need = fixed(&droppable) - cwd_natural + cwd_floor(&droppable) + title_floor;
+            if need <= width {
+                break;
+            }
+            // The cwd goes last: the first column that is not the cwd, else the cwd.
+            let at = droppable.iter().position(|c| !is_cwd(c)).unwrap_or(0);
+            droppable.remove(at);
         }
     }
-    for (s, row) in sessions.iter().zip(&rows) {
-        let title = s.name.as_deref().unwrap_or(&s.first_message);
-        let mut title = style::one_line(title);
-        if all {
-            let cwd = crate::locate::tilde(std::path::Path::new(&s.cwd), &env.inputs.home);
-            title = format!("{}  {title}", style::one_line(&cwd));
+    for c in &mut droppable {
+        c.width = c.natural(header);
+    }
+    let mut title_width = title_natural;
+    if let Some(width) = env.width {
+        let cwd_natural: usize = droppable
+            .iter()
+            .filter(|c| is_cwd(c))
+            .map(|c| c.width)
+            .sum();
+        let room = width.saturating_sub(fixed(&droppable) - cwd_natural);
+        let cwd_floor = cwd_floor(&droppable);
+        // The title first, leaving the cwd its shortest; the cwd then takes what is left.
+        title_width = title_natural.min(room.saturating_sub(cwd_floor));
+        let left = room.saturating_sub(title_width);
+        if let Some(cwd) = droppable.iter_mut().find(|c| is_cwd(c)) {
+            cwd.width = cwd.width.min(left);
         }
-        let fixed: usize =
-            widths.iter().sum::<usize>() + 2 * widths.len() + if marked { 2 } else { 0 };
-        if let Some(width) = env.width {
-            title = style::truncate(&title, width.saturating_sub(fixed)).into_owned();
-        }
-        let pad = |i: usize, right: bool| {
-            let cell = &row[i];
-            let fill = " ".repeat(widths[i] - style::width(cell));
-            if right {
-                format!("{fill}{cell}")
-            } else {
-                format!("{cell}{fill}")
-            }
-        };
-        let title = if s.name.is_some() {
-            theme.bold(&title)
+    }
+    // Shown left to right in this order.
+    let order = ["MODIFIED", "MESSAGES", "TOKENS", "COST", "SIZE", "CWD"];
+    droppable.sort_by_key(|c| order.iter().position(|h| *h == c.heading));
+    let ids = Column {
+        width: ids.natural(header),
+        ..ids
+    };
+
+    let pad = |text: &str, width: usize, right: bool| {
+        let fill = " ".repeat(width.saturating_sub(style::width(text)));
+        if right {
+            format!("{fill}{text}")
         } else {
-            title
+            format!("{text}{fill}")
+        }
+    };
+    if header {
+        let mut line = if marked {
+            "  ".to_owned()
+        } else {
+            String::new()
         };
-        let mark = match (marked, Some(s.path.as_path()) == default) {
+        line.push_str(&pad(ids.heading, ids.width, false));
+        for c in &droppable {
+            line.push_str("  ");
+            line.push_str(&pad(c.heading, c.width, c.right));
+        }
+        line.push_str("  TITLE");
+        writeln!(out, "{}", theme.dim(&line))?;
+    }
+    for (row, s) in sessions.iter().enumerate() {
+        let mut line = match (marked, Some(s.path.as_path()) == default) {
             (false, _) => String::new(),
             (true, true) => format!("{} ", theme.bold("*")),
             (true, false) => "  ".to_owned(),
         };
-        writeln!(
-            out,
-            "{mark}{}  {}  {}  {}  {}  {}",
-            theme.yellow(&pad(0, false)),
-            theme.dim(&pad(1, false)),
-            pad(2, true),
-            pad(3, true),
-            pad(4, true),
-            title
-        )?;
+        line.push_str(&theme.yellow(&pad(&ids.cells[row], ids.width, false)));
+        for c in &droppable {
+            let cell = &c.cells[row];
+            let cell = if is_cwd(c) {
+                shorten_left(cell, c.width)
+            } else {
+                std::borrow::Cow::Borrowed(cell.as_str())
+            };
+            let cell = pad(&cell, c.width, c.right);
+            line.push_str("  ");
+            line.push_str(&if c.heading == "MODIFIED" {
+                theme.dim(&cell)
+            } else {
+                cell
+            });
+        }
+        let title = style::truncate(&titles[row], title_width);
+        line.push_str("  ");
+        // Bold marks a named session: on its name only.
+        line.push_str(&if s.name.is_some() {
+            theme.bold(&title)
+        } else {
+            title.into_owned()
+        });
+        writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+/// Cuts a path to `width` columns from the left, at a `/` where it can (`…/webshop`).
+fn shorten_left(s: &str, width: usize) -> std::borrow::Cow<'_, str> {
+    if style::width(s) <= width {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    if width == 0 {
+        return std::borrow::Cow::Borrowed("");
+    }
+    let mut used = 0;
+    let mut start = s.len();
+    for (i, c) in s.char_indices().rev() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        start = i;
+    }
+    let tail = &s[start..];
+    // From a separator on, unless that leaves nothing of the last name.
+    let tail = match tail.find('/') {
+        Some(at) if at + 1 < tail.len() => &tail[at..],
+        _ => tail,
+    };
+    std::borrow::Cow::Owned(format!("…{tail}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten_left;
+
+    #[test]
+    fn a_cwd_is_cut_from_the_left_at_a_slash() {
+        assert_eq!(shorten_left("~/code/webshop", 20), "~/code/webshop");
+        assert_eq!(shorten_left("~/code/webshop", 10), "…/webshop");
+        assert_eq!(shorten_left("~/code/webshop", 5), "…shop");
+    }
 }

@@ -7,6 +7,7 @@
 
 mod block;
 mod body;
+mod follow;
 
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
@@ -39,6 +40,9 @@ pub fn run(
         .into());
     }
     super::warn_unknown_types(&args.types, diag);
+    if args.follow {
+        return follow::run(args, env, out, diag, stdin);
+    }
     if args.json && args.entry_id.is_none() && !args.branch && args.leaf.is_none() {
         stream_json(args, env, out, diag, stdin)?;
         return Ok(Outcome::Done);

@@ -226,6 +226,10 @@ fn cut_parts(parts: &mut Vec<(Tone, String)>, width: usize) {
         keep -= take;
     }
     parts.retain(|(_, s)| !s.is_empty());
+    // A preview cut before already ends with its `…`: one mark, not two.
+    if parts.last().is_some_and(|(_, s)| s.ends_with('…')) {
+        return;
+    }
     let tone = parts.last().map_or(last_tone, |(t, _)| *t);
     parts.push((tone, "…".to_owned()));
 }
@@ -246,6 +250,17 @@ fn paint(theme: Theme, tone: Tone, text: &str, bold: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_preview_cut_again_has_one_ellipsis() {
+        let mut parts = vec![
+            (Tone::Accent, "user: ".to_owned()),
+            (Tone::Plain, "1006.4999… more".to_owned()),
+        ];
+        cut_parts(&mut parts, 17);
+        let text: String = parts.iter().map(|(_, s)| s.as_str()).collect();
+        assert_eq!(text, "user: 1006.4999…");
+    }
 
     #[test]
     fn cutting_styled_parts() {

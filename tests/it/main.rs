@@ -16,4 +16,5 @@ mod robustness;
 mod show;
 mod stats;
 mod surrogates;
+mod terminal;
 mod tree;

@@ -1,0 +1,287 @@
+//! Watching a session file pi is writing: the bytes it appends, whole lines at a time.
+//!
+//! [`Tail`] hands out what was appended since the last call, cut after the last `\n`, so a line
+//! pi is half way through writing waits until it is whole. It notices a file that shrank
+//! (truncated) or whose path now names another file (replaced: pi's rewrite, an editor's save)
+//! and says so, to start again from the new file's first byte. It decodes nothing: the caller
+//! reads the lines with the one scanner.
+//!
+//! It sleeps between changes: file-system events (`notify`: inotify, FSEvents, ...) wake it, on
+//! the file's folder so a replacement is seen too; where events cannot be had, notify's polling
+//! watcher stands in. A check every second besides covers events that never come (network
+//! file systems). SIGINT wakes it too, so Ctrl-C ends a follow as a finished command (exit 0).
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use notify::Watcher as _;
+
+/// The longest sleep without looking at the file, events or not.
+const CHECK_EVERY: Duration = Duration::from_secs(1);
+
+/// What changed since the last call.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// Whole lines appended (each ends with `\n`).
+    Appended(Vec<u8>),
+    /// The file is shorter than what was read: read again from its start.
+    Truncated,
+    /// The path names another file now: read it from its start.
+    Replaced,
+}
+
+/// Why the wait ended without a change.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// SIGINT (Ctrl-C).
+    Interrupted,
+    /// The deadline passed.
+    Idle,
+}
+
+enum Wake {
+    Fs,
+    Interrupt,
+}
+
+/// A session file being followed.
+pub(crate) struct Tail {
+    path: PathBuf,
+    /// The file read so far, with its identity; `None` until it exists.
+    file: Option<(File, Identity)>,
+    /// Bytes read and handed out: always just after a `\n` (or 0).
+    offset: u64,
+    /// The last bytes handed out, to tell a file rewritten to at least the same length (a
+    /// truncation and a quick rewrite between two looks) from one appended to.
+    seen_tail: Vec<u8>,
+    wake: Receiver<Wake>,
+    /// Kept alive: dropping it stops the events.
+    _watcher: Option<Box<dyn notify::Watcher + Send>>,
+}
+
+/// Which file a path named: device and inode on unix. Elsewhere the creation time stands in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity(u64, u64);
+
+fn identity(meta: &std::fs::Metadata) -> Identity {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        Identity(meta.dev(), meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let created = meta
+            .created()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64);
+        Identity(created, 0)
+    }
+}
+
+impl Tail {
+    /// Starts watching `path` (which need not exist yet: pi creates a session's file with its
+    /// first message).
+    pub(crate) fn new(path: &Path) -> Tail {
+        let (tx, rx) = mpsc::channel();
+        let watcher = watch(path, &tx);
+        interrupts(tx);
+        Tail {
+            path: path.to_path_buf(),
+            file: None,
+            offset: 0,
+            seen_tail: Vec::new(),
+            wake: rx,
+            _watcher: watcher,
+        }
+    }
+
+    /// The next change, waiting for one until `deadline` (none: for ever).
+    pub(crate) fn next(&mut self, deadline: Option<Instant>) -> io::Result<Result<Change, Stop>> {
+        loop {
+            if let Some(change) = self.check()? {
+                return Ok(Ok(change));
+            }
+            let now = Instant::now();
+            let wait = match deadline {
+                Some(d) if d <= now => return Ok(Err(Stop::Idle)),
+                Some(d) => (d - now).min(CHECK_EVERY),
+                None => CHECK_EVERY,
+            };
+            match self.wake.recv_timeout(wait) {
+                Ok(Wake::Interrupt) => return Ok(Err(Stop::Interrupted)),
+                // Several events for one write: take them all before looking once.
+                Ok(Wake::Fs) => while let Ok(Wake::Fs) = self.wake.try_recv() {},
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
+            }
+        }
+    }
+
+    /// Looks at the file once.
+    fn check(&mut self) -> io::Result<Option<Change>> {
+        let meta = match std::fs::metadata(&self.path) {
+            Ok(meta) => meta,
+            // Gone for now (a replacement half done, or not written yet): wait for it.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let now = identity(&meta);
+        match &self.file {
+            Some((_, seen)) if *seen != now => {
+                self.file = None;
+                self.offset = 0;
+                self.seen_tail.clear();
+                return Ok(Some(Change::Replaced));
+            }
+            Some(_) => {}
+            None => self.file = Some((File::open(&self.path)?, now)),
+        }
+        let Some((file, _)) = &mut self.file else {
+            unreachable!("opened above")
+        };
+        let len = file.metadata()?.len();
+        if len < self.offset || !still_there(file, self.offset, &self.seen_tail)? {
+            self.offset = 0;
+            self.seen_tail.clear();
+            return Ok(Some(Change::Truncated));
+        }
+        if len == self.offset {
+            return Ok(None);
+        }
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(self.offset))?;
+        file.take(len - self.offset).read_to_end(&mut bytes)?;
+        // A torn last line stays unread until its `\n` comes.
+        let Some(end) = memchr::memrchr(b'\n', &bytes) else {
+            return Ok(None);
+        };
+        bytes.truncate(end + 1);
+        self.offset += bytes.len() as u64;
+        let keep = bytes.len().min(TAIL_KEPT);
+        if keep < TAIL_KEPT {
+            let from = (self.seen_tail.len() + keep).saturating_sub(TAIL_KEPT);
+            self.seen_tail.drain(..from);
+        } else {
+            self.seen_tail.clear();
+        }
+        self.seen_tail
+            .extend_from_slice(&bytes[bytes.len() - keep..]);
+        Ok(Some(Change::Appended(bytes)))
+    }
+}
+
+/// How many of the last bytes read are checked again before reading on.
+const TAIL_KEPT: usize = 256;
+
+/// Whether the file still holds `tail` just before `offset`.
+fn still_there(file: &mut File, offset: u64, tail: &[u8]) -> io::Result<bool> {
+    if tail.is_empty() {
+        return Ok(true);
+    }
+    let mut now = vec![0; tail.len()];
+    file.seek(SeekFrom::Start(offset - tail.len() as u64))?;
+    match file.read_exact(&mut now) {
+        Ok(()) => Ok(now == tail),
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Events on the file's folder (a file replaced by a rename is a new file the old watch would
+/// not see); the polling watcher where the platform's events are unavailable (inotify limits).
+fn watch(path: &Path, tx: &Sender<Wake>) -> Option<Box<dyn notify::Watcher + Send>> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let handler = {
+        let tx = tx.clone();
+        move |_: notify::Result<notify::Event>| {
+            let _ = tx.send(Wake::Fs);
+        }
+    };
+    if let Ok(mut w) = notify::recommended_watcher(handler.clone()) {
+        if w.watch(&dir, notify::RecursiveMode::NonRecursive).is_ok() {
+            return Some(Box::new(w));
+        }
+    }
+    let config = notify::Config::default().with_poll_interval(Duration::from_millis(100));
+    let mut w = notify::PollWatcher::new(handler, config).ok()?;
+    w.watch(path, notify::RecursiveMode::NonRecursive).ok()?;
+    Some(Box::new(w))
+}
+
+/// SIGINT as a wake-up: the follow ends as a finished command rather than a killed one.
+#[cfg(unix)]
+fn interrupts(tx: Sender<Wake>) {
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            if tx.send(Wake::Interrupt).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+#[cfg(not(unix))]
+fn interrupts(_tx: Sender<Wake>) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn appended(tail: &mut Tail) -> Change {
+        let soon = Instant::now() + Duration::from_secs(5);
+        tail.next(Some(soon)).unwrap().unwrap()
+    }
+
+    #[test]
+    fn whole_lines_then_the_torn_line_when_done_then_truncation_and_replacement() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut tail = Tail::new(&path);
+        let soon = Instant::now() + Duration::from_millis(50);
+        assert_eq!(
+            tail.next(Some(soon)).unwrap(),
+            Err(Stop::Idle),
+            "no file yet"
+        );
+
+        let mut f = File::create(&path).unwrap();
+        f.write_all(b"a\nb").unwrap();
+        assert_eq!(appended(&mut tail), Change::Appended(b"a\n".to_vec()));
+        f.write_all(b"c\n").unwrap();
+        assert_eq!(appended(&mut tail), Change::Appended(b"bc\n".to_vec()));
+
+        f.set_len(0).unwrap();
+        assert_eq!(appended(&mut tail), Change::Truncated);
+        // Rewritten to the same length between two looks: still a new start.
+        std::fs::write(&path, b"x\nyz\n").unwrap();
+        assert_eq!(appended(&mut tail), Change::Appended(b"x\nyz\n".to_vec()));
+        std::fs::write(&path, b"X\nyz\n").unwrap();
+        assert_eq!(appended(&mut tail), Change::Truncated);
+        assert_eq!(appended(&mut tail), Change::Appended(b"X\nyz\n".to_vec()));
+        std::fs::write(&path, b"").unwrap();
+        assert_eq!(appended(&mut tail), Change::Truncated);
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(b"d\n").unwrap();
+        assert_eq!(appended(&mut tail), Change::Appended(b"d\n".to_vec()));
+
+        let other = dir.path().join("new");
+        std::fs::write(&other, b"e\n").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert_eq!(appended(&mut tail), Change::Replaced);
+        assert_eq!(appended(&mut tail), Change::Appended(b"e\n".to_vec()));
+    }
+}
