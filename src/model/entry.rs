@@ -139,6 +139,44 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for LooseObj<T> {
     }
 }
 
+/// The number of content blocks of type `toolCall` in a message's `content` (pi's
+/// `content.filter((c) => c.type === "toolCall")` when it is an array, else none), counted while
+/// the array is skipped: no block is copied.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ToolCallCount(pub u64);
+
+impl<'de> Deserialize<'de> for ToolCallCount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Typed<'a> {
+            #[serde(rename = "type", default, borrow)]
+            kind: LooseStr<'a>,
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ToolCallCount;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut n = 0;
+                while let Some(block) = seq.next_element::<LooseObj<Typed>>()? {
+                    n += u64::from(block.0.is_some_and(|t| t.kind.get() == Some("toolCall")));
+                }
+                Ok(ToolCallCount(n))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                drain_map(map).map(|()| ToolCallCount(0))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(ToolCallCount(0))
+            }
+            loose_others!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Whether a field holds something other than `null`, found by skipping its value: nothing is
 /// copied, decoded or checked as UTF-8. A message's `content` is most of a session's bytes, and
 /// only its presence matters to every line but one (the text of `ls`'s first message).

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::content::{Block, Content};
-use super::entry::{LooseNum, LooseObj, LooseStr, Present};
+use super::entry::{LooseNum, LooseObj, LooseStr, Present, ToolCallCount};
 use crate::skim::{Skim, Unsure};
 
 /// The fields of a message that listings and the index need.
@@ -231,55 +231,68 @@ pub struct CallFacts {
     pub is_error: bool,
 }
 
-/// [`CallFacts`] of a message line. The content is decoded only when the line's bytes could
-/// hold the key or type: as written, or behind a `\u` escape (which JSON.stringify never uses
-/// for letters, so pi's own files are decided by the bytes alone).
+/// [`CallFacts`] of a message line. A line is decoded only when its bytes could hold a tool
+/// call (the string `"toolCall"`) or an error flag (`"isError"`, a colon, `true`), as written or
+/// behind a `\u` escape (which JSON.stringify uses only for control characters and lone
+/// surrogates): pi's tool results all carry `"isError":false`, and decoding each of them cost
+/// `ls` three times its reading.
 pub fn message_call_facts(line: &[u8]) -> CallFacts {
-    #[derive(Deserialize)]
-    struct Line<'a> {
-        #[serde(default, borrow)]
-        message: LooseObj<Message<'a>>,
+    let escaped = memchr::memmem::find(line, b"\\u").is_some();
+    let calls = escaped || memchr::memmem::find(line, b"\"toolCall\"").is_some();
+    let error = escaped || error_flag(line);
+    if !calls && !error {
+        return CallFacts::default();
     }
     #[derive(Deserialize)]
-    struct Message<'a> {
-        #[serde(default, borrow)]
-        content: Option<&'a RawValue>,
+    struct Line {
+        #[serde(default)]
+        message: LooseObj<Message>,
+    }
+    #[derive(Deserialize)]
+    struct Message {
+        #[serde(default)]
+        content: ToolCallCount,
         #[serde(rename = "isError", default)]
-        is_error: Option<serde_json::Value>,
+        is_error: Option<Value>,
     }
-    #[derive(Deserialize)]
-    struct Typed<'a> {
-        #[serde(rename = "type", default, borrow)]
-        kind: LooseStr<'a>,
+    match serde_json::from_slice::<Line>(line) {
+        Ok(Line {
+            message: LooseObj(Some(m)),
+        }) => CallFacts {
+            tool_calls: m.content.0,
+            is_error: m.is_error == Some(Value::Bool(true)),
+        },
+        Ok(_) => CallFacts::default(),
+        // What serde_json refuses and JavaScript reads (a lone surrogate, a key given twice):
+        // the one decoder, on the whole line.
+        Err(_) => {
+            let Ok(v) = crate::json::decode(line) else {
+                return CallFacts::default();
+            };
+            let m = v.get("message").filter(|m| m.is_object());
+            CallFacts {
+                tool_calls: Content::of(m.and_then(|m| m.get("content")))
+                    .blocks()
+                    .filter(|b| matches!(b, Block::ToolCall(_)))
+                    .count() as u64,
+                is_error: m.and_then(|m| m.get("isError")) == Some(&Value::Bool(true)),
+            }
+        }
     }
-    let may_hold = |word: &[u8]| {
-        memchr::memmem::find(line, word).is_some() || memchr::memmem::find(line, b"\\u").is_some()
-    };
-    if !may_hold(b"toolCall") && !may_hold(b"isError") {
-        return CallFacts::default();
-    }
-    let Ok(Line {
-        message: LooseObj(Some(m)),
-    }) = serde_json::from_slice::<Line>(line)
-    else {
-        return CallFacts::default();
-    };
-    let tool_calls = m
-        .content
-        .and_then(|raw| serde_json::from_str::<Vec<LooseObj<Typed>>>(raw.get()).ok())
-        .map_or(0, |blocks| {
-            blocks
-                .iter()
-                .filter(|b| {
-                    b.0.as_ref()
-                        .is_some_and(|t| t.kind.get() == Some("toolCall"))
-                })
-                .count() as u64
-        });
-    CallFacts {
-        tool_calls,
-        is_error: m.is_error == Some(serde_json::Value::Bool(true)),
-    }
+}
+
+/// Whether the bytes hold `"isError"`, a colon and `true` (JSON whitespace allowed between).
+fn error_flag(line: &[u8]) -> bool {
+    let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    memchr::memmem::find_iter(line, b"\"isError\"").any(|at| {
+        let rest = &line[at + 9..];
+        let rest = &rest[rest.iter().take_while(|b| ws(b)).count()..];
+        let Some(rest) = rest.strip_prefix(b":") else {
+            return false;
+        };
+        let rest = &rest[rest.iter().take_while(|b| ws(b)).count()..];
+        rest.starts_with(b"true")
+    })
 }
 
 #[cfg(test)]
@@ -309,6 +322,19 @@ mod tests {
         assert!(facts(r#"{"message":{"role":"toolResult","isError":true}}"#).is_error);
         assert!(!facts(r#"{"message":{"role":"toolResult","isError":"true"}}"#).is_error);
         assert_eq!(facts("not json toolCall"), CallFacts::default());
+        // Spaced as a hand-edited file may be; nested in details it is not the message's.
+        assert!(facts(r#"{"message":{"isError" :  true}}"#).is_error);
+        assert!(!facts(r#"{"message":{"details":{"isError":true}}}"#).is_error);
+        assert!(!facts(r#"{"message":{"isError":false,"content":[{"type":"text"}]}}"#).is_error);
+        // A lone surrogate (serde_json refuses it, JavaScript reads it) changes nothing.
+        let lone = r#"{"message":{"content":[{"type":"text","text":"\ud83d"},{"type":"toolCall"}],"isError":true}}"#;
+        assert_eq!(
+            facts(lone),
+            CallFacts {
+                tool_calls: 1,
+                is_error: true
+            }
+        );
     }
 
     fn view(line: &str) -> LineView<'_> {
