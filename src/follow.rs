@@ -114,8 +114,15 @@ impl Tail {
             };
             match self.wake.recv_timeout(wait) {
                 Ok(Wake::Interrupt) => return Ok(Err(Stop::Interrupted)),
-                // Several events for one write: take them all before looking once.
-                Ok(Wake::Fs) => while let Ok(Wake::Fs) = self.wake.try_recv() {},
+                // Several events for one write: take them all before looking once, but not a
+                // Ctrl-C among them (dropping it made a follow ignore the first one).
+                Ok(Wake::Fs) => {
+                    while let Ok(wake) = self.wake.try_recv() {
+                        if matches!(wake, Wake::Interrupt) {
+                            return Ok(Err(Stop::Interrupted));
+                        }
+                    }
+                }
                 Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
             }
         }
@@ -241,6 +248,25 @@ mod tests {
     fn appended(tail: &mut Tail) -> Change {
         let soon = Instant::now() + Duration::from_secs(5);
         tail.next(Some(soon)).unwrap().unwrap()
+    }
+
+    #[test]
+    fn a_ctrl_c_behind_file_events_is_not_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let mut tail = Tail {
+            path: dir.path().join("none.jsonl"),
+            file: None,
+            offset: 0,
+            seen_tail: Vec::new(),
+            wake: rx,
+            _watcher: None,
+        };
+        for wake in [Wake::Fs, Wake::Fs, Wake::Interrupt, Wake::Fs] {
+            tx.send(wake).unwrap();
+        }
+        let soon = Instant::now() + Duration::from_secs(5);
+        assert!(matches!(tail.next(Some(soon)), Ok(Err(Stop::Interrupted))));
     }
 
     #[test]

@@ -241,7 +241,15 @@ impl Follow {
     }
 
     fn stderr_and_code(mut self) -> (String, Option<i32>) {
-        let status = self.child.wait().unwrap();
+        // A follow that does not end is a failure, never a hung test run.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "the follow did not end");
+            std::thread::sleep(Duration::from_millis(20));
+        };
         let mut err = String::new();
         std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
         (err, status.code())
