@@ -447,22 +447,6 @@ pub const PI_ROLES: [&str; 8] = [
     "compactionSummary",
 ];
 
-/// pi 1.6.0's entry types. `show --type` warns on any other value but still matches it: files
-/// hold types pi does not know (seed 000's dialect, newer pi versions), and pisess shows those.
-pub const PI_ENTRY_TYPES: [&str; 11] = [
-    "message",
-    "model_change",
-    "thinking_level_change",
-    "usage",
-    "compaction",
-    "context_edit",
-    "branch_summary",
-    "custom",
-    "custom_message",
-    "label",
-    "session_info",
-];
-
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The session (see SESSION below); default: the one `ls` marks *

@@ -15,9 +15,9 @@ use std::io::Read;
 
 use anyhow::Context as _;
 
-use crate::cli::PI_ENTRY_TYPES;
 use crate::diag::Diag;
 use crate::env::Env;
+use crate::model::PI_ENTRY_TYPES;
 use crate::model::{Dialect, EntryKind, Header};
 use crate::select::{select, Selected};
 use crate::session::Session;

@@ -205,6 +205,22 @@ impl<'de> Deserialize<'de> for Present {
     }
 }
 
+/// pi 1.6.0's entry types. `show --type` warns on any other value but still matches it: files
+/// hold types pi does not know (seed 000's dialect, newer pi versions), and pisess shows those.
+pub const PI_ENTRY_TYPES: [&str; 11] = [
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "usage",
+    "compaction",
+    "context_edit",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
+
 /// The eleven entry types pi writes, the seed-000 extras, and anything else (kept and shown).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum EntryKind {
@@ -486,22 +502,13 @@ mod tests {
 
     #[test]
     fn entry_kinds_round_trip() {
-        for name in [
-            "message",
-            "model_change",
-            "thinking_level_change",
-            "usage",
-            "compaction",
-            "context_edit",
-            "branch_summary",
-            "custom",
-            "custom_message",
-            "label",
-            "session_info",
-            "weird_future_type",
-        ] {
-            assert_eq!(EntryKind::parse(Some(name)).as_str(), name);
+        for name in PI_ENTRY_TYPES {
+            let kind = EntryKind::parse(Some(name));
+            assert!(!matches!(kind, EntryKind::Unknown(_)), "{name}");
+            assert_eq!(kind.as_str(), name);
         }
+        let unknown = EntryKind::parse(Some("weird_future_type"));
+        assert_eq!(unknown.as_str(), "weird_future_type");
     }
 
     #[test]

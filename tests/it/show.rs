@@ -215,7 +215,7 @@ fn unknown_roles_are_refused_and_unknown_types_warned() {
     );
     let r = run(&["show", path.to_str().unwrap(), "-q", "--type", "mesage"]);
     assert_eq!(r.stderr, "", "-q hides the warning");
-    for t in pisess::cli::PI_ENTRY_TYPES {
+    for t in pisess::model::PI_ENTRY_TYPES {
         let r = run(&["show", path.to_str().unwrap(), "--type", t]);
         assert_eq!(r.stderr, "", "--type {t} is pi's");
     }
