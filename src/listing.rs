@@ -71,6 +71,17 @@ impl Listing {
 }
 
 impl Problem {
+    /// What a file that could not be summarized means for the listing.
+    fn of(e: ScanError) -> Problem {
+        match e {
+            ScanError::Io(e) if e.kind() == io::ErrorKind::NotFound => Problem::Vanished,
+            e @ (ScanError::Io(_) | ScanError::Changed) => Problem::Unreadable(e),
+            // Swapped for a FIFO or the like between the listing and the open.
+            ScanError::NotRegular(kind) => Problem::Skipped(Skipped::NotRegular(kind)),
+            e => Problem::NotASession(e),
+        }
+    }
+
     /// The warning about `path`.
     pub fn report(&self, path: &Path, diag: &mut Diag) {
         let name = path.display().to_string();
@@ -125,11 +136,7 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
                 listing.sessions.push(s);
                 warnings
             }
-            Err(ScanError::Io(e)) if e.kind() == io::ErrorKind::NotFound => Some(Problem::Vanished),
-            Err(e @ (ScanError::Io(_) | ScanError::Changed)) => Some(Problem::Unreadable(e)),
-            // Swapped for a FIFO or the like between the listing and the open.
-            Err(ScanError::NotRegular(kind)) => Some(Problem::Skipped(Skipped::NotRegular(kind))),
-            Err(e) => Some(Problem::NotASession(e)),
+            Err(e) => Some(Problem::of(e)),
         };
         listing.problems.extend(problem.map(|p| (path.clone(), p)));
     }
@@ -146,6 +153,52 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
         .sessions
         .sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
     Ok(listing)
+}
+
+/// [`list_in`] without holding the listing: each session of `scope` goes to `each` as soon as
+/// it is read, in file order, and is dropped after it (a report over thousands of sessions then
+/// holds a few files' facts at a time, not every message). Problems are reported on the way;
+/// true when some file could not be read.
+pub fn walk(
+    loc: &Location,
+    scope: Scope,
+    detail: Detail,
+    diag: &mut Diag,
+    mut each: impl FnMut(Summary),
+) -> anyhow::Result<bool> {
+    let Files { files, skipped } = files(loc, scope)?;
+    let mut incomplete = false;
+    for (path, why) in skipped {
+        let problem = Problem::Skipped(why);
+        incomplete |= matches!(problem, Problem::Skipped(Skipped::Folder(_)));
+        problem.report(&path, diag);
+    }
+    crate::parallel::ordered(
+        &files,
+        |path: &PathBuf| {
+            (
+                path.clone(),
+                summarize_in(path, Reading::OnThisThread, detail),
+            )
+        },
+        |(path, result)| {
+            match result {
+                Ok(s) => {
+                    diag.session_warnings(&s.path.display().to_string(), &s.warnings);
+                    if in_scope(loc, scope, &s.cwd) {
+                        each(s);
+                    }
+                }
+                Err(e) => {
+                    let problem = Problem::of(e);
+                    incomplete |= matches!(problem, Problem::Unreadable(_));
+                    problem.report(&path, diag);
+                }
+            }
+            std::ops::ControlFlow::Continue(())
+        },
+    );
+    Ok(incomplete)
 }
 
 /// The files of `scope` in the order pi reads them (`b.localeCompare(a)` of their names: newest

@@ -216,7 +216,7 @@ fn fold(
             }
             Some("toolResult") => {
                 counts.tool_results += 1;
-                counts.tool_errors += u64::from(call_facts().is_error);
+                counts.tool_errors += u64::from(m.is_error.0);
             }
             _ => {}
         }

@@ -21,7 +21,7 @@ use crate::listing::{self, Scope, Window};
 use crate::model::{number, Usage};
 use crate::select::{select, Selected};
 use crate::session::Session;
-use crate::stats::buckets::{group, Bucket, By, RowWindow};
+use crate::stats::buckets::{Bucket, By, Grouper, RowWindow};
 use crate::stats::Tally;
 use crate::summary::{summarize_in, summarize_stream, Detail, Summary};
 use crate::surrogates;
@@ -78,16 +78,32 @@ pub fn run(
         return Ok(Outcome::Done);
     }
 
-    let (sessions, failed) = read_many(args, env, diag, stdin)?;
     let by = args.by.unwrap_or(By::Session);
     let rows = RowWindow {
         since: window.since,
         until: window.until,
     };
+    let failed;
     if by == By::Message {
+        let (sessions, read_failed) = read_many(args, env, diag, stdin)?;
+        failed = read_failed;
         write_messages(&sessions, rows, args.json, env, &tz, out)?;
     } else {
-        let (buckets, total) = group(&sessions, by, &tz, rows);
+        let mut grouper = Grouper::new(by, &tz, rows);
+        if args.sessions.is_empty() {
+            // Each session is bucketed as it is read and dropped: memory stays flat.
+            let scope = if args.all { Scope::All } else { Scope::Project };
+            failed = listing::walk(&env.location, scope, Detail::Stats, diag, |s| {
+                grouper.add(&s);
+            })?;
+        } else {
+            let (sessions, read_failed) = read_many(args, env, diag, stdin)?;
+            failed = read_failed;
+            for s in &sessions {
+                grouper.add(s);
+            }
+        }
+        let (buckets, total) = grouper.finish();
         if args.json {
             for b in buckets.iter().chain(std::iter::once(&total)) {
                 let is_total = std::ptr::eq(b, &total);

@@ -139,6 +139,37 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for LooseObj<T> {
     }
 }
 
+/// Whether a field is the JSON value `true` (pi's `isError === true`); any other value, or none,
+/// is false.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct LooseTrue(pub bool);
+
+impl<'de> Deserialize<'de> for LooseTrue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LooseTrue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(LooseTrue(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                drain_map(map).map(|()| LooseTrue(false))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                drain_seq(seq).map(|()| LooseTrue(false))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(LooseTrue(false))
+            }
+            loose_others!(visit_i64: i64, visit_u64: u64, visit_f64: f64);
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// The number of content blocks of type `toolCall` in a message's `content` (pi's
 /// `content.filter((c) => c.type === "toolCall")` when it is an array, else none), counted while
 /// the array is skipped: no block is copied.

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::content::{Block, Content};
-use super::entry::{LooseNum, LooseObj, LooseStr, Present, ToolCallCount};
+use super::entry::{LooseNum, LooseObj, LooseStr, LooseTrue, Present, ToolCallCount};
 use crate::skim::{Skim, Unsure};
 
 /// The fields of a message that listings and the index need.
@@ -27,6 +27,14 @@ pub struct MessageView<'a> {
     pub provider: LooseStr<'a>,
     #[serde(default, borrow)]
     pub model: LooseStr<'a>,
+    /// A tool result's tool, call and error flag: read from the skim's spans, so neither the
+    /// summary nor `stats` decodes a tool result (most of a session's bytes) to count it.
+    #[serde(rename = "toolName", default, borrow)]
+    pub tool_name: LooseStr<'a>,
+    #[serde(rename = "toolCallId", default, borrow)]
+    pub tool_call_id: LooseStr<'a>,
+    #[serde(rename = "isError", default)]
+    pub is_error: LooseTrue,
 }
 
 /// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
@@ -103,6 +111,9 @@ impl<'a> MessageView<'a> {
                 b"usage" => view.usage = decode(s.value())?,
                 b"provider" => view.provider = loose_str(s.value())?,
                 b"model" => view.model = loose_str(s.value())?,
+                b"toolName" => view.tool_name = loose_str(s.value())?,
+                b"toolCallId" => view.tool_call_id = loose_str(s.value())?,
+                b"isError" => view.is_error = decode(s.value())?,
                 _ => {
                     s.value().ok()?;
                 }
@@ -134,6 +145,9 @@ const MESSAGE_FIELDS: &[&[u8]] = &[
     b"usage",
     b"provider",
     b"model",
+    b"toolName",
+    b"toolCallId",
+    b"isError",
 ];
 
 /// Calls `read` with each key of the object at the cursor, which must read or skip its value.

@@ -125,19 +125,32 @@ pub fn time_key(ms: Option<i64>, by: By, tz: &TimeZone) -> String {
     }
 }
 
-/// Groups the rows of `sessions` (each read with a [`Tally`](crate::stats::Tally)); returns the
-/// buckets in report order and their total.
-pub fn group(
-    sessions: &[Summary],
+/// The rows of sessions (each read with a [`Tally`](crate::stats::Tally)) grouped into
+/// buckets, one session at a time, so a report need not hold every session's rows.
+pub struct Grouper<'a> {
     by: By,
-    tz: &TimeZone,
+    tz: &'a TimeZone,
     window: RowWindow,
-) -> (Vec<Bucket>, Bucket) {
-    let mut buckets: hashbrown::HashMap<String, Bucket> = hashbrown::HashMap::new();
-    let mut total = Bucket::default();
-    for s in sessions {
+    buckets: hashbrown::HashMap<String, Bucket>,
+    total: Bucket,
+}
+
+impl<'a> Grouper<'a> {
+    pub fn new(by: By, tz: &'a TimeZone, window: RowWindow) -> Grouper<'a> {
+        Grouper {
+            by,
+            tz,
+            window,
+            buckets: hashbrown::HashMap::new(),
+            total: Bucket::default(),
+        }
+    }
+
+    /// Adds one session's rows (none unless it was read with a tally).
+    pub fn add(&mut self, s: &Summary) {
+        let (by, tz, window) = (self.by, self.tz, self.window);
         let Some(t) = s.tally.as_deref() else {
-            continue;
+            return;
         };
         // This session's share of each bucket, so a session is counted once per bucket.
         let mut mine: hashbrown::HashMap<String, Bucket> = hashbrown::HashMap::new();
@@ -172,40 +185,45 @@ pub fn group(
         for (key, mut b) in mine {
             b.sessions = 1;
             whole.add(&b);
-            buckets.entry(key).or_default().add(&b);
+            self.buckets.entry(key).or_default().add(&b);
         }
         if whole.sessions > 0 {
             whole.sessions = 1;
-            total.add(&whole);
+            self.total.add(&whole);
         }
     }
-    let mut rows: Vec<Bucket> = buckets
-        .into_iter()
-        .map(|(key, mut b)| {
-            b.key = key;
-            b
-        })
-        .collect();
-    match by {
-        // Calendar keys sort as text; "(no time)" after them.
-        By::Day | By::Week | By::Month => rows.sort_by(|a, b| {
-            (a.key.starts_with('('))
-                .cmp(&b.key.starts_with('('))
-                .then_with(|| a.key.cmp(&b.key))
-        }),
-        By::Tool => rows.sort_by(|a, b| {
-            b.counts
-                .tool_calls
-                .cmp(&a.counts.tool_calls)
-                .then_with(|| a.key.cmp(&b.key))
-        }),
-        _ => rows.sort_by(|a, b| {
-            b.usage
-                .cost
-                .total_cmp(&a.usage.cost)
-                .then_with(|| a.key.cmp(&b.key))
-        }),
+
+    /// The buckets in report order, and their total.
+    pub fn finish(self) -> (Vec<Bucket>, Bucket) {
+        let (by, buckets, mut total) = (self.by, self.buckets, self.total);
+        let mut rows: Vec<Bucket> = buckets
+            .into_iter()
+            .map(|(key, mut b)| {
+                b.key = key;
+                b
+            })
+            .collect();
+        match by {
+            // Calendar keys sort as text; "(no time)" after them.
+            By::Day | By::Week | By::Month => rows.sort_by(|a, b| {
+                (a.key.starts_with('('))
+                    .cmp(&b.key.starts_with('('))
+                    .then_with(|| a.key.cmp(&b.key))
+            }),
+            By::Tool => rows.sort_by(|a, b| {
+                b.counts
+                    .tool_calls
+                    .cmp(&a.counts.tool_calls)
+                    .then_with(|| a.key.cmp(&b.key))
+            }),
+            _ => rows.sort_by(|a, b| {
+                b.usage
+                    .cost
+                    .total_cmp(&a.usage.cost)
+                    .then_with(|| a.key.cmp(&b.key))
+            }),
+        }
+        total.key = "total".to_owned();
+        (rows, total)
     }
-    total.key = "total".to_owned();
-    (rows, total)
 }

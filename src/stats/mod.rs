@@ -122,12 +122,6 @@ struct ExtraMessage<'a> {
     stop_reason: LooseStr<'a>,
     #[serde(rename = "errorMessage", default, borrow)]
     error_message: LooseStr<'a>,
-    #[serde(rename = "toolName", default, borrow)]
-    tool_name: LooseStr<'a>,
-    #[serde(rename = "toolCallId", default, borrow)]
-    tool_call_id: LooseStr<'a>,
-    #[serde(rename = "isError", default)]
-    is_error: Option<serde_json::Value>,
     #[serde(default, borrow)]
     content: Blocks<'a>,
     #[serde(rename = "responseModel", default, borrow)]
@@ -314,30 +308,24 @@ impl Tally {
             "toolResult" => {
                 let model = usage.map(|_| self.tools_and_summaries());
                 let mut r = row(role, model, usage);
-                let extra = serde_json::from_slice::<Extra>(e.json).ok();
-                let message = extra.as_ref().and_then(|x| x.message.0.as_ref());
-                if let Some(x) = message {
-                    let is_error = x.is_error == Some(serde_json::Value::Bool(true));
-                    let name = x.tool_name.get().unwrap_or("");
-                    if is_error {
-                        self.tools.entry(name.to_owned()).or_default().errors += 1;
-                        if let Some(cmd) =
-                            x.tool_call_id.get().and_then(|id| self.bash_calls.get(id))
-                        {
-                            if name == "bash" {
-                                self.failed_commands.push(cmd.clone());
-                            }
+                // The view holds a tool result's fields: its content is never decoded here.
+                let is_error = m.is_error.0;
+                let name = m.tool_name.get().unwrap_or("");
+                if is_error {
+                    self.tools.entry(name.to_owned()).or_default().errors += 1;
+                    if let Some(cmd) = m.tool_call_id.get().and_then(|id| self.bash_calls.get(id)) {
+                        if name == "bash" {
+                            self.failed_commands.push(cmd.clone());
                         }
                     }
-                    r.tool = x.tool_name.get().map(str::to_owned);
-                    r.is_error = Some(is_error);
                 }
-                let facts = r.is_error.map(|is_error| CallFacts {
+                r.tool = m.tool_name.get().map(str::to_owned);
+                r.is_error = Some(is_error);
+                self.rows.push(r);
+                Some(CallFacts {
                     tool_calls: 0,
                     is_error,
-                });
-                self.rows.push(r);
-                facts
+                })
             }
             _ => {
                 self.rows.push(row(role, None, None));
