@@ -290,7 +290,7 @@ pub struct GlobalArgs {
     pub quiet: bool,
     /// Never page human output
     ///
-    /// On a terminal, show, tree and context page output taller than the terminal through
+    /// On a terminal, show, tree, context and stats page output taller than the terminal through
     /// $PISESS_PAGER, else $PAGER, else `less -FRX` (empty or `cat`: no pager). Never when
     /// stdout is not a terminal.
     #[arg(long, global = true)]

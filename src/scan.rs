@@ -234,8 +234,8 @@ pub fn read_header(path: &Path) -> Result<Header, ScanError> {
 }
 
 /// [`read_header`] of a file already open (`rm` checks the very file it is about to remove).
-pub fn read_header_of(file: File, stem: &str) -> Result<Header, ScanError> {
-    let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, file));
+pub fn read_header_of(input: impl io::Read, stem: &str) -> Result<Header, ScanError> {
+    let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, input));
     let mut unread = None;
     while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
         if line.is_blank() {

@@ -62,6 +62,11 @@ impl Matcher {
         }
     }
 
+    /// Whether [`may_match`](Self::may_match) can ever say no.
+    pub fn prefilters(&self) -> bool {
+        self.prefilter.is_some()
+    }
+
     /// The byte ranges of the matches within one line (no `\n` in it).
     pub fn find_in(&self, line: &str) -> Vec<(usize, usize)> {
         self.regex

@@ -24,7 +24,9 @@ use crate::listing::{self, Problem, Projects, Window};
 use crate::locate::tilde;
 use crate::locate::Skipped;
 use crate::model::Header;
-use crate::scan::{open_file, scan_until, whole_file, EntryLine, Reading, ScanError, ScanReport};
+use crate::scan::{
+    open_file, read_header_of, scan_until, whole_file, EntryLine, Reading, ScanError, ScanReport,
+};
 use crate::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
 use crate::select::{select, Selected};
 use crate::style::{self, IdCut, Role, Theme};
@@ -56,6 +58,26 @@ struct Searched {
     /// Read when the output or the filters need it.
     summary: Option<Summary>,
     hits: Vec<Hit>,
+}
+
+/// Files up to this size are read whole before they are parsed, so that one without any of the
+/// literals a match must start with is passed over at the speed of a byte search (as ripgrep
+/// reads it). Only its header is read then, so its damaged lines go unreported. Larger files
+/// are read in a stream, line by line, and keep memory flat.
+const WHOLE_FILE: u64 = 16 << 20;
+
+impl Searched {
+    /// A file that cannot hold a match.
+    fn nothing(path: &Path) -> Searched {
+        Searched {
+            path: path.to_path_buf(),
+            id: String::new(),
+            cwd: String::new(),
+            warnings: Vec::new(),
+            summary: None,
+            hits: Vec::new(),
+        }
+    }
 }
 
 /// What every file is searched with.
@@ -262,10 +284,26 @@ fn search_file(path: &Path, search: &Search) -> Result<Searched, (PathBuf, ScanE
         (Some(summary), None)
     } else {
         let opened = open_file(path).map_err(failed)?;
-        let input = whole_file(&opened, Reading::OnThisThread).map_err(failed)?;
-        let report = scan_until(input, &opened.stem, |header, e| {
-            found.entry(search, header, e)
-        })
+        let report = if search.matcher.prefilters() && opened.meta.len() <= WHOLE_FILE {
+            // Read whole first: a file that cannot hold a match is passed over unparsed.
+            let mut bytes = Vec::new();
+            (&opened.file)
+                .read_to_end(&mut bytes)
+                .map_err(|e| failed(ScanError::Io(e)))?;
+            if !search.matcher.may_match(&bytes) {
+                // Still a pi session? A file that is not is reported, as everywhere.
+                read_header_of(&bytes[..], &opened.stem).map_err(failed)?;
+                return Ok(Searched::nothing(path));
+            }
+            scan_until(&bytes[..], &opened.stem, |header, e| {
+                found.entry(search, header, e)
+            })
+        } else {
+            let input = whole_file(&opened, Reading::OnThisThread).map_err(failed)?;
+            scan_until(input, &opened.stem, |header, e| {
+                found.entry(search, header, e)
+            })
+        }
         .map_err(failed)?;
         (None, Some(report))
     };
