@@ -298,6 +298,8 @@ impl Window {
 ///
 /// Each worker takes the next unread file, so one large session does not leave the other cores
 /// idle at the end of a fixed share (sizes are very uneven: a few sessions hold most bytes).
+/// Not `parallel::ordered`: a listing wants every result at once, and that window's hand-over
+/// (a channel, a wake-up per file) cost `ls --all --json` 15% on 2,000 sessions.
 fn summarize_all(files: &[PathBuf], detail: Detail) -> Vec<Result<Summary, ScanError>> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())

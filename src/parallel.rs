@@ -36,10 +36,11 @@ pub(crate) fn ordered<T: Sync, R: Send>(
     let emitted = (Mutex::new(0usize), Condvar::new());
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     std::thread::scope(|scope| {
+        let mut spawned = 0;
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, stop, emitted, work) = (&next, &stop, &emitted, &work);
-            scope.spawn(move || loop {
+            let worker = move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 if i >= items.len() {
                     return;
@@ -57,9 +58,21 @@ pub(crate) fn ordered<T: Sync, R: Send>(
                 if stop.load(Ordering::Relaxed) || tx.send((i, work(&items[i]))).is_err() {
                     return;
                 }
-            });
+            };
+            // A worker may decode a line nested as deep as pisess reads (see `stack`).
+            let builder = std::thread::Builder::new().stack_size(crate::stack::SIZE);
+            spawned += usize::from(builder.spawn_scoped(scope, worker).is_ok());
         }
         drop(tx);
+        // No thread could be made (a memory limit below the reservation): this one does it all.
+        if spawned == 0 {
+            for item in items {
+                if emit(work(item)).is_break() {
+                    return;
+                }
+            }
+            return;
+        }
         let mut waiting = BTreeMap::new();
         let mut at = 0;
         for (i, r) in &rx {

@@ -1,7 +1,8 @@
 //! A stack deep enough for the deepest line pisess reads (`json::DECODE_DEPTH` levels): the
 //! decode, the renderers, the serializer and the drop of a `Value` all recurse once a level.
-//! The binary runs its command on such a thread, and so does each `ls` worker; the stack is
-//! reserved, not touched, so it costs address space only.
+//! The binary runs its command on such a thread, and so does each worker of
+//! `parallel::ordered` (ls, grep, stats); the stack is reserved, not touched, so it costs
+//! address space only.
 
 use std::sync::Mutex;
 

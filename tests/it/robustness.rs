@@ -635,6 +635,48 @@ fn deep_nesting_is_stack_safe() {
     r.all_exit(0).no_errors().warned_at(1, "nested");
 }
 
+/// The commands that read files on every core (ls, grep, stats) decode deep lines on their
+/// workers, whose stack must be the command thread's (a default one overflowed: an abort).
+#[test]
+fn deep_lines_on_the_listing_workers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("agent/sessions/--p--");
+    fs::create_dir_all(&dir).unwrap();
+    let n = 30_000;
+    let deep = format!(
+        r#"{{"type":"message","id":"m","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":"deep"}}],"details":{}{}}}}}"#,
+        "[".repeat(n),
+        "]".repeat(n)
+    );
+    // Enough files that `ls` reads them on several workers, not one at a time.
+    for i in 0..9 {
+        let header = format!(
+            r#"{{"type":"session","version":3,"id":"deep{i}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}}"#
+        );
+        fs::write(
+            dir.join(format!("s{i}.jsonl")),
+            format!("{header}\n{deep}\n"),
+        )
+        .unwrap();
+    }
+    for args in [
+        &["ls", "--all", "--json"][..],
+        &["grep", "--all", "-l", "deep"],
+        &["stats", "--all", "--json"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pisess"))
+            .args(args)
+            .env_clear()
+            .env("HOME", tmp.path())
+            .env("PI_CODING_AGENT_DIR", tmp.path().join("agent"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+}
+
 #[test]
 fn control_characters_and_ansi_escapes_are_escaped() {
     let evil = r#"\u001b[2J\u001b]0;pwned\u0007\u009b31m\r\u0000\u202eevil\u001b[31mred"#;
