@@ -27,6 +27,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -62,6 +63,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -84,6 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -107,6 +110,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -121,6 +125,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -134,6 +139,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -150,6 +156,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -168,6 +175,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -198,6 +206,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -221,6 +230,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -259,6 +269,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the summary cache')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -86,7 +86,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --help --version ls list show tree path context stats check rm grep help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats check rm grep help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -112,7 +112,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__check)
-            opts="-a -q -h --all --since --until --integrity --max-cost --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --json --summary --junit --session-dir --cwd --color --quiet --no-pager --help"
+            opts="-a -q -h --all --since --until --integrity --max-cost --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --json --summary --junit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -186,7 +186,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__context)
-            opts="-q -h --leaf --llm --json --full --max-tool-chars --session-dir --cwd --color --quiet --no-pager --help"
+            opts="-q -h --leaf --llm --json --full --max-tool-chars --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -220,7 +220,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__grep)
-            opts="-a -b -t -F -i -S -w -l -c -m -q -h --all --project --since --until --branch --tools --thinking --type --role --fixed-strings --ignore-case --smart-case --word-regexp --files-with-matches --count --max-count --json --session-dir --cwd --color --quiet --no-pager --help"
+            opts="-a -b -t -F -i -S -w -l -c -m -q -h --all --project --since --until --branch --tools --thinking --type --role --fixed-strings --ignore-case --smart-case --word-regexp --files-with-matches --count --max-count --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -432,7 +432,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__ls)
-            opts="-a -n -r -q -h --all --limit --since --until --project --sort --reverse --json --session-dir --cwd --color --quiet --no-pager --help"
+            opts="-a -n -r -q -h --all --limit --since --until --project --sort --reverse --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -482,7 +482,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__path)
-            opts="-q -h --root --explain --session-dir --cwd --color --quiet --no-pager --help"
+            opts="-q -h --root --explain --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -508,7 +508,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__rm)
-            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --project --force --json --session-dir --cwd --color --quiet --no-pager --help"
+            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --project --force --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -542,7 +542,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__show)
-            opts="-b -t -f -q -h --branch --leaf --type --role --full --json --no-header --follow --idle-exit --session-dir --cwd --color --quiet --no-pager --help"
+            opts="-b -t -f -q -h --branch --leaf --type --role --full --json --no-header --follow --idle-exit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -588,7 +588,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__stats)
-            opts="-a -q -h --all --by --since --until --tz --json --session-dir --cwd --color --quiet --no-pager --help"
+            opts="-a -q -h --all --by --since --until --tz --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -630,7 +630,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__tree)
-            opts="-q -h --filter --json --ids --session-dir --cwd --color --quiet --no-pager --help"
+            opts="-q -h --filter --json --ids --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -24,6 +24,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -58,6 +59,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -79,6 +81,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -101,6 +104,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -114,6 +118,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -126,6 +131,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -141,6 +147,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -158,6 +165,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -187,6 +195,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -209,6 +218,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -246,6 +256,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -7,7 +7,7 @@ use std::io::Write;
 use crate::style::{self, Role, Theme};
 
 /// Something wrong with one line; it never stops a command.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Warning {
     pub line: Option<u64>,
     pub message: String,

@@ -18,7 +18,7 @@ use crate::removal::TrashHome;
 use crate::style::Theme;
 
 /// The environment variables pisess reads.
-pub const VARS: [&str; 7] = [
+pub const VARS: [&str; 8] = [
     "PI_CODING_AGENT_DIR",
     "PI_CODING_AGENT_SESSION_DIR",
     "PI_SESSION_FILE",
@@ -26,6 +26,7 @@ pub const VARS: [&str; 7] = [
     "PISESS_PAGER",
     "PAGER",
     "COLUMNS",
+    "PISESS_CACHE_DIR",
 ];
 
 /// What the process is, as read from it: nothing derived yet.
@@ -50,6 +51,9 @@ pub struct Facts {
     pub tz: TimeZone,
     /// Where the freedesktop trash is (`$XDG_DATA_HOME`, `$HOME`), kept as the bytes they are.
     pub trash: TrashHome,
+    /// The user's cache dir (`$XDG_CACHE_HOME`, else `~/.cache`; the platform's elsewhere):
+    /// the summary cache goes in its `pisess` folder unless `$PISESS_CACHE_DIR` moves it.
+    pub cache_home: Option<PathBuf>,
 }
 
 impl Facts {
@@ -78,10 +82,11 @@ impl Facts {
             now_ms: jiff::Timestamp::now().as_millisecond(),
             tz: TimeZone::system(),
             trash: TrashHome::from_process(),
+            cache_home: dirs::cache_dir(),
         })
     }
 
-    /// A fixed process for tests: in `cwd`, no variables, no terminal, UTC.
+    /// A fixed process for tests: in `cwd`, no variables, no terminal, UTC, no cache dir.
     pub fn for_test(cwd: impl Into<PathBuf>, home: impl Into<PathBuf>, now_ms: i64) -> Facts {
         Facts {
             vars: HashMap::new(),
@@ -96,6 +101,7 @@ impl Facts {
             now_ms,
             tz: TimeZone::UTC,
             trash: TrashHome::default(),
+            cache_home: None,
         }
     }
 }
@@ -179,6 +185,7 @@ impl Env {
             now_ms,
             tz,
             trash,
+            cache_home,
         } = facts;
         // A number in COLUMNS is the user's word for the width (as for ls(1)); only on a
         // terminal, since piped output is never cut.
@@ -188,6 +195,10 @@ impl Env {
             .filter(|&c| c > 0);
         let width = if stdout_tty { columns.or(width) } else { None };
         let columns = width.or(columns);
+        let cache = match vars.remove("PISESS_CACHE_DIR").filter(|d| !d.is_empty()) {
+            Some(dir) => Some(locate::resolve_path(&dir, &cwd, &home)),
+            None => cache_home.map(|d| d.join("pisess")),
+        };
         let mut inputs = Inputs {
             home,
             cwd: cwd.clone(),
@@ -195,6 +206,7 @@ impl Env {
             flag: None,
             env_agent_dir: vars.remove("PI_CODING_AGENT_DIR"),
             env_session_dir: vars.remove("PI_CODING_AGENT_SESSION_DIR"),
+            cache,
         };
         take_paths(&mut inputs, global);
         let mut env = Env {
@@ -268,6 +280,9 @@ fn take_paths(inputs: &mut Inputs, global: &GlobalArgs) {
     }
     if let Some(dir) = &global.cwd {
         inputs.cwd = locate::resolve_path(dir, &inputs.process_cwd, &inputs.home);
+    }
+    if global.no_cache {
+        inputs.cache = None;
     }
 }
 

@@ -3,6 +3,7 @@
 //! The binary parses the command line, builds an [`env::Env`] and calls [`run`]; everything
 //! else lives in the library so tests can drive it in-process.
 
+pub mod cache;
 pub mod check;
 pub mod cli;
 pub mod cmd;

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 
+use crate::cache::{Cache, CacheProblem};
 use crate::diag::{Diag, Warning};
 use crate::exit::UsageError;
 use crate::locate::{name_cmp, Files, Location, Skipped};
@@ -48,6 +49,9 @@ pub enum Problem {
     /// Not read at all: not a regular file, or a folder that could not be read (which leaves
     /// the listing incomplete).
     Skipped(Skipped),
+    /// The summary cache could not be read or written (the path is the cache's): the listing
+    /// is whole, only slower.
+    Cache(String),
 }
 
 impl Listing {
@@ -92,6 +96,7 @@ impl Problem {
                 diag.warn(&name, None, &format!("cannot read it: {e}; not listed"));
             }
             Problem::NotASession(e) => diag.warn(&name, None, &format!("skipped: {e}")),
+            Problem::Cache(why) => diag.warn(&name, None, why),
             Problem::Skipped(Skipped::NotRegular(kind)) => diag.warn(
                 &name,
                 None,
@@ -128,7 +133,8 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
             .into_iter()
             .map(|(p, why)| (p, Problem::Skipped(why))),
     );
-    for (path, result) in files.iter().zip(summarize_all(&files, detail)) {
+    let (results, cache_problem) = summarize_all(loc, &files, detail);
+    for (path, result) in files.iter().zip(results) {
         let problem = match result {
             Ok(s) => {
                 let warnings =
@@ -140,6 +146,9 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
         };
         listing.problems.extend(problem.map(|p| (path.clone(), p)));
     }
+    listing
+        .problems
+        .extend(cache_problem.map(|(path, why)| (path, Problem::Cache(why))));
     listing.sessions.retain(|s| in_scope(loc, scope, &s.cwd));
     if scope == Scope::All && !loc.custom {
         listing.sessions.sort_by(|a, b| {
@@ -294,21 +303,42 @@ impl Window {
     }
 }
 
-/// Reads every file on the available cores; results keep the input order.
+/// Summarizes every file, through the summary cache when there is one and `detail` is what it
+/// holds; also the cache's one problem, if it had any.
+fn summarize_all(
+    loc: &Location,
+    files: &[PathBuf],
+    detail: Detail,
+) -> (Vec<Result<Summary, ScanError>>, Option<CacheProblem>) {
+    match &loc.cache {
+        Some(dir) if detail == Detail::Listing => {
+            let cache = Cache::load(dir, files);
+            let (results, fates) =
+                on_every_core(files, |path, reading| cache.summarize(path, reading))
+                    .into_iter()
+                    .unzip::<_, _, Vec<_>, Vec<_>>();
+            let problem = cache.save(files, fates);
+            (results, problem)
+        }
+        _ => (
+            on_every_core(files, |path, reading| summarize_in(path, reading, detail)),
+            None,
+        ),
+    }
+}
+
+/// Runs `each` on every file on the available cores; results keep the input order.
 ///
 /// Each worker takes the next unread file, so one large session does not leave the other cores
 /// idle at the end of a fixed share (sizes are very uneven: a few sessions hold most bytes).
 /// Not `parallel::ordered`: a listing wants every result at once, and that window's hand-over
 /// (a channel, a wake-up per file) cost `ls --all --json` 15% on 2,000 sessions.
-fn summarize_all(files: &[PathBuf], detail: Detail) -> Vec<Result<Summary, ScanError>> {
+fn on_every_core<T: Send>(files: &[PathBuf], each: impl Fn(&Path, Reading) -> T + Sync) -> Vec<T> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
     if threads <= 1 || files.len() < 8 {
-        return files
-            .iter()
-            .map(|p| summarize_in(p, Reading::AheadIfBig, detail))
-            .collect();
+        return files.iter().map(|p| each(p, Reading::AheadIfBig)).collect();
     }
     let next = AtomicUsize::new(0);
     let work = || {
@@ -318,11 +348,10 @@ fn summarize_all(files: &[PathBuf], detail: Detail) -> Vec<Result<Summary, ScanE
             let Some(path) = files.get(i) else {
                 return done;
             };
-            done.push((i, summarize_in(path, Reading::OnThisThread, detail)));
+            done.push((i, each(path, Reading::OnThisThread)));
         }
     };
-    let mut results: Vec<Option<Result<Summary, ScanError>>> =
-        std::iter::repeat_with(|| None).take(files.len()).collect();
+    let mut results: Vec<Option<T>> = std::iter::repeat_with(|| None).take(files.len()).collect();
     std::thread::scope(|scope| {
         // Each worker may decode a deeply nested line (see `stack`); one that cannot be made
         // leaves its share to the others, and the last files to this thread.

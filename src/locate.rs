@@ -17,6 +17,8 @@ use icu_collator::CollatorBorrowed;
 
 use serde_json::Value;
 
+use crate::cache::CacheDir;
+
 /// Where a session dir candidate came from, in order of precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DirSource {
@@ -74,6 +76,8 @@ pub struct Inputs {
     pub flag: Option<String>,
     pub env_agent_dir: Option<String>,
     pub env_session_dir: Option<String>,
+    /// Where the summary cache is (`None`: no cache, as with `--no-cache`).
+    pub cache: Option<PathBuf>,
 }
 
 /// The resolved locations.
@@ -95,6 +99,8 @@ pub struct Location {
     pub warnings: Vec<String>,
     /// The home directory, kept to show paths inside it as `~/…` in messages.
     pub home: PathBuf,
+    /// The summary cache of listings.
+    pub cache: Option<CacheDir>,
 }
 
 /// A path for messages: inside `home` it is shown as `~/…`, as pi shows paths, so an error
@@ -279,6 +285,7 @@ impl Location {
             candidates,
             warnings,
             home: home.clone(),
+            cache: inputs.cache.clone().map(CacheDir::new),
         }
     }
 

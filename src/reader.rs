@@ -108,6 +108,16 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
+    /// A reader of `inner`, which starts at `offset` of a stream whose first `lines` lines
+    /// were read before: numbers and offsets go on from there.
+    pub(crate) fn resume(inner: R, lines: u64, offset: u64) -> Self {
+        LineReader {
+            number: lines,
+            offset,
+            ..LineReader::new(inner)
+        }
+    }
+
     /// The next line, or `None` at the end. The returned line borrows the reader.
     pub(crate) fn next_line(&mut self) -> io::Result<Option<RawLine<'_>>> {
         self.inner.consume(std::mem::take(&mut self.pending));

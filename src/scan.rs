@@ -109,6 +109,32 @@ pub struct ScanReport {
     pub torn_tail: bool,
     /// That line's number, for `check`'s findings.
     pub torn_line: Option<u64>,
+    /// Where the scan stopped, for going on from there ([`scan_on`]).
+    pub(crate) tail: Tail,
+}
+
+/// The end of what a scan read, and the little it must remember to read on from there as if it
+/// had never stopped: pi only appends, so the summary cache reads a grown file from its old end.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Tail {
+    /// The number of the last line read.
+    pub(crate) lines: u64,
+    /// The offset just past it.
+    pub(crate) end: u64,
+    /// The last line had no `\n`: what is appended would continue it, so no scan goes on
+    /// from here.
+    pub(crate) open: bool,
+    /// The v1 migration's last id: the next entry's parent.
+    pub(crate) prev_v1_id: Option<String>,
+    /// Lines had to be left unread (broken off early): the end is not the file's.
+    pub(crate) stopped: bool,
+}
+
+impl ScanReport {
+    /// Whether a scan can go on from where this one stopped ([`scan_on`]).
+    pub(crate) fn resumable(&self) -> bool {
+        !self.tail.open && !self.tail.stopped && !self.torn_tail
+    }
 }
 
 /// How one non-blank line parsed.
@@ -227,6 +253,15 @@ fn bom_before_header(bytes: &[u8], stem: &str) -> bool {
         .is_some_and(|rest| json::decode(rest).is_ok_and(|v| Header::from_value(v, stem).is_ok()))
 }
 
+/// The header whose stored line (terminator included) a scan found, read again from it.
+pub(crate) fn header_of_stored(stored: &[u8], stem: &str) -> Option<Header> {
+    let line = stored.strip_suffix(b"\n").unwrap_or(stored);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut header = Header::from_value(json::decode(line).ok()?, stem).ok()?;
+    header.stored = stored.to_vec();
+    Some(header)
+}
+
 /// Reads only as far as the header (pi's `readSessionHeader`), for lookups by id.
 pub fn read_header(path: &Path) -> Result<Header, ScanError> {
     let OpenedFile { file, stem, .. } = open_file(path)?;
@@ -286,9 +321,30 @@ pub fn scan<R: BufRead>(
 pub fn scan_until<R: BufRead>(
     input: R,
     stem: &str,
+    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
+    scan_from(LineReader::new(input), stem, None, on_entry)
+}
+
+/// Goes on with a scan that `before` reported, over `input`: the same file from `before`'s end
+/// on (what was appended since). The report is the one a scan of the whole file would give.
+pub(crate) fn scan_on<R: BufRead>(
+    input: R,
+    stem: &str,
+    before: ScanReport,
+    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
+    debug_assert!(before.resumable());
+    let reader = LineReader::resume(input, before.tail.lines, before.tail.end);
+    scan_from(reader, stem, Some(before), on_entry)
+}
+
+fn scan_from<R: BufRead>(
+    mut reader: LineReader<R>,
+    stem: &str,
+    before: Option<ScanReport>,
     mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
 ) -> Result<ScanReport, ScanError> {
-    let mut reader = LineReader::new(input);
     // The header, its line number, offset and length on disk.
     let mut header: Option<(Header, u64, u64, u64)> = None;
     let mut warnings = Vec::new();
@@ -298,8 +354,23 @@ pub fn scan_until<R: BufRead>(
     let mut unread = None;
     let mut ordinal = 0usize;
     let mut prev_v1_id: Option<String> = None;
+    let mut tail = Tail::default();
+    if let Some(b) = before {
+        header = Some((b.header, b.header_line, b.header_offset, b.header_len));
+        (warnings, malformed, ordinal) = (b.warnings, b.malformed, b.entries);
+        prev_v1_id = b.tail.prev_v1_id;
+        tail = Tail {
+            prev_v1_id: None,
+            ..b.tail
+        };
+    }
 
     while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
+        (tail.lines, tail.end, tail.open) = (
+            line.number,
+            line.offset + line.len_on_disk(),
+            !line.terminated,
+        );
         if line.is_blank() {
             continue;
         }
@@ -403,9 +474,11 @@ pub fn scan_until<R: BufRead>(
         };
         ordinal += 1;
         if on_entry(head, &entry).is_break() {
+            tail.stopped = true;
             break;
         }
     }
+    tail.prev_v1_id = prev_v1_id;
     let (header, header_line, header_offset, header_len) =
         header.ok_or_else(|| no_header(unread))?;
     Ok(ScanReport {
@@ -418,6 +491,7 @@ pub fn scan_until<R: BufRead>(
         warnings,
         torn_tail,
         torn_line,
+        tail,
     })
 }
 

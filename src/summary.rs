@@ -1,19 +1,27 @@
 //! Per-session facts for `ls`: pi's `SessionInfo` fields (as `SessionManager.list` computes
 //! them) and pi's `/session` totals, from one pass of the shared scan.
 
+use std::fs::Metadata;
 use std::io::BufRead;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+use serde::{Deserialize, Serialize};
+
 use crate::diag::Warning;
-use crate::model::{message_call_facts, message_content_text, EntryKind, Header, Usage};
-use crate::scan::{open_file, scan, whole_file, EntryLine, Reading, ScanError};
+use crate::model::{message_call_facts, message_content_text, CallFacts, EntryKind, Header, Usage};
+use crate::scan::{
+    open_file, scan, scan_on, whole_file, EntryLine, Reading, ScanError, ScanReport,
+};
 use crate::stats::Tally;
 use crate::time::parse_js_date;
 
 /// Everything `ls` shows about one session.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
+    /// Not cached: the file's own facts (this and the times and size) are set from the file.
+    #[serde(skip)]
     pub path: PathBuf,
     pub id: String,
     pub cwd: String,
@@ -44,7 +52,8 @@ pub struct Summary {
     pub bytes: u64,
     pub malformed_lines: u64,
     pub warnings: Vec<Warning>,
-    /// What `stats` gathers in the same pass, when asked for ([`Detail::Stats`]).
+    /// What `stats` gathers in the same pass, when asked for ([`Detail::Stats`]); never cached.
+    #[serde(skip)]
     pub tally: Option<Box<Tally>>,
 }
 
@@ -59,7 +68,7 @@ pub enum Detail {
 
 /// The message counts of pi's `/session` (its `getSessionStats`), and the tool results that
 /// report an error, over every entry of the file (not only the active branch), as pi counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     pub user_messages: u64,
     pub assistant_messages: u64,
@@ -89,7 +98,13 @@ pub fn summarize_with(
     also: impl FnMut(&Header, &EntryLine),
 ) -> Result<Summary, ScanError> {
     let opened = open_file(path)?;
-    let meta = &opened.meta;
+    let summary = fold(whole_file(&opened, reading)?, &opened.stem, detail, also)?;
+    Ok(with_file_facts(summary, path, &opened.meta))
+}
+
+/// A summary of the file at `path` whose metadata is `meta`: its times and size, and pi's
+/// `modified` falling back on its mtime.
+pub(crate) fn with_file_facts(mut summary: Summary, path: &Path, meta: &Metadata) -> Summary {
     let since_epoch = meta
         .modified()
         .ok()
@@ -101,8 +116,6 @@ pub fn summarize_with(
     let mtime_js = since_epoch.map_or(0.0, |d| {
         d.as_secs() as f64 * 1e3 + f64::from(d.subsec_nanos()) / 1e6
     });
-
-    let mut summary = fold(whole_file(&opened, reading)?, &opened.stem, detail, also)?;
     summary.path = path.to_path_buf();
     summary.mtime_ms = mtime_ms;
     summary.mtime_js = mtime_js;
@@ -111,7 +124,7 @@ pub fn summarize_with(
     if summary.modified_ms == NO_TIME {
         summary.modified_ms = mtime_ms;
     }
-    Ok(summary)
+    summary
 }
 
 /// Stands for "no message and no header time" until the file's mtime is known.
@@ -143,49 +156,75 @@ fn fold(
     input: impl BufRead,
     stem: &str,
     detail: Detail,
-    mut also: impl FnMut(&Header, &EntryLine),
+    also: impl FnMut(&Header, &EntryLine),
 ) -> Result<Summary, ScanError> {
-    let mut tally = (detail == Detail::Stats).then(Box::<Tally>::default);
-    let mut name: Option<String> = None;
-    let mut message_count = 0;
-    let mut counts = Counts::default();
-    let mut first_message = String::new();
-    let mut last_activity: Option<f64> = None;
-    let mut usage = Usage::default();
-    let mut models: Vec<String> = Vec::new();
-    let mut leaf_id = None;
-    // hashbrown's hasher, not std's SipHash: these take every id of every file `ls` reads.
-    let mut ids: hashbrown::HashSet<String> = hashbrown::HashSet::new();
-    let mut parents: hashbrown::HashSet<String> = hashbrown::HashSet::new();
+    fold_from(input, stem, None, detail, also).map(|(summary, ..)| summary)
+}
 
-    let mut note_model = |provider: Option<&str>, model: Option<&str>| {
-        if let Some(model) = model {
-            let key = match provider {
-                Some(p) => format!("{p}/{model}"),
-                None => model.to_owned(),
-            };
-            if !models.contains(&key) {
-                models.push(key);
-            }
+/// [`fold`], going on from `before` (a fold of the file up to the report's end, which `input`
+/// starts at) when given; also gives back what was folded, to go on from next time.
+pub(crate) fn fold_from(
+    input: impl BufRead,
+    stem: &str,
+    before: Option<(ScanReport, Fold)>,
+    detail: Detail,
+    mut also: impl FnMut(&Header, &EntryLine),
+) -> Result<(Summary, ScanReport, Fold), ScanError> {
+    let mut tally = (detail == Detail::Stats).then(Box::<Tally>::default);
+    let (report, mut fold) = match before {
+        None => {
+            let mut fold = Fold::default();
+            let report = scan(input, stem, |header: &Header, e: &EntryLine| {
+                also(header, e);
+                // With a tally, its decode of the line also gives the call facts.
+                let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
+                fold.entry(e, facts);
+            })?;
+            (report, fold)
+        }
+        Some((before, mut fold)) => {
+            debug_assert!(tally.is_none(), "a tally is never resumed");
+            let report = scan_on(input, stem, before, |header: &Header, e: &EntryLine| {
+                also(header, e);
+                fold.entry(e, None);
+                ControlFlow::Continue(())
+            })?;
+            (report, fold)
         }
     };
+    let summary = fold.summary(&report, tally);
+    Ok((summary, report, fold))
+}
 
-    let report = scan(input, stem, |header: &Header, e: &EntryLine| {
-        also(header, e);
-        // With a tally, its decode of the line also gives the call facts.
-        let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
+/// What the pass over the entries has gathered so far: all a [`Summary`] needs but the header
+/// and the file's own facts, kept by the summary cache to go on from when the file grows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Fold {
+    name: Option<String>,
+    message_count: u64,
+    counts: Counts,
+    first_message: String,
+    last_activity: Option<f64>,
+    usage: Usage,
+    models: Vec<String>,
+    leaf_id: Option<String>,
+    tips: Tips,
+}
+
+impl Fold {
+    fn entry(&mut self, e: &EntryLine, facts: Option<CallFacts>) {
         let call_facts = || facts.unwrap_or_else(|| message_call_facts(e.json));
         let v = e.view;
         if let Some(id) = &e.id {
-            leaf_id = Some(id.to_string());
-            ids.insert(id.to_string());
+            self.leaf_id = Some(id.to_string());
+            self.tips.id(id);
         }
         if let Some(parent) = &e.parent {
-            parents.insert(parent.to_string());
+            self.tips.parent(parent);
         }
         match e.kind {
             EntryKind::SessionInfo => {
-                name = v
+                self.name = v
                     .name
                     .get()
                     .map(str::trim)
@@ -194,20 +233,21 @@ fn fold(
             }
             EntryKind::Usage | EntryKind::Compaction | EntryKind::BranchSummary => {
                 if let Some(u) = v.usage.and_then(Usage::from_raw) {
-                    usage.add(&u);
+                    self.usage.add(&u);
                 }
             }
-            EntryKind::ModelChange => note_model(v.provider.get(), v.model_id.get()),
+            EntryKind::ModelChange => self.note_model(v.provider.get(), v.model_id.get()),
             _ => {}
         }
         if e.kind != EntryKind::Message {
             return;
         }
-        message_count += 1;
+        self.message_count += 1;
         let Some(m) = v.message.0.as_ref() else {
             return;
         };
         let role = m.role.get();
+        let counts = &mut self.counts;
         match role {
             Some("user") => counts.user_messages += 1,
             Some("assistant") => {
@@ -222,11 +262,11 @@ fn fold(
         }
         if matches!(role, Some("assistant" | "toolResult")) {
             if let Some(u) = m.usage.and_then(Usage::from_raw) {
-                usage.add(&u);
+                self.usage.add(&u);
             }
         }
         if role == Some("assistant") {
-            note_model(m.provider.get(), m.model.get());
+            self.note_model(m.provider.get(), m.model.get());
         }
         if !matches!(role, Some("user" | "assistant")) || !m.content.0 {
             return;
@@ -239,53 +279,135 @@ fn fold(
                 .map(|ms| ms as f64)
         });
         if let Some(t) = activity {
-            last_activity = Some(last_activity.map_or(t, |l: f64| l.max(t)));
+            self.last_activity = Some(self.last_activity.map_or(t, |l: f64| l.max(t)));
         }
-        if first_message.is_empty() && role == Some("user") {
+        if self.first_message.is_empty() && role == Some("user") {
             if let Some(text) = message_content_text(e.json) {
-                first_message = text;
+                self.first_message = text;
             }
         }
-    })?;
-
-    let header = report.header;
-    let header_ms = header.timestamp_ms;
-    #[allow(clippy::cast_possible_truncation)]
-    let modified_ms = match last_activity {
-        Some(t) if t > 0.0 => t as i64,
-        _ => header_ms.unwrap_or(NO_TIME),
-    };
-    let branches = ids.iter().filter(|id| !parents.contains(*id)).count();
-    if let Some(t) = tally.as_deref_mut() {
-        t.finish(leaf_id.as_deref());
     }
-    Ok(Summary {
-        path: PathBuf::new(),
-        id: header.id,
-        cwd: header.cwd.unwrap_or_default(),
-        name,
-        parent_session: header.parent_session,
-        version: header.version,
-        created_ms: header_ms,
-        modified_ms,
-        mtime_ms: 0,
-        mtime_js: 0.0,
-        message_count,
-        counts,
-        first_message: if first_message.is_empty() {
-            "(no messages)".to_owned()
-        } else {
-            first_message
-        },
-        entries: report.entries,
-        leaf_id,
-        branches,
-        usage,
-        models,
-        bytes: 0,
-        malformed_lines: report.malformed,
-        warnings: report.warnings,
-        tally,
+
+    fn note_model(&mut self, provider: Option<&str>, model: Option<&str>) {
+        if let Some(model) = model {
+            let key = match provider {
+                Some(p) => format!("{p}/{model}"),
+                None => model.to_owned(),
+            };
+            if !self.models.contains(&key) {
+                self.models.push(key);
+            }
+        }
+    }
+
+    /// The summary of what was folded (its file's facts still to be set by the caller).
+    fn summary(&mut self, report: &ScanReport, mut tally: Option<Box<Tally>>) -> Summary {
+        let header = &report.header;
+        let header_ms = header.timestamp_ms;
+        #[allow(clippy::cast_possible_truncation)]
+        let modified_ms = match self.last_activity {
+            Some(t) if t > 0.0 => t as i64,
+            _ => header_ms.unwrap_or(NO_TIME),
+        };
+        if let Some(t) = tally.as_deref_mut() {
+            t.finish(self.leaf_id.as_deref());
+        }
+        Summary {
+            path: PathBuf::new(),
+            id: header.id.clone(),
+            cwd: header.cwd.clone().unwrap_or_default(),
+            name: self.name.clone(),
+            parent_session: header.parent_session.clone(),
+            version: header.version,
+            created_ms: header_ms,
+            modified_ms,
+            mtime_ms: 0,
+            mtime_js: 0.0,
+            message_count: self.message_count,
+            counts: self.counts,
+            first_message: if self.first_message.is_empty() {
+                "(no messages)".to_owned()
+            } else {
+                self.first_message.clone()
+            },
+            entries: report.entries,
+            leaf_id: self.leaf_id.clone(),
+            branches: self.tips.count(),
+            usage: self.usage,
+            models: self.models.clone(),
+            bytes: 0,
+            malformed_lines: report.malformed,
+            warnings: report.warnings.clone(),
+            tally,
+        }
+    }
+}
+
+/// The ids and parent ids of a file, for counting the tips of its tree (ids no entry names as
+/// its parent) in little memory: a million entries take 16 MB, not the 190 MB of two sets of
+/// strings. pi's ids (8 hex digits) and any id of up to 7 bytes are packed into a `u64`
+/// exactly; other ids are kept as strings. Sorted and deduplicated when counted, so the cache
+/// stores them sorted and a grown file only appends.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Tips {
+    ids: Vec<u64>,
+    parents: Vec<u64>,
+    long_ids: Vec<String>,
+    long_parents: Vec<String>,
+}
+
+impl Tips {
+    fn id(&mut self, id: &str) {
+        match pack(id) {
+            Some(n) => self.ids.push(n),
+            None => self.long_ids.push(id.to_owned()),
+        }
+    }
+
+    fn parent(&mut self, parent: &str) {
+        match pack(parent) {
+            Some(n) => self.parents.push(n),
+            None => self.long_parents.push(parent.to_owned()),
+        }
+    }
+
+    /// Distinct ids that are no entry's parent.
+    fn count(&mut self) -> usize {
+        fn tips<T: Ord>(ids: &mut Vec<T>, parents: &mut Vec<T>) -> usize {
+            ids.sort_unstable();
+            ids.dedup();
+            parents.sort_unstable();
+            parents.dedup();
+            ids.iter()
+                .filter(|id| parents.binary_search(id).is_err())
+                .count()
+        }
+        tips(&mut self.ids, &mut self.parents) + tips(&mut self.long_ids, &mut self.long_parents)
+    }
+}
+
+/// An id as one number, where that can be exact: 8 lowercase hex digits (pi's `generateId`)
+/// as their value with the top bit set, else up to 7 bytes with their count in the top byte.
+fn pack(id: &str) -> Option<u64> {
+    let b = id.as_bytes();
+    if b.len() == 8 {
+        let mut n = 0u64;
+        for &c in b {
+            let digit = match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                _ => return None,
+            };
+            n = n << 4 | u64::from(digit);
+        }
+        return Some(1 << 63 | n);
+    }
+    (b.len() <= 7).then(|| {
+        b.iter()
+            .enumerate()
+            .fold((b.len() as u64) << 56, |n, (i, &c)| {
+                n | u64::from(c) << (8 * i)
+            })
     })
 }
 
@@ -329,6 +451,38 @@ mod tests {
         assert_eq!(s.branches, 2);
         assert_eq!(s.malformed_lines, 1);
         assert_eq!(s.entries, 5);
+    }
+
+    #[test]
+    fn ids_pack_exactly_or_not_at_all() {
+        let ids = ["", "a", "abcdefg", "0000000a", "0000000A", "00000010", "abcdefgh", "ffffffff"];
+        let packed: Vec<_> = ids.iter().map(|id| pack(id)).collect();
+        // Upper-case hex and longer ids are kept as strings.
+        assert_eq!(packed[4], None);
+        assert_eq!(packed[6], None);
+        let mut some: Vec<u64> = packed.iter().flatten().copied().collect();
+        let n = some.len();
+        some.sort_unstable();
+        some.dedup();
+        assert_eq!(some.len(), n, "two ids packed alike: {packed:?}");
+        assert_ne!(pack("0000000a"), pack("\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}"));
+    }
+
+    #[test]
+    fn tips_count_distinct_ids_no_entry_continues() {
+        let mut tips = Tips::default();
+        for id in ["0000000a", "0000000b", "0000000c", "a-long-foreign-id", "0000000a"] {
+            tips.id(id);
+        }
+        for parent in ["0000000a", "a-long-foreign-id", "ffffffff"] {
+            tips.parent(parent);
+        }
+        // b and c: a is continued (and given twice), the foreign id too.
+        assert_eq!(tips.count(), 2);
+        // Counting again, after more ids (a grown file), goes on from the sorted sets.
+        tips.id("0000000d");
+        tips.parent("0000000b");
+        assert_eq!(tips.count(), 2);
     }
 
     #[test]

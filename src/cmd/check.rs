@@ -248,7 +248,10 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
                     targets.push(Target::Failed(name, crate::diag::io_cause(e)));
                 }
                 // Not a session, not a regular file, gone: nothing pi would list either.
-                Problem::Vanished | Problem::NotASession(_) | Problem::Skipped(_) => {
+                Problem::Vanished
+                | Problem::NotASession(_)
+                | Problem::Skipped(_)
+                | Problem::Cache(_) => {
                     problem.report(path, diag);
                 }
             }

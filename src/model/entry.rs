@@ -459,7 +459,7 @@ pub fn migrate_entry(
 }
 
 /// Token and cost counts, pi's `Usage` reduced to what totals need.
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Usage {
     pub input: f64,
     pub output: f64,

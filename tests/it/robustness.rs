@@ -1427,7 +1427,8 @@ fn unreadable_folders_and_files_as_an_unprivileged_user() {
         let out = Command::new("setpriv")
             .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups"])
             .arg(env!("CARGO_BIN_EXE_pisess"))
-            .args(["--cwd", "/p"])
+            // nobody cannot read root's cache: not what this test is about.
+            .args(["--no-cache", "--cwd", "/p"])
             .args(&args)
             .env("PI_CODING_AGENT_DIR", agent_dir)
             .env_remove("PI_SESSION_FILE")

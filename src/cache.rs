@@ -1,0 +1,523 @@
+//! The summary cache: what `ls` needs of each session file, kept between runs, so a listing of
+//! thousands of sessions reads only what changed.
+//!
+//! pi only appends to a session, so a [`Summary`] is a fold over its lines: the cache keeps each
+//! file's summary, the folded state and the offset the fold reached. A file whose device,
+//! inode, size, mtime and ctime are what they were is not read at all; a file that grew is read
+//! from that offset on, once its header line and a hash of the 64 KB before the offset show
+//! they are the ones folded; anything else (shrunk, rewritten to the same size, replaced,
+//! renamed, a different header) is read whole. The cache is a pure accelerator: a summary read from it is the one a
+//! full read gives, and a missing, foreign, damaged or unwritable cache is passed over with at
+//! most one warning a run.
+//!
+//! One file per session folder (`<cache dir>/summaries/<hash of the folder>.bin`): a listing of
+//! one project reads one, and a run rewrites only the folders whose sessions changed, to a
+//! temporary file renamed into place, so concurrent runs each see a whole cache.
+
+use std::collections::HashMap;
+use std::fs::{self, File, Metadata};
+#[cfg(not(unix))]
+use std::io::Read;
+use std::io::{BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::scan::{self, open_file, whole_file, OpenedFile, Reading, ScanError, ScanReport};
+use crate::summary::{fold_from, with_file_facts, Detail, Fold, Summary};
+
+/// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
+pub(crate) type CacheProblem = (PathBuf, String);
+
+/// Where the cache is, and whether this run has warned about it yet.
+#[derive(Debug, Clone)]
+pub struct CacheDir {
+    pub dir: PathBuf,
+    warned: Arc<AtomicBool>,
+}
+
+impl CacheDir {
+    pub fn new(dir: PathBuf) -> CacheDir {
+        CacheDir {
+            dir,
+            warned: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn folder_file(&self, folder: &Path) -> PathBuf {
+        let hash = xxhash_rust::xxh3::xxh3_64(folder.as_os_str().as_encoded_bytes());
+        self.dir.join("summaries").join(format!("{hash:016x}.bin"))
+    }
+
+    /// The first problem of a run becomes its one warning; later ones are dropped.
+    fn problem(&self, path: &Path, why: String) -> Option<CacheProblem> {
+        (!self.warned.swap(true, Ordering::Relaxed)).then(|| (path.to_path_buf(), why))
+    }
+}
+
+/// The start of every cache file, then [`FORMAT`] (u32, little-endian), the xxh3 of the rest
+/// (u64), and the rest: a postcard-encoded [`Stored`].
+const MAGIC: &[u8] = b"pisess summary cache\n";
+
+/// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
+/// format is not read (and is replaced).
+const FORMAT: u32 = 1;
+
+/// A file whose mtime is this close to the run's start may still change within the mtime's
+/// granularity without its key changing (git's "racily clean"): it is checked by its bytes
+/// next time, not trusted by its key.
+const RACY_NS: i128 = 2_000_000_000;
+
+/// The bytes before the fold's end whose hash must be unchanged to read a grown file on: a
+/// smaller file is compared whole, a larger one where a rewrite would most likely show.
+const GUARD_BYTES: u64 = 64 * 1024;
+
+/// What one folder's cache file holds.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    /// pisess's version and the time zone dates without an offset were read in.
+    stamp: String,
+    /// The folder, in case two hash alike.
+    folder: Vec<u8>,
+    records: Vec<Record>,
+}
+
+/// One session file.
+#[derive(Serialize, Deserialize, Clone)]
+pub(crate) struct Record {
+    name: Vec<u8>,
+    key: FileKey,
+    /// The key alone vouches for the summary (the file was not racy when read).
+    trusted: bool,
+    /// Without the file's own facts (path, times, size): those are the file's of this run.
+    summary: Summary,
+    /// A postcard-encoded [`Resume`], decoded only when the file grew; `None` when the file
+    /// ended in a line without `\n` (what is appended would continue it).
+    #[serde(with = "serde_bytes")]
+    resume: Option<Vec<u8>>,
+}
+
+/// How to read a grown file on.
+#[derive(Serialize, Deserialize)]
+struct Resume {
+    /// The scan's report as it ended, but for its header, which is read again from `header`.
+    report: SavedReport,
+    fold: Fold,
+    /// xxh3 of the bytes `[end - tail_len, end)`.
+    tail_hash: u64,
+    tail_len: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedReport {
+    #[serde(with = "serde_bytes")]
+    header: Vec<u8>,
+    header_line: u64,
+    header_offset: u64,
+    header_len: u64,
+    entries: usize,
+    malformed: u64,
+    warnings: Vec<crate::diag::Warning>,
+    tail: scan::Tail,
+}
+
+/// What identifies a file's bytes without reading them. ctime is in it because nothing can set
+/// it back: a rewrite that restores the mtime still changes the key.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+struct FileKey {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl FileKey {
+    #[cfg(unix)]
+    fn of(meta: &Metadata) -> FileKey {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        FileKey {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(meta: &Metadata) -> FileKey {
+        let ns = |t: std::io::Result<std::time::SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128)
+        };
+        FileKey {
+            dev: 0,
+            ino: 0,
+            size: meta.len(),
+            mtime_ns: ns(meta.modified()),
+            ctime_ns: ns(meta.created()),
+        }
+    }
+}
+
+/// The cache of one listing: the records of its folders as loaded, and what this run learned.
+pub(crate) struct Cache<'a> {
+    dir: &'a CacheDir,
+    stamp: String,
+    /// The run's start, against which files are racy.
+    now_ns: i128,
+    folders: HashMap<PathBuf, HashMap<Vec<u8>, Record>>,
+    /// The first problem met (the run's one warning).
+    pub(crate) problem: Option<CacheProblem>,
+}
+
+/// What became of a file's record.
+pub(crate) enum Fate {
+    /// Still right.
+    Kept,
+    /// Replaced by a new one.
+    New(Box<Record>),
+    /// No record for it (it cannot be summarized, or cannot be cached).
+    Dropped,
+}
+
+impl<'a> Cache<'a> {
+    /// Loads the records of the folders of `files`.
+    pub(crate) fn load(dir: &'a CacheDir, files: &[PathBuf]) -> Cache<'a> {
+        let mut cache = Cache {
+            dir,
+            stamp: stamp(),
+            now_ns: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as i128),
+            folders: HashMap::new(),
+            problem: None,
+        };
+        for file in files {
+            let folder = folder_of(file);
+            if cache.folders.contains_key(folder) {
+                continue;
+            }
+            let records = cache.read_folder(folder);
+            cache.folders.insert(folder.to_path_buf(), records);
+        }
+        cache
+    }
+
+    fn read_folder(&mut self, folder: &Path) -> HashMap<Vec<u8>, Record> {
+        let path = self.dir.folder_file(folder);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            // No cache yet (or where none can be: said when it is written).
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                return HashMap::new()
+            }
+            Err(e) => {
+                self.note(
+                    &path,
+                    format!(
+                        "cannot read the summary cache: {}; not used",
+                        crate::diag::io_cause(&e)
+                    ),
+                );
+                return HashMap::new();
+            }
+        };
+        match decode(&bytes, &self.stamp, folder) {
+            Ok(Some(records)) => records.into_iter().map(|r| (r.name.clone(), r)).collect(),
+            // Another format or stamp: rebuilt without a word, as a new pisess should.
+            Ok(None) => HashMap::new(),
+            Err(why) => {
+                self.note(
+                    &path,
+                    format!("the summary cache is damaged ({why}); it is rebuilt"),
+                );
+                HashMap::new()
+            }
+        }
+    }
+
+    fn note(&mut self, path: &Path, why: String) {
+        if self.problem.is_none() {
+            self.problem = self.dir.problem(path, why);
+        }
+    }
+
+    /// The summary of `path` (pi's listing fields only), from the cache where it holds, and
+    /// what became of its record.
+    pub(crate) fn summarize(
+        &self,
+        path: &Path,
+        reading: Reading,
+    ) -> (Result<Summary, ScanError>, Fate) {
+        let record = self
+            .folders
+            .get(folder_of(path))
+            .and_then(|records| records.get(file_name(path)));
+        // A stat, not an open: a file the cache vouches for is not opened at all.
+        if let (Some(r), Ok(meta)) = (record, fs::metadata(path)) {
+            if r.trusted && meta.is_file() && r.key == FileKey::of(&meta) {
+                return (
+                    Ok(with_file_facts(r.summary.clone(), path, &meta)),
+                    Fate::Kept,
+                );
+            }
+        }
+        let opened = match open_file(path) {
+            Ok(o) => o,
+            Err(e) => return (Err(e), Fate::Dropped),
+        };
+        let key = FileKey::of(&opened.meta);
+        let read = record
+            .and_then(|r| self.read_on(r, &opened, key))
+            .unwrap_or_else(|| read_whole(&opened, reading));
+        match read {
+            Ok((summary, report, fold)) => {
+                // Bytes that changed while they were read are not what was folded: kept for
+                // this run's listing, not for the next.
+                let unchanged = opened
+                    .file
+                    .metadata()
+                    .is_ok_and(|now| FileKey::of(&now) == key);
+                let fate = if unchanged {
+                    self.record(path, &opened.file, key, &summary, report, fold)
+                } else {
+                    Fate::Dropped
+                };
+                (Ok(with_file_facts(summary, path, &opened.meta)), fate)
+            }
+            Err(e) => (Err(e), Fate::Dropped),
+        }
+    }
+
+    /// A file that grew (or whose key changed, or that was racy) read on from where its fold
+    /// ended, when it is the same file with the same bytes up to there; `None` to read it whole.
+    fn read_on(
+        &self,
+        record: &Record,
+        opened: &OpenedFile,
+        key: FileKey,
+    ) -> Option<Result<(Summary, ScanReport, Fold), ScanError>> {
+        let old = record.key;
+        if (old.dev, old.ino) != (key.dev, key.ino) {
+            return None;
+        }
+        let resume: Resume = postcard::from_bytes(record.resume.as_deref()?).ok()?;
+        let saved = &resume.report;
+        let end = saved.tail.end;
+        // Not grown: touched, or rewritten in place to the same size. Only appends are read on.
+        if key.size <= end || resume.tail_len > end {
+            return None;
+        }
+        let file = &opened.file;
+        let header = read_at(file, saved.header_offset, saved.header_len)?;
+        let tail = read_at(file, end - resume.tail_len, resume.tail_len)?;
+        if header != saved.header || xxhash_rust::xxh3::xxh3_64(&tail) != resume.tail_hash {
+            return None;
+        }
+        let report = restore(resume.report, &opened.stem)?;
+        // A clone shares the offset, but nothing reads the file after this.
+        let mut file = file.try_clone().ok()?;
+        file.seek(SeekFrom::Start(end)).ok()?;
+        let input = BufReader::with_capacity(256 * 1024, file);
+        Some(fold_from(
+            input,
+            &opened.stem,
+            Some((report, resume.fold)),
+            Detail::Listing,
+            |_, _| {},
+        ))
+    }
+
+    /// The record to keep for a file just read.
+    fn record(
+        &self,
+        path: &Path,
+        file: &File,
+        key: FileKey,
+        summary: &Summary,
+        report: ScanReport,
+        fold: Fold,
+    ) -> Fate {
+        let resume = report.resumable().then(|| {
+            let end = report.tail.end;
+            let tail_len = end.min(GUARD_BYTES);
+            let tail = read_at(file, end - tail_len, tail_len)?;
+            let resume = Resume {
+                tail_hash: xxhash_rust::xxh3::xxh3_64(&tail),
+                tail_len,
+                fold,
+                report: SavedReport {
+                    header: report.header.stored,
+                    header_line: report.header_line,
+                    header_offset: report.header_offset,
+                    header_len: report.header_len,
+                    entries: report.entries,
+                    malformed: report.malformed,
+                    warnings: report.warnings,
+                    tail: report.tail,
+                },
+            };
+            postcard::to_stdvec(&resume).ok()
+        });
+        Fate::New(Box::new(Record {
+            name: file_name(path).to_vec(),
+            key,
+            trusted: key.mtime_ns < self.now_ns - RACY_NS,
+            summary: summary.clone(),
+            resume: resume.flatten(),
+        }))
+    }
+
+    /// Writes the folders whose records changed: `fates` holds each listed file's. Records of
+    /// files no longer listed are dropped.
+    pub(crate) fn save(mut self, files: &[PathBuf], fates: Vec<Fate>) -> Option<CacheProblem> {
+        let mut changed: HashMap<&Path, bool> = HashMap::new();
+        let mut kept: HashMap<&Path, Vec<Record>> = HashMap::new();
+        for (path, fate) in files.iter().zip(fates) {
+            let folder = folder_of(path);
+            let old = self
+                .folders
+                .get_mut(folder)
+                .and_then(|records| records.remove(file_name(path)));
+            let record = match fate {
+                Fate::Kept => old,
+                Fate::New(r) => {
+                    changed.insert(folder, true);
+                    Some(*r)
+                }
+                Fate::Dropped => {
+                    *changed.entry(folder).or_default() |= old.is_some();
+                    None
+                }
+            };
+            kept.entry(folder).or_default().extend(record);
+        }
+        for (folder, records) in kept {
+            // Records left over are of files gone from the folder.
+            let gone = self.folders.get(folder).is_some_and(|r| !r.is_empty());
+            if !gone && !changed.get(folder).copied().unwrap_or(false) {
+                continue;
+            }
+            if let Err(e) = self.write_folder(folder, records) {
+                let dir = self.dir.dir.clone();
+                self.note(
+                    &dir,
+                    format!("cannot write the summary cache: {e}; going on without it"),
+                );
+                break;
+            }
+        }
+        self.problem
+    }
+
+    fn write_folder(&self, folder: &Path, records: Vec<Record>) -> std::io::Result<()> {
+        let path = self.dir.folder_file(folder);
+        let parent = path.parent().expect("a cache file is in a folder");
+        fs::create_dir_all(parent)?;
+        let stored = Stored {
+            stamp: self.stamp.clone(),
+            folder: folder.as_os_str().as_encoded_bytes().to_vec(),
+            records,
+        };
+        let body = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
+        tmp.write_all(MAGIC)?;
+        tmp.write_all(&FORMAT.to_le_bytes())?;
+        tmp.write_all(&xxhash_rust::xxh3::xxh3_64(&body).to_le_bytes())?;
+        tmp.write_all(&body)?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+fn read_whole(
+    opened: &OpenedFile,
+    reading: Reading,
+) -> Result<(Summary, ScanReport, Fold), ScanError> {
+    let input = whole_file(opened, reading)?;
+    fold_from(input, &opened.stem, None, Detail::Listing, |_, _| {})
+}
+
+/// The records of a cache file: `None` when it is of another format, pisess or time zone;
+/// an error when it is damaged.
+fn decode(bytes: &[u8], stamp: &str, folder: &Path) -> Result<Option<Vec<Record>>, String> {
+    let Some(rest) = bytes.strip_prefix(MAGIC) else {
+        return Err("not a pisess cache file".to_owned());
+    };
+    let (format, rest) = rest.split_at_checked(4).ok_or("cut short")?;
+    if format != FORMAT.to_le_bytes() {
+        return Ok(None);
+    }
+    let (hash, body) = rest.split_at_checked(8).ok_or("cut short")?;
+    if hash != xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() {
+        return Err("its checksum does not match".to_owned());
+    }
+    let stored: Stored = postcard::from_bytes(body).map_err(|e| e.to_string())?;
+    Ok(
+        (stored.stamp == stamp && stored.folder == folder.as_os_str().as_encoded_bytes())
+            .then_some(stored.records),
+    )
+}
+
+/// What a summary depends on besides the file: pisess itself, and the time zone in which
+/// dates without an offset are read (`parse_js_date`).
+fn stamp() -> String {
+    let tz = jiff::tz::TimeZone::system();
+    format!(
+        "pisess {} tz {:?} {:?}",
+        env!("CARGO_PKG_VERSION"),
+        std::env::var_os("TZ"),
+        tz.iana_name()
+            .map_or_else(|| format!("{tz:?}"), str::to_owned),
+    )
+}
+
+fn restore(saved: SavedReport, stem: &str) -> Option<ScanReport> {
+    let header = scan::header_of_stored(&saved.header, stem)?;
+    Some(ScanReport {
+        header,
+        header_line: saved.header_line,
+        header_offset: saved.header_offset,
+        header_len: saved.header_len,
+        entries: saved.entries,
+        malformed: saved.malformed,
+        warnings: saved.warnings,
+        torn_tail: false,
+        torn_line: None,
+        tail: saved.tail,
+    })
+}
+
+/// Bytes at `offset`, without moving the file's offset (which its clones share).
+fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
+    let mut buf = vec![0; usize::try_from(len).ok()?];
+    #[cfg(unix)]
+    std::os::unix::fs::FileExt::read_exact_at(file, &mut buf, offset).ok()?;
+    #[cfg(not(unix))]
+    {
+        let mut file = file.try_clone().ok()?;
+        file.seek(SeekFrom::Start(offset)).ok()?;
+        file.read_exact(&mut buf).ok()?;
+        file.seek(SeekFrom::Start(0)).ok()?;
+    }
+    Some(buf)
+}
+
+fn folder_of(path: &Path) -> &Path {
+    path.parent().unwrap_or(Path::new(""))
+}
+
+fn file_name(path: &Path) -> &[u8] {
+    path.file_name().map_or(&[][..], |n| n.as_encoded_bytes())
+}
