@@ -14,7 +14,6 @@
 //! one project reads one, and a run rewrites only the folders whose sessions changed, to a
 //! temporary file renamed into place, so concurrent runs each see a whole cache.
 
-use std::collections::HashMap;
 use std::fs::{self, File, Metadata};
 #[cfg(not(unix))]
 use std::io::Read;
@@ -23,8 +22,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
+use crate::locate::split_name;
 use crate::scan::{self, open_file, whole_file, OpenedFile, Reading, ScanError, ScanReport};
 use crate::summary::{fold_from, with_file_facts, Detail, Fold, Summary};
 
@@ -46,8 +47,8 @@ impl CacheDir {
         }
     }
 
-    fn folder_file(&self, folder: &Path) -> PathBuf {
-        let hash = xxhash_rust::xxh3::xxh3_64(folder.as_os_str().as_encoded_bytes());
+    fn folder_file(&self, folder: &[u8]) -> PathBuf {
+        let hash = xxhash_rust::xxh3::xxh3_64(folder);
         self.dir.join("summaries").join(format!("{hash:016x}.bin"))
     }
 
@@ -57,8 +58,10 @@ impl CacheDir {
     }
 }
 
-/// The start of every cache file, then [`FORMAT`] (u32, little-endian), the xxh3 of the rest
-/// (u64), and the rest: a postcard-encoded [`Stored`].
+/// The start of every cache file; then [`FORMAT`] (u32, little-endian), the length of the
+/// index (u64), its xxh3 (u64), the index (a postcard-encoded [`Stored`]), and the blobs of
+/// what a grown file is read on from ([`Resume`]s), each with its own hash, read only when
+/// their file grew: a warm listing decodes the index alone.
 const MAGIC: &[u8] = b"pisess summary cache\n";
 
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
@@ -93,10 +96,36 @@ pub(crate) struct Record {
     trusted: bool,
     /// Without the file's own facts (path, times, size): those are the file's of this run.
     summary: Summary,
-    /// A postcard-encoded [`Resume`], decoded only when the file grew; `None` when the file
-    /// ended in a line without `\n` (what is appended would continue it).
-    #[serde(with = "serde_bytes")]
-    resume: Option<Vec<u8>>,
+    /// Where its [`Resume`] is among the blobs; `None` when the file ended in a line without
+    /// `\n` (what is appended would continue it).
+    resume: Option<Blob>,
+}
+
+/// A blob's place after the index, and its xxh3.
+#[derive(Serialize, Deserialize, Clone, Copy)]
+struct Blob {
+    at: u64,
+    len: u64,
+    hash: u64,
+}
+
+/// One folder's file as loaded: its records by file name, and its blobs.
+#[derive(Default)]
+struct Folder {
+    records: HashMap<Vec<u8>, Record>,
+    blobs: Vec<u8>,
+}
+
+impl Folder {
+    /// A record's resume blob, when it is whole.
+    fn blob(&self, record: &Record) -> Option<&[u8]> {
+        let b = record.resume?;
+        let start = usize::try_from(b.at).ok()?;
+        let bytes = self
+            .blobs
+            .get(start..start.checked_add(usize::try_from(b.len).ok()?)?)?;
+        (xxhash_rust::xxh3::xxh3_64(bytes) == b.hash).then_some(bytes)
+    }
 }
 
 /// How to read a grown file on.
@@ -104,7 +133,9 @@ pub(crate) struct Record {
 struct Resume {
     /// The scan's report as it ended, but for its header, which is read again from `header`.
     report: SavedReport,
+    /// Without the first message, which the record's summary holds ([`Fold::take_first_message`]).
     fold: Fold,
+    had_first_message: bool,
     /// xxh3 of the bytes `[end - tail_len, end)`.
     tail_hash: u64,
     tail_len: u64,
@@ -171,17 +202,21 @@ pub(crate) struct Cache<'a> {
     stamp: String,
     /// The run's start, against which files are racy.
     now_ns: i128,
-    folders: HashMap<PathBuf, HashMap<Vec<u8>, Record>>,
+    /// By folder (bytes: hashing a `Path` walks its components).
+    folders: HashMap<Vec<u8>, Folder>,
     /// The first problem met (the run's one warning).
     pub(crate) problem: Option<CacheProblem>,
 }
+
+/// A record to write, with its resume blob.
+type WithBlob = (Record, Option<Vec<u8>>);
 
 /// What became of a file's record.
 pub(crate) enum Fate {
     /// Still right.
     Kept,
-    /// Replaced by a new one.
-    New(Box<Record>),
+    /// Replaced by a new one, with its resume blob.
+    New(Box<Record>, Option<Vec<u8>>),
     /// No record for it (it cannot be summarized, or cannot be cached).
     Dropped,
 }
@@ -198,53 +233,18 @@ impl<'a> Cache<'a> {
             folders: HashMap::new(),
             problem: None,
         };
-        for file in files {
-            let folder = folder_of(file);
-            if cache.folders.contains_key(folder) {
-                continue;
+        let mut folders: Vec<&[u8]> = files.iter().map(|f| split_name(f).0).collect();
+        folders.sort_unstable();
+        folders.dedup();
+        let loaded =
+            crate::parallel::map(&folders, |folder, _| read_folder(dir, &cache.stamp, folder));
+        for (folder, (loaded, problem)) in folders.into_iter().zip(loaded) {
+            if let Some((path, why)) = problem {
+                cache.note(&path, why);
             }
-            let records = cache.read_folder(folder);
-            cache.folders.insert(folder.to_path_buf(), records);
+            cache.folders.insert(folder.to_vec(), loaded);
         }
         cache
-    }
-
-    fn read_folder(&mut self, folder: &Path) -> HashMap<Vec<u8>, Record> {
-        let path = self.dir.folder_file(folder);
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            // No cache yet (or where none can be: said when it is written).
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-                ) =>
-            {
-                return HashMap::new()
-            }
-            Err(e) => {
-                self.note(
-                    &path,
-                    format!(
-                        "cannot read the summary cache: {}; not used",
-                        crate::diag::io_cause(&e)
-                    ),
-                );
-                return HashMap::new();
-            }
-        };
-        match decode(&bytes, &self.stamp, folder) {
-            Ok(Some(records)) => records.into_iter().map(|r| (r.name.clone(), r)).collect(),
-            // Another format or stamp: rebuilt without a word, as a new pisess should.
-            Ok(None) => HashMap::new(),
-            Err(why) => {
-                self.note(
-                    &path,
-                    format!("the summary cache is damaged ({why}); it is rebuilt"),
-                );
-                HashMap::new()
-            }
-        }
     }
 
     fn note(&mut self, path: &Path, why: String) {
@@ -260,10 +260,9 @@ impl<'a> Cache<'a> {
         path: &Path,
         reading: Reading,
     ) -> (Result<Summary, ScanError>, Fate) {
-        let record = self
-            .folders
-            .get(folder_of(path))
-            .and_then(|records| records.get(file_name(path)));
+        let (folder, name) = split_name(path);
+        let folder = self.folders.get(folder);
+        let record = folder.and_then(|f| f.records.get(name));
         // A stat, not an open: a file the cache vouches for is not opened at all.
         if let (Some(r), Ok(meta)) = (record, fs::metadata(path)) {
             if r.trusted && meta.is_file() && r.key == FileKey::of(&meta) {
@@ -278,8 +277,9 @@ impl<'a> Cache<'a> {
             Err(e) => return (Err(e), Fate::Dropped),
         };
         let key = FileKey::of(&opened.meta);
-        let read = record
-            .and_then(|r| self.read_on(r, &opened, key))
+        let read = folder
+            .zip(record)
+            .and_then(|(f, r)| read_on(f, r, &opened, key))
             .unwrap_or_else(|| read_whole(&opened, reading));
         match read {
             Ok((summary, report, fold)) => {
@@ -300,45 +300,6 @@ impl<'a> Cache<'a> {
         }
     }
 
-    /// A file that grew (or whose key changed, or that was racy) read on from where its fold
-    /// ended, when it is the same file with the same bytes up to there; `None` to read it whole.
-    fn read_on(
-        &self,
-        record: &Record,
-        opened: &OpenedFile,
-        key: FileKey,
-    ) -> Option<Result<(Summary, ScanReport, Fold), ScanError>> {
-        let old = record.key;
-        if (old.dev, old.ino) != (key.dev, key.ino) {
-            return None;
-        }
-        let resume: Resume = postcard::from_bytes(record.resume.as_deref()?).ok()?;
-        let saved = &resume.report;
-        let end = saved.tail.end;
-        // Not grown: touched, or rewritten in place to the same size. Only appends are read on.
-        if key.size <= end || resume.tail_len > end {
-            return None;
-        }
-        let file = &opened.file;
-        let header = read_at(file, saved.header_offset, saved.header_len)?;
-        let tail = read_at(file, end - resume.tail_len, resume.tail_len)?;
-        if header != saved.header || xxhash_rust::xxh3::xxh3_64(&tail) != resume.tail_hash {
-            return None;
-        }
-        let report = restore(resume.report, &opened.stem)?;
-        // A clone shares the offset, but nothing reads the file after this.
-        let mut file = file.try_clone().ok()?;
-        file.seek(SeekFrom::Start(end)).ok()?;
-        let input = BufReader::with_capacity(256 * 1024, file);
-        Some(fold_from(
-            input,
-            &opened.stem,
-            Some((report, resume.fold)),
-            Detail::Listing,
-            |_, _| {},
-        ))
-    }
-
     /// The record to keep for a file just read.
     fn record(
         &self,
@@ -347,7 +308,7 @@ impl<'a> Cache<'a> {
         key: FileKey,
         summary: &Summary,
         report: ScanReport,
-        fold: Fold,
+        mut fold: Fold,
     ) -> Fate {
         let resume = report.resumable().then(|| {
             let end = report.tail.end;
@@ -356,6 +317,7 @@ impl<'a> Cache<'a> {
             let resume = Resume {
                 tail_hash: xxhash_rust::xxh3::xxh3_64(&tail),
                 tail_len,
+                had_first_message: fold.take_first_message(),
                 fold,
                 report: SavedReport {
                     header: report.header.stored,
@@ -370,45 +332,66 @@ impl<'a> Cache<'a> {
             };
             postcard::to_stdvec(&resume).ok()
         });
-        Fate::New(Box::new(Record {
-            name: file_name(path).to_vec(),
-            key,
-            trusted: key.mtime_ns < self.now_ns - RACY_NS,
-            summary: summary.clone(),
-            resume: resume.flatten(),
-        }))
+        Fate::New(
+            Box::new(Record {
+                name: split_name(path).1.to_vec(),
+                key,
+                trusted: key.mtime_ns < self.now_ns - RACY_NS,
+                summary: summary.clone(),
+                resume: None,
+            }),
+            resume.flatten(),
+        )
     }
 
     /// Writes the folders whose records changed: `fates` holds each listed file's. Records of
     /// files no longer listed are dropped.
     pub(crate) fn save(mut self, files: &[PathBuf], fates: Vec<Fate>) -> Option<CacheProblem> {
-        let mut changed: HashMap<&Path, bool> = HashMap::new();
-        let mut kept: HashMap<&Path, Vec<Record>> = HashMap::new();
-        for (path, fate) in files.iter().zip(fates) {
-            let folder = folder_of(path);
-            let old = self
+        // First which folders changed (a record new or dropped, or of a file gone), so that a
+        // warm run that changed nothing copies nothing.
+        let mut changed: HashMap<&[u8], bool> = HashMap::new();
+        let mut with_record: HashMap<&[u8], usize> = HashMap::new();
+        for (path, fate) in files.iter().zip(&fates) {
+            let (folder, name) = split_name(path);
+            let had = self
                 .folders
-                .get_mut(folder)
-                .and_then(|records| records.remove(file_name(path)));
-            let record = match fate {
-                Fate::Kept => old,
-                Fate::New(r) => {
-                    changed.insert(folder, true);
-                    Some(*r)
-                }
-                Fate::Dropped => {
-                    *changed.entry(folder).or_default() |= old.is_some();
-                    None
-                }
+                .get(folder)
+                .is_some_and(|f| f.records.contains_key(name));
+            *with_record.entry(folder).or_default() += usize::from(had);
+            let change = match fate {
+                Fate::Kept => false,
+                Fate::New(..) => true,
+                Fate::Dropped => had,
             };
-            kept.entry(folder).or_default().extend(record);
+            *changed.entry(folder).or_default() |= change;
         }
-        for (folder, records) in kept {
-            // Records left over are of files gone from the folder.
-            let gone = self.folders.get(folder).is_some_and(|r| !r.is_empty());
-            if !gone && !changed.get(folder).copied().unwrap_or(false) {
+        for (folder, change) in &mut changed {
+            let stored = self.folders.get(*folder).map_or(0, |f| f.records.len());
+            *change |= stored > with_record[folder];
+        }
+        let mut out: HashMap<&[u8], Vec<WithBlob>> = HashMap::new();
+        for (path, fate) in files.iter().zip(fates) {
+            let (folder, name) = split_name(path);
+            if !changed[folder] {
                 continue;
             }
+            let records = out.entry(folder).or_default();
+            match fate {
+                Fate::Kept => {
+                    let old = self
+                        .folders
+                        .get_mut(folder)
+                        .expect("a kept record's folder");
+                    if let Some(record) = old.records.remove(name) {
+                        let blob = old.blob(&record).map(<[u8]>::to_vec);
+                        records.push((record, blob));
+                    }
+                }
+                Fate::New(record, blob) => records.push((*record, blob)),
+                Fate::Dropped => {}
+            }
+        }
+        for (folder, records) in out {
             if let Err(e) = self.write_folder(folder, records) {
                 let dir = self.dir.dir.clone();
                 self.note(
@@ -421,24 +404,116 @@ impl<'a> Cache<'a> {
         self.problem
     }
 
-    fn write_folder(&self, folder: &Path, records: Vec<Record>) -> std::io::Result<()> {
+    fn write_folder(&self, folder: &[u8], records: Vec<WithBlob>) -> std::io::Result<()> {
         let path = self.dir.folder_file(folder);
         let parent = path.parent().expect("a cache file is in a folder");
         fs::create_dir_all(parent)?;
+        let mut blobs = Vec::new();
+        let records = records
+            .into_iter()
+            .map(|(mut record, blob)| {
+                record.resume = blob.map(|b| {
+                    let at = blobs.len() as u64;
+                    blobs.extend_from_slice(&b);
+                    Blob {
+                        at,
+                        len: b.len() as u64,
+                        hash: xxhash_rust::xxh3::xxh3_64(&b),
+                    }
+                });
+                record
+            })
+            .collect();
         let stored = Stored {
             stamp: self.stamp.clone(),
-            folder: folder.as_os_str().as_encoded_bytes().to_vec(),
+            folder: folder.to_vec(),
             records,
         };
-        let body = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
+        let index = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
         let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
         tmp.write_all(MAGIC)?;
         tmp.write_all(&FORMAT.to_le_bytes())?;
-        tmp.write_all(&xxhash_rust::xxh3::xxh3_64(&body).to_le_bytes())?;
-        tmp.write_all(&body)?;
+        tmp.write_all(&(index.len() as u64).to_le_bytes())?;
+        tmp.write_all(&xxhash_rust::xxh3::xxh3_64(&index).to_le_bytes())?;
+        tmp.write_all(&index)?;
+        tmp.write_all(&blobs)?;
         tmp.persist(&path).map_err(|e| e.error)?;
         Ok(())
     }
+}
+
+/// One folder's file, and the problem reading it.
+fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<CacheProblem>) {
+    let path = dir.folder_file(folder);
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        // No cache yet (or where none can be: said when it is written).
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return (Folder::default(), None)
+        }
+        Err(e) => {
+            let why = format!(
+                "cannot read the summary cache: {}; not used",
+                crate::diag::io_cause(&e)
+            );
+            return (Folder::default(), Some((path, why)));
+        }
+    };
+    match decode(bytes, stamp, folder) {
+        Ok(Some(folder)) => (folder, None),
+        // Another format or stamp: rebuilt without a word, as a new pisess should.
+        Ok(None) => (Folder::default(), None),
+        Err(why) => {
+            let why = format!("the summary cache is damaged ({why}); it is rebuilt");
+            (Folder::default(), Some((path, why)))
+        }
+    }
+}
+
+/// A file that grew read on from where its fold ended, when it is the same file with the same
+/// bytes up to there; `None` to read it whole.
+fn read_on(
+    folder: &Folder,
+    record: &Record,
+    opened: &OpenedFile,
+    key: FileKey,
+) -> Option<Result<(Summary, ScanReport, Fold), ScanError>> {
+    let old = record.key;
+    if (old.dev, old.ino) != (key.dev, key.ino) {
+        return None;
+    }
+    let resume: Resume = postcard::from_bytes(folder.blob(record)?).ok()?;
+    let saved = &resume.report;
+    let end = saved.tail.end;
+    // Not grown: touched, or rewritten in place to the same size. Only appends are read on.
+    if key.size <= end || resume.tail_len > end {
+        return None;
+    }
+    let file = &opened.file;
+    let header = read_at(file, saved.header_offset, saved.header_len)?;
+    let tail = read_at(file, end - resume.tail_len, resume.tail_len)?;
+    if header != saved.header || xxhash_rust::xxh3::xxh3_64(&tail) != resume.tail_hash {
+        return None;
+    }
+    let report = restore(resume.report, &opened.stem)?;
+    let mut fold = resume.fold;
+    fold.restore_first_message(resume.had_first_message, &record.summary);
+    // A clone shares the offset, but nothing reads the file after this.
+    let mut file = file.try_clone().ok()?;
+    file.seek(SeekFrom::Start(end)).ok()?;
+    let input = BufReader::with_capacity(256 * 1024, file);
+    Some(fold_from(
+        input,
+        &opened.stem,
+        Some((report, fold)),
+        Detail::Listing,
+        |_, _| {},
+    ))
 }
 
 fn read_whole(
@@ -449,9 +524,9 @@ fn read_whole(
     fold_from(input, &opened.stem, None, Detail::Listing, |_, _| {})
 }
 
-/// The records of a cache file: `None` when it is of another format, pisess or time zone;
-/// an error when it is damaged.
-fn decode(bytes: &[u8], stamp: &str, folder: &Path) -> Result<Option<Vec<Record>>, String> {
+/// A cache file's folder: `None` when it is of another format, pisess or time zone; an error
+/// when it is damaged (a blob that is is found when it is needed: its file is read whole).
+fn decode(mut bytes: Vec<u8>, stamp: &str, folder: &[u8]) -> Result<Option<Folder>, String> {
     let Some(rest) = bytes.strip_prefix(MAGIC) else {
         return Err("not a pisess cache file".to_owned());
     };
@@ -459,15 +534,28 @@ fn decode(bytes: &[u8], stamp: &str, folder: &Path) -> Result<Option<Vec<Record>
     if format != FORMAT.to_le_bytes() {
         return Ok(None);
     }
-    let (hash, body) = rest.split_at_checked(8).ok_or("cut short")?;
-    if hash != xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() {
+    let number = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let (len, rest) = rest.split_at_checked(8).ok_or("cut short")?;
+    let (hash, rest) = rest.split_at_checked(8).ok_or("cut short")?;
+    let len = usize::try_from(number(len)).map_err(|_| "cut short")?;
+    let index = rest.get(..len).ok_or("cut short")?;
+    if number(hash) != xxhash_rust::xxh3::xxh3_64(index) {
         return Err("its checksum does not match".to_owned());
     }
-    let stored: Stored = postcard::from_bytes(body).map_err(|e| e.to_string())?;
-    Ok(
-        (stored.stamp == stamp && stored.folder == folder.as_os_str().as_encoded_bytes())
-            .then_some(stored.records),
-    )
+    let stored: Stored = postcard::from_bytes(index).map_err(|e| e.to_string())?;
+    if stored.stamp != stamp || stored.folder != folder {
+        return Ok(None);
+    }
+    let blobs_at = bytes.len() - (rest.len() - len);
+    bytes.drain(..blobs_at);
+    Ok(Some(Folder {
+        records: stored
+            .records
+            .into_iter()
+            .map(|r| (r.name.clone(), r))
+            .collect(),
+        blobs: bytes,
+    }))
 }
 
 /// What a summary depends on besides the file: pisess itself, and the time zone in which
@@ -512,12 +600,4 @@ fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
         file.seek(SeekFrom::Start(0)).ok()?;
     }
     Some(buf)
-}
-
-fn folder_of(path: &Path) -> &Path {
-    path.parent().unwrap_or(Path::new(""))
-}
-
-fn file_name(path: &Path) -> &[u8] {
-    path.file_name().map_or(&[][..], |n| n.as_encoded_bytes())
 }

@@ -33,7 +33,7 @@ pub fn sessions(current: &OsStr) -> Vec<CompletionCandidate> {
             if !seen.insert(s.path.clone()) {
                 continue;
             }
-            let title = style::one_line(s.name.as_deref().unwrap_or(&s.first_message));
+            let title = style::one_line(s.name.as_deref().unwrap_or(&*s.first_message));
             let help = style::truncate(&title, 60).into_owned();
             let mut values = vec![s.id.clone()];
             values.extend(s.name.clone().filter(|n| n != &s.id));

@@ -5,7 +5,6 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context as _;
 
@@ -13,6 +12,7 @@ use crate::cache::{Cache, CacheProblem};
 use crate::diag::{Diag, Warning};
 use crate::exit::UsageError;
 use crate::locate::{name_cmp, Files, Location, Skipped};
+use crate::parallel;
 use crate::scan::{Reading, ScanError};
 use crate::summary::{summarize_in, Detail, Summary};
 use crate::time::parse_when;
@@ -314,73 +314,19 @@ fn summarize_all(
         Some(dir) if detail == Detail::Listing => {
             let cache = Cache::load(dir, files);
             let (results, fates) =
-                on_every_core(files, |path, reading| cache.summarize(path, reading))
+                parallel::map(files, |path, reading| cache.summarize(path, reading))
                     .into_iter()
                     .unzip::<_, _, Vec<_>, Vec<_>>();
             let problem = cache.save(files, fates);
             (results, problem)
         }
         _ => (
-            on_every_core(files, |path, reading| summarize_in(path, reading, detail)),
+            parallel::map(files, |path, reading| summarize_in(path, reading, detail)),
             None,
         ),
     }
 }
 
-/// Runs `each` on every file on the available cores; results keep the input order.
-///
-/// Each worker takes the next unread file, so one large session does not leave the other cores
-/// idle at the end of a fixed share (sizes are very uneven: a few sessions hold most bytes).
-/// Not `parallel::ordered`: a listing wants every result at once, and that window's hand-over
-/// (a channel, a wake-up per file) cost `ls --all --json` 15% on 2,000 sessions.
-fn on_every_core<T: Send>(files: &[PathBuf], each: impl Fn(&Path, Reading) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    if threads <= 1 || files.len() < 8 {
-        return files.iter().map(|p| each(p, Reading::AheadIfBig)).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(path) = files.get(i) else {
-                return done;
-            };
-            done.push((i, each(path, Reading::OnThisThread)));
-        }
-    };
-    let mut results: Vec<Option<T>> = std::iter::repeat_with(|| None).take(files.len()).collect();
-    std::thread::scope(|scope| {
-        // Each worker may decode a deeply nested line (see `stack`); one that cannot be made
-        // leaves its share to the others, and the last files to this thread.
-        let handles: Vec<_> = (0..threads)
-            .filter_map(|_| {
-                std::thread::Builder::new()
-                    .stack_size(crate::stack::SIZE)
-                    .spawn_scoped(scope, work)
-                    .ok()
-            })
-            .collect();
-        if handles.is_empty() {
-            for (i, r) in work() {
-                results[i] = Some(r);
-            }
-        }
-        for h in handles {
-            // A panic in a worker is a bug: re-raise it rather than hide it.
-            for (i, r) in h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) {
-                results[i] = Some(r);
-            }
-        }
-    });
-    results
-        .into_iter()
-        .map(|r| r.expect("every file is summarized once"))
-        .collect()
-}
-
 fn file_name(p: &Path) -> &[u8] {
-    p.file_name().map_or(&[][..], |n| n.as_encoded_bytes())
+    crate::locate::split_name(p).1
 }

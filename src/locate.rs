@@ -390,7 +390,28 @@ static COLLATOR: LazyLock<CollatorBorrowed<'static>> = LazyLock::new(|| {
 /// compare equal (`é` precomposed and combined): pi then keeps the directory's order, as a
 /// stable sort here does.
 pub fn name_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    // pi's names (`<ISO time>_<uuid>.jsonl`) differ first in a digit or a lowercase letter
+    // after a common ASCII prefix: there the root collation's first primary difference is
+    // that pair's, in ASCII order (digits before letters, each in order), so no collator is
+    // needed. A listing of 10,000 files sorted by the collator alone spent 14% of a warm run.
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let simple = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_digit() || c.is_ascii_lowercase());
+    if a[..common].is_ascii() && simple(a.get(common)) && simple(b.get(common)) {
+        return a[common].cmp(&b[common]);
+    }
     COLLATOR.compare_utf8(a, b)
+}
+
+/// A listed file's folder (with its separator) and name, as bytes: split at the last separator,
+/// as a listing's paths are a folder joined with a name. Cheaper than `Path::file_name`, which
+/// parses components, in sorts and lookups of 10,000 files.
+pub(crate) fn split_name(path: &Path) -> (&[u8], &[u8]) {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let at = bytes
+        .iter()
+        .rposition(|&b| std::path::is_separator(char::from(b)))
+        .map_or(0, |i| i + 1);
+    (&bytes[..at], &bytes[at..])
 }
 
 /// The `*.jsonl` files of a listing, and what it passed over.
@@ -487,6 +508,34 @@ pub fn jsonl_files(dir: &Path) -> io::Result<Files> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_name_order_is_the_collators() {
+        let alphabet = b"09afzAFZ-_.T:~ \xc3\xa9";
+        let mut names = Vec::new();
+        let mut x = 0x1234_5678_9abc_def0_u64;
+        for _ in 0..3000 {
+            let mut name = b"2026-01-01T".to_vec();
+            for _ in 0..(x % 5) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                name.push(alphabet[(x % alphabet.len() as u64) as usize]);
+            }
+            names.push(name);
+        }
+        for a in &names {
+            for b in names.iter().step_by(7) {
+                assert_eq!(
+                    name_cmp(a, b),
+                    COLLATOR.compare_utf8(a, b),
+                    "{:?} {:?}",
+                    String::from_utf8_lossy(a),
+                    String::from_utf8_lossy(b)
+                );
+            }
+        }
+    }
 
     fn inputs(tmp: &Path) -> Inputs {
         Inputs {

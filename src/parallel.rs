@@ -7,6 +7,8 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
+use crate::scan::Reading;
+
 /// How far a worker may run ahead of the result handed out last: enough that a large file
 /// does not idle the other cores, few enough that the results waiting behind it stay small.
 const AHEAD: usize = 64;
@@ -94,6 +96,61 @@ pub(crate) fn ordered<T: Sync, R: Send>(
             }
         }
     });
+}
+
+/// Runs `each` on every item on the available cores (up to 8); results keep the input order.
+/// `each` is told how to read a file: ahead on a second thread when it runs alone.
+///
+/// Each worker takes the next item, so one large session does not leave the other cores
+/// idle at the end of a fixed share (sizes are very uneven: a few sessions hold most bytes).
+/// Not `parallel::ordered`: a listing wants every result at once, and that window's hand-over
+/// (a channel, a wake-up per file) cost `ls --all --json` 15% on 2,000 sessions.
+pub(crate) fn map<I: Sync, T: Send>(items: &[I], each: impl Fn(&I, Reading) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads <= 1 || items.len() < 8 {
+        return items.iter().map(|p| each(p, Reading::AheadIfBig)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                return done;
+            };
+            done.push((i, each(item, Reading::OnThisThread)));
+        }
+    };
+    let mut results: Vec<Option<T>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    std::thread::scope(|scope| {
+        // Each worker may decode a deeply nested line (see `stack`); one that cannot be made
+        // leaves its share to the others, and the last files to this thread.
+        let handles: Vec<_> = (0..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(crate::stack::SIZE)
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        if handles.is_empty() {
+            for (i, r) in work() {
+                results[i] = Some(r);
+            }
+        }
+        for h in handles {
+            // A panic in a worker is a bug: re-raise it rather than hide it.
+            for (i, r) in h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) {
+                results[i] = Some(r);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| r.expect("every item is done once"))
+        .collect()
 }
 
 #[cfg(test)]

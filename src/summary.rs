@@ -5,6 +5,7 @@ use std::fs::Metadata;
 use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
@@ -41,7 +42,8 @@ pub struct Summary {
     pub message_count: u64,
     /// pi's `/session` counts (`AgentSession.getSessionStats`).
     pub counts: Counts,
-    pub first_message: String,
+    /// Shared: a listing from the cache clones summaries, and this is most of their bytes.
+    pub first_message: Arc<str>,
     pub entries: usize,
     pub leaf_id: Option<String>,
     /// Entries no other entry continues from: the tips of the tree.
@@ -212,6 +214,21 @@ pub(crate) struct Fold {
 }
 
 impl Fold {
+    /// The first user message's text is what a summary holds most of, and the summary is kept
+    /// beside the fold: the fold is stored without it ...
+    pub(crate) fn take_first_message(&mut self) -> bool {
+        let had = !self.first_message.is_empty();
+        self.first_message = String::new();
+        had
+    }
+
+    /// ... and given it back from the summary.
+    pub(crate) fn restore_first_message(&mut self, had: bool, summary: &Summary) {
+        if had {
+            self.first_message = summary.first_message.to_string();
+        }
+    }
+
     fn entry(&mut self, e: &EntryLine, facts: Option<CallFacts>) {
         let call_facts = || facts.unwrap_or_else(|| message_call_facts(e.json));
         let v = e.view;
@@ -326,9 +343,9 @@ impl Fold {
             message_count: self.message_count,
             counts: self.counts,
             first_message: if self.first_message.is_empty() {
-                "(no messages)".to_owned()
+                Arc::from("(no messages)")
             } else {
-                self.first_message.clone()
+                Arc::from(self.first_message.as_str())
             },
             entries: report.entries,
             leaf_id: self.leaf_id.clone(),
@@ -442,7 +459,7 @@ mod tests {
             tool_errors: 0,
         };
         assert_eq!(s.counts, counts);
-        assert_eq!(s.first_message, "fix it");
+        assert_eq!(&*s.first_message, "fix it");
         assert_eq!(s.modified_ms, 1_767_225_602_000);
         assert_eq!(s.usage.total_tokens(), 118.0);
         assert!((s.usage.cost - 1.75).abs() < 1e-9);
@@ -455,7 +472,9 @@ mod tests {
 
     #[test]
     fn ids_pack_exactly_or_not_at_all() {
-        let ids = ["", "a", "abcdefg", "0000000a", "0000000A", "00000010", "abcdefgh", "ffffffff"];
+        let ids = [
+            "", "a", "abcdefg", "0000000a", "0000000A", "00000010", "abcdefgh", "ffffffff",
+        ];
         let packed: Vec<_> = ids.iter().map(|id| pack(id)).collect();
         // Upper-case hex and longer ids are kept as strings.
         assert_eq!(packed[4], None);
@@ -465,13 +484,22 @@ mod tests {
         some.sort_unstable();
         some.dedup();
         assert_eq!(some.len(), n, "two ids packed alike: {packed:?}");
-        assert_ne!(pack("0000000a"), pack("\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}"));
+        assert_ne!(
+            pack("0000000a"),
+            pack("\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}")
+        );
     }
 
     #[test]
     fn tips_count_distinct_ids_no_entry_continues() {
         let mut tips = Tips::default();
-        for id in ["0000000a", "0000000b", "0000000c", "a-long-foreign-id", "0000000a"] {
+        for id in [
+            "0000000a",
+            "0000000b",
+            "0000000c",
+            "a-long-foreign-id",
+            "0000000a",
+        ] {
             tips.id(id);
         }
         for parent in ["0000000a", "a-long-foreign-id", "ffffffff"] {
@@ -495,7 +523,7 @@ mod tests {
         )
         .unwrap();
         let s = summarize(&path, Reading::AheadIfBig).unwrap();
-        assert_eq!(s.first_message, "(no messages)");
+        assert_eq!(&*s.first_message, "(no messages)");
         assert_eq!(s.modified_ms, 1_767_225_600_000);
         assert_eq!(s.created_ms, Some(1_767_225_600_000));
         assert_eq!(s.name, None);

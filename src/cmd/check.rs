@@ -373,7 +373,7 @@ fn check_one(
         title: summary
             .name
             .clone()
-            .unwrap_or_else(|| summary.first_message.clone()),
+            .unwrap_or_else(|| summary.first_message.to_string()),
         result: Ok(verdict),
     }
 }

@@ -471,7 +471,7 @@ fn write_session(
     let (when, title) = match &s.summary {
         Some(sm) => (
             relative(sm.modified_ms, env.now_ms),
-            style::one_line(sm.name.as_deref().unwrap_or(&sm.first_message)),
+            style::one_line(sm.name.as_deref().unwrap_or(&*sm.first_message)),
         ),
         None => ("-".to_owned(), "(standard input)".to_owned()),
     };

@@ -452,7 +452,10 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
         .and_then(|p| fs::metadata(p).ok())
         .map_or(Identity::UNKNOWN, |m| Identity::of(&m));
     Ok(Target {
-        title: summary.name.clone().unwrap_or(summary.first_message),
+        title: summary
+            .name
+            .clone()
+            .unwrap_or_else(|| summary.first_message.to_string()),
         named: summary.name.is_some(),
         id: header.id,
         bytes: opened.len(),

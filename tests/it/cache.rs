@@ -337,13 +337,20 @@ fn a_damaged_cache_is_one_warning_and_rebuilt() {
     assert_eq!(ls(&agent, Some(&cache)).stdout, want.stdout);
     let files = cache_files(&cache);
     assert!(files.len() >= 2, "{files:?}");
-    // One file cut short, one with a byte flipped in its body.
+    // One file cut short, one with a byte flipped in its index (after the magic line, the
+    // format, the index's length and hash), one with its last byte (in a blob) flipped.
     let bytes = fs::read(&files[0]).unwrap();
     fs::write(&files[0], &bytes[..bytes.len() / 2]).unwrap();
     let mut bytes = fs::read(&files[1]).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 0x20;
+    let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1 + 4 + 8 + 8 + 3;
+    bytes[at] ^= 0x20;
     fs::write(&files[1], &bytes).unwrap();
+    if let Some(third) = files.get(2) {
+        let mut bytes = fs::read(third).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x20;
+        fs::write(third, &bytes).unwrap();
+    }
     let got = ls(&agent, Some(&cache));
     assert_eq!((got.code, &got.stdout), (want.code, &want.stdout));
     let warnings: Vec<_> = got.stderr.lines().filter(|l| l.contains("cache")).collect();
@@ -469,9 +476,15 @@ fn a_grown_file_is_read_from_where_its_fold_ended() {
     }
     fs::write(&path, &text).unwrap();
     let old = SystemTime::now() - Duration::from_secs(7200);
-    File::options().write(true).open(&path).unwrap().set_modified(old).unwrap();
+    File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
     let user_messages = |run: &Run| {
-        let v: serde_json::Value = serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
         v["userMessages"].as_u64().unwrap()
     };
     assert_eq!(user_messages(&ls(&agent, Some(&cache))), 200);
@@ -482,6 +495,10 @@ fn a_grown_file_is_read_from_where_its_fold_ended() {
     bytes.extend_from_slice(br#"{"type":"message","id":"000000c8","parentId":"000000c7","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"appended","timestamp":1767225602000}}"#);
     bytes.push(b'\n');
     fs::write(&path, &bytes).unwrap();
-    assert_eq!(user_messages(&ls(&agent, Some(&cache))), 201, "read on from its end");
+    assert_eq!(
+        user_messages(&ls(&agent, Some(&cache))),
+        201,
+        "read on from its end"
+    );
     assert_eq!(user_messages(&ls(&agent, None)), 200, "read whole");
 }
