@@ -367,7 +367,9 @@ impl Fold {
 /// stores them sorted and a grown file only appends.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Tips {
+    #[serde(with = "deltas")]
     ids: Vec<u64>,
+    #[serde(with = "deltas")]
     parents: Vec<u64>,
     long_ids: Vec<String>,
     long_parents: Vec<String>,
@@ -400,6 +402,43 @@ impl Tips {
                 .count()
         }
         tips(&mut self.ids, &mut self.parents) + tips(&mut self.long_ids, &mut self.long_parents)
+    }
+}
+
+/// Sorted numbers stored as the differences between them, which postcard writes in a byte or
+/// two each, not eight: a million-entry session's fold takes 3 MB of cache, not 16. (Wrapping,
+/// so any order comes back as it was.)
+mod deltas {
+    use serde::de::{SeqAccess, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(v: &[u64], s: S) -> Result<S::Ok, S::Error> {
+        let mut last = 0u64;
+        s.collect_seq(v.iter().map(|&n| {
+            let d = n.wrapping_sub(last);
+            last = n;
+            d
+        }))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+        struct Sums;
+        impl<'de> Visitor<'de> for Sums {
+            type Value = Vec<u64>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a sequence of differences")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+                let mut last = 0u64;
+                while let Some(d) = seq.next_element::<u64>()? {
+                    last = last.wrapping_add(d);
+                    out.push(last);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Sums)
     }
 }
 
