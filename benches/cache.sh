@@ -30,7 +30,8 @@
 #             from DIR/cache/grown.snapshot, so every run finds "100 grown since the cache was
 #             written"
 #   fr        fast-resume's `fr --json --all`, its index built once before: each run looks for
-#             changed sessions first; `--no-refresh` serves the index without looking
+#             changed sessions first (2.14.0: a walk and a statx of every file, none opened) and
+#             parses those again; `--no-refresh` serves the index without looking
 #   cat | cat, wc -l   every file read: the baseline
 #
 # Needs python3 (stdlib), hyperfine and GNU time (installed with apt-get when missing), pip for fr.
@@ -51,36 +52,18 @@ while [ $# -gt 0 ]; do
     --dir) dir="$2"; shift ;;
     --keep) keep=1 ;;
     --out) out="$2"; shift ;;
-    -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -e/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "cache.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
 
-say() { echo "bench cache: $*" >&2; }
-
-need_apt() { # command package
-  command -v "$1" >/dev/null 2>&1 && return 0
-  say "installing $2 (apt-get)"
-  { apt-get install -y "$2" || { apt-get update && apt-get install -y "$2"; }; } >/dev/null 2>&1 ||
-    { say "cannot install $2; install it and run again"; exit 1; }
-}
-need_apt hyperfine hyperfine
-[ -x /usr/bin/time ] || need_apt /usr/bin/time time
-command -v python3 >/dev/null 2>&1 || { say "python3 is needed"; exit 1; }
-
-if [ -z "$dir" ]; then
-  dir="$(mktemp -d "${TMPDIR:-/tmp}/pisess-bench-cache.XXXXXX")"
-  [ "$keep" = 1 ] || trap 'rm -rf "$dir"' EXIT
-fi
-mkdir -p "$dir"
-dir="$(cd "$dir" && pwd)"
-
-bin="${PISESS:-}"
-if [ -z "$bin" ]; then
-  (cd "$repo" && cargo build --release --quiet)
-  bin="$repo/target/release/pisess"
-fi
+bench="bench cache"
+# shellcheck source=benches/lib.sh
+. "$here/lib.sh"
+bench_tools
+bench_dir pisess-bench-cache
+bench_bin
 if "$bin" --help 2>/dev/null | grep -q -- '--no-cache'; then
   cached=1
 else
@@ -91,16 +74,10 @@ fi
 # ---- the store (A), its 100 grown sessions, and the second store (B) they grow in
 agent="$dir/agent"           # PI_CODING_AGENT_DIR: $agent/sessions/--<cwd>--/*.jsonl
 stamp="$dir/corpus-$sessions-$mb"
-if [ ! -f "$stamp" ]; then
-  rm -rf "$agent" "$dir"/corpus-*
-  mkdir -p "$agent/sessions"
-  say "generating the store: $sessions sessions, ~$mb MB (about 45 s per 2.5 GB)"
-  python3 "$here/gen.py" many "$agent/sessions" --sessions "$sessions" --mb "$mb"
-  touch "$stamp"
-fi
+bench_store "$agent" "$sessions" "$mb" "$stamp"   # 10,000: about 45 s
 find "$agent/sessions" -name '*.jsonl' -print0 >"$dir/a.files"
 n_files=$(find "$agent/sessions" -name '*.jsonl' | wc -l)
-a_bytes=$(find "$agent/sessions" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {print s}')
+a_bytes=$(find "$agent/sessions" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {printf "%.0f\n", s}')
 
 # Deterministic (gen.py's seed), so it is made again each time: cheap, and never out of step.
 grown="$dir/grown"
@@ -121,7 +98,6 @@ sed "s|^|$agent_b/sessions/|" "$dir/grown.list" | tr '\n' '\0' >"$dir/b.files"
 cache="$dir/cache"
 rm -rf "$cache"
 mkdir -p "$cache/xdg" "$cache/none" "$cache/warm" "$cache/grown"
-q() { printf '%q' "$1"; }
 ls_cmd="$(q "$bin") ls --all --json"
 env_common="XDG_CACHE_HOME=$(q "$cache/xdg")"
 env_a="$env_common PI_CODING_AGENT_DIR=$(q "$agent")"
