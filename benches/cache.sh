@@ -109,12 +109,13 @@ warm_a="$env_a PISESS_CACHE_DIR=$(q "$cache/warm") $ls_cmd"
 grown_b="$env_b PISESS_CACHE_DIR=$(q "$cache/grown") $ls_cmd"
 
 say "priming the caches"
-bash -c "$warm_a" >"$dir/warm.json"
+bash -c "$warm_a" >/dev/null
 bash -c "$grown_b" >/dev/null
 cp -a "$cache/grown" "$cache/grown.snapshot"
-# Then the 100 grow, in place: the same inodes, longer, later mtimes.
-cp -R --preserve=timestamps "$grown/." "$agent_b/sessions/"
-restore_grown="rm -rf $(q "$cache/grown") && cp -a $(q "$cache/grown.snapshot") $(q "$cache/grown") && cp -R --preserve=timestamps $(q "$grown/.") $(q "$agent_b/sessions/")"
+# Then the 100 grow, in place: the same inodes, longer, later mtimes. File by file, as an append
+# leaves the folders' mtimes as they were (a recursive cp would set them).
+restore_grown="rm -rf $(q "$cache/grown") && cp -a $(q "$cache/grown.snapshot") $(q "$cache/grown") && xargs -d '\n' -I{} -a $(q "$dir/grown.list") cp --preserve=timestamps $(q "$grown")/{} $(q "$agent_b/sessions")/{}"
+bash -c "$restore_grown"
 
 # ---- fast-resume
 # fr finds pi's sessions as pi does (its src/config.rs, pi_sessions_dir; checked below on the
@@ -149,13 +150,16 @@ if [ -n "$fr" ]; then
 fi
 
 # ---- the cache is a pure accelerator: each cached output must equal the uncached one
+same=""
 if [ "$cached" = 1 ]; then
-  bash -c "$uncached_a" | cmp -s - "$dir/warm.json" ||
-    say "WARNING: ls --all --json with the warm cache differs from --no-cache"
+  same_as() { # cached-command uncached-command
+    if cmp -s <(bash -c "$1") <(bash -c "$2"); then echo yes; else echo "NO, it differs"; fi
+  }
+  same="warm: $(same_as "$warm_a" "$uncached_a")"
   bash -c "$restore_grown"
-  bash -c "$grown_b" | cmp -s - <(bash -c "$env_b $(q "$bin") --no-cache ls --all --json") ||
-    say "WARNING: ls --all --json with 100 grown since the cache differs from --no-cache"
-  [ -z "$(ls -A "$cache/none")" ] || say "WARNING: --no-cache wrote into PISESS_CACHE_DIR"
+  same="$same; grown: $(same_as "$grown_b" "$env_b $(q "$bin") --no-cache ls --all --json")"
+  [ -z "$(ls -A "$cache/none")" ] || same="$same; and --no-cache WROTE into PISESS_CACHE_DIR"
+  say "cached output = --no-cache output? $same"
 fi
 
 # ---- timing
@@ -199,9 +203,9 @@ bash -c "$restore_grown"
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 python3 - "$here" "$results" "$cached" "$sessions" "$n_files" "$((a_bytes / 1000000))" "$grow_n" \
   "$("$bin" --version)" "${fr:+$("$fr" --version)}" "$fr_build" "$rounds x $runs" \
-  "$(nproc) cores, $cpu" "$load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after" "$out" <<'EOF'
+  "$(nproc) cores, $cpu" "$load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after" "$same" "$out" <<'EOF'
 import statistics, sys
-here, results, cached, sessions, n, mb, grow_n, pisess, fr, fr_build, runs, machine, load, out = sys.argv[1:]
+here, results, cached, sessions, n, mb, grow_n, pisess, fr, fr_build, runs, machine, load, same, out = sys.argv[1:]
 sys.path.insert(0, here)
 from report import load as load_results
 
@@ -234,6 +238,8 @@ say(f"- grown / warm: {grown / warm:.2f} (budget ≤ 2)")
 if frw:
     say(f"- fr warm / pisess warm: {frw / warm:.2f} (budget ≥ 1: pisess at least as fast); "
         f"fr's index built once in {float(fr_build):.1f} s")
+if same:
+    say(f"- cached output byte for byte the --no-cache output? {same}")
 if not cached:
     say("- no cache in this build: warm and grown are plain runs; budgets not judged")
 elif not full:
