@@ -6,6 +6,10 @@
         projects; each file's mtime is its last entry's time.
     gen.py one FILE [--mb 400] [--seed 2] [--small]
         one long session; --small: entries of about 1 KB (tool results of 50 B-2 KB, no images).
+    gen.py grow ROOT OUT [--count 100] [--seed 3]
+        picks COUNT sessions under ROOT and writes each, grown by 2-5 entries appended as pi
+        appends them (parentId the last entry, later timestamps), to OUT/<same relative path>;
+        prints the relative paths. ROOT is left as it is; mtimes are the new last entry's time.
 
 Sessions look like pi 1.6.0's own (version 3): model and thinking-level changes, user prompts
 (a few with pasted images), assistant turns with thinking, text and tool calls, tool results of
@@ -85,7 +89,7 @@ class Writer:
     """One session: appends entries to a file, tracking the tree so branches and compactions
     point at real entries."""
 
-    def __init__(self, rng, pools, out, sid, cwd, start_ms, small=False):
+    def __init__(self, rng, pools, out, sid, cwd, start_ms, small=False, header=True):
         self.rng, self.pools, self.out = rng, pools, out
         # Small entries: tool results of 50 B-2 KB, short texts, no images (many more entries).
         self.small = small
@@ -97,7 +101,26 @@ class Writer:
         self.leaf = None
         self.user_points = []  # parents of user messages: where a branch can restart
         self.provider, self.model = rng.choice(MODELS)
-        self.emit({"type": "session", "version": 3, "id": sid, "timestamp": iso(self.t), "cwd": cwd})
+        if header:
+            self.emit({"type": "session", "version": 3, "id": sid, "timestamp": iso(self.t), "cwd": cwd})
+
+    @classmethod
+    def resume(cls, rng, pools, out, lines):
+        """A writer that appends to a session whose lines (bytes) are already written."""
+        w = cls(rng, pools, out, None, None, 0, header=False)
+        for line in lines:
+            obj = json.loads(line)
+            if obj.get("type") == "session":
+                continue
+            w.ids.add(obj["id"])
+            w.parent[obj["id"]] = obj.get("parentId")
+            w.leaf = obj["id"]  # pi's leaf after loading: the last entry in the file
+            w.entries += 1
+            stamp = datetime.strptime(obj["timestamp"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+            w.t = max(w.t, int(stamp.timestamp() * 1000))
+            if obj.get("type") == "model_change":
+                w.provider, w.model = obj["provider"], obj["modelId"]
+        return w
 
     def emit(self, obj):
         line = json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -260,11 +283,15 @@ def many(args):
     scale = 0.84 * args.mb * 1e6 / sum(raw)
     start = 1_735_689_600_000  # 2025-01-01
     total = 0
+    # A session every 4 hours, but all of them within 600 days (10,000 sessions: every 1.44 h), so
+    # every mtime stays in the past: a cache that distrusts files modified after it was written
+    # would otherwise re-read the sessions dated in the future on every run.
+    step = min(4 * 3600 * 1000, 600 * 86400 * 1000 // max(1, args.sessions))
     for n, r in enumerate(raw):
         cwd = rng.choices(projects, weights)[0]
         folder = "--" + cwd.lstrip("/").replace("/", "-").replace(":", "-") + "--"
         os.makedirs(os.path.join(args.root, folder), exist_ok=True)
-        t0 = start + n * 4 * 3600 * 1000 + rng.randint(0, 3_600_000)
+        t0 = start + n * step + rng.randint(0, 3_600_000)
         sid = uuid_of(rng)
         name = iso(t0).replace(":", "-").replace(".", "-") + "_" + sid + ".jsonl"
         path = os.path.join(args.root, folder, name)
@@ -286,6 +313,41 @@ def one(args):
     print(f"1 session, {w.entries} entries, {w.bytes / 1e6:.0f} MB: {args.file}", file=sys.stderr)
 
 
+def grow(args):
+    rng = random.Random(args.seed)
+    pools = Pools(rng)
+    rels = sorted(
+        os.path.relpath(os.path.join(d, f), args.root)
+        for d, _, files in os.walk(args.root)
+        for f in files
+        if f.endswith(".jsonl")
+    )
+    picked = sorted(rng.sample(rels, min(args.count, len(rels))))
+    for rel in picked:
+        src, dst = os.path.join(args.root, rel), os.path.join(args.out, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(src, "rb") as f:
+            old = f.read()
+        with open(dst, "wb") as f:
+            f.write(old)
+            w = Writer.resume(rng, pools, f, old.splitlines())
+            # 2-5 entries: a turn (2, or 4 with a tool call and its result), one more entry at 3 or 5.
+            n = rng.randint(2, 5)
+            w.message({"role": "user", "content": pools.text_of(rng, rng.randint(20, 400))})
+            if n >= 4:
+                call = (rng.choice(TOOLS), f"toolu_{rng.getrandbits(64):016x}")
+                w.assistant([call], final=False)
+                w.message({"role": "toolResult", "toolCallId": call[1], "toolName": call[0],
+                           "content": [{"type": "text", "text": pools.text_of(rng, w.tool_size())}],
+                           "isError": False})
+            w.assistant([], final=True)
+            if n % 2:
+                w.entry("custom", customType="ext-state", data={"n": rng.randint(0, 99), "note": pools.text_of(rng, 80)})
+        os.utime(dst, ns=(w.t * 1_000_000, w.t * 1_000_000))
+        print(rel)
+    print(f"{len(picked)} sessions grown into {args.out}", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -299,8 +361,13 @@ def main():
     o.add_argument("--mb", type=float, default=400)
     o.add_argument("--seed", type=int, default=2)
     o.add_argument("--small", action="store_true", help="small entries (about ten times as many)")
+    g = sub.add_parser("grow")
+    g.add_argument("root")
+    g.add_argument("out")
+    g.add_argument("--count", type=int, default=100)
+    g.add_argument("--seed", type=int, default=3)
     args = ap.parse_args()
-    many(args) if args.cmd == "many" else one(args)
+    {"many": many, "one": one, "grow": grow}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -41,30 +41,12 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-say() { echo "bench: $*" >&2; }
-
-need_apt() { # command package
-  command -v "$1" >/dev/null 2>&1 && return 0
-  say "installing $2 (apt-get)"
-  { apt-get install -y "$2" || { apt-get update && apt-get install -y "$2"; }; } >/dev/null 2>&1 ||
-    { say "cannot install $2; install it and run again"; exit 1; }
-}
-need_apt hyperfine hyperfine
-[ -x /usr/bin/time ] || need_apt /usr/bin/time time
-command -v python3 >/dev/null 2>&1 || { say "python3 is needed"; exit 1; }
-
-if [ -z "$dir" ]; then
-  dir="$(mktemp -d "${TMPDIR:-/tmp}/pisess-bench.XXXXXX")"
-  [ "$keep" = 1 ] || trap 'rm -rf "$dir"' EXIT
-fi
-mkdir -p "$dir"
-dir="$(cd "$dir" && pwd)"
-
-bin="${PISESS:-}"
-if [ -z "$bin" ]; then
-  (cd "$repo" && cargo build --release --quiet)
-  bin="$repo/target/release/pisess"
-fi
+bench=bench
+# shellcheck source=benches/lib.sh
+. "$here/lib.sh"
+bench_tools
+bench_dir pisess-bench
+bench_bin
 
 # ---- corpora
 if [ "$quick" = 1 ]; then a_n=200 a_mb=50 b_mb=40; else a_n=2000 a_mb=500 b_mb=400; fi
@@ -73,13 +55,7 @@ agent="$dir/agent"      # PI_CODING_AGENT_DIR: (a) is $agent/sessions/--<cwd>--/
 big="$dir/b/big.jsonl"  # (b)
 # (a) alone has a stamp of its own, so --grep reuses it and a later full run adds (b) to it.
 stamp_a="$dir/corpus-a-$a_n-$a_mb"
-if [ ! -f "$stamp_a" ]; then
-  rm -rf "$agent" "$dir"/corpus-*
-  mkdir -p "$agent/sessions"
-  say "generating (a): $a_n sessions, ~$a_mb MB"
-  python3 "$here/gen.py" many "$agent/sessions" --sessions "$a_n" --mb "$a_mb"
-  touch "$stamp_a"
-fi
+bench_store "$agent" "$a_n" "$a_mb" "$stamp_a"
 mkdir -p "$dir/b"
 if [ "$grep_only" = 0 ] && [ ! -f "$stamp" ]; then
   say "generating (b): one session of ~$b_mb MB"
@@ -119,7 +95,6 @@ else
 fi
 
 # ---- commands: "label<TAB>shell command"; the first of each group is its `cat` baseline.
-q() { printf '%q' "$1"; }
 env_a="PI_CODING_AGENT_DIR=$(q "$agent")"
 group_a=(
   "cat (a)	xargs -0 cat <$(q "$dir/a.files") >/dev/null"

@@ -28,32 +28,16 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-say() { echo "bench stats: $*" >&2; }
-for tool in hyperfine python3; do
-  command -v "$tool" >/dev/null || { apt-get install -y "$tool" >/dev/null 2>&1 || { say "$tool is needed"; exit 1; }; }
-done
-[ -x /usr/bin/time ] || apt-get install -y time >/dev/null 2>&1 || { say "GNU time is needed"; exit 1; }
-
-if [ -z "$dir" ]; then
-  dir="$(mktemp -d "${TMPDIR:-/tmp}/pisess-bench-stats.XXXXXX")"
-  trap 'rm -rf "$dir"' EXIT
-fi
-mkdir -p "$dir"
-dir="$(cd "$dir" && pwd)"
-bin="${PISESS:-}"
-if [ -z "$bin" ]; then
-  (cd "$repo" && cargo build --release --quiet)
-  bin="$repo/target/release/pisess"
-fi
+bench="bench stats"
+# shellcheck source=benches/lib.sh
+. "$here/lib.sh"
+bench_tools
+bench_dir pisess-bench-stats
+bench_bin
 
 agent="$dir/agent"
 stamp="$dir/corpus-$sessions-$mb"
-if [ ! -f "$stamp" ]; then
-  rm -rf "$agent" "$dir"/corpus-*
-  say "generating (a): $sessions sessions, ~$mb MB"
-  python3 "$here/gen.py" many "$agent/sessions" --sessions "$sessions" --mb "$mb"
-  touch "$stamp"
-fi
+bench_store "$agent" "$sessions" "$mb" "$stamp"
 find "$agent/sessions" -name '*.jsonl' -print0 >"$dir/a.files"
 
 ccusage=""
@@ -66,7 +50,6 @@ else
   say "npm not found: ccusage figures skipped"
 fi
 
-q() { printf '%q' "$1"; }
 env_a="PI_CODING_AGENT_DIR=$(q "$agent")"
 names=("ls --all --json" "stats --all --by day --json")
 cmds=("$env_a $(q "$bin") -q ls --all --json" "$env_a $(q "$bin") -q stats --all --by day --json --tz UTC")
