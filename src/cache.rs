@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::locate::split_name;
 use crate::scan::{self, open_file, whole_file, OpenedFile, Reading, ScanError, ScanReport};
-use crate::summary::{fold_from, with_file_facts, Detail, Fold, Summary};
+use crate::summary::{fold_from, with_file_facts, Detail, FileFacts, Fold, Summary};
 
 /// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
 pub(crate) type CacheProblem = (PathBuf, String);
@@ -109,20 +109,62 @@ struct Blob {
     hash: u64,
 }
 
-/// One folder's file as loaded: its records by file name, and its blobs.
+/// One folder's file as loaded: its records by file name, and the file, whose bytes from
+/// `blobs_at` on are the blobs.
 #[derive(Default)]
 struct Folder {
     records: HashMap<Vec<u8>, Record>,
-    blobs: Vec<u8>,
+    file: Vec<u8>,
+    blobs_at: usize,
+    /// The folder itself, open, for stats by name.
+    #[cfg(unix)]
+    dir: Option<File>,
 }
 
 impl Folder {
+    /// The key and facts of the regular file `name` of this folder (a symlink followed): by
+    /// the folder's descriptor where there is one, so that 10,000 stats do not each walk the
+    /// whole path.
+    fn stat(&self, path: &Path, name: &[u8]) -> Option<(FileKey, FileFacts)> {
+        #[cfg(unix)]
+        if let Some(dir) = &self.dir {
+            use std::os::unix::ffi::OsStrExt;
+            let name = std::ffi::OsStr::from_bytes(name);
+            let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::empty()).ok()?;
+            let regular = rustix::fs::FileType::from_raw_mode(st.st_mode)
+                == rustix::fs::FileType::RegularFile;
+            let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+            #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+            let key = FileKey {
+                dev: st.st_dev as u64,
+                ino: st.st_ino as u64,
+                size: st.st_size as u64,
+                mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+                ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            };
+            #[allow(clippy::unnecessary_cast)]
+            let modified = u64::try_from(st.st_mtime)
+                .ok()
+                .map(|s| std::time::Duration::new(s, st.st_mtime_nsec as u32));
+            let facts = FileFacts {
+                modified,
+                len: key.size,
+            };
+            return regular.then_some((key, facts));
+        }
+        let _ = name;
+        let meta = fs::metadata(path).ok()?;
+        meta.is_file()
+            .then(|| (FileKey::of(&meta), FileFacts::from(&meta)))
+    }
+
     /// A record's resume blob, when it is whole.
     fn blob(&self, record: &Record) -> Option<&[u8]> {
         let b = record.resume?;
         let start = usize::try_from(b.at).ok()?;
+        let start = start.checked_add(self.blobs_at)?;
         let bytes = self
-            .blobs
+            .file
             .get(start..start.checked_add(usize::try_from(b.len).ok()?)?)?;
         (xxhash_rust::xxh3::xxh3_64(bytes) == b.hash).then_some(bytes)
     }
@@ -236,8 +278,15 @@ impl<'a> Cache<'a> {
         let mut folders: Vec<&[u8]> = files.iter().map(|f| split_name(f).0).collect();
         folders.sort_unstable();
         folders.dedup();
-        let loaded =
-            crate::parallel::map(&folders, |folder, _| read_folder(dir, &cache.stamp, folder));
+        let loaded = crate::parallel::map(&folders, |folder, _| {
+            let (mut loaded, problem) = read_folder(dir, &cache.stamp, folder);
+            #[cfg(unix)]
+            if !loaded.records.is_empty() {
+                use std::os::unix::ffi::OsStrExt;
+                loaded.dir = File::open(std::ffi::OsStr::from_bytes(folder)).ok();
+            }
+            (loaded, problem)
+        });
         for (folder, (loaded, problem)) in folders.into_iter().zip(loaded) {
             if let Some((path, why)) = problem {
                 cache.note(&path, why);
@@ -264,12 +313,14 @@ impl<'a> Cache<'a> {
         let folder = self.folders.get(folder);
         let record = folder.and_then(|f| f.records.get(name));
         // A stat, not an open: a file the cache vouches for is not opened at all.
-        if let (Some(r), Ok(meta)) = (record, fs::metadata(path)) {
-            if r.trusted && meta.is_file() && r.key == FileKey::of(&meta) {
-                return (
-                    Ok(with_file_facts(r.summary.clone(), path, &meta)),
-                    Fate::Kept,
-                );
+        if let Some((r, folder)) = record.zip(folder) {
+            if let Some((key, facts)) = r.trusted.then(|| folder.stat(path, name)).flatten() {
+                if r.key == key {
+                    return (
+                        Ok(with_file_facts(r.summary.clone(), path, facts)),
+                        Fate::Kept,
+                    );
+                }
             }
         }
         let opened = match open_file(path) {
@@ -294,7 +345,10 @@ impl<'a> Cache<'a> {
                 } else {
                     Fate::Dropped
                 };
-                (Ok(with_file_facts(summary, path, &opened.meta)), fate)
+                (
+                    Ok(with_file_facts(summary, path, (&opened.meta).into())),
+                    fate,
+                )
             }
             Err(e) => (Err(e), Fate::Dropped),
         }
@@ -526,7 +580,7 @@ fn read_whole(
 
 /// A cache file's folder: `None` when it is of another format, pisess or time zone; an error
 /// when it is damaged (a blob that is is found when it is needed: its file is read whole).
-fn decode(mut bytes: Vec<u8>, stamp: &str, folder: &[u8]) -> Result<Option<Folder>, String> {
+fn decode(bytes: Vec<u8>, stamp: &str, folder: &[u8]) -> Result<Option<Folder>, String> {
     let Some(rest) = bytes.strip_prefix(MAGIC) else {
         return Err("not a pisess cache file".to_owned());
     };
@@ -547,14 +601,15 @@ fn decode(mut bytes: Vec<u8>, stamp: &str, folder: &[u8]) -> Result<Option<Folde
         return Ok(None);
     }
     let blobs_at = bytes.len() - (rest.len() - len);
-    bytes.drain(..blobs_at);
     Ok(Some(Folder {
         records: stored
             .records
             .into_iter()
             .map(|r| (r.name.clone(), r))
             .collect(),
-        blobs: bytes,
+        file: bytes,
+        blobs_at,
+        ..Folder::default()
     }))
 }
 

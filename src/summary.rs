@@ -101,16 +101,32 @@ pub fn summarize_with(
 ) -> Result<Summary, ScanError> {
     let opened = open_file(path)?;
     let summary = fold(whole_file(&opened, reading)?, &opened.stem, detail, also)?;
-    Ok(with_file_facts(summary, path, &opened.meta))
+    Ok(with_file_facts(summary, path, (&opened.meta).into()))
 }
 
-/// A summary of the file at `path` whose metadata is `meta`: its times and size, and pi's
+/// What a summary takes from its file's metadata: the mtime since the epoch, and the size.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FileFacts {
+    pub(crate) modified: Option<std::time::Duration>,
+    pub(crate) len: u64,
+}
+
+impl From<&Metadata> for FileFacts {
+    fn from(meta: &Metadata) -> FileFacts {
+        FileFacts {
+            modified: meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok()),
+            len: meta.len(),
+        }
+    }
+}
+
+/// A summary of the file at `path` whose metadata gave `facts`: its times and size, and pi's
 /// `modified` falling back on its mtime.
-pub(crate) fn with_file_facts(mut summary: Summary, path: &Path, meta: &Metadata) -> Summary {
-    let since_epoch = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(UNIX_EPOCH).ok());
+pub(crate) fn with_file_facts(mut summary: Summary, path: &Path, facts: FileFacts) -> Summary {
+    let since_epoch = facts.modified;
     let mtime_ms = since_epoch
         .and_then(|d| i64::try_from(d.as_millis()).ok())
         .unwrap_or(0);
@@ -122,7 +138,7 @@ pub(crate) fn with_file_facts(mut summary: Summary, path: &Path, meta: &Metadata
     summary.mtime_ms = mtime_ms;
     summary.mtime_js = mtime_js;
     // The size when reading began, as pi's listing takes its stats before reading.
-    summary.bytes = meta.len();
+    summary.bytes = facts.len;
     if summary.modified_ms == NO_TIME {
         summary.modified_ms = mtime_ms;
     }
