@@ -6,9 +6,9 @@
 //! inode, size, mtime and ctime are what they were is not read at all; a file that grew is read
 //! from that offset on, once its header line and a hash of the 64 KB before the offset show
 //! they are the ones folded; anything else (shrunk, rewritten to the same size, replaced,
-//! renamed, a different header) is read whole. The cache is a pure accelerator: a summary read from it is the one a
-//! full read gives, and a missing, foreign, damaged or unwritable cache is passed over with at
-//! most one warning a run.
+//! renamed, a different header) is read whole. The cache is a pure accelerator: a summary read
+//! from it is the one a full read gives, and a missing, foreign, damaged or unwritable cache is
+//! passed over with at most one warning a run.
 //!
 //! One file per session folder (`<cache dir>/summaries/<hash of the folder>.bin`): a listing of
 //! one project reads one, and a run rewrites only the folders whose sessions changed, to a
@@ -302,6 +302,16 @@ impl<'a> Cache<'a> {
         }
     }
 
+    /// The summary of `path` when the cache vouches for it without reading the file: a record
+    /// not racy when written, whose key is the file's now. A stat, not an open.
+    pub(crate) fn peek(&self, path: &Path) -> Option<Summary> {
+        let (folder, name) = split_name(path);
+        let folder = self.folders.get(folder)?;
+        let record = folder.records.get(name).filter(|r| r.trusted)?;
+        let (key, facts) = folder.stat(path, name)?;
+        (record.key == key).then(|| with_file_facts(record.summary.clone(), path, facts))
+    }
+
     /// The summary of `path` (pi's listing fields only), from the cache where it holds, and
     /// what became of its record.
     pub(crate) fn summarize(
@@ -309,20 +319,12 @@ impl<'a> Cache<'a> {
         path: &Path,
         reading: Reading,
     ) -> (Result<Summary, ScanError>, Fate) {
+        if let Some(summary) = self.peek(path) {
+            return (Ok(summary), Fate::Kept);
+        }
         let (folder, name) = split_name(path);
         let folder = self.folders.get(folder);
         let record = folder.and_then(|f| f.records.get(name));
-        // A stat, not an open: a file the cache vouches for is not opened at all.
-        if let Some((r, folder)) = record.zip(folder) {
-            if let Some((key, facts)) = r.trusted.then(|| folder.stat(path, name)).flatten() {
-                if r.key == key {
-                    return (
-                        Ok(with_file_facts(r.summary.clone(), path, facts)),
-                        Fate::Kept,
-                    );
-                }
-            }
-        }
         let opened = match open_file(path) {
             Ok(o) => o,
             Err(e) => return (Err(e), Fate::Dropped),
