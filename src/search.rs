@@ -68,6 +68,21 @@ impl Matcher {
         }
     }
 
+    /// A byte of the first stretch of `stored` that may hold a match ([`may_match`]
+    /// (Self::may_match) of the line around it): in the stored regex's first match, or the
+    /// first `\u`; `None` when nothing in `stored` can match. The stored regex matches no raw
+    /// newline, so every line that ends before this byte cannot match.
+    pub fn first_may_match(&self, stored: &[u8]) -> Option<usize> {
+        let Some(r) = &self.stored else {
+            return Some(0);
+        };
+        // Its last byte: a match is never empty.
+        let matched = r.search_half(&regex_automata::Input::new(stored));
+        let end = matched.map_or(stored.len(), |m| m.offset() - 1);
+        let escape = memchr::memmem::find(&stored[..end], b"\\u");
+        escape.or(matched.map(|_| end))
+    }
+
     /// Whether [`may_match`](Self::may_match) can ever say no.
     pub fn prefilters(&self) -> bool {
         self.stored.is_some()
@@ -326,6 +341,13 @@ mod tests {
         assert!(ing.may_match(br#"{"text":"a thing"}"#));
         // One that matches the empty string cannot rule anything out.
         assert!(!m("(?:rate|limit)?", plain).prefilters());
+        // Where a file may first match: its first stored match, or an earlier `\u`.
+        let file = b"{\"a\":\"x\"}\n{\"t\":\"we deploy\"}\n{\"t\":\"\\u0064eploy\"}\n";
+        assert_eq!(lit.first_may_match(file), Some(24));
+        assert_eq!(lit.first_may_match(&file[..22]), None);
+        let escaped_first = b"{\"t\":\"\\u0064eploy\"}\n{\"t\":\"deploy\"}";
+        assert_eq!(lit.first_may_match(escaped_first), Some(6));
+        assert_eq!(lit.first_may_match(b"{\"t\":\"nothing\"}"), None);
         let ci = m(
             "Deploy",
             Syntax {
