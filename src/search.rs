@@ -68,17 +68,17 @@ impl Matcher {
         }
     }
 
-    /// A byte of the first stretch of `stored` that may hold a match ([`may_match`]
-    /// (Self::may_match) of the line around it): in the stored regex's first match, or the
-    /// first `\u`; `None` when nothing in `stored` can match. The stored regex matches no raw
-    /// newline, so every line that ends before this byte cannot match.
+    /// A byte of the first stretch of `stored` that may hold a match (where
+    /// [`may_match`](Self::may_match) of the line around it is true): in the stored regex's
+    /// leftmost match, or the first `\u`; `None` when nothing in `stored` can match. The stored
+    /// regex matches no raw newline, so every line that ends before this byte cannot match.
     pub fn first_may_match(&self, stored: &[u8]) -> Option<usize> {
         let Some(r) = &self.stored else {
             return Some(0);
         };
         // Its last byte: a match is never empty.
         let matched = r.search_half(&regex_automata::Input::new(stored));
-        let end = matched.map_or(stored.len(), |m| m.offset() - 1);
+        let end = matched.map_or(stored.len(), |m| m.offset().saturating_sub(1));
         let escape = memchr::memmem::find(&stored[..end], b"\\u");
         escape.or(matched.map(|_| end))
     }

@@ -62,8 +62,8 @@ struct Searched {
 
 /// Files up to this size are read whole before they are parsed, so that one in which the
 /// pattern's stored form ([`Matcher::may_match`]) has no match is passed over at the speed of a
-/// byte search (as ripgrep reads it). Only its header is read then, so its damaged lines go unreported. Larger files
-/// are read in a stream, line by line, and keep memory flat.
+/// byte search (as ripgrep reads it). Only its header is read then, so its damaged lines go
+/// unreported. Larger files are read in a stream, line by line, and keep memory flat.
 const WHOLE_FILE: u64 = 16 << 20;
 
 impl Searched {
