@@ -230,4 +230,93 @@ mod tests {
         // What may match the empty string rules nothing out.
         assert!(regex(&regex_syntax::parse("a*|^").unwrap()).is_none());
     }
+
+    /// Random texts and patterns over the characters JSON stores otherwise: wherever the
+    /// pattern matches a line of a text, the stored regex matches the text as JSON stores it
+    /// (with `/` raw and as `\/`, U+FFFD as itself and as invalid UTF-8).
+    #[test]
+    fn a_match_in_a_text_is_a_match_in_its_stored_bytes() {
+        const CHARS: &[char] = &[
+            'a', 'k', 'K', 'é', ' ', '"', '\\', '/', '\n', '\t', '\r', '\u{8}', '\u{c}',
+            '\u{fffd}', '\u{17f}', '\u{212a}', 'x',
+        ];
+        const PIECES: &[&str] = &[
+            "a",
+            "k",
+            r#"""#,
+            r"\\",
+            "/",
+            r"\n",
+            r"\t",
+            r"\r",
+            ".",
+            r"\s",
+            r"\W",
+            r"\w",
+            "[^a]",
+            r"\x{fffd}",
+            "é",
+            "^",
+            "$",
+            r"\b",
+            r"\B",
+            "a+",
+            r#"["/]"#,
+            r"[\x08\x0c]",
+            "(?:x|/)",
+            r"\S{2}",
+            "(?s:.)",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            usize::try_from(seed % n as u64).unwrap()
+        };
+        let mut checked = 0;
+        for _ in 0..10_000 {
+            let text: String = (0..1 + next(12))
+                .map(|_| CHARS[next(CHARS.len())])
+                .collect();
+            let pattern: String = (0..1 + next(3))
+                .map(|_| PIECES[next(PIECES.len())])
+                .collect();
+            let ignore_case = next(2) == 0;
+            let user = regex::RegexBuilder::new(&pattern)
+                .case_insensitive(ignore_case)
+                .build()
+                .unwrap();
+            if !text.split('\n').any(|line| user.is_match(line)) {
+                continue;
+            }
+            let hir = regex_syntax::ParserBuilder::new()
+                .case_insensitive(ignore_case)
+                .build()
+                .parse(&pattern)
+                .unwrap();
+            let Some(stored) = regex(&hir) else {
+                continue;
+            };
+            let json = serde_json::to_string(&text).unwrap();
+            let invalid = json.replace('\u{fffd}', "\u{1}").into_bytes();
+            let invalid: Vec<u8> = invalid
+                .iter()
+                .map(|&b| if b == 1 { 0xff } else { b })
+                .collect();
+            for stored_form in [
+                json.as_bytes(),
+                json.replace('/', r"\/").as_bytes(),
+                &invalid,
+            ] {
+                assert!(
+                    stored.is_match(stored_form),
+                    "{pattern:?} (i: {ignore_case}) matches {text:?}, not {:?}",
+                    String::from_utf8_lossy(stored_form)
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked > 2000, "{checked}");
+    }
 }
