@@ -5,11 +5,13 @@
 use std::borrow::Cow;
 
 use regex::Regex;
-use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use regex_automata::meta;
 use serde_json::Value;
 
 use crate::model::content::{Block, Content};
 use crate::model::EntryKind;
+
+mod stored;
 
 /// How the pattern is read (ripgrep's flags).
 #[derive(Debug, Clone, Copy, Default)]
@@ -21,14 +23,13 @@ pub struct Syntax {
     pub word: bool,
 }
 
-/// A compiled pattern: the regex over decoded lines, and what a stored line must hold for any
+/// A compiled pattern: the regex over decoded lines, and what a stored line must match for any
 /// of its decoded lines to match.
 #[derive(Debug)]
 pub struct Matcher {
     regex: Regex,
-    /// `None`: every line may match (no literal every match starts with, or one JSON could
-    /// store escaped).
-    prefilter: Option<regex::bytes::Regex>,
+    /// The pattern over stored bytes (`search::stored`); `None`: every line may match.
+    stored: Option<meta::Regex>,
 }
 
 impl Matcher {
@@ -46,25 +47,45 @@ impl Matcher {
         let regex = regex::RegexBuilder::new(&source)
             .case_insensitive(ignore_case)
             .build()?;
-        let prefilter = prefilter(&source, ignore_case);
-        Ok(Matcher { regex, prefilter })
+        // Parsed again as `regex` parses it (same crate, same flags), for the stored regex.
+        let stored = regex_syntax::ParserBuilder::new()
+            .case_insensitive(ignore_case)
+            .build()
+            .parse(&source)
+            .ok()
+            .and_then(|hir| stored::regex(&hir));
+        Ok(Matcher { regex, stored })
     }
 
-    /// Whether a stored JSON line can hold a decoded line that matches. False only when it
-    /// surely cannot: every match starts with one of the prefilter's literals, none of which
-    /// holds a character JSON escapes by name (`"`, `\`, `/`, controls), so outside `\u`
-    /// escapes each decoded occurrence is also a stored one; a line with a `\u` escape is
-    /// always decoded (it may spell any character).
+    /// Whether stored JSON (a line, or a whole file) can hold a decoded line that matches.
+    /// False only when it surely cannot: outside `\u` escapes, the stored bytes of a match
+    /// match the stored regex; bytes with a `\u` escape are always decoded (it may spell any
+    /// character).
     pub fn may_match(&self, stored: &[u8]) -> bool {
-        match &self.prefilter {
+        match &self.stored {
             None => true,
-            Some(p) => p.is_match(stored) || memchr::memmem::find(stored, b"\\u").is_some(),
+            Some(r) => r.is_match(stored) || memchr::memmem::find(stored, b"\\u").is_some(),
         }
+    }
+
+    /// A byte of the first stretch of `stored` that may hold a match (where
+    /// [`may_match`](Self::may_match) of the line around it is true): in the stored regex's
+    /// leftmost match, or the first `\u`; `None` when nothing in `stored` can match. The stored
+    /// regex matches no raw newline, so every line that ends before this byte cannot match.
+    pub fn first_may_match(&self, stored: &[u8]) -> Option<usize> {
+        let Some(r) = &self.stored else {
+            return Some(0);
+        };
+        // Its last byte: a match is never empty.
+        let matched = r.search_half(&regex_automata::Input::new(stored));
+        let end = matched.map_or(stored.len(), |m| m.offset().saturating_sub(1));
+        let escape = memchr::memmem::find(&stored[..end], b"\\u");
+        escape.or(matched.map(|_| end))
     }
 
     /// Whether [`may_match`](Self::may_match) can ever say no.
     pub fn prefilters(&self) -> bool {
-        self.prefilter.is_some()
+        self.stored.is_some()
     }
 
     /// The byte ranges of the matches within one line (no `\n` in it).
@@ -95,32 +116,6 @@ fn has_uppercase_literal(pattern: &str, fixed: bool) -> bool {
         }
     }
     false
-}
-
-/// A regex that finds one of the literals every match starts with, when there is such a finite
-/// set and none of its literals is stored differently from how it reads.
-fn prefilter(source: &str, ignore_case: bool) -> Option<regex::bytes::Regex> {
-    let hir = regex_syntax::ParserBuilder::new()
-        .case_insensitive(ignore_case)
-        .build()
-        .parse(source)
-        .ok()?;
-    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(&hir);
-    let literals = seq.literals()?;
-    let stored_as_read = |b: &u8| !matches!(b, b'"' | b'\\' | b'/' | 0..=0x1f);
-    if literals.is_empty()
-        || literals
-            .iter()
-            .any(|l| l.as_bytes().is_empty() || !l.as_bytes().iter().all(stored_as_read))
-    {
-        return None;
-    }
-    let alternatives: Vec<String> = literals
-        .iter()
-        .map(|l| regex::escape(&String::from_utf8_lossy(l.as_bytes())))
-        .collect();
-    // Literals are whole characters (the regex is over `str`), so the lossy decode is exact.
-    regex::bytes::Regex::new(&alternatives.join("|")).ok()
 }
 
 /// Which optional kinds of text are searched too.
@@ -316,32 +311,43 @@ mod tests {
     }
 
     #[test]
-    fn prefilter_rules_out_only_lines_that_cannot_match() {
+    fn stored_bytes_rule_out_only_lines_that_cannot_match() {
         let plain = Syntax::default();
         let lit = m("deploy", plain);
-        assert!(lit.prefilter.is_some());
+        assert!(lit.prefilters());
         assert!(!lit.may_match(br#"{"text":"nothing here\n"}"#));
         assert!(lit.may_match(br#"{"text":"we deploy"}"#));
         // `\u0064` is `d`: an escape may spell anything, so such lines are decoded.
         assert!(lit.may_match(br#"{"text":"\u0064eploy"}"#));
-        // Characters JSON escapes by name turn the prefilter off.
-        for p in [r#"say "hi""#, r"C:\\x", "a/b"] {
+        // Characters JSON escapes are looked for in their stored spellings.
+        let fixed = Syntax {
+            fixed: true,
+            ..plain
+        };
+        for (p, yes, no) in [
+            (r#"say "hi""#, r#"{"t":"say \"hi\""}"#, r#"{"say":"hi"}"#),
+            (r"C:\x", r#"{"t":"C:\\x"}"#, r#"{"t":"C:x"}"#),
+            ("a/b", r#"{"t":"a\/b"}"#, r#"{"t":"a b"}"#),
+        ] {
+            let f = m(p, fixed);
             assert!(
-                m(
-                    p,
-                    Syntax {
-                        fixed: true,
-                        ..plain
-                    }
-                )
-                .prefilter
-                .is_none(),
+                f.may_match(yes.as_bytes()) && !f.may_match(no.as_bytes()),
                 "{p}"
             );
         }
-        // A regex without a leading literal set cannot be prefiltered.
-        assert!(m(r"\w+ing", plain).prefilter.is_none());
-        assert!(m("(?:rate|limit)s?", plain).prefilter.is_some());
+        // A regex without a leading literal is tested whole.
+        let ing = m(r"\w+ing", plain);
+        assert!(!ing.may_match(br#"{"text":"ing"}"#));
+        assert!(ing.may_match(br#"{"text":"a thing"}"#));
+        // One that matches the empty string cannot rule anything out.
+        assert!(!m("(?:rate|limit)?", plain).prefilters());
+        // Where a file may first match: its first stored match, or an earlier `\u`.
+        let file = b"{\"a\":\"x\"}\n{\"t\":\"we deploy\"}\n{\"t\":\"\\u0064eploy\"}\n";
+        assert_eq!(lit.first_may_match(file), Some(24));
+        assert_eq!(lit.first_may_match(&file[..22]), None);
+        let escaped_first = b"{\"t\":\"\\u0064eploy\"}\n{\"t\":\"deploy\"}";
+        assert_eq!(lit.first_may_match(escaped_first), Some(6));
+        assert_eq!(lit.first_may_match(b"{\"t\":\"nothing\"}"), None);
         let ci = m(
             "Deploy",
             Syntax {

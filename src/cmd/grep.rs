@@ -60,10 +60,10 @@ struct Searched {
     hits: Vec<Hit>,
 }
 
-/// Files up to this size are read whole before they are parsed, so that one without any of the
-/// literals a match must start with is passed over at the speed of a byte search (as ripgrep
-/// reads it). Only its header is read then, so its damaged lines go unreported. Larger files
-/// are read in a stream, line by line, and keep memory flat.
+/// Files up to this size are read whole before they are parsed, so that one in which the
+/// pattern's stored form ([`Matcher::may_match`]) has no match is passed over at the speed of a
+/// byte search (as ripgrep reads it). Only its header is read then, so its damaged lines go
+/// unreported. Larger files are read in a stream, line by line, and keep memory flat.
 const WHOLE_FILE: u64 = 16 << 20;
 
 impl Searched {
@@ -290,11 +290,12 @@ fn search_file(path: &Path, search: &Search) -> Result<Searched, (PathBuf, ScanE
             (&opened.file)
                 .read_to_end(&mut bytes)
                 .map_err(|e| failed(ScanError::Io(e)))?;
-            if !search.matcher.may_match(&bytes) {
+            let Some(first) = search.matcher.first_may_match(&bytes) else {
                 // Still a pi session? A file that is not is reported, as everywhere.
                 read_header_of(&bytes[..], &opened.stem).map_err(failed)?;
                 return Ok(Searched::nothing(path));
-            }
+            };
+            found.clear_before = first as u64;
             scan_until(&bytes[..], &opened.stem, |header, e| {
                 found.entry(search, header, e)
             })
@@ -317,6 +318,9 @@ struct Found {
     lines_kept: u64,
     /// With --branch, every entry's id and parent, to walk the active branch at the end.
     links: Vec<(Option<String>, Option<String>)>,
+    /// In a file read whole, the lines that end before this offset cannot match
+    /// ([`Matcher::first_may_match`]).
+    clear_before: u64,
 }
 
 impl Found {
@@ -372,6 +376,7 @@ impl Found {
         let role = stored_role.map(|r| migrated_role(header, r));
         if !searched(&e.kind, role, search.reach)
             || !entry_wanted(&args.types, &args.roles, header, &e.kind, stored_role)
+            || e.offset + e.stored.len() as u64 <= self.clear_before
             || !search.matcher.may_match(e.json)
         {
             return ControlFlow::Continue(());

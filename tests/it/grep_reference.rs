@@ -132,12 +132,39 @@ fn corpus(root: &Path) {
             text.push('\n');
         }
         text.push_str("{\"type\":\"message\",\"torn\n");
+        let mut bytes = text.into_bytes();
+        if s % 4 == 2 {
+            plain_and_damaged(&mut bytes);
+        }
         fs::write(
             dir.join(format!("2026-07-01T10-00-00-000Z_{id}.jsonl")),
-            text,
+            bytes,
         )
         .unwrap();
     }
+}
+
+/// A quarter of the sessions without a `\u` anywhere (the text `\u00e9` made `\x00e9`), so
+/// that whole files and their lines are ruled out on their stored bytes alone, and with
+/// invalid UTF-8 (read as U+FFFD): `é` as Latin-1's one byte, `日` cut after two of its three.
+fn plain_and_damaged(bytes: &mut Vec<u8>) {
+    let swaps: [(&[u8], &[u8]); 3] = [
+        (b"\\\\u00e9", b"\\\\x00e9"),
+        ("é".as_bytes(), b"\xe9"),
+        ("日".as_bytes(), b"\xe6\x97"),
+    ];
+    for (from, to) in swaps {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut rest = &bytes[..];
+        while let Some(at) = rest.windows(from.len()).position(|w| w == from) {
+            out.extend_from_slice(&rest[..at]);
+            out.extend_from_slice(to);
+            rest = &rest[at + from.len()..];
+        }
+        out.extend_from_slice(rest);
+        *bytes = out;
+    }
+    assert!(!bytes.windows(2).any(|w| w == b"\\u"));
 }
 
 /// `(file, entry id, field, line number, line, matches)`.
@@ -207,7 +234,8 @@ fn reference(root: &Path, regex: &regex::Regex, tools: bool, thinking: bool) -> 
     let mut files: Vec<_> = walk(&root.join("sessions"));
     files.sort();
     for path in files {
-        let text = fs::read_to_string(&path).unwrap();
+        // Invalid UTF-8 reads as U+FFFD, as Node reads it.
+        let text = String::from_utf8_lossy(&fs::read(&path).unwrap()).into_owned();
         for line in text.lines().skip(1) {
             let Ok(v) = serde_json::from_str::<Value>(line) else {
                 continue;
@@ -303,6 +331,21 @@ fn grep_json_equals_an_independent_reference() {
         (&["-w", "-i", "-F", "log"], r"(?i)\b(?:log)\b"),
         (&["deploy|naïve"], "deploy|naïve"),
         (&["e\u{301}"], "e\u{301}"),
+        // Regexes whose matches sit on text stored escaped, or read from invalid UTF-8.
+        (&["say \"\\w+\""], r#"say "\w+""#),
+        (&[r"C:\\\w+"], r"C:\\\w+"),
+        (&[r"\w/\w"], r"\w/\w"),
+        (&[r"tab\s\w+"], r"tab\s\w+"),
+        (&["[\t/\"]"], "[\t/\"]"),
+        (&[r"\r$"], r"\r$"),
+        (&[r"^\\n"], r"^\\n"),
+        (&[r#""hi"$"#], r#""hi"$"#),
+        (&["-i", r#"SAY "HI""#], r#"(?i)SAY "HI""#),
+        (&["-w", r"C:\\dir"], r"\b(?:C:\\dir)\b"),
+        (&[r"[^\w ]{2,}"], r"[^\w ]{2,}"),
+        (&[r"caf\W"], r"caf\W"),
+        (&["-F", "\u{fffd}"], "\u{fffd}"),
+        (&["-i", r"\x{fffd}."], r"(?i)\x{fffd}."),
     ];
     let mut compared = 0;
     for (flags, regex) in cases {
