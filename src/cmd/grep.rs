@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use serde_json::json;
 
+use crate::cache::Cache;
 use crate::cli::GrepArgs;
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
 use crate::diag::{Diag, Warning};
@@ -90,6 +91,7 @@ struct Search<'a> {
     keep: Option<u64>,
     /// Whether each file is summarized (for the heading, `--since`, `--until`).
     summarize: bool,
+    window: Window,
 }
 
 /// What is searched: a file, or standard input read whole (`-`).
@@ -120,9 +122,25 @@ pub fn run(
     let mut failed: Option<io::Error> = None;
     let mut first = true;
     let theme = env.theme();
+    // Summaries the cache vouches for stand in for reading files (read only: what grep reads
+    // of a file is not what a listing keeps of it).
+    let paths: Vec<PathBuf> = files
+        .iter()
+        .filter_map(|f| match f {
+            Source::File(p) => Some(p.clone()),
+            Source::Stdin(_) => None,
+        })
+        .collect();
+    let cache = (search.summarize)
+        .then_some(env.location.cache.as_ref())
+        .flatten()
+        .map(|dir| Cache::load(dir, &paths));
+    if let Some((path, why)) = cache.as_ref().and_then(|c| c.problem.as_ref()) {
+        diag.warn(&path.display().to_string(), None, why);
+    }
     crate::parallel::ordered(
         &files,
-        |source| search_source(source, &search),
+        |source| search_source(source, &search, cache.as_ref()),
         |result| {
             let s = match result {
                 Ok(s) => s,
@@ -206,6 +224,7 @@ fn prepare<'a>(
         summarize: !(args.json || args.count || args.files_with_matches)
             || window.since.is_some()
             || window.until.is_some(),
+        window,
     };
     let loc = &env.location;
     let mut incomplete = false;
@@ -258,9 +277,13 @@ fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
 
 /// Searches a file, or standard input: without a file there is no summary (its heading is the
 /// header's).
-fn search_source(source: &Source, search: &Search) -> Result<Searched, (PathBuf, ScanError)> {
+fn search_source(
+    source: &Source,
+    search: &Search,
+    cache: Option<&Cache>,
+) -> Result<Searched, (PathBuf, ScanError)> {
     match source {
-        Source::File(path) => search_file(path, search),
+        Source::File(path) => search_file(path, search, cache),
         Source::Stdin(bytes) => {
             let mut found = Found::default();
             let report = scan_until(&bytes[..], "-", |header, e| found.entry(search, header, e))
@@ -271,44 +294,71 @@ fn search_source(source: &Source, search: &Search) -> Result<Searched, (PathBuf,
 }
 
 /// Searches one file. The human view's heading and `--since`/`--until` need the file's
-/// summary, found in the same pass; the other outputs read only as far as they must (`-l`
-/// stops at the first match, as ripgrep does).
-fn search_file(path: &Path, search: &Search) -> Result<Searched, (PathBuf, ScanError)> {
+/// summary: from the cache when it vouches for the file (then a file outside the window is not
+/// read at all), else found in the same pass. The other outputs read only as far as they must
+/// (`-l` stops at the first match, as ripgrep does).
+fn search_file(
+    path: &Path,
+    search: &Search,
+    cache: Option<&Cache>,
+) -> Result<Searched, (PathBuf, ScanError)> {
     let mut found = Found::default();
     let failed = |e| (path.to_path_buf(), e);
-    let (summary, report) = if search.summarize {
+    if let Some(summary) = cache
+        .filter(|_| search.summarize)
+        .and_then(|c| c.peek(path))
+    {
+        if search.window.holds(&summary) {
+            search_stream(path, search, &mut found).map_err(failed)?;
+        }
+        return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
+    }
+    if search.summarize {
         let summary = summarize_with(path, Reading::OnThisThread, Detail::Listing, |header, e| {
             let _ = found.entry(search, header, e);
         })
         .map_err(failed)?;
-        (Some(summary), None)
+        return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
+    }
+    Ok(
+        match search_stream(path, search, &mut found).map_err(failed)? {
+            Some(report) => found.into_searched(path.to_path_buf(), search, None, Some(report)),
+            None => Searched::nothing(path),
+        },
+    )
+}
+
+/// Searches a file without summarizing it; `None` when it cannot hold a match and was passed
+/// over after its header.
+fn search_stream(
+    path: &Path,
+    search: &Search,
+    found: &mut Found,
+) -> Result<Option<ScanReport>, ScanError> {
+    let opened = open_file(path)?;
+    if search.matcher.prefilters() && opened.meta.len() <= WHOLE_FILE {
+        // Read whole first: a file that cannot hold a match is passed over unparsed.
+        let mut bytes = Vec::new();
+        (&opened.file)
+            .read_to_end(&mut bytes)
+            .map_err(ScanError::Io)?;
+        let Some(first) = search.matcher.first_may_match(&bytes) else {
+            // Still a pi session? A file that is not is reported, as everywhere.
+            read_header_of(&bytes[..], &opened.stem)?;
+            return Ok(None);
+        };
+        found.clear_before = first as u64;
+        scan_until(&bytes[..], &opened.stem, |header, e| {
+            found.entry(search, header, e)
+        })
+        .map(Some)
     } else {
-        let opened = open_file(path).map_err(failed)?;
-        let report = if search.matcher.prefilters() && opened.meta.len() <= WHOLE_FILE {
-            // Read whole first: a file that cannot hold a match is passed over unparsed.
-            let mut bytes = Vec::new();
-            (&opened.file)
-                .read_to_end(&mut bytes)
-                .map_err(|e| failed(ScanError::Io(e)))?;
-            let Some(first) = search.matcher.first_may_match(&bytes) else {
-                // Still a pi session? A file that is not is reported, as everywhere.
-                read_header_of(&bytes[..], &opened.stem).map_err(failed)?;
-                return Ok(Searched::nothing(path));
-            };
-            found.clear_before = first as u64;
-            scan_until(&bytes[..], &opened.stem, |header, e| {
-                found.entry(search, header, e)
-            })
-        } else {
-            let input = whole_file(&opened, Reading::OnThisThread).map_err(failed)?;
-            scan_until(input, &opened.stem, |header, e| {
-                found.entry(search, header, e)
-            })
-        }
-        .map_err(failed)?;
-        (None, Some(report))
-    };
-    Ok(found.into_searched(path.to_path_buf(), search, summary, report))
+        let input = whole_file(&opened, Reading::OnThisThread)?;
+        scan_until(input, &opened.stem, |header, e| {
+            found.entry(search, header, e)
+        })
+        .map(Some)
+    }
 }
 
 /// What the search of one file has found so far.

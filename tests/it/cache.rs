@@ -257,13 +257,17 @@ impl Store {
     }
 }
 
-const COMMANDS: [&[&str]; 6] = [
+const COMMANDS: [&[&str]; 10] = [
     &["ls", "--all", "--json"],
     &["ls", "--all"],
     &["ls"],
     &["ls", "--json", "--since", "2026-03-01"],
     &["rm", "--all", "--empty", "--dry-run"],
     &["path", "name 1"],
+    &["grep", "--all", "--since", "2026-03-01", "question"],
+    &["grep", "--all", "-l", "--until", "2026-04-01", "answer|out"],
+    &["grep", "-i", "QUESTION 1"],
+    &["check", "--all", "--since", "2026-01-01"],
 ];
 
 fn same(agent: &Path, cache: &Path, args: &[&str], context: &str) {
