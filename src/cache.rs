@@ -66,7 +66,7 @@ const MAGIC: &[u8] = b"pisess summary cache\n";
 
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
 /// format is not read (and is replaced).
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// A file whose mtime is this close to the run's start may still change within the mtime's
 /// granularity without its key changing (git's "racily clean"): it is checked by its bytes
@@ -96,6 +96,8 @@ pub(crate) struct Record {
     trusted: bool,
     /// Without the file's own facts (path, times, size): those are the file's of this run.
     summary: Summary,
+    /// The file's large tool results ([`Fold::skips`]), as offsets and lengths.
+    skips: Vec<(u64, u64)>,
     /// Where its [`Resume`] is among the blobs; `None` when the file ended in a line without
     /// `\n` (what is appended would continue it).
     resume: Option<Blob>,
@@ -305,11 +307,19 @@ impl<'a> Cache<'a> {
     /// The summary of `path` when the cache vouches for it without reading the file: a record
     /// not racy when written, whose key is the file's now. A stat, not an open.
     pub(crate) fn peek(&self, path: &Path) -> Option<Summary> {
+        self.vouched(path).map(|(summary, _)| summary)
+    }
+
+    /// [`peek`](Self::peek), and where the file's large tool results are (offsets, lengths).
+    pub(crate) fn vouched(&self, path: &Path) -> Option<(Summary, &[(u64, u64)])> {
         let (folder, name) = split_name(path);
         let folder = self.folders.get(folder)?;
         let record = folder.records.get(name).filter(|r| r.trusted)?;
         let (key, facts) = folder.stat(path, name)?;
-        (record.key == key).then(|| with_file_facts(record.summary.clone(), path, facts))
+        (record.key == key).then(|| {
+            let summary = with_file_facts(record.summary.clone(), path, facts);
+            (summary, &record.skips[..])
+        })
     }
 
     /// The summary of `path` (pi's listing fields only), from the cache where it holds, and
@@ -366,6 +376,7 @@ impl<'a> Cache<'a> {
         report: ScanReport,
         mut fold: Fold,
     ) -> Fate {
+        let skips = fold.take_skips();
         let resume = report.resumable().then(|| {
             let end = report.tail.end;
             let tail_len = end.min(GUARD_BYTES);
@@ -394,6 +405,7 @@ impl<'a> Cache<'a> {
                 key,
                 trusted: key.mtime_ns < self.now_ns - RACY_NS,
                 summary: summary.clone(),
+                skips,
                 resume: None,
             }),
             resume.flatten(),
@@ -559,6 +571,7 @@ fn read_on(
     let report = restore(resume.report, &opened.stem)?;
     let mut fold = resume.fold;
     fold.restore_first_message(resume.had_first_message, &record.summary);
+    fold.restore_skips(record.skips.clone());
     // A clone shares the offset, but nothing reads the file after this.
     let mut file = file.try_clone().ok()?;
     file.seek(SeekFrom::Start(end)).ok()?;

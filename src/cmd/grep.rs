@@ -26,7 +26,8 @@ use crate::locate::tilde;
 use crate::locate::Skipped;
 use crate::model::Header;
 use crate::scan::{
-    open_file, read_header_of, scan_until, whole_file, EntryLine, Reading, ScanError, ScanReport,
+    open_file, read_header_of, scan_until, stem_of, whole_file, EntryLine, Reading, ScanError,
+    ScanReport,
 };
 use crate::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
 use crate::select::{select, Selected};
@@ -92,6 +93,9 @@ struct Search<'a> {
     /// Whether each file is summarized (for the heading, `--since`, `--until`).
     summarize: bool,
     window: Window,
+    /// `-l` or `-c` without `--tools` (nor `--branch`, which needs every entry): no line of a
+    /// tool result is needed, so of a file the cache vouches for only the rest is read.
+    sparse: bool,
 }
 
 /// What is searched: a file, or standard input read whole (`-`).
@@ -131,7 +135,7 @@ pub fn run(
             Source::Stdin(_) => None,
         })
         .collect();
-    let cache = (search.summarize)
+    let cache = (search.summarize || search.sparse)
         .then_some(env.location.cache.as_ref())
         .flatten()
         .map(|dir| Cache::load(dir, &paths));
@@ -225,6 +229,7 @@ fn prepare<'a>(
             || window.since.is_some()
             || window.until.is_some(),
         window,
+        sparse: !args.tools && !args.branch && (args.files_with_matches || args.count),
     };
     let loc = &env.location;
     let mut incomplete = false;
@@ -304,6 +309,20 @@ fn search_file(
 ) -> Result<Searched, (PathBuf, ScanError)> {
     let mut found = Found::default();
     let failed = |e| (path.to_path_buf(), e);
+    // A file with damaged lines is read whole: what it warns of depends on what is read.
+    let sparse = cache
+        .filter(|_| search.sparse)
+        .and_then(|c| c.vouched(path))
+        .filter(|(summary, _)| summary.warnings.is_empty());
+    if let Some((summary, skips)) = sparse {
+        if !search.window.holds(&summary) {
+            return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
+        }
+        if let Some(bytes) = read_but(path, skips, summary.bytes).map_err(failed)? {
+            search_bytes(&bytes, &stem_of(path), search, &mut found).map_err(failed)?;
+            return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
+        }
+    }
     if let Some(summary) = cache
         .filter(|_| search.summarize)
         .and_then(|c| c.peek(path))
@@ -342,16 +361,7 @@ fn search_stream(
         (&opened.file)
             .read_to_end(&mut bytes)
             .map_err(ScanError::Io)?;
-        let Some(first) = search.matcher.first_may_match(&bytes) else {
-            // Still a pi session? A file that is not is reported, as everywhere.
-            read_header_of(&bytes[..], &opened.stem)?;
-            return Ok(None);
-        };
-        found.clear_before = first as u64;
-        scan_until(&bytes[..], &opened.stem, |header, e| {
-            found.entry(search, header, e)
-        })
-        .map(Some)
+        search_bytes(&bytes, &opened.stem, search, found)
     } else {
         let input = whole_file(&opened, Reading::OnThisThread)?;
         scan_until(input, &opened.stem, |header, e| {
@@ -359,6 +369,64 @@ fn search_stream(
         })
         .map(Some)
     }
+}
+
+/// Searches a file's lines held in memory; `None` when the pattern's stored form has no match
+/// in them, and they are passed over unparsed but for the header.
+fn search_bytes(
+    bytes: &[u8],
+    stem: &str,
+    search: &Search,
+    found: &mut Found,
+) -> Result<Option<ScanReport>, ScanError> {
+    let Some(first) = search.matcher.first_may_match(bytes) else {
+        // Still a pi session? A file that is not is reported, as everywhere.
+        read_header_of(bytes, stem)?;
+        return Ok(None);
+    };
+    found.clear_before = first as u64;
+    scan_until(bytes, stem, |header, e| found.entry(search, header, e)).map(Some)
+}
+
+/// The first `size` bytes of a file but for the ranges `skips` (whole lines, in order): its
+/// header and every line a search without `--tools` reads. `None` when that is more than
+/// [`WHOLE_FILE`], or the file is shorter than it was: it is then read as any other.
+fn read_but(path: &Path, skips: &[(u64, u64)], size: u64) -> Result<Option<Vec<u8>>, ScanError> {
+    let skipped: u64 = skips.iter().map(|(_, len)| len).sum();
+    let Some(kept) = size.checked_sub(skipped).filter(|&k| k <= WHOLE_FILE) else {
+        return Ok(None);
+    };
+    let file = open_file(path)?.file;
+    let mut bytes = vec![0; usize::try_from(kept).unwrap_or(0)];
+    let (mut at, mut filled) = (0u64, 0usize);
+    let ends = skips.iter().map(|&(start, len)| (start, start + len));
+    for (start, end) in ends.chain(std::iter::once((size, size))) {
+        let Some(n) = start.checked_sub(at).and_then(|n| usize::try_from(n).ok()) else {
+            return Ok(None);
+        };
+        let Some(into) = bytes.get_mut(filled..filled.saturating_add(n)) else {
+            return Ok(None);
+        };
+        match read_exact_at(&file, into, at) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(ScanError::Io(e)),
+        }
+        (at, filled) = (end, filled + n);
+    }
+    Ok(Some(bytes))
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(mut file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::Seek;
+    file.seek(io::SeekFrom::Start(offset))?;
+    file.read_exact(buf)
 }
 
 /// What the search of one file has found so far.

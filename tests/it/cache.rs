@@ -73,7 +73,14 @@ fn entry(rng: &mut Rng, n: u64, parent: Option<&str>) -> (String, String) {
             n % 3
         ),
         2 => format!(
-            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"toolResult","toolCallId":"c{n}","toolName":"bash","content":[{{"type":"text","text":"out {n}"}}],"isError":{}}}}}"#,
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"toolResult","toolCallId":"c{n}","toolName":"bash","content":[{{"type":"text","text":"out {n}{}"}}],"isError":{}}}}}"#,
+            // Large ones (which grep without --tools does not read), some with a word found
+            // nowhere else.
+            if rng.chance(40) {
+                format!(" {} secret", "x".repeat(5000))
+            } else {
+                String::new()
+            },
             n.is_multiple_of(2)
         ),
         3 => format!(
@@ -243,10 +250,10 @@ impl Store {
     }
 
     /// Files put an hour or more into the past (the cache trusts only files that are not
-    /// being written), all but a few.
-    fn age(&mut self) {
+    /// being written), `percent` of them.
+    fn age(&mut self, percent: u64) {
         for (path, _) in &self.files {
-            if self.rng.chance(80) {
+            if self.rng.chance(percent) {
                 let back = Duration::from_secs(3600 + self.rng.next() % 100_000);
                 let when = SystemTime::now() - back;
                 if let Ok(f) = File::options().write(true).open(path) {
@@ -257,7 +264,7 @@ impl Store {
     }
 }
 
-const COMMANDS: [&[&str]; 10] = [
+const COMMANDS: [&[&str]; 13] = [
     &["ls", "--all", "--json"],
     &["ls", "--all"],
     &["ls"],
@@ -268,6 +275,9 @@ const COMMANDS: [&[&str]; 10] = [
     &["grep", "--all", "-l", "--until", "2026-04-01", "answer|out"],
     &["grep", "-i", "QUESTION 1"],
     &["check", "--all", "--since", "2026-01-01"],
+    &["grep", "--all", "-l", "secret|question 2"],
+    &["grep", "--all", "-c", "--tools", "secret"],
+    &["grep", "--all", "-c", "x{4000}|answer"],
 ];
 
 fn same(agent: &Path, cache: &Path, args: &[&str], context: &str) {
@@ -289,14 +299,14 @@ fn output_is_the_same_with_and_without_the_cache_under_every_change() {
         let agent = tmp.path().join("agent");
         let cache = tmp.path().join("cache");
         let mut store = Store::new(&agent, seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        store.age();
+        store.age(80);
         let mut history = Vec::new();
         for step in 0..60 {
             for _ in 0..1 + store.rng.below(3) {
                 history.push(store.change());
             }
             if store.rng.chance(70) {
-                store.age();
+                store.age(80);
             }
             let context = format!("seed {seed} step {step}: {}", history.join(", "));
             // Twice: the first run may read and write, the second reads what it wrote.
@@ -317,7 +327,7 @@ fn store_with_cache() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let agent = tmp.path().join("agent");
     let cache = tmp.path().join("cache");
     let mut store = Store::new(&agent, 7);
-    store.age();
+    store.age(100);
     (tmp, agent, cache)
 }
 
@@ -380,11 +390,18 @@ fn a_cache_of_another_format_is_replaced_without_a_word() {
     }
     let got = ls(&agent, Some(&cache));
     assert_eq!((&got.stdout, &got.stderr), (&want.stdout, &want.stderr));
-    // Replaced by this format's: readable again.
-    let files = cache_files(&cache);
-    let bytes = fs::read(&files[0]).unwrap();
-    let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
-    assert_eq!(bytes[at..at + 4], 1u32.to_le_bytes());
+    // Replaced by this format's: the same bytes as a fresh cache's.
+    let fresh = tempfile::tempdir().unwrap();
+    ls(&agent, Some(fresh.path()));
+    let format = |file: &Path| {
+        let bytes = fs::read(file).unwrap();
+        let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+        bytes[at..at + 4].to_vec()
+    };
+    assert_eq!(
+        format(&cache_files(&cache)[0]),
+        format(&cache_files(fresh.path())[0])
+    );
 }
 
 #[test]
