@@ -95,12 +95,15 @@ else
 fi
 
 # ---- commands: "label<TAB>shell command"; the first of each group is its `cat` baseline.
-env_a="PI_CODING_AGENT_DIR=$(q "$agent")"
+# The summary cache (issue 18) is the bench dir's own. Issue 8's rows measure reading every file,
+# so they bypass it (--no-cache); `ls (cached)` and grep's rows use it, primed below.
+env_a="PI_CODING_AGENT_DIR=$(q "$agent") PISESS_CACHE_DIR=$(q "$dir/cache")"
 group_a=(
   "cat (a)	xargs -0 cat <$(q "$dir/a.files") >/dev/null"
-  "ls --all --json	$env_a $(q "$bin") ls --all --json"
-  "ls --all	$env_a $(q "$bin") ls --all"
-  "check --all --max-cost	$env_a $(q "$bin") check --all -q --max-cost 1000000"
+  "ls --all --json	$env_a $(q "$bin") --no-cache ls --all --json"
+  "ls --all	$env_a $(q "$bin") --no-cache ls --all"
+  "ls --all --json (cached)	$env_a $(q "$bin") ls --all --json"
+  "check --all --max-cost	$env_a $(q "$bin") --no-cache check --all -q --max-cost 1000000"
 )
 [ -n "$pi_dist" ] && group_a+=("pi listAll	$env_a node $(q "$here/pi-listall.mjs") $(q "$pi_dist")")
 group_b=(
@@ -109,7 +112,7 @@ group_b=(
   "show --json	$(q "$bin") show --json $(q "$big")"
   "show --json --branch	$(q "$bin") show --json --branch $(q "$big")"
   "tree	$(q "$bin") tree $(q "$big")"
-  "ls --json (b)	$(q "$bin") ls --all --json --session-dir $(q "$dir/b")"
+  "ls --json (b)	$(q "$bin") --no-cache ls --all --json --session-dir $(q "$dir/b")"
   "check (integrity)	$(q "$bin") check -q $(q "$big")"
   "check --ended --require-tool	$(q "$bin") check -q --ended --require-tool bash --max-cost 1000000 $(q "$big")"
 )
@@ -119,14 +122,18 @@ group_b=(
 # rg exits 1 when nothing matched, which hyperfine would take for a failure: `|| true`.
 rare=kubernetes regex='parse \w+ error' common=session
 sa="$(q "$agent/sessions")"
+# With the cache, `-l` without --tools reads no large tool result (their places are cached);
+# the --no-cache rows read every file, as rg does.
 group_gl=(
   "rg -l -F (a)	rg -l -F $rare $sa || true"
   "grep --all --tools -l	$env_a $(q "$bin") grep --all --tools -l $rare || true"
   "grep --all -l	$env_a $(q "$bin") grep --all -l $rare || true"
+  "grep --all -l --no-cache	$env_a $(q "$bin") --no-cache grep --all -l $rare || true"
 )
 group_gi=(
   "rg -i -l (a)	rg -i -l $(q "$regex") $sa"
   "grep --all -i -l	$env_a $(q "$bin") grep --all -i -l $(q "$regex")"
+  "grep --all -i -l --no-cache	$env_a $(q "$bin") --no-cache grep --all -i -l $(q "$regex")"
 )
 group_gj=(
   "rg --json (a)	rg --json $common $sa"
@@ -175,6 +182,9 @@ time_group() { # name warm-command commands...
   done
 }
 
+# Prime the summary cache: one listing, as any use of pisess leaves it.
+rm -rf "$dir/cache"
+env PI_CODING_AGENT_DIR="$agent" PISESS_CACHE_DIR="$dir/cache" "$bin" ls --all >/dev/null
 if [ "$grep_only" = 0 ]; then
   time_group a "$warm_a" "${group_a[@]}"
   time_group b "$warm_b" "${group_b[@]}"
