@@ -98,7 +98,7 @@ impl Tree {
             }
         }
         // pi sorts children (not roots) by entry timestamp, stably.
-        let key = |i: &usize| session.entries[*i].timestamp_ms.unwrap_or(i64::MIN);
+        let key = |i: &usize| session.entries[*i].timestamp_ms().unwrap_or(i64::MIN);
         for list in &mut children {
             list.sort_by_key(key);
         }
@@ -180,12 +180,12 @@ pub enum TreeFilter {
 
 /// pi's `/tree` filter for one entry.
 pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: TreeFilter) -> bool {
-    let e = &session.entries[i];
-    if e.kind == EntryKind::Usage {
+    let kind = session.kind(i);
+    if *kind == EntryKind::Usage {
         return false;
     }
     let role = session.role(i);
-    if e.kind == EntryKind::Message
+    if *kind == EntryKind::Message
         && role == Some("assistant")
         && !is_leaf
         && !facts.has_text
@@ -194,7 +194,7 @@ pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: Tr
         return false;
     }
     let settings = matches!(
-        e.kind,
+        kind,
         EntryKind::Label
             | EntryKind::ContextEdit
             | EntryKind::Custom
@@ -203,9 +203,9 @@ pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: Tr
             | EntryKind::SessionInfo
     );
     match mode {
-        TreeFilter::UserOnly => e.kind == EntryKind::Message && role == Some("user"),
+        TreeFilter::UserOnly => *kind == EntryKind::Message && role == Some("user"),
         TreeFilter::NoTools => {
-            let tool_result = e.kind == EntryKind::Message && role == Some("toolResult");
+            let tool_result = *kind == EntryKind::Message && role == Some("toolResult");
             !settings && !tool_result
         }
         TreeFilter::LabeledOnly => facts.label.is_some(),

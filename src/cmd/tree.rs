@@ -65,18 +65,18 @@ fn facts(
     let labels = session.labels();
     let mut facts = vec![Facts::default(); session.entries.len()];
     let mut tool_calls = HashMap::new();
-    for (i, e) in session.entries.iter().enumerate() {
+    for (i, f) in facts.iter_mut().enumerate() {
         if !tree.in_tree[i] {
             continue;
         }
-        facts[i].label = session.id(i).and_then(|id| labels.get(id)).cloned();
-        if e.kind == EntryKind::Message && session.role(i) == Some("assistant") {
+        f.label = session.id(i).and_then(|id| labels.get(id)).cloned();
+        if *session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant") {
             let entry = session.load(i)?;
             let message = entry.get("message").unwrap_or(&Value::Null);
-            facts[i].has_text = crate::render::has_text(message.get("content"));
+            f.has_text = crate::render::has_text(message.get("content"));
             // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
             let stop = message.get("stopReason");
-            facts[i].error_or_aborted = js_truthy(stop)
+            f.error_or_aborted = js_truthy(stop)
                 && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"));
             tool_calls_of(message, home, &mut tool_calls);
         }
@@ -94,7 +94,7 @@ struct View<'a> {
 
 impl View<'_> {
     fn preview(&self, i: usize, entry: &Value) -> Preview {
-        let kind = &self.session.entries[i].kind;
+        let kind = &self.session.kind(i);
         preview(entry, kind, self.tool_calls, self.home)
     }
 
@@ -178,7 +178,6 @@ impl View<'_> {
         children: usize,
         leaf: bool,
     ) -> anyhow::Result<Value> {
-        let e = &self.session.entries[i];
         let entry = self.session.load(i)?;
         let mut node = Map::new();
         node.insert("id".into(), self.session.id(i).into());
@@ -187,8 +186,8 @@ impl View<'_> {
             parent.and_then(|p| self.session.id(p)).into(),
         );
         node.insert("depth".into(), depth.into());
-        node.insert("type".into(), e.kind.as_str().into());
-        if e.kind == EntryKind::Message {
+        node.insert("type".into(), self.session.kind(i).as_str().into());
+        if *self.session.kind(i) == EntryKind::Message {
             // The decoded role: migrations apply (v2's `hookMessage` is `custom`).
             if let Some(role) = entry.pointer("/message/role").and_then(Value::as_str) {
                 node.insert("role".into(), role.into());
