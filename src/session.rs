@@ -27,7 +27,7 @@ use crate::time::parse_js_date;
 /// overwrite). The one id check of the index and of [`stream`]: the table keeps no strings, the
 /// caller's `held` reads the id a value stands for from where the caller keeps ids.
 #[derive(Debug)]
-struct IdIndex<T> {
+pub(crate) struct IdIndex<T> {
     table: HashTable<T>,
     hasher: DefaultHashBuilder,
 }
@@ -42,7 +42,7 @@ impl<T> Default for IdIndex<T> {
 }
 
 impl<T> IdIndex<T> {
-    fn with_capacity(n: usize) -> Self {
+    pub(crate) fn with_capacity(n: usize) -> Self {
         IdIndex {
             table: HashTable::with_capacity(n),
             hasher: DefaultHashBuilder::default(),
@@ -51,7 +51,12 @@ impl<T> IdIndex<T> {
 
     /// Records `value` for `id`; returns the value it replaced (a duplicate id). A replaced
     /// value must hold the same id, as the new one does.
-    fn insert<'s>(&mut self, id: &str, value: T, held: impl Fn(&T) -> &'s str) -> Option<T> {
+    pub(crate) fn insert<'s>(
+        &mut self,
+        id: &str,
+        value: T,
+        held: impl Fn(&T) -> &'s str,
+    ) -> Option<T> {
         let hasher = &self.hasher;
         let slot = self.table.entry(
             hasher.hash_one(id),
@@ -69,7 +74,7 @@ impl<T> IdIndex<T> {
         }
     }
 
-    fn find<'s>(&self, id: &str, held: impl Fn(&T) -> Option<&'s str>) -> Option<&T> {
+    pub(crate) fn find<'s>(&self, id: &str, held: impl Fn(&T) -> Option<&'s str>) -> Option<&T> {
         let hash = self.hasher.hash_one(id);
         self.table.find(hash, |seen| held(seen) == Some(id))
     }
@@ -269,6 +274,8 @@ fn cell_text<'a>(bytes: &'a [u8; 8], tag: u8, long_ids: &'a [Box<str>]) -> Optio
 
 /// No entry: `parent_at` of a root or of a parent not in the file.
 const NO_ENTRY: u32 = u32::MAX;
+/// `parent_at` while indexing: the entry before, unless ids are used twice.
+const PREVIOUS: u32 = NO_ENTRY - 1;
 
 /// The indexed facts of one entry, 48 bytes: ids inline ([`IdCell`]), kind and role interned
 /// as one class, the time parsed, and what few entries carry (`targetId`, `label`, a parent
@@ -433,8 +440,9 @@ impl Session {
         let mut long_ids = Vec::new();
         let mut classes = Classes::default();
         let mut extras = Vec::new();
-        // Each entry's `parentId` until `link` resolves it (9 bytes an entry, dropped then).
-        let mut parents = Vec::new();
+        // The `parentId`s that do not name the entry before, by entry, until `link` resolves
+        // them (most entries continue the one before: those are marked `PREVIOUS`).
+        let mut pending = Vec::new();
         let mut too_many = false;
         let report = scan(input, stem, |_, e| {
             // Positions are u32 (`NO_ENTRY` is none): past that, the index would need hundreds
@@ -466,8 +474,17 @@ impl Session {
                     label: label.map(Into::into),
                 });
             }
+            let parent_at = match e.parent.as_deref() {
+                None => NO_ENTRY,
+                Some(p) if entries.last().and_then(|l| entry_id(l, &long_ids)) == Some(p) => {
+                    PREVIOUS
+                }
+                Some(p) => {
+                    pending.push((at, IdCell::new(Some(p), &mut long_ids)));
+                    NO_ENTRY
+                }
+            };
             let id = IdCell::new(e.id.as_deref(), &mut long_ids);
-            parents.push(IdCell::new(e.parent.as_deref(), &mut long_ids));
             entries.push(EntryMeta {
                 line: e.line,
                 offset,
@@ -480,7 +497,7 @@ impl Session {
                 id: id.bytes,
                 // The reader refuses lines of 512 MiB and more.
                 len: u32::try_from(e.len).unwrap_or(u32::MAX),
-                parent_at: NO_ENTRY,
+                parent_at,
                 class: classes.intern(&e.kind, role),
                 id_tag: id.tag,
                 content: e.kind == EntryKind::Message && message.is_some_and(|m| m.content.0),
@@ -512,14 +529,14 @@ impl Session {
             torn_tail: report.torn_tail,
             torn_line: report.torn_line,
         };
-        session.link(&parents);
+        session.link(pending);
         session.warnings.sort_by_key(|w| w.line);
         Ok(session)
     }
 
     /// Fills `by_id` (warning on duplicate and missing ids) and resolves each entry's parent;
     /// the `parentId`s that name no entry are kept aside.
-    fn link(&mut self, parents: &[IdCell]) {
+    fn link(&mut self, pending: Vec<(u32, IdCell)>) {
         let Session {
             entries,
             long_ids,
@@ -543,24 +560,35 @@ impl Session {
                 duplicates = true;
             }
         }
-        for (i, parent) in parents.iter().enumerate() {
-            let Some(p) = parent.text(long_ids) else {
-                continue;
-            };
-            // Most entries continue the one before: no lookup, unless an id is used twice
-            // (then the later entry holding it is the parent).
-            let previous = i
-                .checked_sub(1)
-                .filter(|&j| !duplicates && entry_id(&entries[j], long_ids) == Some(p))
-                .map(|j| j as u32);
-            let found = previous.or_else(|| {
-                table
-                    .find(p, |&j| entry_id(&entries[j as usize], long_ids))
-                    .copied()
-            });
-            match found {
-                Some(at) => entries[i].parent_at = at,
-                None => missing_parents.push((i as u32, *parent)),
+        let find = |p: &str| {
+            table
+                .find(p, |&j| entry_id(&entries[j as usize], long_ids))
+                .copied()
+        };
+        // The parent of an entry marked `PREVIOUS` holds the previous entry's id: that entry,
+        // unless an id is used twice (then the later entry holding it).
+        let mut found = Vec::new();
+        if duplicates {
+            for i in 1..entries.len() {
+                if entries[i].parent_at == PREVIOUS {
+                    let p = entry_id(&entries[i - 1], long_ids).unwrap_or_default();
+                    found.push((i, find(p)));
+                }
+            }
+        }
+        for &(i, parent) in &pending {
+            let p = parent.text(long_ids).unwrap_or_default();
+            match find(p) {
+                Some(at) => found.push((i as usize, Some(at))),
+                None => missing_parents.push((i, parent)),
+            }
+        }
+        for (i, at) in found {
+            entries[i].parent_at = at.unwrap_or(NO_ENTRY);
+        }
+        for (i, e) in entries.iter_mut().enumerate() {
+            if e.parent_at == PREVIOUS {
+                e.parent_at = i as u32 - 1;
             }
         }
         *by_id = table;
