@@ -65,6 +65,32 @@ impl<'a> Skim<'a> {
         self.peek() == Some(b'{')
     }
 
+    /// Whether the next value is an array.
+    pub(crate) fn at_array(&mut self) -> bool {
+        self.peek() == Some(b'[')
+    }
+
+    /// Enters the array that comes next.
+    pub(crate) fn array(&mut self) -> Result<Members> {
+        self.eat(b'[')?;
+        self.enter()?;
+        Ok(Members { first: true })
+    }
+
+    /// Whether the array `items` walks has another item (its comma eaten; the caller then
+    /// reads or skips it), or not (its closing bracket eaten).
+    pub(crate) fn next_item(&mut self, items: &mut Members) -> Result<bool> {
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            self.depth -= 1;
+            return Ok(false);
+        }
+        if !std::mem::replace(&mut items.first, false) {
+            self.eat(b',')?;
+        }
+        Ok(true)
+    }
+
     /// Enters the object that comes next.
     pub(crate) fn object(&mut self) -> Result<Members> {
         self.eat(b'{')?;

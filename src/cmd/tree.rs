@@ -19,7 +19,7 @@ use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::js::js_truthy;
-use crate::model::{Dialect, EntryKind, LineView};
+use crate::model::{decode_without_block_keys, Dialect, EntryKind, LineView};
 use crate::preview::{answered_call, preview, tool_calls_of, Preview, Tone, ToolCalls};
 use crate::session::Session;
 use crate::style::{self, escape_control, Role, Theme};
@@ -80,7 +80,7 @@ fn facts(
             ..Facts::default()
         };
         if *session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant") {
-            let entry = session.load(i)?;
+            let entry = load_without(session, i, UNREAD_WITH_ARGUMENTS)?;
             let message = entry.get("message").unwrap_or(&Value::Null);
             f.has_text = crate::render::has_text(message.get("content"));
             // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
@@ -93,6 +93,22 @@ fn facts(
         *is_shown = shown(session, i, &f, tree.leaf == Some(i), filter);
     }
     Ok((is_shown, tool_calls))
+}
+
+/// The keys of content blocks no row reads: thinking text and its signature.
+const UNREAD: &[&[u8]] = &[b"thinking", b"thinkingSignature"];
+/// And tool-call arguments, which only a call's one-liner reads.
+const UNREAD_WITH_ARGUMENTS: &[&[u8]] = &[b"thinking", b"thinkingSignature", b"arguments"];
+
+/// Entry `i` decoded without the content-block keys `skip` (passed over at the skim's speed),
+/// when it needs no migration; otherwise, or where the skim is unsure, decoded whole.
+fn load_without(session: &Session, i: usize, skip: &[&[u8]]) -> anyhow::Result<Value> {
+    if session.header.dialect == Dialect::Pi && session.header.version >= 3 {
+        if let Some(entry) = decode_without_block_keys(&session.raw_line(i)?, skip) {
+            return Ok(entry);
+        }
+    }
+    Ok(session.load(i)?)
 }
 
 struct View<'a> {
@@ -137,11 +153,14 @@ impl View<'_> {
                 return Ok(Value::Object(entry));
             }
         }
-        let entry = s.load(i)?;
+        // An assistant message is read with its calls' arguments: the tool results drawn
+        // after it then find their one-liners at hand (a hidden one is read again for them).
         if *s.kind(i) == EntryKind::Message && s.role(i) == Some("assistant") {
+            let entry = load_without(s, i, UNREAD)?;
             self.keep_lines(i, &entry);
+            return Ok(entry);
         }
-        Ok(entry)
+        load_without(s, i, UNREAD_WITH_ARGUMENTS)
     }
 
     /// Makes the tool-call one-liners of assistant message `i` the ones at hand.
@@ -167,7 +186,7 @@ impl View<'_> {
             return Ok(None);
         };
         if self.lines.borrow().0 != Some(holder) {
-            self.keep_lines(holder, &self.session.load(holder)?);
+            self.keep_lines(holder, &load_without(self.session, holder, UNREAD)?);
         }
         Ok(self.lines.borrow().1.get(id).cloned())
     }
