@@ -175,7 +175,7 @@ fn message_body(body: &mut Body, m: &Value) -> io::Result<()> {
                 ("toolsRemoved", "tools removed"),
             ] {
                 if let Some(tools) = get(key).and_then(Value::as_array) {
-                    let names: Vec<String> = tools
+                    let names: Vec<_> = tools
                         .iter()
                         .map(|t| string_or_json(t.get("name").or(Some(t))))
                         .collect();
