@@ -141,9 +141,18 @@ pub fn decode_without_block_keys(line: &[u8], skip: &[&[u8]]) -> Option<Value> {
     Some(entry)
 }
 
-/// The next value, decoded from its span.
+/// The next value, decoded from its span: a plain string (no escape, nothing a surrogate's
+/// stand-in could be taken for) without a deserializer, as `loose_str` reads one.
 fn decoded(s: &mut Skim<'_>) -> Option<Value> {
-    crate::json::decode(s.value().ok()?).ok()
+    let span = s.value().ok()?;
+    if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
+        if !inner.contains(&b'\\') && memchr::memchr(0xF4, inner).is_none() {
+            if let Ok(text) = std::str::from_utf8(inner) {
+                return Some(Value::String(text.to_owned()));
+            }
+        }
+    }
+    crate::json::decode(span).ok()
 }
 
 /// The next object, each member's value read by `read`. A key given twice keeps its first place and its last value, as serde_json's map (and JSON.parse) do.
@@ -414,6 +423,8 @@ mod tests {
             b"[1]",
             b"{\"a\":1} x",
             br#"{"a\u0062":1}"#,
+            // A raw control character is no JSON (serde_json refuses it): nor plain text here.
+            b"{\"a\":\"x\x01\"}",
         ] {
             assert!(decode_without_block_keys(bad, skip).is_none());
         }
