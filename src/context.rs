@@ -70,10 +70,9 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
     let (path, cycle) = session.path_to(leaf);
     let (thinking_level, model) = settings(session, &path)?;
 
-    let entries = &session.entries;
     let latest_compaction = path
         .iter()
-        .rposition(|&i| entries[i].kind == EntryKind::Compaction);
+        .rposition(|&i| *session.kind(i) == EntryKind::Compaction);
     let (selected, compacted_away) = match latest_compaction {
         None => (path.clone(), 0),
         Some(at) => {
@@ -86,11 +85,11 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
             let mut selected = vec![compaction];
             let mut found = false;
             for &i in &path[..at] {
-                let e = &entries[i];
                 if first_kept.is_some() && session.id(i) == first_kept.as_deref() {
                     found = true;
                 }
-                let is_system = e.kind == EntryKind::Message && session.role(i) == Some("system");
+                let is_system =
+                    *session.kind(i) == EntryKind::Message && session.role(i) == Some("system");
                 if found && !is_system {
                     selected.push(i);
                 }
@@ -104,8 +103,8 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
     // Pass 2: the last edit per target among the selected entries wins.
     let mut edits: HashMap<&str, usize> = HashMap::new();
     for &i in &selected {
-        if entries[i].kind == EntryKind::ContextEdit {
-            if let Some(target) = entries[i].target.as_deref() {
+        if *session.kind(i) == EntryKind::ContextEdit {
+            if let Some(target) = session.target(i) {
                 edits.insert(target, i);
             }
         }
@@ -134,23 +133,21 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
 /// the path is searched from its end and only the two deciding entries are decoded (decoding
 /// every assistant message on a long path was a fifth of `context`'s time).
 fn settings(session: &Session, path: &[usize]) -> io::Result<(Option<Value>, Value)> {
-    let entries = &session.entries;
     let thinking = match path
         .iter()
         .rev()
-        .find(|&&i| entries[i].kind == EntryKind::ThinkingLevelChange)
+        .find(|&&i| *session.kind(i) == EntryKind::ThinkingLevelChange)
     {
         Some(&i) => session.load(i)?.get("thinkingLevel").cloned(),
         None => Some(Value::from("off")),
     };
     let last_model = path.iter().rev().find(|&&i| {
-        let e = &entries[i];
-        e.kind == EntryKind::ModelChange
-            || (e.kind == EntryKind::Message && session.role(i) == Some("assistant"))
+        *session.kind(i) == EntryKind::ModelChange
+            || (*session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant"))
     });
     let model = match last_model {
         None => Value::Null,
-        Some(&i) if entries[i].kind == EntryKind::ModelChange => {
+        Some(&i) if *session.kind(i) == EntryKind::ModelChange => {
             let v = session.load(i)?;
             model_object(v.get("provider"), v.get("modelId"))
         }
@@ -318,7 +315,7 @@ pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<Str
     }
     let e = &session.entries[item.entry];
     if item.edit.is_some()
-        || !e.content
+        || !e.content()
         || session.header.dialect != Dialect::Pi
         || session.role(item.entry) == Some("hookMessage")
     {

@@ -14,6 +14,7 @@ use crate::js::{js_slice, js_string, js_truthy};
 use crate::model::content::{Block, Content};
 use crate::model::EntryKind;
 use crate::render::{full_text, normalize, pi_tool_call};
+use crate::session::IdIndex;
 use crate::style::Role;
 
 /// pi's theme role of a preview part.
@@ -84,6 +85,56 @@ fn content(v: Option<&Value>) -> String {
     normalize(js_slice(&full_text(v), 200))
 }
 
+/// Which assistant message holds each tool call, by call id, the last call of an id winning
+/// (pi's `/tree` map of one-liners, whose lines [`tool_calls_of`] makes again from that
+/// message). Ids sit in one arena and no line is kept: a `HashMap<String, String>` of lines
+/// was a third of `tree`'s memory on a session of a million small entries.
+#[derive(Debug, Default)]
+pub(crate) struct ToolCalls {
+    ids: String,
+    /// Where an id starts in `ids`, its length, and the entry holding the call.
+    by_id: IdIndex<(u64, u32, u32)>,
+}
+
+impl ToolCalls {
+    pub(crate) fn with_capacity(calls: usize) -> ToolCalls {
+        ToolCalls {
+            ids: String::new(),
+            by_id: IdIndex::with_capacity(calls),
+        }
+    }
+
+    /// Records the calls of assistant message `entry`.
+    pub(crate) fn record(&mut self, message: &Value, entry: u32) {
+        for b in Content::of(message.get("content")).blocks() {
+            if let Block::ToolCall(call) = b {
+                if let Some(id) = call.id.and_then(Value::as_str) {
+                    self.insert(id, entry);
+                }
+            }
+        }
+    }
+
+    fn insert(&mut self, id: &str, entry: u32) {
+        // A line is far below 4 GiB, so an id is too.
+        let value = (self.ids.len() as u64, id.len() as u32, entry);
+        self.ids.push_str(id);
+        let ToolCalls { ids, by_id } = self;
+        // A replaced call's id stays in the arena, unreferenced: ids used twice are rare.
+        by_id.insert(id, value, |&(start, len, _)| {
+            &ids[start as usize..start as usize + len as usize]
+        });
+    }
+
+    /// The entry holding call `id`.
+    pub(crate) fn entry_of(&self, id: &str) -> Option<usize> {
+        let held = |&(start, len, _): &(u64, u32, u32)| {
+            Some(&self.ids[start as usize..start as usize + len as usize])
+        };
+        self.by_id.find(id, held).map(|&(.., entry)| entry as usize)
+    }
+}
+
 /// The tool calls of an assistant message as pi's `/tree` names them, for the tool results
 /// that answer them (`toolCallId` → `[bash: …]`).
 pub(crate) fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, String>) {
@@ -97,16 +148,24 @@ pub(crate) fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<Stri
     }
 }
 
-/// The preview of one decoded entry. `tool_calls` maps tool-call ids to their one-liners.
-pub(crate) fn preview(
-    entry: &Value,
-    kind: &EntryKind,
-    tool_calls: &HashMap<String, String>,
-    home: &str,
-) -> Preview {
+/// The call a tool result answers, as pi's `/tree` looks it up (a truthy string).
+pub(crate) fn answered_call(entry: &Value) -> Option<&str> {
+    let message = entry.get("message")?;
+    if message.get("role").and_then(Value::as_str) != Some("toolResult") {
+        return None;
+    }
+    message
+        .get("toolCallId")
+        .filter(|v| js_truthy(Some(v)))
+        .and_then(Value::as_str)
+}
+
+/// The preview of one decoded entry. `call` is the one-liner of the tool call a tool result
+/// answers ([`answered_call`]), if there is one.
+pub(crate) fn preview(entry: &Value, kind: &EntryKind, call: Option<&str>, home: &str) -> Preview {
     let field = |k: &str| entry.get(k);
     match kind {
-        EntryKind::Message => message(field("message").unwrap_or(&Value::Null), tool_calls),
+        EntryKind::Message => message(field("message").unwrap_or(&Value::Null), call),
         EntryKind::CustomMessage => {
             // pi joins text blocks without a separator here (unlike the listing).
             let text = normalize(&full_text(field("content")));
@@ -184,7 +243,7 @@ pub(crate) fn preview(
     }
 }
 
-fn message(msg: &Value, tool_calls: &HashMap<String, String>) -> Preview {
+fn message(msg: &Value, call: Option<&str>) -> Preview {
     let get = |k: &str| msg.get(k);
     match get("role").and_then(Value::as_str) {
         Some("user") => Preview::two(Tone::Accent, "user: ", Tone::Plain, content(get("content"))),
@@ -208,12 +267,8 @@ fn message(msg: &Value, tool_calls: &HashMap<String, String>) -> Preview {
             }
         }
         Some("toolResult") => {
-            let call = get("toolCallId")
-                .filter(|v| js_truthy(Some(v)))
-                .and_then(Value::as_str)
-                .and_then(|id| tool_calls.get(id));
             let text = match call {
-                Some(line) => line.clone(),
+                Some(line) => line.to_owned(),
                 None => match get("toolName") {
                     None | Some(Value::Null) => "[tool]".to_owned(),
                     name => format!("[{}]", js_string(name)),
@@ -257,7 +312,7 @@ mod tests {
 
     fn text(entry: &Value) -> String {
         let kind = EntryKind::parse(entry.get("type").and_then(Value::as_str));
-        preview(entry, &kind, &HashMap::new(), "/home/dev").text()
+        preview(entry, &kind, None, "/home/dev").text()
     }
 
     #[test]
@@ -294,7 +349,14 @@ mod tests {
             {"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"npm test"}}]});
         tool_calls_of(&assistant, "/home/dev", &mut calls);
         let result = json!({"type":"message","message":{"role":"toolResult","toolCallId":"t1","toolName":"bash"}});
-        let p = preview(&result, &EntryKind::Message, &calls, "/home/dev");
+        let call = answered_call(&result).and_then(|id| calls.get(id));
+        assert_eq!(call.map(String::as_str), Some("[bash: npm test]"));
+        let p = preview(
+            &result,
+            &EntryKind::Message,
+            call.map(String::as_str),
+            "/home/dev",
+        );
         assert_eq!(p.text(), "[bash: npm test]");
     }
 

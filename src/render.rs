@@ -172,7 +172,8 @@ pub(crate) struct Cut<'a> {
 pub(crate) fn cut(text: &str, max_lines: usize, max_chars: usize) -> Cut<'_> {
     let mut end = text.len();
     // Cut after `max_lines` lines, then after `max_chars` characters, whichever comes first.
-    if let Some((at, _)) = text.match_indices('\n').nth(max_lines.saturating_sub(1)) {
+    // Newlines found with memchr: a tool result of 50 KB is counted through to its end.
+    if let Some(at) = memchr::memchr_iter(b'\n', text.as_bytes()).nth(max_lines.saturating_sub(1)) {
         end = at;
     }
     if let Some((at, _)) = text.char_indices().nth(max_chars) {
@@ -184,11 +185,10 @@ pub(crate) fn cut(text: &str, max_lines: usize, max_chars: usize) -> Cut<'_> {
     let more_lines = if rest.trim().is_empty() {
         0
     } else {
-        rest.strip_prefix('\n')
-            .unwrap_or(rest)
-            .trim_end()
-            .lines()
-            .count()
+        // `lines().count()` of a text that holds something and ends in no newline: one more
+        // than its newlines.
+        let rest = rest.strip_prefix('\n').unwrap_or(rest).trim_end();
+        memchr::memchr_iter(b'\n', rest.as_bytes()).count() + 1
     };
     Cut {
         text: kept,
@@ -275,6 +275,45 @@ mod tests {
             pi_tool_call(Some(&json!("read")), Some(&json!("s")), home),
             "[read: ]"
         );
+    }
+
+    #[test]
+    fn cut_counts_what_is_left_as_lines_does() {
+        // The counts of `str::lines`, which `cut` once used, on texts of every shape.
+        let parts = ["a", "\n", "\r\n", " ", "é", "\t", "\n\n", "🚀b"];
+        let mut seed = 7u64;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 14) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(parts[(seed >> 33) as usize % parts.len()]);
+            }
+            for (lines, chars) in [(1, 100), (2, 3), (3, 1), (0, 5)] {
+                let c = cut(&text, lines, chars);
+                // The old way, with `str` methods.
+                let mut end = text.len();
+                if let Some((at, _)) = text.match_indices('\n').nth(lines.saturating_sub(1)) {
+                    end = at;
+                }
+                if let Some((at, _)) = text.char_indices().nth(chars) {
+                    end = end.min(at);
+                }
+                let rest = &text[end..];
+                let want = if rest.trim().is_empty() {
+                    0
+                } else {
+                    rest.strip_prefix('\n')
+                        .unwrap_or(rest)
+                        .trim_end()
+                        .lines()
+                        .count()
+                };
+                assert_eq!(c.text, text[..end].trim_end_matches('\n'));
+                assert_eq!(c.more_lines, want, "{text:?} {lines} {chars}");
+            }
+        }
     }
 
     #[test]

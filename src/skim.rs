@@ -65,6 +65,38 @@ impl<'a> Skim<'a> {
         self.peek() == Some(b'{')
     }
 
+    /// Whether the next value is an array.
+    pub(crate) fn at_array(&mut self) -> bool {
+        self.peek() == Some(b'[')
+    }
+
+    /// Enters the array that comes next.
+    pub(crate) fn array(&mut self) -> Result<Members> {
+        self.eat(b'[')?;
+        self.enter()?;
+        Ok(Members { first: true })
+    }
+
+    /// Whether the array `items` walks has another item (its comma eaten; the caller then
+    /// reads or skips it), or not (its closing bracket eaten).
+    pub(crate) fn next_item(&mut self, items: &mut Members) -> Result<bool> {
+        self.next_member(items, b']')
+    }
+
+    /// Whether a container has another member (its comma eaten), or not (its `close` eaten).
+    #[inline]
+    fn next_member(&mut self, members: &mut Members, close: u8) -> Result<bool> {
+        if self.peek() == Some(close) {
+            self.at += 1;
+            self.depth -= 1;
+            return Ok(false);
+        }
+        if !std::mem::replace(&mut members.first, false) {
+            self.eat(b',')?;
+        }
+        Ok(true)
+    }
+
     /// Enters the object that comes next.
     pub(crate) fn object(&mut self) -> Result<Members> {
         self.eat(b'{')?;
@@ -83,13 +115,8 @@ impl<'a> Skim<'a> {
     /// The next key of the object `members` walks, with its colon eaten, or `None` once its
     /// closing brace is eaten. The caller then reads or skips the value.
     pub(crate) fn next_key(&mut self, members: &mut Members) -> Result<Option<&'a [u8]>> {
-        if self.peek() == Some(b'}') {
-            self.at += 1;
-            self.depth -= 1;
+        if !self.next_member(members, b'}')? {
             return Ok(None);
-        }
-        if !std::mem::replace(&mut members.first, false) {
-            self.eat(b',')?;
         }
         let key = self.key()?;
         self.eat(b':')?;

@@ -5,17 +5,62 @@
 //! and returns rows; nothing is printed. Every walk is iterative and cycle-safe, since a parent
 //! cycle would make pi hang and a 100k-entry chain would overflow a recursive walk.
 
-use std::collections::HashSet;
-
 use crate::diag::Warning;
 use crate::model::EntryKind;
 use crate::session::Session;
+
+/// A list of entry positions per entry, all in one vector (a `Vec` per entry cost 56 bytes an
+/// entry: most of `tree`'s memory on a session of a million small entries).
+#[derive(Debug, Clone, Default)]
+pub struct Lists {
+    /// Where each entry's list starts in `items`; one more at the end.
+    starts: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Lists {
+    /// `n` lists from `(list, item)` pairs, each list in the pairs' order.
+    fn from_pairs(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Lists {
+        // Counted, then filled with each list's start as its cursor (which leaves it at the
+        // next list's start), then shifted back: no second vector of cursors.
+        let mut starts = vec![0u32; n + 1];
+        for (list, _) in pairs.clone() {
+            starts[list as usize + 1] += 1;
+        }
+        for k in 0..n {
+            starts[k + 1] += starts[k];
+        }
+        let mut items = vec![0u32; starts[n] as usize];
+        for (list, item) in pairs {
+            let at = &mut starts[list as usize];
+            items[*at as usize] = item;
+            *at += 1;
+        }
+        starts.copy_within(0..n, 1);
+        starts[0] = 0;
+        Lists { starts, items }
+    }
+
+    /// Entry `i`'s list.
+    pub fn of(&self, i: usize) -> &[u32] {
+        &self.items[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    fn of_mut(&mut self, i: usize) -> &mut [u32] {
+        &mut self.items[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    /// Items in all the lists.
+    pub fn total(&self) -> usize {
+        self.items.len()
+    }
+}
 
 /// Parent/child structure over `Session::entries` positions.
 #[derive(Debug, Clone)]
 pub struct Tree {
     pub roots: Vec<usize>,
-    pub children: Vec<Vec<usize>>,
+    pub children: Lists,
     /// Entries in the tree (those with an id that won over duplicates).
     pub in_tree: Vec<bool>,
     pub leaf: Option<usize>,
@@ -31,19 +76,23 @@ impl Tree {
         let in_tree: Vec<bool> = (0..n)
             .map(|i| session.id(i).is_some_and(|id| session.find(id) == Some(i)))
             .collect();
-        let mut children = vec![Vec::new(); n];
+        // An entry of the tree that is not a root hangs from its parent in the file.
+        let mut is_root = vec![false; n];
+        let up = |is_root: &[bool], i: usize| {
+            if is_root[i] {
+                None
+            } else {
+                session.parent_of(i)
+            }
+        };
         let mut roots = Vec::new();
-        let mut has_parent = vec![false; n];
         for i in (0..n).filter(|&i| in_tree[i]) {
             let e = &session.entries[i];
             match session.parent_id(i) {
                 None => roots.push(i),
                 Some(p) if Some(p) == session.id(i) => roots.push(i),
                 Some(p) => match session.parent_of(i) {
-                    Some(parent) => {
-                        children[parent].push(i);
-                        has_parent[i] = true;
-                    }
+                    Some(_) => {}
                     None => {
                         warnings.push(Warning {
                             line: Some(e.line),
@@ -57,50 +106,70 @@ impl Tree {
                 },
             }
         }
-        // Entries unreachable from any root sit on a parent cycle (or below one): cut each cycle
-        // at its first entry in file order and make that a root.
-        let mut reached = vec![false; n];
         for &r in &roots {
-            mark_reached(r, &children, &mut reached);
+            is_root[r] = true;
         }
-        for i in 0..n {
-            if in_tree[i] && !reached[i] {
-                // Walk up to find an entry on the cycle, then cut at its earliest member.
-                let mut seen = HashSet::new();
-                let mut cur = i;
-                while seen.insert(cur) {
-                    match session.parent_of(cur) {
-                        Some(p) => cur = p,
-                        None => break,
-                    }
+        // Entries whose parents never lead to a root sit on a parent cycle (or below one): in
+        // file order, the first entry of each such chain cuts its cycle at the cycle's first
+        // entry in file order, which becomes a root.
+        let mut reached = vec![false; n];
+        let mut on_walk = vec![false; n];
+        let mut walk = Vec::new();
+        for i in (0..n).filter(|&i| in_tree[i]) {
+            let mut cur = i;
+            // Up to a root, an entry known to reach one, or back onto this walk (a cycle).
+            let cycle_at = loop {
+                if reached[cur] {
+                    break None;
                 }
+                if on_walk[cur] {
+                    break Some(cur);
+                }
+                on_walk[cur] = true;
+                walk.push(cur);
+                match up(&is_root, cur) {
+                    None => break None,
+                    Some(p) => cur = p,
+                }
+            };
+            if let Some(cur) = cycle_at {
                 let mut cycle = vec![cur];
-                let mut next = session.parent_of(cur);
+                let mut next = up(&is_root, cur);
                 while let Some(p) = next.filter(|&p| p != cur) {
                     cycle.push(p);
-                    next = session.parent_of(p);
+                    next = up(&is_root, p);
                 }
                 let cut = *cycle.iter().min().unwrap_or(&cur);
-                let e = &session.entries[cut];
                 warnings.push(Warning {
-                    line: Some(e.line),
+                    line: Some(session.entries[cut].line),
                     message: format!(
                         "parent cycle through {} entries; entry {} is shown as a root",
                         cycle.len(),
                         session.id(cut).unwrap_or("?")
                     ),
                 });
-                if let Some(parent) = session.parent_of(cut) {
-                    children[parent].retain(|&c| c != cut);
-                }
+                is_root[cut] = true;
                 roots.push(cut);
-                mark_reached(cut, &children, &mut reached);
+            }
+            for j in walk.drain(..) {
+                on_walk[j] = false;
+                reached[j] = true;
             }
         }
+        drop((reached, on_walk));
+        // (The index keeps positions below u32::MAX.)
+        let pairs = (0..n)
+            .filter(|&i| in_tree[i])
+            .filter_map(|i| Some((up(&is_root, i)? as u32, i as u32)));
+        let mut children = Lists::from_pairs(n, pairs);
         // pi sorts children (not roots) by entry timestamp, stably.
-        let key = |i: &usize| session.entries[*i].timestamp_ms.unwrap_or(i64::MIN);
-        for list in &mut children {
-            list.sort_by_key(key);
+        let key = |i: &u32| {
+            session.entries[*i as usize]
+                .timestamp_ms()
+                .unwrap_or(i64::MIN)
+        };
+        for i in 0..n {
+            children.of_mut(i).sort_by_key(key);
         }
         roots.sort_unstable();
 
@@ -108,19 +177,11 @@ impl Tree {
         // The active path is walked in the drawn tree, not through `parentId`s: below a cut
         // cycle, `path_to` would continue past the cut into the cycle's other members, marking
         // entries that are drawn under the leaf's root as if they were above it.
-        let mut is_root = vec![false; n];
-        for &r in &roots {
-            is_root[r] = true;
-        }
         let mut active = vec![false; n];
         let mut cur = leaf;
         while let Some(i) = cur {
             active[i] = true;
-            cur = if is_root[i] {
-                None
-            } else {
-                session.parent_of(i)
-            };
+            cur = up(&is_root, i);
         }
         Tree {
             roots,
@@ -138,18 +199,9 @@ impl Tree {
         let mut stack: Vec<usize> = self.roots.iter().rev().copied().collect();
         while let Some(i) = stack.pop() {
             out.push(i);
-            stack.extend(self.children[i].iter().rev());
+            stack.extend(self.children.of(i).iter().rev().map(|&c| c as usize));
         }
         out
-    }
-}
-
-fn mark_reached(from: usize, children: &[Vec<usize>], reached: &mut [bool]) {
-    let mut stack = vec![from];
-    while let Some(i) = stack.pop() {
-        if !std::mem::replace(&mut reached[i], true) {
-            stack.extend(children[i].iter().copied());
-        }
     }
 }
 
@@ -160,7 +212,8 @@ pub struct Facts {
     pub has_text: bool,
     /// For assistant messages: `stopReason` is set and is neither "stop" nor "toolUse".
     pub error_or_aborted: bool,
-    pub label: Option<String>,
+    /// The entry has a current label.
+    pub labelled: bool,
 }
 
 /// pi's `/tree` filter modes (`--filter`; the doc comments are the help text).
@@ -180,12 +233,12 @@ pub enum TreeFilter {
 
 /// pi's `/tree` filter for one entry.
 pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: TreeFilter) -> bool {
-    let e = &session.entries[i];
-    if e.kind == EntryKind::Usage {
+    let kind = session.kind(i);
+    if *kind == EntryKind::Usage {
         return false;
     }
     let role = session.role(i);
-    if e.kind == EntryKind::Message
+    if *kind == EntryKind::Message
         && role == Some("assistant")
         && !is_leaf
         && !facts.has_text
@@ -194,7 +247,7 @@ pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: Tr
         return false;
     }
     let settings = matches!(
-        e.kind,
+        kind,
         EntryKind::Label
             | EntryKind::ContextEdit
             | EntryKind::Custom
@@ -203,12 +256,12 @@ pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: Tr
             | EntryKind::SessionInfo
     );
     match mode {
-        TreeFilter::UserOnly => e.kind == EntryKind::Message && role == Some("user"),
+        TreeFilter::UserOnly => *kind == EntryKind::Message && role == Some("user"),
         TreeFilter::NoTools => {
-            let tool_result = e.kind == EntryKind::Message && role == Some("toolResult");
+            let tool_result = *kind == EntryKind::Message && role == Some("toolResult");
             !settings && !tool_result
         }
-        TreeFilter::LabeledOnly => facts.label.is_some(),
+        TreeFilter::LabeledOnly => facts.labelled,
         TreeFilter::All => true,
         TreeFilter::Default => !settings,
     }
@@ -227,7 +280,7 @@ pub struct Row {
 pub struct Visible {
     pub roots: Vec<usize>,
     /// Shown children per entry position.
-    pub children: Vec<Vec<usize>>,
+    pub children: Lists,
 }
 
 impl Visible {
@@ -238,8 +291,8 @@ impl Visible {
     pub fn active_end(&self, active: &[bool]) -> Option<usize> {
         let is_active = |i: &&usize| active.get(**i) == Some(&true);
         let mut cur = *self.roots.iter().find(is_active)?;
-        while let Some(&c) = self.children[cur].iter().find(is_active) {
-            cur = c;
+        while let Some(&c) = self.children.of(cur).iter().find(|&&c| active[c as usize]) {
+            cur = c as usize;
         }
         Some(cur)
     }
@@ -248,37 +301,61 @@ impl Visible {
 /// pi's `/tree` draws the branch holding the active leaf first (`flattenTree` puts the root and
 /// the child that contain it ahead of their siblings, the rest keep their order), while `getTree`
 /// itself orders children by timestamp only.
-fn active_first(list: &[usize], active: &[bool]) -> Vec<usize> {
-    let (mut first, rest): (Vec<usize>, Vec<usize>) = list.iter().partition(|&&c| active[c]);
+fn active_first<T: Copy + TryInto<usize>>(list: &[T], active: &[bool]) -> Vec<T> {
+    let (mut first, rest): (Vec<T>, Vec<T>) = list
+        .iter()
+        .partition(|&&c| c.try_into().ok().is_some_and(|c| active[c]));
     first.extend(rest);
     first
 }
 
 /// Re-attaches shown entries to their nearest shown ancestor, in pi's display order.
 pub fn visible(tree: &Tree, shown: &[bool]) -> Visible {
-    let n = tree.children.len();
-    let mut children = vec![Vec::new(); n];
-    let mut roots = Vec::new();
-    // Walk in display order carrying the nearest shown ancestor.
-    let mut stack: Vec<(usize, Option<usize>)> = active_first(&tree.roots, &tree.active)
-        .into_iter()
-        .rev()
-        .map(|r| (r, None))
+    let walk = ShownWalk {
+        tree,
+        shown,
+        stack: active_first(&tree.roots, &tree.active)
+            .into_iter()
+            .rev()
+            .map(|r| (r, None))
+            .collect(),
+    };
+    // The walk is made again rather than held: its pairs would cost as much as the lists.
+    let roots = walk
+        .clone()
+        .filter_map(|(anchor, i)| anchor.is_none().then_some(i))
         .collect();
-    while let Some((i, anchor)) = stack.pop() {
-        let next_anchor = if shown[i] {
-            match anchor {
-                Some(a) => children[a].push(i),
-                None => roots.push(i),
-            }
-            Some(i)
-        } else {
-            anchor
-        };
-        let kids = active_first(&tree.children[i], &tree.active);
-        stack.extend(kids.into_iter().rev().map(|c| (c, next_anchor)));
+    let pairs = walk.filter_map(|(anchor, i)| anchor.map(|a| (a as u32, i as u32)));
+    Visible {
+        roots,
+        children: Lists::from_pairs(tree.in_tree.len(), pairs),
     }
-    Visible { roots, children }
+}
+
+/// The shown entries in pi's display order, each with its nearest shown ancestor.
+#[derive(Debug, Clone)]
+struct ShownWalk<'a> {
+    tree: &'a Tree,
+    shown: &'a [bool],
+    /// Entries to visit, each with the nearest shown ancestor above it.
+    stack: Vec<(usize, Option<usize>)>,
+}
+
+impl Iterator for ShownWalk<'_> {
+    type Item = (Option<usize>, usize);
+
+    fn next(&mut self) -> Option<(Option<usize>, usize)> {
+        while let Some((i, anchor)) = self.stack.pop() {
+            let next_anchor = if self.shown[i] { Some(i) } else { anchor };
+            let kids = active_first(self.tree.children.of(i), &self.tree.active);
+            self.stack
+                .extend(kids.into_iter().rev().map(|c| (c as usize, next_anchor)));
+            if self.shown[i] {
+                return Some((anchor, i));
+            }
+        }
+        None
+    }
 }
 
 /// pi's layout (`recalculateVisualStructure` and `render`): branch points indent their
@@ -301,7 +378,7 @@ pub struct Layout<'a> {
 impl Layout<'_> {
     /// Rows in all: one per shown entry.
     pub fn len(&self) -> usize {
-        self.v.roots.len() + self.v.children.iter().map(Vec::len).sum::<usize>()
+        self.v.roots.len() + self.v.children.total()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -402,7 +479,7 @@ impl Iterator for Rows<'_> {
             }
         }
 
-        let kids = &self.v.children[f.entry];
+        let kids = self.v.children.of(f.entry);
         let multiple = kids.len() > 1;
         let child_indent = if multiple || (f.just_branched && f.indent > 0) {
             f.indent + 1
@@ -418,7 +495,7 @@ impl Iterator for Rows<'_> {
         let child_gutters = self.gutters.len();
         for (k, &c) in kids.iter().enumerate().rev() {
             self.stack.push(Frame {
-                entry: c,
+                entry: c as usize,
                 indent: child_indent,
                 just_branched: multiple,
                 show_connector: multiple,
@@ -593,7 +670,7 @@ mod tests {
         let v = visible(&t, &[true, false, true, true]);
         assert_eq!(v.roots, [0]);
         // d is the leaf: its branch is drawn first.
-        assert_eq!(v.children[0], [3, 2]);
+        assert_eq!(v.children.of(0), [3, 2]);
     }
 
     #[test]

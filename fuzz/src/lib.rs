@@ -137,7 +137,7 @@ fn check_index(data: &[u8]) -> Option<Session> {
         assert!(e.line > last_line, "entry lines increase");
         last_line = e.line;
         let start = usize::try_from(e.offset).unwrap();
-        let end = start + usize::try_from(e.len).unwrap();
+        let end = start + usize::try_from(e.stored_len()).unwrap();
         assert_eq!(session.stored_line(i).unwrap(), &data[start..end]);
         session.load(i).expect("an indexed entry decodes again");
     }

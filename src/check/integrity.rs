@@ -49,6 +49,7 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
         |role: &str| PI_ROLES.contains(&role) || (role == "hookMessage" && header.version < 3);
     for (i, e) in session.entries.iter().enumerate() {
         let line = Some(e.line);
+        let kind = session.kind(i);
         let id = session.id(i).unwrap_or("?");
         if let (Some(parent), None) = (session.parent_id(i), session.parent_of(i)) {
             add(
@@ -56,14 +57,14 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
                 format!("entry {id}: parent {parent} is not in the file"),
             );
         }
-        match &e.kind {
+        match kind {
             EntryKind::Unknown(t) if t.is_empty() => {
                 add(line, format!("entry {id} has no \"type\""))
             }
             EntryKind::Unknown(t) => add(line, format!("entry {id}: unknown type \"{t}\"")),
             EntryKind::ToolCall | EntryKind::Thinking if header.dialect == Dialect::Pi => add(
                 line,
-                format!("entry {id}: unknown type \"{}\"", e.kind.as_str()),
+                format!("entry {id}: unknown type \"{}\"", kind.as_str()),
             ),
             EntryKind::Message => match session.role(i) {
                 Some(role) if !roles_ok(role) => {
@@ -72,18 +73,15 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
                 Some(_) => {}
                 None => add(line, format!("entry {id}: message has no \"role\"")),
             },
-            EntryKind::Label | EntryKind::ContextEdit => match &e.target {
+            EntryKind::Label | EntryKind::ContextEdit => match session.target(i) {
                 Some(t) if session.find(t).is_none() => add(
                     line,
-                    format!(
-                        "entry {id}: {} targetId {t} names no entry",
-                        e.kind.as_str()
-                    ),
+                    format!("entry {id}: {} targetId {t} names no entry", kind.as_str()),
                 ),
                 Some(_) => {}
                 None => add(
                     line,
-                    format!("entry {id}: {} has no targetId", e.kind.as_str()),
+                    format!("entry {id}: {} has no targetId", kind.as_str()),
                 ),
             },
             EntryKind::Compaction if header.dialect == Dialect::Pi => {

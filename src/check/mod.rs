@@ -382,7 +382,7 @@ fn cut(s: &str, chars: usize) -> String {
 fn tools_with_errors(session: &Session) -> Vec<(String, u64)> {
     let mut counts: Vec<(String, u64)> = Vec::new();
     for i in 0..session.entries.len() {
-        if session.entries[i].kind != EntryKind::Message || session.role(i) != Some("toolResult") {
+        if *session.kind(i) != EntryKind::Message || session.role(i) != Some("toolResult") {
             continue;
         }
         if !session
@@ -424,7 +424,7 @@ impl Branch {
             return branch;
         };
         let (path, _cycle) = session.path_to(leaf);
-        let is_message = |j: usize| session.entries[j].kind == EntryKind::Message;
+        let is_message = |j: usize| *session.kind(j) == EntryKind::Message;
         let last = path.iter().copied().rfind(|&j| is_message(j));
         let final_assistant = path
             .iter()

@@ -217,7 +217,7 @@ fn write_human(
     }
     let (mut count, mut total_bytes, mut total_tokens) = (0usize, 0usize, 0usize);
     for item in &plan.items {
-        let e = &session.entries[item.entry];
+        let kind = session.kind(item.entry);
         let (messages, effect) = messages_of(session, item, args)?;
         let edit_id = item.edit.and_then(|i| session.id(i));
         if effect == Some(EditEffect::Dropped) {
@@ -228,7 +228,7 @@ fn write_human(
                     Role::Muted,
                     &format!(
                         "    ✗ {} {} dropped by context edit {}",
-                        e.kind.as_str(),
+                        kind.as_str(),
                         short(session.id(item.entry)),
                         short(edit_id)
                     )

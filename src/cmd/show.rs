@@ -89,13 +89,7 @@ fn write_human(
             None
         };
         let entry = session.load(i)?;
-        blocks.write(
-            &session.entries[i],
-            session.id(i),
-            &entry,
-            note.as_deref(),
-            out,
-        )?;
+        blocks.write(session, i, &entry, note.as_deref(), out)?;
     }
     Ok(())
 }
@@ -145,12 +139,11 @@ fn select(args: &ShowArgs, session: &Session, diag: &mut Diag) -> anyhow::Result
     Ok(candidates
         .into_iter()
         .filter(|&i| {
-            let e = &session.entries[i];
             entry_wanted(
                 &args.types,
                 &args.roles,
                 &session.header,
-                &e.kind,
+                session.kind(i),
                 session.role(i),
             )
         })

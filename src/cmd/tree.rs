@@ -2,9 +2,12 @@
 //! active path marked; or the same rows as NDJSON, one object per shown entry.
 //!
 //! Two passes over the entries, each decoding one entry at a time: the first decodes assistant
-//! messages only (the filter needs their text and stop reason, tool results need their calls'
-//! names), the second decodes each shown entry for its preview while writing its row.
+//! messages only (the filter needs their text and stop reason, and notes which message holds
+//! each tool call), the second decodes each shown entry for its preview while writing its row
+//! (a tool result only as far as its preview needs, and its call's message again when that is
+//! not the message drawn last).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 
@@ -16,12 +19,12 @@ use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::js::js_truthy;
-use crate::model::EntryKind;
-use crate::preview::{preview, tool_calls_of, Preview, Tone};
+use crate::model::{decode_without_block_keys, Dialect, EntryKind, LineView};
+use crate::preview::{answered_call, preview, tool_calls_of, Preview, Tone, ToolCalls};
 use crate::session::Session;
 use crate::style::{self, escape_control, Role, Theme};
 use crate::surrogates;
-use crate::tree::{layout, shown, visible, Facts, Tree, Visible};
+use crate::tree::{layout, shown, visible, Facts, Tree, TreeFilter, Visible};
 
 pub fn run(
     args: &TreeArgs,
@@ -34,19 +37,17 @@ pub fn run(
     let tree = Tree::build(&session);
     diag.session_warnings(&session.name, &tree.warnings);
     let home = env.inputs.home.to_string_lossy();
-    let (facts, tool_calls) = facts(&session, &tree, &home)?;
-    let is_shown: Vec<bool> = (0..session.entries.len())
-        .map(|i| {
-            tree.in_tree[i] && shown(&session, i, &facts[i], tree.leaf == Some(i), args.filter)
-        })
-        .collect();
+    let labels = session.labels();
+    let (is_shown, tool_calls) = facts(&session, &tree, &labels, args.filter)?;
     let v = visible(&tree, &is_shown);
+    drop(is_shown);
     let view = View {
         session: &session,
         tree: &tree,
-        facts: &facts,
         tool_calls: &tool_calls,
+        labels: &labels,
         home: &home,
+        lines: RefCell::default(),
     };
     if args.json {
         view.write_json(&v, out)?;
@@ -56,46 +57,148 @@ pub fn run(
     Ok(Outcome::Done)
 }
 
-/// The filter's facts per entry, and the tool-call one-liners by call id.
+/// Whether the filter shows each entry, and where each tool call is.
 fn facts(
     session: &Session,
     tree: &Tree,
-    home: &str,
-) -> anyhow::Result<(Vec<Facts>, HashMap<String, String>)> {
-    let labels = session.labels();
-    let mut facts = vec![Facts::default(); session.entries.len()];
-    let mut tool_calls = HashMap::new();
-    for (i, e) in session.entries.iter().enumerate() {
+    labels: &HashMap<String, String>,
+    filter: TreeFilter,
+) -> anyhow::Result<(Vec<bool>, ToolCalls)> {
+    // About one call per tool result: sized once, the table is not grown (and copied) on a
+    // session of a million entries.
+    let results = (0..session.entries.len())
+        .filter(|&i| tree.in_tree[i] && session.role(i) == Some("toolResult"))
+        .count();
+    let mut tool_calls = ToolCalls::with_capacity(results);
+    let mut is_shown = vec![false; session.entries.len()];
+    for (i, is_shown) in is_shown.iter_mut().enumerate() {
         if !tree.in_tree[i] {
             continue;
         }
-        facts[i].label = session.id(i).and_then(|id| labels.get(id)).cloned();
-        if e.kind == EntryKind::Message && session.role(i) == Some("assistant") {
-            let entry = session.load(i)?;
+        let mut f = Facts {
+            labelled: session.id(i).is_some_and(|id| labels.contains_key(id)),
+            ..Facts::default()
+        };
+        if *session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant") {
+            let entry = load_without(session, i, UNREAD_WITH_ARGUMENTS)?;
             let message = entry.get("message").unwrap_or(&Value::Null);
-            facts[i].has_text = crate::render::has_text(message.get("content"));
+            f.has_text = crate::render::has_text(message.get("content"));
             // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
             let stop = message.get("stopReason");
-            facts[i].error_or_aborted = js_truthy(stop)
+            f.error_or_aborted = js_truthy(stop)
                 && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"));
-            tool_calls_of(message, home, &mut tool_calls);
+            // `index` keeps positions below u32::MAX.
+            tool_calls.record(message, i as u32);
+        }
+        *is_shown = shown(session, i, &f, tree.leaf == Some(i), filter);
+    }
+    Ok((is_shown, tool_calls))
+}
+
+/// The keys of content blocks no row reads: thinking text and its signature.
+const UNREAD: &[&[u8]] = &[b"thinking", b"thinkingSignature"];
+/// And tool-call arguments, which only a call's one-liner reads.
+const UNREAD_WITH_ARGUMENTS: &[&[u8]] = &[b"thinking", b"thinkingSignature", b"arguments"];
+
+/// Entry `i` decoded without the content-block keys `skip` (passed over at the skim's speed),
+/// when it needs no migration; otherwise, or where the skim is unsure, decoded whole.
+fn load_without(session: &Session, i: usize, skip: &[&[u8]]) -> anyhow::Result<Value> {
+    if session.header.dialect == Dialect::Pi && session.header.version >= 3 {
+        if let Some(entry) = decode_without_block_keys(&session.raw_line(i)?, skip) {
+            return Ok(entry);
         }
     }
-    Ok((facts, tool_calls))
+    Ok(session.load(i)?)
 }
 
 struct View<'a> {
     session: &'a Session,
     tree: &'a Tree,
-    facts: &'a [Facts],
-    tool_calls: &'a HashMap<String, String>,
+    tool_calls: &'a ToolCalls,
+    /// Current labels by target id.
+    labels: &'a HashMap<String, String>,
     home: &'a str,
+    /// The tool-call one-liners of the assistant message decoded last, and its position.
+    lines: RefCell<(Option<usize>, HashMap<String, String>)>,
 }
 
 impl View<'_> {
-    fn preview(&self, i: usize, entry: &Value) -> Preview {
-        let kind = &self.session.entries[i].kind;
-        preview(entry, kind, self.tool_calls, self.home)
+    /// The current label of a drawn entry.
+    fn label(&self, i: usize) -> Option<&str> {
+        let id = self.session.id(i)?;
+        self.labels.get(id).map(String::as_str)
+    }
+
+    /// Entry `i` as far as its row needs: whole, but for a tool result of pi's own dialect
+    /// (most of a session's bytes) only its role, call id and tool name, taken from the skim's
+    /// spans. Anything the skim leaves to serde_json, or a tool name that is not a string (the
+    /// preview then spells the value), is decoded whole.
+    fn row_entry(&self, i: usize) -> anyhow::Result<Value> {
+        let s = self.session;
+        if s.header.dialect == Dialect::Pi
+            && *s.kind(i) == EntryKind::Message
+            && s.role(i) == Some("toolResult")
+        {
+            let line = s.raw_line(i)?;
+            let message = LineView::skim(&line).and_then(|view| view.message.0);
+            if let Some(m) = message.filter(|m| m.tool_name.get().is_some()) {
+                let mut message = Map::new();
+                message.insert("role".into(), "toolResult".into());
+                if let Some(id) = m.tool_call_id.get() {
+                    message.insert("toolCallId".into(), id.into());
+                }
+                message.insert("toolName".into(), m.tool_name.get().into());
+                let mut entry = Map::new();
+                entry.insert("message".into(), Value::Object(message));
+                return Ok(Value::Object(entry));
+            }
+        }
+        // An assistant message is read with its calls' arguments: the tool results drawn
+        // after it then find their one-liners at hand (a hidden one is read again for them).
+        if *s.kind(i) == EntryKind::Message && s.role(i) == Some("assistant") {
+            let entry = load_without(s, i, UNREAD)?;
+            self.keep_lines(i, &entry);
+            return Ok(entry);
+        }
+        load_without(s, i, UNREAD_WITH_ARGUMENTS)
+    }
+
+    /// Makes the tool-call one-liners of assistant message `i` the ones at hand.
+    fn keep_lines(&self, i: usize, entry: &Value) {
+        let mut lines = self.lines.borrow_mut();
+        if lines.0 != Some(i) {
+            lines.1.clear();
+            let message = entry.get("message").unwrap_or(&Value::Null);
+            tool_calls_of(message, self.home, &mut lines.1);
+            lines.0 = Some(i);
+        }
+    }
+
+    /// The one-liner of the call a tool result answers.
+    fn call_line(&self, i: usize, entry: &Value) -> anyhow::Result<Option<String>> {
+        if *self.session.kind(i) != EntryKind::Message {
+            return Ok(None);
+        }
+        let Some(id) = answered_call(entry) else {
+            return Ok(None);
+        };
+        let Some(holder) = self.tool_calls.entry_of(id) else {
+            return Ok(None);
+        };
+        if self.lines.borrow().0 != Some(holder) {
+            self.keep_lines(holder, &load_without(self.session, holder, UNREAD)?);
+        }
+        Ok(self.lines.borrow().1.get(id).cloned())
+    }
+
+    fn preview(&self, i: usize, entry: &Value) -> anyhow::Result<Preview> {
+        let call = self.call_line(i, entry)?;
+        Ok(preview(
+            entry,
+            self.session.kind(i),
+            call.as_deref(),
+            self.home,
+        ))
     }
 
     fn write_human(
@@ -116,7 +219,7 @@ impl View<'_> {
         let marked = v.active_end(&self.tree.active);
         for row in rows {
             let i = row.entry;
-            let entry = self.session.load(i)?;
+            let entry = self.row_entry(i)?;
             let active = self.tree.active[i];
             // pi's `pathMarker` before the text, and ours after the leaf.
             let marker = if active { "• " } else { "" };
@@ -127,10 +230,10 @@ impl View<'_> {
                 let id = self.session.id(i).unwrap_or("?");
                 parts.push((Tone::Dim, format!("{id} ")));
             }
-            if let Some(label) = &self.facts[i].label {
+            if let Some(label) = self.label(i) {
                 parts.push((Tone::Warning, format!("[{label}] ")));
             }
-            parts.extend(self.preview(i, &entry).parts);
+            parts.extend(self.preview(i, &entry)?.parts);
             for (_, text) in &mut parts {
                 *text = escape_control(text, false).into_owned();
             }
@@ -158,11 +261,11 @@ impl View<'_> {
         let mut stack: Vec<(usize, Option<usize>, usize)> =
             v.roots.iter().rev().map(|&r| (r, None, 0)).collect();
         while let Some((i, parent, depth)) = stack.pop() {
-            let kids = &v.children[i];
+            let kids = v.children.of(i);
             let node = self.node(i, parent, depth, kids.len(), marked == Some(i))?;
             surrogates::write(&mut *out, &node)?;
             out.write_all(b"\n")?;
-            stack.extend(kids.iter().rev().map(|&c| (c, Some(i), depth + 1)));
+            stack.extend(kids.iter().rev().map(|&c| (c as usize, Some(i), depth + 1)));
         }
         Ok(())
     }
@@ -178,8 +281,7 @@ impl View<'_> {
         children: usize,
         leaf: bool,
     ) -> anyhow::Result<Value> {
-        let e = &self.session.entries[i];
-        let entry = self.session.load(i)?;
+        let entry = self.row_entry(i)?;
         let mut node = Map::new();
         node.insert("id".into(), self.session.id(i).into());
         node.insert(
@@ -187,19 +289,19 @@ impl View<'_> {
             parent.and_then(|p| self.session.id(p)).into(),
         );
         node.insert("depth".into(), depth.into());
-        node.insert("type".into(), e.kind.as_str().into());
-        if e.kind == EntryKind::Message {
+        node.insert("type".into(), self.session.kind(i).as_str().into());
+        if *self.session.kind(i) == EntryKind::Message {
             // The decoded role: migrations apply (v2's `hookMessage` is `custom`).
             if let Some(role) = entry.pointer("/message/role").and_then(Value::as_str) {
                 node.insert("role".into(), role.into());
             }
         }
-        if let Some(label) = &self.facts[i].label {
-            node.insert("label".into(), label.clone().into());
+        if let Some(label) = self.label(i) {
+            node.insert("label".into(), label.into());
         }
         node.insert("active".into(), self.tree.active[i].into());
         node.insert("leaf".into(), leaf.into());
-        node.insert("preview".into(), self.preview(i, &entry).text().into());
+        node.insert("preview".into(), self.preview(i, &entry)?.text().into());
         node.insert("children".into(), children.into());
         Ok(Value::Object(node))
     }

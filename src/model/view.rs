@@ -124,6 +124,75 @@ impl<'a> MessageView<'a> {
     }
 }
 
+/// An entry line decoded whole but for the keys `skip` of `message.content`'s blocks, which
+/// the skim passes over (the thinking text and the tool-call arguments `tree` never reads are
+/// most of an assistant message). Each value kept is decoded from its span by the one decoder,
+/// so it is what a full decode gives; `None` where the skim is unsure (then decode the line).
+pub fn decode_without_block_keys(line: &[u8], skip: &[&[u8]]) -> Option<Value> {
+    let mut s = Skim::new(line);
+    let entry = object_with(&mut s, |key, s| match key {
+        b"message" if s.at_object() => object_with(s, |key, s| match key {
+            b"content" if s.at_array() => blocks_without(s, skip),
+            _ => decoded(s),
+        }),
+        _ => decoded(s),
+    })?;
+    s.end().ok()?;
+    Some(entry)
+}
+
+/// The next value, decoded from its span: a plain string (no escape, nothing a surrogate's
+/// stand-in could be taken for) without a deserializer, as `loose_str` reads one.
+fn decoded(s: &mut Skim<'_>) -> Option<Value> {
+    let span = s.value().ok()?;
+    if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
+        if !inner.contains(&b'\\') && memchr::memchr(0xF4, inner).is_none() {
+            if let Ok(text) = std::str::from_utf8(inner) {
+                return Some(Value::String(text.to_owned()));
+            }
+        }
+    }
+    crate::json::decode(span).ok()
+}
+
+/// The next object, each member's value read by `read`. A key given twice keeps its first place and its last value, as serde_json's map (and JSON.parse) do.
+fn object_with<'a>(
+    s: &mut Skim<'a>,
+    mut read: impl FnMut(&'a [u8], &mut Skim<'a>) -> Option<Value>,
+) -> Option<Value> {
+    let mut members = s.object().ok()?;
+    let mut map = serde_json::Map::new();
+    while let Some(key) = s.next_key(&mut members).ok()? {
+        // The skim hands over only unescaped UTF-8 keys.
+        let name = std::str::from_utf8(key).ok()?;
+        map.insert(name.to_owned(), read(key, s)?);
+    }
+    Some(Value::Object(map))
+}
+
+/// The content array at the cursor, its blocks without the keys `skip`.
+fn blocks_without(s: &mut Skim<'_>, skip: &[&[u8]]) -> Option<Value> {
+    let mut items = s.array().ok()?;
+    let mut blocks = Vec::new();
+    while s.next_item(&mut items).ok()? {
+        if !s.at_object() {
+            blocks.push(decoded(s)?);
+            continue;
+        }
+        let mut members = s.object().ok()?;
+        let mut map = serde_json::Map::new();
+        while let Some(key) = s.next_key(&mut members).ok()? {
+            if skip.contains(&key) {
+                s.value().ok()?;
+                continue;
+            }
+            map.insert(std::str::from_utf8(key).ok()?.to_owned(), decoded(s)?);
+        }
+        blocks.push(Value::Object(map));
+    }
+    Some(Value::Array(blocks))
+}
+
 /// The serde names of [`LineView`]'s and [`MessageView`]'s fields.
 const LINE_FIELDS: &[&[u8]] = &[
     b"type",
@@ -313,6 +382,53 @@ fn error_flag(line: &[u8]) -> bool {
 mod tests {
     use super::*;
     use serde_json::{Map, Value};
+
+    #[test]
+    fn decoding_without_block_keys_is_a_full_decode_less_those_keys() {
+        let skip: &[&[u8]] = &[b"thinking", b"arguments"];
+        let without = |mut v: Value| {
+            if let Some(Value::Array(blocks)) = v.pointer_mut("/message/content") {
+                for b in blocks.iter_mut().filter_map(Value::as_object_mut) {
+                    b.remove("thinking");
+                    b.remove("arguments");
+                }
+            }
+            v
+        };
+        let mut lines: Vec<Vec<u8>> = [
+            r#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"thinking","thinking":"long \"t\" [ {"},{"type":"text","text":"hi \ud83d\ude00 \ud83d"},{"type":"toolCall","id":"c","name":"bash","arguments":{"command":"ls"}},"x",7,[{"thinking":1}]],"stopReason":"toolUse","n":1e999}}"#,
+            // Keys given twice: first place, last value, as serde_json's map keeps them.
+            r#"{"message":{"content":[{"text":"a","text":"b","thinking":"x"}],"content":"again"},"message":{"role":"user","content":[]}}"#,
+            r#"{ "message" : { "content" : [ ] , "role" : "user" } , "type" : "message" }"#,
+            r#"{"message":"not an object","content":[{"thinking":"kept: not message.content"}]}"#,
+            r#"{"message":{"content":{"thinking":"not an array"}}}"#,
+        ]
+        .iter()
+        .map(|l| l.as_bytes().to_vec())
+        .collect();
+        lines.push(b"{\"message\":{\"content\":[{\"text\":\"caf\xff\"}]}}".to_vec());
+        for line in &lines {
+            let full = crate::json::decode(line).unwrap();
+            let pruned = decode_without_block_keys(line, skip).unwrap();
+            assert_eq!(
+                crate::surrogates::to_string(&pruned),
+                crate::surrogates::to_string(&without(full)),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        // What the skim is unsure of goes back to the caller.
+        for bad in [
+            &b"{\"message\":{\"content\":[1,]}}"[..],
+            b"[1]",
+            b"{\"a\":1} x",
+            br#"{"a\u0062":1}"#,
+            // A raw control character is no JSON (serde_json refuses it): nor plain text here.
+            b"{\"a\":\"x\x01\"}",
+        ] {
+            assert!(decode_without_block_keys(bad, skip).is_none());
+        }
+    }
 
     #[test]
     fn tool_calls_and_errors_as_pi_counts_them() {

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::body::{string_or_json, Body};
 use crate::model::content::{CallForm, ToolCall};
 use crate::model::EntryKind;
-use crate::session::EntryMeta;
+use crate::session::Session;
 use crate::style::{self, escape_control, shown_id, IdCut, Role, Theme};
 use crate::time::local_time;
 
@@ -32,26 +32,27 @@ fn str_or(v: Option<&Value>) -> &str {
 }
 
 impl Blocks<'_> {
-    /// Writes the block of one entry (`entry` decoded in pi's shape), with an optional note on
+    /// Writes the block of entry `i` (`entry` decoded in pi's shape), with an optional note on
     /// where it hangs in the tree.
     pub(super) fn write(
         &self,
-        meta: &EntryMeta,
-        id: Option<&str>,
+        session: &Session,
+        i: usize,
         entry: &Value,
         note: Option<&str>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let t = self.theme;
         let message = entry.get("message").filter(|m| m.is_object());
-        let time = meta
-            .timestamp_ms
+        let (kind, id) = (session.kind(i), session.id(i));
+        let time = session.entries[i]
+            .timestamp_ms()
             .map(|ms| local_time(ms, self.tz))
             // Missing, unparsable, or a date jiff cannot place: keep the column.
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| format!("{:19}", "-"));
         let id_column = id.map_or_else(|| "-".to_owned(), |id| shown_id(id, IdCut::Typed));
-        let (what, mut details) = head(&meta.kind, entry, message);
+        let (what, mut details) = head(kind, entry, message);
         if let Some(note) = note {
             details.push((Role::Muted, note.to_owned()));
         }
@@ -81,8 +82,8 @@ impl Blocks<'_> {
             full: self.full,
         };
         match message {
-            Some(m) if meta.kind == EntryKind::Message => message_body(&mut body, m),
-            _ => entry_body(&mut body, &meta.kind, entry),
+            Some(m) if *kind == EntryKind::Message => message_body(&mut body, m),
+            _ => entry_body(&mut body, kind, entry),
         }
     }
 }
@@ -174,7 +175,7 @@ fn message_body(body: &mut Body, m: &Value) -> io::Result<()> {
                 ("toolsRemoved", "tools removed"),
             ] {
                 if let Some(tools) = get(key).and_then(Value::as_array) {
-                    let names: Vec<String> = tools
+                    let names: Vec<_> = tools
                         .iter()
                         .map(|t| string_or_json(t.get("name").or(Some(t))))
                         .collect();

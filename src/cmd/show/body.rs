@@ -1,6 +1,7 @@
 //! The body of a `show` block: text cut with a marker unless `--full`, one-line items, and
 //! message content (text, thinking, tool calls, images, unknown blocks), all escaped.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde_json::Value;
@@ -103,11 +104,12 @@ impl Body<'_> {
     }
 }
 
-/// A string as is, anything else as compact JSON (absent: nothing).
-pub(super) fn string_or_json(v: Option<&Value>) -> String {
+/// A string as is (borrowed: a tool's output can be megabytes), anything else as compact JSON
+/// (absent: nothing).
+pub(super) fn string_or_json(v: Option<&Value>) -> Cow<'_, str> {
     match v {
-        Some(Value::String(s)) => s.clone(),
-        None | Some(Value::Null) => String::new(),
-        Some(other) => other.to_string(),
+        Some(Value::String(s)) => Cow::Borrowed(s),
+        None | Some(Value::Null) => Cow::Borrowed(""),
+        Some(other) => Cow::Owned(other.to_string()),
     }
 }

@@ -229,12 +229,11 @@ impl<'a> Follower<'a> {
         }
         let notes = args.types.is_empty() && args.roles.is_empty();
         for i in candidates {
-            let meta = &session.entries[i];
-            if meta.kind == EntryKind::Label {
-                if let Some(target) = &meta.target {
-                    match meta.label.as_deref().filter(|l| !l.is_empty()) {
-                        Some(label) => self.labels.insert(target.to_string(), label.to_owned()),
-                        None => self.labels.remove(&**target),
+            if *session.kind(i) == EntryKind::Label {
+                if let Some(target) = session.target(i) {
+                    match session.label(i).filter(|l| !l.is_empty()) {
+                        Some(label) => self.labels.insert(target.to_owned(), label.to_owned()),
+                        None => self.labels.remove(target),
                     };
                 }
             }
@@ -243,7 +242,7 @@ impl<'a> Follower<'a> {
                 &args.types,
                 &args.roles,
                 &session.header,
-                &meta.kind,
+                session.kind(i),
                 session.role(i),
             ) {
                 self.remember(id);
@@ -266,7 +265,7 @@ impl<'a> Follower<'a> {
                     tz: &self.env.tz,
                     labels: std::mem::take(&mut self.labels),
                 };
-                let written = blocks.write(meta, id, &session.load(i)?, note.as_deref(), out);
+                let written = blocks.write(session, i, &session.load(i)?, note.as_deref(), out);
                 self.labels = blocks.labels;
                 written?;
             }
