@@ -20,14 +20,20 @@ use std::io::Read;
 use std::io::{BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::locate::split_name;
 use crate::scan::{self, open_file, whole_file, OpenedFile, Reading, ScanError, ScanReport};
-use crate::summary::{fold_from, with_file_facts, Detail, FileFacts, Fold, Summary};
+use crate::summary::{
+    fold_from, modified_from_mtime, with_file_facts, without_file_facts, Detail, FileFacts, Fold,
+    Summary,
+};
+
+/// A listing of more folders than this stats its files by path.
+const MAX_FOLDER_FDS: usize = 256;
 
 /// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
 pub(crate) type CacheProblem = (PathBuf, String);
@@ -66,7 +72,7 @@ const MAGIC: &[u8] = b"pisess summary cache\n";
 
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
 /// format is not read (and is replaced).
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// A file whose mtime is this close to the run's start may still change within the mtime's
 /// granularity without its key changing (git's "racily clean"): it is checked by its bytes
@@ -88,14 +94,19 @@ struct Stored {
 }
 
 /// One session file.
-#[derive(Serialize, Deserialize, Clone)]
+#[derive(Serialize, Deserialize)]
 pub(crate) struct Record {
     name: Vec<u8>,
     key: FileKey,
     /// The key alone vouches for the summary (the file was not racy when read).
     trusted: bool,
     /// Without the file's own facts (path, times, size): those are the file's of this run.
-    summary: Summary,
+    /// Taken, not cloned, by the listing it serves (10,000 clones were a tenth of a warm run);
+    /// a record written again gets it back from the listing ([`Cache::save`]).
+    summary: Mutex<Option<Summary>>,
+    /// pi's `modified` was the file's mtime (no message or header time), which the summary the
+    /// listing holds has filled in.
+    modified_from_mtime: bool,
     /// The file's large tool results ([`Fold::skips`]), as offsets and lengths.
     skips: Vec<(u64, u64)>,
     /// Where its [`Resume`] is among the blobs; `None` when the file ended in a line without
@@ -116,8 +127,10 @@ struct Blob {
 #[derive(Default)]
 struct Folder {
     records: HashMap<Vec<u8>, Record>,
-    file: Vec<u8>,
-    blobs_at: usize,
+    /// The cache file, whose bytes from `blobs_at` on are the blobs: read when one is needed,
+    /// not with the index (a warm listing needs none).
+    path: PathBuf,
+    blobs_at: u64,
     /// The folder itself, open, for stats by name.
     #[cfg(unix)]
     dir: Option<File>,
@@ -161,14 +174,12 @@ impl Folder {
     }
 
     /// A record's resume blob, when it is whole.
-    fn blob(&self, record: &Record) -> Option<&[u8]> {
+    /// A record's resume blob, when it is whole (another run may have replaced the file since:
+    /// then the hash tells).
+    fn blob(&self, record: &Record) -> Option<Vec<u8>> {
         let b = record.resume?;
-        let start = usize::try_from(b.at).ok()?;
-        let start = start.checked_add(self.blobs_at)?;
-        let bytes = self
-            .file
-            .get(start..start.checked_add(usize::try_from(b.len).ok()?)?)?;
-        (xxhash_rust::xxh3::xxh3_64(bytes) == b.hash).then_some(bytes)
+        let bytes = read_at(&File::open(&self.path).ok()?, self.blobs_at.checked_add(b.at)?, b.len)?;
+        (xxhash_rust::xxh3::xxh3_64(&bytes) == b.hash).then_some(bytes)
     }
 }
 
@@ -280,10 +291,12 @@ impl<'a> Cache<'a> {
         let mut folders: Vec<&[u8]> = files.iter().map(|f| split_name(f).0).collect();
         folders.sort_unstable();
         folders.dedup();
+        let many_folders = folders.len();
         let loaded = crate::parallel::map(&folders, |folder, _| {
             let (mut loaded, problem) = read_folder(dir, &cache.stamp, folder);
+            // A descriptor per folder, but not so many that the files' own opens could fail.
             #[cfg(unix)]
-            if !loaded.records.is_empty() {
+            if !loaded.records.is_empty() && many_folders <= MAX_FOLDER_FDS {
                 use std::os::unix::ffi::OsStrExt;
                 loaded.dir = File::open(std::ffi::OsStr::from_bytes(folder)).ok();
             }
@@ -316,10 +329,11 @@ impl<'a> Cache<'a> {
         let folder = self.folders.get(folder)?;
         let record = folder.records.get(name).filter(|r| r.trusted)?;
         let (key, facts) = folder.stat(path, name)?;
-        (record.key == key).then(|| {
-            let summary = with_file_facts(record.summary.clone(), path, facts);
-            (summary, &record.skips[..])
-        })
+        if record.key != key {
+            return None;
+        }
+        let summary = record.summary.lock().ok()?.take()?;
+        Some((with_file_facts(summary, path, facts), &record.skips[..]))
     }
 
     /// The summary of `path` (pi's listing fields only), from the cache where it holds, and
@@ -404,7 +418,8 @@ impl<'a> Cache<'a> {
                 name: split_name(path).1.to_vec(),
                 key,
                 trusted: key.mtime_ns < self.now_ns - RACY_NS,
-                summary: summary.clone(),
+                summary: Mutex::new(Some(summary.clone())),
+                modified_from_mtime: modified_from_mtime(summary),
                 skips,
                 resume: None,
             }),
@@ -414,7 +429,12 @@ impl<'a> Cache<'a> {
 
     /// Writes the folders whose records changed: `fates` holds each listed file's. Records of
     /// files no longer listed are dropped.
-    pub(crate) fn save(mut self, files: &[PathBuf], fates: Vec<Fate>) -> Option<CacheProblem> {
+    pub(crate) fn save(
+        mut self,
+        files: &[PathBuf],
+        fates: Vec<Fate>,
+        summaries: &[Result<Summary, ScanError>],
+    ) -> Option<CacheProblem> {
         // First which folders changed (a record new or dropped, or of a file gone), so that a
         // warm run that changed nothing copies nothing.
         let mut changed: HashMap<&[u8], bool> = HashMap::new();
@@ -438,7 +458,7 @@ impl<'a> Cache<'a> {
             *change |= stored > with_record[folder];
         }
         let mut out: HashMap<&[u8], Vec<WithBlob>> = HashMap::new();
-        for (path, fate) in files.iter().zip(fates) {
+        for ((path, fate), summary) in files.iter().zip(fates).zip(summaries) {
             let (folder, name) = split_name(path);
             if !changed[folder] {
                 continue;
@@ -450,8 +470,12 @@ impl<'a> Cache<'a> {
                         .folders
                         .get_mut(folder)
                         .expect("a kept record's folder");
-                    if let Some(record) = old.records.remove(name) {
-                        let blob = old.blob(&record).map(<[u8]>::to_vec);
+                    if let (Some(record), Ok(summary)) = (old.records.remove(name), summary) {
+                        let blob = old.blob(&record);
+                        let back = without_file_facts(summary.clone(), record.modified_from_mtime);
+                        if let Ok(mut slot) = record.summary.lock() {
+                            slot.get_or_insert(back);
+                        }
                         records.push((record, blob));
                     }
                 }
@@ -513,7 +537,7 @@ impl<'a> Cache<'a> {
 /// One folder's file, and the problem reading it.
 fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<CacheProblem>) {
     let path = dir.folder_file(folder);
-    let bytes = match fs::read(&path) {
+    let bytes = match read_index(&path) {
         Ok(b) => b,
         // No cache yet (or where none can be: said when it is written).
         Err(e)
@@ -532,8 +556,11 @@ fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<Ca
             return (Folder::default(), Some((path, why)));
         }
     };
-    match decode(bytes, stamp, folder) {
-        Ok(Some(folder)) => (folder, None),
+    match decode(&bytes, stamp, folder) {
+        Ok(Some(mut loaded)) => {
+            loaded.path = path;
+            (loaded, None)
+        }
         // Another format or stamp: rebuilt without a word, as a new pisess should.
         Ok(None) => (Folder::default(), None),
         Err(why) => {
@@ -541,6 +568,37 @@ fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<Ca
             (Folder::default(), Some((path, why)))
         }
     }
+}
+
+/// The head of a cache file, as far as its index ends (a file cut short gives what it has).
+fn read_index(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut file = File::open(path)?;
+    let head = MAGIC.len() + 4 + 8;
+    let mut bytes = vec![0; head];
+    let got = read_up_to(&mut file, &mut bytes)?;
+    bytes.truncate(got);
+    let len = bytes
+        .get(MAGIC.len() + 4..head)
+        .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+    // The hash, then the index; a length past the file's is found out by `decode`.
+    let rest = 8u64.saturating_add(len).min(file.metadata()?.len());
+    let mut more = Vec::new();
+    file.take(rest).read_to_end(&mut more)?;
+    bytes.extend_from_slice(&more);
+    Ok(bytes)
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
 }
 
 /// A file that grew read on from where its fold ended, when it is the same file with the same
@@ -555,7 +613,7 @@ fn read_on(
     if (old.dev, old.ino) != (key.dev, key.ino) {
         return None;
     }
-    let resume: Resume = postcard::from_bytes(folder.blob(record)?).ok()?;
+    let resume: Resume = postcard::from_bytes(&folder.blob(record)?).ok()?;
     let saved = &resume.report;
     let end = saved.tail.end;
     // Not grown: touched, or rewritten in place to the same size. Only appends are read on.
@@ -570,7 +628,10 @@ fn read_on(
     }
     let report = restore(resume.report, &opened.stem)?;
     let mut fold = resume.fold;
-    fold.restore_first_message(resume.had_first_message, &record.summary);
+    fold.restore_first_message(
+        resume.had_first_message,
+        record.summary.lock().ok()?.as_ref()?,
+    );
     fold.restore_skips(record.skips.clone());
     // A clone shares the offset, but nothing reads the file after this.
     let mut file = file.try_clone().ok()?;
@@ -595,7 +656,7 @@ fn read_whole(
 
 /// A cache file's folder: `None` when it is of another format, pisess or time zone; an error
 /// when it is damaged (a blob that is is found when it is needed: its file is read whole).
-fn decode(bytes: Vec<u8>, stamp: &str, folder: &[u8]) -> Result<Option<Folder>, String> {
+fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<Folder>, String> {
     let Some(rest) = bytes.strip_prefix(MAGIC) else {
         return Err("not a pisess cache file".to_owned());
     };
@@ -615,14 +676,13 @@ fn decode(bytes: Vec<u8>, stamp: &str, folder: &[u8]) -> Result<Option<Folder>, 
     if stored.stamp != stamp || stored.folder != folder {
         return Ok(None);
     }
-    let blobs_at = bytes.len() - (rest.len() - len);
+    let blobs_at = (MAGIC.len() + 4 + 8 + 8 + len) as u64;
     Ok(Some(Folder {
         records: stored
             .records
             .into_iter()
             .map(|r| (r.name.clone(), r))
             .collect(),
-        file: bytes,
         blobs_at,
         ..Folder::default()
     }))

@@ -317,7 +317,7 @@ fn summarize_all(
                 parallel::map(files, |path, reading| cache.summarize(path, reading))
                     .into_iter()
                     .unzip::<_, _, Vec<_>, Vec<_>>();
-            let problem = cache.save(files, fates);
+            let problem = cache.save(files, fates, &results);
             (results, problem)
         }
         _ => (
