@@ -178,7 +178,11 @@ impl Folder {
     /// then the hash tells).
     fn blob(&self, record: &Record) -> Option<Vec<u8>> {
         let b = record.resume?;
-        let bytes = read_at(&File::open(&self.path).ok()?, self.blobs_at.checked_add(b.at)?, b.len)?;
+        let bytes = read_at(
+            &File::open(&self.path).ok()?,
+            self.blobs_at.checked_add(b.at)?,
+            b.len,
+        )?;
         (xxhash_rust::xxh3::xxh3_64(&bytes) == b.hash).then_some(bytes)
     }
 }

@@ -225,10 +225,19 @@ pub fn files(loc: &Location, scope: Scope) -> anyhow::Result<Files> {
         ),
         Scope::Project => (loc.project_files(), &loc.session_dir),
     };
-    let Files { mut files, skipped } = files
+    let Files { files, skipped } = files
         .map_err(|e| anyhow::anyhow!("{}", crate::diag::io_cause(&e)))
         .with_context(|| format!("cannot list {}", dir.display()))?;
-    files.sort_by(|a, b| name_cmp(file_name(b), file_name(a)));
+    // Each name found once, not at every comparison.
+    let mut named: Vec<(usize, PathBuf)> = files
+        .into_iter()
+        .map(|p| (p.as_os_str().len() - file_name(&p).len(), p))
+        .collect();
+    fn name((at, p): &(usize, PathBuf)) -> &[u8] {
+        &p.as_os_str().as_encoded_bytes()[*at..]
+    }
+    named.sort_by(|a, b| name_cmp(name(b), name(a)));
+    let files = named.into_iter().map(|(_, p)| p).collect();
     Ok(Files { files, skipped })
 }
 
