@@ -178,12 +178,32 @@ impl Folder {
     /// then the hash tells).
     fn blob(&self, record: &Record) -> Option<Vec<u8>> {
         let b = record.resume?;
-        let bytes = read_at(
-            &File::open(&self.path).ok()?,
-            self.blobs_at.checked_add(b.at)?,
-            b.len,
-        )?;
-        (xxhash_rust::xxh3::xxh3_64(&bytes) == b.hash).then_some(bytes)
+        let at = self.blobs_at.checked_add(b.at)?;
+        let bytes = read_at(&File::open(&self.path).ok()?, at, b.len)?;
+        b.holds(&bytes).then_some(bytes)
+    }
+
+    /// All the blobs at once, for writing the folder's file again.
+    fn blobs(&self) -> Vec<u8> {
+        let read = || {
+            let file = File::open(&self.path).ok()?;
+            let len = file.metadata().ok()?.len().checked_sub(self.blobs_at)?;
+            read_at(&file, self.blobs_at, len)
+        };
+        read().unwrap_or_default()
+    }
+}
+
+impl Blob {
+    fn holds(&self, bytes: &[u8]) -> bool {
+        xxhash_rust::xxh3::xxh3_64(bytes) == self.hash
+    }
+
+    /// This blob among `blobs` (all of a file's), when it is whole.
+    fn within(self, blobs: &[u8]) -> Option<Vec<u8>> {
+        let start = usize::try_from(self.at).ok()?;
+        let bytes = blobs.get(start..start.checked_add(usize::try_from(self.len).ok()?)?)?;
+        self.holds(bytes).then(|| bytes.to_vec())
     }
 }
 
@@ -462,6 +482,7 @@ impl<'a> Cache<'a> {
             *change |= stored > with_record[folder];
         }
         let mut out: HashMap<&[u8], Vec<WithBlob>> = HashMap::new();
+        let mut old_blobs: HashMap<&[u8], Vec<u8>> = HashMap::new();
         for ((path, fate), summary) in files.iter().zip(fates).zip(summaries) {
             let (folder, name) = split_name(path);
             if !changed[folder] {
@@ -475,7 +496,8 @@ impl<'a> Cache<'a> {
                         .get_mut(folder)
                         .expect("a kept record's folder");
                     if let (Some(record), Ok(summary)) = (old.records.remove(name), summary) {
-                        let blob = old.blob(&record);
+                        let blobs = old_blobs.entry(folder).or_insert_with(|| old.blobs());
+                        let blob = record.resume.and_then(|b| b.within(blobs));
                         let back = without_file_facts(summary.clone(), record.modified_from_mtime);
                         if let Ok(mut slot) = record.summary.lock() {
                             slot.get_or_insert(back);
