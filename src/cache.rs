@@ -179,14 +179,14 @@ impl Folder {
     fn blob(&self, record: &Record) -> Option<Vec<u8>> {
         let b = record.resume?;
         let at = self.blobs_at.checked_add(b.at)?;
-        let bytes = read_at(&File::open(&self.path).ok()?, at, b.len)?;
+        let bytes = read_at(&open_cache_file(&self.path).ok()?, at, b.len)?;
         b.holds(&bytes).then_some(bytes)
     }
 
     /// All the blobs at once, for writing the folder's file again.
     fn blobs(&self) -> Vec<u8> {
         let read = || {
-            let file = File::open(&self.path).ok()?;
+            let file = open_cache_file(&self.path).ok()?;
             let len = file.metadata().ok()?.len().checked_sub(self.blobs_at)?;
             read_at(&file, self.blobs_at, len)
         };
@@ -599,7 +599,7 @@ fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<Ca
 /// The head of a cache file, as far as its index ends (a file cut short gives what it has).
 fn read_index(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut file = File::open(path)?;
+    let mut file = open_cache_file(path)?;
     let head = MAGIC.len() + 4 + 8;
     let mut bytes = vec![0; head];
     let got = read_up_to(&mut file, &mut bytes)?;
@@ -613,6 +613,16 @@ fn read_index(path: &Path) -> std::io::Result<Vec<u8>> {
     file.take(rest).read_to_end(&mut more)?;
     bytes.extend_from_slice(&more);
     Ok(bytes)
+}
+
+/// A cache file, which must be a regular file: a FIFO or device put in its place is neither
+/// waited on nor read (the open does not block: [`open_file`]).
+fn open_cache_file(path: &Path) -> std::io::Result<File> {
+    match open_file(path) {
+        Ok(opened) => Ok(opened.file),
+        Err(ScanError::Io(e)) => Err(e),
+        Err(e) => Err(std::io::Error::other(e.to_string())),
+    }
 }
 
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {

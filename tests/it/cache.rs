@@ -523,3 +523,34 @@ fn a_grown_file_is_read_from_where_its_fold_ended() {
     );
     assert_eq!(user_messages(&ls(&agent, None)), 200, "read whole");
 }
+
+/// A FIFO or a device in a cache file's place is neither waited on nor read.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_the_cache_is_not_waited_on() {
+    let (_tmp, agent, cache) = store_with_cache();
+    let want = ls(&agent, None);
+    ls(&agent, Some(&cache));
+    let file = cache_files(&cache).remove(0);
+    fs::remove_file(&file).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&file).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: mkfifo is not available");
+        return;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (a, c) = (agent.clone(), cache.clone());
+    std::thread::spawn(move || tx.send(ls(&a, Some(&c))).unwrap());
+    let got = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("ls waited on a FIFO in the cache");
+    assert_eq!((got.code, &got.stdout), (want.code, &want.stdout));
+    assert!(
+        got.stderr.contains("not a regular file (a FIFO)"),
+        "{}",
+        got.stderr
+    );
+    // Written again as a regular file: the next run has nothing to say.
+    let again = ls(&agent, Some(&cache));
+    assert!(!again.stderr.contains("cache"), "{}", again.stderr);
+}
