@@ -60,9 +60,31 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     let (sessions, failed) = collect(args, env, diag)?;
     if args.json {
-        for s in &sessions {
-            surrogates::write(&mut *out, &to_json(s))?;
-            out.write_all(b"\n")?;
+        // Written on every core in runs of sessions, each run in order as it is ready: a listing
+        // of 10,000 from the cache spent a fifth of its time in one thread writing JSON.
+        let runs: Vec<&[Summary]> = sessions.chunks(256).collect();
+        let mut failed = None;
+        crate::parallel::ordered(
+            &runs,
+            |run| {
+                let mut buf = Vec::with_capacity(run.len() * 1024);
+                for s in *run {
+                    // Into memory: cannot fail.
+                    let _ = surrogates::write(&mut buf, &to_json(s));
+                    buf.push(b'\n');
+                }
+                buf
+            },
+            |buf| match out.write_all(&buf) {
+                Ok(()) => std::ops::ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    std::ops::ControlFlow::Break(())
+                }
+            },
+        );
+        if let Some(e) = failed {
+            return Err(e.into());
         }
     } else {
         let theme = Theme {
