@@ -313,21 +313,23 @@ impl Location {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(files),
             Err(e) => return Err(e),
         };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() || kind.is_symlink() {
-                let path = entry.path();
-                match jsonl_files(&path) {
-                    Ok(mut found) => {
-                        files.files.append(&mut found.files);
-                        files.skipped.append(&mut found.skipped);
-                    }
-                    // A symlink to a file is not a project folder.
-                    Err(e) if e.kind() == io::ErrorKind::NotADirectory => {}
-                    Err(e) => files.skipped.push((path, Skipped::Folder(e))),
+        let folders: Vec<PathBuf> = entries
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|k| k.is_dir() || k.is_symlink()))
+            .map(|e| e.path())
+            .collect();
+        // Each folder read on its own core: 30 folders of 10,000 files were a tenth of a listing
+        // from the cache.
+        let found = crate::parallel::map(&folders, |path, _| jsonl_files(path));
+        for (path, found) in folders.into_iter().zip(found) {
+            match found {
+                Ok(mut found) => {
+                    files.files.append(&mut found.files);
+                    files.skipped.append(&mut found.skipped);
                 }
+                // A symlink to a file is not a project folder.
+                Err(e) if e.kind() == io::ErrorKind::NotADirectory => {}
+                Err(e) => files.skipped.push((path, Skipped::Folder(e))),
             }
         }
         Ok(files)
@@ -473,10 +475,13 @@ pub fn jsonl_files(dir: &Path) -> io::Result<Files> {
     };
     let mut files = Files::default();
     for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().is_none_or(|x| x != "jsonl") {
+        // `Path::extension` is "jsonl": the name ends so, and not as the whole of it.
+        let name = entry.file_name();
+        let name = name.as_encoded_bytes();
+        if name.len() <= ".jsonl".len() || !name.ends_with(b".jsonl") {
             continue;
         }
+        let path = entry.path();
         let Ok(mut kind) = entry.file_type() else {
             continue;
         };
