@@ -15,8 +15,6 @@
 //! temporary file renamed into place, so concurrent runs each see a whole cache.
 
 use std::fs::{self, File, Metadata};
-#[cfg(not(unix))]
-use std::io::Read;
 use std::io::{BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,7 +24,9 @@ use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::locate::split_name;
-use crate::scan::{self, open_file, whole_file, OpenedFile, Reading, ScanError, ScanReport};
+use crate::scan::{
+    self, open_file, read_exact_at, whole_file, OpenedFile, Reading, ScanError, ScanReport,
+};
 use crate::summary::{
     fold_from, modified_from_mtime, with_file_facts, without_file_facts, Detail, FileFacts, Fold,
     Summary,
@@ -599,19 +599,16 @@ fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<Ca
 /// The head of a cache file, as far as its index ends (a file cut short gives what it has).
 fn read_index(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let mut file = open_cache_file(path)?;
+    let file = open_cache_file(path)?;
     let head = MAGIC.len() + 4 + 8;
-    let mut bytes = vec![0; head];
-    let got = read_up_to(&mut file, &mut bytes)?;
-    bytes.truncate(got);
+    let mut bytes = Vec::new();
+    (&file).take(head as u64).read_to_end(&mut bytes)?;
     let len = bytes
         .get(MAGIC.len() + 4..head)
         .map_or(0, |b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
     // The hash, then the index; a length past the file's is found out by `decode`.
     let rest = 8u64.saturating_add(len).min(file.metadata()?.len());
-    let mut more = Vec::new();
-    file.take(rest).read_to_end(&mut more)?;
-    bytes.extend_from_slice(&more);
+    file.take(rest).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -623,18 +620,6 @@ fn open_cache_file(path: &Path) -> std::io::Result<File> {
         Err(ScanError::Io(e)) => Err(e),
         Err(e) => Err(std::io::Error::other(e.to_string())),
     }
-}
-
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
-    use std::io::Read;
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read(&mut buf[got..])? {
-            0 => break,
-            n => got += n,
-        }
-    }
-    Ok(got)
 }
 
 /// A file that grew read on from where its fold ended, when it is the same file with the same
@@ -753,17 +738,9 @@ fn restore(saved: SavedReport, stem: &str) -> Option<ScanReport> {
     })
 }
 
-/// Bytes at `offset`, without moving the file's offset (which its clones share).
+/// `len` bytes at `offset` ([`read_exact_at`]: the file's offset does not move).
 fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
     let mut buf = vec![0; usize::try_from(len).ok()?];
-    #[cfg(unix)]
-    std::os::unix::fs::FileExt::read_exact_at(file, &mut buf, offset).ok()?;
-    #[cfg(not(unix))]
-    {
-        let mut file = file.try_clone().ok()?;
-        file.seek(SeekFrom::Start(offset)).ok()?;
-        file.read_exact(&mut buf).ok()?;
-        file.seek(SeekFrom::Start(0)).ok()?;
-    }
+    read_exact_at(file, &mut buf, offset).ok()?;
     Some(buf)
 }

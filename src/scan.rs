@@ -543,6 +543,21 @@ pub(crate) fn stem_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// Reads `buf.len()` bytes at `offset` without moving the file's offset, which its clones share
+/// (where the platform cannot, the offset is moved on a clone).
+#[cfg(unix)]
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut handle = file.try_clone()?;
+    handle.seek(SeekFrom::Start(offset))?;
+    handle.read_exact(buf)
+}
+
 /// How a scan reads a whole file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reading {

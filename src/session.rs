@@ -18,8 +18,8 @@ use crate::diag::Warning;
 use crate::json;
 use crate::model::{self, Dialect, EntryKind, Header};
 use crate::scan::{
-    open_file, scan, scan_until, stem_of, whole_file, EntryLine, OpenedFile, Reading, ScanError,
-    ScanReport,
+    open_file, read_exact_at, scan, scan_until, stem_of, whole_file, EntryLine, OpenedFile,
+    Reading, ScanError, ScanReport,
 };
 use crate::time::parse_js_date;
 
@@ -842,19 +842,6 @@ pub(crate) fn test_session(lines: &[Value]) -> Session {
         text.push('\n');
     }
     Session::from_reader(text.as_bytes(), "t").unwrap()
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-#[cfg(not(unix))]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    use std::io::{Seek, SeekFrom};
-    let mut handle = file.try_clone()?;
-    handle.seek(SeekFrom::Start(offset))?;
-    handle.read_exact(buf)
 }
 
 #[cfg(test)]

@@ -26,8 +26,8 @@ use crate::locate::tilde;
 use crate::locate::Skipped;
 use crate::model::Header;
 use crate::scan::{
-    open_file, read_header_of, scan_until, stem_of, whole_file, EntryLine, Reading, ScanError,
-    ScanReport,
+    open_file, read_exact_at, read_header_of, scan_until, stem_of, whole_file, EntryLine, Reading,
+    ScanError, ScanReport,
 };
 use crate::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
 use crate::select::{select, Selected};
@@ -415,18 +415,6 @@ fn read_but(path: &Path, skips: &[(u64, u64)], size: u64) -> Result<Option<Vec<u
         (at, filled) = (end, filled + n);
     }
     Ok(Some(bytes))
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-#[cfg(not(unix))]
-fn read_exact_at(mut file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    use std::io::Seek;
-    file.seek(io::SeekFrom::Start(offset))?;
-    file.read_exact(buf)
 }
 
 /// What the search of one file has found so far.
