@@ -114,6 +114,19 @@ pub(crate) fn pi_tool_call(name: Option<&Value>, args: Option<&Value>, home: &st
     }
 }
 
+/// The arguments [`pi_tool_call`] reads of a call to the tool `name`; `None`: it writes them
+/// all (a tool it does not know).
+pub(crate) fn pi_tool_call_keys(name: &str) -> Option<&'static [&'static [u8]]> {
+    Some(match name {
+        "read" => &[b"path", b"file_path", b"offset", b"limit"],
+        "write" | "edit" => &[b"path", b"file_path"],
+        "bash" => &[b"command"],
+        "grep" | "find" => &[b"pattern", b"path"],
+        "ls" => &[b"path"],
+        _ => return None,
+    })
+}
+
 /// pi's `shortenHomePath`: an absolute path inside the home directory as `~/…`.
 fn shorten_home(path: &str, home: &str) -> String {
     if !path.starts_with('/') {

@@ -340,6 +340,25 @@ struct Extra {
     label: Option<Box<str>>,
 }
 
+/// Where a long `message.content` lies in its entry's stored line (offsets within the line),
+/// and the rest of the line, when it is short.
+#[derive(Debug)]
+struct Bulk {
+    entry: u32,
+    at: u32,
+    len: u32,
+    /// The line without its terminator, the content read as `null`: up to [`REST_BYTES`]. A
+    /// tool result's role, call and tool are then at hand without a read.
+    rest: Option<Box<[u8]>>,
+}
+
+/// A `message.content` of at least this many bytes is a [`Bulk`]: short ones are read with
+/// their line anyway, and a session of a million small entries records none.
+const BULK_BYTES: usize = 2048;
+/// The longest rest of a line a [`Bulk`] keeps: a quarter of its content at most, so what
+/// the index holds of a session stays a small part of it.
+const REST_BYTES: usize = 512;
+
 /// The (kind, role) pairs of a file's entries, each once: a handful in any real session.
 #[derive(Debug, Default)]
 struct Classes {
@@ -396,6 +415,8 @@ pub struct Session {
     classes: Classes,
     /// By entry, in file order.
     extras: Vec<Extra>,
+    /// By entry, in file order.
+    bulks: Vec<Bulk>,
     /// The `parentId`s that name no entry in the file, by entry, in file order.
     missing_parents: Vec<(u32, IdCell)>,
     /// Positions in `entries` by id, the last of each id (pi's `byId`: later entries overwrite).
@@ -454,6 +475,7 @@ impl Session {
         let mut long_ids = Vec::new();
         let mut classes = Classes::default();
         let mut extras = Vec::new();
+        let mut bulks = Vec::new();
         // The `parentId`s that do not name the entry before, by entry, until `link` resolves
         // them (most entries continue the one before: those are marked `PREVIOUS`).
         let mut pending = Vec::new();
@@ -487,6 +509,28 @@ impl Session {
                     target: target.map(Into::into),
                     label: label.map(Into::into),
                 });
+            }
+            // Only a span of the stored line itself (not of a seed-000 mapping) says where
+            // its bytes are.
+            let from_stored = std::ptr::eq(e.json.as_ptr(), e.stored.as_ptr());
+            if let Some(span) = message.and_then(|m| m.content_span).filter(|_| from_stored) {
+                let start = (span.as_ptr() as usize).wrapping_sub(e.stored.as_ptr() as usize);
+                let end = start.saturating_add(span.len());
+                if span.len() >= BULK_BYTES && end <= e.stored.len() {
+                    let mut rest = None;
+                    if e.stored.len() - span.len() <= REST_BYTES {
+                        let mut line = [&e.stored[..start], b"null", &e.stored[end..]].concat();
+                        trim_terminator(&mut line);
+                        rest = Some(line.into_boxed_slice());
+                    }
+                    // Both below the line's length, which is below 4 GiB.
+                    bulks.push(Bulk {
+                        entry: at,
+                        at: start as u32,
+                        len: span.len() as u32,
+                        rest,
+                    });
+                }
             }
             let parent_at = match e.parent.as_deref() {
                 None => NO_ENTRY,
@@ -536,6 +580,7 @@ impl Session {
             long_ids,
             classes,
             extras,
+            bulks,
             missing_parents: Vec::new(),
             by_id: IdIndex::default(),
             warnings: report.warnings,
@@ -668,13 +713,49 @@ impl Session {
     /// The stored bytes of an entry's line, without its terminator.
     pub fn raw_line(&self, i: usize) -> io::Result<Vec<u8>> {
         let mut bytes = self.stored_line(i)?;
-        if bytes.last() == Some(&b'\n') {
-            bytes.pop();
-        }
-        if bytes.last() == Some(&b'\r') {
-            bytes.pop();
-        }
+        trim_terminator(&mut bytes);
         Ok(bytes)
+    }
+
+    /// Entry `i`'s line as [`Session::raw_line`] gives it, but a long `message.content` (a
+    /// [`Bulk`]) read as `null`: for readers of the rest of a line (a tool result's role, call
+    /// and tool), who then read a few hundred bytes of it, not its output, or none (a short
+    /// rest is kept by the index). A file that changed since it was opened is read whole,
+    /// with [`Session::stored_line`]'s checks.
+    pub fn line_without_content(&self, i: usize) -> io::Result<Vec<u8>> {
+        let Ok(at) = self.bulks.binary_search_by_key(&i, |b| b.entry as usize) else {
+            return self.raw_line(i);
+        };
+        let (e, bulk) = (&self.entries[i], &self.bulks[at]);
+        if let Some(rest) = &bulk.rest {
+            return Ok(rest.to_vec());
+        }
+        let (head, tail, len) = (
+            bulk.at as usize,
+            bulk.at as usize + bulk.len as usize,
+            e.len as usize,
+        );
+        let mut line = match (&self.source, &self.file, self.identity) {
+            (Source::Memory(bytes), ..) => {
+                let start = usize::try_from(e.offset).map_err(io::Error::other)?;
+                let stored = &bytes[start..start + len];
+                [&stored[..head], b"null", &stored[tail..]].concat()
+            }
+            (Source::File(_), Some(file), Some(identity))
+                if file.metadata().is_ok_and(|m| Identity::of(&m) == identity) =>
+            {
+                let mut line = vec![0; head + 4 + (len - tail)];
+                let (before, after) = line.split_at_mut(head);
+                let failed = |err: io::Error| self.at_line(i, err.kind(), &err);
+                read_exact_at(file, before, e.offset).map_err(failed)?;
+                after[..4].copy_from_slice(b"null");
+                read_exact_at(file, &mut after[4..], e.offset + tail as u64).map_err(failed)?;
+                line
+            }
+            _ => return self.raw_line(i),
+        };
+        trim_terminator(&mut line);
+        Ok(line)
     }
 
     /// The stored bytes of an entry's line exactly as on disk, terminator (`\n`, `\r\n`, or
@@ -844,6 +925,16 @@ pub(crate) fn test_session(lines: &[Value]) -> Session {
     Session::from_reader(text.as_bytes(), "t").unwrap()
 }
 
+/// A stored line without its `\n` or `\r\n`.
+fn trim_terminator(line: &mut Vec<u8>) {
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -853,6 +944,54 @@ mod tests {
     }
 
     const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    /// A line read without its long content is the line with `null` in its place: from the
+    /// index's copy (a short rest), from the file around it (a long rest), or, once the file
+    /// changed, read whole.
+    #[test]
+    fn lines_without_their_content() {
+        let output = format!("\"{}\"", "out\\n".repeat(1000));
+        let details = "d".repeat(600);
+        let lines = [
+            format!(
+                r#"{{"type":"message","id":"a","message":{{"role":"toolResult","toolName":"bash","content":{output},"isError":false}}}}"#
+            ),
+            format!(
+                r#"{{"type":"message","id":"b","message":{{"role":"toolResult","content":[{{"type":"text","text":{output}}}],"details":"{details}"}}}}"#
+            ),
+            r#"{"type":"message","id":"c","message":{"role":"user","content":"short"}}"#.to_owned(),
+            // The skim is unsure of a key given twice: no span, the line as it is.
+            format!(
+                r#"{{"type":"message","id":"d","message":{{"content":{output},"content":1}}}}"#
+            ),
+        ];
+        let text = format!("{HEADER}\n{}\r\n", lines.join("\n"));
+        let without = |line: &str| {
+            let v: Value = crate::json::decode(line.as_bytes()).unwrap();
+            let content = crate::surrogates::to_string(&v["message"]["content"]);
+            line.replacen(&content, "null", 1)
+        };
+        let expected = [
+            without(&lines[0]),
+            without(&lines[1]),
+            lines[2].clone(),
+            lines[3].clone(),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, &text).unwrap();
+        for s in [open(&text), Session::open(&path).unwrap()] {
+            assert_eq!(s.bulks.len(), 2);
+            assert!(s.bulks[0].rest.is_some() && s.bulks[1].rest.is_none());
+            for (i, want) in expected.iter().enumerate() {
+                let got = s.line_without_content(i).unwrap();
+                assert_eq!(String::from_utf8(got).unwrap(), *want);
+            }
+        }
+        let s = Session::open(&path).unwrap();
+        std::fs::write(&path, format!("{text}{}\n", lines[2])).unwrap();
+        assert_eq!(s.line_without_content(1).unwrap(), lines[1].as_bytes());
+    }
 
     #[test]
     fn indexes_entries_and_skips_blank_and_malformed() {

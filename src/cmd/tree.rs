@@ -19,8 +19,9 @@ use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::js::js_truthy;
-use crate::model::{decode_without_block_keys, Dialect, EntryKind, LineView};
+use crate::model::{decode_kept, Dialect, EntryKind, Kept, LineView};
 use crate::preview::{answered_call, preview, tool_calls_of, Preview, Tone, ToolCalls};
+use crate::render::pi_tool_call_keys;
 use crate::session::Session;
 use crate::style::{self, escape_control, Role, Theme};
 use crate::surrogates;
@@ -80,7 +81,7 @@ fn facts(
             ..Facts::default()
         };
         if *session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant") {
-            let entry = load_without(session, i, UNREAD_WITH_ARGUMENTS)?;
+            let entry = load_with(session, i, &FILTERED)?;
             let message = entry.get("message").unwrap_or(&Value::Null);
             f.has_text = crate::render::has_text(message.get("content"));
             // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
@@ -95,16 +96,48 @@ fn facts(
     Ok((is_shown, tool_calls))
 }
 
-/// The keys of content blocks no row reads: thinking text and its signature.
-const UNREAD: &[&[u8]] = &[b"thinking", b"thinkingSignature"];
-/// And tool-call arguments, which only a call's one-liner reads.
-const UNREAD_WITH_ARGUMENTS: &[&[u8]] = &[b"thinking", b"thinkingSignature", b"arguments"];
+/// What the filter reads of an assistant message: its stop reason, its text (from its start:
+/// whether it is blank) and its tool calls' ids.
+const FILTERED: Kept = Kept {
+    message: Some(&[b"role", b"content", b"stopReason"]),
+    blocks: &[b"type", b"text", b"id"],
+    texts: Some(PREVIEW_TEXT_BYTES),
+    arguments: None,
+};
+/// What a row reads of a message (thinking, signatures, images' data and usage, most of a
+/// message, are passed over).
+const ROW: Kept = Kept {
+    message: Some(&[
+        b"role",
+        b"content",
+        b"stopReason",
+        b"errorMessage",
+        b"toolCallId",
+        b"toolName",
+        b"command",
+    ]),
+    blocks: &[b"type", b"text", b"id", b"name"],
+    texts: Some(PREVIEW_TEXT_BYTES),
+    arguments: None,
+};
+/// And of an assistant message whose calls' one-liners are made: their arguments too, as far
+/// as the one-liners read them.
+const ROW_WITH_ARGUMENTS: Kept = Kept {
+    blocks: &[b"type", b"text", b"id", b"name", b"arguments"],
+    arguments: Some(pi_tool_call_keys),
+    ..ROW
+};
 
-/// Entry `i` decoded without the content-block keys `skip` (passed over at the skim's speed),
-/// when it needs no migration; otherwise, or where the skim is unsure, decoded whole.
-fn load_without(session: &Session, i: usize, skip: &[&[u8]]) -> anyhow::Result<Value> {
+/// A row reads a message's text only as far as pi's preview (200 UTF-16 units) and the
+/// filter's test for blank text: this many stored bytes hold at least 339 units.
+const PREVIEW_TEXT_BYTES: usize = 2048;
+
+/// Entry `i` decoded as far as `kept` says (the rest passed over at the skim's speed), when
+/// it needs no migration; otherwise, or where the skim is unsure, decoded whole.
+fn load_with(session: &Session, i: usize, kept: &Kept) -> anyhow::Result<Value> {
     if session.header.dialect == Dialect::Pi && session.header.version >= 3 {
-        if let Some(entry) = decode_without_block_keys(&session.raw_line(i)?, skip) {
+        let line = session.raw_line(i)?;
+        if let Some(entry) = decode_kept(&line, kept) {
             return Ok(entry);
         }
     }
@@ -131,7 +164,7 @@ impl View<'_> {
 
     /// Entry `i` as far as its row needs: whole, but for a tool result of pi's own dialect
     /// (most of a session's bytes) only its role, call id and tool name, taken from the skim's
-    /// spans. Anything the skim leaves to serde_json, or a tool name that is not a string (the
+    /// spans of its line read without its content. Anything the skim leaves to serde_json, or a tool name that is not a string (the
     /// preview then spells the value), is decoded whole.
     fn row_entry(&self, i: usize) -> anyhow::Result<Value> {
         let s = self.session;
@@ -139,7 +172,7 @@ impl View<'_> {
             && *s.kind(i) == EntryKind::Message
             && s.role(i) == Some("toolResult")
         {
-            let line = s.raw_line(i)?;
+            let line = s.line_without_content(i)?;
             let message = LineView::skim(&line).and_then(|view| view.message.0);
             if let Some(m) = message.filter(|m| m.tool_name.get().is_some()) {
                 let mut message = Map::new();
@@ -156,11 +189,11 @@ impl View<'_> {
         // An assistant message is read with its calls' arguments: the tool results drawn
         // after it then find their one-liners at hand (a hidden one is read again for them).
         if *s.kind(i) == EntryKind::Message && s.role(i) == Some("assistant") {
-            let entry = load_without(s, i, UNREAD)?;
+            let entry = load_with(s, i, &ROW_WITH_ARGUMENTS)?;
             self.keep_lines(i, &entry);
             return Ok(entry);
         }
-        load_without(s, i, UNREAD_WITH_ARGUMENTS)
+        load_with(s, i, &ROW)
     }
 
     /// Makes the tool-call one-liners of assistant message `i` the ones at hand.
@@ -186,7 +219,10 @@ impl View<'_> {
             return Ok(None);
         };
         if self.lines.borrow().0 != Some(holder) {
-            self.keep_lines(holder, &load_without(self.session, holder, UNREAD)?);
+            self.keep_lines(
+                holder,
+                &load_with(self.session, holder, &ROW_WITH_ARGUMENTS)?,
+            );
         }
         Ok(self.lines.borrow().1.get(id).cloned())
     }
@@ -352,6 +388,96 @@ fn paint(theme: Theme, tone: Tone, text: &str, bold: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a row decodes of a message (texts from their start, arguments as far as the
+    /// one-liners read them) makes the preview, the filter's facts and the one-liners a full
+    /// decode makes, on random messages built to sit on every edge of the shortcuts.
+    #[test]
+    fn rows_read_what_a_full_decode_gives() {
+        let texts = [
+            "\"hi\"".to_owned(),
+            format!("\"{}\"", "a\\n\\u00e9\\\\ 😀".repeat(400)),
+            format!("\"{}x\"", " ".repeat(3000)),
+            format!("\"{}\"", "\\t".repeat(2000)),
+            format!("\"{}\"", "\\ud83d\\ude00".repeat(500)),
+            "\"\"".to_owned(),
+            "5".to_owned(),
+        ];
+        let names = [
+            "read",
+            "write",
+            "edit",
+            "bash",
+            "grep",
+            "find",
+            "ls",
+            "mine",
+            "b\\u0061sh",
+        ];
+        let args = [
+            r#"{"path":"/home/dev/a.rs","offset":10,"limit":20,"content":"big"}"#.to_owned(),
+            format!(r#"{{"command":"{}","timeout":5}}"#, "ls -la\\n".repeat(30)),
+            r#"{"pattern":"fn \\w+","path":"src","file_path":"x"}"#.to_owned(),
+            r#"{"file_path":"/home/dev/b","path":"","path":"/home/dev/c"}"#.to_owned(),
+            r#""not an object""#.to_owned(),
+            "{}".to_owned(),
+        ];
+        let mut next = crate::skim::rng(0x7ee5);
+        let mut unsure = 0;
+        for round in 0..2_000 {
+            let mut blocks = Vec::new();
+            for _ in 0..=next(3) {
+                let name = names[next(names.len())];
+                let arg = &args[next(args.len())];
+                blocks.push(match next(5) {
+                    0 => format!(r#"{{"type":"text","text":{}}}"#, texts[next(texts.len())]),
+                    1 => r#"{"type":"thinking","thinking":"t","thinkingSignature":"s"}"#.to_owned(),
+                    2 => format!(r#"{{"type":"toolCall","id":"c{round}","name":"{name}","arguments":{arg}}}"#),
+                    // Arguments before the name, and a name given twice.
+                    3 => format!(r#"{{"type":"toolCall","arguments":{arg},"id":"d","name":"{name}","name":"mine"}}"#),
+                    _ => format!(r#"{{"type":"toolCall","id":"e","name":"{name}","arguments":{arg},"name":"{name}"}}"#),
+                });
+            }
+            let content = match next(4) {
+                0 => texts[next(texts.len())].clone(),
+                _ => format!("[{}]", blocks.join(",")),
+            };
+            let role = ["assistant", "user"][next(2)];
+            let stop = [r#""stop""#, r#""error""#, r#""aborted""#, "null", "1"][next(5)];
+            let line = format!(
+                r#"{{"type":"message","id":"x","message":{{"role":"{role}","content":{content},"stopReason":{stop},"errorMessage":" boom\\n","usage":{{"input":1}}}}}}"#
+            );
+            let full = crate::json::decode(line.as_bytes()).unwrap();
+            let home = "/home/dev";
+            for (n, kept) in [ROW, ROW_WITH_ARGUMENTS, FILTERED].iter().enumerate() {
+                // Unsure (a name after cut arguments): the row decodes the line whole.
+                let Some(cut) = decode_kept(line.as_bytes(), kept) else {
+                    unsure += 1;
+                    continue;
+                };
+                let (m, whole) = (&cut["message"], &full["message"]);
+                if n == 2 {
+                    assert_eq!(
+                        crate::render::has_text(m.get("content")),
+                        crate::render::has_text(whole.get("content")),
+                        "{line}"
+                    );
+                    assert_eq!(m.get("stopReason"), whole.get("stopReason"));
+                    continue;
+                }
+                let text = |e: &Value| preview(e, &EntryKind::Message, None, home).text();
+                assert_eq!(text(&cut), text(&full), "{line}");
+                if n == 1 {
+                    let (mut a, mut b) = (HashMap::new(), HashMap::new());
+                    tool_calls_of(m, home, &mut a);
+                    tool_calls_of(whole, home, &mut b);
+                    assert_eq!(a, b, "{line}");
+                }
+            }
+        }
+        // Both sides of the shortcut were taken.
+        assert!((100..1_500).contains(&unsure), "{unsure} of 6000 unsure");
+    }
 
     #[test]
     fn a_cut_preview_cut_again_has_one_ellipsis() {

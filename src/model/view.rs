@@ -35,6 +35,10 @@ pub struct MessageView<'a> {
     pub tool_call_id: LooseStr<'a>,
     #[serde(rename = "isError", default)]
     pub is_error: LooseTrue,
+    /// The stored bytes of `content`'s value, when the skim read the message (serde_json's
+    /// fallback leaves it unset): where the bulk of a line lies, for readers that can pass it.
+    #[serde(skip)]
+    pub content_span: Option<&'a [u8]>,
 }
 
 /// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
@@ -107,7 +111,11 @@ impl<'a> MessageView<'a> {
                 b"role" => view.role = loose_str(s.value())?,
                 b"timestamp" => view.timestamp = decode(s.value())?,
                 // What `Present` decodes, without a second pass over the content.
-                b"content" => view.content = Present(s.value().ok()? != b"null"),
+                b"content" => {
+                    let span = s.value().ok()?;
+                    view.content = Present(span != b"null");
+                    view.content_span = Some(span);
+                }
                 b"usage" => view.usage = decode(s.value())?,
                 b"provider" => view.provider = loose_str(s.value())?,
                 b"model" => view.model = loose_str(s.value())?,
@@ -124,17 +132,44 @@ impl<'a> MessageView<'a> {
     }
 }
 
-/// An entry line decoded whole but for the keys `skip` of `message.content`'s blocks, which
-/// the skim passes over (the thinking text and the tool-call arguments `tree` never reads are
-/// most of an assistant message). Each value kept is decoded from its span by the one decoder,
-/// so it is what a full decode gives; `None` where the skim is unsure (then decode the line).
-pub fn decode_without_block_keys(line: &[u8], skip: &[&[u8]]) -> Option<Value> {
+/// The keys of a call's arguments a reader reads, by the tool's name (`None`: all of them).
+pub type ArgumentKeys = fn(&str) -> Option<&'static [&'static [u8]]>;
+
+/// What [`decode_kept`] keeps of an entry line: every key of the line, and of its `message`
+/// and `message.content`'s blocks the keys a reader names.
+#[derive(Debug, Clone, Copy)]
+pub struct Kept<'k> {
+    /// The keys of `message` to decode, the others passed over; `None`: all of them.
+    pub message: Option<&'k [&'k [u8]]>,
+    /// The keys of `message.content`'s blocks to decode.
+    pub blocks: &'k [&'k [u8]],
+    /// A text of `message.content` (the string, or a block's `text`) stored in more than this
+    /// many bytes is decoded from a prefix of its stored bytes ([`prefix_cut`]): at least
+    /// `(n - 9) / 6` UTF-16 units of it (an escape is at most 6 bytes a unit), and never a
+    /// blank prefix of a text that is not blank. For readers of a text's start only (`tree`'s
+    /// previews).
+    pub texts: Option<usize>,
+    /// The keys of a tool call's `arguments` to decode, by the call's `name` (given before
+    /// them); `None` (or a name it does not know): all of them.
+    pub arguments: Option<ArgumentKeys>,
+}
+
+/// An entry line decoded but for what `kept` passes over, which the skim skips at memory
+/// speed (thinking, images' data, tool-call arguments and usage are most of a message, and
+/// `tree` reads none of them). Each value kept is decoded from its span by the one decoder, so
+/// it is what a full decode gives; `None` where the skim is unsure (then decode the line).
+pub fn decode_kept(line: &[u8], kept: &Kept) -> Option<Value> {
     let mut s = Skim::new(line);
-    let entry = object_with(&mut s, |key, s| match key {
-        b"message" if s.at_object() => object_with(s, |key, s| match key {
-            b"content" if s.at_array() => blocks_without(s, skip),
-            _ => decoded(s),
-        }),
+    let all = |_: &[u8]| true;
+    let entry = object_with(&mut s, all, |key, s| match key {
+        b"message" if s.at_object() => {
+            let wanted = |key: &[u8]| kept.message.is_none_or(|keys| keys.contains(&key));
+            object_with(s, wanted, |key, s| match key {
+                b"content" if s.at_array() => blocks_with(s, kept),
+                b"content" => text(s, kept.texts),
+                _ => decoded(s),
+            })
+        }
         _ => decoded(s),
     })?;
     s.end().ok()?;
@@ -144,7 +179,10 @@ pub fn decode_without_block_keys(line: &[u8], skip: &[&[u8]]) -> Option<Value> {
 /// The next value, decoded from its span: a plain string (no escape, nothing a surrogate's
 /// stand-in could be taken for) without a deserializer, as `loose_str` reads one.
 fn decoded(s: &mut Skim<'_>) -> Option<Value> {
-    let span = s.value().ok()?;
+    decode_span(s.value().ok()?)
+}
+
+fn decode_span(span: &[u8]) -> Option<Value> {
     if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
         if !inner.contains(&b'\\') && memchr::memchr(0xF4, inner).is_none() {
             if let Ok(text) = std::str::from_utf8(inner) {
@@ -155,14 +193,66 @@ fn decoded(s: &mut Skim<'_>) -> Option<Value> {
     crate::json::decode(span).ok()
 }
 
-/// The next object, each member's value read by `read`. A key given twice keeps its first place and its last value, as serde_json's map (and JSON.parse) do.
+/// The next value, a text longer than `cap` bytes decoded from its start only (see
+/// [`Kept::texts`]).
+fn text(s: &mut Skim<'_>, cap: Option<usize>) -> Option<Value> {
+    let span = s.value().ok()?;
+    let long = cap.filter(|&cap| span.len() > cap + 2 && span.first() == Some(&b'"'));
+    let Some(cap) = long else {
+        return decode_span(span);
+    };
+    let inner = &span[1..span.len() - 1];
+    let cut = prefix_cut(inner, cap);
+    let quoted = [&b"\""[..], &inner[..cut], b"\""].concat();
+    match crate::json::decode(&quoted) {
+        Ok(Value::String(t)) if !crate::js::js_trim(&t).is_empty() => Some(Value::String(t)),
+        // Blank so far (it may not be further on), or not a string on its own: all of it.
+        _ => decode_span(span),
+    }
+}
+
+/// Where to cut the stored text of a JSON string (between its quotes) at most `cap` bytes in,
+/// splitting no escape and no UTF-8 sequence: the bytes before the cut decode as they do in
+/// the whole, but for a surrogate pair's first half, which the cut's end can leave alone.
+fn prefix_cut(inner: &[u8], cap: usize) -> usize {
+    let mut cut = cap.min(inner.len());
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'\\', &inner[at..cut]) {
+        let escape = at + found;
+        let len = if inner.get(escape + 1) == Some(&b'u') {
+            6
+        } else {
+            2
+        };
+        if escape + len > cut {
+            cut = escape;
+            break;
+        }
+        at = escape + len;
+    }
+    // Escapes are ASCII: backing over continuation bytes splits none.
+    for _ in 0..3 {
+        if cut > 0 && inner.get(cut).is_some_and(|b| b & 0xC0 == 0x80) {
+            cut -= 1;
+        }
+    }
+    cut
+}
+
+/// The next object, each member `wanted` read by `read` (the others skipped). A key given
+/// twice keeps its first place and its last value, as serde_json's map (and JSON.parse) do.
 fn object_with<'a>(
     s: &mut Skim<'a>,
+    wanted: impl Fn(&[u8]) -> bool,
     mut read: impl FnMut(&'a [u8], &mut Skim<'a>) -> Option<Value>,
 ) -> Option<Value> {
     let mut members = s.object().ok()?;
     let mut map = serde_json::Map::new();
     while let Some(key) = s.next_key(&mut members).ok()? {
+        if !wanted(key) {
+            s.value().ok()?;
+            continue;
+        }
         // The skim hands over only unescaped UTF-8 keys.
         let name = std::str::from_utf8(key).ok()?;
         map.insert(name.to_owned(), read(key, s)?);
@@ -170,25 +260,41 @@ fn object_with<'a>(
     Some(Value::Object(map))
 }
 
-/// The content array at the cursor, its blocks without the keys `skip`.
-fn blocks_without(s: &mut Skim<'_>, skip: &[&[u8]]) -> Option<Value> {
+/// The content array at the cursor, its blocks with the keys `kept.blocks` only (and long
+/// texts cut as [`Kept::texts`] says).
+fn blocks_with(s: &mut Skim<'_>, kept: &Kept) -> Option<Value> {
     let mut items = s.array().ok()?;
     let mut blocks = Vec::new();
     while s.next_item(&mut items).ok()? {
-        if !s.at_object() {
-            blocks.push(decoded(s)?);
-            continue;
-        }
-        let mut members = s.object().ok()?;
-        let mut map = serde_json::Map::new();
-        while let Some(key) = s.next_key(&mut members).ok()? {
-            if skip.contains(&key) {
-                s.value().ok()?;
-                continue;
-            }
-            map.insert(std::str::from_utf8(key).ok()?.to_owned(), decoded(s)?);
-        }
-        blocks.push(Value::Object(map));
+        let block = if s.at_object() {
+            let wanted = |key: &[u8]| kept.blocks.contains(&key);
+            // The tool named so far, and whether arguments were cut for it: a name given
+            // after them (the last wins) might want others, so that block is left unsure.
+            let (mut name, mut cut) = (None, false);
+            object_with(s, wanted, |key, s| match key {
+                b"text" => text(s, kept.texts),
+                b"name" if cut => None,
+                b"name" => {
+                    let value = decoded(s)?;
+                    name = value.as_str().map(str::to_owned);
+                    Some(value)
+                }
+                b"arguments" if s.at_object() => {
+                    let keys = kept.arguments.zip(name.as_deref());
+                    match keys.and_then(|(keys_of, name)| keys_of(name)) {
+                        Some(keys) => {
+                            cut = true;
+                            object_with(s, |key| keys.contains(&key), |_, s| decoded(s))
+                        }
+                        None => decoded(s),
+                    }
+                }
+                _ => decoded(s),
+            })?
+        } else {
+            decoded(s)?
+        };
+        blocks.push(block);
     }
     Some(Value::Array(blocks))
 }
@@ -384,13 +490,12 @@ mod tests {
     use serde_json::{Map, Value};
 
     #[test]
-    fn decoding_without_block_keys_is_a_full_decode_less_those_keys() {
-        let skip: &[&[u8]] = &[b"thinking", b"arguments"];
+    fn decoding_with_block_keys_is_a_full_decode_less_the_others() {
+        let keep: &[&[u8]] = &[b"type", b"text", b"id", b"name"];
         let without = |mut v: Value| {
             if let Some(Value::Array(blocks)) = v.pointer_mut("/message/content") {
                 for b in blocks.iter_mut().filter_map(Value::as_object_mut) {
-                    b.remove("thinking");
-                    b.remove("arguments");
+                    b.retain(|k, _| keep.contains(&k.as_bytes()));
                 }
             }
             v
@@ -409,7 +514,13 @@ mod tests {
         lines.push(b"{\"message\":{\"content\":[{\"text\":\"caf\xff\"}]}}".to_vec());
         for line in &lines {
             let full = crate::json::decode(line).unwrap();
-            let pruned = decode_without_block_keys(line, skip).unwrap();
+            let kept = Kept {
+                message: None,
+                blocks: keep,
+                texts: None,
+                arguments: None,
+            };
+            let pruned = decode_kept(line, &kept).unwrap();
             assert_eq!(
                 crate::surrogates::to_string(&pruned),
                 crate::surrogates::to_string(&without(full)),
@@ -417,6 +528,18 @@ mod tests {
                 String::from_utf8_lossy(line)
             );
         }
+        // Of the message, only the keys asked for.
+        let line = br#"{"type":"message","message":{"role":"user","usage":{"input":1},"content":"x","role":"again"},"usage":1}"#;
+        let kept = Kept {
+            message: Some(&[b"role", b"content"]),
+            blocks: keep,
+            texts: None,
+            arguments: None,
+        };
+        assert_eq!(
+            decode_kept(line, &kept).unwrap().to_string(),
+            r#"{"type":"message","message":{"role":"again","content":"x"},"usage":1}"#
+        );
         // What the skim is unsure of goes back to the caller.
         for bad in [
             &b"{\"message\":{\"content\":[1,]}}"[..],
@@ -426,8 +549,87 @@ mod tests {
             // A raw control character is no JSON (serde_json refuses it): nor plain text here.
             b"{\"a\":\"x\x01\"}",
         ] {
-            assert!(decode_without_block_keys(bad, skip).is_none());
+            let kept = Kept {
+                message: Some(&[b"content"]),
+                blocks: keep,
+                texts: None,
+                arguments: None,
+            };
+            assert!(decode_kept(bad, &kept).is_none());
         }
+    }
+
+    /// A long text cut by [`prefix_cut`] decodes to a prefix of the whole, of the length the
+    /// cut promises, on random strings of escapes, surrogates, invalid bytes and backslashes.
+    #[test]
+    fn long_texts_decode_to_a_prefix_of_the_whole() {
+        let pieces: &[&[u8]] = &[
+            b"a",
+            b" ",
+            b"\\n",
+            b"\\\\",
+            b"\\\"",
+            b"\\u00e9",
+            b"\\ud83d\\ude00",
+            b"\\ud83d",
+            b"\\ude00",
+            "\u{e9}".as_bytes(),
+            "\u{1f600}".as_bytes(),
+            b"\xff",
+            b"\xf0\x9f",
+            b"\r\n",
+            b"\t",
+            b"\\t",
+        ];
+        let mut next = crate::skim::rng(0x5eed_cafe);
+        for _ in 0..3_000 {
+            let mut inner = Vec::new();
+            while inner.len() < 400 {
+                inner.extend_from_slice(pieces[next(pieces.len())]);
+            }
+            // Raw tabs and newlines are no JSON: the skim refuses the line, as serde_json does.
+            inner.retain(|&b| b != b'\t' && b != b'\n' && b != b'\r');
+            let line = [
+                &br#"{"message":{"content":[{"type":"text","text":""#[..],
+                &inner,
+                br#""}]}}"#,
+            ]
+            .concat();
+            let whole = crate::json::decode(&line).unwrap();
+            let whole = whole["message"]["content"][0]["text"].as_str().unwrap();
+            let cap = 60 + next(200);
+            let kept = Kept {
+                message: Some(&[b"content"]),
+                blocks: &[b"type", b"text"],
+                texts: Some(cap),
+                arguments: None,
+            };
+            let cut = decode_kept(&line, &kept).unwrap();
+            let cut = cut["message"]["content"][0]["text"].as_str().unwrap();
+            let units = |s: &str| s.encode_utf16().count();
+            // All but a last lone half of a pair is the whole's.
+            let (kept, whole_units) = (units(cut), units(whole));
+            assert!(
+                kept >= (cap - 9) / 6 || kept == whole_units,
+                "{kept} units at cap {cap}"
+            );
+            let agree = cut
+                .encode_utf16()
+                .zip(whole.encode_utf16())
+                .take_while(|(a, b)| a == b)
+                .count();
+            assert!(agree + 2 >= kept, "{cut:?} is no prefix of {whole:?}");
+        }
+        // A blank start is not taken for a blank text.
+        let line = format!(r#"{{"message":{{"content":"{}x"}}}}"#, " ".repeat(5000));
+        let kept = Kept {
+            message: None,
+            blocks: &[],
+            texts: Some(100),
+            arguments: None,
+        };
+        let cut = decode_kept(line.as_bytes(), &kept).unwrap();
+        assert_eq!(cut["message"]["content"].as_str().map(str::len), Some(5001));
     }
 
     #[test]
@@ -505,9 +707,16 @@ mod tests {
     /// The skim is a shortcut, never a second opinion: what it vouches for, serde_json reads
     /// the same way.
     fn assert_skim_agrees(line: &[u8]) -> bool {
-        let Some(skimmed) = LineView::skim(line) else {
+        let Some(mut skimmed) = LineView::skim(line) else {
             return false;
         };
+        // The span is the skim's own extra, and must be the content's stored text.
+        if let Some(m) = skimmed.message.0.as_mut() {
+            if let Some(span) = m.content_span.take() {
+                let content = crate::json::decode(line).unwrap()["message"]["content"].clone();
+                assert_eq!(crate::json::decode(span).unwrap(), content);
+            }
+        }
         let decoded = serde_json::from_slice::<LineView>(line).unwrap_or_else(|e| {
             panic!(
                 "skim accepted what serde_json refuses ({e}): {}",
