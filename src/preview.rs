@@ -104,18 +104,8 @@ impl ToolCalls {
         }
     }
 
-    /// Records the calls of assistant message `entry`.
-    pub(crate) fn record(&mut self, message: &Value, entry: u32) {
-        for b in Content::of(message.get("content")).blocks() {
-            if let Block::ToolCall(call) = b {
-                if let Some(id) = call.id.and_then(Value::as_str) {
-                    self.insert(id, entry);
-                }
-            }
-        }
-    }
-
-    fn insert(&mut self, id: &str, entry: u32) {
+    /// Records that call `id` is in entry `entry` (a later call of the id wins).
+    pub(crate) fn insert(&mut self, id: &str, entry: u32) {
         // A line is far below 4 GiB, so an id is too.
         let value = (self.ids.len() as u64, id.len() as u32, entry);
         self.ids.push_str(id);
@@ -133,6 +123,16 @@ impl ToolCalls {
         };
         self.by_id.find(id, held).map(|&(.., entry)| entry as usize)
     }
+}
+
+/// The ids of an assistant message's tool calls, in order.
+pub(crate) fn call_ids(message: &Value) -> impl Iterator<Item = &str> {
+    Content::of(message.get("content"))
+        .blocks()
+        .filter_map(|b| match b {
+            Block::ToolCall(call) => call.id.and_then(Value::as_str),
+            _ => None,
+        })
 }
 
 /// The tool calls of an assistant message as pi's `/tree` names them, for the tool results

@@ -1,15 +1,16 @@
 //! `pisess tree`: the entry tree as pi's `/tree` draws it (filters, layout, previews), with the
 //! active path marked; or the same rows as NDJSON, one object per shown entry.
 //!
-//! Two passes over the entries, each decoding one entry at a time: the first decodes assistant
-//! messages only (the filter needs their text and stop reason, and notes which message holds
-//! each tool call), the second decodes each shown entry for its preview while writing its row
-//! (a tool result only as far as its preview needs, and its call's message again when that is
-//! not the message drawn last).
+//! Two passes over the entries, each decoding entries on every core, a chunk of them at a
+//! time, and each only as far as it reads them: the first decodes assistant messages (the
+//! filter needs their text and stop reason, and notes which message holds each tool call),
+//! the second decodes each shown entry for its preview and renders its row (a tool result only
+//! as far as its preview needs, and its call's message again when that is not the message
+//! decoded last), the chunks written in order.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::{Read, Write};
+use std::ops::ControlFlow;
 
 use serde_json::{Map, Value};
 
@@ -20,12 +21,12 @@ use crate::env::Env;
 use crate::exit::Outcome;
 use crate::js::js_truthy;
 use crate::model::{decode_kept, Dialect, EntryKind, Kept, LineView};
-use crate::preview::{answered_call, preview, tool_calls_of, Preview, Tone, ToolCalls};
+use crate::preview::{answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls};
 use crate::render::pi_tool_call_keys;
 use crate::session::Session;
 use crate::style::{self, escape_control, Role, Theme};
 use crate::surrogates;
-use crate::tree::{layout, shown, visible, Facts, Tree, TreeFilter, Visible};
+use crate::tree::{layout, shown, visible, Facts, Row, Tree, TreeFilter, Visible};
 
 pub fn run(
     args: &TreeArgs,
@@ -48,7 +49,6 @@ pub fn run(
         tool_calls: &tool_calls,
         labels: &labels,
         home: &home,
-        lines: RefCell::default(),
     };
     if args.json {
         view.write_json(&v, out)?;
@@ -65,36 +65,94 @@ fn facts(
     labels: &HashMap<String, String>,
     filter: TreeFilter,
 ) -> anyhow::Result<(Vec<bool>, ToolCalls)> {
+    let n = session.entries.len();
+    let assistant = |i: usize| {
+        tree.in_tree[i]
+            && *session.kind(i) == EntryKind::Message
+            && session.role(i) == Some("assistant")
+    };
     // About one call per tool result: sized once, the table is not grown (and copied) on a
     // session of a million entries.
-    let results = (0..session.entries.len())
+    let results = (0..n)
         .filter(|&i| tree.in_tree[i] && session.role(i) == Some("toolResult"))
         .count();
     let mut tool_calls = ToolCalls::with_capacity(results);
-    let mut is_shown = vec![false; session.entries.len()];
+    // `index` keeps positions below u32::MAX.
+    let assistants: Vec<u32> = (0..n).filter(|&i| assistant(i)).map(|i| i as u32).collect();
+    let chunks: Vec<&[u32]> = assistants.chunks(CHUNK).collect();
+    // Bit 1: some text; bit 2: an error or abort.
+    let mut said = vec![0u8; n];
+    let mut failed = Ok(());
+    crate::parallel::ordered(
+        &chunks,
+        |chunk| {
+            let read = |&i: &u32| Ok((i, Said::of(session, i as usize)?));
+            chunk.iter().map(read).collect::<anyhow::Result<Vec<_>>>()
+        },
+        |chunk| {
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(e) => {
+                    failed = Err(e);
+                    return ControlFlow::Break(());
+                }
+            };
+            // In file order, as pi's map is filled: a later call of an id wins.
+            for (i, s) in chunk {
+                said[i as usize] = u8::from(s.has_text) | u8::from(s.error_or_aborted) << 1;
+                for id in &s.calls {
+                    tool_calls.insert(id, i);
+                }
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    failed?;
+    let mut is_shown = vec![false; n];
     for (i, is_shown) in is_shown.iter_mut().enumerate() {
         if !tree.in_tree[i] {
             continue;
         }
-        let mut f = Facts {
+        let f = Facts {
             labelled: session.id(i).is_some_and(|id| labels.contains_key(id)),
-            ..Facts::default()
+            has_text: said[i] & 1 != 0,
+            error_or_aborted: said[i] & 2 != 0,
         };
-        if *session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant") {
-            let entry = load_with(session, i, &FILTERED)?;
-            let message = entry.get("message").unwrap_or(&Value::Null);
-            f.has_text = crate::render::has_text(message.get("content"));
-            // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
-            let stop = message.get("stopReason");
-            f.error_or_aborted = js_truthy(stop)
-                && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"));
-            // `index` keeps positions below u32::MAX.
-            tool_calls.record(message, i as u32);
-        }
         *is_shown = shown(session, i, &f, tree.leaf == Some(i), filter);
     }
     Ok((is_shown, tool_calls))
 }
+
+/// What the filter reads of an assistant message, and the ids of its tool calls.
+struct Said {
+    has_text: bool,
+    error_or_aborted: bool,
+    calls: Vec<String>,
+}
+
+impl Said {
+    fn of(session: &Session, i: usize) -> anyhow::Result<Said> {
+        let entry = load_with(session, i, &FILTERED)?;
+        let message = entry.get("message").unwrap_or(&Value::Null);
+        // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
+        let stop = message.get("stopReason");
+        Ok(Said {
+            has_text: crate::render::has_text(message.get("content")),
+            error_or_aborted: js_truthy(stop)
+                && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse")),
+            calls: call_ids(message).map(str::to_owned).collect(),
+        })
+    }
+}
+
+/// Entries decoded (or rows rendered) by one worker at a time, and at most this many bytes of
+/// row prefixes among them (a tree that keeps branching indents each row by megabytes).
+const CHUNK: usize = 128;
+const CHUNK_BYTES: usize = 128 << 10;
+/// Rows taken from the layout at a time (and at most this many bytes of their prefixes):
+/// enough to keep every core busy, few enough that memory holds a few megabytes of them.
+const BATCH: usize = 64 * CHUNK;
+const BATCH_BYTES: usize = 8 * CHUNK_BYTES;
 
 /// What the filter reads of an assistant message: its stop reason, its text (from its start:
 /// whether it is blank) and its tool calls' ids.
@@ -151,8 +209,23 @@ struct View<'a> {
     /// Current labels by target id.
     labels: &'a HashMap<String, String>,
     home: &'a str,
-    /// The tool-call one-liners of the assistant message decoded last, and its position.
-    lines: RefCell<(Option<usize>, HashMap<String, String>)>,
+}
+
+/// The tool-call one-liners of the assistant message decoded last, and its position: the
+/// tool results drawn after it find theirs at hand. Each chunk of rows has its own.
+#[derive(Default)]
+struct Lines {
+    holder: Option<usize>,
+    by_id: HashMap<String, String>,
+}
+
+/// How human rows look.
+struct Look {
+    ids: bool,
+    width: Option<usize>,
+    theme: Theme,
+    /// The row marked `← active`.
+    marked: Option<usize>,
 }
 
 impl View<'_> {
@@ -164,9 +237,10 @@ impl View<'_> {
 
     /// Entry `i` as far as its row needs: whole, but for a tool result of pi's own dialect
     /// (most of a session's bytes) only its role, call id and tool name, taken from the skim's
-    /// spans of its line read without its content. Anything the skim leaves to serde_json, or a tool name that is not a string (the
+    /// spans of its line read without its content.
+    /// Anything the skim leaves to serde_json, or a tool name that is not a string (the
     /// preview then spells the value), is decoded whole.
-    fn row_entry(&self, i: usize) -> anyhow::Result<Value> {
+    fn row_entry(&self, i: usize, lines: &mut Lines) -> anyhow::Result<Value> {
         let s = self.session;
         if s.header.dialect == Dialect::Pi
             && *s.kind(i) == EntryKind::Message
@@ -190,25 +264,29 @@ impl View<'_> {
         // after it then find their one-liners at hand (a hidden one is read again for them).
         if *s.kind(i) == EntryKind::Message && s.role(i) == Some("assistant") {
             let entry = load_with(s, i, &ROW_WITH_ARGUMENTS)?;
-            self.keep_lines(i, &entry);
+            self.keep_lines(i, &entry, lines);
             return Ok(entry);
         }
         load_with(s, i, &ROW)
     }
 
     /// Makes the tool-call one-liners of assistant message `i` the ones at hand.
-    fn keep_lines(&self, i: usize, entry: &Value) {
-        let mut lines = self.lines.borrow_mut();
-        if lines.0 != Some(i) {
-            lines.1.clear();
+    fn keep_lines(&self, i: usize, entry: &Value, lines: &mut Lines) {
+        if lines.holder != Some(i) {
+            lines.by_id.clear();
             let message = entry.get("message").unwrap_or(&Value::Null);
-            tool_calls_of(message, self.home, &mut lines.1);
-            lines.0 = Some(i);
+            tool_calls_of(message, self.home, &mut lines.by_id);
+            lines.holder = Some(i);
         }
     }
 
     /// The one-liner of the call a tool result answers.
-    fn call_line(&self, i: usize, entry: &Value) -> anyhow::Result<Option<String>> {
+    fn call_line(
+        &self,
+        i: usize,
+        entry: &Value,
+        lines: &mut Lines,
+    ) -> anyhow::Result<Option<String>> {
         if *self.session.kind(i) != EntryKind::Message {
             return Ok(None);
         }
@@ -218,17 +296,15 @@ impl View<'_> {
         let Some(holder) = self.tool_calls.entry_of(id) else {
             return Ok(None);
         };
-        if self.lines.borrow().0 != Some(holder) {
-            self.keep_lines(
-                holder,
-                &load_with(self.session, holder, &ROW_WITH_ARGUMENTS)?,
-            );
+        if lines.holder != Some(holder) {
+            let message = load_with(self.session, holder, &ROW_WITH_ARGUMENTS)?;
+            self.keep_lines(holder, &message, lines);
         }
-        Ok(self.lines.borrow().1.get(id).cloned())
+        Ok(lines.by_id.get(id).cloned())
     }
 
-    fn preview(&self, i: usize, entry: &Value) -> anyhow::Result<Preview> {
-        let call = self.call_line(i, entry)?;
+    fn preview(&self, i: usize, entry: &Value, lines: &mut Lines) -> anyhow::Result<Preview> {
+        let call = self.call_line(i, entry, lines)?;
         Ok(preview(
             entry,
             self.session.kind(i),
@@ -252,40 +328,114 @@ impl View<'_> {
         }
         // `← active` goes on the leaf, or when the filter hides it (a label, a usage entry...)
         // on its nearest shown ancestor, the entry pi's cursor starts on.
-        let marked = v.active_end(&self.tree.active);
-        for row in rows {
-            let i = row.entry;
-            let entry = self.row_entry(i)?;
-            let active = self.tree.active[i];
-            // pi's `pathMarker` before the text, and ours after the leaf.
-            let marker = if active { "• " } else { "" };
-            let suffix = if marked == Some(i) { " ← active" } else { "" };
-            let mut parts: Vec<(Tone, String)> = Vec::new();
-            // The id as `show S ID` and `--leaf ID` take it back, ahead of the label.
-            if ids {
-                let id = self.session.id(i).unwrap_or("?");
-                parts.push((Tone::Dim, format!("{id} ")));
-            }
-            if let Some(label) = self.label(i) {
-                parts.push((Tone::Warning, format!("[{label}] ")));
-            }
-            parts.extend(self.preview(i, &entry)?.parts);
-            for (_, text) in &mut parts {
-                *text = escape_control(text, false).into_owned();
-            }
-            if let Some(width) = width {
-                let fixed = style::width(&row.prefix) + style::width(marker) + style::width(suffix);
-                cut_parts(&mut parts, width.saturating_sub(fixed));
-            }
-            let mut line = theme.dim(&row.prefix);
-            line.push_str(&theme.cyan(marker));
-            for (tone, text) in &parts {
-                line.push_str(&paint(theme, *tone, text, active));
-            }
-            line.push_str(&theme.bold(&theme.cyan(suffix)));
-            writeln!(out, "{line}")?;
+        let look = Look {
+            ids,
+            width,
+            theme,
+            marked: v.active_end(&self.tree.active),
+        };
+        let weight = |row: &Row| row.prefix.len();
+        self.write_chunks(rows.into_iter(), weight, out, |row, lines, buf| {
+            self.human_row(row, &look, lines, buf)
+        })
+    }
+
+    /// One row for people: `prefix • [label] preview ← active`.
+    fn human_row(
+        &self,
+        row: &Row,
+        look: &Look,
+        lines: &mut Lines,
+        out: &mut Vec<u8>,
+    ) -> anyhow::Result<()> {
+        let (i, theme) = (row.entry, look.theme);
+        let entry = self.row_entry(i, lines)?;
+        let active = self.tree.active[i];
+        // pi's `pathMarker` before the text, and ours after the leaf.
+        let marker = if active { "• " } else { "" };
+        let suffix = if look.marked == Some(i) {
+            " ← active"
+        } else {
+            ""
+        };
+        let mut parts: Vec<(Tone, String)> = Vec::new();
+        // The id as `show S ID` and `--leaf ID` take it back, ahead of the label.
+        if look.ids {
+            let id = self.session.id(i).unwrap_or("?");
+            parts.push((Tone::Dim, format!("{id} ")));
         }
+        if let Some(label) = self.label(i) {
+            parts.push((Tone::Warning, format!("[{label}] ")));
+        }
+        parts.extend(self.preview(i, &entry, lines)?.parts);
+        for (_, text) in &mut parts {
+            *text = escape_control(text, false).into_owned();
+        }
+        if let Some(width) = look.width {
+            let fixed = style::width(&row.prefix) + style::width(marker) + style::width(suffix);
+            cut_parts(&mut parts, width.saturating_sub(fixed));
+        }
+        // Written into the chunk's buffer piece by piece: a prefix can be megabytes.
+        out.extend_from_slice(theme.dim(&row.prefix).as_bytes());
+        out.extend_from_slice(theme.cyan(marker).as_bytes());
+        for (tone, text) in &parts {
+            out.extend_from_slice(paint(theme, *tone, text, active).as_bytes());
+        }
+        out.extend_from_slice(theme.bold(&theme.cyan(suffix)).as_bytes());
+        out.push(b'\n');
         Ok(())
+    }
+
+    /// Renders `items` with `render` on every core, a chunk of them (up to [`CHUNK`] items and
+    /// [`CHUNK_BYTES`] of `weight`) on one worker at a time, and writes the chunks in order.
+    /// Up to a failing item, its chunk is written before the error is returned.
+    fn write_chunks<T: Send + Sync>(
+        &self,
+        mut items: impl Iterator<Item = T>,
+        weight: impl Fn(&T) -> usize,
+        out: &mut dyn Write,
+        render: impl Fn(&T, &mut Lines, &mut Vec<u8>) -> anyhow::Result<()> + Sync,
+    ) -> anyhow::Result<()> {
+        loop {
+            let mut batch = Vec::new();
+            let mut bytes = 0;
+            while batch.len() < BATCH && bytes < BATCH_BYTES {
+                let Some(item) = items.next() else { break };
+                bytes += weight(&item);
+                batch.push(item);
+            }
+            if batch.is_empty() {
+                return Ok(());
+            }
+            let mut chunks: Vec<&[T]> = Vec::new();
+            let (mut start, mut bytes) = (0, 0);
+            for (at, item) in batch.iter().enumerate() {
+                bytes += weight(item);
+                if at + 1 - start == CHUNK || bytes >= CHUNK_BYTES || at + 1 == batch.len() {
+                    chunks.push(&batch[start..=at]);
+                    (start, bytes) = (at + 1, 0);
+                }
+            }
+            let mut written = Ok(());
+            crate::parallel::ordered(
+                &chunks,
+                |chunk| {
+                    let (mut lines, mut buf) = (Lines::default(), Vec::new());
+                    let done = chunk
+                        .iter()
+                        .try_for_each(|item| render(item, &mut lines, &mut buf));
+                    (buf, done)
+                },
+                |(buf, done)| {
+                    written = out.write_all(&buf).map_err(Into::into).and(done);
+                    match written {
+                        Ok(()) => ControlFlow::Continue(()),
+                        Err(_) => ControlFlow::Break(()),
+                    }
+                },
+            );
+            written?;
+        }
     }
 
     /// NDJSON, one object per shown entry in display order (the human rows' order), each
@@ -296,14 +446,23 @@ impl View<'_> {
         // (entry, shown parent, depth); children pushed reversed so they pop in order.
         let mut stack: Vec<(usize, Option<usize>, usize)> =
             v.roots.iter().rev().map(|&r| (r, None, 0)).collect();
-        while let Some((i, parent, depth)) = stack.pop() {
+        let nodes = std::iter::from_fn(|| {
+            let (i, parent, depth) = stack.pop()?;
             let kids = v.children.of(i);
-            let node = self.node(i, parent, depth, kids.len(), marked == Some(i))?;
-            surrogates::write(&mut *out, &node)?;
-            out.write_all(b"\n")?;
             stack.extend(kids.iter().rev().map(|&c| (c as usize, Some(i), depth + 1)));
-        }
-        Ok(())
+            Some((i, parent, depth, kids.len()))
+        });
+        self.write_chunks(
+            nodes,
+            |_| 0,
+            out,
+            |&(i, parent, depth, kids), lines, buf| {
+                let node = self.node(i, parent, depth, kids, marked == Some(i), lines)?;
+                surrogates::write(&mut *buf, &node)?;
+                buf.push(b'\n');
+                Ok(())
+            },
+        )
     }
 
     /// One row of `--json`: `{id, parentId, depth, type, role?, label?, active, leaf, preview,
@@ -316,8 +475,9 @@ impl View<'_> {
         depth: usize,
         children: usize,
         leaf: bool,
+        lines: &mut Lines,
     ) -> anyhow::Result<Value> {
-        let entry = self.row_entry(i)?;
+        let entry = self.row_entry(i, lines)?;
         let mut node = Map::new();
         node.insert("id".into(), self.session.id(i).into());
         node.insert(
@@ -337,7 +497,10 @@ impl View<'_> {
         }
         node.insert("active".into(), self.tree.active[i].into());
         node.insert("leaf".into(), leaf.into());
-        node.insert("preview".into(), self.preview(i, &entry)?.text().into());
+        node.insert(
+            "preview".into(),
+            self.preview(i, &entry, lines)?.text().into(),
+        );
         node.insert("children".into(), children.into());
         Ok(Value::Object(node))
     }
