@@ -157,14 +157,18 @@ const BATCH_BYTES: usize = 8 * CHUNK_BYTES;
 /// What the filter reads of an assistant message: its stop reason, its text (from its start:
 /// whether it is blank) and its tool calls' ids.
 const FILTERED: Kept = Kept {
+    entry: MESSAGE_ONLY,
     message: Some(&[b"role", b"content", b"stopReason"]),
     blocks: &[b"type", b"text", b"id"],
     texts: Some(PREVIEW_TEXT_BYTES),
     arguments: None,
 };
-/// What a row reads of a message (thinking, signatures, images' data and usage, most of a
-/// message, are passed over).
+/// Of a message entry, a row and the filter read the message alone.
+const MESSAGE_ONLY: Option<&[&[u8]]> = Some(&[b"message"]);
+/// What a row reads of an entry, and of a message (thinking, signatures, images' data and
+/// usage, most of a message, are passed over).
 const ROW: Kept = Kept {
+    entry: None,
     message: Some(&[
         b"role",
         b"content",
@@ -181,6 +185,7 @@ const ROW: Kept = Kept {
 /// And of an assistant message whose calls' one-liners are made: their arguments too, as far
 /// as the one-liners read them.
 const ROW_WITH_ARGUMENTS: Kept = Kept {
+    entry: MESSAGE_ONLY,
     blocks: &[b"type", b"text", b"id", b"name", b"arguments"],
     arguments: Some(pi_tool_call_keys),
     ..ROW
@@ -267,7 +272,14 @@ impl View<'_> {
             self.keep_lines(i, &entry, lines);
             return Ok(entry);
         }
-        load_with(s, i, &ROW)
+        let kept = match s.kind(i) {
+            EntryKind::Message => Kept {
+                entry: MESSAGE_ONLY,
+                ..ROW
+            },
+            _ => ROW,
+        };
+        load_with(s, i, &kept)
     }
 
     /// Makes the tool-call one-liners of assistant message `i` the ones at hand.

@@ -135,10 +135,12 @@ impl<'a> MessageView<'a> {
 /// The keys of a call's arguments a reader reads, by the tool's name (`None`: all of them).
 pub type ArgumentKeys = fn(&str) -> Option<&'static [&'static [u8]]>;
 
-/// What [`decode_kept`] keeps of an entry line: every key of the line, and of its `message`
-/// and `message.content`'s blocks the keys a reader names.
+/// What [`decode_kept`] keeps of an entry line: of the line, its `message` and
+/// `message.content`'s blocks, the keys a reader names.
 #[derive(Debug, Clone, Copy)]
 pub struct Kept<'k> {
+    /// The keys of the line to decode, the others passed over; `None`: all of them.
+    pub entry: Option<&'k [&'k [u8]]>,
     /// The keys of `message` to decode, the others passed over; `None`: all of them.
     pub message: Option<&'k [&'k [u8]]>,
     /// The keys of `message.content`'s blocks to decode.
@@ -160,8 +162,8 @@ pub struct Kept<'k> {
 /// it is what a full decode gives; `None` where the skim is unsure (then decode the line).
 pub fn decode_kept(line: &[u8], kept: &Kept) -> Option<Value> {
     let mut s = Skim::new(line);
-    let all = |_: &[u8]| true;
-    let entry = object_with(&mut s, all, |key, s| match key {
+    let wanted = |key: &[u8]| kept.entry.is_none_or(|keys| keys.contains(&key));
+    let entry = object_with(&mut s, wanted, |key, s| match key {
         b"message" if s.at_object() => {
             let wanted = |key: &[u8]| kept.message.is_none_or(|keys| keys.contains(&key));
             object_with(s, wanted, |key, s| match key {
@@ -515,6 +517,7 @@ mod tests {
         for line in &lines {
             let full = crate::json::decode(line).unwrap();
             let kept = Kept {
+                entry: None,
                 message: None,
                 blocks: keep,
                 texts: None,
@@ -529,8 +532,9 @@ mod tests {
             );
         }
         // Of the message, only the keys asked for.
-        let line = br#"{"type":"message","message":{"role":"user","usage":{"input":1},"content":"x","role":"again"},"usage":1}"#;
+        let line = br#"{"type":"message","id":"a","message":{"role":"user","usage":{"input":1},"content":"x","role":"again"},"usage":1}"#;
         let kept = Kept {
+            entry: Some(&[b"type", b"message", b"usage"]),
             message: Some(&[b"role", b"content"]),
             blocks: keep,
             texts: None,
@@ -550,6 +554,7 @@ mod tests {
             b"{\"a\":\"x\x01\"}",
         ] {
             let kept = Kept {
+                entry: None,
                 message: Some(&[b"content"]),
                 blocks: keep,
                 texts: None,
@@ -599,6 +604,7 @@ mod tests {
             let whole = whole["message"]["content"][0]["text"].as_str().unwrap();
             let cap = 60 + next(200);
             let kept = Kept {
+                entry: None,
                 message: Some(&[b"content"]),
                 blocks: &[b"type", b"text"],
                 texts: Some(cap),
@@ -623,6 +629,7 @@ mod tests {
         // A blank start is not taken for a blank text.
         let line = format!(r#"{{"message":{{"content":"{}x"}}}}"#, " ".repeat(5000));
         let kept = Kept {
+            entry: None,
             message: None,
             blocks: &[],
             texts: Some(100),
