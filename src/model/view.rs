@@ -141,10 +141,14 @@ pub fn decode_without_block_keys(line: &[u8], skip: &[&[u8]]) -> Option<Value> {
     Some(entry)
 }
 
-/// The next value, decoded from its span: a plain string (no escape, nothing a surrogate's
-/// stand-in could be taken for) without a deserializer, as `loose_str` reads one.
-fn decoded(s: &mut Skim<'_>) -> Option<Value> {
-    let span = s.value().ok()?;
+/// The next value, decoded from its span (see [`decoded_span`]).
+pub(crate) fn decoded(s: &mut Skim<'_>) -> Option<Value> {
+    decoded_span(s.value().ok()?)
+}
+
+/// A value decoded from its span: a plain string (no escape, nothing a surrogate's stand-in
+/// could be taken for) without a deserializer, as `loose_str` reads one.
+pub(crate) fn decoded_span(span: &[u8]) -> Option<Value> {
     if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
         if !inner.contains(&b'\\') && memchr::memchr(0xF4, inner).is_none() {
             if let Ok(text) = std::str::from_utf8(inner) {
@@ -156,7 +160,7 @@ fn decoded(s: &mut Skim<'_>) -> Option<Value> {
 }
 
 /// The next object, each member's value read by `read`. A key given twice keeps its first place and its last value, as serde_json's map (and JSON.parse) do.
-fn object_with<'a>(
+pub(crate) fn object_with<'a>(
     s: &mut Skim<'a>,
     mut read: impl FnMut(&'a [u8], &mut Skim<'a>) -> Option<Value>,
 ) -> Option<Value> {
