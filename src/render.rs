@@ -51,11 +51,16 @@ pub(crate) fn base64_size(data: &str) -> u64 {
     base64_digits(data.as_bytes()) * 3 / 4
 }
 
-/// The base64 digits of data (what is neither whitespace nor padding).
+/// The base64 digits of data (what is neither ASCII whitespace nor padding).
 pub(crate) fn base64_digits(data: &[u8]) -> u64 {
-    data.iter()
-        .filter(|b| !b.is_ascii_whitespace() && **b != b'=')
-        .count() as u64
+    // Sums of comparisons in byte lanes rather than `filter`: they compile to vector
+    // instructions (images are megabytes). A chunk of 255 cannot overflow a byte.
+    let other = |b: u8| b == b' ' || b == b'=' || (b'\t'..=b'\r').contains(&b) && b != 0x0B;
+    let others: u64 = data
+        .chunks(255)
+        .map(|chunk| u64::from(chunk.iter().map(|&b| u8::from(other(b))).sum::<u8>()))
+        .sum();
+    data.len() as u64 - others
 }
 
 /// `[image/png 120 KB]` for an image block (pi's `{data, mimeType}` shape), the data's decoded
@@ -268,6 +273,8 @@ mod tests {
     fn images() {
         assert_eq!(base64_size("AAAA"), 3);
         assert_eq!(base64_size("AA=="), 1);
+        // What `is_ascii_whitespace` skips, and nothing else (not a vertical tab).
+        assert_eq!(base64_digits(b"A B\tC\nD\x0BE\x0CF\rG=="), 8);
         let big = "A".repeat(163_840);
         assert_eq!(
             image_label(

@@ -81,7 +81,14 @@ pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
         (c.is_control() && !(keep_lines && (c == '\n' || c == '\t')))
             || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
     };
-    if !s.chars().any(is_bad) {
+    // Most text by its bytes: every bad character is an ASCII control, or starts with C2 (the
+    // C1 controls) or E2 (the invisible marks).
+    let plain = |b: &u8| {
+        (0x20..0x7f).contains(b)
+            || keep_lines && matches!(b, b'\n' | b'\t')
+            || *b >= 0x80 && !matches!(b, 0xC2 | 0xE2)
+    };
+    if s.as_bytes().iter().all(plain) || !s.chars().any(is_bad) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);

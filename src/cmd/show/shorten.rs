@@ -171,7 +171,7 @@ fn string(span: &[u8], how: Use, rests: &mut Rests) -> Option<Value> {
     let shortened = long_string(span).and_then(|inner| match how {
         Use::Text => text_prefix(inner).map(|(kept, rest)| (kept, Left::Text(rest))),
         // Plain ASCII without escapes decodes to itself: count the digits in place.
-        Use::Base64 if inner.is_ascii() && !inner.contains(&b'\\') => {
+        Use::Base64 if inner.is_ascii() && memchr::memchr(b'\\', inner).is_none() => {
             let kept = String::from_utf8(inner[..DATA_KEPT].to_vec()).ok()?;
             Some((kept, Left::Base64(base64_digits(inner))))
         }
@@ -202,4 +202,81 @@ fn text_prefix(inner: &[u8]) -> Option<(String, Rest)> {
         want *= 2;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::body::Body;
+    use super::*;
+    use crate::escaped::tests::random_inner;
+    use crate::style::Theme;
+
+    /// A message's content written from the shortened decode is what the full decode writes,
+    /// on long random texts (every escape, invalid bytes, surrogates, trailing whitespace).
+    #[test]
+    fn shortened_content_writes_what_the_whole_does() {
+        let mut next = crate::skim::rng(7);
+        let mut shortened = 0;
+        for round in 0..300 {
+            let mut text = || {
+                let mut t = Vec::new();
+                while t.len() < LONG + next(3 * LONG) {
+                    let piece = random_inner(&mut next);
+                    // Mostly plain texts, which are shortened; the others are decoded whole.
+                    let plain = std::str::from_utf8(&piece).is_ok()
+                        && !crate::json::may_hold_surrogates(&piece);
+                    if plain || round % 4 == 0 {
+                        t.extend(piece);
+                    }
+                }
+                // A raw newline ends a line: not in a string the skim hands over.
+                t.retain(|&c| c != b'\n');
+                if next(3) == 0 {
+                    t.extend(b" \\n\\u000a ".repeat(next(40)));
+                }
+                t
+            };
+            let (a, b, c) = (text(), text(), text());
+            let data = b"QUJD".repeat(LONG / 2 + next(LONG));
+            let line = [
+                &br#"{"type":"message","message":{"content":[{"text":""#[..],
+                &a,
+                br#"","type":"text"},{"type":"thinking","thinking":""#,
+                &b,
+                br#""},{"type":"image","data":""#,
+                &data,
+                br#""}],"role":"user"},"x":""#,
+                &c,
+                br#""}"#,
+            ]
+            .concat();
+            let Ok(whole) = crate::json::decode(&line) else {
+                continue;
+            };
+            let (value, rests) = decode(&line, &EntryKind::Message).expect("the skim is sure");
+            shortened += rests.0.len();
+            let write = |entry: &Value, rests: &Rests| {
+                let mut out = Vec::new();
+                let mut body = Body {
+                    out: &mut out,
+                    theme: Theme {
+                        enabled: round % 2 == 0,
+                    },
+                    full: false,
+                    rests,
+                };
+                body.content(entry.pointer("/message/content")).unwrap();
+                out
+            };
+            let (want, got) = (write(&whole, &Rests::default()), write(&value, &rests));
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want),
+                "round {round}"
+            );
+            // What the block does not show as text is decoded whole.
+            assert_eq!(value.get("x"), whole.get("x"));
+        }
+        assert!(shortened > 600, "{shortened}");
+    }
 }
