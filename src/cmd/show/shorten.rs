@@ -20,9 +20,10 @@ use crate::render::{base64_digits, cuts_within, Rest};
 use crate::skim::Skim;
 
 /// Strings shorter than this are decoded whole: what shortening saves is not worth the count.
-const LONG: usize = 4 * MAX_CHARS;
-/// The prefix decoded first, in bytes; doubled while it decodes to too little to cut.
-const PREFIX: usize = MAX_CHARS + MAX_CHARS / 4;
+const LONG: usize = 2 * MAX_CHARS;
+/// The prefix decoded first, in bytes (12 lines of code or output fit), doubled while it
+/// decodes to too little to cut.
+const PREFIX: usize = 1024;
 /// What is kept of an image's data (any text: it stands for the data to [`Rests::of`]).
 const DATA_KEPT: usize = 16;
 
