@@ -176,13 +176,7 @@ pub(crate) fn object_with<'a>(
 
 /// The content array at the cursor, its blocks without the keys `skip`.
 fn blocks_without(s: &mut Skim<'_>, skip: &[&[u8]]) -> Option<Value> {
-    let mut items = s.array().ok()?;
-    let mut blocks = Vec::new();
-    while s.next_item(&mut items).ok()? {
-        if !s.at_object() {
-            blocks.push(decoded(s)?);
-            continue;
-        }
+    blocks_with(s, |s| {
         let mut members = s.object().ok()?;
         let mut map = serde_json::Map::new();
         while let Some(key) = s.next_key(&mut members).ok()? {
@@ -192,7 +186,23 @@ fn blocks_without(s: &mut Skim<'_>, skip: &[&[u8]]) -> Option<Value> {
             }
             map.insert(std::str::from_utf8(key).ok()?.to_owned(), decoded(s)?);
         }
-        blocks.push(Value::Object(map));
+        Some(Value::Object(map))
+    })
+}
+
+/// The content array at the cursor, each block (object) read by `block`, other items decoded.
+pub(crate) fn blocks_with(
+    s: &mut Skim<'_>,
+    mut block: impl FnMut(&mut Skim<'_>) -> Option<Value>,
+) -> Option<Value> {
+    let mut items = s.array().ok()?;
+    let mut blocks = Vec::new();
+    while s.next_item(&mut items).ok()? {
+        blocks.push(if s.at_object() {
+            block(s)?
+        } else {
+            decoded(s)?
+        });
     }
     Some(Value::Array(blocks))
 }

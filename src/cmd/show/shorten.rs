@@ -15,7 +15,7 @@
 use serde_json::{Map, Value};
 
 use super::body::{MAX_CHARS, MAX_LINES};
-use crate::model::{decoded, decoded_span, object_with, EntryKind};
+use crate::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
 use crate::render::{base64_digits, cuts_within, Rest};
 use crate::skim::Skim;
 
@@ -105,14 +105,8 @@ fn content(s: &mut Skim<'_>, rests: &mut Rests) -> Option<Value> {
     if !s.at_array() {
         return string(s.value().ok()?, Use::Text, rests);
     }
-    let mut items = s.array().ok()?;
-    let mut blocks = Vec::new();
-    while s.next_item(&mut items).ok()? {
-        if !s.at_object() {
-            blocks.push(decoded(s)?);
-            continue;
-        }
-        let block = object_reading_later(
+    blocks_with(s, |s| {
+        object_reading_later(
             s,
             rests,
             &[b"text", b"thinking", b"data"],
@@ -122,10 +116,8 @@ fn content(s: &mut Skim<'_>, rests: &mut Rests) -> Option<Value> {
                 (Some("image"), b"data") => Use::Base64,
                 _ => Use::Whole,
             },
-        )?;
-        blocks.push(block);
-    }
-    Some(Value::Array(blocks))
+        )
+    })
 }
 
 /// The object at the cursor, its members read by `read`, but a long string under one of
