@@ -54,7 +54,7 @@ impl Body<'_> {
             if line.is_empty() {
                 writeln!(self.out)?;
             } else {
-                writeln!(self.out, "{INDENT}{}", self.theme.paint(look, line))?;
+                self.indented(line, look)?;
             }
         }
         if more_lines > 0 {
@@ -63,12 +63,7 @@ impl Body<'_> {
             } else {
                 format!("{more_chars} more characters")
             };
-            let marker = format!("… {what} (--full shows all)");
-            writeln!(
-                self.out,
-                "{INDENT}{}",
-                self.theme.paint(Role::Muted, &marker)
-            )?;
+            self.indented(&format!("… {what} (--full shows all)"), Role::Muted)?;
         }
         Ok(())
     }
@@ -81,7 +76,18 @@ impl Body<'_> {
         } else {
             style::truncate(&text, MAX_LINE_CHARS).into_owned().into()
         };
-        writeln!(self.out, "{INDENT}{}", self.theme.paint(look, &text))
+        self.indented(&text, look)
+    }
+
+    /// `s` on a line of its own, indented, in the colour of `look`.
+    fn indented(&mut self, s: &str, look: Role) -> io::Result<()> {
+        if look == Role::Plain || !self.theme.enabled {
+            // What `paint` gives then, without copying it first (a write a line of text).
+            self.out.write_all(INDENT.as_bytes())?;
+            self.out.write_all(s.as_bytes())?;
+            return self.out.write_all(b"\n");
+        }
+        writeln!(self.out, "{INDENT}{}", self.theme.paint(look, s))
     }
 
     /// Message content: a string, or pi's blocks (text, thinking, toolCall, image, others).
