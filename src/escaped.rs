@@ -39,9 +39,10 @@ pub(crate) fn rest(rest: &[u8]) -> Option<Rest> {
         let c = crate::skim::simd::counts(rest);
         if !c.unusual {
             let (_, trailing) = walk(&rest[text_end..])?;
+            // Saturating: the skim vouched for the escapes, but no input may panic.
             return Some(Rest {
-                chars: c.starts - c.escapes,
-                newlines: c.newlines - trailing,
+                chars: c.starts.saturating_sub(c.escapes),
+                newlines: c.newlines.saturating_sub(trailing),
                 has_text,
             });
         }
@@ -69,7 +70,7 @@ fn walk(b: &[u8]) -> Option<(usize, usize)> {
         let k = at + found;
         let (len, c) = escape(b, k)?;
         newlines += usize::from(c == '\n');
-        chars -= len - 1;
+        chars = chars.saturating_sub(len - 1);
         at = k + len;
     }
     Some((chars, newlines))
