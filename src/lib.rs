@@ -11,6 +11,7 @@ pub mod complete;
 pub mod context;
 pub mod diag;
 pub mod env;
+mod escaped;
 pub mod exit;
 mod follow;
 mod js;

@@ -48,21 +48,30 @@ pub(crate) fn has_text(content: Option<&Value>) -> bool {
 
 /// The decoded size of base64 data, from its length (no need to decode megabytes to count).
 pub(crate) fn base64_size(data: &str) -> u64 {
-    let digits = data
-        .bytes()
-        .filter(|b| !b.is_ascii_whitespace() && *b != b'=')
-        .count() as u64;
-    digits * 3 / 4
+    base64_digits(data.as_bytes()) * 3 / 4
 }
 
-/// `[image/png 120 KB]` for an image block (pi's `{data, mimeType}` shape).
-pub(crate) fn image_label(block: &Value) -> String {
+/// The base64 digits of data (what is neither ASCII whitespace nor padding).
+pub(crate) fn base64_digits(data: &[u8]) -> u64 {
+    // Sums of comparisons in byte lanes rather than `filter`: they compile to vector
+    // instructions (images are megabytes). A chunk of 255 cannot overflow a byte.
+    let other = |b: u8| b == b' ' || b == b'=' || (b'\t'..=b'\r').contains(&b) && b != 0x0B;
+    let others: u64 = data
+        .chunks(255)
+        .map(|chunk| u64::from(chunk.iter().map(|&b| u8::from(other(b))).sum::<u8>()))
+        .sum();
+    data.len() as u64 - others
+}
+
+/// `[image/png 120 KB]` for an image block (pi's `{data, mimeType}` shape), the data's decoded
+/// size given by `size` (`base64_size`, unless the caller knows it without the data).
+pub(crate) fn image_label(block: &Value, size: impl FnOnce(&str) -> u64) -> String {
     let mime = block
         .get("mimeType")
         .and_then(Value::as_str)
         .unwrap_or("image");
     match block.get("data").and_then(Value::as_str) {
-        Some(data) => format!("[{mime} {}]", crate::style::bytes(base64_size(data))),
+        Some(data) => format!("[{mime} {}]", crate::style::bytes(size(data))),
         None => format!("[{mime}]"),
     }
 }
@@ -182,7 +191,34 @@ pub(crate) struct Cut<'a> {
     pub more_chars: usize,
 }
 
-pub(crate) fn cut(text: &str, max_lines: usize, max_chars: usize) -> Cut<'_> {
+/// The text that follows a text, known only by its counts (a long string decoded in part:
+/// `crate::escaped`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rest {
+    pub chars: usize,
+    /// Newlines before its trailing whitespace.
+    pub newlines: usize,
+    /// Whether it holds anything but whitespace.
+    pub has_text: bool,
+}
+
+/// Whether [`cut`] of `text` ends inside it, so that what follows it cannot change the kept
+/// text: it has more than `max_chars` characters or at least `max_lines` newlines.
+pub(crate) fn cuts_within(text: &str, max_lines: usize, max_chars: usize) -> bool {
+    text.char_indices().nth(max_chars).is_some()
+        || memchr::memchr_iter(b'\n', text.as_bytes())
+            .nth(max_lines.saturating_sub(1))
+            .is_some()
+}
+
+/// `text` cut, as if followed by `rest` (which the cut must not reach: [`cuts_within`]).
+pub(crate) fn cut<'a>(
+    text: &'a str,
+    rest: Option<&Rest>,
+    max_lines: usize,
+    max_chars: usize,
+) -> Cut<'a> {
+    debug_assert!(rest.is_none() || cuts_within(text, max_lines, max_chars));
     let mut end = text.len();
     // Cut after `max_lines` lines, then after `max_chars` characters, whichever comes first.
     // Newlines found with memchr: a tool result of 50 KB is counted through to its end.
@@ -193,20 +229,30 @@ pub(crate) fn cut(text: &str, max_lines: usize, max_chars: usize) -> Cut<'_> {
         end = end.min(at);
     }
     let kept = text[..end].trim_end_matches('\n');
-    let rest = &text[end..];
+    let left = &text[end..];
+    let after = rest.copied().unwrap_or(Rest {
+        chars: 0,
+        newlines: 0,
+        has_text: false,
+    });
     // A cut in the middle of a line counts that line's rest as one more line.
-    let more_lines = if rest.trim().is_empty() {
+    let more_lines = if left.trim().is_empty() && !after.has_text {
         0
     } else {
         // `lines().count()` of a text that holds something and ends in no newline: one more
-        // than its newlines.
-        let rest = rest.strip_prefix('\n').unwrap_or(rest).trim_end();
-        memchr::memchr_iter(b'\n', rest.as_bytes()).count() + 1
+        // than its newlines. Trailing whitespace is the rest's when it has text.
+        let left = left.strip_prefix('\n').unwrap_or(left);
+        let left = if after.has_text {
+            left
+        } else {
+            left.trim_end()
+        };
+        memchr::memchr_iter(b'\n', left.as_bytes()).count() + after.newlines + 1
     };
     Cut {
         text: kept,
         more_lines,
-        more_chars: rest.chars().count(),
+        more_chars: left.chars().count() + after.chars,
     }
 }
 
@@ -240,12 +286,20 @@ mod tests {
     fn images() {
         assert_eq!(base64_size("AAAA"), 3);
         assert_eq!(base64_size("AA=="), 1);
+        // What `is_ascii_whitespace` skips, and nothing else (not a vertical tab).
+        assert_eq!(base64_digits(b"A B\tC\nD\x0BE\x0CF\rG=="), 8);
         let big = "A".repeat(163_840);
         assert_eq!(
-            image_label(&json!({"type":"image","data":big,"mimeType":"image/png"})),
+            image_label(
+                &json!({"type":"image","data":big,"mimeType":"image/png"}),
+                base64_size
+            ),
             "[image/png 120 KB]"
         );
-        assert_eq!(image_label(&json!({"type":"image","data":7})), "[image]");
+        assert_eq!(
+            image_label(&json!({"type":"image","data":7}), base64_size),
+            "[image]"
+        );
     }
 
     #[test]
@@ -304,7 +358,7 @@ mod tests {
                 text.push_str(parts[(seed >> 33) as usize % parts.len()]);
             }
             for (lines, chars) in [(1, 100), (2, 3), (3, 1), (0, 5)] {
-                let c = cut(&text, lines, chars);
+                let c = cut(&text, None, lines, chars);
                 // The old way, with `str` methods.
                 let mut end = text.len();
                 if let Some((at, _)) = text.match_indices('\n').nth(lines.saturating_sub(1)) {
@@ -331,15 +385,15 @@ mod tests {
 
     #[test]
     fn cutting() {
-        let c = cut("a\nb\nc\nd", 2, 100);
+        let c = cut("a\nb\nc\nd", None, 2, 100);
         assert_eq!((c.text, c.more_lines), ("a\nb", 2));
-        let c = cut("abcdef", 5, 3);
+        let c = cut("abcdef", None, 5, 3);
         assert_eq!((c.text, c.more_lines, c.more_chars), ("abc", 1, 3));
-        let c = cut("short\n", 5, 100);
+        let c = cut("short\n", None, 5, 100);
         assert_eq!((c.text, c.more_lines, c.more_chars), ("short", 0, 0));
         // Only blank lines left out: nothing worth a marker.
-        assert_eq!(cut("a\n\n\n", 1, 100).more_lines, 0);
-        let c = cut("é", 1, 0);
+        assert_eq!(cut("a\n\n\n", None, 1, 100).more_lines, 0);
+        let c = cut("é", None, 1, 0);
         assert_eq!((c.text, c.more_chars), ("", 1));
     }
 }

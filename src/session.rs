@@ -834,12 +834,23 @@ impl Session {
     /// The full entry in pi's shape: seed-000 mapped, migrations applied. An error names the
     /// entry's `FILE:LINE`.
     pub fn load(&self, i: usize) -> io::Result<Value> {
-        let bytes = self.raw_line(i)?;
+        self.decode_entry(i, &self.raw_line(i)?)
+    }
+
+    /// Entry `i` decoded from its line ([`Session::raw_line`]), as [`Session::load`] gives it.
+    pub fn decode_entry(&self, i: usize, bytes: &[u8]) -> io::Result<Value> {
         let mut value =
-            json::decode(&bytes).map_err(|e| self.at_line(i, io::ErrorKind::Other, &e))?;
+            json::decode(bytes).map_err(|e| self.at_line(i, io::ErrorKind::Other, &e))?;
         if self.header.dialect == Dialect::Seed000 {
             value = model::normalize_seed000(value);
         }
+        Ok(self.migrated(i, value))
+    }
+
+    /// Entry `i` of a pi-dialect file, decoded from its line some other way (`show` decodes
+    /// only the start of long texts), in pi's shape: the migrations change ids and roles, never
+    /// a text.
+    pub fn migrated(&self, i: usize, mut value: Value) -> Value {
         let v1 = self.header.needs_v1_ids().then(|| {
             let first_kept = value
                 .get("firstKeptEntryIndex")
@@ -850,7 +861,7 @@ impl Session {
             (self.id(i).unwrap_or(""), self.parent_id(i), first_kept)
         });
         model::migrate_entry(&mut value, &self.header, v1);
-        Ok(value)
+        value
     }
 
     /// The leaf pi resumes at: the last entry in file order (that has an id).

@@ -326,13 +326,14 @@ fn hex4(b: &[u8], at: usize) -> bool {
 /// that restarts after each escape) mispredicts a branch at nearly every one.
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
-mod simd {
+pub(crate) mod simd {
     use super::{hex4, Result, Unsure};
     use std::arch::x86_64::{
         __m128i, __m256i, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8,
         _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_set1_epi8,
         _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm_cmpeq_epi8,
-        _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        _mm_cmplt_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
     };
 
     pub(super) enum End {
@@ -515,6 +516,84 @@ mod simd {
     unsafe fn table(t: &[u8; 16]) -> __m256i {
         // SAFETY: reads the 16 bytes of `t`; the caller runs on AVX2.
         unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(t.as_ptr().cast::<__m128i>())) }
+    }
+
+    /// What a string's escaped insides hold, 64 bytes at a time (`crate::escaped` turns these
+    /// into the decoded text's counts).
+    #[derive(Debug, Default, PartialEq, Eq)]
+    pub(crate) struct Counts {
+        /// Bytes that start a character: all but UTF-8 continuation bytes.
+        pub starts: usize,
+        /// Escapes (each makes one character of two bytes, or of six for `\u`).
+        pub escapes: usize,
+        /// `\n` escapes.
+        pub newlines: usize,
+        /// Whether a `\u` escape or a byte F4 occurs (a stand-in's range): counted elsewhere.
+        pub unusual: bool,
+    }
+
+    /// [`Counts`] of `b`, the insides of a string from where a character starts, with SSE2
+    /// (part of every x86_64 CPU); the last bytes fewer than a block are counted in a padded
+    /// copy.
+    pub(crate) fn counts(b: &[u8]) -> Counts {
+        let mut c = Counts::default();
+        let mut carry = 0;
+        let mut add = |m: CountMasks, valid: u64| {
+            let escaped = escaped(m.backslash, &mut carry) & valid;
+            c.starts += (!m.continuation & valid).count_ones() as usize;
+            c.escapes += escaped.count_ones() as usize;
+            c.newlines += (escaped & m.n).count_ones() as usize;
+            c.unusual |= escaped & m.u != 0 || m.f4 & valid != 0;
+        };
+        let mut at = 0;
+        while at + 64 <= b.len() {
+            add(count_masks(b, at), u64::MAX);
+            at += 64;
+        }
+        if at < b.len() {
+            let mut padded = [0u8; 64];
+            padded[..b.len() - at].copy_from_slice(&b[at..]);
+            add(count_masks(&padded, 0), (1 << (b.len() - at)) - 1);
+        }
+        c
+    }
+
+    /// Bit `i` of each is byte `at + i` of a 64-byte block.
+    struct CountMasks {
+        backslash: u64,
+        continuation: u64,
+        n: u64,
+        u: u64,
+        f4: u64,
+    }
+
+    #[inline(always)]
+    fn count_masks(bytes: &[u8], at: usize) -> CountMasks {
+        assert!(at + 64 <= bytes.len());
+        let mut m = CountMasks {
+            backslash: 0,
+            continuation: 0,
+            n: 0,
+            u: 0,
+            f4: 0,
+        };
+        // SAFETY: SSE2 is always present on x86_64, and the four 16-byte loads lie inside
+        // `bytes` (asserted above); `loadu` has no alignment requirement.
+        unsafe {
+            let splat = |c: u8| _mm_set1_epi8(c as i8);
+            for k in 0..4 {
+                let block = _mm_loadu_si128(bytes.as_ptr().add(at + 16 * k).cast::<__m128i>());
+                let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16) << (16 * k);
+                let is = |c: u8| bits(_mm_cmpeq_epi8(block, splat(c)));
+                m.backslash |= is(b'\\');
+                m.n |= is(b'n');
+                m.u |= is(b'u');
+                m.f4 |= is(0xF4);
+                // Signed, 0x80..=0xBF are the bytes below -64.
+                m.continuation |= bits(_mm_cmplt_epi8(block, splat(0xC0)));
+            }
+        }
+        m
     }
 
     /// The bytes escaped by a backslash (the second of each pair in a run), carrying a run

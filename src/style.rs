@@ -77,11 +77,8 @@ pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
         let shown = crate::surrogates::for_display(s);
         return Cow::Owned(escape_control(&shown, keep_lines).into_owned());
     }
-    let is_bad = |c: char| {
-        (c.is_control() && !(keep_lines && (c == '\n' || c == '\t')))
-            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
-    if !s.chars().any(is_bad) {
+    let is_bad = |c: char| is_bad(c, keep_lines);
+    if !has_bad(s.as_bytes(), keep_lines) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -97,6 +94,33 @@ pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// A character [`escape_control`] makes visible.
+fn is_bad(c: char, keep_lines: bool) -> bool {
+    (c.is_control() && !(keep_lines && (c == '\n' || c == '\t')))
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Whether UTF-8 text holds a character [`is_bad`], by its bytes: a pass that compiles to vector
+/// instructions settles most text (no control, no C2 or E2 byte, which start the C1 controls
+/// and the invisible marks), the rest byte by byte.
+fn has_bad(b: &[u8], keep_lines: bool) -> bool {
+    let ascii_bad = |x: u8| x < 0x20 && !(keep_lines && matches!(x, b'\n' | b'\t')) || x == 0x7f;
+    let plain = |x: &u8| !ascii_bad(*x) && !matches!(x, 0xC2 | 0xE2);
+    if b.iter().all(plain) {
+        return false;
+    }
+    (0..b.len()).any(|i| match b[i] {
+        // U+0080..=U+009F
+        0xC2 => b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)),
+        // U+200B..=U+200F, U+202A..=U+202E, U+2066..=U+2069
+        0xE2 => matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(0x80), Some(0x8B..=0x8F | 0xAA..=0xAE)) | (Some(0x81), Some(0xA6..=0xA9))
+        ),
+        x => ascii_bad(x),
+    })
 }
 
 /// A session or entry id cut to its first 8 characters (what tables show), escaped: ids come
@@ -198,6 +222,25 @@ pub fn bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte test agrees with the character test on every character, alone and between
+    /// others.
+    #[test]
+    fn bad_bytes_are_bad_characters() {
+        for keep in [false, true] {
+            for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+                let alone = c.to_string();
+                let within = format!("a{c}é");
+                for s in [&alone, &within] {
+                    assert_eq!(
+                        has_bad(s.as_bytes(), keep),
+                        s.chars().any(|c| is_bad(c, keep)),
+                        "{c:?}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn escapes_terminal_controls() {

@@ -8,20 +8,24 @@
 mod block;
 mod body;
 mod follow;
+mod shorten;
 
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
+
+use serde_json::Value;
 
 use crate::cli::ShowArgs;
 use crate::cmd::{entry_wanted, find_entry, open_session};
 use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::{Outcome, UsageError};
-use crate::model::Header;
+use crate::model::{Dialect, Header};
 use crate::scan::EntryLine;
 use crate::select::{select as select_session, Selected};
 use crate::session::{self, Session};
 use crate::style::{self, IdCut};
+use shorten::Rests;
 
 pub fn run(
     args: &ShowArgs,
@@ -88,10 +92,23 @@ fn write_human(
         } else {
             None
         };
-        let entry = session.load(i)?;
-        blocks.write(session, i, &entry, note.as_deref(), out)?;
+        let (entry, rests) = decode_for_block(session, i, blocks.full)?;
+        blocks.write(session, i, (&entry, &rests), note.as_deref(), out)?;
     }
     Ok(())
+}
+
+/// Entry `i` decoded for its block. A cut block decodes only the start of long texts;
+/// `--full` and seed 000's files (whose entries are rebuilt) decode the line whole.
+fn decode_for_block(session: &Session, i: usize, full: bool) -> io::Result<(Value, Rests)> {
+    let bytes = session.raw_line(i)?;
+    let shortened = (!full && session.header.dialect == Dialect::Pi)
+        .then(|| shorten::decode(&bytes, session.kind(i)))
+        .flatten();
+    Ok(match shortened {
+        Some((value, rests)) => (session.migrated(i, value), rests),
+        None => (session.decode_entry(i, &bytes)?, Rests::default()),
+    })
 }
 
 /// `parent a1b2c3d4`, `new root` or `parent 0badc0de (not in the file)` when entry `i` does

@@ -192,7 +192,7 @@ const ROW_WITH_ARGUMENTS: Kept = Kept {
 };
 
 /// A row reads a message's text only as far as pi's preview (200 UTF-16 units) and the
-/// filter's test for blank text: this many stored bytes hold at least 339 units.
+/// filter's test for blank text: this many stored bytes hold at least 341 units.
 const PREVIEW_TEXT_BYTES: usize = 2048;
 
 /// Entry `i` decoded as far as `kept` says (the rest passed over at the skim's speed), when

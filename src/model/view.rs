@@ -146,10 +146,10 @@ pub struct Kept<'k> {
     /// The keys of `message.content`'s blocks to decode.
     pub blocks: &'k [&'k [u8]],
     /// A text of `message.content` (the string, or a block's `text`) stored in more than this
-    /// many bytes is decoded from a prefix of its stored bytes ([`prefix_cut`]): at least
-    /// `(n - 9) / 6` UTF-16 units of it (an escape is at most 6 bytes a unit), and never a
-    /// blank prefix of a text that is not blank. For readers of a text's start only (`tree`'s
-    /// previews).
+    /// many bytes is decoded from a prefix of at least that many of its stored bytes, cut at
+    /// an [`crate::escaped::boundary`]: at least `n / 6` UTF-16 units of it (an escape is at
+    /// most 6 bytes a unit), and never a blank prefix of a text that is not blank. For readers
+    /// of a text's start only (`tree`'s previews).
     pub texts: Option<usize>,
     /// The keys of a tool call's `arguments` to decode, by the call's `name` (given before
     /// them); `None` (or a name it does not know): all of them.
@@ -167,7 +167,7 @@ pub fn decode_kept(line: &[u8], kept: &Kept) -> Option<Value> {
         b"message" if s.at_object() => {
             let wanted = |key: &[u8]| kept.message.is_none_or(|keys| keys.contains(&key));
             object_with(s, wanted, |key, s| match key {
-                b"content" if s.at_array() => blocks_with(s, kept),
+                b"content" if s.at_array() => blocks_kept(s, kept),
                 b"content" => text(s, kept.texts),
                 _ => decoded(s),
             })
@@ -178,13 +178,14 @@ pub fn decode_kept(line: &[u8], kept: &Kept) -> Option<Value> {
     Some(entry)
 }
 
-/// The next value, decoded from its span: a plain string (no escape, nothing a surrogate's
-/// stand-in could be taken for) without a deserializer, as `loose_str` reads one.
-fn decoded(s: &mut Skim<'_>) -> Option<Value> {
-    decode_span(s.value().ok()?)
+/// The next value, decoded from its span (see [`decoded_span`]).
+pub(crate) fn decoded(s: &mut Skim<'_>) -> Option<Value> {
+    decoded_span(s.value().ok()?)
 }
 
-fn decode_span(span: &[u8]) -> Option<Value> {
+/// A value decoded from its span: a plain string (no escape, nothing a surrogate's stand-in
+/// could be taken for) without a deserializer, as `loose_str` reads one.
+pub(crate) fn decoded_span(span: &[u8]) -> Option<Value> {
     if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
         if !inner.contains(&b'\\') && memchr::memchr(0xF4, inner).is_none() {
             if let Ok(text) = std::str::from_utf8(inner) {
@@ -201,49 +202,23 @@ fn text(s: &mut Skim<'_>, cap: Option<usize>) -> Option<Value> {
     let span = s.value().ok()?;
     let long = cap.filter(|&cap| span.len() > cap + 2 && span.first() == Some(&b'"'));
     let Some(cap) = long else {
-        return decode_span(span);
+        return decoded_span(span);
     };
     let inner = &span[1..span.len() - 1];
-    let cut = prefix_cut(inner, cap);
+    let Some(cut) = crate::escaped::boundary(inner, cap) else {
+        return decoded_span(span);
+    };
     let quoted = [&b"\""[..], &inner[..cut], b"\""].concat();
     match crate::json::decode(&quoted) {
         Ok(Value::String(t)) if !crate::js::js_trim(&t).is_empty() => Some(Value::String(t)),
         // Blank so far (it may not be further on), or not a string on its own: all of it.
-        _ => decode_span(span),
+        _ => decoded_span(span),
     }
-}
-
-/// Where to cut the stored text of a JSON string (between its quotes) at most `cap` bytes in,
-/// splitting no escape and no UTF-8 sequence: the bytes before the cut decode as they do in
-/// the whole, but for a surrogate pair's first half, which the cut's end can leave alone.
-fn prefix_cut(inner: &[u8], cap: usize) -> usize {
-    let mut cut = cap.min(inner.len());
-    let mut at = 0;
-    while let Some(found) = memchr::memchr(b'\\', &inner[at..cut]) {
-        let escape = at + found;
-        let len = if inner.get(escape + 1) == Some(&b'u') {
-            6
-        } else {
-            2
-        };
-        if escape + len > cut {
-            cut = escape;
-            break;
-        }
-        at = escape + len;
-    }
-    // Escapes are ASCII: backing over continuation bytes splits none.
-    for _ in 0..3 {
-        if cut > 0 && inner.get(cut).is_some_and(|b| b & 0xC0 == 0x80) {
-            cut -= 1;
-        }
-    }
-    cut
 }
 
 /// The next object, each member `wanted` read by `read` (the others skipped). A key given
 /// twice keeps its first place and its last value, as serde_json's map (and JSON.parse) do.
-fn object_with<'a>(
+pub(crate) fn object_with<'a>(
     s: &mut Skim<'a>,
     wanted: impl Fn(&[u8]) -> bool,
     mut read: impl FnMut(&'a [u8], &mut Skim<'a>) -> Option<Value>,
@@ -264,39 +239,48 @@ fn object_with<'a>(
 
 /// The content array at the cursor, its blocks with the keys `kept.blocks` only (and long
 /// texts cut as [`Kept::texts`] says).
-fn blocks_with(s: &mut Skim<'_>, kept: &Kept) -> Option<Value> {
+fn blocks_kept(s: &mut Skim<'_>, kept: &Kept) -> Option<Value> {
+    blocks_with(s, |s| {
+        let wanted = |key: &[u8]| kept.blocks.contains(&key);
+        // The tool named so far, and whether arguments were cut for it: a name given after
+        // them (the last wins) might want others, so that block is left unsure.
+        let (mut name, mut cut) = (None, false);
+        object_with(s, wanted, |key, s| match key {
+            b"text" => text(s, kept.texts),
+            b"name" if cut => None,
+            b"name" => {
+                let value = decoded(s)?;
+                name = value.as_str().map(str::to_owned);
+                Some(value)
+            }
+            b"arguments" if s.at_object() => {
+                let keys = kept.arguments.zip(name.as_deref());
+                match keys.and_then(|(keys_of, name)| keys_of(name)) {
+                    Some(keys) => {
+                        cut = true;
+                        object_with(s, |key| keys.contains(&key), |_, s| decoded(s))
+                    }
+                    None => decoded(s),
+                }
+            }
+            _ => decoded(s),
+        })
+    })
+}
+
+/// The content array at the cursor, each block (object) read by `block`, other items decoded.
+pub(crate) fn blocks_with(
+    s: &mut Skim<'_>,
+    mut block: impl FnMut(&mut Skim<'_>) -> Option<Value>,
+) -> Option<Value> {
     let mut items = s.array().ok()?;
     let mut blocks = Vec::new();
     while s.next_item(&mut items).ok()? {
-        let block = if s.at_object() {
-            let wanted = |key: &[u8]| kept.blocks.contains(&key);
-            // The tool named so far, and whether arguments were cut for it: a name given
-            // after them (the last wins) might want others, so that block is left unsure.
-            let (mut name, mut cut) = (None, false);
-            object_with(s, wanted, |key, s| match key {
-                b"text" => text(s, kept.texts),
-                b"name" if cut => None,
-                b"name" => {
-                    let value = decoded(s)?;
-                    name = value.as_str().map(str::to_owned);
-                    Some(value)
-                }
-                b"arguments" if s.at_object() => {
-                    let keys = kept.arguments.zip(name.as_deref());
-                    match keys.and_then(|(keys_of, name)| keys_of(name)) {
-                        Some(keys) => {
-                            cut = true;
-                            object_with(s, |key| keys.contains(&key), |_, s| decoded(s))
-                        }
-                        None => decoded(s),
-                    }
-                }
-                _ => decoded(s),
-            })?
+        blocks.push(if s.at_object() {
+            block(s)?
         } else {
             decoded(s)?
-        };
-        blocks.push(block);
+        });
     }
     Some(Value::Array(blocks))
 }
@@ -564,8 +548,8 @@ mod tests {
         }
     }
 
-    /// A long text cut by [`prefix_cut`] decodes to a prefix of the whole, of the length the
-    /// cut promises, on random strings of escapes, surrogates, invalid bytes and backslashes.
+    /// A long text cut at a boundary decodes to a prefix of the whole, of the length
+    /// [`Kept::texts`] promises, on random strings of escapes, surrogates, invalid bytes and backslashes.
     #[test]
     fn long_texts_decode_to_a_prefix_of_the_whole() {
         let pieces: &[&[u8]] = &[
@@ -616,7 +600,7 @@ mod tests {
             // All but a last lone half of a pair is the whole's.
             let (kept, whole_units) = (units(cut), units(whole));
             assert!(
-                kept >= (cap - 9) / 6 || kept == whole_units,
+                kept >= cap / 6 || kept == whole_units,
                 "{kept} units at cap {cap}"
             );
             let agree = cut

@@ -12,6 +12,7 @@ use jiff::tz::TimeZone;
 use serde_json::{Map, Value};
 
 use super::body::{string_or_json, Body};
+use super::shorten::Rests;
 use crate::model::content::{CallForm, ToolCall};
 use crate::model::EntryKind;
 use crate::session::Session;
@@ -32,13 +33,13 @@ fn str_or(v: Option<&Value>) -> &str {
 }
 
 impl Blocks<'_> {
-    /// Writes the block of entry `i` (`entry` decoded in pi's shape), with an optional note on
-    /// where it hangs in the tree.
+    /// Writes the block of entry `i` (`entry` decoded in pi's shape, `rests` what its
+    /// shortened strings left out), with an optional note on where it hangs in the tree.
     pub(super) fn write(
         &self,
         session: &Session,
         i: usize,
-        entry: &Value,
+        (entry, rests): (&Value, &Rests),
         note: Option<&str>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
@@ -80,6 +81,7 @@ impl Blocks<'_> {
             out,
             theme: t,
             full: self.full,
+            rests,
         };
         match message {
             Some(m) if *kind == EntryKind::Message => message_body(&mut body, m),

@@ -6,13 +6,14 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
+use super::shorten::{Left, Rests};
 use crate::model::content::{Block, CallForm, Content};
-use crate::render::{cut, full_text, image_label};
+use crate::render::{base64_size, cut, full_text, image_label};
 use crate::style::{self, escape_control, Role, Theme};
 
 /// Text blocks longer than this are cut unless `--full`.
-const MAX_LINES: usize = 12;
-const MAX_CHARS: usize = 1500;
+pub(super) const MAX_LINES: usize = 12;
+pub(super) const MAX_CHARS: usize = 1500;
 /// One-line items (tool calls, JSON data) longer than this are cut unless `--full`.
 const MAX_LINE_CHARS: usize = 200;
 const INDENT: &str = "  ";
@@ -22,22 +23,38 @@ pub(super) struct Body<'a> {
     pub out: &'a mut dyn Write,
     pub theme: Theme,
     pub full: bool,
+    /// What the entry's shortened strings left out (none with `--full`).
+    pub rests: &'a Rests,
 }
 
 impl Body<'_> {
     /// Multi-line text, cut to `MAX_LINES`/`MAX_CHARS` with a marker unless `--full`.
     pub(super) fn text(&mut self, text: &str, look: Role) -> io::Result<()> {
+        self.text_after("", text, look)
+    }
+
+    /// [`Body::text`] of `lead` and `text`, where `text` may be a shortened string.
+    fn text_after(&mut self, lead: &str, text: &str, look: Role) -> io::Result<()> {
+        let rest = match self.rests.of(text) {
+            Some(Left::Text(rest)) => Some(rest),
+            _ => None,
+        };
+        let text = if lead.is_empty() {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(format!("{lead}{text}"))
+        };
         let (kept, more_lines, more_chars) = if self.full {
             (text.trim_end_matches('\n'), 0, 0)
         } else {
-            let c = cut(text, MAX_LINES, MAX_CHARS);
+            let c = cut(&text, rest, MAX_LINES, MAX_CHARS);
             (c.text, c.more_lines, c.more_chars)
         };
         for line in escape_control(kept, true).lines() {
             if line.is_empty() {
                 writeln!(self.out)?;
             } else {
-                writeln!(self.out, "{INDENT}{}", self.theme.paint(look, line))?;
+                self.indented(line, look)?;
             }
         }
         if more_lines > 0 {
@@ -46,12 +63,7 @@ impl Body<'_> {
             } else {
                 format!("{more_chars} more characters")
             };
-            let marker = format!("… {what} (--full shows all)");
-            writeln!(
-                self.out,
-                "{INDENT}{}",
-                self.theme.paint(Role::Muted, &marker)
-            )?;
+            self.indented(&format!("… {what} (--full shows all)"), Role::Muted)?;
         }
         Ok(())
     }
@@ -64,7 +76,18 @@ impl Body<'_> {
         } else {
             style::truncate(&text, MAX_LINE_CHARS).into_owned().into()
         };
-        writeln!(self.out, "{INDENT}{}", self.theme.paint(look, &text))
+        self.indented(&text, look)
+    }
+
+    /// `s` on a line of its own, indented, in the colour of `look`.
+    fn indented(&mut self, s: &str, look: Role) -> io::Result<()> {
+        if look == Role::Plain || !self.theme.enabled {
+            // What `paint` gives then, without copying it first (a write a line of text).
+            self.out.write_all(INDENT.as_bytes())?;
+            self.out.write_all(s.as_bytes())?;
+            return self.out.write_all(b"\n");
+        }
+        writeln!(self.out, "{INDENT}{}", self.theme.paint(look, s))
     }
 
     /// Message content: a string, or pi's blocks (text, thinking, toolCall, image, others).
@@ -82,14 +105,19 @@ impl Body<'_> {
             Block::Text { text } => self.text(&string_or_json(text), Role::Plain),
             Block::Thinking { redacted: true, .. } => self.line("thinking (redacted)", Role::Muted),
             Block::Thinking { thinking, .. } => {
-                let text = format!("thinking: {}", string_or_json(thinking));
-                self.text(&text, Role::Muted)
+                self.text_after("thinking: ", &string_or_json(thinking), Role::Muted)
             }
             Block::ToolCall(call) => {
                 let call = call.line(CallForm::Keys);
                 self.line(&format!("→ {call}"), Role::Tool)
             }
-            Block::Image { .. } => self.line(&image_label(b), Role::Custom),
+            Block::Image { .. } => {
+                let label = image_label(b, |data| match self.rests.of(data) {
+                    Some(&Left::Base64(digits)) => digits * 3 / 4,
+                    _ => base64_size(data),
+                });
+                self.line(&label, Role::Custom)
+            }
             // Anything else (seed 000's `tool_result` blocks, future types): its name and text.
             Block::Other { kind, block } => {
                 let text = match block.get("content").or_else(|| block.get("text")) {

@@ -259,13 +259,14 @@ impl<'a> Follower<'a> {
                 if self.shown {
                     out.write_all(b"\n")?;
                 }
+                let (entry, rests) = super::decode_for_block(session, i, args.full)?;
                 let blocks = Blocks {
                     theme: self.env.theme(),
                     full: args.full,
                     tz: &self.env.tz,
                     labels: std::mem::take(&mut self.labels),
                 };
-                let written = blocks.write(session, i, &session.load(i)?, note.as_deref(), out);
+                let written = blocks.write(session, i, (&entry, &rests), note.as_deref(), out);
                 self.labels = blocks.labels;
                 written?;
             }

@@ -1,0 +1,283 @@
+//! An entry decoded for a cut block: each long text the block shows only the start of is
+//! decoded only in part, and the rest is counted from its escaped bytes (`crate::escaped`).
+//! Tool results are most of a session's bytes and a block shows at most a screenful of each,
+//! so this is most of what `show` would decode.
+//!
+//! Only strings the block writes through [`Body::text`](super::body::Body) are shortened, as
+//! the block reads them: the content of a message (a string, or the `text` of a text block and
+//! the `thinking` of a thinking block), a bash execution's `output`, a summary message's or
+//! entry's `summary`, a custom message's content. An image's base64 `data` only has its size
+//! shown: it is counted and not decoded. Whether a member is shown as text can depend on one
+//! that may come after it (a message's `role`, a block's `type`), so such a long string is
+//! decoded once its whole object is read. Anything else is decoded whole (every value through
+//! the one decoder, from its span), and where the skim is unsure the caller decodes the line.
+
+use serde_json::{Map, Value};
+
+use super::body::{MAX_CHARS, MAX_LINES};
+use crate::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
+use crate::render::{base64_digits, cuts_within, Rest};
+use crate::skim::Skim;
+
+/// Strings shorter than this are decoded whole: what shortening saves is not worth the count.
+const LONG: usize = 2 * MAX_CHARS;
+/// The prefix decoded first, in bytes (12 lines of code or output fit), doubled while it
+/// decodes to too little to cut.
+const PREFIX: usize = 1024;
+/// What is kept of an image's data (any text: it stands for the data to [`Rests::of`]).
+const DATA_KEPT: usize = 16;
+
+/// What the shortened strings of an entry left out.
+pub(super) enum Left {
+    /// A text's rest.
+    Text(Rest),
+    /// Base64 data: the digits of the whole.
+    Base64(u64),
+}
+
+/// The shortened strings of one decoded entry, each known by the address of its text: the
+/// text lives as long as the entry does and no other string shares its buffer, and a borrowed
+/// `&str` of it (what the block passes to its body) has that address and length.
+#[derive(Default)]
+pub(super) struct Rests(Vec<(usize, usize, Left)>);
+
+impl Rests {
+    fn add(&mut self, kept: &str, left: Left) {
+        self.0.push((kept.as_ptr() as usize, kept.len(), left));
+    }
+
+    /// What was left out of `s`, if it is a shortened string (whole, not a slice of one).
+    pub(super) fn of(&self, s: &str) -> Option<&Left> {
+        let key = (s.as_ptr() as usize, s.len());
+        self.0
+            .iter()
+            .find(|(at, len, _)| (*at, *len) == key)
+            .map(|(.., left)| left)
+    }
+}
+
+/// How a long string is read once its object is known.
+#[derive(Clone, Copy)]
+enum Use {
+    Text,
+    Base64,
+    Whole,
+}
+
+/// Entry `kind`'s line decoded, its long shown texts shortened; `None` where the skim is
+/// unsure (then decode the line whole).
+pub(super) fn decode(line: &[u8], kind: &EntryKind) -> Option<(Value, Rests)> {
+    let mut rests = Rests::default();
+    let mut s = Skim::new(line);
+    let entry = object_with(
+        &mut s,
+        |_| true,
+        |key, s| match (kind, key) {
+            (EntryKind::Message, b"message") if s.at_object() => message(s, &mut rests),
+            (EntryKind::CustomMessage | EntryKind::Thinking, b"content") => content(s, &mut rests),
+            (EntryKind::Compaction | EntryKind::BranchSummary, b"summary") => {
+                string(s.value().ok()?, Use::Text, &mut rests)
+            }
+            _ => decoded(s),
+        },
+    )?;
+    s.end().ok()?;
+    Some((entry, rests))
+}
+
+/// A message object: its content shortened, and its `output` or `summary` when its role shows
+/// them as text.
+fn message(s: &mut Skim<'_>, rests: &mut Rests) -> Option<Value> {
+    object_reading_later(
+        s,
+        rests,
+        &[b"output", b"summary"],
+        |key, s, rests| match key {
+            b"content" => content(s, rests),
+            _ => decoded(s),
+        },
+        |message, key| match (message.get("role").and_then(Value::as_str), key) {
+            (Some("bashExecution"), b"output")
+            | (Some("branchSummary" | "compactionSummary"), b"summary") => Use::Text,
+            _ => Use::Whole,
+        },
+    )
+}
+
+/// Content: a string shortened, or blocks whose text, thinking and image data are.
+fn content(s: &mut Skim<'_>, rests: &mut Rests) -> Option<Value> {
+    if !s.at_array() {
+        return string(s.value().ok()?, Use::Text, rests);
+    }
+    blocks_with(s, |s| {
+        object_reading_later(
+            s,
+            rests,
+            &[b"text", b"thinking", b"data"],
+            |_, s, _| decoded(s),
+            |block, key| match (block.get("type").and_then(Value::as_str), key) {
+                (Some("text"), b"text") | (Some("thinking"), b"thinking") => Use::Text,
+                (Some("image"), b"data") => Use::Base64,
+                _ => Use::Whole,
+            },
+        )
+    })
+}
+
+/// The object at the cursor, its members read by `read`, but a long string under one of
+/// `later`'s keys read once the whole object is, as `then` says for the object it is in.
+fn object_reading_later<'a>(
+    s: &mut Skim<'a>,
+    rests: &mut Rests,
+    later: &[&[u8]],
+    mut read: impl FnMut(&'a [u8], &mut Skim<'a>, &mut Rests) -> Option<Value>,
+    then: impl Fn(&Map<String, Value>, &[u8]) -> Use,
+) -> Option<Value> {
+    let mut waiting: Vec<(&[u8], &[u8])> = Vec::new();
+    let mut object = object_with(
+        s,
+        |_| true,
+        |key, s| {
+            if !later.contains(&key) {
+                return read(key, s, rests);
+            }
+            // A key given twice has its last value.
+            waiting.retain(|(k, _)| *k != key);
+            let span = s.value().ok()?;
+            if long_string(span).is_none() {
+                return decoded_span(span);
+            }
+            waiting.push((key, span));
+            // Its place, kept when the value is put in below.
+            Some(Value::Null)
+        },
+    )?;
+    let map = object.as_object_mut()?;
+    for (key, span) in waiting {
+        let value = string(span, then(map, key), rests)?;
+        map.insert(std::str::from_utf8(key).ok()?.to_owned(), value);
+    }
+    Some(object)
+}
+
+/// The insides of a string span that is long, or `None`.
+fn long_string(span: &[u8]) -> Option<&[u8]> {
+    (span.len() > LONG)
+        .then(|| span.strip_prefix(b"\"")?.strip_suffix(b"\""))
+        .flatten()
+}
+
+/// The value of a span read as `how` says: shortened where it is a long plain string.
+fn string(span: &[u8], how: Use, rests: &mut Rests) -> Option<Value> {
+    let shortened = long_string(span).and_then(|inner| match how {
+        Use::Text => text_prefix(inner).map(|(kept, rest)| (kept, Left::Text(rest))),
+        // Plain ASCII without escapes decodes to itself: count the digits in place.
+        Use::Base64 if inner.is_ascii() && memchr::memchr(b'\\', inner).is_none() => {
+            let kept = String::from_utf8(inner[..DATA_KEPT].to_vec()).ok()?;
+            Some((kept, Left::Base64(base64_digits(inner))))
+        }
+        Use::Base64 | Use::Whole => None,
+    });
+    match shortened {
+        Some((kept, left)) => {
+            rests.add(&kept, left);
+            Some(Value::String(kept))
+        }
+        None => decoded_span(span),
+    }
+}
+
+/// A long text's decoded prefix, long enough that a block's cut ends inside it, and the
+/// counts of the rest; `None` where the text must be decoded whole.
+fn text_prefix(inner: &[u8]) -> Option<(String, Rest)> {
+    let mut want = PREFIX;
+    while want.saturating_mul(2) <= inner.len() {
+        let at = crate::escaped::boundary(inner, want)?;
+        let quoted = [&b"\""[..], &inner[..at], b"\""].concat();
+        let Some(Value::String(kept)) = decoded_span(&quoted) else {
+            return None;
+        };
+        if cuts_within(&kept, MAX_LINES, MAX_CHARS) {
+            return Some((kept, crate::escaped::rest(&inner[at..])?));
+        }
+        want *= 2;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::body::Body;
+    use super::*;
+    use crate::escaped::tests::random_inner;
+    use crate::style::Theme;
+
+    /// A message's content written from the shortened decode is what the full decode writes,
+    /// on long random texts (every escape, invalid bytes, surrogates, trailing whitespace).
+    #[test]
+    fn shortened_content_writes_what_the_whole_does() {
+        let mut next = crate::skim::rng(7);
+        let mut shortened = 0;
+        for round in 0..300 {
+            let mut text = || {
+                let mut t = Vec::new();
+                while t.len() < LONG + next(3 * LONG) {
+                    let piece = random_inner(&mut next);
+                    // Mostly plain texts, which are shortened; the others are decoded whole.
+                    let plain = std::str::from_utf8(&piece).is_ok()
+                        && !crate::json::may_hold_surrogates(&piece);
+                    if plain || round % 4 == 0 {
+                        t.extend(piece);
+                    }
+                }
+                // A raw newline ends a line: not in a string the skim hands over.
+                t.retain(|&c| c != b'\n');
+                if next(3) == 0 {
+                    t.extend(b" \\n\\u000a ".repeat(next(40)));
+                }
+                t
+            };
+            let (a, b, c) = (text(), text(), text());
+            let data = b"QUJD".repeat(LONG / 2 + next(LONG));
+            let line = [
+                &br#"{"type":"message","message":{"content":[{"text":""#[..],
+                &a,
+                br#"","type":"text"},{"type":"thinking","thinking":""#,
+                &b,
+                br#""},{"type":"image","data":""#,
+                &data,
+                br#""}],"role":"user"},"x":""#,
+                &c,
+                br#""}"#,
+            ]
+            .concat();
+            let Ok(whole) = crate::json::decode(&line) else {
+                continue;
+            };
+            let (value, rests) = decode(&line, &EntryKind::Message).expect("the skim is sure");
+            shortened += rests.0.len();
+            let write = |entry: &Value, rests: &Rests| {
+                let mut out = Vec::new();
+                let mut body = Body {
+                    out: &mut out,
+                    theme: Theme {
+                        enabled: round % 2 == 0,
+                    },
+                    full: false,
+                    rests,
+                };
+                body.content(entry.pointer("/message/content")).unwrap();
+                out
+            };
+            let (want, got) = (write(&whole, &Rests::default()), write(&value, &rests));
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want),
+                "round {round}"
+            );
+            // What the block does not show as text is decoded whole.
+            assert_eq!(value.get("x"), whole.get("x"));
+        }
+        assert!(shortened > 600, "{shortened}");
+    }
+}
