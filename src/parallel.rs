@@ -98,6 +98,70 @@ pub(crate) fn ordered<T: Sync, R: Send>(
     });
 }
 
+/// Items rendered together by one worker, and at most this much `weight` among them (a row
+/// of a tree that keeps branching is megabytes of indentation).
+const CHUNK: usize = 128;
+const CHUNK_WEIGHT: usize = 128 << 10;
+/// Items taken at a time (and at most this much weight): enough to keep every core busy, few
+/// enough that memory holds a few megabytes of them and of their output.
+const BATCH: usize = 64 * CHUNK;
+const BATCH_WEIGHT: usize = 8 * CHUNK_WEIGHT;
+
+/// Renders `items` with `render` on every core, a chunk of them at a time (up to [`CHUNK`]
+/// items and [`CHUNK_WEIGHT`] of `weight`, about the bytes each writes), each chunk into its
+/// own buffer with its own fresh `S` (what a worker keeps at hand between items), and writes
+/// the buffers to `out` in order. Up to a failing item, its chunk is written before the error
+/// is returned, as a loop over the items would have.
+pub(crate) fn write_in_order<T: Send + Sync, S: Default>(
+    mut items: impl Iterator<Item = T>,
+    weight: impl Fn(&T) -> usize,
+    out: &mut dyn std::io::Write,
+    render: impl Fn(&T, &mut S, &mut Vec<u8>) -> anyhow::Result<()> + Sync,
+) -> anyhow::Result<()> {
+    loop {
+        let (mut batch, mut weights) = (Vec::new(), Vec::new());
+        let mut total = 0;
+        while batch.len() < BATCH && total < BATCH_WEIGHT {
+            let Some(item) = items.next() else { break };
+            let w = weight(&item);
+            total += w;
+            batch.push(item);
+            weights.push(w);
+        }
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let mut chunks: Vec<&[T]> = Vec::new();
+        let (mut start, mut sum) = (0, 0);
+        for (at, w) in weights.iter().enumerate() {
+            sum += w;
+            if at + 1 - start == CHUNK || sum >= CHUNK_WEIGHT || at + 1 == batch.len() {
+                chunks.push(&batch[start..=at]);
+                (start, sum) = (at + 1, 0);
+            }
+        }
+        let mut written = Ok(());
+        ordered(
+            &chunks,
+            |chunk| {
+                let (mut state, mut buf) = (S::default(), Vec::new());
+                let done = chunk
+                    .iter()
+                    .try_for_each(|item| render(item, &mut state, &mut buf));
+                (buf, done)
+            },
+            |(buf, done)| {
+                written = out.write_all(&buf).map_err(Into::into).and(done);
+                match written {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(_) => ControlFlow::Break(()),
+                }
+            },
+        );
+        written?;
+    }
+}
+
 /// Runs `each` on every item on the available cores (up to 8); results keep the input order.
 /// `each` is told how to read a file: ahead on a second thread when it runs alone.
 ///

@@ -61,7 +61,8 @@ pub fn run(
     Ok(Outcome::Done)
 }
 
-/// One block per selected entry, each decoded, written and dropped before the next.
+/// One block per selected entry, each decoded, rendered and dropped: a chunk of entries at a
+/// time on each core, the chunks written in order.
 fn write_human(
     args: &ShowArgs,
     env: &Env,
@@ -82,9 +83,19 @@ fn write_human(
         && args.leaf.is_none()
         && args.types.is_empty()
         && args.roles.is_empty();
-    for (k, &i) in selected.iter().enumerate() {
+    // Blocks are made on every core and written in order, a chunk's share reckoned by what
+    // its blocks write: with `--full` about their entries' stored bytes, else a few KB at most.
+    let weight = |&(_, i): &(usize, usize)| {
+        let stored = session.entries[i].stored_len() as usize;
+        if blocks.full {
+            stored
+        } else {
+            stored.min(4096)
+        }
+    };
+    let write = |&(k, i): &(usize, usize), _: &mut (), out: &mut Vec<u8>| {
         if k > 0 {
-            out.write_all(b"\n")?;
+            out.push(b'\n');
         }
         let previous = k.checked_sub(1).map(|p| selected[p]);
         let note = if file_order {
@@ -94,8 +105,10 @@ fn write_human(
         };
         let (entry, rests) = decode_for_block(session, i, blocks.full)?;
         blocks.write(session, i, (&entry, &rests), note.as_deref(), out)?;
-    }
-    Ok(())
+        Ok(())
+    };
+    let items = selected.iter().copied().enumerate();
+    crate::parallel::write_in_order(items, weight, out, write)
 }
 
 /// Entry `i` decoded for its block. A cut block decodes only the start of long texts;

@@ -145,14 +145,8 @@ impl Said {
     }
 }
 
-/// Entries decoded (or rows rendered) by one worker at a time, and at most this many bytes of
-/// row prefixes among them (a tree that keeps branching indents each row by megabytes).
+/// Assistant messages decoded by one worker at a time, for the filter.
 const CHUNK: usize = 128;
-const CHUNK_BYTES: usize = 128 << 10;
-/// Rows taken from the layout at a time (and at most this many bytes of their prefixes):
-/// enough to keep every core busy, few enough that memory holds a few megabytes of them.
-const BATCH: usize = 64 * CHUNK;
-const BATCH_BYTES: usize = 8 * CHUNK_BYTES;
 
 /// What the filter reads of an assistant message: its stop reason, its text (from its start:
 /// whether it is blank) and its tool calls' ids.
@@ -347,7 +341,7 @@ impl View<'_> {
             marked: v.active_end(&self.tree.active),
         };
         let weight = |row: &Row| row.prefix.len();
-        self.write_chunks(rows.into_iter(), weight, out, |row, lines, buf| {
+        crate::parallel::write_in_order(rows.into_iter(), weight, out, |row, lines, buf| {
             self.human_row(row, &look, lines, buf)
         })
     }
@@ -398,58 +392,6 @@ impl View<'_> {
         Ok(())
     }
 
-    /// Renders `items` with `render` on every core, a chunk of them (up to [`CHUNK`] items and
-    /// [`CHUNK_BYTES`] of `weight`) on one worker at a time, and writes the chunks in order.
-    /// Up to a failing item, its chunk is written before the error is returned.
-    fn write_chunks<T: Send + Sync>(
-        &self,
-        mut items: impl Iterator<Item = T>,
-        weight: impl Fn(&T) -> usize,
-        out: &mut dyn Write,
-        render: impl Fn(&T, &mut Lines, &mut Vec<u8>) -> anyhow::Result<()> + Sync,
-    ) -> anyhow::Result<()> {
-        loop {
-            let mut batch = Vec::new();
-            let mut bytes = 0;
-            while batch.len() < BATCH && bytes < BATCH_BYTES {
-                let Some(item) = items.next() else { break };
-                bytes += weight(&item);
-                batch.push(item);
-            }
-            if batch.is_empty() {
-                return Ok(());
-            }
-            let mut chunks: Vec<&[T]> = Vec::new();
-            let (mut start, mut bytes) = (0, 0);
-            for (at, item) in batch.iter().enumerate() {
-                bytes += weight(item);
-                if at + 1 - start == CHUNK || bytes >= CHUNK_BYTES || at + 1 == batch.len() {
-                    chunks.push(&batch[start..=at]);
-                    (start, bytes) = (at + 1, 0);
-                }
-            }
-            let mut written = Ok(());
-            crate::parallel::ordered(
-                &chunks,
-                |chunk| {
-                    let (mut lines, mut buf) = (Lines::default(), Vec::new());
-                    let done = chunk
-                        .iter()
-                        .try_for_each(|item| render(item, &mut lines, &mut buf));
-                    (buf, done)
-                },
-                |(buf, done)| {
-                    written = out.write_all(&buf).map_err(Into::into).and(done);
-                    match written {
-                        Ok(()) => ControlFlow::Continue(()),
-                        Err(_) => ControlFlow::Break(()),
-                    }
-                },
-            );
-            written?;
-        }
-    }
-
     /// NDJSON, one object per shown entry in display order (the human rows' order), each
     /// naming its shown parent: flat, so jq and Python read a chain of any length (a nested
     /// object of 100k levels is beyond both).
@@ -464,11 +406,11 @@ impl View<'_> {
             stack.extend(kids.iter().rev().map(|&c| (c as usize, Some(i), depth + 1)));
             Some((i, parent, depth, kids.len()))
         });
-        self.write_chunks(
+        crate::parallel::write_in_order(
             nodes,
             |_| 0,
             out,
-            |&(i, parent, depth, kids), lines, buf| {
+            |&(i, parent, depth, kids), lines: &mut Lines, buf| {
                 let node = self.node(i, parent, depth, kids, marked == Some(i), lines)?;
                 surrogates::write(&mut *buf, &node)?;
                 buf.push(b'\n');
