@@ -475,6 +475,13 @@ impl<'a> Cache<'a> {
         fates: Vec<Fate>,
         summaries: &[Result<Summary, ScanError>],
     ) -> Option<CacheProblem> {
+        // A warm run that changed nothing: every file's record kept, and no other record (each
+        // kept file has its own, so equal counts leave none of a file gone). Without the two
+        // lookups a file below, which were 5% of a warm listing of 10,000.
+        let stored: usize = self.folders.values().map(|f| f.by_name.len()).sum();
+        if stored == files.len() && fates.iter().all(|f| matches!(f, Fate::Kept)) {
+            return self.problem;
+        }
         // First which folders changed (a record new or dropped, or of a file gone), so that a
         // warm run that changed nothing copies nothing.
         let mut changed: HashMap<&[u8], bool> = HashMap::new();
