@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::cache::{Cache, CacheProblem};
+use crate::cache::{Cache, CacheProblem, Fate};
 use crate::diag::{Diag, Warning};
 use crate::exit::UsageError;
 use crate::locate::{name_cmp, Files, Location, Skipped};
@@ -134,33 +134,43 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
             .map(|(p, why)| (p, Problem::Skipped(why))),
     );
     let (results, cache_problem) = summarize_all(loc, &files, detail);
-    for (path, result) in files.iter().zip(results) {
-        let problem = match result {
-            Ok(s) => {
-                let warnings =
-                    (!s.warnings.is_empty()).then(|| Problem::Warnings(s.warnings.clone()));
-                listing.sessions.push(s);
-                warnings
-            }
-            Err(e) => Some(Problem::of(e)),
-        };
-        listing.problems.extend(problem.map(|p| (path.clone(), p)));
-    }
+    // Collected into the results' own memory (a new vector of 10,000 summaries was a tenth
+    // of a warm listing's page faults).
+    listing.sessions = results
+        .into_iter()
+        .zip(&files)
+        .filter_map(|(result, path)| {
+            let (session, problem) = match result {
+                Ok(s) => {
+                    let warnings =
+                        (!s.warnings.is_empty()).then(|| Problem::Warnings(s.warnings.clone()));
+                    (Some(s), warnings)
+                }
+                Err(e) => (None, Some(Problem::of(e))),
+            };
+            listing.problems.extend(problem.map(|p| (path.clone(), p)));
+            session
+        })
+        .collect();
     listing
         .problems
         .extend(cache_problem.map(|(path, why)| (path, Problem::Cache(why))));
     listing.sessions.retain(|s| in_scope(loc, scope, &s.cwd));
-    if scope == Scope::All && !loc.custom {
-        listing.sessions.sort_by(|a, b| {
-            b.mtime_js
-                .total_cmp(&a.mtime_js)
-                .then_with(|| name_cmp(file_name(&b.path), file_name(&a.path)))
-        });
-    }
-    // A stable sort, like JavaScript's: ties keep the read order above.
-    listing
-        .sessions
-        .sort_by_key(|s| std::cmp::Reverse(s.modified_ms));
+    // pi's order: newest `modified` first; `listAll` over the default root orders the files by
+    // mtime (then name) before that, and ties keep the read order above, as JavaScript's stable
+    // sorts do. One sort with both keys gives the same order as those two.
+    let by_mtime = scope == Scope::All && !loc.custom;
+    sort_by_moving_once(&mut listing.sessions, |a, b| {
+        b.modified_ms.cmp(&a.modified_ms).then_with(|| {
+            if by_mtime {
+                b.mtime_js
+                    .total_cmp(&a.mtime_js)
+                    .then_with(|| name_cmp(file_name(&b.path), file_name(&a.path)))
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+    });
     Ok(listing)
 }
 
@@ -322,10 +332,13 @@ fn summarize_all(
     match &loc.cache {
         Some(dir) if detail == Detail::Listing => {
             let cache = Cache::load(dir, files);
-            let (results, fates) =
-                parallel::map(files, |path, reading| cache.summarize(path, reading))
-                    .into_iter()
-                    .unzip::<_, _, Vec<_>, Vec<_>>();
+            let mut done = parallel::map(files, |path, reading| cache.summarize(path, reading));
+            // Not unzipped: the summaries stay where they are (see `list_in`).
+            let fates = done
+                .iter_mut()
+                .map(|(_, fate)| std::mem::replace(fate, Fate::Dropped))
+                .collect();
+            let results: Vec<_> = done.into_iter().map(|(result, _)| result).collect();
             let problem = cache.save(files, fates, &results);
             (results, problem)
         }
@@ -336,6 +349,44 @@ fn summarize_all(
     }
 }
 
+/// A stable sort that moves each item at most once: the order is found on their indexes, then
+/// followed cycle by cycle. Sorted in place, 10,000 summaries of some 400 bytes were moved
+/// about 130,000 times, into a scratch copy of half of them.
+fn sort_by_moving_once<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| cmp(&items[a], &items[b]));
+    // `items[at]` is to become what was at `order[at]`; a place done is marked by `order[at]
+    // == at`.
+    for start in 0..order.len() {
+        let mut at = start;
+        while order[at] != start && order[at] != at {
+            let from = order[at];
+            items.swap(at, from);
+            order[at] = at;
+            at = from;
+        }
+        order[at] = at;
+    }
+}
+
 fn file_name(p: &Path) -> &[u8] {
     crate::locate::split_name(p).1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_by_moving_once;
+
+    #[test]
+    fn sorting_by_moving_once_is_a_stable_sort() {
+        // Many ties (keys 0-6) and every length up to 200, against the standard stable sort.
+        for len in 0..200u64 {
+            let items: Vec<(u64, u64)> = (0..len).map(|i| ((i * 7919 + len) % 7, i)).collect();
+            let mut want = items.clone();
+            want.sort_by_key(|a| std::cmp::Reverse(a.0));
+            let mut got = items;
+            sort_by_moving_once(&mut got, |a, b| b.0.cmp(&a.0));
+            assert_eq!(got, want, "length {len}");
+        }
+    }
 }

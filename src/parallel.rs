@@ -177,17 +177,23 @@ pub(crate) fn map<I: Sync, T: Send>(items: &[I], each: impl Fn(&I, Reading) -> T
         return items.iter().map(|p| each(p, Reading::AheadIfBig)).collect();
     }
     let next = AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else {
-                return done;
-            };
-            done.push((i, each(item, Reading::OnThisThread)));
-        }
+    // Each result goes straight to its slot: gathered per worker and then put in order, 10,000
+    // summaries of a warm listing were moved twice more, and the vectors' growth was a quarter
+    // of its page faults.
+    // (A `Mutex`, not a `OnceLock`, which would ask the results to be `Sync`.)
+    let results: Vec<Mutex<Option<T>>> = std::iter::repeat_with(|| Mutex::new(None))
+        .take(items.len())
+        .collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else {
+            return;
+        };
+        let done = each(item, Reading::OnThisThread);
+        *results[i]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(done);
     };
-    let mut results: Vec<Option<T>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     std::thread::scope(|scope| {
         // Each worker may decode a deeply nested line (see `stack`); one that cannot be made
         // leaves its share to the others, and the last files to this thread.
@@ -200,20 +206,20 @@ pub(crate) fn map<I: Sync, T: Send>(items: &[I], each: impl Fn(&I, Reading) -> T
             })
             .collect();
         if handles.is_empty() {
-            for (i, r) in work() {
-                results[i] = Some(r);
-            }
+            work();
         }
         for h in handles {
             // A panic in a worker is a bug: re-raise it rather than hide it.
-            for (i, r) in h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) {
-                results[i] = Some(r);
-            }
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         }
     });
     results
         .into_iter()
-        .map(|r| r.expect("every item is done once"))
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .expect("every item is done once")
+        })
         .collect()
 }
 

@@ -43,6 +43,7 @@ pub struct Summary {
     /// pi's `/session` counts (`AgentSession.getSessionStats`).
     pub counts: Counts,
     /// Shared: a listing from the cache clones summaries, and this is most of their bytes.
+    #[serde(deserialize_with = "shared_str")]
     pub first_message: Arc<str>,
     pub entries: usize,
     pub leaf_id: Option<String>,
@@ -57,6 +58,22 @@ pub struct Summary {
     /// What `stats` gathers in the same pass, when asked for ([`Detail::Stats`]); never cached.
     #[serde(skip)]
     pub tally: Option<Box<Tally>>,
+}
+
+/// An `Arc<str>` made from the decoder's borrowed text: serde's own goes through a `String`,
+/// which copied each of a warm listing's 7 MB of first messages twice.
+fn shared_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Error> {
+    struct Shared;
+    impl serde::de::Visitor<'_> for Shared {
+        type Value = Arc<str>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Arc<str>, E> {
+            Ok(Arc::from(s))
+        }
+    }
+    d.deserialize_str(Shared)
 }
 
 /// How much one pass over a file gathers.
