@@ -23,6 +23,18 @@ pub(crate) fn boundary(inner: &[u8], from: usize) -> Option<usize> {
     })
 }
 
+/// The decoded start of a string from its insides `inner`: up to a [`boundary`] at or after
+/// `from`, through the one decoder, with where it was cut; `None` where there is no boundary
+/// or the start is no string on its own (decode it whole).
+pub(crate) fn decoded_prefix(inner: &[u8], from: usize) -> Option<(String, usize)> {
+    let at = boundary(inner, from)?;
+    let quoted = [&b"\""[..], &inner[..at], b"\""].concat();
+    match crate::model::decoded_span(&quoted)? {
+        serde_json::Value::String(kept) => Some((kept, at)),
+        _ => None,
+    }
+}
+
 /// The counts of the text that `rest` (the insides of a string from a [`boundary`] on) decodes
 /// to, or `None` when it is not plain.
 pub(crate) fn rest(rest: &[u8]) -> Option<Rest> {

@@ -119,27 +119,28 @@ pub(crate) fn write_in_order<T: Send + Sync, S: Default>(
     render: impl Fn(&T, &mut S, &mut Vec<u8>) -> anyhow::Result<()> + Sync,
 ) -> anyhow::Result<()> {
     loop {
-        let (mut batch, mut weights) = (Vec::new(), Vec::new());
-        let mut total = 0;
+        // The batch, and where each of its chunks ends.
+        let (mut batch, mut ends) = (Vec::new(), Vec::new());
+        let (mut total, mut chunk) = (0, 0);
         while batch.len() < BATCH && total < BATCH_WEIGHT {
             let Some(item) = items.next() else { break };
             let w = weight(&item);
-            total += w;
+            (total, chunk) = (total + w, chunk + w);
             batch.push(item);
-            weights.push(w);
+            let start = ends.last().copied().unwrap_or(0);
+            if batch.len() - start == CHUNK || chunk >= CHUNK_WEIGHT {
+                ends.push(batch.len());
+                chunk = 0;
+            }
         }
         if batch.is_empty() {
             return Ok(());
         }
-        let mut chunks: Vec<&[T]> = Vec::new();
-        let (mut start, mut sum) = (0, 0);
-        for (at, w) in weights.iter().enumerate() {
-            sum += w;
-            if at + 1 - start == CHUNK || sum >= CHUNK_WEIGHT || at + 1 == batch.len() {
-                chunks.push(&batch[start..=at]);
-                (start, sum) = (at + 1, 0);
-            }
+        if ends.last() != Some(&batch.len()) {
+            ends.push(batch.len());
         }
+        let starts = std::iter::once(0).chain(ends.iter().copied());
+        let chunks: Vec<&[T]> = starts.zip(&ends).map(|(a, &b)| &batch[a..b]).collect();
         let mut written = Ok(());
         ordered(
             &chunks,

@@ -205,13 +205,9 @@ fn text(s: &mut Skim<'_>, cap: Option<usize>) -> Option<Value> {
         return decoded_span(span);
     };
     let inner = &span[1..span.len() - 1];
-    let Some(cut) = crate::escaped::boundary(inner, cap) else {
-        return decoded_span(span);
-    };
-    let quoted = [&b"\""[..], &inner[..cut], b"\""].concat();
-    match crate::json::decode(&quoted) {
-        Ok(Value::String(t)) if !crate::js::js_trim(&t).is_empty() => Some(Value::String(t)),
-        // Blank so far (it may not be further on), or not a string on its own: all of it.
+    match crate::escaped::decoded_prefix(inner, cap) {
+        Some((start, _)) if !crate::js::js_trim(&start).is_empty() => Some(Value::String(start)),
+        // Blank so far (it may not be further on), or no start to cut: all of it.
         _ => decoded_span(span),
     }
 }

@@ -192,11 +192,7 @@ fn string(span: &[u8], how: Use, rests: &mut Rests) -> Option<Value> {
 fn text_prefix(inner: &[u8]) -> Option<(String, Rest)> {
     let mut want = PREFIX;
     while want.saturating_mul(2) <= inner.len() {
-        let at = crate::escaped::boundary(inner, want)?;
-        let quoted = [&b"\""[..], &inner[..at], b"\""].concat();
-        let Some(Value::String(kept)) = decoded_span(&quoted) else {
-            return None;
-        };
+        let (kept, at) = crate::escaped::decoded_prefix(inner, want)?;
         if cuts_within(&kept, MAX_LINES, MAX_CHARS) {
             return Some((kept, crate::escaped::rest(&inner[at..])?));
         }
