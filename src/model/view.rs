@@ -187,10 +187,8 @@ pub(crate) fn decoded(s: &mut Skim<'_>) -> Option<Value> {
 /// could be taken for) without a deserializer, as `loose_str` reads one.
 pub(crate) fn decoded_span(span: &[u8]) -> Option<Value> {
     if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
-        if !inner.contains(&b'\\') && memchr::memchr(0xF4, inner).is_none() {
-            if let Ok(text) = std::str::from_utf8(inner) {
-                return Some(Value::String(text.to_owned()));
-            }
+        if let Some(text) = crate::escaped::unescaped(inner) {
+            return Some(Value::String(text));
         }
     }
     crate::json::decode(span).ok()

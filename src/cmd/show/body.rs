@@ -132,6 +132,18 @@ impl Body<'_> {
     }
 }
 
+/// Whether [`Body::line`] cuts any line that `start` begins (or that the same text before
+/// `start` then begins) within `start`, so that nothing after it shows: its characters take
+/// more columns than the cut keeps, counted both ways `style::truncate` counts them (a
+/// character's width, and the string's, which can be less by a joined sequence; a margin
+/// covers what a next character could take off).
+pub(super) fn line_cut_within(start: &str) -> bool {
+    use unicode_width::UnicodeWidthChar;
+    let shown = escape_control(start, false);
+    let chars: usize = shown.chars().map(|c| c.width().unwrap_or(0)).sum();
+    chars > MAX_LINE_CHARS && style::width(&shown) > MAX_LINE_CHARS + 4
+}
+
 /// A string as is (borrowed: a tool's output can be megabytes), anything else as compact JSON
 /// (absent: nothing).
 pub(super) fn string_or_json(v: Option<&Value>) -> Cow<'_, str> {

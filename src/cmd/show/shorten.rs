@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value};
 
-use super::body::{MAX_CHARS, MAX_LINES};
+use super::body::{line_cut_within, MAX_CHARS, MAX_LINES};
 use crate::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
 use crate::render::{base64_digits, cuts_within, Rest};
 use crate::skim::Skim;
@@ -24,6 +24,9 @@ const LONG: usize = 2 * MAX_CHARS;
 /// The prefix decoded first, in bytes (12 lines of code or output fit), doubled while it
 /// decodes to too little to cut.
 const PREFIX: usize = 1024;
+/// The start of a tool call's long string argument decoded first, in bytes (200 columns
+/// fit), doubled while its line would not be cut within it.
+const LINE_PREFIX: usize = 512;
 /// What is kept of an image's data (any text: it stands for the data to [`Rests::of`]).
 const DATA_KEPT: usize = 16;
 
@@ -114,7 +117,10 @@ fn content(s: &mut Skim<'_>, rests: &mut Rests) -> Option<Value> {
             s,
             rests,
             &[b"text", b"thinking", b"data"],
-            |_, s, _| decoded(s),
+            |key, s, _| match key {
+                b"arguments" if s.at_object() => arguments(s),
+                _ => decoded(s),
+            },
             |block, key| match (block.get("type").and_then(Value::as_str), key) {
                 (Some("text"), b"text") | (Some("thinking"), b"thinking") => Use::Text,
                 (Some("image"), b"data") => Use::Base64,
@@ -122,6 +128,44 @@ fn content(s: &mut Skim<'_>, rests: &mut Rests) -> Option<Value> {
             },
         )
     })
+}
+
+/// A tool call's arguments, each long string member shortened to a start that its call's
+/// line is cut within (the line shows 200 columns of them). Whatever a block writes of them
+/// goes through that cut (`Body::line`), and all before the start is the same as in the whole;
+/// so the line is the whole's. Nested values are decoded whole.
+fn arguments(s: &mut Skim<'_>) -> Option<Value> {
+    object_with(
+        s,
+        |_| true,
+        |_, s| {
+            let span = s.value().ok()?;
+            match quoted_longer(span, 2 * LINE_PREFIX).and_then(line_prefix) {
+                Some(kept) => Some(Value::String(kept)),
+                None => decoded_span(span),
+            }
+        },
+    )
+}
+
+/// A long string's decoded start whose compact JSON a one-line item is cut within, or `None`
+/// where it must be decoded whole (no such start, or a stand-in for a lone surrogate, which is
+/// shown by what is around it).
+fn line_prefix(inner: &[u8]) -> Option<String> {
+    let mut want = LINE_PREFIX;
+    while want.saturating_mul(2) <= inner.len() {
+        let (kept, _) = crate::escaped::decoded_prefix(inner, want)?;
+        if crate::surrogates::has_standins(&kept) {
+            return None;
+        }
+        // The JSON string as written, up to where the whole one goes on.
+        let json = serde_json::to_string(&kept).ok()?;
+        if line_cut_within(json.strip_suffix('"')?) {
+            return Some(kept);
+        }
+        want *= 2;
+    }
+    None
 }
 
 /// The object at the cursor, its members read by `read`, but a long string under one of
@@ -162,7 +206,12 @@ fn object_reading_later<'a>(
 
 /// The insides of a string span that is long, or `None`.
 fn long_string(span: &[u8]) -> Option<&[u8]> {
-    (span.len() > LONG)
+    quoted_longer(span, LONG)
+}
+
+/// The insides of a string span longer than `len` bytes, or `None`.
+fn quoted_longer(span: &[u8], len: usize) -> Option<&[u8]> {
+    (span.len() > len)
         .then(|| span.strip_prefix(b"\"")?.strip_suffix(b"\""))
         .flatten()
 }
@@ -275,5 +324,84 @@ mod tests {
             assert_eq!(value.get("x"), whole.get("x"));
         }
         assert!(shortened > 600, "{shortened}");
+    }
+
+    /// A tool call's line written from its shortened arguments is what the whole arguments
+    /// write, on long random strings (every escape, wide, joined and zero-width characters,
+    /// surrogates), the name before or after them.
+    #[test]
+    fn shortened_arguments_write_the_whole_line() {
+        let mut next = crate::skim::rng(11);
+        let wide: &[&[u8]] = &[
+            "日本".as_bytes(),
+            "\\u200d".as_bytes(),
+            "\\u200b".as_bytes(),
+            "\\u0301".as_bytes(),
+            "👨\\u200d👩".as_bytes(),
+            "⌚\\ufe0e".as_bytes(),
+            "\\ufe0f".as_bytes(),
+            "لا".as_bytes(),
+            "\\u001b[31m".as_bytes(),
+        ];
+        let mut same = 0;
+        for round in 0..400 {
+            let mut text = || {
+                let mut t = Vec::new();
+                // From a few hundred bytes (too short to shorten, or cut near the start) on.
+                let goal = 200 + next(4 * LONG);
+                while t.len() < goal {
+                    // Runs of characters of no width put a line's cut anywhere in a start.
+                    let piece = match next(5) {
+                        0 => wide[next(wide.len())].to_vec(),
+                        1 if round % 3 == 0 => random_inner(&mut next),
+                        2 => br"\u0301".repeat(next(120)),
+                        _ => b"word ".repeat(1 + next(8)),
+                    };
+                    t.extend(piece);
+                }
+                t.retain(|&c| c != b'\n');
+                t
+            };
+            let (a, b) = (text(), text());
+            let name_first = round % 2 == 0;
+            let line = [
+                &br#"{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","#[..],
+                if name_first { br#""name":"write","# } else { b"" },
+                br#""arguments":{"path":"src/x.rs","content":""#,
+                &a,
+                br#"","n":[1,"two"],"more":""#,
+                &b,
+                br#""}"#,
+                if name_first { b"" } else { br#","name":"write""# },
+                br#"}]}}"#,
+            ]
+            .concat();
+            let Ok(whole) = crate::json::decode(&line) else {
+                continue;
+            };
+            let Some((value, rests)) = decode(&line, &EntryKind::Message) else {
+                continue;
+            };
+            let write = |entry: &Value, rests: &Rests| {
+                let mut out = Vec::new();
+                let mut body = Body {
+                    out: &mut out,
+                    theme: Theme { enabled: false },
+                    full: false,
+                    rests,
+                };
+                body.content(entry.pointer("/message/content")).unwrap();
+                out
+            };
+            let got = write(&value, &rests);
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&write(&whole, &Rests::default())),
+                "round {round}"
+            );
+            same += usize::from(value != whole);
+        }
+        // Most long arguments were shortened (and still wrote the whole line).
+        assert!(same > 40, "{same}");
     }
 }
