@@ -13,6 +13,18 @@ use crate::scan::Reading;
 /// does not idle the other cores, few enough that the results waiting behind it stay small.
 const AHEAD: usize = 64;
 
+/// The threads to work on: the cores this process may use, up to 8 (files are read one per
+/// core; more threads add nothing but contention). Asked once: each asking reads the cgroup's
+/// files again, and `show` and `tree` ask for every batch of a session's entries.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(8)
+    })
+}
+
 /// Calls `work` on each item on up to 8 threads (files are read one per core; more threads add
 /// nothing but contention) and `emit` on each result in input order, on the calling thread.
 /// `emit` breaking stops the work: no item after it is started.
@@ -21,9 +33,7 @@ pub(crate) fn ordered<T: Sync, R: Send>(
     work: impl Fn(&T) -> R + Sync,
     mut emit: impl FnMut(R) -> ControlFlow<()>,
 ) {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
+    let threads = cores();
     if threads <= 1 || items.len() < 2 {
         for item in items {
             if emit(work(item)).is_break() {
@@ -171,9 +181,7 @@ pub(crate) fn write_in_order<T: Send + Sync, S: Default>(
 /// Not `parallel::ordered`: a listing wants every result at once, and that window's hand-over
 /// (a channel, a wake-up per file) cost `ls --all --json` 15% on 2,000 sessions.
 pub(crate) fn map<I: Sync, T: Send>(items: &[I], each: impl Fn(&I, Reading) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
+    let threads = cores();
     if threads <= 1 || items.len() < 8 {
         return items.iter().map(|p| each(p, Reading::AheadIfBig)).collect();
     }
