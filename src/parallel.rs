@@ -112,65 +112,118 @@ pub(crate) fn ordered<T: Sync, R: Send>(
 /// of a tree that keeps branching is megabytes of indentation).
 const CHUNK: usize = 128;
 const CHUNK_WEIGHT: usize = 128 << 10;
-/// Items taken at a time (and at most this much weight): enough to keep every core busy, few
-/// enough that memory holds a few megabytes of them and of their output.
-const BATCH: usize = 64 * CHUNK;
-const BATCH_WEIGHT: usize = 8 * CHUNK_WEIGHT;
+/// Chunks a worker may run ahead of the one written last: enough to keep every core busy
+/// past a slow chunk, few enough that memory holds a few megabytes of output.
+const CHUNKS_AHEAD: usize = 8;
 
 /// Renders `items` with `render` on every core, a chunk of them at a time (up to [`CHUNK`]
 /// items and [`CHUNK_WEIGHT`] of `weight`, about the bytes each writes), each chunk into its
 /// own buffer with its own fresh `S` (what a worker keeps at hand between items), and writes
 /// the buffers to `out` in order. Up to a failing item, its chunk is written before the error
 /// is returned, as a loop over the items would have.
-pub(crate) fn write_in_order<T: Send + Sync, S: Default>(
-    mut items: impl Iterator<Item = T>,
-    weight: impl Fn(&T) -> usize,
+///
+/// The workers take chunks from the items as they go, and stay for the whole run: in batches
+/// that each started its threads, every batch's end left a core idle, and `show` of a
+/// 400 MB session made 119 of them.
+pub(crate) fn write_in_order<T: Send, S: Default>(
+    items: impl Iterator<Item = T> + Send,
+    weight: impl Fn(&T) -> usize + Sync,
     out: &mut dyn std::io::Write,
     render: impl Fn(&T, &mut S, &mut Vec<u8>) -> anyhow::Result<()> + Sync,
 ) -> anyhow::Result<()> {
-    loop {
-        // The batch, and where each of its chunks ends.
-        let (mut batch, mut ends) = (Vec::new(), Vec::new());
-        let (mut total, mut chunk) = (0, 0);
-        while batch.len() < BATCH && total < BATCH_WEIGHT {
+    // The items and the number of the next chunk taken from them, taken together.
+    let source = Mutex::new((items.fuse(), 0usize));
+    let take = || {
+        let mut source = source
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (items, taken) = &mut *source;
+        let (mut chunk, mut total) = (Vec::new(), 0);
+        while chunk.len() < CHUNK && total < CHUNK_WEIGHT {
             let Some(item) = items.next() else { break };
-            let w = weight(&item);
-            (total, chunk) = (total + w, chunk + w);
-            batch.push(item);
-            let start = ends.last().copied().unwrap_or(0);
-            if batch.len() - start == CHUNK || chunk >= CHUNK_WEIGHT {
-                ends.push(batch.len());
-                chunk = 0;
+            total += weight(&item);
+            chunk.push(item);
+        }
+        *taken += 1;
+        (!chunk.is_empty()).then(|| (*taken - 1, chunk))
+    };
+    let run = |chunk: &[T]| {
+        let (mut state, mut buf) = (S::default(), Vec::new());
+        let done = chunk
+            .iter()
+            .try_for_each(|item| render(item, &mut state, &mut buf));
+        (buf, done)
+    };
+    let write = |out: &mut dyn std::io::Write, (buf, done): (Vec<u8>, anyhow::Result<()>)| {
+        out.write_all(&buf).map_err(anyhow::Error::from).and(done)
+    };
+    let alone = |out: &mut dyn std::io::Write| {
+        while let Some((_, chunk)) = take() {
+            write(out, run(&chunk))?;
+        }
+        Ok(())
+    };
+    if cores() <= 1 {
+        return alone(out);
+    }
+    let stop = AtomicBool::new(false);
+    // The count of chunks written, which workers wait on to stay within `CHUNKS_AHEAD`.
+    let written = (Mutex::new(0usize), Condvar::new());
+    let (tx, rx) = mpsc::channel::<(usize, (Vec<u8>, anyhow::Result<()>))>();
+    std::thread::scope(|scope| {
+        let mut spawned = 0;
+        for _ in 0..cores() {
+            let tx = tx.clone();
+            let (stop, written, take, run) = (&stop, &written, &take, &run);
+            let worker = move || {
+                while let Some((n, chunk)) = take() {
+                    let (lock, ready) = written;
+                    let mut done = lock
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    while n >= *done + CHUNKS_AHEAD && !stop.load(Ordering::Relaxed) {
+                        done = ready
+                            .wait(done)
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    }
+                    drop(done);
+                    if stop.load(Ordering::Relaxed) || tx.send((n, run(&chunk))).is_err() {
+                        return;
+                    }
+                }
+            };
+            // A worker may decode a line nested as deep as pisess reads (see `stack`).
+            let builder = std::thread::Builder::new().stack_size(crate::stack::SIZE);
+            spawned += usize::from(builder.spawn_scoped(scope, worker).is_ok());
+        }
+        drop(tx);
+        // No thread could be made (a memory limit below the reservation): this one does it all.
+        if spawned == 0 {
+            return alone(out);
+        }
+        let mut waiting = BTreeMap::new();
+        let mut at = 0;
+        let mut result = Ok(());
+        for (n, rendered) in &rx {
+            waiting.insert(n, rendered);
+            while let Some(rendered) = waiting.remove(&at) {
+                at += 1;
+                result = write(out, rendered);
+                let (lock, ready) = &written;
+                *lock
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = at;
+                if result.is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                ready.notify_all();
+                if result.is_err() {
+                    return result;
+                }
             }
         }
-        if batch.is_empty() {
-            return Ok(());
-        }
-        if ends.last() != Some(&batch.len()) {
-            ends.push(batch.len());
-        }
-        let starts = std::iter::once(0).chain(ends.iter().copied());
-        let chunks: Vec<&[T]> = starts.zip(&ends).map(|(a, &b)| &batch[a..b]).collect();
-        let mut written = Ok(());
-        ordered(
-            &chunks,
-            |chunk| {
-                let (mut state, mut buf) = (S::default(), Vec::new());
-                let done = chunk
-                    .iter()
-                    .try_for_each(|item| render(item, &mut state, &mut buf));
-                (buf, done)
-            },
-            |(buf, done)| {
-                written = out.write_all(&buf).map_err(Into::into).and(done);
-                match written {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(_) => ControlFlow::Break(()),
-                }
-            },
-        );
-        written?;
-    }
+        result
+    })
 }
 
 /// Runs `each` on every item on the available cores (up to 8); results keep the input order.
@@ -274,5 +327,60 @@ mod tests {
         assert_eq!(seen, 3);
         // Workers stay within AHEAD of what was handed out.
         assert!(started.load(Ordering::Relaxed) <= 3 + AHEAD + 8);
+    }
+
+    /// Written as a loop over the items would write them, whatever the chunks: in order, each
+    /// chunk with a fresh state; up to a failing item and its error; a failing writer's error.
+    #[test]
+    fn chunks_are_written_as_a_loop_writes_the_items() {
+        let items = || (0..20_000u64).map(|n| (n, (n * 7919) % 40_000));
+        let render = |&(n, _): &(u64, u64), seen: &mut u64, buf: &mut Vec<u8>| {
+            if n % 997 == 0 {
+                // Uneven work, so later chunks often finish first.
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            *seen += 1;
+            buf.extend(format!("{n}\n").bytes());
+            anyhow::ensure!(n != 13_333, "item {n} failed");
+            Ok(())
+        };
+        let weight = |&(_, w): &(u64, u64)| w as usize;
+        let mut out = Vec::new();
+        let err = write_in_order(items(), weight, &mut out, render).unwrap_err();
+        assert_eq!(err.to_string(), "item 13333 failed");
+        let want: String = (0..=13_333).map(|n| format!("{n}\n")).collect();
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+
+        // Each chunk starts from a fresh state: no chunk renders more than `CHUNK` items.
+        let mut out = Vec::new();
+        let fresh = |&(n, _): &(u64, u64), seen: &mut usize, buf: &mut Vec<u8>| {
+            *seen += 1;
+            assert!(*seen <= CHUNK);
+            buf.extend(format!("{n}\n").bytes());
+            Ok(())
+        };
+        write_in_order((0..5_000u64).map(|n| (n, 1)), weight, &mut out, fresh).unwrap();
+        let want: String = (0..5_000).map(|n| format!("{n}\n")).collect();
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+
+        struct Full(usize);
+        impl std::io::Write for Full {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                if self.0 < buf.len() {
+                    return Err(std::io::ErrorKind::BrokenPipe.into());
+                }
+                self.0 -= buf.len();
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let err = write_in_order(items(), weight, &mut Full(1 << 16), |_, _: &mut (), buf| {
+            buf.extend(b"0123456789");
+            Ok(())
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("roken pipe"), "{err}");
     }
 }
