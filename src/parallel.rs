@@ -209,15 +209,14 @@ pub(crate) fn write_in_order<T: Send, S: Default>(
             while let Some(rendered) = waiting.remove(&at) {
                 at += 1;
                 result = write(out, rendered);
+                let failed = result.is_err();
                 let (lock, ready) = &written;
                 *lock
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner) = at;
-                if result.is_err() {
-                    stop.store(true, Ordering::Relaxed);
-                }
+                stop.store(failed, Ordering::Relaxed);
                 ready.notify_all();
-                if result.is_err() {
+                if failed {
                     return result;
                 }
             }
