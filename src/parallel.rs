@@ -15,7 +15,7 @@ const AHEAD: usize = 64;
 
 /// The threads to work on: the cores this process may use, up to 8 (files are read one per
 /// core; more threads add nothing but contention). Asked once: each asking reads the cgroup's
-/// files again, and `show` and `tree` ask for every batch of a session's entries.
+/// files again, and `show` and `tree` used to ask for every batch of a session's entries.
 fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| {
@@ -25,16 +25,14 @@ fn cores() -> usize {
     })
 }
 
-/// Calls `work` on each item on up to 8 threads (files are read one per core; more threads add
-/// nothing but contention) and `emit` on each result in input order, on the calling thread.
-/// `emit` breaking stops the work: no item after it is started.
+/// Calls `work` on each item on up to 8 threads and `emit` on each result in input order, on
+/// the calling thread. `emit` breaking stops the work: no item after it is started.
 pub(crate) fn ordered<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&T) -> R + Sync,
     mut emit: impl FnMut(R) -> ControlFlow<()>,
 ) {
-    let threads = cores();
-    if threads <= 1 || items.len() < 2 {
+    if items.len() < 2 {
         for item in items {
             if emit(work(item)).is_break() {
                 return;
@@ -43,32 +41,56 @@ pub(crate) fn ordered<T: Sync, R: Send>(
         return;
     }
     let next = AtomicUsize::new(0);
+    let take = || {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        items.get(i).map(|item| (i, item))
+    };
+    in_order(take, AHEAD, work, emit);
+}
+
+/// Calls `work` on each item `take` gives on every core and `emit` on each result in the
+/// order of the numbers `take` gave them (0, 1, 2...), on the calling thread, with no worker
+/// more than `ahead` items past the result emitted last. `emit` breaking stops the work.
+fn in_order<T, R: Send>(
+    take: impl Fn() -> Option<(usize, T)> + Sync,
+    ahead: usize,
+    work: impl Fn(T) -> R + Sync,
+    mut emit: impl FnMut(R) -> ControlFlow<()>,
+) {
+    let alone = |emit: &mut dyn FnMut(R) -> ControlFlow<()>| {
+        while let Some((_, item)) = take() {
+            if emit(work(item)).is_break() {
+                return;
+            }
+        }
+    };
+    if cores() <= 1 {
+        return alone(&mut emit);
+    }
     let stop = AtomicBool::new(false);
-    // The count of results handed out, which workers wait on to stay within `AHEAD`.
+    // The count of results emitted, which workers wait on to stay within `ahead`.
     let emitted = (Mutex::new(0usize), Condvar::new());
     let (tx, rx) = mpsc::channel::<(usize, R)>();
     std::thread::scope(|scope| {
         let mut spawned = 0;
-        for _ in 0..threads {
+        for _ in 0..cores() {
             let tx = tx.clone();
-            let (next, stop, emitted, work) = (&next, &stop, &emitted, &work);
-            let worker = move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= items.len() {
-                    return;
-                }
-                let (lock, ready) = emitted;
-                let mut done = lock
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                while i >= *done + AHEAD && !stop.load(Ordering::Relaxed) {
-                    done = ready
-                        .wait(done)
+            let (stop, emitted, take, work) = (&stop, &emitted, &take, &work);
+            let worker = move || {
+                while let Some((i, item)) = take() {
+                    let (lock, ready) = emitted;
+                    let mut done = lock
+                        .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
-                }
-                drop(done);
-                if stop.load(Ordering::Relaxed) || tx.send((i, work(&items[i]))).is_err() {
-                    return;
+                    while i >= *done + ahead && !stop.load(Ordering::Relaxed) {
+                        done = ready
+                            .wait(done)
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    }
+                    drop(done);
+                    if stop.load(Ordering::Relaxed) || tx.send((i, work(item))).is_err() {
+                        return;
+                    }
                 }
             };
             // A worker may decode a line nested as deep as pisess reads (see `stack`).
@@ -78,12 +100,7 @@ pub(crate) fn ordered<T: Sync, R: Send>(
         drop(tx);
         // No thread could be made (a memory limit below the reservation): this one does it all.
         if spawned == 0 {
-            for item in items {
-                if emit(work(item)).is_break() {
-                    return;
-                }
-            }
-            return;
+            return alone(&mut emit);
         }
         let mut waiting = BTreeMap::new();
         let mut at = 0;
@@ -96,9 +113,7 @@ pub(crate) fn ordered<T: Sync, R: Send>(
                 *lock
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner) = at;
-                if broke {
-                    stop.store(true, Ordering::Relaxed);
-                }
+                stop.store(broke, Ordering::Relaxed);
                 ready.notify_all();
                 if broke {
                     return;
@@ -113,7 +128,8 @@ pub(crate) fn ordered<T: Sync, R: Send>(
 const CHUNK: usize = 128;
 const CHUNK_WEIGHT: usize = 128 << 10;
 /// Chunks a worker may run ahead of the one written last: enough to keep every core busy
-/// past a slow chunk, few enough that memory holds a few megabytes of output.
+/// past a slow chunk, few enough that memory holds a few megabytes of output (`tree` of a
+/// million entries peaked 7 MB higher at 16).
 const CHUNKS_AHEAD: usize = 8;
 
 /// Renders `items` with `render` on every core, a chunk of them at a time (up to [`CHUNK`]
@@ -147,82 +163,22 @@ pub(crate) fn write_in_order<T: Send, S: Default>(
         *taken += 1;
         (!chunk.is_empty()).then(|| (*taken - 1, chunk))
     };
-    let run = |chunk: &[T]| {
+    let render_chunk = |chunk: Vec<T>| {
         let (mut state, mut buf) = (S::default(), Vec::new());
         let done = chunk
             .iter()
             .try_for_each(|item| render(item, &mut state, &mut buf));
         (buf, done)
     };
-    let write = |out: &mut dyn std::io::Write, (buf, done): (Vec<u8>, anyhow::Result<()>)| {
-        out.write_all(&buf).map_err(anyhow::Error::from).and(done)
-    };
-    let alone = |out: &mut dyn std::io::Write| {
-        while let Some((_, chunk)) = take() {
-            write(out, run(&chunk))?;
+    let mut written = Ok(());
+    in_order(take, CHUNKS_AHEAD, render_chunk, |(buf, done)| {
+        written = out.write_all(&buf).map_err(Into::into).and(done);
+        match written {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(_) => ControlFlow::Break(()),
         }
-        Ok(())
-    };
-    if cores() <= 1 {
-        return alone(out);
-    }
-    let stop = AtomicBool::new(false);
-    // The count of chunks written, which workers wait on to stay within `CHUNKS_AHEAD`.
-    let written = (Mutex::new(0usize), Condvar::new());
-    let (tx, rx) = mpsc::channel::<(usize, (Vec<u8>, anyhow::Result<()>))>();
-    std::thread::scope(|scope| {
-        let mut spawned = 0;
-        for _ in 0..cores() {
-            let tx = tx.clone();
-            let (stop, written, take, run) = (&stop, &written, &take, &run);
-            let worker = move || {
-                while let Some((n, chunk)) = take() {
-                    let (lock, ready) = written;
-                    let mut done = lock
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    while n >= *done + CHUNKS_AHEAD && !stop.load(Ordering::Relaxed) {
-                        done = ready
-                            .wait(done)
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    }
-                    drop(done);
-                    if stop.load(Ordering::Relaxed) || tx.send((n, run(&chunk))).is_err() {
-                        return;
-                    }
-                }
-            };
-            // A worker may decode a line nested as deep as pisess reads (see `stack`).
-            let builder = std::thread::Builder::new().stack_size(crate::stack::SIZE);
-            spawned += usize::from(builder.spawn_scoped(scope, worker).is_ok());
-        }
-        drop(tx);
-        // No thread could be made (a memory limit below the reservation): this one does it all.
-        if spawned == 0 {
-            return alone(out);
-        }
-        let mut waiting = BTreeMap::new();
-        let mut at = 0;
-        let mut result = Ok(());
-        for (n, rendered) in &rx {
-            waiting.insert(n, rendered);
-            while let Some(rendered) = waiting.remove(&at) {
-                at += 1;
-                result = write(out, rendered);
-                let failed = result.is_err();
-                let (lock, ready) = &written;
-                *lock
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = at;
-                stop.store(failed, Ordering::Relaxed);
-                ready.notify_all();
-                if failed {
-                    return result;
-                }
-            }
-        }
-        result
-    })
+    });
+    written
 }
 
 /// Runs `each` on every item on the available cores (up to 8); results keep the input order.
