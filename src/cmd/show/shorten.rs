@@ -343,7 +343,7 @@ mod tests {
             "لا".as_bytes(),
             "\\u001b[31m".as_bytes(),
         ];
-        let mut same = 0;
+        let mut shortened = 0;
         for round in 0..400 {
             let mut text = || {
                 let mut t = Vec::new();
@@ -399,9 +399,9 @@ mod tests {
                 String::from_utf8_lossy(&write(&whole, &Rests::default())),
                 "round {round}"
             );
-            same += usize::from(value != whole);
+            shortened += usize::from(value != whole);
         }
         // Most long arguments were shortened (and still wrote the whole line).
-        assert!(same > 40, "{same}");
+        assert!(shortened > 40, "{shortened}");
     }
 }
