@@ -23,6 +23,25 @@ pub(crate) fn boundary(inner: &[u8], from: usize) -> Option<usize> {
     })
 }
 
+/// The shortest decoded start of a string from its insides `inner` that is `enough`, with where
+/// it was cut: `from` bytes of it, doubled while not enough; `None` when no start before its
+/// second half is (decode it whole).
+pub(crate) fn decoded_start(
+    inner: &[u8],
+    from: usize,
+    enough: impl Fn(&str) -> bool,
+) -> Option<(String, usize)> {
+    let mut want = from;
+    while want.saturating_mul(2) <= inner.len() {
+        let (kept, at) = decoded_prefix(inner, want)?;
+        if enough(&kept) {
+            return Some((kept, at));
+        }
+        want *= 2;
+    }
+    None
+}
+
 /// The decoded start of a string from its insides `inner`: up to a [`boundary`] at or after
 /// `from`, through the one decoder, with where it was cut; `None` where there is no boundary
 /// or the start is no string on its own (decode it whole).
@@ -93,8 +112,11 @@ fn walk(b: &[u8]) -> Option<(usize, usize)> {
 fn escape(b: &[u8], k: usize) -> Option<(usize, char)> {
     let c = match *b.get(k + 1)? {
         b'u' => {
-            let hex = std::str::from_utf8(b.get(k + 2..k + 6)?).ok()?;
-            let unit = u32::from_str_radix(hex, 16).ok()?;
+            // Four hex digits (`from_str_radix` alone would take a sign).
+            let hex = b
+                .get(k + 2..k + 6)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+            let unit = u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
             return Some((6, char::from_u32(unit)?));
         }
         b'n' => '\n',
@@ -154,29 +176,10 @@ pub(crate) fn unescaped(inner: &[u8]) -> Option<String> {
     let mut rest = inner;
     while let Some(at) = memchr::memchr(b'\\', rest) {
         out.extend_from_slice(&rest[..at]);
-        let (&kind, after) = rest.get(at + 1..)?.split_first()?;
-        rest = after;
-        let byte = match kind {
-            b'"' | b'\\' | b'/' => kind,
-            b'b' => 0x08,
-            b'f' => 0x0C,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let hex = rest
-                    .get(..4)
-                    .filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
-                let unit = u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
-                // A surrogate, paired or not, is left to the decoder (`json::decode`).
-                let c = char::from_u32(unit)?;
-                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                rest = &rest[4..];
-                continue;
-            }
-            _ => return None,
-        };
-        out.push(byte);
+        // A surrogate, paired or not, is no escape of a character: left to the decoder.
+        let (len, c) = escape(rest, at)?;
+        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        rest = &rest[at + len..];
     }
     out.extend_from_slice(rest);
     String::from_utf8(out).ok()

@@ -183,8 +183,8 @@ pub(crate) fn decoded(s: &mut Skim<'_>) -> Option<Value> {
     decoded_span(s.value().ok()?)
 }
 
-/// A value decoded from its span: a plain string (no escape, nothing a surrogate's stand-in
-/// could be taken for) without a deserializer, as `loose_str` reads one.
+/// A value decoded from its span: a plain string (`crate::escaped::unescaped`) without a
+/// deserializer.
 pub(crate) fn decoded_span(span: &[u8]) -> Option<Value> {
     if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
         if let Some(text) = crate::escaped::unescaped(inner) {

@@ -152,20 +152,13 @@ fn arguments(s: &mut Skim<'_>) -> Option<Value> {
 /// where it must be decoded whole (no such start, or a stand-in for a lone surrogate, which is
 /// shown by what is around it).
 fn line_prefix(inner: &[u8]) -> Option<String> {
-    let mut want = LINE_PREFIX;
-    while want.saturating_mul(2) <= inner.len() {
-        let (kept, _) = crate::escaped::decoded_prefix(inner, want)?;
-        if crate::surrogates::has_standins(&kept) {
-            return None;
-        }
-        // The JSON string as written, up to where the whole one goes on.
-        let json = serde_json::to_string(&kept).ok()?;
-        if line_cut_within(json.strip_suffix('"')?) {
-            return Some(kept);
-        }
-        want *= 2;
-    }
-    None
+    // The JSON string as written, up to where the whole one goes on.
+    let cut_within = |kept: &str| {
+        serde_json::to_string(kept)
+            .is_ok_and(|json| json.strip_suffix('"').is_some_and(line_cut_within))
+    };
+    let (kept, _) = crate::escaped::decoded_start(inner, LINE_PREFIX, cut_within)?;
+    (!crate::surrogates::has_standins(&kept)).then_some(kept)
 }
 
 /// The object at the cursor, its members read by `read`, but a long string under one of
@@ -239,15 +232,9 @@ fn string(span: &[u8], how: Use, rests: &mut Rests) -> Option<Value> {
 /// A long text's decoded prefix, long enough that a block's cut ends inside it, and the
 /// counts of the rest; `None` where the text must be decoded whole.
 fn text_prefix(inner: &[u8]) -> Option<(String, Rest)> {
-    let mut want = PREFIX;
-    while want.saturating_mul(2) <= inner.len() {
-        let (kept, at) = crate::escaped::decoded_prefix(inner, want)?;
-        if cuts_within(&kept, MAX_LINES, MAX_CHARS) {
-            return Some((kept, crate::escaped::rest(&inner[at..])?));
-        }
-        want *= 2;
-    }
-    None
+    let enough = |kept: &str| cuts_within(kept, MAX_LINES, MAX_CHARS);
+    let (kept, at) = crate::escaped::decoded_start(inner, PREFIX, enough)?;
+    Some((kept, crate::escaped::rest(&inner[at..])?))
 }
 
 #[cfg(test)]
