@@ -87,20 +87,32 @@ fn content(v: Option<&Value>) -> String {
 
 /// Which assistant message holds each tool call, by call id, the last call of an id winning
 /// (pi's `/tree` map of one-liners, whose lines [`tool_calls_of`] makes again from that
-/// message). Ids sit in one arena and no line is kept: a `HashMap<String, String>` of lines
-/// was a third of `tree`'s memory on a session of a million small entries.
+/// message). Ids sit in one arena, and lines are kept only for the calls of messages the
+/// filter hides, up to [`LINES_KEPT`] bytes: no row decodes such a message, and each tool
+/// result answering one decoded it again (6,346 messages of the 400 MB benchmark session). A
+/// `HashMap<String, String>` of every line was a third of `tree`'s memory on a session of a
+/// million small entries.
 #[derive(Debug, Default)]
 pub(crate) struct ToolCalls {
     ids: String,
     /// Where an id starts in `ids`, its length, and the entry holding the call.
     by_id: IdIndex<(u64, u32, u32)>,
+    /// Ids each followed by its call's one-liner.
+    lines: String,
+    /// Where an id starts in `lines`, its length, its line's length, and the entry holding it.
+    line_by_id: IdIndex<(u64, u32, u32, u32)>,
 }
+
+/// The most bytes of ids and one-liners [`ToolCalls`] keeps: all of a session of thousands
+/// of hidden calls (the 400 MB benchmark session's 10,218 take 0.8 MB), and a few MB of a
+/// million-entry session's 246,000, whose `tree` has its budget to keep.
+const LINES_KEPT: usize = 2 << 20;
 
 impl ToolCalls {
     pub(crate) fn with_capacity(calls: usize) -> ToolCalls {
         ToolCalls {
-            ids: String::new(),
             by_id: IdIndex::with_capacity(calls),
+            ..ToolCalls::default()
         }
     }
 
@@ -109,7 +121,7 @@ impl ToolCalls {
         // A line is far below 4 GiB, so an id is too.
         let value = (self.ids.len() as u64, id.len() as u32, entry);
         self.ids.push_str(id);
-        let ToolCalls { ids, by_id } = self;
+        let ToolCalls { ids, by_id, .. } = self;
         // A replaced call's id stays in the arena, unreferenced: ids used twice are rare.
         by_id.insert(id, value, |&(start, len, _)| {
             &ids[start as usize..start as usize + len as usize]
@@ -122,6 +134,38 @@ impl ToolCalls {
             Some(&self.ids[start as usize..start as usize + len as usize])
         };
         self.by_id.find(id, held).map(|&(.., entry)| entry as usize)
+    }
+
+    /// Keeps the one-liner of call `id` of entry `entry`, while there is room.
+    pub(crate) fn keep_line(&mut self, id: &str, entry: u32, line: &str) {
+        if self.lines.len() + id.len() + line.len() > LINES_KEPT {
+            return;
+        }
+        let value = (
+            self.lines.len() as u64,
+            id.len() as u32,
+            line.len() as u32,
+            entry,
+        );
+        self.lines.push_str(id);
+        self.lines.push_str(line);
+        let ToolCalls {
+            lines, line_by_id, ..
+        } = self;
+        line_by_id.insert(id, value, |&(start, len, ..)| {
+            &lines[start as usize..start as usize + len as usize]
+        });
+    }
+
+    /// The kept one-liner of call `id` as entry `entry` holds it; `None` when none was kept of
+    /// that entry's call (a later message's call of the id, or no room).
+    pub(crate) fn line_of(&self, id: &str, entry: usize) -> Option<&str> {
+        let held = |&(start, len, ..): &(u64, u32, u32, u32)| {
+            Some(&self.lines[start as usize..start as usize + len as usize])
+        };
+        let &(start, id_len, line_len, holder) = self.line_by_id.find(id, held)?;
+        let at = start as usize + id_len as usize;
+        (holder as usize == entry).then(|| &self.lines[at..at + line_len as usize])
     }
 }
 

@@ -395,6 +395,10 @@ impl Classes {
     }
 }
 
+/// What [`Session::open_observed`] calls with each entry it indexes: its position in
+/// `entries`, and its line.
+pub type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
+
 /// An opened session: header, entry index and warnings. Full entries are read on demand.
 #[derive(Debug)]
 pub struct Session {
@@ -432,15 +436,22 @@ impl Session {
     /// Opens and indexes a session file; a FIFO or `/dev/stdin` named on the command line is
     /// read as a stream ([`Session::from_reader`]).
     pub fn open(path: &Path) -> Result<Session, ScanError> {
+        Session::open_observed(path, &mut |_, _| {})
+    }
+
+    /// [`Session::open`], calling `observe` with each entry's position and line as the index
+    /// takes it in: for a reader of something in many lines (`tree`'s filter reads every
+    /// assistant message), who then reads none of them again.
+    pub fn open_observed(path: &Path, observe: Observer<'_>) -> Result<Session, ScanError> {
         let name = path.display().to_string();
         let opened = match open_named(path)? {
             Named::File(opened) => opened,
             Named::Stream(file, stem) => {
-                return Session::index(BufReader::new(file), &stem, name, true);
+                return Session::index(BufReader::new(file), &stem, name, true, observe);
             }
         };
         let reader = whole_file(&opened, Reading::AheadIfBig)?;
-        let mut session = Session::index(reader, &opened.stem, name, false)?;
+        let mut session = Session::index(reader, &opened.stem, name, false, observe)?;
         session.source = Source::File(path.to_path_buf());
         session.identity = Some(Identity::of(&opened.meta));
         session.file = Some(opened.file);
@@ -450,17 +461,27 @@ impl Session {
     /// Indexes a stream (stdin), keeping its header and entry lines in memory: not the lines
     /// it skips, so a line too long to hold is not held here either.
     pub fn from_reader(input: impl Read, name: &str) -> Result<Session, ScanError> {
+        Session::from_reader_observed(input, name, &mut |_, _| {})
+    }
+
+    /// [`Session::from_reader`], calling `observe` as [`Session::open_observed`] does.
+    pub fn from_reader_observed(
+        input: impl Read,
+        name: &str,
+        observe: Observer<'_>,
+    ) -> Result<Session, ScanError> {
         Session::index(
             BufReader::with_capacity(256 * 1024, input),
             name,
             name.to_owned(),
             true,
+            observe,
         )
     }
 
     /// Indexes bytes in memory; `stem` is the id of a seed-000 session (its file's stem).
     pub fn from_bytes(bytes: Vec<u8>, stem: &str, name: &str) -> Result<Session, ScanError> {
-        Session::index(&bytes[..], stem, name.to_owned(), true)
+        Session::index(&bytes[..], stem, name.to_owned(), true, &mut |_, _| {})
     }
 
     /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
@@ -469,6 +490,7 @@ impl Session {
         stem: &str,
         name: String,
         keep_lines: bool,
+        observe: Observer<'_>,
     ) -> Result<Session, ScanError> {
         let mut kept = Vec::new();
         let mut entries = Vec::new();
@@ -560,6 +582,7 @@ impl Session {
                 id_tag: id.tag,
                 content: e.kind == EntryKind::Message && message.is_some_and(|m| m.content.0),
             });
+            observe(at, e);
         })?;
         if too_many {
             return Err(ScanError::Io(io::Error::other(format!(

@@ -15,14 +15,15 @@ use std::ops::ControlFlow;
 use serde_json::{Map, Value};
 
 use crate::cli::TreeArgs;
-use crate::cmd::open_session;
+use crate::cmd::open_session_observed;
 use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::js::js_truthy;
 use crate::model::{decode_kept, Dialect, EntryKind, Kept, LineView};
 use crate::preview::{answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls};
-use crate::render::pi_tool_call_keys;
+use crate::render::{pi_tool_call, pi_tool_call_keys};
+use crate::scan::EntryLine;
 use crate::session::Session;
 use crate::style::{self, escape_control, Role, Theme};
 use crate::surrogates;
@@ -35,12 +36,21 @@ pub fn run(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    let session = open_session(args.session.as_deref(), env, diag, stdin)?;
+    let home = env.inputs.home.to_string_lossy();
+    let mut seen = Seen::default();
+    let session =
+        open_session_observed(args.session.as_deref(), env, diag, stdin, &mut |at, e| {
+            seen.observe(at, e, &home)
+        })?;
     let tree = Tree::build(&session);
     diag.session_warnings(&session.name, &tree.warnings);
-    let home = env.inputs.home.to_string_lossy();
     let labels = session.labels();
-    let (is_shown, tool_calls) = facts(&session, &tree, &labels, args.filter)?;
+    let (said, tool_calls) = match seen.facts(&session, &tree) {
+        Some(seen) => seen,
+        None => decode_facts(&session, &tree, &home)?,
+    };
+    let is_shown = filtered(&session, &tree, &labels, args.filter, &said);
+    drop(said);
     let v = visible(&tree, &is_shown);
     drop(is_shown);
     let view = View {
@@ -58,19 +68,106 @@ pub fn run(
     Ok(Outcome::Done)
 }
 
-/// Whether the filter shows each entry, and where each tool call is.
-fn facts(
+/// What the index showed of each assistant message (the filter's facts, its calls and the
+/// one-liners of a hidden one's), so that no message is read again for the filter.
+#[derive(Default)]
+struct Seen {
+    /// By entry: [`HAS_TEXT`], [`ERROR_OR_ABORTED`].
+    said: Vec<u8>,
+    tool_calls: ToolCalls,
+    /// An assistant message the skim was unsure of: then every message is decoded, so that
+    /// a later call of an id still wins.
+    unsure: bool,
+}
+
+/// Bits of what the filter reads of an assistant message.
+const HAS_TEXT: u8 = 1;
+const ERROR_OR_ABORTED: u8 = 2;
+
+impl Seen {
+    fn observe(&mut self, at: u32, e: &EntryLine<'_>, home: &str) {
+        let message = e.view.message.0.as_ref();
+        if self.unsure
+            || e.kind != EntryKind::Message
+            || message.and_then(|m| m.role.get()) != Some("assistant")
+        {
+            return;
+        }
+        let Some(said) = message.and_then(|m| m.said()) else {
+            self.unsure = true;
+            return;
+        };
+        let at_index = at as usize;
+        if self.said.len() <= at_index {
+            self.said.resize(at_index + 1, 0);
+        }
+        self.said[at_index] = (u8::from(said.has_text) * HAS_TEXT)
+            | (u8::from(said.error_or_aborted) * ERROR_OR_ABORTED);
+        for call in &said.calls {
+            self.tool_calls.insert(&call.id, at);
+        }
+        // Hidden, unless it is the leaf (not known yet: its lines are then kept for nothing).
+        if said.has_text || said.error_or_aborted {
+            return;
+        }
+        for call in &said.calls {
+            let Some((name, arguments)) = call.decoded(pi_tool_call_keys) else {
+                self.unsure = true;
+                return;
+            };
+            let line = pi_tool_call(name.as_ref(), arguments.as_ref(), home);
+            self.tool_calls.keep_line(&call.id, at, &line);
+        }
+    }
+
+    /// The facts seen, when they are the ones a decode of each message in the tree gives: a
+    /// file of pi's current version (read as stored), every message sure, and every one in
+    /// the tree (a message that lost its id to a later entry holds no calls that count).
+    fn facts(self, session: &Session, tree: &Tree) -> Option<(Vec<u8>, ToolCalls)> {
+        let current = session.header.dialect == Dialect::Pi && session.header.version >= 3;
+        let in_tree =
+            (0..session.entries.len()).all(|i| tree.in_tree[i] || !is_assistant(session, i));
+        let mut said = self.said;
+        said.resize(session.entries.len(), 0);
+        (current && !self.unsure && in_tree).then_some((said, self.tool_calls))
+    }
+}
+
+fn is_assistant(session: &Session, i: usize) -> bool {
+    *session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant")
+}
+
+/// Whether the filter shows each entry, from what it reads of assistant messages.
+fn filtered(
     session: &Session,
     tree: &Tree,
     labels: &HashMap<String, String>,
     filter: TreeFilter,
-) -> anyhow::Result<(Vec<bool>, ToolCalls)> {
+    said: &[u8],
+) -> Vec<bool> {
+    let mut is_shown = vec![false; session.entries.len()];
+    for (i, is_shown) in is_shown.iter_mut().enumerate() {
+        if !tree.in_tree[i] {
+            continue;
+        }
+        let f = Facts {
+            labelled: session.id(i).is_some_and(|id| labels.contains_key(id)),
+            has_text: said[i] & HAS_TEXT != 0,
+            error_or_aborted: said[i] & ERROR_OR_ABORTED != 0,
+        };
+        *is_shown = shown(session, i, &f, tree.leaf == Some(i), filter);
+    }
+    is_shown
+}
+
+/// What the filter reads of each assistant message in the tree, and where each tool call
+/// is, each message decoded again (on every core): for what the index could not see.
+fn decode_facts(
+    session: &Session,
+    tree: &Tree,
+    home: &str,
+) -> anyhow::Result<(Vec<u8>, ToolCalls)> {
     let n = session.entries.len();
-    let assistant = |i: usize| {
-        tree.in_tree[i]
-            && *session.kind(i) == EntryKind::Message
-            && session.role(i) == Some("assistant")
-    };
     // About one call per tool result: sized once, the table is not grown (and copied) on a
     // session of a million entries.
     let results = (0..n)
@@ -78,15 +175,20 @@ fn facts(
         .count();
     let mut tool_calls = ToolCalls::with_capacity(results);
     // `index` keeps positions below u32::MAX.
-    let assistants: Vec<u32> = (0..n).filter(|&i| assistant(i)).map(|i| i as u32).collect();
+    let assistants: Vec<u32> = (0..n)
+        .filter(|&i| tree.in_tree[i] && is_assistant(session, i))
+        .map(|i| i as u32)
+        .collect();
     let chunks: Vec<&[u32]> = assistants.chunks(CHUNK).collect();
-    // Bit 1: some text; bit 2: an error or abort.
     let mut said = vec![0u8; n];
     let mut failed = Ok(());
     crate::parallel::ordered(
         &chunks,
         |chunk| {
-            let read = |&i: &u32| Ok((i, Said::of(session, i as usize)?));
+            let read = |&i: &u32| {
+                let is_leaf = tree.leaf == Some(i as usize);
+                Ok((i, Said::of(session, i as usize, is_leaf, home)?))
+            };
             chunk.iter().map(read).collect::<anyhow::Result<Vec<_>>>()
         },
         |chunk| {
@@ -99,48 +201,53 @@ fn facts(
             };
             // In file order, as pi's map is filled: a later call of an id wins.
             for (i, s) in chunk {
-                said[i as usize] = u8::from(s.has_text) | u8::from(s.error_or_aborted) << 1;
+                said[i as usize] = (u8::from(s.has_text) * HAS_TEXT)
+                    | (u8::from(s.error_or_aborted) * ERROR_OR_ABORTED);
                 for id in &s.calls {
                     tool_calls.insert(id, i);
+                }
+                for (id, line) in &s.hidden_lines {
+                    tool_calls.keep_line(id, i, line);
                 }
             }
             ControlFlow::Continue(())
         },
     );
     failed?;
-    let mut is_shown = vec![false; n];
-    for (i, is_shown) in is_shown.iter_mut().enumerate() {
-        if !tree.in_tree[i] {
-            continue;
-        }
-        let f = Facts {
-            labelled: session.id(i).is_some_and(|id| labels.contains_key(id)),
-            has_text: said[i] & 1 != 0,
-            error_or_aborted: said[i] & 2 != 0,
-        };
-        *is_shown = shown(session, i, &f, tree.leaf == Some(i), filter);
-    }
-    Ok((is_shown, tool_calls))
+    Ok((said, tool_calls))
 }
 
-/// What the filter reads of an assistant message, and the ids of its tool calls.
+/// What the filter reads of an assistant message, the ids of its tool calls, and their
+/// one-liners when the filter hides the message (no row decodes it then, but the tool results
+/// answering it show them).
 struct Said {
     has_text: bool,
     error_or_aborted: bool,
     calls: Vec<String>,
+    hidden_lines: HashMap<String, String>,
 }
 
 impl Said {
-    fn of(session: &Session, i: usize) -> anyhow::Result<Said> {
-        let entry = load_with(session, i, &FILTERED)?;
+    fn of(session: &Session, i: usize, is_leaf: bool, home: &str) -> anyhow::Result<Said> {
+        // Read as a row reads it: the one-liners made here are the ones a row would make.
+        let entry = load_with(session, i, &ROW_WITH_ARGUMENTS)?;
         let message = entry.get("message").unwrap_or(&Value::Null);
         // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
         let stop = message.get("stopReason");
+        let has_text = crate::render::has_text(message.get("content"));
+        let error_or_aborted =
+            js_truthy(stop) && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"));
+        let calls: Vec<String> = call_ids(message).map(str::to_owned).collect();
+        let mut hidden_lines = HashMap::new();
+        // `shown`'s test for an assistant message, whatever the filter.
+        if !calls.is_empty() && !is_leaf && !has_text && !error_or_aborted {
+            tool_calls_of(message, home, &mut hidden_lines);
+        }
         Ok(Said {
-            has_text: crate::render::has_text(message.get("content")),
-            error_or_aborted: js_truthy(stop)
-                && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse")),
-            calls: call_ids(message).map(str::to_owned).collect(),
+            has_text,
+            error_or_aborted,
+            calls,
+            hidden_lines,
         })
     }
 }
@@ -148,15 +255,6 @@ impl Said {
 /// Assistant messages decoded by one worker at a time, for the filter.
 const CHUNK: usize = 128;
 
-/// What the filter reads of an assistant message: its stop reason, its text (from its start:
-/// whether it is blank) and its tool calls' ids.
-const FILTERED: Kept = Kept {
-    entry: MESSAGE_ONLY,
-    message: Some(&[b"role", b"content", b"stopReason"]),
-    blocks: &[b"type", b"text", b"id"],
-    texts: Some(PREVIEW_TEXT_BYTES),
-    arguments: None,
-};
 /// Of a message entry, a row and the filter read the message alone.
 const MESSAGE_ONLY: Option<&[&[u8]]> = Some(&[b"message"]);
 /// What a row reads of an entry, and of a message (thinking, signatures, images' data and
@@ -302,6 +400,9 @@ impl View<'_> {
         let Some(holder) = self.tool_calls.entry_of(id) else {
             return Ok(None);
         };
+        if let Some(line) = self.tool_calls.line_of(id, holder) {
+            return Ok(Some(line.to_owned()));
+        }
         if lines.holder != Some(holder) {
             let message = load_with(self.session, holder, &ROW_WITH_ARGUMENTS)?;
             self.keep_lines(holder, &message, lines);
@@ -505,6 +606,7 @@ fn paint(theme: Theme, tone: Tone, text: &str, bold: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::has_text;
 
     /// What a row decodes of a message (texts from their start, arguments as far as the
     /// one-liners read them) makes the preview, the filter's facts and the one-liners a full
@@ -519,6 +621,14 @@ mod tests {
             format!("\"{}\"", "\\ud83d\\ude00".repeat(500)),
             "\"\"".to_owned(),
             "5".to_owned(),
+            // Blank, or not, from the first characters on.
+            "\"  \\n\\t\\r\\f \"".to_owned(),
+            "\" \\u0020\\u00a0\"".to_owned(),
+            "\"\u{a0}\u{3000}\"".to_owned(),
+            "\" \\n\u{3000}x\"".to_owned(),
+            "\"\\b\"".to_owned(),
+            "\" \\\"\"".to_owned(),
+            "\"\u{feff}\"".to_owned(),
         ];
         let names = [
             "read",
@@ -540,13 +650,16 @@ mod tests {
             "{}".to_owned(),
         ];
         let mut next = crate::skim::rng(0x7ee5);
-        let mut unsure = 0;
+        let (mut unsure, mut sure) = (0, 0);
         for round in 0..2_000 {
             let mut blocks = Vec::new();
             for _ in 0..=next(3) {
                 let name = names[next(names.len())];
                 let arg = &args[next(args.len())];
-                blocks.push(match next(5) {
+                blocks.push(match next(8) {
+                    5 => r#"{"type":"text","type":"toolCall","text":"x","id":"f"}"#.to_owned(),
+                    6 => r#"{"type":"toolCall","id":7,"name":"bash","arguments":{}}"#.to_owned(),
+                    7 => ["7", "\"text\"", "null", "[1]"][next(4)].to_owned(),
                     0 => format!(r#"{{"type":"text","text":{}}}"#, texts[next(texts.len())]),
                     1 => r#"{"type":"thinking","thinking":"t","thinkingSignature":"s"}"#.to_owned(),
                     2 => format!(r#"{{"type":"toolCall","id":"c{round}","name":"{name}","arguments":{arg}}}"#),
@@ -560,28 +673,32 @@ mod tests {
                 _ => format!("[{}]", blocks.join(",")),
             };
             let role = ["assistant", "user"][next(2)];
-            let stop = [r#""stop""#, r#""error""#, r#""aborted""#, "null", "1"][next(5)];
+            let stop = [
+                r#""stop""#,
+                r#""error""#,
+                r#""aborted""#,
+                "null",
+                "1",
+                "0",
+                "false",
+                r#""""#,
+                r#""toolUse""#,
+                r#""\u0073top""#,
+                "{}",
+            ][next(11)];
             let line = format!(
                 r#"{{"type":"message","id":"x","message":{{"role":"{role}","content":{content},"stopReason":{stop},"errorMessage":" boom\\n","usage":{{"input":1}}}}}}"#
             );
             let full = crate::json::decode(line.as_bytes()).unwrap();
             let home = "/home/dev";
-            for (n, kept) in [ROW, ROW_WITH_ARGUMENTS, FILTERED].iter().enumerate() {
+            seen_as_decoded(&line, &full, home, &mut sure);
+            for (n, kept) in [ROW, ROW_WITH_ARGUMENTS].iter().enumerate() {
                 // Unsure (a name after cut arguments): the row decodes the line whole.
                 let Some(cut) = decode_kept(line.as_bytes(), kept) else {
                     unsure += 1;
                     continue;
                 };
                 let (m, whole) = (&cut["message"], &full["message"]);
-                if n == 2 {
-                    assert_eq!(
-                        crate::render::has_text(m.get("content")),
-                        crate::render::has_text(whole.get("content")),
-                        "{line}"
-                    );
-                    assert_eq!(m.get("stopReason"), whole.get("stopReason"));
-                    continue;
-                }
                 let text = |e: &Value| preview(e, &EntryKind::Message, None, home).text();
                 assert_eq!(text(&cut), text(&full), "{line}");
                 if n == 1 {
@@ -592,8 +709,40 @@ mod tests {
                 }
             }
         }
-        // Both sides of the shortcut were taken.
-        assert!((100..1_500).contains(&unsure), "{unsure} of 6000 unsure");
+        // Both sides of the shortcuts were taken.
+        assert!((100..1_500).contains(&unsure), "{unsure} of 4000 unsure");
+        assert!(sure > 1_900, "the index saw {sure} of 2000");
+    }
+
+    /// What the index sees of a message line (`MessageView::said`, and the one-liners `Seen`
+    /// makes of its calls) is what the filter and the rows read of its full decode.
+    fn seen_as_decoded(line: &str, full: &Value, home: &str, sure: &mut usize) {
+        let Some(view) = crate::model::LineView::skim(line.as_bytes()) else {
+            return;
+        };
+        let Some(said) = view.message.0.as_ref().and_then(|m| m.said()) else {
+            return;
+        };
+        *sure += 1;
+        let whole = &full["message"];
+        let stop = whole.get("stopReason");
+        assert_eq!(said.has_text, has_text(whole.get("content")), "{line}");
+        assert_eq!(
+            said.error_or_aborted,
+            js_truthy(stop) && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse")),
+            "{line}"
+        );
+        let ids: Vec<&str> = said.calls.iter().map(|c| &*c.id).collect();
+        assert_eq!(ids, call_ids(whole).collect::<Vec<_>>(), "{line}");
+        let mut lines = HashMap::new();
+        for call in &said.calls {
+            let (name, arguments) = call.decoded(pi_tool_call_keys).unwrap();
+            let one = pi_tool_call(name.as_ref(), arguments.as_ref(), home);
+            lines.insert(call.id.to_string(), one);
+        }
+        let mut expected = HashMap::new();
+        tool_calls_of(whole, home, &mut expected);
+        assert_eq!(lines, expected, "{line}");
     }
 
     #[test]

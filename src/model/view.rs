@@ -39,6 +39,13 @@ pub struct MessageView<'a> {
     /// fallback leaves it unset): where the bulk of a line lies, for readers that can pass it.
     #[serde(skip)]
     pub content_span: Option<&'a [u8]>,
+    /// The stored bytes of `stopReason`'s value, when the skim read the message.
+    #[serde(skip)]
+    pub stop_reason_span: Option<&'a [u8]>,
+    /// Whether the skim read the message: then the spans above are set wherever their keys
+    /// are (serde_json's fallback sets none).
+    #[serde(skip)]
+    pub skimmed: bool,
 }
 
 /// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
@@ -122,14 +129,174 @@ impl<'a> MessageView<'a> {
                 b"toolName" => view.tool_name = loose_str(s.value())?,
                 b"toolCallId" => view.tool_call_id = loose_str(s.value())?,
                 b"isError" => view.is_error = decode(s.value())?,
+                b"stopReason" => view.stop_reason_span = Some(s.value().ok()?),
                 _ => {
                     s.value().ok()?;
                 }
             }
             Some(())
         })?;
+        view.skimmed = true;
         Some(view)
     }
+}
+
+/// What pi's `/tree` filter reads of an assistant message (`hasTextContent`, the stop reason)
+/// and the ids of its tool calls, in order, as a full decode of it gives them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Said<'a> {
+    /// Some text block (or a string content) with text that is not blank.
+    pub has_text: bool,
+    /// `stopReason` set and truthy, and neither `"stop"` nor `"toolUse"`.
+    pub error_or_aborted: bool,
+    /// Its tool calls with a string id, in order.
+    pub calls: Vec<CallSpans<'a>>,
+}
+
+/// A tool call as the skim found it: its id, and the stored bytes of its name and arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallSpans<'a> {
+    pub id: Cow<'a, str>,
+    name: Option<&'a [u8]>,
+    arguments: Option<&'a [u8]>,
+}
+
+impl CallSpans<'_> {
+    /// The call's name and arguments, decoded; of an object of arguments only the keys
+    /// `keys` names for the tool (all for a tool it does not know), as [`Kept::arguments`]
+    /// reads them. `None` where the skim is unsure.
+    pub fn decoded(&self, keys: ArgumentKeys) -> Option<(Option<Value>, Option<Value>)> {
+        let name = match self.name {
+            Some(span) => Some(decoded_span(span)?),
+            None => None,
+        };
+        let Some(span) = self.arguments else {
+            return Some((name, None));
+        };
+        let mut s = Skim::new(span);
+        let keys = name.as_ref().and_then(Value::as_str).and_then(keys);
+        let arguments = match keys {
+            Some(keys) if s.at_object() => {
+                let kept = object_with(&mut s, |key| keys.contains(&key), |_, s| decoded(s))?;
+                s.end().ok()?;
+                kept
+            }
+            _ => decoded_span(span)?,
+        };
+        Some((name, Some(arguments)))
+    }
+}
+
+impl<'a> MessageView<'a> {
+    /// The filter's facts of the message from the skim's spans, passing over its texts but
+    /// for their first characters; `None` where the skim did not read the message, or is
+    /// unsure of a block (then decode the line). The index has the line at hand, so `tree`
+    /// reads no assistant message again to filter it.
+    pub fn said(&self) -> Option<Said<'a>> {
+        if !self.skimmed {
+            return None;
+        }
+        let mut said = Said {
+            error_or_aborted: match self.stop_reason_span {
+                None => false,
+                Some(span) => stop_is_unusual(span)?,
+            },
+            ..Said::default()
+        };
+        let Some(span) = self.content_span else {
+            return Some(said);
+        };
+        let mut s = Skim::new(span);
+        if !s.at_array() {
+            if span.first() == Some(&b'"') {
+                said.has_text = text_is_not_blank(span)?;
+            }
+            return Some(said);
+        }
+        let mut items = s.array().ok()?;
+        while s.next_item(&mut items).ok()? {
+            if !s.at_object() {
+                s.value().ok()?;
+                continue;
+            }
+            // A key given twice has its last value, as in a full decode.
+            let (mut kind, mut text, mut id) = (LooseStr(None), None, LooseStr(None));
+            let (mut name, mut arguments) = (None, None);
+            let mut members = s.object().ok()?;
+            while let Some(key) = s.next_key(&mut members).ok()? {
+                match key {
+                    b"type" => kind = loose_str(s.value())?,
+                    b"text" => text = Some(s.value().ok()?),
+                    b"id" => id = loose_str(s.value())?,
+                    b"name" => name = Some(s.value().ok()?),
+                    b"arguments" => arguments = Some(s.value().ok()?),
+                    _ => {
+                        s.value().ok()?;
+                    }
+                }
+            }
+            match kind.get() {
+                Some("text") if !said.has_text => {
+                    if let Some(text) = text.filter(|t| t.first() == Some(&b'"')) {
+                        said.has_text = text_is_not_blank(text)?;
+                    }
+                }
+                Some("toolCall") => {
+                    if let Some(id) = id.0 {
+                        said.calls.push(CallSpans {
+                            id,
+                            name,
+                            arguments,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        s.end().ok()?;
+        Some(said)
+    }
+}
+
+/// Whether a string span decodes to text that `js_trim` leaves something of, read from its
+/// start: blanks (spaces and `\n`, `\r`, `\t`, `\f`) are passed, and the first other
+/// ASCII character or escape of one answers. Anything else decides on the decoded whole.
+fn text_is_not_blank(span: &[u8]) -> Option<bool> {
+    let inner = &span[1..span.len().saturating_sub(1).max(1)];
+    let mut at = 0;
+    while let Some(&b) = inner.get(at) {
+        match b {
+            b' ' => at += 1,
+            b'\\' => match inner.get(at + 1) {
+                Some(b'n' | b'r' | b't' | b'f') => at += 2,
+                Some(b'"' | b'\\' | b'/' | b'b') => return Some(true),
+                _ => break,
+            },
+            0x21..=0x7F => return Some(true),
+            _ => break,
+        }
+    }
+    if at == inner.len() {
+        return Some(false);
+    }
+    match decoded_span(span)? {
+        Value::String(text) => Some(!crate::js::js_trim(&text).is_empty()),
+        _ => None,
+    }
+}
+
+/// pi's test of a stop reason: `stopReason && stopReason !== "stop" && stopReason !==
+/// "toolUse"`, on its span.
+fn stop_is_unusual(span: &[u8]) -> Option<bool> {
+    let plain = span
+        .strip_prefix(b"\"")
+        .and_then(|s| s.strip_suffix(b"\""))
+        .filter(|inner| !inner.contains(&b'\\'));
+    if let Some(inner) = plain {
+        return Some(!matches!(inner, b"" | b"stop" | b"toolUse"));
+    }
+    let value = decoded_span(span)?;
+    Some(crate::js::js_truthy(Some(&value)) && !matches!(value.as_str(), Some("stop" | "toolUse")))
 }
 
 /// The keys of a call's arguments a reader reads, by the tool's name (`None`: all of them).
@@ -303,6 +470,7 @@ const MESSAGE_FIELDS: &[&[u8]] = &[
     b"toolName",
     b"toolCallId",
     b"isError",
+    b"stopReason",
 ];
 
 /// Calls `read` with each key of the object at the cursor, which must read or skip its value.
@@ -695,12 +863,19 @@ mod tests {
         let Some(mut skimmed) = LineView::skim(line) else {
             return false;
         };
-        // The span is the skim's own extra, and must be the content's stored text.
+        // The spans are the skim's own extras, and must be the stored texts of their values.
         if let Some(m) = skimmed.message.0.as_mut() {
-            if let Some(span) = m.content_span.take() {
-                let content = crate::json::decode(line).unwrap()["message"]["content"].clone();
-                assert_eq!(crate::json::decode(span).unwrap(), content);
+            let full = crate::json::decode(line).unwrap();
+            for (span, key) in [
+                (m.content_span.take(), "content"),
+                (m.stop_reason_span.take(), "stopReason"),
+            ] {
+                if let Some(span) = span {
+                    let value = full["message"][key].clone();
+                    assert_eq!(crate::json::decode(span).unwrap(), value);
+                }
             }
+            assert!(std::mem::take(&mut m.skimmed));
         }
         let decoded = serde_json::from_slice::<LineView>(line).unwrap_or_else(|e| {
             panic!(
