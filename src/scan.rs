@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::diag::Warning;
 use crate::json;
-use crate::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader};
+use crate::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader, Skimming};
 use crate::readahead::{self, ReadAhead};
 use crate::reader::{Cut, LineReader, RawLine, MAX_LINE};
 
@@ -148,7 +148,7 @@ enum Parsed<'a> {
     Bad(String),
 }
 
-fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
+fn parse_line<'a>(line: &RawLine<'a>, how: Skimming) -> Parsed<'a> {
     let bytes = line.content();
     if let Some(cut) = line.cut {
         return Parsed::Bad(match cut {
@@ -165,7 +165,7 @@ fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
     }
     // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
     // memory speed. serde_json decides the rest, the same way it always did.
-    if let Some(view) = LineView::skim(bytes) {
+    if let Some(view) = LineView::skim_as(bytes, how) {
         return Parsed::View(view);
     }
     // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
@@ -276,7 +276,7 @@ pub fn read_header_of(input: impl io::Read, stem: &str) -> Result<Header, ScanEr
         if line.is_blank() {
             continue;
         }
-        match header_step(parse_line(&line), &line, stem) {
+        match header_step(parse_line(&line, Skimming::Plain), &line, stem) {
             HeaderStep::Found(h) => return Ok(h),
             HeaderStep::NotASession(reason) => {
                 return Err(ScanError::NotASession {
@@ -308,12 +308,9 @@ fn no_header(unread: Option<(u64, String)>) -> ScanError {
 pub fn scan<R: BufRead>(
     input: R,
     stem: &str,
-    mut on_entry: impl FnMut(&Header, &EntryLine),
+    on_entry: impl FnMut(&Header, &EntryLine),
 ) -> Result<ScanReport, ScanError> {
-    scan_until(input, stem, |header, entry| {
-        on_entry(header, entry);
-        ControlFlow::Continue(())
-    })
+    scan_as(input, stem, Skimming::Plain, on_entry)
 }
 
 /// [`scan`], stopped early when `on_entry` breaks (a reader that went away): the report then
@@ -323,7 +320,27 @@ pub fn scan_until<R: BufRead>(
     stem: &str,
     on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
 ) -> Result<ScanReport, ScanError> {
-    scan_from(LineReader::new(input), stem, None, on_entry)
+    scan_from(
+        LineReader::new(input),
+        stem,
+        None,
+        Skimming::Plain,
+        on_entry,
+    )
+}
+
+/// [`scan`], each line's view noting what `how` asks for.
+pub fn scan_as<R: BufRead>(
+    input: R,
+    stem: &str,
+    how: Skimming,
+    mut on_entry: impl FnMut(&Header, &EntryLine),
+) -> Result<ScanReport, ScanError> {
+    let on_entry = |header: &Header, entry: &EntryLine| {
+        on_entry(header, entry);
+        ControlFlow::Continue(())
+    };
+    scan_from(LineReader::new(input), stem, None, how, on_entry)
 }
 
 /// Goes on with a scan that `before` reported, over `input`: the same file from `before`'s end
@@ -336,13 +353,14 @@ pub(crate) fn scan_on<R: BufRead>(
 ) -> Result<ScanReport, ScanError> {
     debug_assert!(before.resumable());
     let reader = LineReader::resume(input, before.tail.lines, before.tail.end);
-    scan_from(reader, stem, Some(before), on_entry)
+    scan_from(reader, stem, Some(before), Skimming::Plain, on_entry)
 }
 
 fn scan_from<R: BufRead>(
     mut reader: LineReader<R>,
     stem: &str,
     before: Option<ScanReport>,
+    how: Skimming,
     mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
 ) -> Result<ScanReport, ScanError> {
     // The header, its line number, offset and length on disk.
@@ -374,7 +392,7 @@ fn scan_from<R: BufRead>(
         if line.is_blank() {
             continue;
         }
-        let parsed = parse_line(&line);
+        let parsed = parse_line(&line, how);
         let mut warn = |message: String| {
             warnings.push(Warning {
                 line: Some(line.number),

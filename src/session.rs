@@ -16,9 +16,9 @@ use serde_json::Value;
 
 use crate::diag::Warning;
 use crate::json;
-use crate::model::{self, Dialect, EntryKind, Header};
+use crate::model::{self, Dialect, EntryKind, Header, Skimming};
 use crate::scan::{
-    open_file, read_exact_at, scan, scan_until, stem_of, whole_file, EntryLine, OpenedFile,
+    open_file, read_exact_at, scan_as, scan_until, stem_of, whole_file, EntryLine, OpenedFile,
     Reading, ScanError, ScanReport,
 };
 use crate::time::parse_js_date;
@@ -436,22 +436,26 @@ impl Session {
     /// Opens and indexes a session file; a FIFO or `/dev/stdin` named on the command line is
     /// read as a stream ([`Session::from_reader`]).
     pub fn open(path: &Path) -> Result<Session, ScanError> {
-        Session::open_observed(path, &mut |_, _| {})
+        Session::open_observed(path, Skimming::Plain, &mut |_, _| {})
     }
 
     /// [`Session::open`], calling `observe` with each entry's position and line as the index
-    /// takes it in: for a reader of something in many lines (`tree`'s filter reads every
-    /// assistant message), who then reads none of them again.
-    pub fn open_observed(path: &Path, observe: Observer<'_>) -> Result<Session, ScanError> {
+    /// takes it in, each line skimmed `how` it asks: for a reader of something in many lines
+    /// (`tree`'s filter reads every assistant message), who then reads none of them again.
+    pub fn open_observed(
+        path: &Path,
+        how: Skimming,
+        observe: Observer<'_>,
+    ) -> Result<Session, ScanError> {
         let name = path.display().to_string();
         let opened = match open_named(path)? {
             Named::File(opened) => opened,
             Named::Stream(file, stem) => {
-                return Session::index(BufReader::new(file), &stem, name, true, observe);
+                return Session::index(BufReader::new(file), &stem, name, true, how, observe);
             }
         };
         let reader = whole_file(&opened, Reading::AheadIfBig)?;
-        let mut session = Session::index(reader, &opened.stem, name, false, observe)?;
+        let mut session = Session::index(reader, &opened.stem, name, false, how, observe)?;
         session.source = Source::File(path.to_path_buf());
         session.identity = Some(Identity::of(&opened.meta));
         session.file = Some(opened.file);
@@ -461,13 +465,14 @@ impl Session {
     /// Indexes a stream (stdin), keeping its header and entry lines in memory: not the lines
     /// it skips, so a line too long to hold is not held here either.
     pub fn from_reader(input: impl Read, name: &str) -> Result<Session, ScanError> {
-        Session::from_reader_observed(input, name, &mut |_, _| {})
+        Session::from_reader_observed(input, name, Skimming::Plain, &mut |_, _| {})
     }
 
     /// [`Session::from_reader`], calling `observe` as [`Session::open_observed`] does.
     pub fn from_reader_observed(
         input: impl Read,
         name: &str,
+        how: Skimming,
         observe: Observer<'_>,
     ) -> Result<Session, ScanError> {
         Session::index(
@@ -475,13 +480,21 @@ impl Session {
             name,
             name.to_owned(),
             true,
+            how,
             observe,
         )
     }
 
     /// Indexes bytes in memory; `stem` is the id of a seed-000 session (its file's stem).
     pub fn from_bytes(bytes: Vec<u8>, stem: &str, name: &str) -> Result<Session, ScanError> {
-        Session::index(&bytes[..], stem, name.to_owned(), true, &mut |_, _| {})
+        Session::index(
+            &bytes[..],
+            stem,
+            name.to_owned(),
+            true,
+            Skimming::Plain,
+            &mut |_, _| {},
+        )
     }
 
     /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
@@ -490,6 +503,7 @@ impl Session {
         stem: &str,
         name: String,
         keep_lines: bool,
+        how: Skimming,
         observe: Observer<'_>,
     ) -> Result<Session, ScanError> {
         let mut kept = Vec::new();
@@ -502,7 +516,7 @@ impl Session {
         // them (most entries continue the one before: those are marked `PREVIOUS`).
         let mut pending = Vec::new();
         let mut too_many = false;
-        let report = scan(input, stem, |_, e| {
+        let report = scan_as(input, stem, how, |_, e| {
             // Positions are u32 (`NO_ENTRY` is none): past that, the index would need hundreds
             // of GB anyway.
             let Ok(at) = u32::try_from(entries.len()).map(|at| at.min(NO_ENTRY - 1)) else {

@@ -23,6 +23,7 @@ type Result<T> = std::result::Result<T, Unsure>;
 pub(crate) const MAX_DEPTH: usize = crate::json::MAX_DEPTH;
 
 /// A cursor over one line.
+#[derive(Clone)]
 pub(crate) struct Skim<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -58,6 +59,17 @@ impl<'a> Skim<'a> {
         } else {
             Err(Unsure)
         }
+    }
+
+    /// Where the next value starts: [`Skim::since`] gives what was read from there.
+    pub(crate) fn mark(&mut self) -> usize {
+        self.peek();
+        self.at
+    }
+
+    /// The bytes read since `mark`.
+    pub(crate) fn since(&self, mark: usize) -> &'a [u8] {
+        &self.bytes[mark..self.at]
     }
 
     /// Whether the next value is an object.

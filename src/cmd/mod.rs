@@ -17,6 +17,7 @@ use anyhow::Context as _;
 
 use crate::diag::Diag;
 use crate::env::Env;
+use crate::model::Skimming;
 use crate::model::PI_ENTRY_TYPES;
 use crate::model::{Dialect, EntryKind, Header};
 use crate::select::{select, Selected};
@@ -29,26 +30,27 @@ pub fn open_session(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Session> {
-    open_session_observed(arg, env, diag, stdin, &mut |_, _| {})
+    open_session_observed(arg, env, diag, stdin, Skimming::Plain, &mut |_, _| {})
 }
 
-/// [`open_session`], each entry's line shown to `observe` as it is indexed.
+/// [`open_session`], each entry's line skimmed `how` it asks and shown to `observe` as it is
+/// indexed.
 pub fn open_session_observed(
     arg: Option<&std::ffi::OsStr>,
     env: &Env,
     diag: &mut Diag,
     stdin: &mut dyn Read,
+    how: Skimming,
     observe: Observer<'_>,
 ) -> anyhow::Result<Session> {
     let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
     let session = match &selected {
         Selected::Stdin => {
             stdin_is_a_stream(env)?;
-            Session::from_reader_observed(stdin, "-", observe).context("<stdin>")?
+            Session::from_reader_observed(stdin, "-", how, observe).context("<stdin>")?
         }
-        Selected::File(path) => {
-            Session::open_observed(path, observe).with_context(|| path.display().to_string())?
-        }
+        Selected::File(path) => Session::open_observed(path, how, observe)
+            .with_context(|| path.display().to_string())?,
     };
     diag.session_warnings(&session.name, &session.warnings);
     Ok(session)

@@ -20,7 +20,7 @@ use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::js::js_truthy;
-use crate::model::{decode_kept, Dialect, EntryKind, Kept, LineView};
+use crate::model::{decode_kept, Dialect, EntryKind, Kept, LineView, Skimming};
 use crate::preview::{answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls};
 use crate::render::{pi_tool_call, pi_tool_call_keys};
 use crate::scan::EntryLine;
@@ -38,10 +38,9 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     let home = env.inputs.home.to_string_lossy();
     let mut seen = Seen::default();
-    let session =
-        open_session_observed(args.session.as_deref(), env, diag, stdin, &mut |at, e| {
-            seen.observe(at, e, &home)
-        })?;
+    let mut observe = |at, e: &EntryLine<'_>| seen.observe(at, e, &home);
+    let (arg, how) = (args.session.as_deref(), Skimming::NotingSaid);
+    let session = open_session_observed(arg, env, diag, stdin, how, &mut observe)?;
     let tree = Tree::build(&session);
     diag.session_warnings(&session.name, &tree.warnings);
     let labels = session.labels();
@@ -650,7 +649,7 @@ mod tests {
             "{}".to_owned(),
         ];
         let mut next = crate::skim::rng(0x7ee5);
-        let (mut unsure, mut sure) = (0, 0);
+        let (mut unsure, mut sure) = (0, (0, 0));
         for round in 0..2_000 {
             let mut blocks = Vec::new();
             for _ in 0..=next(3) {
@@ -711,19 +710,28 @@ mod tests {
         }
         // Both sides of the shortcuts were taken.
         assert!((100..1_500).contains(&unsure), "{unsure} of 4000 unsure");
-        assert!(sure > 1_900, "the index saw {sure} of 2000");
+        assert!(sure.0 > 1_900, "the index saw {} of 2000", sure.0);
+        assert!(sure.1 > 800, "the skim noted {} of 2000 on the way", sure.1);
     }
 
     /// What the index sees of a message line (`MessageView::said`, and the one-liners `Seen`
     /// makes of its calls) is what the filter and the rows read of its full decode.
-    fn seen_as_decoded(line: &str, full: &Value, home: &str, sure: &mut usize) {
-        let Some(view) = crate::model::LineView::skim(line.as_bytes()) else {
+    /// Both as the skim notes it on the way and from the content's span.
+    fn seen_as_decoded(line: &str, full: &Value, home: &str, sure: &mut (usize, usize)) {
+        let said_as = |how| {
+            let view = LineView::skim_as(line.as_bytes(), how)?;
+            view.message.0.as_ref().and_then(|m| m.said())
+        };
+        let said = said_as(Skimming::NotingSaid);
+        let noted = LineView::skim_as(line.as_bytes(), Skimming::NotingSaid)
+            .and_then(|view| view.message.0)
+            .is_some_and(|m| m.content_said.is_some());
+        sure.1 += usize::from(noted);
+        assert_eq!(said, said_as(Skimming::Plain), "{line}");
+        let Some(said) = said else {
             return;
         };
-        let Some(said) = view.message.0.as_ref().and_then(|m| m.said()) else {
-            return;
-        };
-        *sure += 1;
+        sure.0 += 1;
         let whole = &full["message"];
         let stop = whole.get("stopReason");
         assert_eq!(said.has_text, has_text(whole.get("content")), "{line}");

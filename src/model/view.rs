@@ -39,6 +39,10 @@ pub struct MessageView<'a> {
     /// fallback leaves it unset): where the bulk of a line lies, for readers that can pass it.
     #[serde(skip)]
     pub content_span: Option<&'a [u8]>,
+    /// What the filter reads of the content, when the skim noted it as it passed (see
+    /// [`MessageView::said`]).
+    #[serde(skip)]
+    pub content_said: Option<ContentSaid<'a>>,
     /// The stored bytes of `stopReason`'s value, when the skim read the message.
     #[serde(skip)]
     pub stop_reason_span: Option<&'a [u8]>,
@@ -46,6 +50,15 @@ pub struct MessageView<'a> {
     /// are (serde_json's fallback sets none).
     #[serde(skip)]
     pub skimmed: bool,
+}
+
+/// What the skim of a line notes besides the view's fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skimming {
+    Plain,
+    /// An assistant message's [`ContentSaid`], as its content is passed (`tree`'s filter
+    /// reads it of every assistant message; other readers would pay for it for nothing).
+    NotingSaid,
 }
 
 /// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
@@ -81,6 +94,11 @@ impl<'a> LineView<'a> {
     /// is unsure (then serde_json decides, as before). Skipping `message.content`, most of a
     /// line, is where the time goes, and the skim does that at memory speed.
     pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
+        LineView::skim_as(bytes, Skimming::Plain)
+    }
+
+    /// [`LineView::skim`], noting what `how` asks for on the way.
+    pub fn skim_as(bytes: &'a [u8], how: Skimming) -> Option<LineView<'a>> {
         let mut s = Skim::new(bytes);
         let mut view = LineView::default();
         each_field(&mut s, LINE_FIELDS, |key, s| {
@@ -90,7 +108,7 @@ impl<'a> LineView<'a> {
                 b"parentId" => view.parent_id = loose_str(s.value())?,
                 b"timestamp" => view.timestamp = loose_str(s.value())?,
                 b"message" if s.at_object() => {
-                    view.message = LooseObj(Some(MessageView::skim(s)?));
+                    view.message = LooseObj(Some(MessageView::skim(s, how)?));
                 }
                 b"message" => view.message = decode(s.value())?,
                 b"targetId" => view.target_id = loose_str(s.value())?,
@@ -111,7 +129,7 @@ impl<'a> LineView<'a> {
 }
 
 impl<'a> MessageView<'a> {
-    fn skim(s: &mut Skim<'a>) -> Option<MessageView<'a>> {
+    fn skim(s: &mut Skim<'a>, how: Skimming) -> Option<MessageView<'a>> {
         let mut view = MessageView::default();
         each_field(s, MESSAGE_FIELDS, |key, s| {
             match key {
@@ -119,7 +137,20 @@ impl<'a> MessageView<'a> {
                 b"timestamp" => view.timestamp = decode(s.value())?,
                 // What `Present` decodes, without a second pass over the content.
                 b"content" => {
-                    let span = s.value().ok()?;
+                    let mark = s.mark();
+                    // An assistant's (its role given first, as pi writes it) noted on the way
+                    // for `tree`'s filter, at the cost of skipping it.
+                    if how == Skimming::NotingSaid && view.role.get() == Some("assistant") {
+                        let mut probe = s.clone();
+                        if let Ok(said) = content_said(&mut probe) {
+                            *s = probe;
+                            view.content_said = Some(said);
+                        }
+                    }
+                    if view.content_said.is_none() {
+                        s.value().ok()?;
+                    }
+                    let span = s.since(mark);
                     view.content = Present(span != b"null");
                     view.content_span = Some(span);
                 }
@@ -188,74 +219,121 @@ impl CallSpans<'_> {
 }
 
 impl<'a> MessageView<'a> {
-    /// The filter's facts of the message from the skim's spans, passing over its texts but
-    /// for their first characters; `None` where the skim did not read the message, or is
-    /// unsure of a block (then decode the line). The index has the line at hand, so `tree`
-    /// reads no assistant message again to filter it.
+    /// The filter's facts of the message, from what the skim noted of its content as it
+    /// passed over it (or from its span), its texts read only as far as their first
+    /// characters; `None` where the skim did not read the message or is unsure of a block
+    /// (then decode the line). The index has the line at hand, so `tree` reads no assistant
+    /// message again to filter it.
     pub fn said(&self) -> Option<Said<'a>> {
         if !self.skimmed {
             return None;
         }
-        let mut said = Said {
+        let content = match (&self.content_said, self.content_span) {
+            (Some(content), _) => content.clone(),
+            (None, Some(span)) => {
+                let mut s = Skim::new(span);
+                let content = content_said(&mut s).ok()?;
+                s.end().ok()?;
+                content
+            }
+            (None, None) => ContentSaid::default(),
+        };
+        if content.unsure {
+            return None;
+        }
+        Some(Said {
+            has_text: content.has_text,
             error_or_aborted: match self.stop_reason_span {
                 None => false,
                 Some(span) => stop_is_unusual(span)?,
             },
-            ..Said::default()
-        };
-        let Some(span) = self.content_span else {
-            return Some(said);
-        };
-        let mut s = Skim::new(span);
-        if !s.at_array() {
-            if span.first() == Some(&b'"') {
-                said.has_text = text_is_not_blank(span)?;
-            }
-            return Some(said);
-        }
-        let mut items = s.array().ok()?;
-        while s.next_item(&mut items).ok()? {
-            if !s.at_object() {
-                s.value().ok()?;
-                continue;
-            }
-            // A key given twice has its last value, as in a full decode.
-            let (mut kind, mut text, mut id) = (LooseStr(None), None, LooseStr(None));
-            let (mut name, mut arguments) = (None, None);
-            let mut members = s.object().ok()?;
-            while let Some(key) = s.next_key(&mut members).ok()? {
-                match key {
-                    b"type" => kind = loose_str(s.value())?,
-                    b"text" => text = Some(s.value().ok()?),
-                    b"id" => id = loose_str(s.value())?,
-                    b"name" => name = Some(s.value().ok()?),
-                    b"arguments" => arguments = Some(s.value().ok()?),
-                    _ => {
-                        s.value().ok()?;
-                    }
-                }
-            }
-            match kind.get() {
-                Some("text") if !said.has_text => {
-                    if let Some(text) = text.filter(|t| t.first() == Some(&b'"')) {
-                        said.has_text = text_is_not_blank(text)?;
-                    }
-                }
-                Some("toolCall") => {
-                    if let Some(id) = id.0 {
-                        said.calls.push(CallSpans {
-                            id,
-                            name,
-                            arguments,
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
-        s.end().ok()?;
-        Some(said)
+            calls: content.calls,
+        })
     }
+}
+
+/// What the filter reads of a message's content (see [`Said`]).
+#[derive(Debug, Clone, Default)]
+pub struct ContentSaid<'a> {
+    has_text: bool,
+    calls: Vec<CallSpans<'a>>,
+    /// A block whose type, id or text this cannot tell without a decode.
+    unsure: bool,
+}
+
+/// Passes over the content at the cursor as [`Skim::value`] does, noting what the filter
+/// reads of it. An `Err` where the skim cannot walk it (an escaped key, say): the caller then
+/// skips it from where it was.
+fn content_said<'a>(s: &mut Skim<'a>) -> Result<ContentSaid<'a>, Unsure> {
+    let mut said = ContentSaid::default();
+    if !s.at_array() {
+        let span = s.value()?;
+        if span.first() == Some(&b'"') {
+            match text_is_not_blank(span) {
+                Some(has_text) => said.has_text = has_text,
+                None => said.unsure = true,
+            }
+        }
+        return Ok(said);
+    }
+    let mut items = s.array()?;
+    while s.next_item(&mut items)? {
+        if !s.at_object() {
+            s.value()?;
+            continue;
+        }
+        // A key given twice has its last value, as in a full decode.
+        let (mut kind, mut text, mut id, mut name, mut arguments) = (None, None, None, None, None);
+        let mut members = s.object()?;
+        while let Some(key) = s.next_key(&mut members)? {
+            let slot = match key {
+                b"type" => &mut kind,
+                b"text" => &mut text,
+                b"id" => &mut id,
+                b"name" => &mut name,
+                b"arguments" => &mut arguments,
+                _ => {
+                    s.value()?;
+                    continue;
+                }
+            };
+            *slot = Some(s.value()?);
+        }
+        let kind = match kind {
+            Some(b"\"text\"") => Some(Cow::Borrowed("text")),
+            Some(b"\"toolCall\"") => Some(Cow::Borrowed("toolCall")),
+            Some(span) => match loose_str(Ok(span)) {
+                Some(kind) => kind.0,
+                None => {
+                    said.unsure = true;
+                    None
+                }
+            },
+            None => None,
+        };
+        match kind.as_deref() {
+            Some("text") if !said.has_text => {
+                if let Some(text) = text.filter(|t| t.first() == Some(&b'"')) {
+                    match text_is_not_blank(text) {
+                        Some(has_text) => said.has_text = has_text,
+                        None => said.unsure = true,
+                    }
+                }
+            }
+            Some("toolCall") => match id.map(|id| loose_str(Ok(id))) {
+                Some(None) => said.unsure = true,
+                Some(Some(LooseStr(Some(id)))) => said.calls.push(CallSpans {
+                    id,
+                    name,
+                    arguments,
+                }),
+                // No id, or not a string: no call the map holds.
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    Ok(said)
 }
 
 /// Whether a string span decodes to text that `js_trim` leaves something of, read from its
@@ -876,6 +954,7 @@ mod tests {
                 }
             }
             assert!(std::mem::take(&mut m.skimmed));
+            m.content_said = None;
         }
         let decoded = serde_json::from_slice::<LineView>(line).unwrap_or_else(|e| {
             panic!(
