@@ -413,12 +413,13 @@ impl<'a> IntoIterator for Layout<'a> {
             multiple_roots,
             stack,
             gutters: Vec::new(),
+            drawn: Some(Drawn::default()),
         }
     }
 }
 
 /// The gutter an entry that shows a connector leaves for its descendants.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Gutter {
     position: usize,
     show: bool,
@@ -448,6 +449,98 @@ pub struct Rows<'a> {
     /// branching. A frame keeps only its length instead, since everything drawn between an
     /// entry and its next sibling sits below their parent and leaves the parent's gutters alone.
     gutters: Vec<Gutter>,
+    /// The gutters' part of the prefix, drawn as they are pushed; `None` once a gutter came
+    /// at or left of the one before it (never, by the comment on `next`), and the prefix is
+    /// then drawn level by level.
+    drawn: Option<Drawn>,
+}
+
+impl Rows<'_> {
+    /// The prefix of `levels` levels with the gutters that fall on them, and the connector on
+    /// the last level where no gutter does (pi's `render`, one level at a time).
+    fn prefix_level_by_level(&self, levels: usize, connector: Option<&str>) -> String {
+        let mut prefix = String::with_capacity(levels * "│  ".len());
+        let mut gutters = self.gutters.iter().peekable();
+        for level in 0..levels {
+            while gutters.next_if(|g| g.position < level).is_some() {}
+            if let Some(g) = gutters.next_if(|g| g.position == level) {
+                prefix.push_str(g.glyph());
+            } else if let Some(corner) = connector.filter(|_| level + 1 == levels) {
+                prefix.push_str(corner);
+            } else {
+                prefix.push_str(BLANK);
+            }
+        }
+        prefix
+    }
+}
+
+/// A level without a gutter or connector.
+const BLANK: &str = "   ";
+
+impl Gutter {
+    fn glyph(self) -> &'static str {
+        if self.show {
+            "│  "
+        } else {
+            BLANK
+        }
+    }
+}
+
+/// The levels up to the last gutter of the path, drawn: a row is hundreds of levels deep in a
+/// session that keeps branching, and drawing each row's levels one by one cost a tenth of
+/// `tree`'s time; the rows of a path share all but their ends.
+#[derive(Debug, Default)]
+struct Drawn {
+    text: String,
+    /// The gutters drawn, and where each one's drawing ends in `text`.
+    gutters: Vec<(Gutter, usize)>,
+}
+
+impl Drawn {
+    /// Draws `gutter`, right of every gutter drawn.
+    fn push(&mut self, gutter: Gutter) {
+        let from = self.gutters.last().map_or(0, |(g, _)| g.position + 1);
+        for _ in from..gutter.position {
+            self.text.push_str(BLANK);
+        }
+        self.text.push_str(gutter.glyph());
+        self.gutters.push((gutter, self.text.len()));
+    }
+
+    /// Keeps the first `n` gutters.
+    fn truncate(&mut self, n: usize) {
+        self.gutters.truncate(n);
+        self.text
+            .truncate(self.gutters.last().map_or(0, |&(_, end)| end));
+    }
+
+    /// What [`Rows::prefix_level_by_level`] draws, from the drawn gutters.
+    fn prefix(&self, levels: usize, connector: Option<&str>) -> String {
+        // Gutters beyond the prefix would need it cut inside them: level by level.
+        let drawn_levels = self.gutters.last().map_or(0, |(g, _)| g.position + 1);
+        let mut prefix = String::with_capacity(levels * "│  ".len());
+        if drawn_levels > levels {
+            let (mut at, mut level) = (0, 0);
+            for &(g, end) in &self.gutters {
+                if g.position >= levels {
+                    break;
+                }
+                (at, level) = (end, g.position + 1);
+            }
+            prefix.push_str(&self.text[..at]);
+            for l in level..levels {
+                prefix.push_str(connector.filter(|_| l + 1 == levels).unwrap_or(BLANK));
+            }
+            return prefix;
+        }
+        prefix.push_str(&self.text);
+        for l in drawn_levels..levels {
+            prefix.push_str(connector.filter(|_| l + 1 == levels).unwrap_or(BLANK));
+        }
+        prefix
+    }
 }
 
 impl Iterator for Rows<'_> {
@@ -456,6 +549,9 @@ impl Iterator for Rows<'_> {
     fn next(&mut self) -> Option<Row> {
         let f = self.stack.pop()?;
         self.gutters.truncate(f.gutters);
+        if let Some(drawn) = self.drawn.as_mut() {
+            drawn.truncate(f.gutters);
+        }
         let display_indent = if self.multiple_roots {
             f.indent.saturating_sub(1)
         } else {
@@ -466,18 +562,11 @@ impl Iterator for Rows<'_> {
         // pi takes, per level, the first gutter at that position. Positions grow strictly down
         // a path (branch points indent their children, so a connector sits right of every
         // connector above it), so one pass over the gutters finds them all.
-        let mut prefix = String::with_capacity(display_indent * "│  ".len());
-        let mut gutters = self.gutters.iter().peekable();
-        for level in 0..display_indent {
-            while gutters.next_if(|g| g.position < level).is_some() {}
-            if let Some(g) = gutters.next_if(|g| g.position == level) {
-                prefix.push_str(if g.show { "│  " } else { "   " });
-            } else if connector && level == connector_position {
-                prefix.push_str(if f.is_last { "└─ " } else { "├─ " });
-            } else {
-                prefix.push_str("   ");
-            }
-        }
+        let corner = if f.is_last { "└─ " } else { "├─ " };
+        let prefix = match self.drawn.as_mut() {
+            Some(drawn) => drawn.prefix(display_indent, connector.then_some(corner)),
+            None => self.prefix_level_by_level(display_indent, connector.then_some(corner)),
+        };
 
         let kids = self.v.children.of(f.entry);
         let multiple = kids.len() > 1;
@@ -487,10 +576,19 @@ impl Iterator for Rows<'_> {
             f.indent
         };
         if connector {
-            self.gutters.push(Gutter {
+            let gutter = Gutter {
                 position: connector_position,
                 show: !f.is_last,
-            });
+            };
+            let rising = self
+                .gutters
+                .last()
+                .is_none_or(|g| g.position < gutter.position);
+            match self.drawn.as_mut() {
+                Some(drawn) if rising => drawn.push(gutter),
+                _ => self.drawn = None,
+            }
+            self.gutters.push(gutter);
         }
         let child_gutters = self.gutters.len();
         for (k, &c) in kids.iter().enumerate().rev() {
@@ -671,6 +769,47 @@ mod tests {
         assert_eq!(v.roots, [0]);
         // d is the leaf: its branch is drawn first.
         assert_eq!(v.children.of(0), [3, 2]);
+    }
+
+    /// The gutters drawn as they are pushed give the prefix drawn level by level, for any
+    /// depth of row, with or without a connector, as gutters come and go.
+    #[test]
+    fn drawn_gutters_draw_what_each_level_draws() {
+        let mut next = crate::skim::rng(0x6077);
+        let (mut gutters, mut drawn) = (Vec::new(), Drawn::default());
+        for _ in 0..5_000 {
+            if next(3) == 0 {
+                let keep = next(gutters.len() + 1);
+                gutters.truncate(keep);
+                drawn.truncate(keep);
+            } else {
+                let from = gutters.last().map_or(0, |g: &Gutter| g.position + 1);
+                let gutter = Gutter {
+                    position: from + next(4),
+                    show: next(2) == 0,
+                };
+                gutters.push(gutter);
+                drawn.push(gutter);
+            }
+            let top = gutters.last().map_or(0, |g| g.position + 1);
+            let levels = next(top + 4);
+            let connector = [None, Some("├─ "), Some("└─ ")][next(3)];
+            let rows = Rows {
+                v: &Visible {
+                    roots: Vec::new(),
+                    children: Lists::from_pairs(0, std::iter::empty()),
+                },
+                multiple_roots: false,
+                stack: Vec::new(),
+                gutters: gutters.clone(),
+                drawn: None,
+            };
+            assert_eq!(
+                drawn.prefix(levels, connector),
+                rows.prefix_level_by_level(levels, connector),
+                "{gutters:?} {levels} {connector:?}"
+            );
+        }
     }
 
     #[test]

@@ -482,7 +482,11 @@ impl View<'_> {
             cut_parts(&mut parts, width.saturating_sub(fixed));
         }
         // Written into the chunk's buffer piece by piece: a prefix can be megabytes.
-        out.extend_from_slice(theme.dim(&row.prefix).as_bytes());
+        if theme.enabled {
+            out.extend_from_slice(theme.dim(&row.prefix).as_bytes());
+        } else {
+            out.extend_from_slice(row.prefix.as_bytes());
+        }
         out.extend_from_slice(theme.cyan(marker).as_bytes());
         for (tone, text) in &parts {
             out.extend_from_slice(paint(theme, *tone, text, active).as_bytes());
