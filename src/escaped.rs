@@ -57,17 +57,24 @@ pub(crate) fn decoded_prefix(inner: &[u8], from: usize) -> Option<(String, usize
 /// The counts of the text that `rest` (the insides of a string from a [`boundary`] on) decodes
 /// to, or `None` when it is not plain.
 pub(crate) fn rest(rest: &[u8]) -> Option<Rest> {
-    if std::str::from_utf8(rest).is_err() {
+    // One pass, 64 bytes at a time, where no `\u` escape needs its digits read; it also
+    // tells ASCII (valid UTF-8, most of a session's text) from what needs the check.
+    #[cfg(target_arch = "x86_64")]
+    let counts = crate::skim::simd::counts(rest);
+    #[cfg(target_arch = "x86_64")]
+    let ascii = counts.ascii;
+    #[cfg(not(target_arch = "x86_64"))]
+    let ascii = false;
+    if !ascii && std::str::from_utf8(rest).is_err() {
         return None;
     }
     // Where the trailing whitespace starts: the newlines before it are the ones `trim_end`
     // keeps.
     let text_end = trailing_white(rest)?;
     let has_text = text_end > 0;
-    // One pass, 64 bytes at a time, where no `\u` escape needs its digits read.
     #[cfg(target_arch = "x86_64")]
     {
-        let c = crate::skim::simd::counts(rest);
+        let c = counts;
         if !c.unusual {
             let (_, trailing) = walk(&rest[text_end..])?;
             // Saturating: the skim vouched for the escapes, but no input may panic.
@@ -169,7 +176,7 @@ fn trailing_white(b: &[u8]) -> Option<usize> {
 /// of a string goes escape by escape and costs several times this on pi's texts, which escape
 /// every newline.
 pub(crate) fn unescaped(inner: &[u8]) -> Option<String> {
-    if memchr::memchr(0xF4, inner).is_some() || inner.iter().any(|&b| b < 0x20) {
+    if memchr::memchr(0xF4, inner).is_some() || crate::style::any_byte(inner, |b| b < 0x20) {
         return None;
     }
     let mut out = Vec::with_capacity(inner.len());
@@ -348,5 +355,14 @@ pub(crate) mod tests {
         assert_eq!((r.chars, r.newlines, r.has_text), (3, 0, true));
         assert!(rest(br#"\ud83d"#).is_none());
         assert!(rest(b"\xff").is_none());
+        // Not UTF-8, in any block of a long text, and UTF-8 that is.
+        for bad in [&b"\xff"[..], b"\xc3(", b"\xe2\x82", b"\xed\xa0\x80"] {
+            for (before, after) in [(0, 200), (63, 1), (130, 70)] {
+                let text = [&b"a".repeat(before)[..], bad, &b"b".repeat(after)].concat();
+                assert!(rest(&text).is_none(), "{text:?}");
+            }
+        }
+        let text = ["a".repeat(100), "é😀".to_owned(), "b".repeat(100)].concat();
+        assert_eq!(rest(text.as_bytes()).map(|r| r.chars), Some(202));
     }
 }

@@ -211,6 +211,18 @@ pub(crate) fn cuts_within(text: &str, max_lines: usize, max_chars: usize) -> boo
             .is_some()
 }
 
+/// Where character `n` (from 0) of `text` starts, if it has one: byte `n` when the bytes before
+/// it are ASCII, as most text is, else counted character by character.
+fn nth_char_start(text: &str, n: usize) -> Option<usize> {
+    if text.len() <= n {
+        return None;
+    }
+    if text.as_bytes()[..n].is_ascii() {
+        return Some(n);
+    }
+    text.char_indices().nth(n).map(|(at, _)| at)
+}
+
 /// `text` cut, as if followed by `rest` (which the cut must not reach: [`cuts_within`]).
 pub(crate) fn cut<'a>(
     text: &'a str,
@@ -225,7 +237,7 @@ pub(crate) fn cut<'a>(
     if let Some(at) = memchr::memchr_iter(b'\n', text.as_bytes()).nth(max_lines.saturating_sub(1)) {
         end = at;
     }
-    if let Some((at, _)) = text.char_indices().nth(max_chars) {
+    if let Some(at) = nth_char_start(text, max_chars) {
         end = end.min(at);
     }
     let kept = text[..end].trim_end_matches('\n');
@@ -258,6 +270,16 @@ pub(crate) fn cut<'a>(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_nth_character_starts_where_counting_finds_it() {
+        for text in ["", "abc", "ab😀cd", "é", &"x".repeat(70), &"é".repeat(40)] {
+            for n in 0..text.len() + 2 {
+                let counted = text.char_indices().nth(n).map(|(at, _)| at);
+                assert_eq!(super::nth_char_start(text, n), counted, "{text:?} {n}");
+            }
+        }
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -542,13 +542,18 @@ pub(crate) mod simd {
         pub newlines: usize,
         /// Whether a `\u` escape or a byte F4 occurs (a stand-in's range): counted elsewhere.
         pub unusual: bool,
+        /// Every byte is ASCII.
+        pub ascii: bool,
     }
 
     /// [`Counts`] of `b`, the insides of a string from where a character starts, with SSE2
     /// (part of every x86_64 CPU); the last bytes fewer than a block are counted in a padded
     /// copy.
     pub(crate) fn counts(b: &[u8]) -> Counts {
-        let mut c = Counts::default();
+        let mut c = Counts {
+            ascii: true,
+            ..Counts::default()
+        };
         let mut carry = 0;
         let mut add = |m: CountMasks, valid: u64| {
             let escaped = escaped(m.backslash, &mut carry) & valid;
@@ -556,6 +561,7 @@ pub(crate) mod simd {
             c.escapes += escaped.count_ones() as usize;
             c.newlines += (escaped & m.n).count_ones() as usize;
             c.unusual |= escaped & m.u != 0 || m.f4 & valid != 0;
+            c.ascii &= m.high & valid == 0;
         };
         let mut at = 0;
         while at + 64 <= b.len() {
@@ -577,6 +583,7 @@ pub(crate) mod simd {
         n: u64,
         u: u64,
         f4: u64,
+        high: u64,
     }
 
     #[inline(always)]
@@ -588,6 +595,7 @@ pub(crate) mod simd {
             n: 0,
             u: 0,
             f4: 0,
+            high: 0,
         };
         // SAFETY: SSE2 is always present on x86_64, and the four 16-byte loads lie inside
         // `bytes` (asserted above); `loadu` has no alignment requirement.
@@ -603,6 +611,7 @@ pub(crate) mod simd {
                 m.f4 |= is(0xF4);
                 // Signed, 0x80..=0xBF are the bytes below -64.
                 m.continuation |= bits(_mm_cmplt_epi8(block, splat(0xC0)));
+                m.high |= bits(block);
             }
         }
         m
