@@ -134,7 +134,7 @@ impl<'a> MessageView<'a> {
         each_field(s, MESSAGE_FIELDS, |key, s| {
             match key {
                 b"role" => view.role = loose_str(s.value())?,
-                b"timestamp" => view.timestamp = decode(s.value())?,
+                b"timestamp" => view.timestamp = loose_num(s.value())?,
                 // What `Present` decodes, without a second pass over the content.
                 b"content" => {
                     let mark = s.mark();
@@ -159,7 +159,7 @@ impl<'a> MessageView<'a> {
                 b"model" => view.model = loose_str(s.value())?,
                 b"toolName" => view.tool_name = loose_str(s.value())?,
                 b"toolCallId" => view.tool_call_id = loose_str(s.value())?,
-                b"isError" => view.is_error = decode(s.value())?,
+                b"isError" => view.is_error = loose_true(s.value())?,
                 b"stopReason" => view.stop_reason_span = Some(s.value().ok()?),
                 _ => {
                     s.value().ok()?;
@@ -594,6 +594,32 @@ fn loose_str(span: Result<&[u8], Unsure>) -> Option<LooseStr<'_>> {
     decode(Ok(span))
 }
 
+/// A number field: plain digits (pi's times in ms, on every message) read in place, without
+/// a deserializer (on sessions of small entries that was a tenth of a line's cost); anything
+/// else by serde_json.
+fn loose_num(span: Result<&[u8], Unsure>) -> Option<LooseNum> {
+    let span = span.ok()?;
+    // Up to 15 digits: exact in an f64, as serde_json's u64 made one is.
+    let plain = (1..=15).contains(&span.len())
+        && span.iter().all(u8::is_ascii_digit)
+        && (span[0] != b'0' || span.len() == 1);
+    if plain {
+        let n = span.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+        #[allow(clippy::cast_precision_loss)]
+        return Some(LooseNum(Some(n as f64)));
+    }
+    decode(Ok(span))
+}
+
+/// A field that counts only when it is `true`: the two literals read in place.
+fn loose_true(span: Result<&[u8], Unsure>) -> Option<LooseTrue> {
+    match span.ok()? {
+        b"true" => Some(LooseTrue(true)),
+        b"false" => Some(LooseTrue(false)),
+        span => decode(Ok(span)),
+    }
+}
+
 /// A kept field, decoded by serde_json from the span the skim found.
 fn decode<'a, T: Deserialize<'a>>(span: Result<&'a [u8], Unsure>) -> Option<T> {
     serde_json::from_slice(span.ok()?).ok()
@@ -977,6 +1003,10 @@ mod tests {
             r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"x\n\"y\" \u00e9"}],"timestamp":1.5e3}}"#,
             r#" {"type":"label","targetId":"a","label":"b\u0041","x":[1,{"y":[]}]} "#,
             r#"{"message":{"content":null,"usage":{"input":1},"provider":"p","model":"m"},"usage":null}"#,
+            r#"{"message":{"role":"toolResult","timestamp":1767225600000,"isError":true}}"#,
+            r#"{"message":{"timestamp":0,"isError":false}}"#,
+            r#"{"message":{"timestamp":9999999999999999999,"isError":null}}"#,
+            r#"{"message":{"timestamp":-5,"isError":"true"}}"#,
             r#"{"message":[1,2],"name":{"a":1},"id":7}"#,
             r#"{"message":"hi","modelId":"m","provider":true}"#,
             r#"{"clé":1,"type":"x","message":{"rôle":2,"role":"user"}}"#,
