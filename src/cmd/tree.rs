@@ -83,6 +83,10 @@ struct Seen {
 const HAS_TEXT: u8 = 1;
 const ERROR_OR_ABORTED: u8 = 2;
 
+fn said_bits(has_text: bool, error_or_aborted: bool) -> u8 {
+    (u8::from(has_text) * HAS_TEXT) | (u8::from(error_or_aborted) * ERROR_OR_ABORTED)
+}
+
 impl Seen {
     fn observe(&mut self, at: u32, e: &EntryLine<'_>, home: &str) {
         let message = e.view.message.0.as_ref();
@@ -100,8 +104,7 @@ impl Seen {
         if self.said.len() <= at_index {
             self.said.resize(at_index + 1, 0);
         }
-        self.said[at_index] = (u8::from(said.has_text) * HAS_TEXT)
-            | (u8::from(said.error_or_aborted) * ERROR_OR_ABORTED);
+        self.said[at_index] = said_bits(said.has_text, said.error_or_aborted);
         for call in &said.calls {
             self.tool_calls.insert(&call.id, at);
         }
@@ -200,8 +203,7 @@ fn decode_facts(
             };
             // In file order, as pi's map is filled: a later call of an id wins.
             for (i, s) in chunk {
-                said[i as usize] = (u8::from(s.has_text) * HAS_TEXT)
-                    | (u8::from(s.error_or_aborted) * ERROR_OR_ABORTED);
+                said[i as usize] = said_bits(s.has_text, s.error_or_aborted);
                 for id in &s.calls {
                     tool_calls.insert(id, i);
                 }
