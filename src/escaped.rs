@@ -76,13 +76,12 @@ pub(crate) fn rest(rest: &[u8]) -> Option<Rest> {
     let has_text = text_end > 0;
     #[cfg(target_arch = "x86_64")]
     {
-        let c = counts;
-        if !c.unusual {
+        if !counts.unusual {
             let (_, trailing) = walk(&rest[text_end..])?;
             // Saturating: the skim vouched for the escapes, but no input may panic.
             return Some(Rest {
-                chars: c.starts.saturating_sub(c.escapes),
-                newlines: c.newlines.saturating_sub(trailing),
+                chars: counts.starts.saturating_sub(counts.escapes),
+                newlines: counts.newlines.saturating_sub(trailing),
                 has_text,
             });
         }

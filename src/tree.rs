@@ -518,25 +518,16 @@ impl Drawn {
 
     /// What [`Rows::prefix_level_by_level`] draws, from the drawn gutters.
     fn prefix(&self, levels: usize, connector: Option<&str>) -> String {
-        // Gutters beyond the prefix would need it cut inside them: level by level.
-        let drawn_levels = self.gutters.last().map_or(0, |(g, _)| g.position + 1);
+        // The gutters on the prefix's levels (positions rise, so they are a run from the
+        // first), and the levels after the last of them.
+        let on = self.gutters.partition_point(|(g, _)| g.position < levels);
+        let (at, level) = match on.checked_sub(1).map(|k| self.gutters[k]) {
+            Some((g, end)) => (end, g.position + 1),
+            None => (0, 0),
+        };
         let mut prefix = String::with_capacity(levels * "│  ".len());
-        if drawn_levels > levels {
-            let (mut at, mut level) = (0, 0);
-            for &(g, end) in &self.gutters {
-                if g.position >= levels {
-                    break;
-                }
-                (at, level) = (end, g.position + 1);
-            }
-            prefix.push_str(&self.text[..at]);
-            for l in level..levels {
-                prefix.push_str(connector.filter(|_| l + 1 == levels).unwrap_or(BLANK));
-            }
-            return prefix;
-        }
-        prefix.push_str(&self.text);
-        for l in drawn_levels..levels {
+        prefix.push_str(&self.text[..at]);
+        for l in level..levels {
             prefix.push_str(connector.filter(|_| l + 1 == levels).unwrap_or(BLANK));
         }
         prefix
