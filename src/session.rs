@@ -798,13 +798,27 @@ impl Session {
     /// The stored bytes of an entry's line exactly as on disk, terminator (`\n`, `\r\n`, or
     /// none on an unterminated last line) included: what `show --json` reproduces.
     pub fn stored_line(&self, i: usize) -> io::Result<Vec<u8>> {
-        self.read_entry(i).map_err(|err| {
-            if err.get_ref().is_some_and(|e| e.is::<Changed>()) {
-                err
-            } else {
-                self.at_line(i, err.kind(), &err)
-            }
-        })
+        self.read_entry(i).map_err(|err| self.read_failed(i, err))
+    }
+
+    /// [`Session::raw_line`] read into `scratch`, which is kept for the next: a reader of many
+    /// lines then allocates and zeroes memory only as its longest line grows.
+    pub fn raw_line_in<'b>(&self, i: usize, scratch: &'b mut Vec<u8>) -> io::Result<&'b [u8]> {
+        let line = self
+            .read_entry_in(i, scratch)
+            .map_err(|err| self.read_failed(i, err))?;
+        let line = &scratch[line];
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        Ok(line.strip_suffix(b"\r").unwrap_or(line))
+    }
+
+    /// A failed read of entry `i`, named by its line (a file that changed names itself).
+    fn read_failed(&self, i: usize, err: io::Error) -> io::Error {
+        if err.get_ref().is_some_and(|e| e.is::<Changed>()) {
+            err
+        } else {
+            self.at_line(i, err.kind(), &err)
+        }
     }
 
     /// An error about entry `i`, named `FILE:LINE` as every message about a line is.
@@ -824,12 +838,24 @@ impl Session {
     /// bytes are; once not (an append, or a rewrite), the line read must still be one line of
     /// the recorded length, after a line's end, with the recorded id. Appends pass.
     fn read_entry(&self, i: usize) -> io::Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        let line = self.read_entry_in(i, &mut buf)?;
+        buf.truncate(line.end);
+        buf.drain(..line.start);
+        Ok(buf)
+    }
+
+    /// [`Session::read_entry`] into `buf`, grown when it is shorter than the bytes read (and
+    /// zeroed only as far as it grows): where in it the line is.
+    fn read_entry_in(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<std::ops::Range<usize>> {
         let e = &self.entries[i];
         let len = e.len as usize;
         let (file, identity) = match (&self.source, &self.file, self.identity) {
             (Source::Memory(bytes), _, _) => {
                 let start = usize::try_from(e.offset).map_err(io::Error::other)?;
-                return Ok(bytes[start..start + len].to_vec());
+                buf.clear();
+                buf.extend_from_slice(&bytes[start..start + len]);
+                return Ok(0..len);
             }
             (Source::File(_), Some(file), Some(identity)) => (file, identity),
             (Source::File(path), ..) => {
@@ -840,21 +866,23 @@ impl Session {
         let unchanged = file.metadata().is_ok_and(|m| Identity::of(&m) == identity);
         // The byte before the line too, when checking: it must end a line.
         let before = usize::from(!unchanged && e.offset > 0);
-        let mut buf = vec![0; len + before];
-        match read_exact_at(file, &mut buf, e.offset - before as u64) {
+        if buf.len() < len + before {
+            buf.resize(len + before, 0);
+        }
+        match read_exact_at(file, &mut buf[..len + before], e.offset - before as u64) {
             Err(err) if err.kind() == io::ErrorKind::UnexpectedEof => return Err(changed()),
             other => other?,
         }
+        let line = &buf[before..len + before];
         if unchanged {
-            return Ok(buf);
+            return Ok(before..len + before);
         }
-        let line = buf.split_off(before);
-        let ends_a_line = buf.first().is_none_or(|&b| b == b'\n');
+        let ends_a_line = before == 0 || buf[0] == b'\n';
         let one_line = memchr::memchr(b'\n', &line[..len.saturating_sub(1)]).is_none();
-        if !ends_a_line || !one_line || !self.same_id(i, &line) {
+        if !ends_a_line || !one_line || !self.same_id(i, line) {
             return Err(changed());
         }
-        Ok(line)
+        Ok(before..len + before)
     }
 
     /// Whether a line read again holds entry `i`'s id (v1 ids are assigned by position: the
