@@ -24,7 +24,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -59,7 +59,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -81,7 +81,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -104,7 +104,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -118,7 +118,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -131,7 +131,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -147,7 +147,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -165,7 +165,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -195,7 +195,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -218,7 +218,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -256,7 +256,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
-            cand --no-cache 'Read every session file whole, neither using nor writing the summary cache'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

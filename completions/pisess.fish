@@ -31,7 +31,7 @@ always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_needs_command" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_needs_command" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_needs_command" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_needs_command" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_needs_command" -s V -l version -d 'Print version'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "ls" -d 'List sessions, newest first'
@@ -64,7 +64,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand ls" -s r -l reverse -d 'Re
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l json -d 'NDJSON: one object per session (fields are only ever added)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand ls" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s n -l limit -d 'Show at most N sessions (after filtering and sorting)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
@@ -85,7 +85,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand list" -s r -l reverse -d '
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l json -d 'NDJSON: one object per session (fields are only ever added)'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand list" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l leaf -d 'Only the path from the root to entry ID' -r
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s t -l type -d 'Only entries of this type (message, compaction, label, ...); repeatable' -r
@@ -110,7 +110,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-header -d 'Wit
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s f -l follow -d 'Keep printing entries as pi appends them, until Ctrl-C'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l filter -d 'Which entries to draw (pi\'s /tree filter modes)' -r -f -a "default\t'Hide bookkeeping entries and assistant messages without text'
 no-tools\t'Default, and hide tool results'
@@ -126,7 +126,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand tree" -l json -d 'NDJSON, 
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l ids -d 'Print each entry\'s id (for `show SESSION ID` and `--leaf ID`)'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand tree" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand tree" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l cwd -d 'Act as if run in DIR' -r
@@ -137,7 +137,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand path" -l root -d 'Print th
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l explain -d 'Show every source of the session dir in order, its value and which one won'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand path" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand path" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l leaf -d 'Build the context as if entry ID were the leaf' -r
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l max-tool-chars -d 'Cut the text of each tool result to N characters (pi sends it whole; --json too)' -r
@@ -151,7 +151,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand context" -l json -d 'One J
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l full -d 'Show every message in full'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand context" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand context" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l by -d 'Group into rows by this key (a report over sessions)' -r -f -a "day\t''
 week\t'ISO weeks (`2026-W05`), Monday first'
@@ -173,7 +173,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand stats" -s a -l all -d 'Eve
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l json -d 'JSON: one object for a session; NDJSON rows and a total row for a report'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l since -d 'Check this project\'s sessions (every project\'s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l until -d 'Check this project\'s sessions (every project\'s with --all) modified before WHEN' -r
@@ -200,7 +200,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-malformed -d 
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l json -d 'One JSON object per session: {session, path, status, assertions, findings, figures}'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l older-than -d 'Also this project\'s sessions whose last activity is older than SPAN (30d, 2w, ...)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l project -d 'With --older-than/--empty: only sessions whose project (header cwd) matches the shell glob, in every project; repeatable (as in `ls --project`)' -r
@@ -218,7 +218,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow rem
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l json -d 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand rm" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand rm" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (see `ls --project`)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l since -d 'Only sessions modified at or after WHEN (as in `ls`)' -r
@@ -251,7 +251,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand grep" -s c -l count -d 'Pr
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l json -d 'NDJSON, one object per matching line (fields are only ever added)'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-pager -d 'Never page human output'
-complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-cache -d 'Read every session file whole, neither using nor writing the summary cache'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "ls" -d 'List sessions, newest first'
 complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "show" -d 'Print a session\'s entries'

@@ -42,6 +42,9 @@ pub(crate) type CacheProblem = (PathBuf, String);
 #[derive(Debug, Clone)]
 pub struct CacheDir {
     pub dir: PathBuf,
+    /// Session files of at least this many bytes have their index kept too (see
+    /// `session::cached`).
+    pub index_min_bytes: u64,
     warned: Arc<AtomicBool>,
 }
 
@@ -49,6 +52,7 @@ impl CacheDir {
     pub fn new(dir: PathBuf) -> CacheDir {
         CacheDir {
             dir,
+            index_min_bytes: crate::session::INDEX_CACHE_MIN_BYTES,
             warned: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -59,7 +63,7 @@ impl CacheDir {
     }
 
     /// The first problem of a run becomes its one warning; later ones are dropped.
-    fn problem(&self, path: &Path, why: String) -> Option<CacheProblem> {
+    pub(crate) fn problem(&self, path: &Path, why: String) -> Option<CacheProblem> {
         (!self.warned.swap(true, Ordering::Relaxed)).then(|| (path.to_path_buf(), why))
     }
 }
@@ -252,7 +256,7 @@ struct SavedReport {
 /// What identifies a file's bytes without reading them. ctime is in it because nothing can set
 /// it back: a rewrite that restores the mtime still changes the key.
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-struct FileKey {
+pub(crate) struct FileKey {
     dev: u64,
     ino: u64,
     size: u64,
@@ -260,9 +264,22 @@ struct FileKey {
     ctime_ns: i128,
 }
 
+/// The time now, in ns since 1970 (what a [`FileKey`]'s mtime is racy against).
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
 impl FileKey {
+    /// Modified long enough ago that a change within the mtime's granularity would show in
+    /// the key: what a cache may trust the key of.
+    pub(crate) fn settled(&self) -> bool {
+        self.mtime_ns < now_ns() - RACY_NS
+    }
+
     #[cfg(unix)]
-    fn of(meta: &Metadata) -> FileKey {
+    pub(crate) fn of(meta: &Metadata) -> FileKey {
         use std::os::unix::fs::MetadataExt;
         let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
         FileKey {
@@ -275,7 +292,7 @@ impl FileKey {
     }
 
     #[cfg(not(unix))]
-    fn of(meta: &Metadata) -> FileKey {
+    pub(crate) fn of(meta: &Metadata) -> FileKey {
         let ns = |t: std::io::Result<std::time::SystemTime>| {
             t.ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
@@ -322,9 +339,7 @@ impl<'a> Cache<'a> {
         let mut cache = Cache {
             dir,
             stamp: stamp(),
-            now_ns: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as i128),
+            now_ns: now_ns(),
             folders: HashMap::new(),
             problem: None,
         };
@@ -661,7 +676,7 @@ fn read_index(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
 
 /// A cache file, which must be a regular file: a FIFO or device put in its place is neither
 /// waited on nor read (the open does not block: [`open_file`]).
-fn open_cache_file(path: &Path) -> std::io::Result<File> {
+pub(crate) fn open_cache_file(path: &Path) -> std::io::Result<File> {
     match open_file(path) {
         Ok(opened) => Ok(opened.file),
         Err(ScanError::Io(e)) => Err(e),
@@ -764,7 +779,7 @@ fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<Folder>, St
 
 /// What a summary depends on besides the file: pisess itself, and the time zone in which
 /// dates without an offset are read (`parse_js_date`).
-fn stamp() -> String {
+pub(crate) fn stamp() -> String {
     let tz = jiff::tz::TimeZone::system();
     format!(
         "pisess {} tz {:?} {:?}",

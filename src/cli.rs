@@ -91,9 +91,9 @@ Environment:
   PISESS_PAGER, PAGER          the pager for long output on a terminal (default less -FRX;
                                empty or cat: none); --no-pager turns it off
   COLUMNS                      the width tables and previews are cut to
-  PISESS_CACHE_DIR             where listings keep what they learned of each session file
-                               (default $XDG_CACHE_HOME/pisess, ~/.cache/pisess); --no-cache
-                               neither reads nor writes it
+  PISESS_CACHE_DIR             where listings keep what they learned of each session file,
+                               and big sessions their index (default $XDG_CACHE_HOME/pisess,
+                               ~/.cache/pisess); --no-cache neither reads nor writes it
 
 Completion of session ids: source <(COMPLETE=bash pisess)  (or zsh; fish: COMPLETE=fish pisess | source)"
 );
@@ -298,12 +298,14 @@ pub struct GlobalArgs {
     /// stdout is not a terminal.
     #[arg(long, global = true)]
     pub no_pager: bool,
-    /// Read every session file whole, neither using nor writing the summary cache
+    /// Read every session file whole, neither using nor writing the cache
     ///
     /// Listings (ls, rm's selection, SESSION lookups, grep's scope) keep what they learn of each
     /// file in $PISESS_CACHE_DIR, else $XDG_CACHE_HOME/pisess (~/.cache/pisess), and next time
-    /// read only files that changed, and of a file pi appended to only the new lines. Output is
-    /// the same with and without it.
+    /// read only files that changed, and of a file pi appended to only the new lines. tree,
+    /// show and context keep there the index of a session file of 8 MB or more, and next
+    /// time, while it is unchanged, read only the lines they decode. Output is the same with
+    /// and without it.
     #[arg(long, global = true)]
     pub no_cache: bool,
 }

@@ -12,8 +12,10 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use hashbrown::{DefaultHashBuilder, HashTable};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::cache::{CacheDir, CacheProblem, FileKey};
 use crate::diag::Warning;
 use crate::json;
 use crate::model::{self, Dialect, EntryKind, Header, Skimming};
@@ -22,6 +24,9 @@ use crate::scan::{
     Reading, ScanError, ScanReport,
 };
 use crate::time::parse_js_date;
+
+mod cached;
+pub use cached::INDEX_CACHE_MIN_BYTES;
 
 /// Ids to what holds them, the last of each id winning (pi's `byId`: later entries
 /// overwrite). The one id check of the index and of [`stream`]: the table keeps no strings, the
@@ -228,7 +233,7 @@ impl std::error::Error for Changed {}
 /// An id as the index holds it: up to 8 bytes inline (pi's ids are 8 hex digits, and so are the
 /// ids pisess assigns to v1 entries), a longer one as a position in `Session::long_ids`. Any
 /// id is kept exactly; only its size decides where.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct IdCell {
     bytes: [u8; 8],
     /// [`NO_ID`], [`LONG_ID`], or 1 + the length of an inline id.
@@ -295,7 +300,7 @@ const PREVIOUS: u32 = NO_ENTRY - 1;
 /// as one class, the time parsed, and what few entries carry (`targetId`, `label`, a parent
 /// not in the file) in side tables, so a million-entry session indexes in about 60 MB.
 /// [`Session`]'s accessors give the text.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EntryMeta {
     pub line: u64,
     pub offset: u64,
@@ -333,7 +338,7 @@ impl EntryMeta {
 }
 
 /// The `targetId` and `label` of the entries that have either (labels, context edits).
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Extra {
     entry: u32,
     target: Option<Box<str>>,
@@ -342,13 +347,14 @@ struct Extra {
 
 /// Where a long `message.content` lies in its entry's stored line (offsets within the line),
 /// and the rest of the line, when it is short.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct Bulk {
     entry: u32,
     at: u32,
     len: u32,
     /// The line without its terminator, the content read as `null`: up to [`REST_BYTES`]. A
     /// tool result's role, call and tool are then at hand without a read.
+    #[serde(with = "serde_bytes")]
     rest: Option<Box<[u8]>>,
 }
 
@@ -367,6 +373,15 @@ struct Classes {
 }
 
 impl Classes {
+    /// The classes of `list`, as interning them in order gives.
+    fn of(list: Vec<(EntryKind, Option<Box<str>>)>) -> Classes {
+        let mut classes = Classes::default();
+        for (kind, role) in &list {
+            classes.intern(kind, role.as_deref());
+        }
+        classes
+    }
+
     fn intern(&mut self, kind: &EntryKind, role: Option<&str>) -> u32 {
         let list = &mut self.list;
         let hasher = &self.by_name.hasher;
@@ -398,6 +413,45 @@ impl Classes {
 /// What [`Session::open_observed`] calls with each entry it indexes: its position in
 /// `entries`, and its line.
 pub type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
+
+/// What [`Session::open_cached`] did besides opening.
+#[derive(Debug)]
+pub struct Opened {
+    /// The observer was shown every entry's line (not so when the index came from the cache).
+    pub observed: bool,
+    /// The index cache's problem, this run's first (its one warning).
+    pub cache_problem: Option<CacheProblem>,
+}
+
+impl Opened {
+    fn default_observed() -> Opened {
+        Opened {
+            observed: true,
+            cache_problem: None,
+        }
+    }
+}
+
+/// A session indexed but not yet linked: its entries with their parents as the scan found
+/// them (the one before, or an id in `pending`), before ids are checked.
+struct Unlinked {
+    session: Session,
+    /// The `parentId`s that do not name the entry before, by entry.
+    pending: Vec<(u32, IdCell)>,
+}
+
+impl Unlinked {
+    /// The session, its ids checked and its parents resolved.
+    fn link(self) -> Session {
+        let Unlinked {
+            mut session,
+            pending,
+        } = self;
+        session.link_parents(pending);
+        session.warnings.sort_by_key(|w| w.line);
+        session
+    }
+}
 
 /// An opened session: header, entry index and warnings. Full entries are read on demand.
 #[derive(Debug)]
@@ -447,19 +501,58 @@ impl Session {
         how: Skimming,
         observe: Observer<'_>,
     ) -> Result<Session, ScanError> {
+        Ok(Session::open_cached(path, how, observe, None)?.0)
+    }
+
+    /// [`Session::open_observed`], through the index cache in `cache` where the file is big
+    /// enough for one (`session::cached`). An index from the cache shows `observe` no line.
+    pub fn open_cached(
+        path: &Path,
+        how: Skimming,
+        observe: Observer<'_>,
+        cache: Option<&CacheDir>,
+    ) -> Result<(Session, Opened), ScanError> {
         let name = path.display().to_string();
         let opened = match open_named(path)? {
             Named::File(opened) => opened,
             Named::Stream(file, stem) => {
-                return Session::index(BufReader::new(file), &stem, name, true, how, observe);
+                let session =
+                    Session::index(BufReader::new(file), &stem, name, true, how, observe)?;
+                return Ok((session, Opened::default_observed()));
             }
         };
+        let cache = cache.filter(|c| opened.meta.len() >= c.index_min_bytes);
+        let mut problem = None;
+        if let Some(cache) = cache {
+            match cached::load(cache, path, &opened) {
+                Ok(Some(mut index)) => {
+                    index.session.file = Some(opened.file);
+                    let opened = Opened {
+                        observed: false,
+                        cache_problem: None,
+                    };
+                    return Ok((index.link(), opened));
+                }
+                Ok(None) => {}
+                Err((file, why)) => problem = cache.problem(&file, why),
+            }
+        }
+        let key = FileKey::of(&opened.meta);
         let reader = whole_file(&opened, Reading::AheadIfBig)?;
-        let mut session = Session::index(reader, &opened.stem, name, false, how, observe)?;
-        session.source = Source::File(path.to_path_buf());
-        session.identity = Some(Identity::of(&opened.meta));
-        session.file = Some(opened.file);
-        Ok(session)
+        let mut index = Session::index_unlinked(reader, &opened.stem, name, false, how, observe)?;
+        index.session.source = Source::File(path.to_path_buf());
+        index.session.identity = Some(Identity::of(&opened.meta));
+        if let Some(cache) = cache {
+            if let Err((file, why)) = cached::save(cache, path, &opened, key, &mut index) {
+                problem = problem.or_else(|| cache.problem(&file, why));
+            }
+        }
+        index.session.file = Some(opened.file);
+        let opened = Opened {
+            observed: true,
+            cache_problem: problem,
+        };
+        Ok((index.link(), opened))
     }
 
     /// Indexes a stream (stdin), keeping its header and entry lines in memory: not the lines
@@ -506,6 +599,18 @@ impl Session {
         how: Skimming,
         observe: Observer<'_>,
     ) -> Result<Session, ScanError> {
+        Ok(Session::index_unlinked(input, stem, name, keep_lines, how, observe)?.link())
+    }
+
+    /// [`Session::index`] before its entries are linked: what the index cache keeps.
+    fn index_unlinked<R: BufRead>(
+        input: R,
+        stem: &str,
+        name: String,
+        keep_lines: bool,
+        how: Skimming,
+        observe: Observer<'_>,
+    ) -> Result<Unlinked, ScanError> {
         let mut kept = Vec::new();
         let mut entries = Vec::new();
         let mut long_ids = Vec::new();
@@ -604,7 +709,7 @@ impl Session {
                 NO_ENTRY - 1
             ))));
         }
-        let mut session = Session {
+        let session = Session {
             name,
             source: Source::Memory(kept),
             file: None,
@@ -625,14 +730,12 @@ impl Session {
             torn_tail: report.torn_tail,
             torn_line: report.torn_line,
         };
-        session.link(pending);
-        session.warnings.sort_by_key(|w| w.line);
-        Ok(session)
+        Ok(Unlinked { session, pending })
     }
 
     /// Fills `by_id` (warning on duplicate and missing ids) and resolves each entry's parent;
     /// the `parentId`s that name no entry are kept aside.
-    fn link(&mut self, pending: Vec<(u32, IdCell)>) {
+    fn link_parents(&mut self, pending: Vec<(u32, IdCell)>) {
         let Session {
             entries,
             long_ids,

@@ -30,11 +30,13 @@ pub fn open_session(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Session> {
-    open_session_observed(arg, env, diag, stdin, Skimming::Plain, &mut |_, _| {})
+    let (session, _) =
+        open_session_observed(arg, env, diag, stdin, Skimming::Plain, &mut |_, _| {})?;
+    Ok(session)
 }
 
 /// [`open_session`], each entry's line skimmed `how` it asks and shown to `observe` as it is
-/// indexed.
+/// indexed; and whether it was (an index from the index cache shows no line).
 pub fn open_session_observed(
     arg: Option<&std::ffi::OsStr>,
     env: &Env,
@@ -42,18 +44,27 @@ pub fn open_session_observed(
     stdin: &mut dyn Read,
     how: Skimming,
     observe: Observer<'_>,
-) -> anyhow::Result<Session> {
+) -> anyhow::Result<(Session, bool)> {
     let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
-    let session = match &selected {
+    let (session, observed) = match &selected {
         Selected::Stdin => {
             stdin_is_a_stream(env)?;
-            Session::from_reader_observed(stdin, "-", how, observe).context("<stdin>")?
+            let session =
+                Session::from_reader_observed(stdin, "-", how, observe).context("<stdin>")?;
+            (session, true)
         }
-        Selected::File(path) => Session::open_observed(path, how, observe)
-            .with_context(|| path.display().to_string())?,
+        Selected::File(path) => {
+            let cache = env.location.cache.as_ref();
+            let (session, opened) = Session::open_cached(path, how, observe, cache)
+                .with_context(|| path.display().to_string())?;
+            if let Some((file, why)) = opened.cache_problem {
+                diag.warn(&file.display().to_string(), None, &why);
+            }
+            (session, opened.observed)
+        }
     };
     diag.session_warnings(&session.name, &session.warnings);
-    Ok(session)
+    Ok((session, observed))
 }
 
 /// Refuses a stdin that is a device but no terminal (`< /dev/zero`): it would never end.

@@ -20,7 +20,7 @@ use crate::diag::Diag;
 use crate::env::Env;
 use crate::exit::Outcome;
 use crate::js::js_truthy;
-use crate::model::{decode_kept, Dialect, EntryKind, Kept, LineView, Skimming};
+use crate::model::{decode_kept, Dialect, EntryKind, Kept, LineView, MessageView, Skimming};
 use crate::preview::{answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls};
 use crate::render::{pi_tool_call, pi_tool_call_keys};
 use crate::scan::EntryLine;
@@ -40,11 +40,15 @@ pub fn run(
     let mut seen = Seen::default();
     let mut observe = |at, e: &EntryLine<'_>| seen.observe(at, e, &home);
     let (arg, how) = (args.session.as_deref(), Skimming::NotingSaid);
-    let session = open_session_observed(arg, env, diag, stdin, how, &mut observe)?;
+    let (session, observed) = open_session_observed(arg, env, diag, stdin, how, &mut observe)?;
     let tree = Tree::build(&session);
     diag.session_warnings(&session.name, &tree.warnings);
     let labels = session.labels();
-    let (said, tool_calls) = match seen.facts(&session, &tree) {
+    let seen = match observed {
+        true => seen.facts(&session, &tree),
+        false => skimmed_facts(&session, &tree, &home)?,
+    };
+    let (said, tool_calls) = match seen {
         Some(seen) => seen,
         None => decode_facts(&session, &tree, &home)?,
     };
@@ -96,29 +100,24 @@ impl Seen {
         {
             return;
         }
-        let Some(said) = message.and_then(|m| m.said()) else {
-            self.unsure = true;
-            return;
-        };
+        match message.and_then(|m| Noted::of(m, home)) {
+            Some(noted) => self.record(at, noted),
+            None => self.unsure = true,
+        }
+    }
+
+    /// What was noted of assistant message `at`, in file order.
+    fn record(&mut self, at: u32, noted: Noted) {
         let at_index = at as usize;
         if self.said.len() <= at_index {
             self.said.resize(at_index + 1, 0);
         }
-        self.said[at_index] = said_bits(said.has_text, said.error_or_aborted);
-        for call in &said.calls {
-            self.tool_calls.insert(&call.id, at);
+        self.said[at_index] = noted.said;
+        for id in &noted.calls {
+            self.tool_calls.insert(id, at);
         }
-        // Hidden, unless it is the leaf (not known yet: its lines are then kept for nothing).
-        if said.has_text || said.error_or_aborted {
-            return;
-        }
-        for call in &said.calls {
-            let Some((name, arguments)) = call.decoded(pi_tool_call_keys) else {
-                self.unsure = true;
-                return;
-            };
-            let line = pi_tool_call(name.as_ref(), arguments.as_ref(), home);
-            self.tool_calls.keep_line(&call.id, at, &line);
+        for (id, line) in &noted.hidden_lines {
+            self.tool_calls.keep_line(id, at, line);
         }
     }
 
@@ -133,6 +132,88 @@ impl Seen {
         said.resize(session.entries.len(), 0);
         (current && !self.unsure && in_tree).then_some((said, self.tool_calls))
     }
+}
+
+/// What [`Seen`] keeps of one assistant message: its [`said_bits`], its calls' ids, and their
+/// one-liners when the filter hides it (unless it is the leaf, not known while indexing: its
+/// lines are then kept for nothing).
+struct Noted {
+    said: u8,
+    calls: Vec<String>,
+    hidden_lines: Vec<(String, String)>,
+}
+
+impl Noted {
+    /// `None` where the skim is unsure.
+    fn of(message: &MessageView<'_>, home: &str) -> Option<Noted> {
+        let said = message.said()?;
+        let calls = said
+            .calls
+            .iter()
+            .map(|c| c.id.clone().into_owned())
+            .collect();
+        let mut hidden_lines = Vec::new();
+        if !said.has_text && !said.error_or_aborted {
+            for call in &said.calls {
+                let (name, arguments) = call.decoded(pi_tool_call_keys)?;
+                let line = pi_tool_call(name.as_ref(), arguments.as_ref(), home);
+                hidden_lines.push((call.id.clone().into_owned(), line));
+            }
+        }
+        Some(Noted {
+            said: said_bits(said.has_text, said.error_or_aborted),
+            calls,
+            hidden_lines,
+        })
+    }
+}
+
+/// What the index would have shown [`Seen`], each assistant message in the tree read again
+/// and skimmed as the index skims (on every core): for an index from the cache, which showed
+/// no line. `None` where that is not what a decode gives (see [`Seen::facts`]).
+fn skimmed_facts(
+    session: &Session,
+    tree: &Tree,
+    home: &str,
+) -> anyhow::Result<Option<(Vec<u8>, ToolCalls)>> {
+    let assistants: Vec<u32> = (0..session.entries.len())
+        .filter(|&i| tree.in_tree[i] && is_assistant(session, i))
+        .map(|i| i as u32)
+        .collect();
+    let chunks: Vec<&[u32]> = assistants.chunks(CHUNK).collect();
+    let mut seen = Seen::default();
+    let mut failed = Ok(());
+    crate::parallel::ordered(
+        &chunks,
+        |chunk| {
+            let note = |&i: &u32| {
+                let line = session.raw_line(i as usize)?;
+                let view = LineView::skim_as(&line, Skimming::NotingSaid);
+                let message = view.as_ref().and_then(|v| v.message.0.as_ref());
+                Ok((i, message.and_then(|m| Noted::of(m, home))))
+            };
+            chunk.iter().map(note).collect::<std::io::Result<Vec<_>>>()
+        },
+        |chunk| {
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(e) => {
+                    failed = Err(e);
+                    return ControlFlow::Break(());
+                }
+            };
+            for (i, noted) in chunk {
+                let Some(noted) = noted else {
+                    seen.unsure = true;
+                    return ControlFlow::Break(());
+                };
+                seen.record(i, noted);
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    failed?;
+    Ok(seen.facts(session, tree))
 }
 
 fn is_assistant(session: &Session, i: usize) -> bool {

@@ -253,7 +253,7 @@ pub const PI_ENTRY_TYPES: [&str; 11] = [
 ];
 
 /// The eleven entry types pi writes, the seed-000 extras, and anything else (kept and shown).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum EntryKind {
     Message,
     ModelChange,

@@ -280,8 +280,27 @@ const COMMANDS: [&[&str]; 13] = [
     &["grep", "--all", "-c", "x{4000}|answer"],
 ];
 
+/// The commands of one session, run on a file of the store through the index cache, which
+/// keeps the index of every file in these tests (not only of big ones).
+const SESSION_COMMANDS: [&[&str]; 7] = [
+    &["tree"],
+    &["tree", "--json", "--filter", "all"],
+    &["show"],
+    &["show", "--json", "--branch"],
+    &["context", "--json"],
+    &["context"],
+    &["check", "--max-turns", "9"],
+];
+
+/// [`env_for`], with every session file's index kept in the cache.
+fn env_indexing_all(agent: &Path, cache: &Path) -> Env {
+    let mut env = env_for(agent, Some(cache));
+    env.inputs.index_cache_min_bytes = Some(0);
+    env.with_flags(&pisess::cli::GlobalArgs::default())
+}
+
 fn same(agent: &Path, cache: &Path, args: &[&str], context: &str) {
-    let cached = run_with(env_for(agent, Some(cache)), args, b"");
+    let cached = run_with(env_indexing_all(agent, cache), args, b"");
     let mut plain_args = vec!["--no-cache"];
     plain_args.extend_from_slice(args);
     let plain = run_with(env_for(agent, Some(cache)), &plain_args, b"");
@@ -314,11 +333,23 @@ fn output_is_the_same_with_and_without_the_cache_under_every_change() {
                 same(&agent, &cache, args, &context);
                 same(&agent, &cache, args, &context);
             }
+            for _ in 0..2 {
+                let Some(k) = (!store.files.is_empty()).then(|| store.rng.below(store.files.len()))
+                else {
+                    break;
+                };
+                let path = store.files[k].0.display().to_string();
+                for args in SESSION_COMMANDS {
+                    let args = [args, &[path.as_str()]].concat();
+                    same(&agent, &cache, &args, &context);
+                    same(&agent, &cache, &args, &context);
+                }
+            }
         }
-        assert!(
-            cache.join("summaries").read_dir().unwrap().count() > 0,
-            "the cache was written"
-        );
+        for kept in ["summaries", "index"] {
+            let files = cache.join(kept).read_dir().unwrap().count();
+            assert!(files > 0, "the cache has no {kept}");
+        }
     }
 }
 
@@ -553,4 +584,97 @@ fn a_fifo_in_the_cache_is_not_waited_on() {
     // Written again as a regular file: the next run has nothing to say.
     let again = ls(&agent, Some(&cache));
     assert!(!again.stderr.contains("cache"), "{}", again.stderr);
+}
+
+/// `tree` of the store's largest session, with and without the index cache.
+fn tree_of_largest(agent: &Path, cache: Option<&Path>) -> Run {
+    let mut files: Vec<PathBuf> = ["/home/dev/webshop", "/home/dev/api"]
+        .iter()
+        .flat_map(|cwd| fs::read_dir(folder_of(agent, cwd)).into_iter().flatten())
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(fs::metadata(f).unwrap().len()));
+    let path = files[0].display().to_string();
+    let env = match cache {
+        Some(cache) => env_indexing_all(agent, cache),
+        None => env_for(agent, None),
+    };
+    run_with(env, &["tree", "--json", &path], b"")
+}
+
+fn index_files(cache: &Path) -> Vec<PathBuf> {
+    fs::read_dir(cache.join("index"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect()
+}
+
+#[test]
+fn a_damaged_index_cache_is_one_warning_and_rebuilt() {
+    let (_tmp, agent, cache) = store_with_cache();
+    let want = tree_of_largest(&agent, None);
+    tree_of_largest(&agent, Some(&cache));
+    let files = index_files(&cache);
+    assert_eq!(files.len(), 1, "{files:?}");
+    for damage in 0..3 {
+        let mut bytes = fs::read(&files[0]).unwrap();
+        match damage {
+            0 => bytes.truncate(bytes.len() / 2),
+            // A byte of the index, after the magic line, the format, its length and hash.
+            1 => {
+                let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1 + 4 + 8 + 8 + 5;
+                bytes[at] ^= 0x20;
+            }
+            _ => bytes = b"pisess index cache\n\x01\x00\x00\x00garbage".to_vec(),
+        }
+        fs::write(&files[0], &bytes).unwrap();
+        let got = tree_of_largest(&agent, Some(&cache));
+        assert_eq!((got.code, &got.stdout), (want.code, &want.stdout));
+        let warnings: Vec<_> = got.stderr.lines().filter(|l| l.contains("cache")).collect();
+        assert_eq!(warnings.len(), 1, "{}", got.stderr);
+        assert!(
+            warnings[0].contains("index cache is damaged"),
+            "{}",
+            warnings[0]
+        );
+        let again = tree_of_largest(&agent, Some(&cache));
+        assert_eq!((&again.stdout, &again.stderr), (&want.stdout, &want.stderr));
+    }
+}
+
+#[test]
+fn an_index_cache_of_another_format_is_replaced_without_a_word() {
+    let (_tmp, agent, cache) = store_with_cache();
+    let want = tree_of_largest(&agent, None);
+    tree_of_largest(&agent, Some(&cache));
+    let file = index_files(&cache).remove(0);
+    let mut bytes = fs::read(&file).unwrap();
+    let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    bytes[at] = bytes[at].wrapping_add(1);
+    fs::write(&file, &bytes).unwrap();
+    let got = tree_of_largest(&agent, Some(&cache));
+    assert_eq!((&got.stdout, &got.stderr), (&want.stdout, &want.stderr));
+    let format = |bytes: &[u8]| bytes[at..at + 4].to_vec();
+    assert_ne!(
+        format(&fs::read(&file).unwrap()),
+        format(&bytes),
+        "replaced"
+    );
+}
+
+#[test]
+fn an_unwritable_index_cache_is_one_warning_and_no_error() {
+    let (tmp, agent, _) = store_with_cache();
+    let want = tree_of_largest(&agent, None);
+    let blocker = tmp.path().join("not-a-dir");
+    fs::write(&blocker, "x").unwrap();
+    let got = tree_of_largest(&agent, Some(&blocker.join("cache")));
+    assert_eq!((got.code, &got.stdout), (want.code, &want.stdout));
+    let warnings: Vec<_> = got.stderr.lines().filter(|l| l.contains("cache")).collect();
+    assert_eq!(warnings.len(), 1, "{}", got.stderr);
+    assert!(
+        warnings[0].contains("cannot write the index cache"),
+        "{}",
+        warnings[0]
+    );
 }
