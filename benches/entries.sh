@@ -12,7 +12,8 @@
 #
 # PISESS: the binary (default: cargo build --release). BASELINE: another binary (an older
 # build) measured beside it in the same rounds, for before/after figures. Needs python3,
-# hyperfine and GNU time.
+# hyperfine and GNU time. `tree` and `show` are timed with the index cache primed (in DIR's
+# own cache) and with --no-cache.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -54,6 +55,12 @@ small="$dir/entries-$small_mb.jsonl" big="$dir/big-$big_mb.jsonl"
 [ -f "$small" ] || { say "generating $small"; python3 "$here/gen.py" one "$small" --mb "$small_mb" --small; }
 [ -f "$big" ] || { say "generating $big"; python3 "$here/gen.py" one "$big" --mb "$big_mb"; }
 q() { printf '%q' "$1"; }
+# The index cache keeps only files modified more than 2 s before: a session just generated is
+# put an hour back, as a session pi finished with is.
+touch -d '1 hour ago' "$small" "$big"
+# The bench's own cache, primed below: `tree` and `show` are timed with the index of (b) kept,
+# and again with --no-cache.
+export PISESS_CACHE_DIR="$dir/cache"
 
 # ---- peak RSS: one run each (the largest process of the command, GNU time's %M).
 rss="$dir/rss.tsv"
@@ -66,13 +73,17 @@ for b in "${bins[@]}"; do
   done
 done
 
-# ---- time: wc -l and each binary's tree and human show, interleaved.
+# ---- time: wc -l and each binary's tree and human show, interleaved, with the index cache
+# and without it.
 args=(--command-name "wc -l" "wc -l $(q "$big") >/dev/null")
 for b in "${bins[@]}"; do
   n="$(basename "$b")"
+  "$b" tree "$big" >/dev/null
   args+=(--command-name "$n tree" "$(q "$b") tree $(q "$big") >/dev/null")
   args+=(--command-name "$n show" "$(q "$b") show $(q "$big") >/dev/null")
   args+=(--command-name "$n show | cat" "$(q "$b") show $(q "$big") | cat >/dev/null")
+  args+=(--command-name "$n --no-cache tree" "$(q "$b") --no-cache tree $(q "$big") >/dev/null")
+  args+=(--command-name "$n --no-cache show" "$(q "$b") --no-cache show $(q "$big") >/dev/null")
 done
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do

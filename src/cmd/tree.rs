@@ -125,7 +125,7 @@ impl Seen {
     /// file of pi's current version (read as stored), every message sure, and every one in
     /// the tree (a message that lost its id to a later entry holds no calls that count).
     fn facts(self, session: &Session, tree: &Tree) -> Option<(Vec<u8>, ToolCalls)> {
-        let current = session.header.dialect == Dialect::Pi && session.header.version >= 3;
+        let current = read_as_stored(session);
         let in_tree =
             (0..session.entries.len()).all(|i| tree.in_tree[i] || !is_assistant(session, i));
         let mut said = self.said;
@@ -176,23 +176,50 @@ fn skimmed_facts(
     tree: &Tree,
     home: &str,
 ) -> anyhow::Result<Option<(Vec<u8>, ToolCalls)>> {
+    if !read_as_stored(session) {
+        return Ok(None);
+    }
+    let mut seen = Seen::default();
+    let read = |i: usize| {
+        let line = session.raw_line(i)?;
+        let view = LineView::skim_as(&line, Skimming::NotingSaid);
+        let message = view.as_ref().and_then(|v| v.message.0.as_ref());
+        Ok(message.and_then(|m| Noted::of(m, home)))
+    };
+    each_assistant(session, tree, read, |i, noted| match noted {
+        Some(noted) => {
+            seen.record(i, noted);
+            ControlFlow::Continue(())
+        }
+        None => {
+            seen.unsure = true;
+            ControlFlow::Break(())
+        }
+    })?;
+    Ok(seen.facts(session, tree))
+}
+
+/// Each assistant message in the tree read by `read` (on every core, a chunk at a time), the
+/// results given to `take` in file order, as pi's map is filled (a later call of an id wins);
+/// `take` breaking, or an error, stops the reading.
+fn each_assistant<R: Send>(
+    session: &Session,
+    tree: &Tree,
+    read: impl Fn(usize) -> anyhow::Result<R> + Sync,
+    mut take: impl FnMut(u32, R) -> ControlFlow<()>,
+) -> anyhow::Result<()> {
+    // `index` keeps positions below u32::MAX.
     let assistants: Vec<u32> = (0..session.entries.len())
         .filter(|&i| tree.in_tree[i] && is_assistant(session, i))
         .map(|i| i as u32)
         .collect();
     let chunks: Vec<&[u32]> = assistants.chunks(CHUNK).collect();
-    let mut seen = Seen::default();
     let mut failed = Ok(());
     crate::parallel::ordered(
         &chunks,
         |chunk| {
-            let note = |&i: &u32| {
-                let line = session.raw_line(i as usize)?;
-                let view = LineView::skim_as(&line, Skimming::NotingSaid);
-                let message = view.as_ref().and_then(|v| v.message.0.as_ref());
-                Ok((i, message.and_then(|m| Noted::of(m, home))))
-            };
-            chunk.iter().map(note).collect::<std::io::Result<Vec<_>>>()
+            let read = |&i: &u32| Ok((i, read(i as usize)?));
+            chunk.iter().map(read).collect::<anyhow::Result<Vec<_>>>()
         },
         |chunk| {
             let chunk = match chunk {
@@ -202,18 +229,18 @@ fn skimmed_facts(
                     return ControlFlow::Break(());
                 }
             };
-            for (i, noted) in chunk {
-                let Some(noted) = noted else {
-                    seen.unsure = true;
-                    return ControlFlow::Break(());
-                };
-                seen.record(i, noted);
+            for (i, r) in chunk {
+                take(i, r)?;
             }
             ControlFlow::Continue(())
         },
     );
-    failed?;
-    Ok(seen.facts(session, tree))
+    failed
+}
+
+/// A file of pi's current version, whose lines are read as stored (no migration).
+fn read_as_stored(session: &Session) -> bool {
+    session.header.dialect == Dialect::Pi && session.header.version >= 3
 }
 
 fn is_assistant(session: &Session, i: usize) -> bool {
@@ -257,45 +284,18 @@ fn decode_facts(
         .filter(|&i| tree.in_tree[i] && session.role(i) == Some("toolResult"))
         .count();
     let mut tool_calls = ToolCalls::with_capacity(results);
-    // `index` keeps positions below u32::MAX.
-    let assistants: Vec<u32> = (0..n)
-        .filter(|&i| tree.in_tree[i] && is_assistant(session, i))
-        .map(|i| i as u32)
-        .collect();
-    let chunks: Vec<&[u32]> = assistants.chunks(CHUNK).collect();
     let mut said = vec![0u8; n];
-    let mut failed = Ok(());
-    crate::parallel::ordered(
-        &chunks,
-        |chunk| {
-            let read = |&i: &u32| {
-                let is_leaf = tree.leaf == Some(i as usize);
-                Ok((i, Said::of(session, i as usize, is_leaf, home)?))
-            };
-            chunk.iter().map(read).collect::<anyhow::Result<Vec<_>>>()
-        },
-        |chunk| {
-            let chunk = match chunk {
-                Ok(chunk) => chunk,
-                Err(e) => {
-                    failed = Err(e);
-                    return ControlFlow::Break(());
-                }
-            };
-            // In file order, as pi's map is filled: a later call of an id wins.
-            for (i, s) in chunk {
-                said[i as usize] = said_bits(s.has_text, s.error_or_aborted);
-                for id in &s.calls {
-                    tool_calls.insert(id, i);
-                }
-                for (id, line) in &s.hidden_lines {
-                    tool_calls.keep_line(id, i, line);
-                }
-            }
-            ControlFlow::Continue(())
-        },
-    );
-    failed?;
+    let read = |i: usize| Said::of(session, i, tree.leaf == Some(i), home);
+    each_assistant(session, tree, read, |i, s| {
+        said[i as usize] = said_bits(s.has_text, s.error_or_aborted);
+        for id in &s.calls {
+            tool_calls.insert(id, i);
+        }
+        for (id, line) in &s.hidden_lines {
+            tool_calls.keep_line(id, i, line);
+        }
+        ControlFlow::Continue(())
+    })?;
     Ok((said, tool_calls))
 }
 
@@ -372,7 +372,7 @@ const PREVIEW_TEXT_BYTES: usize = 2048;
 /// Entry `i` decoded as far as `kept` says (the rest passed over at the skim's speed), when
 /// it needs no migration; otherwise, or where the skim is unsure, decoded whole.
 fn load_with(session: &Session, i: usize, kept: &Kept) -> anyhow::Result<Value> {
-    if session.header.dialect == Dialect::Pi && session.header.version >= 3 {
+    if read_as_stored(session) {
         let line = session.raw_line(i)?;
         if let Some(entry) = decode_kept(&line, kept) {
             return Ok(entry);

@@ -73,7 +73,9 @@ fn entry(rng: &mut Rng, n: u64, parent: Option<&str>) -> (String, String) {
             n % 3
         ),
         2 => format!(
-            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"toolResult","toolCallId":"c{n}","toolName":"bash","content":[{{"type":"text","text":"out {n}{}"}}],"isError":{}}}}}"#,
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"toolResult","toolCallId":"c{}","toolName":"bash","content":[{{"type":"text","text":"out {n}{}"}}],"isError":{}}}}}"#,
+            // The call of the entry before, when that was an assistant's.
+            n - 1,
             // Large ones (which grep without --tools does not read), some with a word found
             // nowhere else.
             if rng.chance(40) {
@@ -86,6 +88,11 @@ fn entry(rng: &mut Rng, n: u64, parent: Option<&str>) -> (String, String) {
         3 => format!(
             r#"{{"type":"model_change","id":"{id}","parentId":{parent},"timestamp":"{ts}","provider":"openai","modelId":"gpt-{}"}}"#,
             n % 4
+        ),
+        // Calls only, which tree's filter hides (their results show the calls' one-liners).
+        4 => format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c{n}","name":"read","arguments":{{"path":"/home/dev/f{n}.rs","offset":{n}}}}}],"stopReason":"{}","timestamp":{ms}}}}}"#,
+            if n % 5 == 0 { "error" } else { "toolUse" }
         ),
         _ => format!(
             r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"user","content":"question {n} \u00e9","timestamp":{ms}}}}}"#
