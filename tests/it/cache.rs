@@ -92,7 +92,11 @@ fn entry(rng: &mut Rng, n: u64, parent: Option<&str>) -> (String, String) {
         // Calls only, which tree's filter hides (their results show the calls' one-liners).
         4 => format!(
             r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"c{n}","name":"read","arguments":{{"path":"/home/dev/f{n}.rs","offset":{n}}}}}],"stopReason":"{}","timestamp":{ms}}}}}"#,
-            if n % 5 == 0 { "error" } else { "toolUse" }
+            if n.is_multiple_of(5) {
+                "error"
+            } else {
+                "toolUse"
+            }
         ),
         _ => format!(
             r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"user","content":"question {n} \u00e9","timestamp":{ms}}}}}"#
