@@ -180,17 +180,19 @@ pub(crate) fn unescaped(inner: &[u8]) -> Option<String> {
     if memchr::memchr(0xF4, inner).is_some() || crate::style::any_byte(inner, |b| b < 0x20) {
         return None;
     }
-    let mut out = Vec::with_capacity(inner.len());
-    let mut rest = inner;
-    while let Some(at) = memchr::memchr(b'\\', rest) {
-        out.extend_from_slice(&rest[..at]);
+    // Checked once, with SIMD: the pieces between escapes (which are ASCII) are then `str`s.
+    let text = simdutf8::basic::from_utf8(inner).ok()?;
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = memchr::memchr(b'\\', rest.as_bytes()) {
+        out.push_str(&rest[..at]);
         // A surrogate, paired or not, is no escape of a character: left to the decoder.
-        let (len, c) = escape(rest, at)?;
-        out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-        rest = &rest[at + len..];
+        let (len, c) = escape(rest.as_bytes(), at)?;
+        out.push(c);
+        rest = rest.get(at + len..)?;
     }
-    out.extend_from_slice(rest);
-    String::from_utf8(out).ok()
+    out.push_str(rest);
+    Some(out)
 }
 
 #[cfg(test)]

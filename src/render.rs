@@ -205,22 +205,37 @@ pub(crate) struct Rest {
 /// Whether [`cut`] of `text` ends inside it, so that what follows it cannot change the kept
 /// text: it has more than `max_chars` characters or at least `max_lines` newlines.
 pub(crate) fn cuts_within(text: &str, max_lines: usize, max_chars: usize) -> bool {
-    text.char_indices().nth(max_chars).is_some()
+    nth_char_start(text, max_chars).is_some()
         || memchr::memchr_iter(b'\n', text.as_bytes())
             .nth(max_lines.saturating_sub(1))
             .is_some()
 }
 
 /// Where character `n` (from 0) of `text` starts, if it has one: byte `n` when the bytes before
-/// it are ASCII, as most text is, else counted character by character.
+/// it are ASCII, as most text is, else counted by the bytes that start a character (all but
+/// UTF-8 continuations), 64 at a time up to the block that holds it.
 fn nth_char_start(text: &str, n: usize) -> Option<usize> {
-    if text.len() <= n {
+    let b = text.as_bytes();
+    if b.len() <= n {
         return None;
     }
-    if text.as_bytes()[..n].is_ascii() {
+    if b[..n].is_ascii() {
         return Some(n);
     }
-    text.char_indices().nth(n).map(|(at, _)| at)
+    let starts = |bytes: &[u8]| bytes.iter().filter(|&&x| x & 0xC0 != 0x80).count();
+    let (mut at, mut seen) = (0, 0);
+    for block in b.chunks_exact(64) {
+        let here = starts(block);
+        if seen + here > n {
+            break;
+        }
+        (at, seen) = (at + 64, seen + here);
+    }
+    let mut starts_from = b[at..]
+        .iter()
+        .enumerate()
+        .filter(|(_, &x)| x & 0xC0 != 0x80);
+    starts_from.nth(n - seen).map(|(k, _)| at + k)
 }
 
 /// `text` cut, as if followed by `rest` (which the cut must not reach: [`cuts_within`]).
@@ -272,7 +287,13 @@ pub(crate) fn cut<'a>(
 mod tests {
     #[test]
     fn the_nth_character_starts_where_counting_finds_it() {
-        for text in ["", "abc", "ab😀cd", "é", &"x".repeat(70), &"é".repeat(40)] {
+        let long = [
+            "aé😀\n".repeat(90),
+            "é".repeat(300),
+            format!("{}😀", "x".repeat(200)),
+        ];
+        let short = ["", "abc", "ab😀cd", "é", &"x".repeat(70), &"é".repeat(40)];
+        for text in short.into_iter().chain(long.iter().map(String::as_str)) {
             for n in 0..text.len() + 2 {
                 let counted = text.char_indices().nth(n).map(|(at, _)| at);
                 assert_eq!(super::nth_char_start(text, n), counted, "{text:?} {n}");

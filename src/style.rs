@@ -113,23 +113,21 @@ pub(crate) fn any_byte(b: &[u8], wanted: impl Fn(u8) -> bool) -> bool {
 }
 
 /// Whether UTF-8 text holds a character [`is_bad`], by its bytes: a pass that compiles to vector
-/// instructions settles most text (no control, no C2 or E2 byte, which start the C1 controls
-/// and the invisible marks), the rest byte by byte.
+/// instructions finds the ASCII controls, and the C1 controls and the invisible marks are
+/// looked for only where a C2 or E2 byte starts a character (`memchr`: text with arrows and
+/// check marks, E2 all, was read byte by byte).
 fn has_bad(b: &[u8], keep_lines: bool) -> bool {
     let ascii_bad = |x: u8| x < 0x20 && !(keep_lines && matches!(x, b'\n' | b'\t')) || x == 0x7f;
-    if !any_byte(b, |x| ascii_bad(x) || matches!(x, 0xC2 | 0xE2)) {
-        return false;
-    }
-    (0..b.len()).any(|i| match b[i] {
-        // U+0080..=U+009F
-        0xC2 => b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)),
-        // U+200B..=U+200F, U+202A..=U+202E, U+2066..=U+2069
-        0xE2 => matches!(
-            (b.get(i + 1), b.get(i + 2)),
-            (Some(0x80), Some(0x8B..=0x8F | 0xAA..=0xAE)) | (Some(0x81), Some(0xA6..=0xA9))
-        ),
-        x => ascii_bad(x),
-    })
+    any_byte(b, ascii_bad)
+        || memchr::memchr2_iter(0xC2, 0xE2, b).any(|i| match b[i] {
+            // U+0080..=U+009F
+            0xC2 => b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)),
+            // U+200B..=U+200F, U+202A..=U+202E, U+2066..=U+2069
+            _ => matches!(
+                (b.get(i + 1), b.get(i + 2)),
+                (Some(0x80), Some(0x8B..=0x8F | 0xAA..=0xAE)) | (Some(0x81), Some(0xA6..=0xA9))
+            ),
+        })
 }
 
 /// A session or entry id cut to its first 8 characters (what tables show), escaped: ids come
