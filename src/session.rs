@@ -423,15 +423,6 @@ pub struct Opened {
     pub cache_problem: Option<CacheProblem>,
 }
 
-impl Opened {
-    fn default_observed() -> Opened {
-        Opened {
-            observed: true,
-            cache_problem: None,
-        }
-    }
-}
-
 /// A session indexed but not yet linked: its entries with their parents as the scan found
 /// them (the one before, or an id in `pending`), before ids are checked.
 struct Unlinked {
@@ -518,7 +509,11 @@ impl Session {
             Named::Stream(file, stem) => {
                 let session =
                     Session::index(BufReader::new(file), &stem, name, true, how, observe)?;
-                return Ok((session, Opened::default_observed()));
+                let opened = Opened {
+                    observed: true,
+                    cache_problem: None,
+                };
+                return Ok((session, opened));
             }
         };
         let cache = cache.filter(|c| opened.meta.len() >= c.index_min_bytes);
