@@ -587,15 +587,50 @@ impl<'a> Cache<'a> {
         };
         let index = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
         let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
-        tmp.write_all(MAGIC)?;
-        tmp.write_all(&FORMAT.to_le_bytes())?;
-        tmp.write_all(&(index.len() as u64).to_le_bytes())?;
-        tmp.write_all(&xxhash_rust::xxh3::xxh3_64(&index).to_le_bytes())?;
+        tmp.write_all(&head(MAGIC, FORMAT, &index))?;
         tmp.write_all(&index)?;
         tmp.write_all(&blobs)?;
         tmp.persist(&path).map_err(|e| e.error)?;
         Ok(())
     }
+}
+
+/// The head of a cache file (the summary cache's, the index cache's) before its `body`: its
+/// magic line, its format (u32, little-endian), the body's length (u64) and xxh3 (u64).
+pub(crate) fn head(magic: &[u8], format: u32, body: &[u8]) -> Vec<u8> {
+    let mut head = magic.to_vec();
+    head.extend_from_slice(&format.to_le_bytes());
+    head.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    head.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
+    head
+}
+
+/// A cache file's body and the bytes after it.
+pub(crate) type Body<'a> = (&'a [u8], &'a [u8]);
+
+/// A cache file's [`Body`] as its [`head`] vouches for it: `None` when the file is of another
+/// format; an error when it is no such file or it is damaged.
+pub(crate) fn body<'a>(
+    bytes: &'a [u8],
+    magic: &[u8],
+    format: u32,
+) -> Result<Option<Body<'a>>, String> {
+    let Some(rest) = bytes.strip_prefix(magic) else {
+        return Err("not a pisess cache file".to_owned());
+    };
+    let (found, rest) = rest.split_at_checked(4).ok_or("cut short")?;
+    if found != format.to_le_bytes() {
+        return Ok(None);
+    }
+    let number = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let (len, rest) = rest.split_at_checked(8).ok_or("cut short")?;
+    let (hash, rest) = rest.split_at_checked(8).ok_or("cut short")?;
+    let len = usize::try_from(number(len)).map_err(|_| "cut short")?;
+    let (body, after) = rest.split_at_checked(len).ok_or("cut short")?;
+    if number(hash) != xxhash_rust::xxh3::xxh3_64(body) {
+        return Err("its checksum does not match".to_owned());
+    }
+    Ok(Some((body, after)))
 }
 
 /// One folder's file, and the problem reading it.
@@ -740,21 +775,10 @@ fn read_whole(
 /// A cache file's folder: `None` when it is of another format, pisess or time zone; an error
 /// when it is damaged (a blob that is is found when it is needed: its file is read whole).
 fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<Folder>, String> {
-    let Some(rest) = bytes.strip_prefix(MAGIC) else {
-        return Err("not a pisess cache file".to_owned());
-    };
-    let (format, rest) = rest.split_at_checked(4).ok_or("cut short")?;
-    if format != FORMAT.to_le_bytes() {
+    let Some((index, _)) = body(bytes, MAGIC, FORMAT)? else {
         return Ok(None);
-    }
-    let number = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
-    let (len, rest) = rest.split_at_checked(8).ok_or("cut short")?;
-    let (hash, rest) = rest.split_at_checked(8).ok_or("cut short")?;
-    let len = usize::try_from(number(len)).map_err(|_| "cut short")?;
-    let index = rest.get(..len).ok_or("cut short")?;
-    if number(hash) != xxhash_rust::xxh3::xxh3_64(index) {
-        return Err("its checksum does not match".to_owned());
-    }
+    };
+    let len = index.len();
     let stored: Stored = postcard::from_bytes(index).map_err(|e| e.to_string())?;
     if stored.stamp != stamp || stored.folder != folder {
         return Ok(None);

@@ -507,8 +507,8 @@ impl Session {
         let opened = match open_named(path)? {
             Named::File(opened) => opened,
             Named::Stream(file, stem) => {
-                let session =
-                    Session::index(BufReader::new(file), &stem, name, true, how, observe)?;
+                let input = BufReader::new(file);
+                let session = Session::index(input, &stem, name, true, how, observe)?.link();
                 let opened = Opened {
                     observed: true,
                     cache_problem: None,
@@ -534,7 +534,7 @@ impl Session {
         }
         let key = FileKey::of(&opened.meta);
         let reader = whole_file(&opened, Reading::AheadIfBig)?;
-        let mut index = Session::index_unlinked(reader, &opened.stem, name, false, how, observe)?;
+        let mut index = Session::index(reader, &opened.stem, name, false, how, observe)?;
         index.session.source = Source::File(path.to_path_buf());
         index.session.identity = Some(Identity::of(&opened.meta));
         if let Some(cache) = cache {
@@ -563,42 +563,19 @@ impl Session {
         how: Skimming,
         observe: Observer<'_>,
     ) -> Result<Session, ScanError> {
-        Session::index(
-            BufReader::with_capacity(256 * 1024, input),
-            name,
-            name.to_owned(),
-            true,
-            how,
-            observe,
-        )
+        let input = BufReader::with_capacity(256 * 1024, input);
+        Ok(Session::index(input, name, name.to_owned(), true, how, observe)?.link())
     }
 
     /// Indexes bytes in memory; `stem` is the id of a seed-000 session (its file's stem).
     pub fn from_bytes(bytes: Vec<u8>, stem: &str, name: &str) -> Result<Session, ScanError> {
-        Session::index(
-            &bytes[..],
-            stem,
-            name.to_owned(),
-            true,
-            Skimming::Plain,
-            &mut |_, _| {},
-        )
+        let how = Skimming::Plain;
+        Ok(Session::index(&bytes[..], stem, name.to_owned(), true, how, &mut |_, _| {})?.link())
     }
 
     /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
+    /// The entries are linked after (what the index cache keeps is the index before).
     fn index<R: BufRead>(
-        input: R,
-        stem: &str,
-        name: String,
-        keep_lines: bool,
-        how: Skimming,
-        observe: Observer<'_>,
-    ) -> Result<Session, ScanError> {
-        Ok(Session::index_unlinked(input, stem, name, keep_lines, how, observe)?.link())
-    }
-
-    /// [`Session::index`] before its entries are linked: what the index cache keeps.
-    fn index_unlinked<R: BufRead>(
         input: R,
         stem: &str,
         name: String,

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{Bulk, Classes, EntryMeta, Extra, IdCell, Identity, Session, Source, Unlinked};
-use crate::cache::{open_cache_file, stamp, CacheDir, FileKey};
+use crate::cache::{body, head, open_cache_file, stamp, CacheDir, FileKey};
 use crate::diag::Warning;
 use crate::model::EntryKind;
 use crate::scan::{header_of_stored, read_exact_at, OpenedFile};
@@ -35,8 +35,8 @@ pub const INDEX_CACHE_MIN_BYTES: u64 = 8 << 20;
 /// per entry anyway.
 const MAX_ENTRIES: usize = 1 << 18;
 
-/// The start of every index cache file; then [`FORMAT`] (u32, little-endian), the length of
-/// the rest (u64), its xxh3 (u64), and the rest: a postcard-encoded [`Stored`].
+/// The start of every index cache file; then its `crate::cache::head` and its index, a
+/// postcard-encoded [`Stored`].
 const MAGIC: &[u8] = b"pisess index cache\n";
 
 /// Bumped whenever what is stored, or how the index is made, changes.
@@ -130,23 +130,13 @@ pub(super) fn load(
 
 /// A cache file's index: `None` when it is of another format; an error when it is damaged.
 fn decode(bytes: &[u8]) -> Result<Option<Stored>, String> {
-    let rest = bytes
-        .strip_prefix(MAGIC)
-        .ok_or("not a pisess index cache file")?;
-    let (format, rest) = rest.split_at_checked(4).ok_or("cut short")?;
-    if format != FORMAT.to_le_bytes() {
+    let Some((index, after)) = body(bytes, MAGIC, FORMAT)? else {
         return Ok(None);
+    };
+    if !after.is_empty() {
+        return Err("it goes on past its index".to_owned());
     }
-    let number = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
-    let (len, rest) = rest.split_at_checked(8).ok_or("cut short")?;
-    let (hash, rest) = rest.split_at_checked(8).ok_or("cut short")?;
-    if usize::try_from(number(len)).ok() != Some(rest.len()) {
-        return Err("cut short".to_owned());
-    }
-    if number(hash) != xxhash_rust::xxh3::xxh3_64(rest) {
-        return Err("its checksum does not match".to_owned());
-    }
-    postcard::from_bytes(rest)
+    postcard::from_bytes(index)
         .map(Some)
         .map_err(|e| e.to_string())
 }
@@ -241,7 +231,7 @@ fn encode(index: &mut Unlinked, path: Vec<u8>, stem: &str, key: FileKey) -> Opti
         torn_tail: s.torn_tail,
         torn_line: s.torn_line,
     };
-    let body = postcard::to_stdvec(&stored);
+    let encoded = postcard::to_stdvec(&stored);
     s.entries = stored.entries;
     s.long_ids = stored.long_ids;
     s.classes.list = stored.classes;
@@ -249,14 +239,8 @@ fn encode(index: &mut Unlinked, path: Vec<u8>, stem: &str, key: FileKey) -> Opti
     s.bulks = stored.bulks;
     index.pending = stored.pending;
     s.warnings = stored.warnings;
-    let body = body.ok()?;
-    let mut bytes = Vec::with_capacity(MAGIC.len() + 20 + body.len());
-    bytes.extend_from_slice(MAGIC);
-    bytes.extend_from_slice(&FORMAT.to_le_bytes());
-    bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(&body).to_le_bytes());
-    bytes.extend_from_slice(&body);
-    Some(bytes)
+    let encoded = encoded.ok()?;
+    Some([head(MAGIC, FORMAT, &encoded), encoded].concat())
 }
 
 fn write(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
