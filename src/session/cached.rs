@@ -21,7 +21,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Bulk, Classes, EntryMeta, Extra, IdCell, Identity, Session, Source, Unlinked};
+use super::{
+    Bulk, Classes, EntryMeta, Extra, IdCell, Identity, Session, Source, Unlinked, LONG_ID,
+    NO_ENTRY, PREVIOUS,
+};
 use crate::cache::{body, head, open_cache_file, stamp, CacheDir, FileKey};
 use crate::diag::Warning;
 use crate::model::EntryKind;
@@ -34,6 +37,10 @@ pub const INDEX_CACHE_MIN_BYTES: u64 = 8 << 20;
 /// index at once (a million entries take about 60 MB each way), and such a file's scan is
 /// per entry anyway.
 const MAX_ENTRIES: usize = 1 << 18;
+
+/// The largest cache file written or read: an index of [`MAX_ENTRIES`] entries is far smaller
+/// unless its ids are huge (then it is not kept).
+const MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// The start of every index cache file; then its `crate::cache::head` and its index, a
 /// postcard-encoded [`Stored`].
@@ -92,7 +99,12 @@ pub(super) fn load(
         return Ok(None);
     };
     let mut bytes = Vec::new();
-    let read = open_cache_file(&file).and_then(|mut f| f.read_to_end(&mut bytes));
+    let read = open_cache_file(&file).and_then(|mut f| {
+        if f.metadata()?.len() > MAX_FILE_BYTES {
+            return Err(std::io::Error::other("it is larger than any index kept"));
+        }
+        f.read_to_end(&mut bytes)
+    });
     match read {
         Ok(_) => {}
         Err(e)
@@ -125,7 +137,50 @@ pub(super) fn load(
         && stored.path == canonical
         && stored.stem == opened.stem
         && stored.key == FileKey::of(&opened.meta);
+    if holds && !holds_together(&stored, opened.meta.len()) {
+        let why = "the index cache is damaged (its entries do not fit its file); it is rebuilt";
+        return Err((file, why.to_owned()));
+    }
     Ok(holds.then(|| unlinked(stored, path, opened)).flatten())
+}
+
+/// Whether a stored index is one the scan could have made of a file of `len` bytes, as far as
+/// the accessors rely on it: positions, classes, ids, spans and the header within bounds, and
+/// the side tables in entry order. The checksum stops a damaged file; this stops the rest
+/// from making an accessor panic.
+fn holds_together(stored: &Stored, len: u64) -> bool {
+    let n = stored.entries.len();
+    let id_fits = |tag: u8, bytes: &[u8; 8]| match tag {
+        LONG_ID => {
+            usize::try_from(u64::from_le_bytes(*bytes)).is_ok_and(|at| at < stored.long_ids.len())
+        }
+        tag => tag < LONG_ID,
+    };
+    let entries_fit = stored.entries.iter().enumerate().all(|(i, e)| {
+        (e.class as usize) < stored.classes.len()
+            && id_fits(e.id_tag, &e.id)
+            && (e.parent_at == NO_ENTRY || (e.parent_at == PREVIOUS && i > 0))
+            && e.offset
+                .checked_add(u64::from(e.len))
+                .is_some_and(|end| end <= len)
+    });
+    let bulks_fit = stored.bulks.iter().all(|b| {
+        let line = stored.entries.get(b.entry as usize).map_or(0, |e| e.len);
+        b.at.checked_add(b.len).is_some_and(|end| end <= line)
+    });
+    entries_fit
+        && bulks_fit
+        && stored
+            .pending
+            .iter()
+            .all(|(_, cell)| id_fits(cell.tag, &cell.bytes))
+        && in_order(stored.extras.iter().map(|x| x.entry), n)
+        && in_order(stored.bulks.iter().map(|b| b.entry), n)
+        && in_order(stored.pending.iter().map(|&(e, _)| e), n)
+        && stored
+            .header_offset
+            .checked_add(stored.header_len)
+            .is_some_and(|end| end <= len)
 }
 
 /// A cache file's index: `None` when it is of another format; an error when it is damaged.
@@ -139,6 +194,12 @@ fn decode(bytes: &[u8]) -> Result<Option<Stored>, String> {
     postcard::from_bytes(index)
         .map(Some)
         .map_err(|e| e.to_string())
+}
+
+/// Whether positions rise, each below `n`.
+fn in_order(mut entries: impl Iterator<Item = u32>, n: usize) -> bool {
+    let mut last = None;
+    entries.all(|e| (e as usize) < n && last.replace(e).is_none_or(|l| l < e))
 }
 
 /// The session a stored index stands for, once the file's header line is the one it was
@@ -196,7 +257,8 @@ pub(super) fn save(
     let Some((file, canonical)) = cache_file(cache, path) else {
         return Ok(());
     };
-    let Some(bytes) = encode(index, canonical, &opened.stem, key) else {
+    let encoded = encode(index, canonical, &opened.stem, key);
+    let Some(bytes) = encoded.filter(|b| b.len() as u64 <= MAX_FILE_BYTES) else {
         return Ok(());
     };
     write(&file, &bytes).map_err(|e| {
@@ -357,5 +419,53 @@ mod tests {
         cache.index_min_bytes = 1 << 30;
         let (_, observed) = open(&path, &cache);
         assert!(observed);
+    }
+
+    /// A cache file whose checksum holds but whose index could not be a scan's (hand-made, or
+    /// written by a broken pisess) is one warning and a scan, never a panic.
+    #[test]
+    fn an_index_that_does_not_fit_its_file_is_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let lines = [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"ho"}}"#,
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(old).unwrap();
+        // A run's cache: each warns once.
+        let run = || {
+            let mut cache = CacheDir::new(dir.path().join("cache"));
+            cache.index_min_bytes = 0;
+            cache
+        };
+        let want = facts(&Session::open(&path).unwrap());
+        open(&path, &run());
+        let (file, _) = cache_file(&run(), &path).unwrap();
+        let breaks: [fn(&mut Stored); 5] = [
+            |s| s.entries[1].class = 7,
+            |s| s.entries[0].parent_at = PREVIOUS,
+            |s| s.entries[1].id_tag = 200,
+            |s| s.entries[1].offset = u64::MAX - 3,
+            |s| s.header_len = 1 << 40,
+        ];
+        for (k, broken) in breaks.iter().enumerate() {
+            let bytes = std::fs::read(&file).unwrap();
+            let mut stored = decode(&bytes).unwrap().unwrap();
+            broken(&mut stored);
+            let body = postcard::to_stdvec(&stored).unwrap();
+            std::fs::write(&file, [head(MAGIC, FORMAT, &body), body].concat()).unwrap();
+            let (session, opened) =
+                Session::open_cached(&path, Skimming::Plain, &mut |_, _| {}, Some(&run())).unwrap();
+            let (_, why) = opened.cache_problem.expect("a warning");
+            assert!(why.contains("do not fit"), "{k}: {why}");
+            assert!(opened.observed, "{k}: scanned");
+            assert_eq!(facts(&session), want, "{k}");
+            // The scan wrote the cache again: whole, and used next time.
+            assert!(!open(&path, &run()).1, "{k}: rebuilt");
+        }
     }
 }
