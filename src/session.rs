@@ -516,10 +516,12 @@ impl Session {
                 return Ok((session, opened));
             }
         };
-        let cache = cache.filter(|c| opened.meta.len() >= c.index_min_bytes);
+        let cache = cache
+            .filter(|c| opened.meta.len() >= c.index_min_bytes)
+            .and_then(|c| Some((c, cached::place(c, path)?)));
         let mut problem = None;
-        if let Some(cache) = cache {
-            match cached::load(cache, path, &opened) {
+        if let Some((cache, place)) = &cache {
+            match cached::load(place, path, &opened) {
                 Ok(Some(mut index)) => {
                     index.session.file = Some(opened.file);
                     let opened = Opened {
@@ -537,8 +539,8 @@ impl Session {
         let mut index = Session::index(reader, &opened.stem, name, false, how, observe)?;
         index.session.source = Source::File(path.to_path_buf());
         index.session.identity = Some(Identity::of(&opened.meta));
-        if let Some(cache) = cache {
-            if let Err((file, why)) = cached::save(cache, path, &opened, key, &mut index) {
+        if let Some((cache, place)) = &cache {
+            if let Err((file, why)) = cached::save(place, &opened, key, &mut index) {
                 problem = problem.or_else(|| cache.problem(&file, why));
             }
         }
@@ -882,9 +884,7 @@ impl Session {
         let line = self
             .read_entry_in(i, scratch)
             .map_err(|err| self.read_failed(i, err))?;
-        let line = &scratch[line];
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        Ok(line.strip_suffix(b"\r").unwrap_or(line))
+        Ok(without_terminator(&scratch[line]))
     }
 
     /// A failed read of entry `i`, named by its line (a file that changed names itself).
@@ -966,9 +966,8 @@ impl Session {
         if self.header.needs_v1_ids() {
             return true;
         }
-        let content = line.strip_suffix(b"\n").unwrap_or(line);
-        let content = content.strip_suffix(b"\r").unwrap_or(content);
-        crate::scan::stored_id(content, self.header.dialect).as_deref() == self.id(i)
+        crate::scan::stored_id(without_terminator(line), self.header.dialect).as_deref()
+            == self.id(i)
     }
 
     /// The full entry in pi's shape: seed-000 mapped, migrations applied. An error names the
@@ -1078,12 +1077,13 @@ pub(crate) fn test_session(lines: &[Value]) -> Session {
 
 /// A stored line without its `\n` or `\r\n`.
 fn trim_terminator(line: &mut Vec<u8>) {
-    if line.last() == Some(&b'\n') {
-        line.pop();
-    }
-    if line.last() == Some(&b'\r') {
-        line.pop();
-    }
+    line.truncate(without_terminator(line).len());
+}
+
+/// [`trim_terminator`] of a borrowed line.
+fn without_terminator(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 #[cfg(test)]

@@ -166,6 +166,30 @@ impl Noted {
             hidden_lines,
         })
     }
+
+    /// What a full decode of assistant message `i` gives, read as a row reads it: the
+    /// one-liners made here are the ones a row would make. No row decodes a hidden message,
+    /// but the tool results answering it show its calls' one-liners.
+    fn decoded(session: &Session, i: usize, is_leaf: bool, home: &str) -> anyhow::Result<Noted> {
+        let entry = load_with(session, i, &ROW_WITH_ARGUMENTS)?;
+        let message = entry.get("message").unwrap_or(&Value::Null);
+        // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
+        let stop = message.get("stopReason");
+        let has_text = crate::render::has_text(message.get("content"));
+        let error_or_aborted =
+            js_truthy(stop) && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"));
+        let calls: Vec<String> = call_ids(message).map(str::to_owned).collect();
+        let mut hidden_lines = HashMap::new();
+        // `shown`'s test for an assistant message, whatever the filter.
+        if !calls.is_empty() && !is_leaf && !has_text && !error_or_aborted {
+            tool_calls_of(message, home, &mut hidden_lines);
+        }
+        Ok(Noted {
+            said: said_bits(has_text, error_or_aborted),
+            calls,
+            hidden_lines: hidden_lines.into_iter().collect(),
+        })
+    }
 }
 
 /// What the index would have shown [`Seen`], each assistant message in the tree read again
@@ -283,55 +307,17 @@ fn decode_facts(
     let results = (0..n)
         .filter(|&i| tree.in_tree[i] && session.role(i) == Some("toolResult"))
         .count();
-    let mut tool_calls = ToolCalls::with_capacity(results);
-    let mut said = vec![0u8; n];
-    let read = |i: usize| Said::of(session, i, tree.leaf == Some(i), home);
-    each_assistant(session, tree, read, |i, s| {
-        said[i as usize] = said_bits(s.has_text, s.error_or_aborted);
-        for id in &s.calls {
-            tool_calls.insert(id, i);
-        }
-        for (id, line) in &s.hidden_lines {
-            tool_calls.keep_line(id, i, line);
-        }
+    let mut seen = Seen {
+        said: vec![0u8; n],
+        tool_calls: ToolCalls::with_capacity(results),
+        unsure: false,
+    };
+    let read = |i: usize| Noted::decoded(session, i, tree.leaf == Some(i), home);
+    each_assistant(session, tree, read, |i, noted| {
+        seen.record(i, noted);
         ControlFlow::Continue(())
     })?;
-    Ok((said, tool_calls))
-}
-
-/// What the filter reads of an assistant message, the ids of its tool calls, and their
-/// one-liners when the filter hides the message (no row decodes it then, but the tool results
-/// answering it show them).
-struct Said {
-    has_text: bool,
-    error_or_aborted: bool,
-    calls: Vec<String>,
-    hidden_lines: HashMap<String, String>,
-}
-
-impl Said {
-    fn of(session: &Session, i: usize, is_leaf: bool, home: &str) -> anyhow::Result<Said> {
-        // Read as a row reads it: the one-liners made here are the ones a row would make.
-        let entry = load_with(session, i, &ROW_WITH_ARGUMENTS)?;
-        let message = entry.get("message").unwrap_or(&Value::Null);
-        // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
-        let stop = message.get("stopReason");
-        let has_text = crate::render::has_text(message.get("content"));
-        let error_or_aborted =
-            js_truthy(stop) && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"));
-        let calls: Vec<String> = call_ids(message).map(str::to_owned).collect();
-        let mut hidden_lines = HashMap::new();
-        // `shown`'s test for an assistant message, whatever the filter.
-        if !calls.is_empty() && !is_leaf && !has_text && !error_or_aborted {
-            tool_calls_of(message, home, &mut hidden_lines);
-        }
-        Ok(Said {
-            has_text,
-            error_or_aborted,
-            calls,
-            hidden_lines,
-        })
-    }
+    Ok((seen.said, seen.tool_calls))
 }
 
 /// Assistant messages decoded by one worker at a time, for the filter.

@@ -25,7 +25,7 @@ use super::{
     Bulk, Classes, EntryMeta, Extra, IdCell, Identity, Session, Source, Unlinked, LONG_ID,
     NO_ENTRY, PREVIOUS,
 };
-use crate::cache::{body, head, open_cache_file, stamp, CacheDir, FileKey};
+use crate::cache::{body, head, open_cache_file, stamp, CacheDir, CacheProblem, FileKey};
 use crate::diag::Warning;
 use crate::model::EntryKind;
 use crate::scan::{header_of_stored, read_exact_at, OpenedFile};
@@ -77,27 +77,30 @@ struct Stored {
     torn_line: Option<u64>,
 }
 
-/// Where `path`'s index is kept, and the canonical path it is kept by.
-fn cache_file(cache: &CacheDir, path: &Path) -> Option<(PathBuf, Vec<u8>)> {
+/// Where a session file's index is kept: found once a run, for the load and the save.
+pub(super) struct Place {
+    file: PathBuf,
+    /// The session file's canonical path, which the cache file is named by.
+    canonical: Vec<u8>,
+}
+
+/// Where `path`'s index is kept in `cache`.
+pub(super) fn place(cache: &CacheDir, path: &Path) -> Option<Place> {
     let canonical = fs::canonicalize(path).ok()?;
-    let bytes = canonical.into_os_string().into_encoded_bytes();
-    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-    Some((
-        cache.dir.join("index").join(format!("{hash:016x}.bin")),
-        bytes,
-    ))
+    let canonical = canonical.into_os_string().into_encoded_bytes();
+    let hash = xxhash_rust::xxh3::xxh3_64(&canonical);
+    let file = cache.dir.join("index").join(format!("{hash:016x}.bin"));
+    Some(Place { file, canonical })
 }
 
 /// The cached index of `opened` (the file at `path`), when there is one that holds for it;
 /// `Err` says why a cache file that exists could not be used.
 pub(super) fn load(
-    cache: &CacheDir,
+    place: &Place,
     path: &Path,
     opened: &OpenedFile,
-) -> Result<Option<Unlinked>, (PathBuf, String)> {
-    let Some((file, canonical)) = cache_file(cache, path) else {
-        return Ok(None);
-    };
+) -> Result<Option<Unlinked>, CacheProblem> {
+    let file = place.file.clone();
     let mut bytes = Vec::new();
     let read = open_cache_file(&file).and_then(|mut f| {
         if f.metadata()?.len() > MAX_FILE_BYTES {
@@ -134,7 +137,7 @@ pub(super) fn load(
         }
     };
     let holds = stored.stamp == stamp()
-        && stored.path == canonical
+        && stored.path == place.canonical
         && stored.stem == opened.stem
         && stored.key == FileKey::of(&opened.meta);
     if holds && !holds_together(&stored, opened.meta.len()) {
@@ -241,12 +244,11 @@ fn unlinked(stored: Stored, path: &Path, opened: &OpenedFile) -> Option<Unlinked
 /// Keeps the index of `opened` (at `path`, whose key was `key` when it was opened), when it
 /// is worth keeping and the file was settled and unchanged while it was read.
 pub(super) fn save(
-    cache: &CacheDir,
-    path: &Path,
+    place: &Place,
     opened: &OpenedFile,
     key: FileKey,
     index: &mut Unlinked,
-) -> Result<(), (PathBuf, String)> {
+) -> Result<(), CacheProblem> {
     let unchanged = opened
         .file
         .metadata()
@@ -254,19 +256,16 @@ pub(super) fn save(
     if index.session.entries.len() > MAX_ENTRIES || !key.settled() || !unchanged {
         return Ok(());
     }
-    let Some((file, canonical)) = cache_file(cache, path) else {
-        return Ok(());
-    };
-    let encoded = encode(index, canonical, &opened.stem, key);
+    let encoded = encode(index, place.canonical.clone(), &opened.stem, key);
     let Some(bytes) = encoded.filter(|b| b.len() as u64 <= MAX_FILE_BYTES) else {
         return Ok(());
     };
-    write(&file, &bytes).map_err(|e| {
+    write(&place.file, &bytes).map_err(|e| {
         let why = format!(
             "cannot write the index cache: {}; going on without it",
             crate::diag::io_cause(&e)
         );
-        (file, why)
+        (place.file.clone(), why)
     })
 }
 
@@ -354,6 +353,13 @@ mod tests {
         out + &format!("{:?} {:?}", s.leaf(), s.find("b"))
     }
 
+    /// The file's mtime put an hour back, as a session pi finished with has it.
+    fn settle(path: &Path) {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let f = std::fs::File::options().write(true).open(path).unwrap();
+        f.set_modified(old).unwrap();
+    }
+
     fn open(path: &Path, cache: &CacheDir) -> (Session, bool) {
         let (session, opened) =
             Session::open_cached(path, Skimming::Plain, &mut |_, _| {}, Some(cache)).unwrap();
@@ -380,15 +386,7 @@ mod tests {
         ];
         let text = lines.join("\r\n") + "\n{\"type\":\"mess";
         std::fs::write(&path, &text).unwrap();
-        let settle = || {
-            let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-            std::fs::File::options()
-                .write(true)
-                .open(&path)
-                .unwrap()
-                .set_modified(old)
-                .unwrap();
-        };
+        let settle = || settle(&path);
         settle();
         let mut cache = CacheDir::new(dir.path().join("cache"));
         cache.index_min_bytes = 0;
@@ -433,9 +431,7 @@ mod tests {
             r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"ho"}}"#,
         ];
         std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-        let f = std::fs::File::options().write(true).open(&path).unwrap();
-        f.set_modified(old).unwrap();
+        settle(&path);
         // A run's cache: each warns once.
         let run = || {
             let mut cache = CacheDir::new(dir.path().join("cache"));
@@ -444,7 +440,7 @@ mod tests {
         };
         let want = facts(&Session::open(&path).unwrap());
         open(&path, &run());
-        let (file, _) = cache_file(&run(), &path).unwrap();
+        let file = place(&run(), &path).unwrap().file;
         let breaks: [fn(&mut Stored); 5] = [
             |s| s.entries[1].class = 7,
             |s| s.entries[0].parent_at = PREVIOUS,
