@@ -28,6 +28,7 @@ pub mod removal;
 mod render;
 pub mod scan;
 pub mod search;
+pub mod secrets;
 pub mod select;
 pub mod session;
 mod skim;

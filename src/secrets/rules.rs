@@ -1,0 +1,433 @@
+//! The built-in rules, as data: one row per kind of secret. Each names the keywords that
+//! must occur (case-insensitively) in a text before its regex is run, the capture group that
+//! holds the secret, an entropy floor, a validator for formats that carry their own check,
+//! and the filters that keep hashes and placeholders out. docs/secrets.md lists them; keep the
+//! two in step.
+//!
+//! Regexes are compiled as byte regexes without Unicode (as RE2, which gitleaks uses, has an
+//! ASCII `\b`): every token format here is ASCII, and the lazy DFA then serves every rule.
+
+/// A format's own check of a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    None,
+    /// GitHub's and npm's: the last 6 characters are the base62 CRC32 of the 30 before them.
+    Crc32Base62,
+    /// A JWT's header is base64url JSON naming an `alg`.
+    JwtHeader,
+    /// `Authorization: Basic` carries base64 of `user:password`.
+    BasicAuth,
+    /// A PEM block's body holds at least 64 base64 characters (not `...` or a placeholder).
+    PemBody,
+}
+
+/// Filters a rule applies to what its regex captured.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Filters {
+    /// `changeme`, `${VAR}`, `<password>`, `xxxx`, `****`, the keyword itself...
+    pub(crate) placeholder: bool,
+    /// Digests (hex of SHA-1/256/384/512 length, `sha512-…` integrity, go.sum's `h1:`),
+    /// UUIDs.
+    pub(crate) hashes: bool,
+    /// A letter and a digit both, and not a dotted identifier (`e.apiKey`) or a path.
+    pub(crate) mixed: bool,
+}
+
+const NONE: Filters = Filters {
+    placeholder: false,
+    hashes: false,
+    mixed: false,
+};
+const PLACEHOLDER: Filters = Filters {
+    placeholder: true,
+    hashes: false,
+    mixed: false,
+};
+const GENERIC: Filters = Filters {
+    placeholder: true,
+    hashes: true,
+    mixed: true,
+};
+
+/// One built-in rule.
+pub(crate) struct Def {
+    pub(crate) kind: &'static str,
+    pub(crate) regex: &'static str,
+    pub(crate) keywords: &'static [&'static str],
+    /// The group holding the secret; `None`: the first group that took part, else the match.
+    pub(crate) group: Option<usize>,
+    pub(crate) entropy: f64,
+    pub(crate) check: Check,
+    pub(crate) filters: Filters,
+    /// Regexes over the secret that mark documented examples (AWS's `…EXAMPLE` keys).
+    pub(crate) allow: &'static [&'static str],
+}
+
+/// Characters after a token that end it (a token's own alphabet does not).
+macro_rules! end {
+    () => {
+        r"(?:[^A-Za-z0-9_-]|$)"
+    };
+}
+
+/// Specific formats first: where matches overlap, the earlier rule's wins.
+pub(crate) const DEFS: &[Def] = &[
+    Def {
+        kind: "private-key",
+        regex: r"(?s)-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----.*?-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----",
+        keywords: &["PRIVATE KEY"],
+        group: Some(0),
+        entropy: 0.0,
+        check: Check::PemBody,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "github-pat",
+        regex: concat!(r"(?-u:\b)(ghp_[A-Za-z0-9]{36})", end!()),
+        keywords: &["ghp_"],
+        group: None,
+        entropy: 0.0,
+        check: Check::Crc32Base62,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "github-oauth",
+        regex: concat!(r"(?-u:\b)(gho_[A-Za-z0-9]{36})", end!()),
+        keywords: &["gho_"],
+        group: None,
+        entropy: 0.0,
+        check: Check::Crc32Base62,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "github-user-to-server",
+        regex: concat!(r"(?-u:\b)(ghu_[A-Za-z0-9]{36})", end!()),
+        keywords: &["ghu_"],
+        group: None,
+        entropy: 0.0,
+        check: Check::Crc32Base62,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "github-server-to-server",
+        regex: concat!(r"(?-u:\b)(ghs_[A-Za-z0-9]{36})", end!()),
+        keywords: &["ghs_"],
+        group: None,
+        entropy: 0.0,
+        check: Check::Crc32Base62,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "github-refresh",
+        regex: concat!(r"(?-u:\b)(ghr_[A-Za-z0-9]{36})", end!()),
+        keywords: &["ghr_"],
+        group: None,
+        entropy: 0.0,
+        check: Check::Crc32Base62,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "github-fine-grained-pat",
+        regex: concat!(r"(?-u:\b)(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})", end!()),
+        keywords: &["github_pat_"],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "gitlab-pat",
+        regex: concat!(r"(?-u:\b)(glpat-[A-Za-z0-9_-]{20})", end!()),
+        keywords: &["glpat-"],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "npm-token",
+        regex: concat!(r"(?-u:\b)(npm_[A-Za-z0-9]{36})", end!()),
+        keywords: &["npm_"],
+        group: None,
+        entropy: 0.0,
+        check: Check::Crc32Base62,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "pypi-token",
+        regex: concat!(r"(?-u:\b)(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})", end!()),
+        keywords: &["pypi-AgEIcHlwaS5vcmc"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "aws-access-key-id",
+        regex: r"(?-u:\b)((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?-u:\b)",
+        keywords: &["AKIA", "ASIA", "ABIA", "ACCA", "A3T"],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &["EXAMPLE$"],
+    },
+    Def {
+        kind: "aws-secret-access-key",
+        regex: r#"(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]{0,3}(?::|=)[ \t]{0,3}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        keywords: &["secret"],
+        group: None,
+        entropy: 3.5,
+        check: Check::None,
+        filters: PLACEHOLDER,
+        allow: &["EXAMPLE"],
+    },
+    Def {
+        kind: "aws-session-token",
+        regex: r#"(?i:(?:aws_?)?session_?token["']?[ \t]{0,3}(?::|=)[ \t]{0,3}["']?)([A-Za-z0-9/+=]{100,})|(?-u:\b)((?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+=]{100,})"#,
+        keywords: &["session_token", "sessiontoken", "FwoGZXIvYXdz", "IQoJb3JpZ2lu"],
+        group: None,
+        entropy: 3.5,
+        check: Check::None,
+        filters: PLACEHOLDER,
+        allow: &[],
+    },
+    Def {
+        kind: "gcp-api-key",
+        regex: concat!(r"(?-u:\b)(AIza[0-9A-Za-z_-]{35})", end!()),
+        keywords: &["AIza"],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "slack-bot-token",
+        regex: concat!(r"(?-u:\b)(xoxb-[0-9]{10,13}-[0-9]{10,13}-[A-Za-z0-9]{24})", end!()),
+        keywords: &["xoxb-"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "slack-user-token",
+        regex: concat!(r"(?-u:\b)(xox[pe](?:-[0-9]{10,13}){3}-[A-Za-z0-9]{28,34})", end!()),
+        keywords: &["xoxp-", "xoxe-"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "slack-app-token",
+        regex: concat!(r"(?-u:\b)(xapp-[0-9]-[A-Z0-9]{9,12}-[0-9]{10,13}-[a-f0-9]{64})", end!()),
+        keywords: &["xapp-"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "slack-webhook",
+        regex: r"(https?://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})(?:[^A-Za-z0-9]|$)",
+        keywords: &["hooks.slack.com"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "stripe-secret-key",
+        regex: concat!(r"(?-u:\b)(sk_(?:live|test)_[A-Za-z0-9]{24,99})", end!()),
+        keywords: &["sk_live_", "sk_test_"],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "stripe-restricted-key",
+        regex: concat!(r"(?-u:\b)(rk_(?:live|test)_[A-Za-z0-9]{24,99})", end!()),
+        keywords: &["rk_live_", "rk_test_"],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "anthropic-api-key",
+        regex: concat!(r"(?-u:\b)(sk-ant-(?:api03|admin01)-[A-Za-z0-9_-]{93}AA)", end!()),
+        keywords: &["sk-ant-"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "openai-api-key",
+        regex: concat!(
+            r"(?-u:\b)(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,156}T3BlbkFJ[A-Za-z0-9_-]{20,156})",
+            end!()
+        ),
+        keywords: &["T3BlbkFJ"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "huggingface-token",
+        regex: r"(?-u:\b)(hf_[A-Za-z]{34})(?-u:\b)",
+        keywords: &["hf_"],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "telegram-bot-token",
+        regex: concat!(r"(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})", end!()),
+        keywords: &[":AA"],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "sendgrid-api-key",
+        regex: concat!(r"(?-u:\b)(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})", end!()),
+        keywords: &["SG."],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "jwt",
+        regex: concat!(
+            r"(?-u:\b)(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,})",
+            end!()
+        ),
+        keywords: &["eyJ"],
+        group: None,
+        entropy: 0.0,
+        check: Check::JwtHeader,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "postgres-url",
+        regex: r#"(?i)(?-u:\b)postgres(?:ql)?(?:\+[a-z0-9]+)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
+        keywords: &["postgres"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: PLACEHOLDER,
+        allow: &[],
+    },
+    Def {
+        kind: "mysql-url",
+        regex: r#"(?i)(?-u:\b)(?:mysql|mariadb)(?:\+[a-z0-9]+)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
+        keywords: &["mysql", "mariadb"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: PLACEHOLDER,
+        allow: &[],
+    },
+    Def {
+        kind: "mongodb-url",
+        regex: r#"(?i)(?-u:\b)mongodb(?:\+srv)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
+        keywords: &["mongodb"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: PLACEHOLDER,
+        allow: &[],
+    },
+    Def {
+        kind: "redis-url",
+        regex: r#"(?i)(?-u:\b)rediss?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
+        keywords: &["redis"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: PLACEHOLDER,
+        allow: &[],
+    },
+    Def {
+        kind: "amqp-url",
+        regex: r#"(?i)(?-u:\b)amqps?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
+        keywords: &["amqp"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: PLACEHOLDER,
+        allow: &[],
+    },
+    Def {
+        kind: "basic-auth-url",
+        regex: r#"(?i)(?-u:\b)https?://[^\s:/@"'<>]+:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
+        keywords: &["http"],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: PLACEHOLDER,
+        allow: &[],
+    },
+    Def {
+        kind: "bearer-token",
+        regex: r"(?i)(?-u:\b)bearer[ \t]+([A-Za-z0-9_~+/.-]{20,}={0,2})(?:[^A-Za-z0-9_~+/.=-]|$)",
+        keywords: &["bearer"],
+        group: None,
+        entropy: 3.0,
+        check: Check::None,
+        filters: PLACEHOLDER,
+        allow: &[],
+    },
+    Def {
+        kind: "basic-auth-header",
+        regex: r"(?i)(?-u:\b)basic[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?:[^A-Za-z0-9+/=]|$)",
+        keywords: &["basic"],
+        group: None,
+        entropy: 0.0,
+        check: Check::BasicAuth,
+        filters: NONE,
+        allow: &[],
+    },
+    Def {
+        kind: "generic-secret",
+        regex: r#"(?i)(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,30}?(?:api[_.-]?key|apikey|secret|token|passw(?:or)?d|pwd|auth[_.-]?key|access[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]{0,20})["']?[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}["'`]?([A-Za-z0-9_.~+/=!@#%^*-]{8,200})(?:[^A-Za-z0-9_.~+/=!@#%^*-]|$)"#,
+        keywords: &[
+            "api", "secret", "token", "passw", "pwd", "auth", "access", "private", "credential",
+        ],
+        group: Some(2),
+        entropy: 3.5,
+        check: Check::None,
+        filters: GENERIC,
+        allow: &[],
+    },
+];

@@ -1,0 +1,204 @@
+//! Secrets in a decoded entry: every string of it, wherever it sits (content blocks,
+//! tool-call arguments, tool results, thinking, summaries, custom data, `bashExecution`),
+//! found by its JSON path; a string that itself holds JSON (a tool result printing a config)
+//! is decoded and walked in turn, so escapes inside it (`\/`, `\u…`, `\n`) hide nothing.
+//!
+//! A string under a key that names a secret (`"password": "…"`) is read with its key, so
+//! the assignment rules see `"password": "…"` as they would in a file.
+//!
+//! Passed over: image `data` (base64 pixels, not text) and opaque signatures
+//! (`…Signature`, `encrypted_content`), which are random by design.
+
+use serde_json::Value;
+
+use super::{line_of, preview, Detector, Finding};
+
+/// How deep JSON inside strings is followed (each level is a string decoded again).
+const JSON_DEPTH: u8 = 8;
+
+/// A secret found in an entry, without the secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The JSON path of the string (`message.content[2].arguments.command`); `@json` marks
+    /// JSON decoded from a string, `@json(line N)` from its line N.
+    pub field: String,
+    /// The 1-based line within the string's decoded text.
+    pub line: usize,
+    pub kind: String,
+    pub fingerprint: String,
+    /// At most the first 4 characters ([`preview`]).
+    pub preview: String,
+}
+
+#[derive(Clone, Copy)]
+enum Seg<'a> {
+    Root,
+    Key(&'a str),
+    Index(usize),
+}
+
+impl Detector {
+    /// Every secret in a decoded entry, in walk order.
+    pub fn find_in_entry(&self, entry: &Value) -> Vec<Located> {
+        let mut out = Vec::new();
+        self.walk(entry, "", 0, &mut out);
+        out
+    }
+
+    fn walk(&self, value: &Value, base: &str, depth: u8, out: &mut Vec<Located>) {
+        // Paths as an arena of segments (parent, segment): a string is built only for a
+        // finding. The stack keeps hostile nesting off the call stack.
+        let mut arena: Vec<(usize, Seg)> = vec![(0, Seg::Root)];
+        let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
+        while let Some((v, node)) = stack.pop() {
+            match v {
+                Value::Object(map) => {
+                    let image = map.get("type").and_then(Value::as_str) == Some("image");
+                    // Pushed in reverse so that members are walked in order.
+                    for (k, child) in map.iter().rev() {
+                        if (image && k == "data") || skipped_key(k) {
+                            continue;
+                        }
+                        arena.push((node, Seg::Key(k)));
+                        let at = arena.len() - 1;
+                        match child {
+                            Value::String(s) => {
+                                let path = path_of(&arena, at, base);
+                                self.text(s, Some(k), &path, depth, out);
+                            }
+                            Value::Object(_) | Value::Array(_) => stack.push((child, at)),
+                            _ => {}
+                        }
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, child) in items.iter().enumerate().rev() {
+                        match child {
+                            Value::String(_) | Value::Object(_) | Value::Array(_) => {
+                                arena.push((node, Seg::Index(i)));
+                                stack.push((child, arena.len() - 1));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Value::String(s) => {
+                    let path = path_of(&arena, node, base);
+                    self.text(s, None, &path, depth, out);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// One string at `path`, under `key` when it is an object's member.
+    fn text(&self, s: &str, key: Option<&str>, path: &str, depth: u8, out: &mut Vec<Located>) {
+        if s.is_empty() {
+            return;
+        }
+        if depth < JSON_DEPTH {
+            if let Some(inner) = as_json(s) {
+                self.walk(&inner, &format!("{path}@json"), depth + 1, out);
+                return;
+            }
+        }
+        let found = match key.filter(|k| self.keyword_in(k)) {
+            Some(k) => self.find_keyed(k, s),
+            None => self.find(s),
+        };
+        let first = out.len();
+        for f in &found {
+            out.push(located(path, s, f));
+        }
+        // Lines of JSON in a text (NDJSON output, a log): decoded too, for what their escapes
+        // hide; a secret already found in the text is not reported twice.
+        if depth < JSON_DEPTH && s.contains('\\') {
+            for (n, line) in s.lines().enumerate() {
+                let Some(inner) = as_json(line) else {
+                    continue;
+                };
+                let mut more = Vec::new();
+                self.walk(&inner, &format!("{path}@json(line {})", n + 1), depth + 1, &mut more);
+                for m in more {
+                    let seen = out[first..]
+                        .iter()
+                        .any(|o| o.fingerprint == m.fingerprint && o.kind == m.kind);
+                    if !seen {
+                        out.push(m);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The findings in `value` read as the member `"key": "value"`, at offsets in `value`.
+    fn find_keyed(&self, key: &str, value: &str) -> Vec<Finding> {
+        let prefix = format!("\"{key}\": \"");
+        let text = format!("{prefix}{value}\"");
+        let lead = prefix.len();
+        self.find(&text)
+            .into_iter()
+            .filter(|f| f.start >= lead && f.start < lead + value.len())
+            .map(|mut f| {
+                f.start -= lead;
+                f.end = (f.end - lead).min(value.len());
+                f
+            })
+            .collect()
+    }
+}
+
+fn located(path: &str, text: &str, f: &Finding) -> Located {
+    Located {
+        field: path.to_owned(),
+        line: line_of(text, f.start),
+        kind: f.kind.clone(),
+        fingerprint: f.fingerprint.clone(),
+        preview: preview(&text[f.start..f.end]),
+    }
+}
+
+/// Keys whose values are random by design and never text.
+fn skipped_key(k: &str) -> bool {
+    k.ends_with("Signature") || k == "encrypted_content"
+}
+
+/// A string that is a JSON object or array as a whole.
+fn as_json(s: &str) -> Option<Value> {
+    let t = s.trim();
+    let framed = (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']'));
+    if !framed || t.len() < 2 {
+        return None;
+    }
+    serde_json::from_str::<Value>(t)
+        .ok()
+        .filter(|v| v.is_object() || v.is_array())
+}
+
+fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
+    let mut segs = Vec::new();
+    while node != 0 {
+        segs.push(arena[node].1);
+        node = arena[node].0;
+    }
+    let mut path = base.to_owned();
+    for seg in segs.into_iter().rev() {
+        match seg {
+            Seg::Root => {}
+            Seg::Key(k) => {
+                let plain = !k.is_empty()
+                    && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+                if !plain {
+                    path.push_str(&format!("[{}]", Value::from(k)));
+                } else {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                }
+            }
+            Seg::Index(i) => path.push_str(&format!("[{i}]")),
+        }
+    }
+    path
+}
