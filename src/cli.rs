@@ -227,7 +227,8 @@ Examples:
   pisess grep --all -i 'rate.?limit'   in every project, any case
   pisess grep --all -F 'a \"quoted\" thing' --tools    tool output too, as a fixed string
   pisess grep --project '*/webshop' -l TODO | xargs -n1 pisess tree
-  pisess grep --all --json deploy | jq -r '.sessionId' | sort | uniq -c"
+  pisess grep --all --json deploy | jq -r '.sessionId' | sort | uniq -c
+  pisess grep --secrets --all          every secret any session leaked (never printed)"
 );
 
 const RM_HELP: &str = "\
@@ -640,6 +641,12 @@ pub struct CheckArgs {
     /// No malformed line in the file
     #[arg(long, help_heading = "Assertions")]
     pub no_malformed: bool,
+    /// No secret in any entry (the findings of `grep --secrets`, each named)
+    #[arg(long, help_heading = "Assertions")]
+    pub no_secrets: bool,
+    /// With --no-secrets: rules and allowlists to add (TOML, as `grep --secrets-config`)
+    #[arg(long, value_name = "FILE", requires = "no_secrets", help_heading = "Assertions")]
+    pub secrets_config: Option<std::path::PathBuf>,
     /// One JSON object per session: {session, path, status, assertions, findings, figures}
     #[arg(long)]
     pub json: bool,
@@ -733,7 +740,8 @@ pub struct GenerateArgs {
 #[allow(clippy::struct_excessive_bools)] // one per flag
 pub struct GrepArgs {
     /// A regular expression (Rust's regex syntax, as ripgrep), or with -F a fixed string
-    pub pattern: String,
+    #[arg(required_unless_present = "secrets")]
+    pub pattern: Option<String>,
     /// Sessions to search (see SESSION below); default: every session of the scope
     #[arg(value_parser = session_arg())]
     pub sessions: Vec<OsString>,
@@ -789,4 +797,17 @@ pub struct GrepArgs {
     /// NDJSON, one object per matching line (fields are only ever added)
     #[arg(long)]
     pub json: bool,
+    /// Find secrets (tokens, keys, passwords: docs/secrets.md) instead of a pattern, in every
+    /// string of every entry; each is shown by kind, at most 4 characters and a fingerprint
+    #[arg(long, conflicts_with_all = SECRETS_CONFLICTS, help_heading = "Secrets")]
+    pub secrets: bool,
+    /// Rules and allowlists to add to the built-in ones (TOML, gitleaks's format where it fits)
+    #[arg(long, value_name = "FILE", requires = "secrets", help_heading = "Secrets")]
+    pub secrets_config: Option<std::path::PathBuf>,
 }
+
+/// What `grep --secrets` has no use for: it reads every string of every entry.
+const SECRETS_CONFLICTS: [&str; 12] = [
+    "fixed_strings", "ignore_case", "smart_case", "word_regexp", "tools", "thinking", "branch",
+    "types", "roles", "max_count", "since", "until",
+];

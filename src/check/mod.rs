@@ -7,6 +7,7 @@
 //! active branch's tool calls and last messages, and the integrity findings.
 
 mod integrity;
+mod secrets;
 
 use serde_json::Value;
 
@@ -33,6 +34,8 @@ pub struct Spec {
     pub forbid_tools: Vec<String>,
     pub require_text: Option<regex::Regex>,
     pub no_malformed: bool,
+    /// `--no-secrets`, with the detector it runs.
+    pub no_secrets: Option<crate::secrets::Detector>,
     /// A Markdown report is wanted: its figures include the tools with errors and the last
     /// message (which read tool results and the tree; the lines alone do not).
     pub report: bool,
@@ -47,6 +50,7 @@ impl Spec {
             || self.require_text.is_some()
             || !self.require_tools.is_empty()
             || !self.forbid_tools.is_empty()
+            || self.no_secrets.is_some()
     }
 }
 
@@ -116,6 +120,8 @@ pub struct Verdict {
     pub assertions: Vec<Assertion>,
     /// Empty unless integrity was checked.
     pub findings: Vec<Finding>,
+    /// The secrets found, when `--no-secrets` was asked.
+    pub secrets: Vec<Finding>,
 }
 
 impl Verdict {
@@ -238,10 +244,17 @@ pub fn judge(spec: &Spec, summary: &Summary, session: Option<&Session>) -> Verdi
     if let Some(re) = &spec.require_text {
         assertions.push(require_text(re, figures.final_assistant.as_ref()));
     }
+    let mut secrets = Vec::new();
+    if let Some(detector) = &spec.no_secrets {
+        let (assertion, found) = secrets::no_secrets(detector, session);
+        assertions.push(assertion);
+        secrets = found;
+    }
     Verdict {
         figures,
         assertions,
         findings,
+        secrets,
     }
 }
 

@@ -206,6 +206,10 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
         forbid_tools: args.forbid_tool.clone(),
         require_text,
         no_malformed: args.no_malformed,
+        no_secrets: args
+            .no_secrets
+            .then(|| crate::cmd::grep_secrets::detector(args.secrets_config.as_deref()))
+            .transpose()?,
         report: args.summary.is_some(),
     };
     let any = spec.max_cost.is_some()
@@ -217,7 +221,8 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
         || !spec.require_tools.is_empty()
         || !spec.forbid_tools.is_empty()
         || spec.require_text.is_some()
-        || spec.no_malformed;
+        || spec.no_malformed
+        || spec.no_secrets.is_some();
     spec.integrity |= !any;
     Ok(spec)
 }
@@ -469,6 +474,11 @@ fn render_human(checked: &[Checked], theme: Theme, out: &mut dyn Write) -> std::
                     writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
                 }
             }
+            if a.name == "no-secrets" {
+                for f in &v.secrets {
+                    writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
+                }
+            }
         }
         let line = verdict_line(c);
         let role = if v.held() {
@@ -523,6 +533,13 @@ fn to_json(c: &Checked) -> Value {
                 .iter()
                 .map(|x| json!({"line": x.line, "message": x.message}))
                 .collect();
+            if !v.secrets.is_empty() {
+                object["secrets"] = v
+                    .secrets
+                    .iter()
+                    .map(|x| json!({"line": x.line, "message": x.message}))
+                    .collect();
+            }
             object["figures"] = json!({
                 "cost": number(f.cost),
                 "totalTokens": number(f.tokens),

@@ -111,6 +111,9 @@ pub fn run(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
+    if args.secrets {
+        return crate::cmd::grep_secrets::run(args, env, out, diag, stdin);
+    }
     // Every failure before the search is exit 2: exit 1 means "nothing matched".
     let prepared = prepare(args, env, diag, stdin).map_err(|e| {
         if e.is::<UsageError>() {
@@ -203,10 +206,11 @@ fn prepare<'a>(
         word: args.word_regexp,
     };
     // regex's message draws the pattern over several lines; its last line says what is wrong.
-    let matcher = Matcher::new(&args.pattern, syntax).map_err(|e| {
+    let pattern = args.pattern.as_deref().unwrap_or_default();
+    let matcher = Matcher::new(pattern, syntax).map_err(|e| {
         let e = e.to_string();
         let why = e.lines().last().unwrap_or(&e).trim_start_matches("error: ");
-        UsageError(format!("bad pattern '{}': {why}", args.pattern))
+        UsageError(format!("bad pattern '{pattern}': {why}"))
     })?;
     let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
@@ -259,7 +263,7 @@ fn prepare<'a>(
 }
 
 /// A file that could not be searched: a warning; true when it may hide a match (exit 2).
-fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
+pub(crate) fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
     let name = path.display().to_string();
     match e {
         ScanError::Io(io) if io.kind() == io::ErrorKind::NotFound => {

@@ -4,6 +4,7 @@ pub mod check;
 pub mod context;
 pub mod generate;
 pub mod grep;
+pub mod grep_secrets;
 pub mod ls;
 pub mod path;
 pub mod rm;

@@ -85,6 +85,15 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
                 writeln!(out, "- and {} more", v.findings.len() - MAX_FINDINGS)?;
             }
         }
+        if !v.secrets.is_empty() {
+            writeln!(out, "\n**Secrets:**\n")?;
+            for finding in v.secrets.iter().take(MAX_FINDINGS) {
+                writeln!(out, "- `{}`", code(&finding_text(&c.name, finding)))?;
+            }
+            if v.secrets.len() > MAX_FINDINGS {
+                writeln!(out, "- and {} more", v.secrets.len() - MAX_FINDINGS)?;
+            }
+        }
         if let Some(last) = &f.last {
             last_message(last, out)?;
         }
@@ -201,6 +210,11 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
                     let name = a.name.split(' ').next().unwrap_or_default();
                     let body: Vec<String> = if a.name == "integrity" {
                         v.findings
+                            .iter()
+                            .map(|f| finding_text(&c.name, f))
+                            .collect()
+                    } else if a.name == "no-secrets" {
+                        v.secrets
                             .iter()
                             .map(|f| finding_text(&c.name, f))
                             .collect()

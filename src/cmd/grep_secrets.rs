@@ -1,0 +1,299 @@
+//! `pisess grep --secrets`: what the sessions leaked, by kind, place and fingerprint, never
+//! the secret itself (`crate::secrets`).
+//!
+//! Each file is read once, as a stream, on every core; an entry is decoded only when its
+//! stored line holds a rule's keyword or an escape that could hide one
+//! ([`Detector::may_hold`]), so memory is one line and one session's findings, whatever the
+//! size of the store. Sessions print in the listing's order as they are done. Exits as grep:
+//! 0 something found, 1 nothing, 2 an error.
+
+use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde_json::json;
+
+use crate::cli::GrepArgs;
+use crate::cmd::migrated_role;
+use crate::diag::{Diag, Warning};
+use crate::env::Env;
+use crate::exit::{Outcome, Unanswered, UsageError};
+use crate::listing::{self, Problem, Projects};
+use crate::locate::{tilde, Skipped};
+use crate::model::Header;
+use crate::scan::{open_file, scan_until, whole_file, EntryLine, Reading, ScanError};
+use crate::secrets::{Detector, Located};
+use crate::select::{select, Selected};
+use crate::style::{self, IdCut, Role};
+
+/// One secret in one entry.
+struct Hit {
+    file_line: u64,
+    entry_id: Option<String>,
+    kind: String,
+    role: Option<String>,
+    found: Located,
+}
+
+/// One session's findings.
+struct Searched {
+    path: PathBuf,
+    id: String,
+    cwd: String,
+    warnings: Vec<Warning>,
+    hits: Vec<Hit>,
+}
+
+enum Source {
+    File(PathBuf),
+    Stdin(Vec<u8>),
+}
+
+/// The detector `--secrets-config` asks for (or the built-in one); a bad file is a usage
+/// error naming it and its line.
+pub fn detector(config: Option<&Path>) -> anyhow::Result<Detector> {
+    match config {
+        Some(path) => Detector::from_config(path).map_err(|e| UsageError(format!("{e:#}")).into()),
+        None => Ok(Detector::default()),
+    }
+}
+
+pub fn run(
+    args: &GrepArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Outcome> {
+    let detector = detector(args.secrets_config.as_deref())?;
+    let projects = Projects::parse(&args.projects, &env.inputs.home)?;
+    // Without a pattern, the first SESSION is clap's `pattern`.
+    let named: Vec<std::ffi::OsString> = args
+        .pattern
+        .iter()
+        .map(Into::into)
+        .chain(args.sessions.iter().cloned())
+        .collect();
+    if !named.is_empty() && (args.all || !args.projects.is_empty()) {
+        return Err(UsageError("SESSIONs cannot be given with --all or --project".into()).into());
+    }
+    let (files, explicit, mut trouble) = sources(&named, args.all, &projects, env, diag, stdin)
+        .map_err(|e| {
+            if e.is::<UsageError>() {
+                e
+            } else {
+                Unanswered(format!("{e:#}")).into()
+            }
+        })?;
+    let scope = projects.scope(args.all);
+    let theme = env.theme();
+    let mut found = false;
+    let mut failed: Option<io::Error> = None;
+    crate::parallel::ordered(
+        &files,
+        |source| search(source, &detector),
+        |result| {
+            let s = match result {
+                Ok(s) => s,
+                Err((path, e)) => {
+                    trouble |= crate::cmd::grep::report_unreadable(diag, &path, &e);
+                    return ControlFlow::Continue(());
+                }
+            };
+            diag.session_warnings(&s.path.display().to_string(), &s.warnings);
+            let kept = explicit
+                || (listing::in_scope(&env.location, scope, &s.cwd) && projects.holds(&s.cwd));
+            if !kept || s.hits.is_empty() {
+                return ControlFlow::Continue(());
+            }
+            let first = !found;
+            found = true;
+            match write_session(args, env, theme, &s, first, out) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(if trouble {
+        Outcome::Trouble
+    } else if found {
+        Outcome::Done
+    } else {
+        Outcome::Partial
+    })
+}
+
+/// The files to read, whether they were named, and whether a listing may have missed one.
+fn sources(
+    named: &[std::ffi::OsString],
+    all: bool,
+    projects: &Projects,
+    env: &Env,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<(Vec<Source>, bool, bool)> {
+    let loc = &env.location;
+    if named.is_empty() {
+        let listed = listing::files(loc, projects.scope(all))?;
+        let mut incomplete = false;
+        for (path, why) in listed.skipped {
+            incomplete |= matches!(why, Skipped::Folder(_));
+            Problem::Skipped(why).report(&path, diag);
+        }
+        return Ok((
+            listed.files.into_iter().map(Source::File).collect(),
+            false,
+            incomplete,
+        ));
+    }
+    let mut files = Vec::new();
+    for arg in named {
+        match select(Some(arg), loc, env.pi_session_file.as_deref())? {
+            Selected::File(path) => files.push(Source::File(path)),
+            Selected::Stdin => {
+                let mut bytes = Vec::new();
+                stdin.read_to_end(&mut bytes).context("<stdin>")?;
+                files.push(Source::Stdin(bytes));
+            }
+        }
+    }
+    Ok((files, true, false))
+}
+
+/// Every finding of one session, read as a stream by the one reader.
+fn search(source: &Source, detector: &Detector) -> Result<Searched, (PathBuf, ScanError)> {
+    let mut hits = Vec::new();
+    let mut on_entry = |header: &Header, e: &EntryLine| {
+        entry(detector, header, e, &mut hits);
+        ControlFlow::Continue(())
+    };
+    let (path, report) = match source {
+        Source::File(path) => {
+            let failed = |e| (path.clone(), e);
+            let opened = open_file(path).map_err(failed)?;
+            let input = whole_file(&opened, Reading::OnThisThread).map_err(failed)?;
+            let report = scan_until(input, &opened.stem, &mut on_entry).map_err(failed)?;
+            (path.clone(), report)
+        }
+        Source::Stdin(bytes) => {
+            let report = scan_until(&bytes[..], "-", &mut on_entry)
+                .map_err(|e| (PathBuf::from("-"), e))?;
+            (PathBuf::from("-"), report)
+        }
+    };
+    Ok(Searched {
+        path,
+        id: report.header.id,
+        cwd: report.header.cwd.unwrap_or_default(),
+        warnings: report.warnings,
+        hits,
+    })
+}
+
+fn entry(detector: &Detector, header: &Header, e: &EntryLine, hits: &mut Vec<Hit>) {
+    if !detector.may_hold(e.json) {
+        return;
+    }
+    // The scan read the line as an object; a decode that fails now has nothing to say.
+    let Ok(value) = crate::json::decode(e.json) else {
+        return;
+    };
+    let role = e
+        .view
+        .message
+        .0
+        .as_ref()
+        .and_then(|m| m.role.get())
+        .map(|r| migrated_role(header, r).to_owned());
+    for found in detector.find_in_entry(&value) {
+        hits.push(Hit {
+            file_line: e.line,
+            entry_id: e.id.as_deref().map(str::to_owned),
+            kind: e.kind.as_str().to_owned(),
+            role: role.clone(),
+            found,
+        });
+    }
+}
+
+fn write_session(
+    args: &GrepArgs,
+    env: &Env,
+    theme: style::Theme,
+    s: &Searched,
+    first: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let path = s.path.display().to_string();
+    let shown = |p: &str| -> String {
+        if env.stdout_tty {
+            style::escape_control(p, false).into_owned()
+        } else {
+            p.to_owned()
+        }
+    };
+    if args.files_with_matches {
+        return writeln!(out, "{}", shown(&path));
+    }
+    if args.count {
+        return writeln!(out, "{}:{}", shown(&path), s.hits.len());
+    }
+    if args.json {
+        for h in &s.hits {
+            let object = json!({
+                "session": s.id,
+                "path": path,
+                "cwd": s.cwd,
+                "entry": h.entry_id,
+                "type": h.kind,
+                "role": h.role,
+                "fileLine": h.file_line,
+                "field": h.found.field,
+                "line": h.found.line,
+                "kind": h.found.kind,
+                "fingerprint": h.found.fingerprint,
+                "preview": h.found.preview,
+            });
+            crate::surrogates::write(&mut *out, &object)?;
+            out.write_all(b"\n")?;
+        }
+        return Ok(());
+    }
+    if !first {
+        out.write_all(b"\n")?;
+    }
+    let esc = |t: &str| style::escape_control(t, false).into_owned();
+    let cwd = esc(&tilde(Path::new(&s.cwd), &env.inputs.home));
+    writeln!(
+        out,
+        "{}  {}  {}",
+        theme.paint(Role::Id, &style::short_id(&s.id)),
+        cwd,
+        theme.dim(&esc(&path))
+    )?;
+    for h in &s.hits {
+        let id = h
+            .entry_id
+            .as_deref()
+            .map_or("-".to_owned(), |id| style::shown_id(id, IdCut::Typed));
+        let f = &h.found;
+        writeln!(
+            out,
+            "  {}  {}:{}  {}  {}…  {}",
+            theme.paint(Role::Id, &esc(&id)),
+            esc(&f.field),
+            f.line,
+            theme.bold(&theme.paint(Role::Error, &f.kind)),
+            esc(&f.preview),
+            theme.dim(&f.fingerprint)
+        )?;
+    }
+    Ok(())
+}
