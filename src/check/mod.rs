@@ -245,8 +245,11 @@ pub fn judge(spec: &Spec, summary: &Summary, session: Option<&Session>) -> Verdi
         assertions.push(require_text(re, figures.final_assistant.as_ref()));
     }
     let mut secrets = Vec::new();
+    let mut figures = figures;
     if let Some(detector) = &spec.no_secrets {
         let (assertion, found) = secrets::no_secrets(detector, session);
+        // What the reports quote of the session is redacted too.
+        secrets::redact_quotes(detector, &mut figures, &mut assertions);
         assertions.push(assertion);
         secrets = found;
     }

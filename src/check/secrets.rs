@@ -1,7 +1,7 @@
 //! `check --no-secrets`: no entry holds a secret (`crate::secrets`). Each finding names its
 //! line, entry, field, kind and fingerprint, never the secret.
 
-use super::{plural, Assertion, Finding};
+use super::{plural, Assertion, Figures, Finding};
 use crate::secrets::Detector;
 use crate::session::Session;
 
@@ -57,4 +57,23 @@ pub(super) fn no_secrets(detector: &Detector, session: Option<&Session>) -> (Ass
         limit_json: 0.into(),
     };
     (assertion, findings)
+}
+
+/// The session's text that the reports quote (the last messages, a matched text) with every
+/// secret replaced by `[REDACTED kind fingerprint]`.
+pub(super) fn redact_quotes(detector: &Detector, figures: &mut Figures, assertions: &mut [Assertion]) {
+    let redact = |s: &mut String| {
+        if let std::borrow::Cow::Owned(r) = detector.redact(s) {
+            *s = r;
+        }
+    };
+    for m in [&mut figures.last, &mut figures.final_assistant].into_iter().flatten() {
+        redact(&mut m.text);
+        if let Some(e) = &mut m.error_message {
+            redact(e);
+        }
+    }
+    for a in assertions {
+        redact(&mut a.measured);
+    }
 }

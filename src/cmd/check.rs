@@ -372,13 +372,17 @@ fn check_one(
         None => diag.session_warnings(&name, &summary.warnings),
     }
     let verdict = check::judge(spec, &summary, session.as_ref());
+    let title = summary
+        .name
+        .clone()
+        .unwrap_or_else(|| summary.first_message.to_string());
     Checked {
         name,
         id: Some(summary.id.clone()),
-        title: summary
-            .name
-            .clone()
-            .unwrap_or_else(|| summary.first_message.to_string()),
+        title: match &spec.no_secrets {
+            Some(detector) => detector.redact(&title).into_owned(),
+            None => title,
+        },
         result: Ok(verdict),
     }
 }

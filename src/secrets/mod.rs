@@ -308,6 +308,12 @@ impl Detector {
     }
 }
 
+/// The built-in rules' regexes, for a benchmark's `rg -f` (the same patterns, one a line).
+#[doc(hidden)]
+pub fn builtin_patterns() -> impl Iterator<Item = &'static str> {
+    rules::DEFS.iter().map(|d| d.regex)
+}
+
 /// The first 8 hex digits of xxh3-64 of a secret: enough to tell secrets apart in one
 /// report, far too little to recover one.
 pub fn fingerprint(secret: &str) -> String {

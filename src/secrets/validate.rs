@@ -109,9 +109,18 @@ pub(crate) fn check(kind: Check, secret: &str) -> bool {
                     .is_some_and(|at| at + 1 < d.len())
         }),
         Check::PemBody => {
+            // Between the BEGIN line's closing dashes and the END line (a key pasted on one
+            // line has spaces for its line breaks), but for headers such as `Proc-Type:`.
+            let open = secret
+                .get(5..)
+                .and_then(|s| s.find("-----"))
+                .map_or(secret.len(), |at| at + 10);
+            let close = secret.rfind("-----END").unwrap_or(secret.len());
             let body = secret
+                .get(open..close)
+                .unwrap_or_default()
                 .lines()
-                .filter(|l| !l.starts_with("-----") && !l.contains(':'))
+                .filter(|l| !l.contains(':'))
                 .flat_map(str::bytes)
                 .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
                 .count();
@@ -144,6 +153,9 @@ const PLACEHOLDERS: &[&str] = &[
     ">",
 ];
 
+/// Prefixes of the formats with their own check ([`Check`]).
+const OWNED_PREFIXES: &[&str] = &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "npm_", "eyJ"];
+
 /// Values that are a word standing for a secret.
 const PLACEHOLDER_WORDS: &[&str] = &[
     "password", "passwd", "pass", "pwd", "secret", "token", "null", "none", "undefined", "true",
@@ -170,6 +182,11 @@ pub(crate) fn filtered(filters: Filters, value: &str, stopwords: &[String]) -> b
         return true;
     }
     if filters.mixed && !mixed(value) {
+        return true;
+    }
+    // A value in a format that checks itself belongs to that format's rule, which judged it
+    // (a GitHub token with a wrong checksum is not a generic secret either).
+    if filters.mixed && OWNED_PREFIXES.iter().any(|p| value.starts_with(p)) {
         return true;
     }
     false

@@ -14,6 +14,8 @@ mod ls;
 mod path;
 mod rm;
 mod robustness;
+mod secrets;
+mod secrets_corpus;
 mod show;
 mod stats;
 mod surrogates;
