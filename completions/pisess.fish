@@ -185,6 +185,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tool-errors 
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l require-tool -d 'The tool NAME was called at least once on the active branch; repeatable' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l forbid-tool -d 'The tool NAME was never called on the active branch; repeatable' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l require-text -d 'The final assistant message\'s text matches REGEX (Rust regex syntax; (?i) ignores case)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l secrets-config -d 'With --no-secrets: rules and allowlists to add (TOML, as `grep --secrets-config`)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l summary -d 'Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l junit -d 'Also write a JUnit XML report to FILE (one test case per assertion); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
@@ -197,6 +198,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l integrity -d 'Th
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-tool-errors -d 'No tool result with isError (--max-tool-errors 0)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l ended -d 'The active branch\'s last message is an assistant message with stopReason stop (not error, aborted, length or toolUse)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-malformed -d 'No malformed line in the file'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-secrets -d 'No secret in any entry (the findings of `grep --secrets`, each named)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l json -d 'One JSON object per session: {session, path, status, assertions, findings, figures}'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-pager -d 'Never page human output'
@@ -233,6 +235,7 @@ custom\t''
 branchSummary\t''
 compactionSummary\t''"
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s m -l max-count -d 'Stop after N matching lines in each session' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l secrets-config -d 'Rules and allowlists to add to the built-in ones (TOML, gitleaks\'s format where it fits)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -249,6 +252,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand grep" -s w -l word-regexp 
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s l -l files-with-matches -d 'Print only the files of the sessions that match, one a line (for xargs)'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s c -l count -d 'Print the number of matching lines of each session that has some: PATH:COUNT'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l json -d 'NDJSON, one object per matching line (fields are only ever added)'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l secrets -d 'Find secrets (tokens, keys, passwords: docs/secrets.md) instead of a pattern, in every string of every entry; each is shown by kind, at most 4 characters and a fingerprint'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'

@@ -172,6 +172,8 @@ const CHECK_HELP: &str = concat!(
   --ended                the active branch ends in an assistant message with stopReason stop
   --require-tool NAME    --forbid-tool NAME   (called at least once / never, on the active branch)
   --require-text REGEX   in the final assistant text
+  --no-secrets           no token, key or password in any entry (docs/secrets.md); each
+                         finding named by kind, 4 characters at most and a fingerprint
 Totals are pi's /session figures over the whole file, the same as `ls` reports.
 
 Exit codes (the agent's failure apart from the tool's):
