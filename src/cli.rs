@@ -647,7 +647,12 @@ pub struct CheckArgs {
     #[arg(long, help_heading = "Assertions")]
     pub no_secrets: bool,
     /// With --no-secrets: rules and allowlists to add (TOML, as `grep --secrets-config`)
-    #[arg(long, value_name = "FILE", requires = "no_secrets", help_heading = "Assertions")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "no_secrets",
+        help_heading = "Assertions"
+    )]
     pub secrets_config: Option<std::path::PathBuf>,
     /// One JSON object per session: {session, path, status, assertions, findings, figures}
     #[arg(long)]
@@ -804,12 +809,27 @@ pub struct GrepArgs {
     #[arg(long, conflicts_with_all = SECRETS_CONFLICTS, help_heading = "Secrets")]
     pub secrets: bool,
     /// Rules and allowlists to add to the built-in ones (TOML, gitleaks's format where it fits)
-    #[arg(long, value_name = "FILE", requires = "secrets", help_heading = "Secrets")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "secrets",
+        help_heading = "Secrets"
+    )]
     pub secrets_config: Option<std::path::PathBuf>,
 }
 
 /// What `grep --secrets` has no use for: it reads every string of every entry.
 const SECRETS_CONFLICTS: [&str; 12] = [
-    "fixed_strings", "ignore_case", "smart_case", "word_regexp", "tools", "thinking", "branch",
-    "types", "roles", "max_count", "since", "until",
+    "fixed_strings",
+    "ignore_case",
+    "smart_case",
+    "word_regexp",
+    "tools",
+    "thinking",
+    "branch",
+    "types",
+    "roles",
+    "max_count",
+    "since",
+    "until",
 ];

@@ -6,7 +6,10 @@ use crate::secrets::Detector;
 use crate::session::Session;
 
 /// The assertion, and one finding per secret (at its file line).
-pub(super) fn no_secrets(detector: &Detector, session: Option<&Session>) -> (Assertion, Vec<Finding>) {
+pub(super) fn no_secrets(
+    detector: &Detector,
+    session: Option<&Session>,
+) -> (Assertion, Vec<Finding>) {
     let mut findings = Vec::new();
     let mut unread = 0u64;
     if let Some(s) = session {
@@ -61,13 +64,20 @@ pub(super) fn no_secrets(detector: &Detector, session: Option<&Session>) -> (Ass
 
 /// The session's text that the reports quote (the last messages, a matched text) with every
 /// secret replaced by `[REDACTED kind fingerprint]`.
-pub(super) fn redact_quotes(detector: &Detector, figures: &mut Figures, assertions: &mut [Assertion]) {
+pub(super) fn redact_quotes(
+    detector: &Detector,
+    figures: &mut Figures,
+    assertions: &mut [Assertion],
+) {
     let redact = |s: &mut String| {
         if let std::borrow::Cow::Owned(r) = detector.redact(s) {
             *s = r;
         }
     };
-    for m in [&mut figures.last, &mut figures.final_assistant].into_iter().flatten() {
+    for m in [&mut figures.last, &mut figures.final_assistant]
+        .into_iter()
+        .flatten()
+    {
         redact(&mut m.text);
         if let Some(e) = &mut m.error_message {
             redact(e);

@@ -183,8 +183,8 @@ fn search(source: &Source, detector: &Detector) -> Result<Searched, (PathBuf, Sc
             (path.clone(), report)
         }
         Source::Stdin(bytes) => {
-            let report = scan_until(&bytes[..], "-", &mut on_entry)
-                .map_err(|e| (PathBuf::from("-"), e))?;
+            let report =
+                scan_until(&bytes[..], "-", &mut on_entry).map_err(|e| (PathBuf::from("-"), e))?;
             (PathBuf::from("-"), report)
         }
     };

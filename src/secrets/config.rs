@@ -108,7 +108,10 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
         })?;
         if let Some(g) = r.secret_group {
             if g >= regex.captures_len() {
-                bail!("{which}: secretGroup {g} but the regex has {} groups", regex.captures_len() - 1);
+                bail!(
+                    "{which}: secretGroup {g} but the regex has {} groups",
+                    regex.captures_len() - 1
+                );
             }
         }
         let mut allow = Allow::default();
@@ -185,22 +188,35 @@ stopwords = ["00000000"]
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].kind, "internal-token");
         assert_eq!(found[0].end - found[0].start, 16);
-        assert!(d.find("itk_a1b2c3d400000000").is_empty(), "a stopword allows it");
+        assert!(
+            d.find("itk_a1b2c3d400000000").is_empty(),
+            "a stopword allows it"
+        );
         assert!(d.kinds().any(|k| k == "github-pat"), "built-ins kept");
     }
 
     #[test]
     fn use_default_false_keeps_only_the_files_rules() {
-        let d = parse("[extend]\nuseDefault = false\n[[rules]]\nid = 'x'\nregex = 'zz[0-9]+'\n").unwrap();
+        let d = parse("[extend]\nuseDefault = false\n[[rules]]\nid = 'x'\nregex = 'zz[0-9]+'\n")
+            .unwrap();
         assert_eq!(d.kinds().collect::<Vec<_>>(), ["x"]);
-        assert!(d.may_hold(b"anything"), "a rule without keywords reads every line");
+        assert!(
+            d.may_hold(b"anything"),
+            "a rule without keywords reads every line"
+        );
     }
 
     #[test]
     fn errors_name_the_line() {
-        let e = parse("[[rules]]\nid = 'x'\nregex = 'a(b'\n").err().unwrap().to_string();
+        let e = parse("[[rules]]\nid = 'x'\nregex = 'a(b'\n")
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("rule 'x': bad regex"), "{e}");
-        let e = parse("[[rules]]\nid = 'x'\nregex = 3\n").err().unwrap().to_string();
+        let e = parse("[[rules]]\nid = 'x'\nregex = 3\n")
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.starts_with("line 3:"), "{e}");
         let e = parse("[[rules]]\nid = 'x'\n").err().unwrap().to_string();
         assert!(e.contains("no regex"), "{e}");

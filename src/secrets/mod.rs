@@ -116,7 +116,12 @@ impl Default for Detector {
                     regexes: d
                         .allow
                         .iter()
-                        .map(|r| (compile(r).expect("built-in allowlists compile"), Target::Secret))
+                        .map(|r| {
+                            (
+                                compile(r).expect("built-in allowlists compile"),
+                                Target::Secret,
+                            )
+                        })
                         .collect(),
                     stopwords: Vec::new(),
                 },
@@ -167,9 +172,10 @@ impl Detector {
                 .build(patterns)
                 .ok()
         };
-        let escapable = patterns
-            .iter()
-            .any(|p| p.bytes().any(|b| matches!(b, b'"' | b'\\' | b'/') || b < 0x20));
+        let escapable = patterns.iter().any(|p| {
+            p.bytes()
+                .any(|b| matches!(b, b'"' | b'\\' | b'/') || b < 0x20)
+        });
         let raw = if escapable || !unkeyed.is_empty() {
             None
         } else {
@@ -233,7 +239,8 @@ impl Detector {
         let mut taken: Vec<(usize, usize, usize)> = Vec::new();
         for c in candidates {
             let at = taken.partition_point(|t| t.1 < c.1);
-            let clashes = |t: Option<&(usize, usize, usize)>| t.is_some_and(|t| t.1 < c.2 && c.1 < t.2);
+            let clashes =
+                |t: Option<&(usize, usize, usize)>| t.is_some_and(|t| t.1 < c.2 && c.1 < t.2);
             if clashes(taken.get(at)) || (at > 0 && clashes(taken.get(at - 1))) {
                 continue;
             }

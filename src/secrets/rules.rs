@@ -134,7 +134,10 @@ pub(crate) const DEFS: &[Def] = &[
     },
     Def {
         kind: "github-fine-grained-pat",
-        regex: concat!(r"(?-u:\b)(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})", end!()),
+        regex: concat!(
+            r"(?-u:\b)(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})",
+            end!()
+        ),
         keywords: &["github_pat_"],
         group: None,
         entropy: 3.0,
@@ -195,7 +198,12 @@ pub(crate) const DEFS: &[Def] = &[
     Def {
         kind: "aws-session-token",
         regex: r#"(?i:(?:aws_?)?session_?token["']?[ \t]{0,3}(?::|=)[ \t]{0,3}["']?)([A-Za-z0-9/+=]{100,})|(?-u:\b)((?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+=]{100,})"#,
-        keywords: &["session_token", "sessiontoken", "FwoGZXIvYXdz", "IQoJb3JpZ2lu"],
+        keywords: &[
+            "session_token",
+            "sessiontoken",
+            "FwoGZXIvYXdz",
+            "IQoJb3JpZ2lu",
+        ],
         group: None,
         entropy: 3.5,
         check: Check::None,
@@ -214,7 +222,10 @@ pub(crate) const DEFS: &[Def] = &[
     },
     Def {
         kind: "slack-bot-token",
-        regex: concat!(r"(?-u:\b)(xoxb-[0-9]{10,13}-[0-9]{10,13}-[A-Za-z0-9]{24})", end!()),
+        regex: concat!(
+            r"(?-u:\b)(xoxb-[0-9]{10,13}-[0-9]{10,13}-[A-Za-z0-9]{24})",
+            end!()
+        ),
         keywords: &["xoxb-"],
         group: None,
         entropy: 0.0,
@@ -224,7 +235,10 @@ pub(crate) const DEFS: &[Def] = &[
     },
     Def {
         kind: "slack-user-token",
-        regex: concat!(r"(?-u:\b)(xox[pe](?:-[0-9]{10,13}){3}-[A-Za-z0-9]{28,34})", end!()),
+        regex: concat!(
+            r"(?-u:\b)(xox[pe](?:-[0-9]{10,13}){3}-[A-Za-z0-9]{28,34})",
+            end!()
+        ),
         keywords: &["xoxp-", "xoxe-"],
         group: None,
         entropy: 0.0,
@@ -234,7 +248,10 @@ pub(crate) const DEFS: &[Def] = &[
     },
     Def {
         kind: "slack-app-token",
-        regex: concat!(r"(?-u:\b)(xapp-[0-9]-[A-Z0-9]{9,12}-[0-9]{10,13}-[a-f0-9]{64})", end!()),
+        regex: concat!(
+            r"(?-u:\b)(xapp-[0-9]-[A-Z0-9]{9,12}-[0-9]{10,13}-[a-f0-9]{64})",
+            end!()
+        ),
         keywords: &["xapp-"],
         group: None,
         entropy: 0.0,
@@ -274,7 +291,10 @@ pub(crate) const DEFS: &[Def] = &[
     },
     Def {
         kind: "anthropic-api-key",
-        regex: concat!(r"(?-u:\b)(sk-ant-(?:api03|admin01)-[A-Za-z0-9_-]{93}AA)", end!()),
+        regex: concat!(
+            r"(?-u:\b)(sk-ant-(?:api03|admin01)-[A-Za-z0-9_-]{93}AA)",
+            end!()
+        ),
         keywords: &["sk-ant-"],
         group: None,
         entropy: 0.0,
@@ -317,7 +337,10 @@ pub(crate) const DEFS: &[Def] = &[
     },
     Def {
         kind: "sendgrid-api-key",
-        regex: concat!(r"(?-u:\b)(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})", end!()),
+        regex: concat!(
+            r"(?-u:\b)(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})",
+            end!()
+        ),
         keywords: &["SG."],
         group: None,
         entropy: 3.0,
@@ -422,7 +445,15 @@ pub(crate) const DEFS: &[Def] = &[
         kind: "generic-secret",
         regex: r#"(?i)(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,30}?(?:api[_.-]?key|apikey|secret|token|passw(?:or)?d|pwd|auth[_.-]?key|access[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]{0,20})["']?[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}["'`]?([A-Za-z0-9_.~+/=!@#%^*-]{8,200})(?:[^A-Za-z0-9_.~+/=!@#%^*-]|$)"#,
         keywords: &[
-            "api", "secret", "token", "passw", "pwd", "auth", "access", "private", "credential",
+            "api",
+            "secret",
+            "token",
+            "passw",
+            "pwd",
+            "auth",
+            "access",
+            "private",
+            "credential",
         ],
         group: Some(2),
         entropy: 3.5,

@@ -6,7 +6,9 @@ use super::*;
 
 /// Deterministic characters from `alphabet` (an LCG: tests must not depend on a seed).
 pub(crate) fn chars(seed: u64, n: usize, alphabet: &[u8]) -> String {
-    let mut x = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+    let mut x = seed
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
     (0..n)
         .map(|_| {
             x = x
@@ -49,7 +51,7 @@ fn b64url(bytes: &[u8]) -> String {
 
 fn b64std(bytes: &[u8]) -> String {
     let mut s = b64url(bytes).replace('-', "+").replace('_', "/");
-    while s.len() % 4 != 0 {
+    while !s.len().is_multiple_of(4) {
         s.push('=');
     }
     s
@@ -59,7 +61,11 @@ fn b64std(bytes: &[u8]) -> String {
 pub(crate) fn cases() -> Vec<(&'static str, String, String)> {
     let s = 17;
     let jwt = |alg: bool| {
-        let header = if alg { r#"{"alg":"HS256","typ":"JWT"}"# } else { r#"{"typ":"JWT","x":1}"# };
+        let header = if alg {
+            r#"{"alg":"HS256","typ":"JWT"}"#
+        } else {
+            r#"{"typ":"JWT","x":1}"#
+        };
         format!(
             "{}.{}.{}",
             b64url(header.as_bytes()),
@@ -67,29 +73,75 @@ pub(crate) fn cases() -> Vec<(&'static str, String, String)> {
             chars(s, 43, URLSAFE)
         )
     };
-    let pem_body = (0..5).map(|i| chars(i, 64, B64)).collect::<Vec<_>>().join("\n");
+    let pem_body = (0..5)
+        .map(|i| chars(i, 64, B64))
+        .collect::<Vec<_>>()
+        .join("\n");
     vec![
         (
             "private-key",
             format!("-----BEGIN RSA PRIVATE KEY-----\n{pem_body}\n-----END RSA PRIVATE KEY-----"),
             "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----".to_owned(),
         ),
-        ("github-pat", format!("token {}", checksummed("ghp_", s, true)), format!("token {}", checksummed("ghp_", s, false))),
-        ("github-oauth", checksummed("gho_", s + 1, true), checksummed("gho_", s + 1, false)),
-        ("github-user-to-server", checksummed("ghu_", s + 2, true), checksummed("ghu_", s + 2, false)),
-        ("github-server-to-server", checksummed("ghs_", s + 3, true), checksummed("ghs_", s + 3, false)),
-        ("github-refresh", checksummed("ghr_", s + 4, true), format!("ghr_{}", chars(s, 30, ALNUM))),
+        (
+            "github-pat",
+            format!("token {}", checksummed("ghp_", s, true)),
+            format!("token {}", checksummed("ghp_", s, false)),
+        ),
+        (
+            "github-oauth",
+            checksummed("gho_", s + 1, true),
+            checksummed("gho_", s + 1, false),
+        ),
+        (
+            "github-user-to-server",
+            checksummed("ghu_", s + 2, true),
+            checksummed("ghu_", s + 2, false),
+        ),
+        (
+            "github-server-to-server",
+            checksummed("ghs_", s + 3, true),
+            checksummed("ghs_", s + 3, false),
+        ),
+        (
+            "github-refresh",
+            checksummed("ghr_", s + 4, true),
+            format!("ghr_{}", chars(s, 30, ALNUM)),
+        ),
         (
             "github-fine-grained-pat",
-            format!("github_pat_{}_{}", chars(s, 22, ALNUM), chars(s + 1, 59, ALNUM)),
-            format!("github_pat_{}_{}", chars(s, 22, ALNUM), chars(s + 1, 40, ALNUM)),
+            format!(
+                "github_pat_{}_{}",
+                chars(s, 22, ALNUM),
+                chars(s + 1, 59, ALNUM)
+            ),
+            format!(
+                "github_pat_{}_{}",
+                chars(s, 22, ALNUM),
+                chars(s + 1, 40, ALNUM)
+            ),
         ),
-        ("gitlab-pat", format!("glpat-{}", chars(s, 20, URLSAFE)), format!("glpat-{}", chars(s, 12, URLSAFE))),
-        ("npm-token", format!("//registry.npmjs.org/:_authToken={}", checksummed("npm_", s + 5, true)), checksummed("npm_", s + 5, false)),
-        ("pypi-token", format!("pypi-AgEIcHlwaS5vcmc{}", chars(s, 60, URLSAFE)), format!("pypi-AgEIcHlwaS5vcmc{}", chars(s, 20, URLSAFE))),
+        (
+            "gitlab-pat",
+            format!("glpat-{}", chars(s, 20, URLSAFE)),
+            format!("glpat-{}", chars(s, 12, URLSAFE)),
+        ),
+        (
+            "npm-token",
+            format!(
+                "//registry.npmjs.org/:_authToken={}",
+                checksummed("npm_", s + 5, true)
+            ),
+            checksummed("npm_", s + 5, false),
+        ),
+        (
+            "pypi-token",
+            format!("pypi-AgEIcHlwaS5vcmc{}", chars(s, 60, URLSAFE)),
+            format!("pypi-AgEIcHlwaS5vcmc{}", chars(s, 20, URLSAFE)),
+        ),
         (
             "aws-access-key-id",
-            format!("AWS_ACCESS_KEY_ID={}", format!("AKIA{}", chars(s, 16, UPPER32))),
+            format!("AWS_ACCESS_KEY_ID=AKIA{}", chars(s, 16, UPPER32)),
             "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE".to_owned(),
         ),
         (
@@ -102,29 +154,66 @@ pub(crate) fn cases() -> Vec<(&'static str, String, String)> {
             format!("AWS_SESSION_TOKEN=FwoGZXIvYXdzE{}", chars(s, 200, B64)),
             format!("FwoGZXIvYXdz{}", chars(s, 40, B64)),
         ),
-        ("gcp-api-key", format!("key=AIza{}", chars(s, 35, URLSAFE)), format!("key=AIza{}", chars(s, 20, URLSAFE))),
+        (
+            "gcp-api-key",
+            format!("key=AIza{}", chars(s, 35, URLSAFE)),
+            format!("key=AIza{}", chars(s, 20, URLSAFE)),
+        ),
         (
             "slack-bot-token",
-            format!("xoxb-{}-{}-{}", chars(s, 12, DIGITS), chars(s + 1, 13, DIGITS), chars(s, 24, ALNUM)),
+            format!(
+                "xoxb-{}-{}-{}",
+                chars(s, 12, DIGITS),
+                chars(s + 1, 13, DIGITS),
+                chars(s, 24, ALNUM)
+            ),
             format!("xoxb-{}-{}", chars(s, 12, DIGITS), chars(s, 24, ALNUM)),
         ),
         (
             "slack-user-token",
-            format!("xoxp-{}-{}-{}-{}", chars(s, 12, DIGITS), chars(s + 1, 12, DIGITS), chars(s + 2, 13, DIGITS), chars(s, 32, ALNUM)),
+            format!(
+                "xoxp-{}-{}-{}-{}",
+                chars(s, 12, DIGITS),
+                chars(s + 1, 12, DIGITS),
+                chars(s + 2, 13, DIGITS),
+                chars(s, 32, ALNUM)
+            ),
             format!("xoxp-{}-{}", chars(s, 12, DIGITS), chars(s, 32, ALNUM)),
         ),
         (
             "slack-app-token",
-            format!("xapp-1-A{}-{}-{}", chars(s, 10, b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), chars(s, 13, DIGITS), chars(s, 64, HEX)),
-            format!("xapp-1-A{}-{}", chars(s, 10, b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), chars(s, 13, DIGITS)),
+            format!(
+                "xapp-1-A{}-{}-{}",
+                chars(s, 10, b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),
+                chars(s, 13, DIGITS),
+                chars(s, 64, HEX)
+            ),
+            format!(
+                "xapp-1-A{}-{}",
+                chars(s, 10, b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),
+                chars(s, 13, DIGITS)
+            ),
         ),
         (
             "slack-webhook",
-            format!("https://hooks.slack.com/services/T{}/B{}/{}", chars(s, 8, UPPER32), chars(s + 1, 10, UPPER32), chars(s, 24, ALNUM)),
+            format!(
+                "https://hooks.slack.com/services/T{}/B{}/{}",
+                chars(s, 8, UPPER32),
+                chars(s + 1, 10, UPPER32),
+                chars(s, 24, ALNUM)
+            ),
             "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXX".to_owned(),
         ),
-        ("stripe-secret-key", format!("sk_live_{}", chars(s, 32, ALNUM)), format!("pk_live_{}", chars(s, 32, ALNUM))),
-        ("stripe-restricted-key", format!("rk_test_{}", chars(s, 32, ALNUM)), format!("rk_test_{}", chars(s, 10, ALNUM))),
+        (
+            "stripe-secret-key",
+            format!("sk_live_{}", chars(s, 32, ALNUM)),
+            format!("pk_live_{}", chars(s, 32, ALNUM)),
+        ),
+        (
+            "stripe-restricted-key",
+            format!("rk_test_{}", chars(s, 32, ALNUM)),
+            format!("rk_test_{}", chars(s, 10, ALNUM)),
+        ),
         (
             "anthropic-api-key",
             format!("ANTHROPIC_API_KEY=sk-ant-api03-{}AA", chars(s, 93, URLSAFE)),
@@ -132,10 +221,18 @@ pub(crate) fn cases() -> Vec<(&'static str, String, String)> {
         ),
         (
             "openai-api-key",
-            format!("sk-proj-{}T3BlbkFJ{}", chars(s, 74, URLSAFE), chars(s + 1, 74, URLSAFE)),
+            format!(
+                "sk-proj-{}T3BlbkFJ{}",
+                chars(s, 74, URLSAFE),
+                chars(s + 1, 74, URLSAFE)
+            ),
             format!("sk-proj-{}", chars(s, 40, LETTERS)),
         ),
-        ("huggingface-token", format!("hf_{}", chars(s, 34, LETTERS)), format!("hf_{}1", chars(s, 33, LETTERS))),
+        (
+            "huggingface-token",
+            format!("hf_{}", chars(s, 34, LETTERS)),
+            format!("hf_{}1", chars(s, 33, LETTERS)),
+        ),
         (
             "telegram-bot-token",
             format!("bot{}:AA{}", chars(s, 10, DIGITS), chars(s, 33, URLSAFE)),
@@ -149,26 +246,57 @@ pub(crate) fn cases() -> Vec<(&'static str, String, String)> {
         ("jwt", jwt(true), jwt(false)),
         (
             "postgres-url",
-            format!("DATABASE_URL=postgres://app:{}@db.internal:5432/app", chars(s, 16, ALNUM)),
+            format!(
+                "DATABASE_URL=postgres://app:{}@db.internal:5432/app",
+                chars(s, 16, ALNUM)
+            ),
             "DATABASE_URL=postgres://app:${DB_PASSWORD}@db.internal:5432/app".to_owned(),
         ),
-        ("mysql-url", format!("mysql://root:{}@127.0.0.1/shop", chars(s, 12, ALNUM)), "mysql://root@127.0.0.1/shop".to_owned()),
+        (
+            "mysql-url",
+            format!("mysql://root:{}@127.0.0.1/shop", chars(s, 12, ALNUM)),
+            "mysql://root@127.0.0.1/shop".to_owned(),
+        ),
         (
             "mongodb-url",
-            format!("mongodb+srv://svc:{}@cluster0.mongodb.net/db", chars(s, 14, ALNUM)),
+            format!(
+                "mongodb+srv://svc:{}@cluster0.mongodb.net/db",
+                chars(s, 14, ALNUM)
+            ),
             "mongodb+srv://svc:<password>@cluster0.mongodb.net/db".to_owned(),
         ),
-        ("redis-url", format!("REDIS_URL=redis://:{}@cache:6379/0", chars(s, 20, ALNUM)), "redis://cache:6379/0".to_owned()),
-        ("amqp-url", format!("amqps://rabbit:{}@mq.local/vhost", chars(s, 18, ALNUM)), "amqp://guest:password@mq.local/".to_owned()),
-        ("basic-auth-url", format!("git clone https://deploy:{}@git.corp.example/x.git", chars(s, 20, ALNUM)), "https://deploy@git.corp/x.git".to_owned()),
+        (
+            "redis-url",
+            format!("REDIS_URL=redis://:{}@cache:6379/0", chars(s, 20, ALNUM)),
+            "redis://cache:6379/0".to_owned(),
+        ),
+        (
+            "amqp-url",
+            format!("amqps://rabbit:{}@mq.local/vhost", chars(s, 18, ALNUM)),
+            "amqp://guest:password@mq.local/".to_owned(),
+        ),
+        (
+            "basic-auth-url",
+            format!(
+                "git clone https://deploy:{}@git.corp.example/x.git",
+                chars(s, 20, ALNUM)
+            ),
+            "https://deploy@git.corp/x.git".to_owned(),
+        ),
         (
             "bearer-token",
-            format!("curl -H 'Authorization: Bearer {}' https://api", chars(s, 40, URLSAFE)),
+            format!(
+                "curl -H 'Authorization: Bearer {}' https://api",
+                chars(s, 40, URLSAFE)
+            ),
             "curl -H \"Authorization: Bearer $API_TOKEN\" https://api".to_owned(),
         ),
         (
             "basic-auth-header",
-            format!("Authorization: Basic {}", b64std(format!("admin:{}", chars(s, 12, ALNUM)).as_bytes())),
+            format!(
+                "Authorization: Basic {}",
+                b64std(format!("admin:{}", chars(s, 12, ALNUM)).as_bytes())
+            ),
             "Basic usage of Authorization headers is documented".to_owned(),
         ),
         (
@@ -205,11 +333,21 @@ fn every_rule_finds_its_positive_and_not_its_near_miss() {
 #[test]
 fn checksum_invalid_github_and_npm_tokens_are_not_flagged() {
     let d = Detector::default();
-    for (i, prefix) in ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "npm_"].iter().enumerate() {
+    for (i, prefix) in ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "npm_"]
+        .iter()
+        .enumerate()
+    {
         for seed in 0..20 {
             let seed = seed + 100 * i as u64;
-            assert_eq!(d.find(&checksummed(prefix, seed, true)).len(), 1, "{prefix} valid, seed {seed}");
-            assert!(d.find(&checksummed(prefix, seed, false)).is_empty(), "{prefix} invalid, seed {seed}");
+            assert_eq!(
+                d.find(&checksummed(prefix, seed, true)).len(),
+                1,
+                "{prefix} valid, seed {seed}"
+            );
+            assert!(
+                d.find(&checksummed(prefix, seed, false)).is_empty(),
+                "{prefix} invalid, seed {seed}"
+            );
         }
     }
 }
@@ -222,8 +360,8 @@ fn findings_span_the_secret_and_redaction_replaces_it() {
     let text = format!("push with {token}\nDATABASE_URL=postgres://u:{password}@h/db\n");
     let found = d.find(&text);
     assert_eq!(found.len(), 2);
-    assert_eq!(&text[found[0].start..found[0].end] == token, true);
-    assert_eq!(&text[found[1].start..found[1].end] == password, true);
+    assert!(text[found[0].start..found[0].end] == token);
+    assert!(text[found[1].start..found[1].end] == password);
     assert_eq!(found[0].fingerprint, fingerprint(&token));
     assert_eq!(found[0].fingerprint.len(), 8);
     let redacted = d.redact(&text);
@@ -319,11 +457,17 @@ fn an_entry_is_walked_through_escapes_and_json_inside_json() {
     assert!(!line.contains("hooks.slack.com/services"));
     let decoded: serde_json::Value = serde_json::from_str(&line).unwrap();
     let found = d.find_in_entry(&decoded);
-    let got: Vec<(&str, &str)> = found.iter().map(|f| (f.field.as_str(), f.kind.as_str())).collect();
+    let got: Vec<(&str, &str)> = found
+        .iter()
+        .map(|f| (f.field.as_str(), f.kind.as_str()))
+        .collect();
     assert_eq!(
         got,
         [
-            ("message.content[1].text@json.body@json.config.webhook", "slack-webhook"),
+            (
+                "message.content[1].text@json.body@json.config.webhook",
+                "slack-webhook"
+            ),
             ("message.content[1].text@json.db.password", "generic-secret"),
         ],
         "image data is not text"
@@ -336,13 +480,16 @@ fn an_entry_is_walked_through_escapes_and_json_inside_json() {
 fn lines_and_ndjson_within_a_text_are_located() {
     let d = Detector::default();
     let key = format!("AKIA{}", chars(11, 16, UPPER32));
-    let escaped = stored(&serde_json::json!({"url": format!("https://u:{}@h.io/x", chars(12, 20, ALNUM))}))
-        .replace('/', "\\/");
+    let escaped =
+        stored(&serde_json::json!({"url": format!("https://u:{}@h.io/x", chars(12, 20, ALNUM))}))
+            .replace('/', "\\/");
     let text = format!("$ env\nHOME=/root\nAWS_ACCESS_KEY_ID={key}\n{escaped}\n");
     let entry = serde_json::json!({"type": "message", "message": {"role": "bashExecution", "command": "env", "output": text}});
     let found = d.find_in_entry(&entry);
-    let got: Vec<(&str, usize, &str)> =
-        found.iter().map(|f| (f.field.as_str(), f.line, f.kind.as_str())).collect();
+    let got: Vec<(&str, usize, &str)> = found
+        .iter()
+        .map(|f| (f.field.as_str(), f.line, f.kind.as_str()))
+        .collect();
     assert_eq!(
         got,
         [

@@ -158,8 +158,21 @@ const OWNED_PREFIXES: &[&str] = &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "npm_"
 
 /// Values that are a word standing for a secret.
 const PLACEHOLDER_WORDS: &[&str] = &[
-    "password", "passwd", "pass", "pwd", "secret", "token", "null", "none", "undefined", "true",
-    "false", "user", "username", "admin", "root",
+    "password",
+    "passwd",
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "null",
+    "none",
+    "undefined",
+    "true",
+    "false",
+    "user",
+    "username",
+    "admin",
+    "root",
 ];
 
 /// Whether `value` is not a secret by the filters a rule asks for; `stopwords` are the
@@ -235,7 +248,9 @@ fn mixed(value: &str) -> bool {
         return false;
     }
     let identifier = |part: &str| {
-        part.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        part.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
             && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
     };
     !(value.contains('.') && value.split('.').all(identifier))

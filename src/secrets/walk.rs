@@ -118,7 +118,12 @@ impl Detector {
                     continue;
                 };
                 let mut more = Vec::new();
-                self.walk(&inner, &format!("{path}@json(line {})", n + 1), depth + 1, &mut more);
+                self.walk(
+                    &inner,
+                    &format!("{path}@json(line {})", n + 1),
+                    depth + 1,
+                    &mut more,
+                );
                 for m in more {
                     let seen = out[first..]
                         .iter()
@@ -166,7 +171,8 @@ fn skipped_key(k: &str) -> bool {
 /// A string that is a JSON object or array as a whole.
 fn as_json(s: &str) -> Option<Value> {
     let t = s.trim();
-    let framed = (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']'));
+    let framed =
+        (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']'));
     if !framed || t.len() < 2 {
         return None;
     }
@@ -187,7 +193,8 @@ fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
             Seg::Root => {}
             Seg::Key(k) => {
                 let plain = !k.is_empty()
-                    && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+                    && k.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
                 if !plain {
                     path.push_str(&format!("[{}]", Value::from(k)));
                 } else {

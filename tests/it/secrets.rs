@@ -85,8 +85,14 @@ fn the_corpus_is_found_whole_and_its_look_alikes_never() {
         })
         .map(|p| p.kind)
         .collect();
-    let kinds_missed: Vec<&&str> = KINDS.iter().filter(|k| !kinds_found.contains(**k)).collect();
-    assert!(kinds_missed.is_empty(), "kinds never found: {kinds_missed:?}");
+    let kinds_missed: Vec<&&str> = KINDS
+        .iter()
+        .filter(|k| !kinds_found.contains(**k))
+        .collect();
+    assert!(
+        kinds_missed.is_empty(),
+        "kinds never found: {kinds_missed:?}"
+    );
     let planted = corpus.planted.len();
     assert!(
         (planted - missed.len()) * 100 >= planted * 98,
@@ -94,7 +100,10 @@ fn the_corpus_is_found_whole_and_its_look_alikes_never() {
         planted - missed.len(),
         missed.iter().map(|m| (&m.2, &m.1)).collect::<Vec<_>>()
     );
-    assert!(false_positives.is_empty(), "false positives: {false_positives:#?}");
+    assert!(
+        false_positives.is_empty(),
+        "false positives: {false_positives:#?}"
+    );
 }
 
 /// A session of one project with the given entry lines.
@@ -125,14 +134,28 @@ fn grep_secrets_exits_as_grep_and_prints_no_secret() {
     let mut rng = Rng(7);
     let token = github_style(&mut rng, "ghp_", true);
     let bad = github_style(&mut rng, "ghp_", false);
-    let leaky = session(tmp.path(), "aaaa0001-0000-7000-8000-000000000001", &[user("u1", &format!("push with\nGITHUB_TOKEN={token}"))]);
-    let clean = session(tmp.path(), "bbbb0002-0000-7000-8000-000000000002", &[user("u1", &format!("a wrong checksum: {bad}"))]);
+    let leaky = session(
+        tmp.path(),
+        "aaaa0001-0000-7000-8000-000000000001",
+        &[user("u1", &format!("push with\nGITHUB_TOKEN={token}"))],
+    );
+    let clean = session(
+        tmp.path(),
+        "bbbb0002-0000-7000-8000-000000000002",
+        &[user("u1", &format!("a wrong checksum: {bad}"))],
+    );
     let (leaky, clean) = (leaky.to_str().unwrap(), clean.to_str().unwrap());
 
     let found = run_in(tmp.path(), &["grep", "--secrets", leaky]);
     assert_eq!(found.code, 0, "{}", found.stderr);
     let fp = pisess::secrets::fingerprint(&token);
-    assert!(found.stdout.contains(&format!("u1  message.content:2  github-pat  ghp_…  {fp}")), "{}", found.stdout);
+    assert!(
+        found
+            .stdout
+            .contains(&format!("u1  message.content:2  github-pat  ghp_…  {fp}")),
+        "{}",
+        found.stdout
+    );
     assert_silent(&found, &[&token, &bad]);
 
     let json = run_in(tmp.path(), &["grep", "--secrets", "--json", leaky]);
@@ -147,7 +170,11 @@ fn grep_secrets_exits_as_grep_and_prints_no_secret() {
     assert_silent(&json, &[&token]);
 
     let none = run_in(tmp.path(), &["grep", "--secrets", clean]);
-    assert_eq!((none.code, none.stdout.as_str()), (1, ""), "a token with a wrong checksum is no token");
+    assert_eq!(
+        (none.code, none.stdout.as_str()),
+        (1, ""),
+        "a token with a wrong checksum is no token"
+    );
     let scope = run_in(tmp.path(), &["grep", "--secrets", "-c"]);
     assert_eq!(scope.code, 0);
     assert_eq!(scope.stdout, format!("{leaky}:1\n"));
@@ -162,26 +189,54 @@ fn a_config_file_adds_rules_and_a_bad_one_is_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
     let mut rng = Rng(9);
     let internal = format!("itk_{}", rng.next());
-    let path = session(tmp.path(), "aaaa0001-0000-7000-8000-000000000001", &[user("u1", &format!("use {internal}"))]);
+    let path = session(
+        tmp.path(),
+        "aaaa0001-0000-7000-8000-000000000001",
+        &[user("u1", &format!("use {internal}"))],
+    );
     let path = path.to_str().unwrap();
     let config = tmp.path().join("rules.toml");
-    fs::write(&config, "[[rules]]\nid = \"internal-token\"\nregex = '''itk_[0-9]{6,}'''\nkeywords = [\"itk_\"]\n").unwrap();
+    fs::write(
+        &config,
+        "[[rules]]\nid = \"internal-token\"\nregex = '''itk_[0-9]{6,}'''\nkeywords = [\"itk_\"]\n",
+    )
+    .unwrap();
     let config = config.to_str().unwrap();
     assert_eq!(run_in(tmp.path(), &["grep", "--secrets", path]).code, 1);
-    let run = run_in(tmp.path(), &["grep", "--secrets", "--secrets-config", config, path]);
+    let run = run_in(
+        tmp.path(),
+        &["grep", "--secrets", "--secrets-config", config, path],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("internal-token"));
     assert_silent(&run, &[&internal]);
-    let check = run_in(tmp.path(), &["check", "--no-secrets", "--secrets-config", config, path]);
+    let check = run_in(
+        tmp.path(),
+        &["check", "--no-secrets", "--secrets-config", config, path],
+    );
     assert_eq!(check.code, 1, "{}", check.stderr);
 
     let broken = tmp.path().join("broken.toml");
     fs::write(&broken, "[[rules]]\nid = 'x'\nregex = 'a(b'\n").unwrap();
     let broken = broken.to_str().unwrap();
-    let run = run_in(tmp.path(), &["grep", "--secrets", "--secrets-config", broken, path]);
+    let run = run_in(
+        tmp.path(),
+        &["grep", "--secrets", "--secrets-config", broken, path],
+    );
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("broken.toml: rule 'x': bad regex"), "{}", run.stderr);
-    assert_eq!(run_in(tmp.path(), &["check", "--no-secrets", "--secrets-config", broken, path]).code, 2);
+    assert!(
+        run.stderr.contains("broken.toml: rule 'x': bad regex"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run_in(
+            tmp.path(),
+            &["check", "--no-secrets", "--secrets-config", broken, path]
+        )
+        .code,
+        2
+    );
 }
 
 #[test]
@@ -200,30 +255,74 @@ fn check_no_secrets_fails_naming_each_finding_in_every_report() {
             .to_string(),
         ],
     );
-    let clean = session(tmp.path(), "bbbb0002-0000-7000-8000-000000000002", &[user("u1", "nothing secret")]);
+    let clean = session(
+        tmp.path(),
+        "bbbb0002-0000-7000-8000-000000000002",
+        &[user("u1", "nothing secret")],
+    );
     let (leaky, clean) = (leaky.to_str().unwrap(), clean.to_str().unwrap());
     let secrets = [password.as_str(), key.as_str()];
 
     let ok = run_in(tmp.path(), &["check", "--no-secrets", clean]);
     assert_eq!(ok.code, 0, "{}", ok.stdout);
-    assert!(ok.stdout.contains("ok   no-secrets: 0 secrets"), "{}", ok.stdout);
+    assert!(
+        ok.stdout.contains("ok   no-secrets: 0 secrets"),
+        "{}",
+        ok.stdout
+    );
 
     let failed = run_in(tmp.path(), &["check", "--no-secrets", leaky]);
     assert_eq!(failed.code, 1);
-    assert!(failed.stdout.contains("FAIL no-secrets: 2 secrets; want none"), "{}", failed.stdout);
-    assert!(failed.stdout.contains(":2: secret postgres-url"), "{}", failed.stdout);
-    assert!(failed.stdout.contains(":3: secret npm-token npm_… ["), "{}", failed.stdout);
-    assert!(failed.stdout.contains("in entry c1 at data.npmrc line 1"), "{}", failed.stdout);
+    assert!(
+        failed
+            .stdout
+            .contains("FAIL no-secrets: 2 secrets; want none"),
+        "{}",
+        failed.stdout
+    );
+    assert!(
+        failed.stdout.contains(":2: secret postgres-url"),
+        "{}",
+        failed.stdout
+    );
+    assert!(
+        failed.stdout.contains(":3: secret npm-token npm_… ["),
+        "{}",
+        failed.stdout
+    );
+    assert!(
+        failed.stdout.contains("in entry c1 at data.npmrc line 1"),
+        "{}",
+        failed.stdout
+    );
     assert_silent(&failed, &secrets);
 
-    let junit = run_in(tmp.path(), &["check", "--no-secrets", "--junit", "-", leaky]);
+    let junit = run_in(
+        tmp.path(),
+        &["check", "--no-secrets", "--junit", "-", leaky],
+    );
     assert_eq!(junit.code, 1);
-    assert!(junit.stdout.contains(r#"name="no-secrets"><failure"#), "{}", junit.stdout);
-    assert!(junit.stdout.contains("secret npm-token"), "{}", junit.stdout);
+    assert!(
+        junit.stdout.contains(r#"name="no-secrets"><failure"#),
+        "{}",
+        junit.stdout
+    );
+    assert!(
+        junit.stdout.contains("secret npm-token"),
+        "{}",
+        junit.stdout
+    );
     assert_silent(&junit, &secrets);
-    let md = run_in(tmp.path(), &["check", "--no-secrets", "--summary", "-", leaky]);
+    let md = run_in(
+        tmp.path(),
+        &["check", "--no-secrets", "--summary", "-", leaky],
+    );
     assert_eq!(md.code, 1);
-    assert!(md.stdout.contains("**Secrets:**") && md.stdout.contains("secret postgres-url"), "{}", md.stdout);
+    assert!(
+        md.stdout.contains("**Secrets:**") && md.stdout.contains("secret postgres-url"),
+        "{}",
+        md.stdout
+    );
     assert_silent(&md, &secrets);
     let json = run_in(tmp.path(), &["check", "--no-secrets", "--json", leaky]);
     let v: Value = serde_json::from_str(json.stdout.trim()).unwrap();
@@ -231,7 +330,10 @@ fn check_no_secrets_fails_naming_each_finding_in_every_report() {
     assert_silent(&json, &secrets);
 
     // Several sessions: the worst decides.
-    assert_eq!(run_in(tmp.path(), &["check", "--no-secrets", clean, leaky]).code, 1);
+    assert_eq!(
+        run_in(tmp.path(), &["check", "--no-secrets", clean, leaky]).code,
+        1
+    );
 }
 
 /// Writes the benchmark's corpus: `PISESS_CORPUS_DIR` (an agent dir), about

@@ -32,7 +32,9 @@ impl Rng {
         &items[self.below(items.len())]
     }
     fn text(&mut self, n: usize, alphabet: &[u8]) -> String {
-        (0..n).map(|_| alphabet[self.below(alphabet.len())] as char).collect()
+        (0..n)
+            .map(|_| alphabet[self.below(alphabet.len())] as char)
+            .collect()
     }
 }
 
@@ -96,14 +98,41 @@ pub(crate) struct Secret {
 
 /// Every kind the detector knows, each made in the form it has in the wild.
 pub(crate) const KINDS: &[&str] = &[
-    "private-key", "github-pat", "github-oauth", "github-user-to-server",
-    "github-server-to-server", "github-refresh", "github-fine-grained-pat", "gitlab-pat",
-    "npm-token", "pypi-token", "aws-access-key-id", "aws-secret-access-key", "aws-session-token",
-    "gcp-api-key", "slack-bot-token", "slack-user-token", "slack-app-token", "slack-webhook",
-    "stripe-secret-key", "stripe-restricted-key", "anthropic-api-key", "openai-api-key",
-    "huggingface-token", "telegram-bot-token", "sendgrid-api-key", "jwt", "postgres-url",
-    "mysql-url", "mongodb-url", "redis-url", "amqp-url", "basic-auth-url", "bearer-token",
-    "basic-auth-header", "generic-secret",
+    "private-key",
+    "github-pat",
+    "github-oauth",
+    "github-user-to-server",
+    "github-server-to-server",
+    "github-refresh",
+    "github-fine-grained-pat",
+    "gitlab-pat",
+    "npm-token",
+    "pypi-token",
+    "aws-access-key-id",
+    "aws-secret-access-key",
+    "aws-session-token",
+    "gcp-api-key",
+    "slack-bot-token",
+    "slack-user-token",
+    "slack-app-token",
+    "slack-webhook",
+    "stripe-secret-key",
+    "stripe-restricted-key",
+    "anthropic-api-key",
+    "openai-api-key",
+    "huggingface-token",
+    "telegram-bot-token",
+    "sendgrid-api-key",
+    "jwt",
+    "postgres-url",
+    "mysql-url",
+    "mongodb-url",
+    "redis-url",
+    "amqp-url",
+    "basic-auth-url",
+    "bearer-token",
+    "basic-auth-header",
+    "generic-secret",
 ];
 
 pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
@@ -129,7 +158,10 @@ pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
         "github-refresh" => same(github_style(rng, "ghr_", true), "GH_REFRESH"),
         "github-fine-grained-pat" => {
             let v = format!("github_pat_{}_{}", rng.text(22, ALNUM), rng.text(59, ALNUM));
-            both(v.clone(), format!("git remote set-url origin https://{v}@github.com/acme/api.git"))
+            both(
+                v.clone(),
+                format!("git remote set-url origin https://{v}@github.com/acme/api.git"),
+            )
         }
         "gitlab-pat" => same(format!("glpat-{}", rng.text(20, URLSAFE)), "GITLAB_TOKEN"),
         "npm-token" => {
@@ -138,14 +170,28 @@ pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
         }
         "pypi-token" => {
             let v = format!("pypi-AgEIcHlwaS5vcmc{}", rng.text(70, URLSAFE));
-            both(v.clone(), format!("[pypi]\n  username = __token__\n  password = {v}"))
+            both(
+                v.clone(),
+                format!("[pypi]\n  username = __token__\n  password = {v}"),
+            )
         }
-        "aws-access-key-id" => same(format!("AKIA{}", rng.text(16, UPPER32)), "AWS_ACCESS_KEY_ID"),
+        "aws-access-key-id" => same(
+            format!("AKIA{}", rng.text(16, UPPER32)),
+            "AWS_ACCESS_KEY_ID",
+        ),
         "aws-secret-access-key" => same(rng.text(40, B64), "AWS_SECRET_ACCESS_KEY"),
-        "aws-session-token" => same(format!("IQoJb3JpZ2luX2Vj{}", rng.text(180, B64)), "AWS_SESSION_TOKEN"),
+        "aws-session-token" => same(
+            format!("IQoJb3JpZ2luX2Vj{}", rng.text(180, B64)),
+            "AWS_SESSION_TOKEN",
+        ),
         "gcp-api-key" => same(format!("AIza{}", rng.text(35, URLSAFE)), "GOOGLE_MAPS_KEY"),
         "slack-bot-token" => same(
-            format!("xoxb-{}-{}-{}", rng.text(12, DIGITS), rng.text(13, DIGITS), rng.text(24, ALNUM)),
+            format!(
+                "xoxb-{}-{}-{}",
+                rng.text(12, DIGITS),
+                rng.text(13, DIGITS),
+                rng.text(24, ALNUM)
+            ),
             "SLACK_BOT_TOKEN",
         ),
         "slack-user-token" => same(
@@ -159,7 +205,12 @@ pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
             "SLACK_USER_TOKEN",
         ),
         "slack-app-token" => same(
-            format!("xapp-1-A{}-{}-{}", rng.text(10, UPNUM), rng.text(13, DIGITS), rng.text(64, HEX)),
+            format!(
+                "xapp-1-A{}-{}-{}",
+                rng.text(10, UPNUM),
+                rng.text(13, DIGITS),
+                rng.text(64, HEX)
+            ),
             "SLACK_APP_TOKEN",
         ),
         "slack-webhook" => {
@@ -169,19 +220,35 @@ pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
                 rng.text(9, UPNUM),
                 rng.text(24, ALNUM)
             );
-            both(v.clone(), format!("curl -X POST -d '{{\"text\":\"deployed\"}}' {v}"))
+            both(
+                v.clone(),
+                format!("curl -X POST -d '{{\"text\":\"deployed\"}}' {v}"),
+            )
         }
         "stripe-secret-key" => same(format!("sk_live_{}", rng.text(40, ALNUM)), "STRIPE_KEY"),
-        "stripe-restricted-key" => same(format!("rk_live_{}", rng.text(40, ALNUM)), "STRIPE_RESTRICTED"),
-        "anthropic-api-key" => same(format!("sk-ant-api03-{}AA", rng.text(93, URLSAFE)), "ANTHROPIC_API_KEY"),
+        "stripe-restricted-key" => same(
+            format!("rk_live_{}", rng.text(40, ALNUM)),
+            "STRIPE_RESTRICTED",
+        ),
+        "anthropic-api-key" => same(
+            format!("sk-ant-api03-{}AA", rng.text(93, URLSAFE)),
+            "ANTHROPIC_API_KEY",
+        ),
         "openai-api-key" => same(
-            format!("sk-proj-{}T3BlbkFJ{}", rng.text(74, URLSAFE), rng.text(74, URLSAFE)),
+            format!(
+                "sk-proj-{}T3BlbkFJ{}",
+                rng.text(74, URLSAFE),
+                rng.text(74, URLSAFE)
+            ),
             "OPENAI_API_KEY",
         ),
         "huggingface-token" => same(format!("hf_{}", rng.text(34, LETTERS)), "HF_TOKEN"),
         "telegram-bot-token" => {
             let v = format!("{}:AA{}", rng.text(10, DIGITS), rng.text(33, URLSAFE));
-            both(v.clone(), format!("curl https://api.telegram.org/bot{v}/getMe"))
+            both(
+                v.clone(),
+                format!("curl https://api.telegram.org/bot{v}/getMe"),
+            )
         }
         "sendgrid-api-key" => same(
             format!("SG.{}.{}", rng.text(22, URLSAFE), rng.text(43, URLSAFE)),
@@ -189,17 +256,25 @@ pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
         ),
         "jwt" => {
             let h = base64(br#"{"alg":"RS256","typ":"JWT","kid":"k1"}"#, URLSAFE, false);
-            let claims = format!(r#"{{"sub":"{}","iat":1782900000,"scope":"admin"}}"#, rng.text(12, DIGITS));
+            let claims = format!(
+                r#"{{"sub":"{}","iat":1782900000,"scope":"admin"}}"#,
+                rng.text(12, DIGITS)
+            );
             let p = base64(claims.as_bytes(), URLSAFE, false);
             let v = format!("{h}.{p}.{}", rng.text(86, URLSAFE));
             both(v.clone(), format!("SESSION_COOKIE=session={v}; Path=/"))
         }
-        "postgres-url" | "mysql-url" | "mongodb-url" | "redis-url" | "amqp-url" | "basic-auth-url" => {
+        "postgres-url" | "mysql-url" | "mongodb-url" | "redis-url" | "amqp-url"
+        | "basic-auth-url" => {
             let password = rng.text(20, ALNUM);
             let url = match kind {
-                "postgres-url" => format!("postgresql://app:{password}@db.prod.internal:5432/orders"),
+                "postgres-url" => {
+                    format!("postgresql://app:{password}@db.prod.internal:5432/orders")
+                }
                 "mysql-url" => format!("mysql://root:{password}@10.0.3.7:3306/shop"),
-                "mongodb-url" => format!("mongodb+srv://svc:{password}@cluster0.ab1cd.mongodb.net/app"),
+                "mongodb-url" => {
+                    format!("mongodb+srv://svc:{password}@cluster0.ab1cd.mongodb.net/app")
+                }
                 "redis-url" => format!("rediss://default:{password}@cache.internal:6380/0"),
                 "amqp-url" => format!("amqps://worker:{password}@mq.internal/jobs"),
                 _ => format!("https://deploy:{password}@artifacts.corp.net/repo/"),
@@ -209,7 +284,10 @@ pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
         }
         "bearer-token" => {
             let v = rng.text(48, URLSAFE);
-            both(v.clone(), format!("curl -sS -H \"Authorization: Bearer {v}\" https://api.internal/v1/me"))
+            both(
+                v.clone(),
+                format!("curl -sS -H \"Authorization: Bearer {v}\" https://api.internal/v1/me"),
+            )
         }
         "basic-auth-header" => {
             let creds = format!("ci-bot:{}", rng.text(16, ALNUM));
@@ -218,7 +296,13 @@ pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
         }
         "generic-secret" => {
             let v = rng.text(32, ALNUM);
-            let name = *rng.pick(&["DJANGO_SECRET_KEY", "JWT_SIGNING_SECRET", "WEBHOOK_SECRET", "DB_PASSWORD", "MAILGUN_API_KEY"]);
+            let name = *rng.pick(&[
+                "DJANGO_SECRET_KEY",
+                "JWT_SIGNING_SECRET",
+                "WEBHOOK_SECRET",
+                "DB_PASSWORD",
+                "MAILGUN_API_KEY",
+            ]);
             same(v, name)
         }
         other => panic!("no maker for kind {other}"),
@@ -272,13 +356,31 @@ fn filler(rng: &mut Rng, lines: usize) -> String {
     for i in 0..lines {
         match i % 4 {
             0 => {
-                let _ = writeln!(s, "fn {}_{}(x: u32) -> u32 {{", rng.pick(&words), rng.pick(&words));
+                let _ = writeln!(
+                    s,
+                    "fn {}_{}(x: u32) -> u32 {{",
+                    rng.pick(&words),
+                    rng.pick(&words)
+                );
             }
             1 => {
-                let _ = writeln!(s, "    let {} = x * {} + {};", rng.pick(&words), rng.below(100), rng.below(1000));
+                let _ = writeln!(
+                    s,
+                    "    let {} = x * {} + {};",
+                    rng.pick(&words),
+                    rng.below(100),
+                    rng.below(1000)
+                );
             }
             2 => {
-                let _ = writeln!(s, "    // {} {} {} {}", rng.pick(&words), rng.pick(&words), rng.pick(&words), rng.pick(&words));
+                let _ = writeln!(
+                    s,
+                    "    // {} {} {} {}",
+                    rng.pick(&words),
+                    rng.pick(&words),
+                    rng.pick(&words),
+                    rng.pick(&words)
+                );
             }
             _ => s.push_str("}\n"),
         }
@@ -299,7 +401,11 @@ impl Writer {
         let id = format!("{:08x}", self.n);
         v["id"] = json!(id);
         v["parentId"] = json!(self.parent);
-        v["timestamp"] = json!(format!("2026-07-01T10:{:02}:{:02}.000Z", (self.n / 60) % 60, self.n % 60));
+        v["timestamp"] = json!(format!(
+            "2026-07-01T10:{:02}:{:02}.000Z",
+            (self.n / 60) % 60,
+            self.n % 60
+        ));
         self.parent = Some(id.clone());
         self.lines.push(serde_json::to_string(&v).unwrap());
         id
@@ -345,7 +451,9 @@ impl Writer {
 
 /// Writes `secret` into the session in the `how`-th way sessions carry one.
 fn plant(w: &mut Writer, s: &Secret, how: usize) {
-    let env_dump = |line: &str| format!("HOME=/home/dev\nPATH=/usr/local/bin:/usr/bin\nLANG=C.UTF-8\n{line}\nTERM=xterm-256color\n");
+    let env_dump = |line: &str| {
+        format!("HOME=/home/dev\nPATH=/usr/local/bin:/usr/bin\nLANG=C.UTF-8\n{line}\nTERM=xterm-256color\n")
+    };
     match how % 9 {
         0 => w.tool("bash", json!({"command": "env | sort"}), &env_dump(&s.line)),
         1 => w.tool("read", json!({"path": ".env"}), &format!("# local settings\nNODE_ENV=development\n{}\nPORT=3000\n", s.line)),
@@ -395,8 +503,14 @@ pub(crate) struct Corpus {
 
 /// Writes `sessions` sessions of about `session_bytes` each under `root/sessions/`, planting
 /// `per_kind` instances of every kind and `look_alikes` look-alikes among them.
-pub(crate) fn write(root: &Path, sessions: usize, session_bytes: usize, per_kind: usize, look_alikes: usize) -> Corpus {
-    let mut rng = Rng(0x5EC2_E75);
+pub(crate) fn write(
+    root: &Path,
+    sessions: usize,
+    session_bytes: usize,
+    per_kind: usize,
+    look_alikes: usize,
+) -> Corpus {
+    let mut rng = Rng(0x05EC_2E75);
     let mut planted = Vec::new();
     let mut queue: Vec<Secret> = Vec::new();
     for _ in 0..per_kind {
@@ -411,29 +525,50 @@ pub(crate) fn write(root: &Path, sessions: usize, session_bytes: usize, per_kind
     let mut how = 0;
     for i in 0..sessions {
         let project = ["webshop", "infra", "ml-pipeline", "docs"][i % 4];
-        let dir = root.join("sessions").join(format!("--home-dev-{project}--"));
+        let dir = root
+            .join("sessions")
+            .join(format!("--home-dev-{project}--"));
         fs::create_dir_all(&dir).unwrap();
-        let id = format!("0197{:04x}-0000-7000-8000-{:012x}", i, rng.next() & 0xFFFF_FFFF_FFFF);
+        let id = format!(
+            "0197{:04x}-0000-7000-8000-{:012x}",
+            i,
+            rng.next() & 0xFFFF_FFFF_FFFF
+        );
         let file = dir.join(format!("2026-07-01T10-00-00-000Z_{id}.jsonl"));
         let header = json!({"type": "session", "version": 3, "id": id, "timestamp": "2026-07-01T10:00:00.000Z", "cwd": format!("/home/dev/{project}")});
-        let mut w = Writer { lines: vec![header.to_string()], n: 0, parent: None };
+        let mut w = Writer {
+            lines: vec![header.to_string()],
+            n: 0,
+            parent: None,
+        };
         w.message(json!({"role": "user", "content": "Set up the deploy for staging.", "timestamp": 1_782_900_000_000u64}));
         let mut size = 0usize;
         let mut planted_here = 0;
         let mut alikes_here = 0;
-        while size < session_bytes || planted_here < per_session_secrets.min(queue.len()) || (alikes_here < per_session_alikes && alike < look_alikes) {
+        while size < session_bytes
+            || planted_here < per_session_secrets.min(queue.len())
+            || (alikes_here < per_session_alikes && alike < look_alikes)
+        {
             if planted_here < per_session_secrets {
                 if let Some(s) = queue.pop() {
                     plant(&mut w, &s, how);
                     how += 1;
-                    planted.push(Planted { file: file.clone(), kind: s.kind, value: s.value });
+                    planted.push(Planted {
+                        file: file.clone(),
+                        kind: s.kind,
+                        value: s.value,
+                    });
                     planted_here += 1;
                 }
             }
             if alikes_here < per_session_alikes && alike < look_alikes {
                 let text = look_alike(&mut rng, alike);
                 match alike % 3 {
-                    0 => w.tool("bash", json!({"command": "git log -3 && sha256sum dist/*"}), &text),
+                    0 => w.tool(
+                        "bash",
+                        json!({"command": "git log -3 && sha256sum dist/*"}),
+                        &text,
+                    ),
                     1 => w.tool("read", json!({"path": "package-lock.json"}), &text),
                     _ => w.assistant(json!([{"type": "text", "text": format!("Output:\n{text}")}])),
                 }
@@ -442,7 +577,11 @@ pub(crate) fn write(root: &Path, sessions: usize, session_bytes: usize, per_kind
             }
             let lines = 40 + rng.below(200);
             let code = filler(&mut rng, lines);
-            w.tool("read", json!({"path": format!("src/{}.rs", rng.text(6, b"abcdefghij"))}), &code);
+            w.tool(
+                "read",
+                json!({"path": format!("src/{}.rs", rng.text(6, b"abcdefghij"))}),
+                &code,
+            );
             if rng.below(6) == 0 {
                 let png = rng.text(8000, B64);
                 w.message(json!({"role": "toolResult", "toolCallId": "toolu_img", "toolName": "screenshot",
@@ -455,5 +594,9 @@ pub(crate) fn write(root: &Path, sessions: usize, session_bytes: usize, per_kind
         fs::write(&file, text).unwrap();
     }
     assert!(queue.is_empty(), "every secret planted");
-    Corpus { planted, look_alikes: alike, bytes }
+    Corpus {
+        planted,
+        look_alikes: alike,
+        bytes,
+    }
 }

@@ -214,10 +214,7 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
                             .map(|f| finding_text(&c.name, f))
                             .collect()
                     } else if a.name == "no-secrets" {
-                        v.secrets
-                            .iter()
-                            .map(|f| finding_text(&c.name, f))
-                            .collect()
+                        v.secrets.iter().map(|f| finding_text(&c.name, f)).collect()
                     } else {
                         Vec::new()
                     };
