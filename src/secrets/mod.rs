@@ -297,21 +297,42 @@ impl Detector {
         }
     }
 
-    /// `text` with every finding replaced by `[REDACTED kind fingerprint]`.
+    /// `text` with every finding replaced by `[REDACTED kind fingerprint]`: what
+    /// [`Detector::find`] finds, and what [`Detector::find_in_entry`] would find in it (a
+    /// secret inside JSON the text holds, escaped there, is redacted in the decoded JSON,
+    /// which is written back in the text's place).
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
-        let found = self.find(text);
-        if found.is_empty() {
-            return Cow::Borrowed(text);
+        self.redact_text(text, None, 0)
+    }
+
+    /// [`Detector::redact`] of the value of the member `key` when it is one.
+    fn redact_text<'a>(&self, text: &'a str, key: Option<&str>, depth: u8) -> Cow<'a, str> {
+        if let Some(r) = walk::redact_json(self, text, depth) {
+            return r;
         }
-        let mut out = String::with_capacity(text.len());
-        let mut at = 0;
-        for f in found {
-            out.push_str(&text[at..f.start]);
-            out.push_str(&format!("[REDACTED {} {}]", f.kind, f.fingerprint));
-            at = f.end;
+        let found = match key.filter(|k| self.keyword_in(k)) {
+            Some(k) => self.find_keyed(k, text),
+            None => self.find(text),
+        };
+        let mut out: Cow<'a, str> = if found.is_empty() {
+            Cow::Borrowed(text)
+        } else {
+            let mut out = String::with_capacity(text.len());
+            let mut at = 0;
+            for f in found {
+                out.push_str(&text[at..f.start]);
+                out.push_str(&format!("[REDACTED {} {}]", f.kind, f.fingerprint));
+                at = f.end;
+            }
+            out.push_str(&text[at..]);
+            Cow::Owned(out)
+        };
+        if out.contains('\\') {
+            if let Some(lines) = walk::redact_json_lines(self, &out, depth) {
+                out = Cow::Owned(lines);
+            }
         }
-        out.push_str(&text[at..]);
-        Cow::Owned(out)
+        out
     }
 }
 

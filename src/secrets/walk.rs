@@ -9,6 +9,8 @@
 //! Passed over: image `data` (base64 pixels, not text) and opaque signatures
 //! (`…Signature`, `encrypted_content`), which are random by design.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::{line_of, preview, Detector, Finding};
@@ -137,7 +139,7 @@ impl Detector {
     }
 
     /// The findings in `value` read as the member `"key": "value"`, at offsets in `value`.
-    fn find_keyed(&self, key: &str, value: &str) -> Vec<Finding> {
+    pub(super) fn find_keyed(&self, key: &str, value: &str) -> Vec<Finding> {
         let prefix = format!("\"{key}\": \"");
         let text = format!("{prefix}{value}\"");
         let lead = prefix.len();
@@ -208,4 +210,70 @@ fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
         }
     }
     path
+}
+
+/// `text` redacted as JSON when it is JSON as a whole: every string in it redacted (as
+/// [`Detector::redact`], with its key), then written back, pretty when it was on several lines.
+/// `None` when it is not JSON or too deep; `Some(Borrowed)` when nothing was found.
+pub(super) fn redact_json<'a>(d: &Detector, text: &'a str, depth: u8) -> Option<Cow<'a, str>> {
+    if depth >= JSON_DEPTH {
+        return None;
+    }
+    let mut value = as_json(text)?;
+    if !redact_value(d, &mut value, depth + 1) {
+        return Some(Cow::Borrowed(text));
+    }
+    let written = if text.trim().contains('\n') {
+        serde_json::to_string_pretty(&value)
+    } else {
+        serde_json::to_string(&value)
+    };
+    let written = written.ok()?;
+    // Keep the whitespace around the document.
+    let t = text.trim();
+    let at = text.find(t).unwrap_or(0);
+    Some(Cow::Owned(format!("{}{written}{}", &text[..at], &text[at + t.len()..])))
+}
+
+/// `text` with each of its lines that is JSON redacted as JSON; `None` when none changed.
+pub(super) fn redact_json_lines(d: &Detector, text: &str, depth: u8) -> Option<String> {
+    let mut changed = false;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        match redact_json(d, body, depth) {
+            Some(Cow::Owned(r)) => {
+                changed = true;
+                out.push_str(&r);
+            }
+            _ => out.push_str(body),
+        }
+        out.push_str(end);
+    }
+    changed.then_some(out)
+}
+
+/// Redacts every string of `value` in place; whether any changed.
+fn redact_value(d: &Detector, value: &mut Value, depth: u8) -> bool {
+    let mut changed = false;
+    let mut stack: Vec<(&mut Value, Option<String>)> = vec![(value, None)];
+    while let Some((v, key)) = stack.pop() {
+        match v {
+            Value::String(s) => {
+                if let Cow::Owned(r) = d.redact_text(s, key.as_deref(), depth) {
+                    *s = r;
+                    changed = true;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut().map(|i| (i, None))),
+            Value::Object(map) => {
+                stack.extend(map.iter_mut().map(|(k, v)| (v, Some(k.clone()))));
+            }
+            _ => {}
+        }
+    }
+    changed
 }

@@ -366,3 +366,44 @@ fn write_corpus_for_the_benchmark() {
         corpus.look_alikes
     );
 }
+
+/// Redacts every string of a decoded entry, as an export does.
+fn redact_all(d: &pisess::secrets::Detector, v: &mut Value) {
+    match v {
+        Value::String(s) => *s = d.redact(s).into_owned(),
+        Value::Array(items) => items.iter_mut().for_each(|i| redact_all(d, i)),
+        Value::Object(map) => map.values_mut().for_each(|i| redact_all(d, i)),
+        _ => {}
+    }
+}
+
+#[test]
+fn redacting_every_string_leaves_no_planted_value_and_nothing_to_find() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus = secrets_corpus::write(tmp.path(), 6, 10_000, 2, 100);
+    let d = pisess::secrets::Detector::default();
+    let mut forms: Vec<String> = Vec::new();
+    for p in &corpus.planted {
+        let json = serde_json::to_string(&p.value).unwrap();
+        forms.push(p.value.clone());
+        forms.push(json[1..json.len() - 1].to_owned());
+        forms.push(p.value.replace('/', "\\/"));
+    }
+    let files: HashSet<&Path> = corpus.planted.iter().map(|p| p.file.as_path()).collect();
+    let (mut entries, mut redactions) = (0, 0);
+    for file in files {
+        for line in fs::read_to_string(file).unwrap().lines().skip(1) {
+            let mut v: Value = serde_json::from_str(line).unwrap();
+            let before = d.find_in_entry(&v).len();
+            redact_all(&d, &mut v);
+            let after = d.find_in_entry(&v);
+            assert!(after.is_empty(), "left after redaction: {:?}", after.iter().map(|f| (&f.kind, &f.field)).collect::<Vec<_>>());
+            let text = serde_json::to_string(&v).unwrap();
+            // The property: no planted value, in any of its stored forms, is left.
+            assert!(!forms.iter().any(|f| text.contains(f.as_str())), "a planted value survived redaction");
+            redactions += before;
+            entries += 1;
+        }
+    }
+    assert!(entries > 0 && redactions >= corpus.planted.len(), "{redactions} redactions");
+}

@@ -472,7 +472,10 @@ fn plant(w: &mut Writer, s: &Secret, how: usize) {
         6 => {
             // JSON inside a tool result's JSON: a tool printing a JSON document whose field
             // holds another JSON document.
-            let inner = serde_json::to_string(&json!({"config": {"line": s.line}})).unwrap();
+            // Its slashes escaped, as PHP's json_encode and many APIs write them.
+            let inner = serde_json::to_string(&json!({"config": {"line": s.line}}))
+                .unwrap()
+                .replace('/', "\\/");
             let outer = serde_json::to_string_pretty(&json!({"status": "ok", "stdout": inner})).unwrap();
             w.tool("bash", json!({"command": "kubectl get secret app -o json"}), &outer);
         }
