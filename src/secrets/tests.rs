@@ -512,14 +512,22 @@ fn redaction_reaches_into_json_inside_a_text() {
     let d = Detector::default();
     let token = checksummed("ghs_", 3, true);
     let inner = stored(&serde_json::json!({"auth": {"token": token}})).replace('/', "\\/");
-    let text = serde_json::to_string_pretty(&serde_json::json!({"ok": true, "body": inner})).unwrap();
+    let text =
+        serde_json::to_string_pretty(&serde_json::json!({"ok": true, "body": inner})).unwrap();
     let redacted = d.redact(&text);
     assert!(!redacted.contains(&token));
     let v: serde_json::Value = serde_json::from_str(&redacted).expect("still JSON");
     assert!(d.find_in_entry(&v).is_empty());
     assert!(redacted.contains("[REDACTED github-server-to-server "));
     // A line of NDJSON in a log, too.
-    let log = format!("start\n{}\nend", stored(&serde_json::json!({"t": token})).replace('_', "\\u005f"));
+    let log = format!(
+        "start\n{}\nend",
+        stored(&serde_json::json!({"t": token})).replace('_', "\\u005f")
+    );
     let redacted = d.redact(&log);
-    assert!(!redacted.contains(&token) && redacted.starts_with("start\n") && redacted.ends_with("\nend"));
+    assert!(
+        !redacted.contains(&token)
+            && redacted.starts_with("start\n")
+            && redacted.ends_with("\nend")
+    );
 }

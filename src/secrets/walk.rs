@@ -65,8 +65,7 @@ impl Detector {
                         let at = arena.len() - 1;
                         match child {
                             Value::String(s) => {
-                                let path = path_of(&arena, at, base);
-                                self.text(s, Some(k), &path, depth, out);
+                                self.text(s, Some(k), &|| path_of(&arena, at, base), depth, out);
                             }
                             Value::Object(_) | Value::Array(_) => stack.push((child, at)),
                             _ => {}
@@ -85,22 +84,29 @@ impl Detector {
                     }
                 }
                 Value::String(s) => {
-                    let path = path_of(&arena, node, base);
-                    self.text(s, None, &path, depth, out);
+                    self.text(s, None, &|| path_of(&arena, node, base), depth, out);
                 }
                 _ => {}
             }
         }
     }
 
-    /// One string at `path`, under `key` when it is an object's member.
-    fn text(&self, s: &str, key: Option<&str>, path: &str, depth: u8, out: &mut Vec<Located>) {
+    /// One string at `path` (made only when needed: most strings hold nothing), under `key`
+    /// when it is an object's member.
+    fn text(
+        &self,
+        s: &str,
+        key: Option<&str>,
+        path: &dyn Fn() -> String,
+        depth: u8,
+        out: &mut Vec<Located>,
+    ) {
         if s.is_empty() {
             return;
         }
         if depth < JSON_DEPTH {
             if let Some(inner) = as_json(s) {
-                self.walk(&inner, &format!("{path}@json"), depth + 1, out);
+                self.walk(&inner, &format!("{}@json", path()), depth + 1, out);
                 return;
             }
         }
@@ -109,8 +115,11 @@ impl Detector {
             None => self.find(s),
         };
         let first = out.len();
-        for f in &found {
-            out.push(located(path, s, f));
+        if !found.is_empty() {
+            let path = path();
+            for f in &found {
+                out.push(located(&path, s, f));
+            }
         }
         // Lines of JSON in a text (NDJSON output, a log): decoded too, for what their escapes
         // hide; a secret already found in the text is not reported twice.
@@ -122,7 +131,7 @@ impl Detector {
                 let mut more = Vec::new();
                 self.walk(
                     &inner,
-                    &format!("{path}@json(line {})", n + 1),
+                    &format!("{}@json(line {})", path(), n + 1),
                     depth + 1,
                     &mut more,
                 );
@@ -232,7 +241,11 @@ pub(super) fn redact_json<'a>(d: &Detector, text: &'a str, depth: u8) -> Option<
     // Keep the whitespace around the document.
     let t = text.trim();
     let at = text.find(t).unwrap_or(0);
-    Some(Cow::Owned(format!("{}{written}{}", &text[..at], &text[at + t.len()..])))
+    Some(Cow::Owned(format!(
+        "{}{written}{}",
+        &text[..at],
+        &text[at + t.len()..]
+    )))
 }
 
 /// `text` with each of its lines that is JSON redacted as JSON; `None` when none changed.

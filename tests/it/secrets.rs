@@ -397,13 +397,26 @@ fn redacting_every_string_leaves_no_planted_value_and_nothing_to_find() {
             let before = d.find_in_entry(&v).len();
             redact_all(&d, &mut v);
             let after = d.find_in_entry(&v);
-            assert!(after.is_empty(), "left after redaction: {:?}", after.iter().map(|f| (&f.kind, &f.field)).collect::<Vec<_>>());
+            assert!(
+                after.is_empty(),
+                "left after redaction: {:?}",
+                after
+                    .iter()
+                    .map(|f| (&f.kind, &f.field))
+                    .collect::<Vec<_>>()
+            );
             let text = serde_json::to_string(&v).unwrap();
             // The property: no planted value, in any of its stored forms, is left.
-            assert!(!forms.iter().any(|f| text.contains(f.as_str())), "a planted value survived redaction");
+            assert!(
+                !forms.iter().any(|f| text.contains(f.as_str())),
+                "a planted value survived redaction"
+            );
             redactions += before;
             entries += 1;
         }
     }
-    assert!(entries > 0 && redactions >= corpus.planted.len(), "{redactions} redactions");
+    assert!(
+        entries > 0 && redactions >= corpus.planted.len(),
+        "{redactions} redactions"
+    );
 }
