@@ -235,20 +235,21 @@ impl Detector {
                 self.candidates(i, rule, text, &mut candidates);
             }
         }
-        // Earlier rules first; a candidate overlapping one already taken is dropped.
-        let mut taken: Vec<(usize, usize, usize)> = Vec::new();
-        for c in candidates {
-            let at = taken.partition_point(|t| t.1 < c.1);
-            let clashes =
-                |t: Option<&(usize, usize, usize)>| t.is_some_and(|t| t.1 < c.2 && c.1 < t.2);
-            if clashes(taken.get(at)) || (at > 0 && clashes(taken.get(at - 1))) {
-                continue;
+        // Earlier rules first; a candidate overlapping one already taken is dropped. Taken
+        // spans never overlap, so the only one that can is the last to start before its end.
+        let mut taken: std::collections::BTreeMap<usize, (usize, usize)> = Default::default();
+        for (rule, start, end) in candidates {
+            let clash = taken
+                .range(..end)
+                .next_back()
+                .is_some_and(|(_, &(e, _))| e > start);
+            if !clash {
+                taken.insert(start, (end, rule));
             }
-            taken.insert(at, c);
         }
         taken
             .into_iter()
-            .map(|(rule, start, end)| Finding {
+            .map(|(start, (end, rule))| Finding {
                 kind: self.rules[rule].kind.clone(),
                 start,
                 end,

@@ -531,3 +531,33 @@ fn redaction_reaches_into_json_inside_a_text() {
             && redacted.ends_with("\nend")
     );
 }
+
+#[test]
+fn hostile_entries_do_not_panic_or_recurse_without_end() {
+    let d = Detector::default();
+    // JSON inside a string inside a string ... 12 deep (each level doubles the escapes):
+    // followed to a depth of 8.
+    let mut v = serde_json::json!({"password": chars(1, 20, ALNUM)});
+    for _ in 0..12 {
+        v = serde_json::json!({"s": stored(&v)});
+    }
+    let _ = d.find_in_entry(&v);
+    let _ = d.redact(&stored(&v));
+    // Deep arrays, control characters in keys, many findings in one text.
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let _ = d.find_in_entry(&serde_json::json!({"a\u{1b}\n": deep}));
+    let many: String = (0..5000)
+        .map(|i| format!("TOKEN_{i}=a1{} ", chars(i, 20, ALNUM)))
+        .collect();
+    assert!(
+        d.find(&many).len() > 4900,
+        "a random value may hold a placeholder word"
+    );
+    let v = serde_json::json!({"k\u{1b}[31m": {"token": chars(2, 24, ALNUM)}});
+    let found = d.find_in_entry(&v);
+    assert_eq!(found.len(), 1);
+    assert_eq!(
+        found[0].field, "[\"k\\u001b[31m\"].token",
+        "a key that is not a name is quoted"
+    );
+}
