@@ -15,25 +15,25 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use serde_json::json;
 
-use crate::cache::Cache;
-use crate::cli::GrepArgs;
+use crate::app::cli::GrepArgs;
+use crate::app::diag::{Diag, Warning};
+use crate::app::env::Env;
+use crate::app::exit::{Outcome, Unanswered, UsageError};
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
-use crate::diag::{Diag, Warning};
-use crate::env::Env;
-use crate::exit::{Outcome, Unanswered, UsageError};
-use crate::listing::{self, Problem, Projects, Window};
-use crate::locate::tilde;
-use crate::locate::Skipped;
-use crate::model::Header;
-use crate::scan::{
+use crate::format::model::Header;
+use crate::format::scan::{
     open_file, read_exact_at, read_header_of, scan_until, stem_of, whole_file, EntryLine, Reading,
     ScanError, ScanReport,
 };
-use crate::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
-use crate::select::{select, Selected};
-use crate::style::{self, IdCut, Role, Theme};
-use crate::summary::{summarize_with, Detail, Summary};
-use crate::time::relative;
+use crate::format::time::relative;
+use crate::store::cache::Cache;
+use crate::store::listing::{self, Problem, Projects, Window};
+use crate::store::locate::tilde;
+use crate::store::locate::Skipped;
+use crate::store::select::{select, Selected};
+use crate::store::summary::{summarize_with, Detail, Summary};
+use crate::views::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
+use crate::views::style::{self, IdCut, Role, Theme};
 
 /// One matching line of one entry.
 #[derive(Debug)]
@@ -142,7 +142,7 @@ pub fn run(
     if let Some((path, why)) = cache.as_ref().and_then(|c| c.problem.as_ref()) {
         diag.warn(&path.display().to_string(), None, why);
     }
-    crate::parallel::ordered(
+    crate::util::parallel::ordered(
         &files,
         |source| search_source(source, &search, cache.as_ref()),
         |result| {
@@ -488,7 +488,7 @@ impl Found {
             return ControlFlow::Continue(());
         }
         // The scan read the line as an object; a decode that fails now has nothing to say.
-        let Ok(value) = crate::json::decode(e.json) else {
+        let Ok(value) = crate::format::json::decode(e.json) else {
             return ControlFlow::Continue(());
         };
         for (field, text) in texts(&value, &e.kind, role, search.reach) {
@@ -570,7 +570,7 @@ fn write_session(
                 "line": h.line,
                 "matches": matches,
             });
-            crate::surrogates::write(&mut *out, &object)?;
+            crate::format::surrogates::write(&mut *out, &object)?;
             out.write_all(b"\n")?;
         }
         return Ok(());

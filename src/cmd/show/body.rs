@@ -7,9 +7,9 @@ use std::io::{self, Write};
 use serde_json::Value;
 
 use super::shorten::{Left, Rests};
-use crate::model::content::{Block, CallForm, Content};
-use crate::render::{base64_size, cut, full_text, image_label};
-use crate::style::{self, escape_control, Role, Theme};
+use crate::format::model::content::{Block, CallForm, Content};
+use crate::views::style::{self, escape_control, Role, Theme};
+use crate::views::text::{base64_size, cut, full_text, image_label};
 
 /// Text blocks longer than this are cut unless `--full`.
 pub(super) const MAX_LINES: usize = 12;
