@@ -14,10 +14,16 @@
 
 use serde_json::{Map, Value};
 
-use super::body::{line_cut_within, MAX_CHARS, MAX_LINES};
 use crate::format::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
 use crate::format::skim::Skim;
+use crate::views::style::{self, escape_control};
 use crate::views::text::{base64_digits, cuts_within, Rest};
+
+/// Text blocks longer than this are cut unless `--full`.
+pub(super) const MAX_LINES: usize = 12;
+pub(super) const MAX_CHARS: usize = 1500;
+/// One-line items (tool calls, JSON data) longer than this are cut unless `--full`.
+pub(super) const MAX_LINE_CHARS: usize = 200;
 
 /// Strings shorter than this are decoded whole: what shortening saves is not worth the count.
 const LONG: usize = 2 * MAX_CHARS;
@@ -235,6 +241,19 @@ fn text_prefix(inner: &[u8]) -> Option<(String, Rest)> {
     let enough = |kept: &str| cuts_within(kept, MAX_LINES, MAX_CHARS);
     let (kept, at) = crate::format::escaped::decoded_start(inner, PREFIX, enough)?;
     Some((kept, crate::format::escaped::rest(&inner[at..])?))
+}
+
+/// Whether [`Body::line`](super::body::Body::line) cuts any line that `start` begins (or that
+/// the same text before `start` then begins) within `start`, so that nothing after it shows:
+/// its characters take
+/// more columns than the cut keeps, counted both ways `style::truncate` counts them (a
+/// character's width, and the string's, which can be less by a joined sequence; a margin
+/// covers what a next character could take off).
+pub(super) fn line_cut_within(start: &str) -> bool {
+    use unicode_width::UnicodeWidthChar;
+    let shown = escape_control(start, false);
+    let chars: usize = shown.chars().map(|c| c.width().unwrap_or(0)).sum();
+    chars > MAX_LINE_CHARS && style::width(&shown) > MAX_LINE_CHARS + 4
 }
 
 #[cfg(test)]
