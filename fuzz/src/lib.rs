@@ -18,7 +18,8 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use clap::Parser;
-use pisess::app::cli::{Cli, GlobalArgs};
+use pisess::app::cli::Cli;
+use pisess::app::global::GlobalArgs;
 use pisess::app::env::{Env, Facts};
 use pisess::store::session::Session;
 use pisess::views::tree::Tree;

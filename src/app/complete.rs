@@ -7,8 +7,8 @@ use std::ffi::OsStr;
 
 use clap_complete::engine::CompletionCandidate;
 
-use crate::app::cli::GlobalArgs;
 use crate::app::env::{Env, Facts};
+use crate::app::global::GlobalArgs;
 use crate::store::listing::{self, Scope};
 use crate::views::style;
 

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use jiff::tz::TimeZone;
 
-use crate::app::cli::{ColorChoice, GlobalArgs};
+use crate::app::global::{ColorChoice, GlobalArgs};
 use crate::store::locate::{self, Inputs, Location};
 use crate::store::removal::TrashHome;
 use crate::views::style::Theme;

@@ -6,4 +6,5 @@ pub mod complete;
 pub mod diag;
 pub mod env;
 pub mod exit;
+pub mod global;
 pub mod pager;

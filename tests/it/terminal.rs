@@ -9,8 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use pisess::app::cli::GlobalArgs;
 use pisess::app::env::{Env, Facts};
+use pisess::app::global::GlobalArgs;
 
 use crate::common::{examples_agent_dir, run_with, NOW_MS};
 
