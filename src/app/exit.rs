@@ -1,10 +1,12 @@
-//! How a run ends: the outcome of a command, the usage error, the exit codes (0 done, 1 could
+//! How a run ends: the outcome of a command, the exit codes (0 done, 1 could
 //! not do the job, 2 usage) and a closed stdout, which is not an error.
 
 use std::fmt;
 use std::io::Write;
 
 use crate::app::diag;
+use crate::store::select::SelectError;
+use crate::util::usage::UsageError;
 use crate::views::style::Theme;
 
 /// How a command ended when it did not fail outright.
@@ -24,18 +26,6 @@ pub enum Outcome {
     /// it had done.
     Interrupted,
 }
-
-/// A usage error found after parsing (exit 2).
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
 
 /// An error after which `check` could not check at all (no such session, no session in the
 /// window): exit 2, as `check` keeps 1 for a failed assertion.
@@ -75,14 +65,12 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
         Err(e) => {
             // The error line is never coloured: it may be all a script reads.
             diag::error(err, Theme { enabled: false }, &format!("{e:#}"));
-            let blank = matches!(
-                e.downcast_ref::<crate::store::select::SelectError>(),
-                Some(crate::store::select::SelectError::Blank)
-            );
-            if e.is::<UsageError>() || e.is::<NotChecked>() || e.is::<Unanswered>() || blank {
+            // A selection's error says its own code (a blank SESSION is a usage error).
+            let selection = e.downcast_ref::<SelectError>().map(SelectError::exit_code);
+            if e.is::<UsageError>() || e.is::<NotChecked>() || e.is::<Unanswered>() {
                 2
             } else {
-                1
+                selection.unwrap_or(1)
             }
         }
     }

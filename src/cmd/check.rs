@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use crate::app::cli::CheckArgs;
 use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
-use crate::app::exit::{NotChecked, Outcome, UsageError};
+use crate::app::exit::{NotChecked, Outcome};
 use crate::format::model::number;
 use crate::format::scan::Reading;
 use crate::format::surrogates;
@@ -24,6 +24,7 @@ use crate::store::locate::Skipped;
 use crate::store::select::{select, Selected};
 use crate::store::session::Session;
 use crate::store::summary::{summarize, summarize_bytes, Summary};
+use crate::util::usage::UsageError;
 use crate::views::check::{self, Spec, Verdict};
 use crate::views::style::{self, Role, Theme};
 

@@ -18,7 +18,7 @@ use serde_json::json;
 use crate::app::cli::GrepArgs;
 use crate::app::diag::{Diag, Warning};
 use crate::app::env::Env;
-use crate::app::exit::{Outcome, Unanswered, UsageError};
+use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
 use crate::format::model::Header;
 use crate::format::scan::{
@@ -32,6 +32,7 @@ use crate::store::locate::tilde;
 use crate::store::locate::Skipped;
 use crate::store::select::{select, Selected};
 use crate::store::summary::{summarize_with, Detail, Summary};
+use crate::util::usage::UsageError;
 use crate::views::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
 use crate::views::style::{self, IdCut, Role, Theme};
 

@@ -7,8 +7,9 @@ use std::path::Path;
 use crate::app::cli::PathArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
-use crate::app::exit::{Outcome, UsageError};
+use crate::app::exit::Outcome;
 use crate::store::select::{select, Selected};
+use crate::util::usage::UsageError;
 use crate::views::style;
 
 pub fn run(

@@ -19,12 +19,13 @@ use serde_json::Value;
 use crate::app::cli::ShowArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
-use crate::app::exit::{Outcome, UsageError};
+use crate::app::exit::Outcome;
 use crate::cmd::{entry_wanted, find_entry, open_session};
 use crate::format::model::{Dialect, Header};
 use crate::format::scan::EntryLine;
 use crate::store::select::{select as select_session, Selected};
 use crate::store::session::{self, Session};
+use crate::util::usage::UsageError;
 use crate::views::style::{self, IdCut};
 use shorten::Rests;
 

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use crate::app::cli::StatsArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
-use crate::app::exit::{Outcome, UsageError};
+use crate::app::exit::Outcome;
 use crate::format::model::{number, Usage};
 use crate::format::surrogates;
 use crate::format::time::to_json_date;
@@ -24,6 +24,7 @@ use crate::store::select::{select, Selected};
 use crate::store::session::Session;
 use crate::store::summary::{summarize_in, summarize_stream, Detail, Summary};
 use crate::store::tally::Tally;
+use crate::util::usage::UsageError;
 use crate::views::context;
 use crate::views::stats::{Bucket, By, Grouper, RowWindow};
 

@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::app::diag::{Diag, Warning};
-use crate::app::exit::UsageError;
 use crate::format::scan::{Reading, ScanError};
 use crate::format::time::parse_when;
 use crate::store::cache::{Cache, CacheProblem, Fate};
 use crate::store::locate::{name_cmp, Files, Location, Skipped};
 use crate::store::summary::{summarize_in, Detail, Summary};
 use crate::util::parallel;
+use crate::util::usage::UsageError;
 
 /// Whose sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -177,6 +177,17 @@ impl fmt::Display for SelectError {
 
 impl std::error::Error for SelectError {}
 
+impl SelectError {
+    /// The exit code this error ends a run with: 2 for a blank SESSION (it names nothing: a
+    /// usage error), 1 for the rest (the session could not be found or read).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            SelectError::Blank => 2,
+            _ => 1,
+        }
+    }
+}
+
 /// Whether an argument is meant as a path rather than an id or name.
 fn looks_like_path(arg: &str) -> bool {
     arg.contains('/') || arg.contains('\\') || arg.to_ascii_lowercase().ends_with(".jsonl")

@@ -5,3 +5,4 @@ pub(crate) mod follow;
 pub(crate) mod parallel;
 pub(crate) mod readahead;
 pub mod stack;
+pub mod usage;

@@ -16,7 +16,7 @@ use super::write_line;
 use crate::app::cli::ShowArgs;
 use crate::app::diag::{Diag, Warning};
 use crate::app::env::Env;
-use crate::app::exit::{Outcome, UsageError};
+use crate::app::exit::Outcome;
 use crate::cmd::entry_wanted;
 use crate::format::model::EntryKind;
 use crate::format::scan::ScanError;
@@ -24,6 +24,7 @@ use crate::format::time::parse_span;
 use crate::store::select::{select, Selected};
 use crate::store::session::Session;
 use crate::util::follow::{Change, Stop, Tail};
+use crate::util::usage::UsageError;
 use crate::views::style::{self, IdCut};
 
 pub(super) fn run(
