@@ -4,14 +4,8 @@
 
 use std::io::Write;
 
+use crate::util::warning::{Warn, Warning};
 use crate::views::style::{self, Role, Theme};
-
-/// Something wrong with one line; it never stops a command.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Warning {
-    pub line: Option<u64>,
-    pub message: String,
-}
 
 /// Diagnostics to stderr, all through one place: `pisess: warning: FILE:LINE: ...`.
 pub struct Diag<'a> {
@@ -71,6 +65,13 @@ impl<'a> Diag<'a> {
     }
 }
 
+/// The lower layers (a listing) report through [`Warn`]; on the command line that is this.
+impl Warn for Diag<'_> {
+    fn warn(&mut self, file: &str, line: Option<u64>, message: &str) {
+        Diag::warn(self, file, line, message);
+    }
+}
+
 /// The error line, `pisess: error: MESSAGE`, the message escaped.
 pub fn error_line(theme: Theme, message: &str) -> String {
     let message = style::escape_control(message, false);
@@ -113,20 +114,4 @@ pub fn parse_error_line(e: &clap::Error) -> String {
     };
     let line = error_line(Theme { enabled: false }, &message);
     format!("{line}{tips}; try '--help'")
-}
-
-/// An I/O error's cause in the words of a message: "permission denied", "no such file"; the
-/// OS's text for the rest, without its "(os error N)".
-pub fn io_cause(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        std::io::ErrorKind::NotFound => "no such file".to_owned(),
-        _ => {
-            let text = e.to_string();
-            match text.find(" (os error ") {
-                Some(at) => text[..at].to_owned(),
-                None => text,
-            }
-        }
-    }
 }

@@ -94,7 +94,7 @@ fn on_stdout(e: std::io::Error) -> std::io::Error {
     if e.kind() == std::io::ErrorKind::Interrupted {
         return e;
     }
-    let cause = crate::app::diag::io_cause(&e);
+    let cause = crate::util::warning::io_cause(&e);
     std::io::Error::new(
         e.kind(),
         format!("cannot write to standard output: {cause}"),

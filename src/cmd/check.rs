@@ -246,7 +246,7 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
                 // A file or folder that cannot be read may hold the run that went wrong.
                 Problem::Unreadable(e) => targets.push(Target::Failed(name, e.to_string())),
                 Problem::Skipped(Skipped::Folder(e)) => {
-                    targets.push(Target::Failed(name, crate::app::diag::io_cause(e)));
+                    targets.push(Target::Failed(name, crate::util::warning::io_cause(e)));
                 }
                 // Not a session, not a regular file, gone: nothing pi would list either.
                 Problem::Vanished

@@ -16,7 +16,7 @@ use anyhow::Context as _;
 use serde_json::json;
 
 use crate::app::cli::GrepArgs;
-use crate::app::diag::{Diag, Warning};
+use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
@@ -33,6 +33,7 @@ use crate::store::locate::Skipped;
 use crate::store::select::{select, Selected};
 use crate::store::summary::{summarize_with, Detail, Summary};
 use crate::util::usage::UsageError;
+use crate::util::warning::Warning;
 use crate::views::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
 use crate::views::style::{self, IdCut, Role, Theme};
 

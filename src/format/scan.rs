@@ -13,11 +13,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::app::diag::Warning;
 use crate::format::json;
 use crate::format::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader, Skimming};
 use crate::format::reader::{Cut, LineReader, RawLine, MAX_LINE};
 use crate::util::readahead::{self, ReadAhead};
+use crate::util::warning::Warning;
 
 /// Why a file could not be read as a session at all.
 #[derive(Debug)]
@@ -46,7 +46,7 @@ pub enum ScanError {
 impl fmt::Display for ScanError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            ScanError::Io(e) => f.write_str(&crate::app::diag::io_cause(e)),
+            ScanError::Io(e) => f.write_str(&crate::util::warning::io_cause(e)),
             ScanError::NotRegular(kind) => write!(f, "not a regular file ({kind})"),
             ScanError::NotASession {
                 line,

@@ -249,7 +249,7 @@ struct SavedReport {
     header_len: u64,
     entries: usize,
     malformed: u64,
-    warnings: Vec<crate::app::diag::Warning>,
+    warnings: Vec<crate::util::warning::Warning>,
     tail: scan::Tail,
 }
 
@@ -664,7 +664,7 @@ fn read_folder_into(
         Err(e) => {
             let why = format!(
                 "cannot read the summary cache: {}; not used",
-                crate::app::diag::io_cause(&e)
+                crate::util::warning::io_cause(&e)
             );
             return (Folder::default(), Some((path, why)));
         }

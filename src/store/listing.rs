@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::app::diag::{Diag, Warning};
 use crate::format::scan::{Reading, ScanError};
 use crate::format::time::parse_when;
 use crate::store::cache::{Cache, CacheProblem, Fate};
@@ -16,6 +15,7 @@ use crate::store::locate::{name_cmp, Files, Location, Skipped};
 use crate::store::summary::{summarize_in, Detail, Summary};
 use crate::util::parallel;
 use crate::util::usage::UsageError;
+use crate::util::warning::{Warn, Warning};
 
 /// Whose sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,7 +66,7 @@ impl Listing {
     }
 
     /// Writes every problem as a warning; true when the listing is [`incomplete`](Self::incomplete).
-    pub fn report(&self, diag: &mut Diag) -> bool {
+    pub fn report(&self, diag: &mut dyn Warn) -> bool {
         for (path, problem) in &self.problems {
             problem.report(path, diag);
         }
@@ -87,7 +87,7 @@ impl Problem {
     }
 
     /// The warning about `path`.
-    pub fn report(&self, path: &Path, diag: &mut Diag) {
+    pub fn report(&self, path: &Path, diag: &mut dyn Warn) {
         let name = path.display().to_string();
         match self {
             Problem::Warnings(w) => diag.session_warnings(&name, w),
@@ -110,7 +110,7 @@ impl Problem {
                 None,
                 &format!(
                     "cannot read this folder: {}; its sessions are not listed",
-                    crate::app::diag::io_cause(e)
+                    crate::util::warning::io_cause(e)
                 ),
             ),
         }
@@ -182,7 +182,7 @@ pub fn walk(
     loc: &Location,
     scope: Scope,
     detail: Detail,
-    diag: &mut Diag,
+    diag: &mut dyn Warn,
     mut each: impl FnMut(Summary),
 ) -> anyhow::Result<bool> {
     let Files { files, skipped } = files(loc, scope)?;
@@ -236,7 +236,7 @@ pub fn files(loc: &Location, scope: Scope) -> anyhow::Result<Files> {
         Scope::Project => (loc.project_files(), &loc.session_dir),
     };
     let Files { files, skipped } = files
-        .map_err(|e| anyhow::anyhow!("{}", crate::app::diag::io_cause(&e)))
+        .map_err(|e| anyhow::anyhow!("{}", crate::util::warning::io_cause(&e)))
         .with_context(|| format!("cannot list {}", dir.display()))?;
     // Each name found once, not at every comparison.
     let mut named: Vec<(usize, PathBuf)> = files

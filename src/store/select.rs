@@ -346,7 +346,7 @@ pub fn choose(
                 let cause = match p {
                     listing::Problem::Unreadable(e) => e.to_string(),
                     listing::Problem::Skipped(crate::store::locate::Skipped::Folder(e)) => {
-                        crate::app::diag::io_cause(e)
+                        crate::util::warning::io_cause(e)
                     }
                     _ => return None,
                 };
@@ -402,7 +402,7 @@ fn explicit_path(path: PathBuf) -> Result<Selected, SelectError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(SelectError::MissingPath(path)),
         Err(e) => Err(SelectError::Unreadable(
             path,
-            crate::app::diag::io_cause(&e),
+            crate::util::warning::io_cause(&e),
         )),
     }
 }
@@ -445,7 +445,10 @@ fn default_session(loc: &Location, pi_session_file: Option<&str>) -> Result<Sele
                 Err(SelectError::EnvFileMissing(path))
             }
             Err(e) => {
-                let what = format!("which cannot be read ({})", crate::app::diag::io_cause(&e));
+                let what = format!(
+                    "which cannot be read ({})",
+                    crate::util::warning::io_cause(&e)
+                );
                 Err(SelectError::EnvFileUnusable(path, what))
             }
         };

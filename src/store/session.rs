@@ -15,7 +15,6 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::app::diag::Warning;
 use crate::format::json;
 use crate::format::model::{self, Dialect, EntryKind, Header, Skimming};
 use crate::format::scan::{
@@ -24,6 +23,7 @@ use crate::format::scan::{
 };
 use crate::format::time::parse_js_date;
 use crate::store::cache::{CacheDir, CacheProblem, FileKey};
+use crate::util::warning::Warning;
 
 mod cached;
 pub use cached::INDEX_CACHE_MIN_BYTES;

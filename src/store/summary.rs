@@ -10,7 +10,6 @@ use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
-use crate::app::diag::Warning;
 use crate::format::model::{
     message_call_facts, message_content_text, CallFacts, EntryKind, Header, Usage,
 };
@@ -19,6 +18,7 @@ use crate::format::scan::{
 };
 use crate::format::time::parse_js_date;
 use crate::store::tally::Tally;
+use crate::util::warning::Warning;
 
 /// Everything `ls` shows about one session.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -6,3 +6,4 @@ pub(crate) mod parallel;
 pub(crate) mod readahead;
 pub mod stack;
 pub mod usage;
+pub mod warning;

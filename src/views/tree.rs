@@ -5,9 +5,9 @@
 //! and returns rows; nothing is printed. Every walk is iterative and cycle-safe, since a parent
 //! cycle would make pi hang and a 100k-entry chain would overflow a recursive walk.
 
-use crate::app::diag::Warning;
 use crate::format::model::EntryKind;
 use crate::store::session::Session;
+use crate::util::warning::Warning;
 
 /// A list of entry positions per entry, all in one vector (a `Vec` per entry cost 56 bytes an
 /// entry: most of `tree`'s memory on a session of a million small entries).

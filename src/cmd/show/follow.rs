@@ -14,7 +14,7 @@ use anyhow::Context as _;
 use super::block::Blocks;
 use super::write_line;
 use crate::app::cli::ShowArgs;
-use crate::app::diag::{Diag, Warning};
+use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::entry_wanted;
@@ -25,6 +25,7 @@ use crate::store::select::{select, Selected};
 use crate::store::session::Session;
 use crate::util::follow::{Change, Stop, Tail};
 use crate::util::usage::UsageError;
+use crate::util::warning::Warning;
 use crate::views::style::{self, IdCut};
 
 pub(super) fn run(

@@ -25,10 +25,10 @@ use super::{
     Bulk, Classes, EntryMeta, Extra, IdCell, Identity, Session, Source, Unlinked, LONG_ID,
     NO_ENTRY, PREVIOUS,
 };
-use crate::app::diag::Warning;
 use crate::format::model::EntryKind;
 use crate::format::scan::{header_of_stored, read_exact_at, OpenedFile};
 use crate::store::cache::{body, head, open_cache_file, stamp, CacheDir, CacheProblem, FileKey};
+use crate::util::warning::Warning;
 
 /// Files smaller than this are indexed in about the time a cache file takes to read.
 pub const INDEX_CACHE_MIN_BYTES: u64 = 8 << 20;
@@ -121,7 +121,7 @@ pub(super) fn load(
         Err(e) => {
             let why = format!(
                 "cannot read the index cache: {}; not used",
-                crate::app::diag::io_cause(&e)
+                crate::util::warning::io_cause(&e)
             );
             return Err((file, why));
         }
@@ -263,7 +263,7 @@ pub(super) fn save(
     write(&place.file, &bytes).map_err(|e| {
         let why = format!(
             "cannot write the index cache: {}; going on without it",
-            crate::app::diag::io_cause(&e)
+            crate::util::warning::io_cause(&e)
         );
         (place.file.clone(), why)
     })
