@@ -22,7 +22,7 @@ use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
 use crate::format::model::Header;
 use crate::format::scan::{
-    open_file, read_exact_at, read_header_of, scan_until, stem_of, whole_file, EntryLine, Reading,
+    open_file, read_exact_at, read_header_of, scan_until, stem_of, whole_file, EntryLine,
     ScanError, ScanReport,
 };
 use crate::format::time::relative;
@@ -32,6 +32,7 @@ use crate::store::locate::tilde;
 use crate::store::locate::Skipped;
 use crate::store::select::{select, Selected};
 use crate::store::summary::{summarize_with, Detail, Summary};
+use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::util::warning::Warning;
 use crate::views::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};

@@ -21,13 +21,14 @@ use crate::app::cli::RmArgs;
 use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::format::scan::{read_header_of, Reading};
+use crate::format::scan::read_header_of;
 use crate::format::surrogates;
 use crate::store::listing::{self, Projects, Window};
 use crate::store::locate::{self, Location};
 use crate::store::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
 use crate::store::select::{self, SelectError, Selected};
 use crate::store::summary::{summarize, Summary};
+use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::views::style::{self, Theme};
 

@@ -145,7 +145,7 @@ fn read_one(
             let name = path.display().to_string();
             let summary = summarize_in(
                 path,
-                crate::format::scan::Reading::AheadIfBig,
+                crate::util::readahead::Reading::AheadIfBig,
                 Detail::Stats,
             )
             .context(name.clone())?;
@@ -189,7 +189,7 @@ fn read_many(
             }
             Selected::File(path) => summarize_in(
                 &path,
-                crate::format::scan::Reading::AheadIfBig,
+                crate::util::readahead::Reading::AheadIfBig,
                 Detail::Stats,
             )
             .with_context(|| path.display().to_string())?,

@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::format::json;
 use crate::format::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader, Skimming};
 use crate::format::reader::{Cut, LineReader, RawLine, MAX_LINE};
-use crate::util::readahead::{self, ReadAhead};
+use crate::util::readahead::{self, ReadAhead, Reading};
 use crate::util::warning::Warning;
 
 /// Why a file could not be read as a session at all.
@@ -528,7 +528,7 @@ pub struct OpenedFile {
 pub fn open_file(path: &Path) -> Result<OpenedFile, ScanError> {
     let (file, meta) = open_nonblocking(path)?;
     if !meta.is_file() {
-        return Err(ScanError::NotRegular(crate::store::locate::kind_of(
+        return Err(ScanError::NotRegular(crate::util::file::kind_of(
             meta.file_type(),
         )));
     }
@@ -574,15 +574,6 @@ pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Res
     let mut handle = file.try_clone()?;
     handle.seek(SeekFrom::Start(offset))?;
     handle.read_exact(buf)
-}
-
-/// How a scan reads a whole file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
-    /// A big file is read ahead on a second thread (see [`ReadAhead`]).
-    AheadIfBig,
-    /// On the caller's thread only: `ls` already reads one file per core.
-    OnThisThread,
 }
 
 /// The source for one scan of a whole file.

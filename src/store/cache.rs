@@ -24,19 +24,26 @@ use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::format::scan::{
-    self, open_file, read_exact_at, whole_file, OpenedFile, Reading, ScanError, ScanReport,
+    self, open_file, read_exact_at, whole_file, OpenedFile, ScanError, ScanReport,
 };
-use crate::store::locate::split_name;
+
 use crate::store::summary::{
     fold_from, modified_from_mtime, with_file_facts, without_file_facts, Detail, FileFacts, Fold,
     Summary,
 };
+use crate::util::file::split_name;
+use crate::util::readahead::Reading;
 
 /// A listing of more folders than this stats its files by path.
 const MAX_FOLDER_FDS: usize = 256;
 
 /// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
 pub(crate) type CacheProblem = (PathBuf, String);
+
+/// Session files smaller than this are not given an index cache (`session::cached`): they are
+/// indexed in about the time a cache file takes to read. The cache holds the limit, as it
+/// decides what it keeps.
+pub const INDEX_CACHE_MIN_BYTES: u64 = 8 << 20;
 
 /// Where the cache is, and whether this run has warned about it yet.
 #[derive(Debug, Clone)]
@@ -52,7 +59,7 @@ impl CacheDir {
     pub fn new(dir: PathBuf) -> CacheDir {
         CacheDir {
             dir,
-            index_min_bytes: crate::store::session::INDEX_CACHE_MIN_BYTES,
+            index_min_bytes: INDEX_CACHE_MIN_BYTES,
             warned: Arc::new(AtomicBool::new(false)),
         }
     }

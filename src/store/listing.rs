@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::format::scan::{Reading, ScanError};
+use crate::format::scan::ScanError;
+
 use crate::format::time::parse_when;
 use crate::store::cache::{Cache, CacheProblem, Fate};
 use crate::store::locate::{name_cmp, Files, Location, Skipped};
 use crate::store::summary::{summarize_in, Detail, Summary};
 use crate::util::parallel;
+use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::util::warning::{Warn, Warning};
 
@@ -370,7 +372,7 @@ fn sort_by_moving_once<T>(items: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ord
 }
 
 fn file_name(p: &Path) -> &[u8] {
-    crate::store::locate::split_name(p).1
+    crate::util::file::split_name(p).1
 }
 
 #[cfg(test)]

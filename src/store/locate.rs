@@ -18,6 +18,7 @@ use icu_collator::CollatorBorrowed;
 use serde_json::Value;
 
 use crate::store::cache::CacheDir;
+use crate::util::file::kind_of;
 
 /// Where a session dir candidate came from, in order of precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +80,7 @@ pub struct Inputs {
     /// Where the summary cache is (`None`: no cache, as with `--no-cache`).
     pub cache: Option<PathBuf>,
     /// Session files of at least this many bytes have their index cached too (`None`:
-    /// [`crate::store::session::INDEX_CACHE_MIN_BYTES`]); tests lower it.
+    /// [`crate::store::cache::INDEX_CACHE_MIN_BYTES`]); tests lower it.
     pub index_cache_min_bytes: Option<u64>,
 }
 
@@ -413,18 +414,6 @@ pub fn name_cmp(a: &[u8], b: &[u8]) -> Ordering {
     COLLATOR.compare_utf8(a, b)
 }
 
-/// A listed file's folder (with its separator) and name, as bytes: split at the last separator,
-/// as a listing's paths are a folder joined with a name. Cheaper than `Path::file_name`, which
-/// parses components, in sorts and lookups of 10,000 files.
-pub(crate) fn split_name(path: &Path) -> (&[u8], &[u8]) {
-    let bytes = path.as_os_str().as_encoded_bytes();
-    let at = bytes
-        .iter()
-        .rposition(|&b| std::path::is_separator(char::from(b)))
-        .map_or(0, |i| i + 1);
-    (&bytes[..at], &bytes[at..])
-}
-
 /// The `*.jsonl` files of a listing, and what it passed over.
 #[derive(Debug, Default)]
 pub struct Files {
@@ -437,41 +426,12 @@ pub struct Files {
 #[derive(Debug)]
 pub enum Skipped {
     /// A FIFO, socket, device or directory, or a symlink to one: opening a FIFO blocks until a
-    /// writer comes, and a device may never end. The kind, as [`kind_of`] names it.
+    /// writer comes, and a device may never end. The kind, as [`kind_of`](crate::util::file::kind_of) names it.
     NotRegular(&'static str),
     /// A symlink whose target is gone.
     Dangling,
     /// A project folder that could not be read: its sessions are missing from the listing.
     Folder(io::Error),
-}
-
-/// What a file is, for messages: "a FIFO", "a character device"...
-pub fn kind_of(kind: fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if kind.is_fifo() {
-            return "a FIFO";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-        if kind.is_char_device() {
-            return "a character device";
-        }
-        if kind.is_block_device() {
-            return "a block device";
-        }
-    }
-    if kind.is_dir() {
-        "a directory"
-    } else if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_file() {
-        "a regular file"
-    } else {
-        "not a regular file"
-    }
 }
 
 /// `*.jsonl` directly in `dir` that are regular files (symlinks followed); a missing dir has

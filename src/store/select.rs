@@ -394,7 +394,7 @@ fn explicit_path(path: PathBuf) -> Result<Selected, SelectError> {
             if is_device(kind) && !names_stdin(&path) {
                 return Err(SelectError::NotRegular(
                     path,
-                    crate::store::locate::kind_of(kind),
+                    crate::util::file::kind_of(kind),
                 ));
             }
             Ok(Selected::File(path))
@@ -435,10 +435,7 @@ fn default_session(loc: &Location, pi_session_file: Option<&str>) -> Result<Sele
         return match std::fs::metadata(&path) {
             Ok(meta) if meta.is_file() => Ok(Selected::File(path)),
             Ok(meta) => {
-                let what = format!(
-                    "which is {}",
-                    crate::store::locate::kind_of(meta.file_type())
-                );
+                let what = format!("which is {}", crate::util::file::kind_of(meta.file_type()));
                 Err(SelectError::EnvFileUnusable(path, what))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

@@ -19,14 +19,14 @@ use crate::format::json;
 use crate::format::model::{self, Dialect, EntryKind, Header, Skimming};
 use crate::format::scan::{
     open_file, read_exact_at, scan_as, scan_until, stem_of, whole_file, EntryLine, OpenedFile,
-    Reading, ScanError, ScanReport,
+    ScanError, ScanReport,
 };
 use crate::format::time::parse_js_date;
 use crate::store::cache::{CacheDir, CacheProblem, FileKey};
+use crate::util::readahead::Reading;
 use crate::util::warning::Warning;
 
 mod cached;
-pub use cached::INDEX_CACHE_MIN_BYTES;
 
 /// Ids to what holds them, the last of each id winning (pi's `byId`: later entries
 /// overwrite). The one id check of the index and of [`stream`]: the table keeps no strings, the

@@ -1,9 +1,10 @@
 //! Helpers that know nothing of pi: a parallel map, read-ahead, the stack size, following a
 //! growing file.
 
+pub(crate) mod file;
 pub(crate) mod follow;
 pub(crate) mod parallel;
-pub(crate) mod readahead;
+pub mod readahead;
 pub mod stack;
 pub mod usage;
 pub mod warning;

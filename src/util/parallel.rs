@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
-use crate::format::scan::Reading;
+use crate::util::readahead::Reading;
 
 /// How far a worker may run ahead of the result handed out last: enough that a large file
 /// does not idle the other cores, few enough that the results waiting behind it stay small.

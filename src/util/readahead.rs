@@ -117,6 +117,15 @@ impl BufRead for ReadAhead {
     }
 }
 
+/// How a whole file is read (the scan and the parallel map both choose it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// A big file is read ahead on a second thread (see [`ReadAhead`]).
+    AheadIfBig,
+    /// On the caller's thread only: `ls` already reads one file per core.
+    OnThisThread,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,7 @@ use serde::Deserialize as _;
 
 use crate::common::{env_in, run_with, Run};
 use pisess::app::env::Env;
-use pisess::format::scan::Reading;
+use pisess::util::readahead::Reading;
 
 /// Far beyond any run here (the slowest, a 60 MB line in a debug build, takes about a second).
 const WATCHDOG: Duration = Duration::from_secs(60);

@@ -30,9 +30,6 @@ use crate::format::scan::{header_of_stored, read_exact_at, OpenedFile};
 use crate::store::cache::{body, head, open_cache_file, stamp, CacheDir, CacheProblem, FileKey};
 use crate::util::warning::Warning;
 
-/// Files smaller than this are indexed in about the time a cache file takes to read.
-pub const INDEX_CACHE_MIN_BYTES: u64 = 8 << 20;
-
 /// Indexes of more entries are not kept: decoding one would hold the cache file and the
 /// index at once (a million entries take about 60 MB each way), and such a file's scan is
 /// per entry anyway.
