@@ -9,8 +9,6 @@
 //! caller decodes the whole string. The bytes are a string's insides as the skim vouched for
 //! them (only JSON's escapes, no control characters); a malformed escape is `None` too.
 
-use crate::views::text::Rest;
-
 /// The first position at or after `from` (and before the end) where `inner` (a string's
 /// insides) may be cut in two whose decodings concatenate to the whole one's: not inside a
 /// UTF-8 sequence, nor inside an escape or between the two escapes of a surrogate pair (no
@@ -52,6 +50,17 @@ pub(crate) fn decoded_prefix(inner: &[u8], from: usize) -> Option<(String, usize
         serde_json::Value::String(kept) => Some((kept, at)),
         _ => None,
     }
+}
+
+/// The text that follows a text, known only by its counts (a long string decoded in part, as
+/// [`rest`] counts it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rest {
+    pub chars: usize,
+    /// Newlines before its trailing whitespace.
+    pub newlines: usize,
+    /// Whether it holds anything but whitespace.
+    pub has_text: bool,
 }
 
 /// The counts of the text that `rest` (the insides of a string from a [`boundary`] on) decodes
@@ -177,7 +186,7 @@ fn trailing_white(b: &[u8]) -> Option<usize> {
 /// of a string goes escape by escape and costs several times this on pi's texts, which escape
 /// every newline.
 pub(crate) fn unescaped(inner: &[u8]) -> Option<String> {
-    if memchr::memchr(0xF4, inner).is_some() || crate::views::style::any_byte(inner, |b| b < 0x20) {
+    if memchr::memchr(0xF4, inner).is_some() || crate::util::bytes::any_byte(inner, |b| b < 0x20) {
         return None;
     }
     // Checked once, with SIMD: the pieces between escapes (which are ASCII) are then `str`s.

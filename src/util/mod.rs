@@ -1,6 +1,7 @@
 //! Helpers that know nothing of pi: a parallel map, read-ahead, the stack size, following a
 //! growing file.
 
+pub(crate) mod bytes;
 pub(crate) mod file;
 pub(crate) mod follow;
 pub(crate) mod parallel;

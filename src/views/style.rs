@@ -102,23 +102,13 @@ fn is_bad(c: char, keep_lines: bool) -> bool {
         || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
-/// Whether some byte of `b` is `wanted`, 64 bytes at a time with no exit inside a block, so
-/// the test compiles to vector instructions (`Iterator::any` stops at each byte).
-pub(crate) fn any_byte(b: &[u8], wanted: impl Fn(u8) -> bool) -> bool {
-    let mut blocks = b.chunks_exact(64);
-    let found = blocks
-        .by_ref()
-        .any(|block| block.iter().fold(false, |seen, &x| seen | wanted(x)));
-    found || blocks.remainder().iter().any(|&x| wanted(x))
-}
-
 /// Whether UTF-8 text holds a character [`is_bad`], by its bytes: a pass that compiles to vector
 /// instructions finds the ASCII controls, and the C1 controls and the invisible marks are
 /// looked for only where a C2 or E2 byte starts a character (`memchr`: text with arrows and
 /// check marks, E2 all, was read byte by byte).
 fn has_bad(b: &[u8], keep_lines: bool) -> bool {
     let ascii_bad = |x: u8| x < 0x20 && !(keep_lines && matches!(x, b'\n' | b'\t')) || x == 0x7f;
-    any_byte(b, ascii_bad)
+    crate::util::bytes::any_byte(b, ascii_bad)
         || memchr::memchr2_iter(0xC2, 0xE2, b).any(|i| match b[i] {
             // U+0080..=U+009F
             0xC2 => b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)),
@@ -228,18 +218,6 @@ pub fn bytes(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn any_byte_finds_a_byte_in_any_block() {
-        for len in [0, 1, 63, 64, 65, 200] {
-            for at in 0..len {
-                let mut b = vec![b'a'; len];
-                b[at] = 1;
-                assert!(super::any_byte(&b, |x| x < 0x20), "{len} {at}");
-            }
-            assert!(!super::any_byte(&vec![b'a'; len], |x| x < 0x20));
-        }
-    }
-
     use super::*;
 
     /// The byte test agrees with the character test on every character, alone and between

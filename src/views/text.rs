@@ -10,6 +10,7 @@
 
 use serde_json::Value;
 
+use crate::format::escaped::Rest;
 use crate::format::js::{js_len, js_number, js_slice, js_string, js_trim, js_truthy};
 use crate::format::model::content::{Block, Content};
 
@@ -189,17 +190,6 @@ pub(crate) struct Cut<'a> {
     pub more_lines: usize,
     /// Characters left out.
     pub more_chars: usize,
-}
-
-/// The text that follows a text, known only by its counts (a long string decoded in part:
-/// `crate::format::escaped`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Rest {
-    pub chars: usize,
-    /// Newlines before its trailing whitespace.
-    pub newlines: usize,
-    /// Whether it holds anything but whitespace.
-    pub has_text: bool,
 }
 
 /// Whether [`cut`] of `text` ends inside it, so that what follows it cannot change the kept

@@ -14,10 +14,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::format::escaped::Rest;
 use crate::format::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
 use crate::format::skim::Skim;
 use crate::views::style::{self, escape_control};
-use crate::views::text::{base64_digits, cuts_within, Rest};
+use crate::views::text::{base64_digits, cuts_within};
 
 /// Text blocks longer than this are cut unless `--full`.
 pub(super) const MAX_LINES: usize = 12;
