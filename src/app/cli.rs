@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::engine::ArgValueCompleter;
 
 use crate::app::global::GlobalArgs;
+use crate::format::model::PI_ROLES;
 use crate::views::stats::By;
 use crate::views::tree::TreeFilter;
 
@@ -385,20 +386,6 @@ pub struct LsArgs {
     #[arg(long)]
     pub json: bool,
 }
-
-/// pi 1.6.0's message roles (`message.role`; pi-ai's three, the agent's `system`, and the
-/// coding agent's four): the only values `show --role` takes, so a typo is an error, not an
-/// empty match that a CI check reads as "none found".
-pub const PI_ROLES: [&str; 8] = [
-    "user",
-    "assistant",
-    "toolResult",
-    "system",
-    "bashExecution",
-    "custom",
-    "branchSummary",
-    "compactionSummary",
-];
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {

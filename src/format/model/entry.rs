@@ -236,6 +236,20 @@ impl<'de> Deserialize<'de> for Present {
     }
 }
 
+/// pi 1.6.0's message roles (`message.role`; pi-ai's three, the agent's `system`, and the
+/// coding agent's four): the only values `show --role` takes, so a typo is an error, not an
+/// empty match that a CI check reads as "none found".
+pub const PI_ROLES: [&str; 8] = [
+    "user",
+    "assistant",
+    "toolResult",
+    "system",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+];
+
 /// pi 1.6.0's entry types. `show --type` warns on any other value but still matches it: files
 /// hold types pi does not know (seed 000's dialect, newer pi versions), and pisess shows those.
 pub const PI_ENTRY_TYPES: [&str; 11] = [

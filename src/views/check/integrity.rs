@@ -3,8 +3,7 @@
 use serde_json::Value;
 
 use super::Finding;
-use crate::app::cli::PI_ROLES;
-use crate::format::model::{Dialect, EntryKind};
+use crate::format::model::{Dialect, EntryKind, PI_ROLES};
 use crate::store::session::Session;
 
 /// The file's structural faults: the reader's own warnings (malformed lines, duplicate and
