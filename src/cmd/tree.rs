@@ -19,9 +19,8 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::open_session_observed;
-use crate::format::js::js_truthy;
 use crate::format::model::{
-    decode_kept, Dialect, EntryKind, Kept, LineView, MessageView, Skimming,
+    decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView, Skimming,
 };
 use crate::format::scan::EntryLine;
 use crate::format::surrogates;
@@ -177,11 +176,8 @@ impl Noted {
     fn decoded(session: &Session, i: usize, is_leaf: bool, home: &str) -> anyhow::Result<Noted> {
         let entry = load_with(session, i, &ROW_WITH_ARGUMENTS)?;
         let message = entry.get("message").unwrap_or(&Value::Null);
-        // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
-        let stop = message.get("stopReason");
         let has_text = crate::views::text::has_text(message.get("content"));
-        let error_or_aborted =
-            js_truthy(stop) && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"));
+        let error_or_aborted = stop_is_unusual(message.get("stopReason"));
         let calls: Vec<String> = call_ids(message).map(str::to_owned).collect();
         let mut hidden_lines = HashMap::new();
         // `shown`'s test for an assistant message, whatever the filter.
@@ -810,11 +806,13 @@ mod tests {
         };
         sure.0 += 1;
         let whole = &full["message"];
-        let stop = whole.get("stopReason");
         assert_eq!(said.has_text, has_text(whole.get("content")), "{line}");
+        // pi's rule, on the decoded message (the skim judged the stored bytes).
+        let stop = whole.get("stopReason");
         assert_eq!(
             said.error_or_aborted,
-            js_truthy(stop) && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse")),
+            crate::format::js::js_truthy(stop)
+                && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse")),
             "{line}"
         );
         let ids: Vec<&str> = said.calls.iter().map(|c| &*c.id).collect();

@@ -245,7 +245,7 @@ impl<'a> MessageView<'a> {
             has_text: content.has_text,
             error_or_aborted: match self.stop_reason_span {
                 None => false,
-                Some(span) => stop_is_unusual(span)?,
+                Some(span) => stop_span_is_unusual(span)?,
             },
             calls: content.calls,
         })
@@ -363,9 +363,17 @@ fn text_is_not_blank(span: &[u8]) -> Option<bool> {
     }
 }
 
-/// pi's test of a stop reason: `stopReason && stopReason !== "stop" && stopReason !==
-/// "toolUse"`, on its span.
-fn stop_is_unusual(span: &[u8]) -> Option<bool> {
+/// pi's test of an assistant message's stop reason, as `/tree`'s filter reads it:
+/// `stopReason && stopReason !== "stop" && stopReason !== "toolUse"`. The one copy of the
+/// rule: the skim's test on a span below, and `tree`'s on a decoded message, both ask it.
+pub fn stop_is_unusual(stop: Option<&Value>) -> bool {
+    crate::format::js::js_truthy(stop)
+        && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"))
+}
+
+/// [`stop_is_unusual`] on the stored bytes of the value: a plain string is judged as is,
+/// anything else decoded first.
+fn stop_span_is_unusual(span: &[u8]) -> Option<bool> {
     let plain = span
         .strip_prefix(b"\"")
         .and_then(|s| s.strip_suffix(b"\""))
@@ -373,11 +381,7 @@ fn stop_is_unusual(span: &[u8]) -> Option<bool> {
     if let Some(inner) = plain {
         return Some(!matches!(inner, b"" | b"stop" | b"toolUse"));
     }
-    let value = decoded_span(span)?;
-    Some(
-        crate::format::js::js_truthy(Some(&value))
-            && !matches!(value.as_str(), Some("stop" | "toolUse")),
-    )
+    Some(stop_is_unusual(Some(&decoded_span(span)?)))
 }
 
 /// The keys of a call's arguments a reader reads, by the tool's name (`None`: all of them).
