@@ -6,6 +6,7 @@ mod common;
 
 mod cache;
 mod check;
+mod completion;
 mod context;
 mod conventions;
 mod grep;
