@@ -466,6 +466,15 @@ mod tests {
     }
 
     #[test]
+    fn bash_insert_quotes_in_the_style_of_an_opening_quote() {
+        use BashQuote::*;
+        assert_eq!(bash_insert("it's", Single), r"'it'\''s'");
+        assert_eq!(bash_insert("abc", Single), "'abc'");
+        assert_eq!(bash_insert("a!b\"$`\\", Double), r#""a"'!'"b\"\$\`\\""#);
+        assert_eq!(bash_insert("0197aaaa", Plain), "0197aaaa");
+    }
+
+    #[test]
     fn bash_unquote_refuses_what_would_expand() {
         use BashQuote::*;
         assert_eq!(bash_unquote(r"keep\ 01", Plain).as_deref(), Some("keep 01"));
