@@ -1,7 +1,10 @@
 //! Dynamic completion of SESSION arguments (clap_complete's `CompleteEnv`): the ids and names
 //! of this project's sessions first, then every project's, each with its title as the help.
 //! The shell asks the binary itself (`source <(COMPLETE=bash pisess)`), so what is offered is
-//! what the lookup would find, through the same listing as `ls`.
+//! what the lookup would find, through the same listing as `ls`. A name is the agent's to write:
+//! [`shells`] makes sure each candidate reaches the shell as one literal word, or not at all.
+
+pub mod shells;
 
 use std::ffi::OsStr;
 

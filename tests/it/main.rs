@@ -7,6 +7,7 @@ mod common;
 mod architecture;
 mod cache;
 mod check;
+mod completion;
 mod context;
 mod conventions;
 mod grep;
