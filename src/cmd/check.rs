@@ -1,4 +1,4 @@
-//! `pisess check`: a CI gate. Chooses the sessions, judges each (`crate::check`), then writes
+//! `pisess check`: a CI gate. Chooses the sessions, judges each (`crate::views::check`), then writes
 //! the lines (or one JSON object per session) and, when asked, a Markdown and a JUnit report.
 //!
 //! Exit codes keep the agent's failure apart from the tool's: 0 every assertion held, 1 one
@@ -12,20 +12,21 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use crate::check::{self, Spec, Verdict};
-use crate::cli::CheckArgs;
-use crate::diag::{self, Diag};
-use crate::env::Env;
-use crate::exit::{NotChecked, Outcome, UsageError};
-use crate::listing::{self, Problem, Scope, Window};
-use crate::locate::Skipped;
-use crate::model::number;
-use crate::scan::Reading;
-use crate::select::{select, Selected};
-use crate::session::Session;
-use crate::style::{self, Role, Theme};
-use crate::summary::{summarize, summarize_bytes, Summary};
-use crate::surrogates;
+use crate::app::cli::CheckArgs;
+use crate::app::diag::{self, Diag};
+use crate::app::env::Env;
+use crate::app::exit::{NotChecked, Outcome};
+use crate::format::model::number;
+use crate::format::surrogates;
+use crate::store::listing::{self, Problem, Scope, Window};
+use crate::store::locate::Skipped;
+use crate::store::select::{select, Selected};
+use crate::store::session::Session;
+use crate::store::summary::{summarize, summarize_bytes, Summary};
+use crate::util::readahead::Reading;
+use crate::util::usage::UsageError;
+use crate::views::check::{self, Spec, Verdict};
+use crate::views::style::{self, Role, Theme};
 
 /// One session, checked or not.
 #[derive(Debug)]
@@ -121,7 +122,7 @@ pub fn run(
     match shown {
         // A reader that went away (`| head -1`) must not turn the verdict into exit 0: the
         // reports are still written and the exit code still says what held.
-        Err(e) if crate::exit::is_broken_pipe(&e) => {}
+        Err(e) if crate::app::exit::is_broken_pipe(&e) => {}
         other => other?,
     }
     if let Some(file) = args.summary.as_deref().filter(|f| *f != "-") {
@@ -157,7 +158,7 @@ fn show(file: &std::ffi::OsStr) -> String {
 fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
     let usage = |m: String| anyhow::Error::from(UsageError(m));
     let max_duration = match &args.max_duration {
-        Some(s) => match crate::time::parse_span(s) {
+        Some(s) => match crate::format::time::parse_span(s) {
             Some(Ok(ms)) => Some((ms, s.trim().to_owned())),
             Some(Err(e)) if e.contains("too large") => {
                 return Err(usage(format!("--max-duration: {e}")))
@@ -208,7 +209,7 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
         no_malformed: args.no_malformed,
         no_secrets: args
             .no_secrets
-            .then(|| crate::cmd::grep_secrets::detector(args.secrets_config.as_deref()))
+            .then(|| crate::views::secrets::Detector::load(args.secrets_config.as_deref()))
             .transpose()?,
         report: args.summary.is_some(),
     };
@@ -250,7 +251,7 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
                 // A file or folder that cannot be read may hold the run that went wrong.
                 Problem::Unreadable(e) => targets.push(Target::Failed(name, e.to_string())),
                 Problem::Skipped(Skipped::Folder(e)) => {
-                    targets.push(Target::Failed(name, crate::diag::io_cause(e)));
+                    targets.push(Target::Failed(name, crate::util::warning::io_cause(e)));
                 }
                 // Not a session, not a regular file, gone: nothing pi would list either.
                 Problem::Vanished

@@ -15,25 +15,28 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use serde_json::json;
 
-use crate::cache::Cache;
-use crate::cli::GrepArgs;
+use crate::app::cli::GrepArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
-use crate::diag::{Diag, Warning};
-use crate::env::Env;
-use crate::exit::{Outcome, Unanswered, UsageError};
-use crate::listing::{self, Problem, Projects, Window};
-use crate::locate::tilde;
-use crate::locate::Skipped;
-use crate::model::Header;
-use crate::scan::{
-    open_file, read_exact_at, read_header_of, scan_until, stem_of, whole_file, EntryLine, Reading,
+use crate::format::model::Header;
+use crate::format::scan::{
+    open_file, read_exact_at, read_header_of, scan_until, stem_of, whole_file, EntryLine,
     ScanError, ScanReport,
 };
-use crate::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
-use crate::select::{select, Selected};
-use crate::style::{self, IdCut, Role, Theme};
-use crate::summary::{summarize_with, Detail, Summary};
-use crate::time::relative;
+use crate::format::time::relative;
+use crate::store::cache::Cache;
+use crate::store::listing::{self, Problem, Projects, Window};
+use crate::store::locate::tilde;
+use crate::store::locate::Skipped;
+use crate::store::select::{select, Selected};
+use crate::store::summary::{summarize_with, Detail, Summary};
+use crate::util::readahead::Reading;
+use crate::util::usage::UsageError;
+use crate::util::warning::Warning;
+use crate::views::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
+use crate::views::style::{self, IdCut, Role, Theme};
 
 /// One matching line of one entry.
 #[derive(Debug)]
@@ -111,9 +114,6 @@ pub fn run(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    if args.secrets {
-        return crate::cmd::grep_secrets::run(args, env, out, diag, stdin);
-    }
     // Every failure before the search is exit 2: exit 1 means "nothing matched".
     let prepared = prepare(args, env, diag, stdin).map_err(|e| {
         if e.is::<UsageError>() {
@@ -145,7 +145,7 @@ pub fn run(
     if let Some((path, why)) = cache.as_ref().and_then(|c| c.problem.as_ref()) {
         diag.warn(&path.display().to_string(), None, why);
     }
-    crate::parallel::ordered(
+    crate::util::parallel::ordered(
         &files,
         |source| search_source(source, &search, cache.as_ref()),
         |result| {
@@ -263,7 +263,7 @@ fn prepare<'a>(
 }
 
 /// A file that could not be searched: a warning; true when it may hide a match (exit 2).
-pub(crate) fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
+fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
     let name = path.display().to_string();
     match e {
         ScanError::Io(io) if io.kind() == io::ErrorKind::NotFound => {
@@ -492,7 +492,7 @@ impl Found {
             return ControlFlow::Continue(());
         }
         // The scan read the line as an object; a decode that fails now has nothing to say.
-        let Ok(value) = crate::json::decode(e.json) else {
+        let Ok(value) = crate::format::json::decode(e.json) else {
             return ControlFlow::Continue(());
         };
         for (field, text) in texts(&value, &e.kind, role, search.reach) {
@@ -574,7 +574,7 @@ fn write_session(
                 "line": h.line,
                 "matches": matches,
             });
-            crate::surrogates::write(&mut *out, &object)?;
+            crate::format::surrogates::write(&mut *out, &object)?;
             out.write_all(b"\n")?;
         }
         return Ok(());

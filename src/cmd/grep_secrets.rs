@@ -14,18 +14,21 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use serde_json::json;
 
-use crate::cli::GrepArgs;
+use crate::app::cli::GrepArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::migrated_role;
-use crate::diag::{Diag, Warning};
-use crate::env::Env;
-use crate::exit::{Outcome, Unanswered, UsageError};
-use crate::listing::{self, Problem, Projects};
-use crate::locate::{tilde, Skipped};
-use crate::model::Header;
-use crate::scan::{open_file, scan_until, whole_file, EntryLine, Reading, ScanError};
-use crate::secrets::{Detector, Located};
-use crate::select::{select, Selected};
-use crate::style::{self, IdCut, Role};
+use crate::format::model::Header;
+use crate::format::scan::{open_file, scan_until, whole_file, EntryLine, ScanError};
+use crate::store::listing::{self, Problem, Projects};
+use crate::store::locate::{tilde, Skipped};
+use crate::store::select::{select, Selected};
+use crate::util::readahead::Reading;
+use crate::util::usage::UsageError;
+use crate::util::warning::Warning;
+use crate::views::secrets::{Detector, Located};
+use crate::views::style::{self, IdCut, Role};
 
 /// One secret in one entry.
 struct Hit {
@@ -50,15 +53,6 @@ enum Source {
     Stdin(Vec<u8>),
 }
 
-/// The detector `--secrets-config` asks for (or the built-in one); a bad file is a usage
-/// error naming it and its line.
-pub fn detector(config: Option<&Path>) -> anyhow::Result<Detector> {
-    match config {
-        Some(path) => Detector::from_config(path).map_err(|e| UsageError(format!("{e:#}")).into()),
-        None => Ok(Detector::default()),
-    }
-}
-
 pub fn run(
     args: &GrepArgs,
     env: &Env,
@@ -66,7 +60,7 @@ pub fn run(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    let detector = detector(args.secrets_config.as_deref())?;
+    let detector = Detector::load(args.secrets_config.as_deref())?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     // Without a pattern, the first SESSION is clap's `pattern`.
     let named: Vec<std::ffi::OsString> = args
@@ -90,14 +84,14 @@ pub fn run(
     let theme = env.theme();
     let mut found = false;
     let mut failed: Option<io::Error> = None;
-    crate::parallel::ordered(
+    crate::util::parallel::ordered(
         &files,
         |source| search(source, &detector),
         |result| {
             let s = match result {
                 Ok(s) => s,
                 Err((path, e)) => {
-                    trouble |= crate::cmd::grep::report_unreadable(diag, &path, &e);
+                    trouble |= report_unreadable(diag, &path, &e);
                     return ControlFlow::Continue(());
                 }
             };
@@ -167,6 +161,26 @@ fn sources(
     Ok((files, true, false))
 }
 
+/// A file that could not be read: a warning; true when it may hide a secret (exit 2). As
+/// `grep` reports it: a file gone or not a session is passed over, as `ls` passes it over.
+fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
+    let name = path.display().to_string();
+    match e {
+        ScanError::Io(io) if io.kind() == io::ErrorKind::NotFound => {
+            diag.warn(&name, None, "removed while searching");
+            false
+        }
+        ScanError::NotASession { .. } | ScanError::Empty | ScanError::NoHeader { .. } => {
+            diag.warn(&name, None, &format!("skipped: {e}"));
+            false
+        }
+        ScanError::Io(_) | ScanError::Changed | ScanError::NotRegular(_) => {
+            diag.warn(&name, None, &format!("skipped: {e}"));
+            true
+        }
+    }
+}
+
 /// Every finding of one session, read as a stream by the one reader.
 fn search(source: &Source, detector: &Detector) -> Result<Searched, (PathBuf, ScanError)> {
     let mut hits = Vec::new();
@@ -202,7 +216,7 @@ fn entry(detector: &Detector, header: &Header, e: &EntryLine, hits: &mut Vec<Hit
         return;
     }
     // The scan read the line as an object; a decode that fails now has nothing to say.
-    let Ok(value) = crate::json::decode(e.json) else {
+    let Ok(value) = crate::format::json::decode(e.json) else {
         return;
     };
     let role = e
@@ -261,7 +275,7 @@ fn write_session(
                 "fingerprint": h.found.fingerprint,
                 "preview": h.found.preview,
             });
-            crate::surrogates::write(&mut *out, &object)?;
+            crate::format::surrogates::write(&mut *out, &object)?;
             out.write_all(b"\n")?;
         }
         return Ok(());

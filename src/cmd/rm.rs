@@ -17,18 +17,20 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::cli::RmArgs;
-use crate::diag::{self, Diag};
-use crate::env::Env;
-use crate::exit::{Outcome, UsageError};
-use crate::listing::{self, Projects, Window};
-use crate::locate::{self, Location};
-use crate::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
-use crate::scan::{read_header_of, Reading};
-use crate::select::{self, SelectError, Selected};
-use crate::style::{self, Theme};
-use crate::summary::{summarize, Summary};
-use crate::surrogates;
+use crate::app::cli::RmArgs;
+use crate::app::diag::{self, Diag};
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
+use crate::format::scan::read_header_of;
+use crate::format::surrogates;
+use crate::store::listing::{self, Projects, Window};
+use crate::store::locate::{self, Location};
+use crate::store::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
+use crate::store::select::{self, SelectError, Selected};
+use crate::store::summary::{summarize, Summary};
+use crate::util::readahead::Reading;
+use crate::util::usage::UsageError;
+use crate::views::style::{self, Theme};
 
 /// How wide a plan row's title may be when stdout is not a terminal: enough to recognise a
 /// session, never a whole first message (which can be megabytes).
@@ -279,7 +281,7 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     }
     if let Some(span) = &args.older_than {
         // Checked before anything else so a typo fails as a usage error, exit 2.
-        crate::time::parse_when(span, env.now_ms).map_err(UsageError)?;
+        crate::format::time::parse_when(span, env.now_ms).map_err(UsageError)?;
     }
     if args.sessions.iter().any(|s| select::is_blank(s)) {
         return Err(UsageError(select::SelectError::Blank.to_string()).into());
@@ -773,7 +775,7 @@ mod tests {
         .unwrap();
     }
 
-    use crate::removal::TrashHome;
+    use crate::store::removal::TrashHome;
 
     fn remove_target(t: &Target) -> Result<(), String> {
         let checked = Checked {

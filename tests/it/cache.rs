@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use pisess::env::{Env, Facts};
+use pisess::app::env::{Env, Facts};
 
 use crate::common::{run_with, Run, NOW_MS};
 
@@ -51,7 +51,7 @@ fn env_for(agent_dir: &Path, cache: Option<&Path>) -> Env {
             .vars
             .insert("PISESS_CACHE_DIR", dir.display().to_string());
     }
-    Env::new(&pisess::cli::GlobalArgs::default(), facts)
+    Env::new(&pisess::app::global::GlobalArgs::default(), facts)
 }
 
 /// One entry line: an id (pi's 8 hex digits, sometimes a longer foreign one) and a parent.
@@ -307,7 +307,7 @@ const SESSION_COMMANDS: [&[&str]; 7] = [
 fn env_indexing_all(agent: &Path, cache: &Path) -> Env {
     let mut env = env_for(agent, Some(cache));
     env.inputs.index_cache_min_bytes = Some(0);
-    env.with_flags(&pisess::cli::GlobalArgs::default())
+    env.with_flags(&pisess::app::global::GlobalArgs::default())
 }
 
 fn same(agent: &Path, cache: &Path, args: &[&str], context: &str) {

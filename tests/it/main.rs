@@ -4,8 +4,10 @@
 
 mod common;
 
+mod architecture;
 mod cache;
 mod check;
+mod completion;
 mod context;
 mod conventions;
 mod grep;

@@ -50,7 +50,7 @@ fn the_corpus_is_found_whole_and_its_look_alikes_never() {
         .map(|p| {
             (
                 p.file.display().to_string(),
-                pisess::secrets::fingerprint(&p.value),
+                pisess::views::secrets::fingerprint(&p.value),
                 p.kind.to_owned(),
             )
         })
@@ -62,7 +62,7 @@ fn the_corpus_is_found_whole_and_its_look_alikes_never() {
         .map(|p| {
             (
                 p.file.display().to_string(),
-                pisess::secrets::fingerprint(&p.value),
+                pisess::views::secrets::fingerprint(&p.value),
                 p.kind.to_owned(),
             )
         })
@@ -79,7 +79,7 @@ fn the_corpus_is_found_whole_and_its_look_alikes_never() {
         .filter(|p| {
             got.contains(&(
                 p.file.display().to_string(),
-                pisess::secrets::fingerprint(&p.value),
+                pisess::views::secrets::fingerprint(&p.value),
                 p.kind.to_owned(),
             ))
         })
@@ -148,7 +148,7 @@ fn grep_secrets_exits_as_grep_and_prints_no_secret() {
 
     let found = run_in(tmp.path(), &["grep", "--secrets", leaky]);
     assert_eq!(found.code, 0, "{}", found.stderr);
-    let fp = pisess::secrets::fingerprint(&token);
+    let fp = pisess::views::secrets::fingerprint(&token);
     assert!(
         found
             .stdout
@@ -350,13 +350,13 @@ fn write_corpus_for_the_benchmark() {
     for p in &corpus.planted {
         manifest.push_str(
             &serde_json::json!({"file": p.file, "kind": p.kind, "value": p.value,
-                "fingerprint": pisess::secrets::fingerprint(&p.value)})
+                "fingerprint": pisess::views::secrets::fingerprint(&p.value)})
             .to_string(),
         );
         manifest.push('\n');
     }
     fs::write(dir.join("manifest.jsonl"), manifest).unwrap();
-    let patterns: Vec<&str> = pisess::secrets::builtin_patterns().collect();
+    let patterns: Vec<&str> = pisess::views::secrets::builtin_patterns().collect();
     fs::write(dir.join("patterns.txt"), patterns.join("\n") + "\n").unwrap();
     eprintln!(
         "corpus: {} bytes, {} planted of {} kinds, {} look-alikes",
@@ -368,7 +368,7 @@ fn write_corpus_for_the_benchmark() {
 }
 
 /// Redacts every string of a decoded entry, as an export does.
-fn redact_all(d: &pisess::secrets::Detector, v: &mut Value) {
+fn redact_all(d: &pisess::views::secrets::Detector, v: &mut Value) {
     match v {
         Value::String(s) => *s = d.redact(s).into_owned(),
         Value::Array(items) => items.iter_mut().for_each(|i| redact_all(d, i)),
@@ -381,7 +381,7 @@ fn redact_all(d: &pisess::secrets::Detector, v: &mut Value) {
 fn redacting_every_string_leaves_no_planted_value_and_nothing_to_find() {
     let tmp = tempfile::tempdir().unwrap();
     let corpus = secrets_corpus::write(tmp.path(), 6, 10_000, 2, 100);
-    let d = pisess::secrets::Detector::default();
+    let d = pisess::views::secrets::Detector::default();
     let mut forms: Vec<String> = Vec::new();
     for p in &corpus.planted {
         let json = serde_json::to_string(&p.value).unwrap();

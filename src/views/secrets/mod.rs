@@ -1,0 +1,399 @@
+//! The secret detector: text in, findings out. Pure (no I/O but reading a config file), so
+//! `grep --secrets`, `check --no-secrets` and `export --redact` share one judgement.
+//!
+//! One pass serves every rule: an Aho-Corasick automaton over all rules' keywords
+//! (case-insensitive) says which rules can match a text, and only those run their regex.
+//! A candidate then passes its rule's entropy floor, its format's own check (GitHub's and
+//! npm's CRC32, a JWT's header), the hash/placeholder filters, the stopwords and the
+//! allowlists. Where two rules' matches overlap the earlier rule wins (specific formats come
+//! before the generic assignment).
+//!
+//! A secret is never kept in a finding: a finding holds where it is, its kind and its
+//! fingerprint (the first 8 hex digits of xxh3-64 of the value, stable across runs and
+//! versions), so the same secret is recognisable wherever it appears.
+
+mod config;
+mod rules;
+mod validate;
+mod walk;
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::bytes::{Regex, RegexBuilder};
+
+pub use walk::Located;
+
+use rules::{Check, Filters};
+
+/// A secret found in a text: its kind, its byte range, and its fingerprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: String,
+    pub start: usize,
+    pub end: usize,
+    /// 8 lowercase hex digits.
+    pub fingerprint: String,
+}
+
+/// What an allowlist regex is matched against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Secret,
+    Match,
+    Line,
+}
+
+#[derive(Debug, Default)]
+struct Allow {
+    regexes: Vec<(Regex, Target)>,
+    /// Lowercase; a secret containing one is not reported.
+    stopwords: Vec<String>,
+}
+
+impl Allow {
+    fn allows(&self, secret: &str, matched: &str, line: &str) -> bool {
+        self.regexes.iter().any(|(re, target)| {
+            let on = match target {
+                Target::Secret => secret,
+                Target::Match => matched,
+                Target::Line => line,
+            };
+            re.is_match(on.as_bytes())
+        })
+    }
+}
+
+#[derive(Debug)]
+struct Rule {
+    kind: String,
+    regex: Regex,
+    group: Option<usize>,
+    entropy: f64,
+    check: Check,
+    filters: Filters,
+    keywords: Vec<String>,
+    allow: Allow,
+}
+
+/// The rules, their keyword automaton, and the allowlists.
+pub struct Detector {
+    rules: Vec<Rule>,
+    /// Every rule's keywords; pattern `i` names the rules `keyword_rules[i]`.
+    keywords: Option<AhoCorasick>,
+    keyword_rules: Vec<Vec<usize>>,
+    /// Rules without keywords: run on every text.
+    unkeyed: Vec<usize>,
+    /// The keywords and `\u` over a stored JSON line; `None` when a keyword could be written
+    /// escaped (it holds `"`, `\`, `/` or a control character) and every line must be decoded.
+    raw: Option<AhoCorasick>,
+    allow: Allow,
+}
+
+impl std::fmt::Debug for Detector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Detector")
+            .field("rules", &self.rules.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Detector {
+    /// The built-in rules (docs/secrets.md).
+    fn default() -> Detector {
+        let rules = rules::DEFS
+            .iter()
+            .map(|d| Rule {
+                kind: d.kind.to_owned(),
+                regex: compile(d.regex).expect("built-in rules compile"),
+                group: d.group,
+                entropy: d.entropy,
+                check: d.check,
+                filters: d.filters,
+                keywords: d.keywords.iter().map(|k| (*k).to_owned()).collect(),
+                allow: Allow {
+                    regexes: d
+                        .allow
+                        .iter()
+                        .map(|r| {
+                            (
+                                compile(r).expect("built-in allowlists compile"),
+                                Target::Secret,
+                            )
+                        })
+                        .collect(),
+                    stopwords: Vec::new(),
+                },
+            })
+            .collect();
+        Detector::new(rules, Allow::default())
+    }
+}
+
+/// A rule's regex: bytes, ASCII classes and `\b` (see [`rules`]).
+fn compile(pattern: &str) -> Result<Regex, regex::Error> {
+    RegexBuilder::new(pattern)
+        .unicode(false)
+        .size_limit(64 << 20)
+        .build()
+}
+
+impl Detector {
+    /// The built-in rules with the additions of a TOML file (gitleaks's format where it
+    /// fits: docs/secrets.md). An error names the file and the line.
+    pub fn from_config(path: &Path) -> anyhow::Result<Detector> {
+        config::load(path)
+    }
+
+    /// The detector `--secrets-config` asks for, or the built-in one; a bad file is a usage
+    /// error (exit 2) naming it and its line.
+    pub fn load(config: Option<&Path>) -> anyhow::Result<Detector> {
+        match config {
+            Some(path) => Detector::from_config(path)
+                .map_err(|e| crate::util::usage::UsageError(format!("{e:#}")).into()),
+            None => Ok(Detector::default()),
+        }
+    }
+
+    fn new(rules: Vec<Rule>, allow: Allow) -> Detector {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut keyword_rules: Vec<Vec<usize>> = Vec::new();
+        let mut unkeyed = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            if rule.keywords.is_empty() {
+                unkeyed.push(i);
+            }
+            for k in &rule.keywords {
+                let k = k.to_ascii_lowercase();
+                match patterns.iter().position(|p| *p == k) {
+                    Some(at) => keyword_rules[at].push(i),
+                    None => {
+                        patterns.push(k);
+                        keyword_rules.push(vec![i]);
+                    }
+                }
+            }
+        }
+        let automaton = |patterns: &[String]| {
+            AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::Standard)
+                .build(patterns)
+                .ok()
+        };
+        let escapable = patterns.iter().any(|p| {
+            p.bytes()
+                .any(|b| matches!(b, b'"' | b'\\' | b'/') || b < 0x20)
+        });
+        let raw = if escapable || !unkeyed.is_empty() {
+            None
+        } else {
+            let mut with_escape = patterns.clone();
+            with_escape.push("\\u".to_owned());
+            automaton(&with_escape)
+        };
+        Detector {
+            keywords: (!patterns.is_empty())
+                .then(|| automaton(&patterns))
+                .flatten(),
+            rules,
+            keyword_rules,
+            unkeyed,
+            raw,
+            allow,
+        }
+    }
+
+    /// The kinds this detector reports, in priority order.
+    pub fn kinds(&self) -> impl Iterator<Item = &str> {
+        self.rules.iter().map(|r| r.kind.as_str())
+    }
+
+    /// Whether a stored JSON line can hold a finding once decoded: a keyword occurs in it,
+    /// or a `\u` escape that could hide one. A line for which this is false need not be
+    /// decoded.
+    pub fn may_hold(&self, raw: &[u8]) -> bool {
+        match &self.raw {
+            Some(ac) => ac.is_match(raw),
+            None => true,
+        }
+    }
+
+    /// Whether a text holds any keyword (a JSON key does when it names a secret).
+    fn keyword_in(&self, text: &str) -> bool {
+        !self.unkeyed.is_empty() || self.keywords.as_ref().is_some_and(|k| k.is_match(text))
+    }
+
+    /// Every secret in `text`, in order, none overlapping.
+    pub fn find(&self, text: &str) -> Vec<Finding> {
+        let bytes = text.as_bytes();
+        let mut active = vec![false; self.rules.len()];
+        for &i in &self.unkeyed {
+            active[i] = true;
+        }
+        if let Some(ac) = &self.keywords {
+            for m in ac.find_overlapping_iter(bytes) {
+                for &i in &self.keyword_rules[m.pattern().as_usize()] {
+                    active[i] = true;
+                }
+            }
+        }
+        let mut candidates: Vec<(usize, usize, usize)> = Vec::new();
+        for (i, rule) in self.rules.iter().enumerate() {
+            if active[i] {
+                self.candidates(i, rule, text, &mut candidates);
+            }
+        }
+        // Earlier rules first; a candidate overlapping one already taken is dropped. Taken
+        // spans never overlap, so the only one that can is the last to start before its end.
+        let mut taken: std::collections::BTreeMap<usize, (usize, usize)> = Default::default();
+        for (rule, start, end) in candidates {
+            let clash = taken
+                .range(..end)
+                .next_back()
+                .is_some_and(|(_, &(e, _))| e > start);
+            if !clash {
+                taken.insert(start, (end, rule));
+            }
+        }
+        taken
+            .into_iter()
+            .map(|(start, (end, rule))| Finding {
+                kind: self.rules[rule].kind.clone(),
+                start,
+                end,
+                fingerprint: fingerprint(&text[start..end]),
+            })
+            .collect()
+    }
+
+    /// Rule `i`'s accepted matches in `text` as `(i, start, end)`.
+    fn candidates(&self, i: usize, rule: &Rule, text: &str, out: &mut Vec<(usize, usize, usize)>) {
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at <= bytes.len() {
+            let Some(caps) = rule.regex.captures_at(bytes, at) else {
+                break;
+            };
+            let whole = caps.get(0).expect("group 0 always takes part");
+            let span = match rule.group {
+                Some(g) => caps.get(g),
+                None => (1..caps.len()).find_map(|g| caps.get(g)).or(Some(whole)),
+            };
+            // The search goes on after the secret, not after the match: a match's last
+            // character (the one that ends a token) may begin the next.
+            let next = span.map_or(whole.end(), |s| s.end()).max(whole.start() + 1);
+            at = next;
+            let Some(span) = span.filter(|s| s.start() < s.end()) else {
+                continue;
+            };
+            let (start, end) = (floor(text, span.start()), ceil(text, span.end()));
+            let secret = &text[start..end];
+            if validate::entropy(secret) < rule.entropy
+                || !validate::check(rule.check, secret)
+                || validate::filtered(rule.filters, secret, &rule.allow.stopwords)
+                || (!self.allow.stopwords.is_empty()
+                    && validate::filtered(Filters::default(), secret, &self.allow.stopwords))
+            {
+                continue;
+            }
+            let matched = &text[floor(text, whole.start())..ceil(text, whole.end())];
+            let line = line_around(text, start, end);
+            if rule.allow.allows(secret, matched, line) || self.allow.allows(secret, matched, line)
+            {
+                continue;
+            }
+            out.push((i, start, end));
+        }
+    }
+
+    /// `text` with every finding replaced by `[REDACTED kind fingerprint]`: what
+    /// [`Detector::find`] finds, and what [`Detector::find_in_entry`] would find in it (a
+    /// secret inside JSON the text holds, escaped there, is redacted in the decoded JSON,
+    /// which is written back in the text's place).
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.redact_text(text, None, 0)
+    }
+
+    /// [`Detector::redact`] of the value of the member `key` when it is one.
+    fn redact_text<'a>(&self, text: &'a str, key: Option<&str>, depth: u8) -> Cow<'a, str> {
+        if let Some(r) = walk::redact_json(self, text, depth) {
+            return r;
+        }
+        let found = match key.filter(|k| self.keyword_in(k)) {
+            Some(k) => self.find_keyed(k, text),
+            None => self.find(text),
+        };
+        let mut out: Cow<'a, str> = if found.is_empty() {
+            Cow::Borrowed(text)
+        } else {
+            let mut out = String::with_capacity(text.len());
+            let mut at = 0;
+            for f in found {
+                out.push_str(&text[at..f.start]);
+                out.push_str(&format!("[REDACTED {} {}]", f.kind, f.fingerprint));
+                at = f.end;
+            }
+            out.push_str(&text[at..]);
+            Cow::Owned(out)
+        };
+        if out.contains('\\') {
+            if let Some(lines) = walk::redact_json_lines(self, &out, depth) {
+                out = Cow::Owned(lines);
+            }
+        }
+        out
+    }
+}
+
+/// The built-in rules' regexes, for a benchmark's `rg -f` (the same patterns, one a line).
+#[doc(hidden)]
+pub fn builtin_patterns() -> impl Iterator<Item = &'static str> {
+    rules::DEFS.iter().map(|d| d.regex)
+}
+
+/// The first 8 hex digits of xxh3-64 of a secret: enough to tell secrets apart in one
+/// report, far too little to recover one.
+pub fn fingerprint(secret: &str) -> String {
+    let h = xxhash_rust::xxh3::xxh3_64(secret.as_bytes());
+    format!("{:08x}", h >> 32)
+}
+
+/// What of a secret may be shown: at most its first 4 characters, fewer for a short one (a
+/// quarter of it), never its length.
+pub fn preview(secret: &str) -> String {
+    let n = (secret.chars().count() / 4).min(4);
+    secret.chars().take(n).collect()
+}
+
+/// `at` moved back to a character boundary.
+fn floor(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// `at` moved on to a character boundary.
+fn ceil(text: &str, mut at: usize) -> usize {
+    while at < text.len() && !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+/// The line(s) of `text` holding `start..end`.
+fn line_around(text: &str, start: usize, end: usize) -> &str {
+    let from = text[..start].rfind('\n').map_or(0, |n| n + 1);
+    let to = text[end..].find('\n').map_or(text.len(), |n| end + n);
+    &text[from..to]
+}
+
+/// The 1-based line of `text` at byte `at`.
+pub(crate) fn line_of(text: &str, at: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
+}
+
+#[cfg(test)]
+mod tests;
