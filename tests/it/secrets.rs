@@ -420,3 +420,49 @@ fn redacting_every_string_leaves_no_planted_value_and_nothing_to_find() {
         "{redactions} redactions"
     );
 }
+
+#[test]
+fn the_bundled_examples_leak_one_stripe_key_in_three_places() {
+    let run = crate::common::run(&["-q", "grep", "--secrets", "--all", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let found: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let got: Vec<(&str, &str, &str)> = found
+        .iter()
+        .map(|v| {
+            (
+                v["entry"].as_str().unwrap(),
+                v["field"].as_str().unwrap(),
+                v["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("0a17a13d", "message.content", "stripe-secret-key"),
+            ("80720be5", "message.content[0].text", "stripe-secret-key"),
+            (
+                "80720be5",
+                "message.content[1].arguments.content",
+                "stripe-secret-key"
+            ),
+        ]
+    );
+    assert!(
+        found
+            .iter()
+            .all(|v| v["fingerprint"] == found[0]["fingerprint"]),
+        "one key"
+    );
+    assert!(
+        !run.stdout.contains("sk_test_51"),
+        "the key itself is never printed"
+    );
+    let check = crate::common::run(&["-q", "check", "--no-secrets", "0196d88e"]);
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    assert!(!check.stdout.contains("sk_test_51"));
+}

@@ -271,8 +271,11 @@ pub(crate) const DEFS: &[Def] = &[
     },
     Def {
         kind: "stripe-secret-key",
-        regex: concat!(r"(?-u:\b)(sk_(?:live|test)_[A-Za-z0-9]{24,99})", end!()),
-        keywords: &["sk_live_", "sk_test_"],
+        regex: concat!(
+            r"(?-u:\b)(sk_(?:live|test|prod)_[A-Za-z0-9]{10,99})",
+            end!()
+        ),
+        keywords: &["sk_live_", "sk_test_", "sk_prod_"],
         group: None,
         entropy: 3.0,
         check: Check::None,
@@ -281,8 +284,11 @@ pub(crate) const DEFS: &[Def] = &[
     },
     Def {
         kind: "stripe-restricted-key",
-        regex: concat!(r"(?-u:\b)(rk_(?:live|test)_[A-Za-z0-9]{24,99})", end!()),
-        keywords: &["rk_live_", "rk_test_"],
+        regex: concat!(
+            r"(?-u:\b)(rk_(?:live|test|prod)_[A-Za-z0-9]{10,99})",
+            end!()
+        ),
+        keywords: &["rk_live_", "rk_test_", "rk_prod_"],
         group: None,
         entropy: 3.0,
         check: Check::None,

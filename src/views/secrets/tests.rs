@@ -212,7 +212,7 @@ pub(crate) fn cases() -> Vec<(&'static str, String, String)> {
         (
             "stripe-restricted-key",
             format!("rk_test_{}", chars(s, 32, ALNUM)),
-            format!("rk_test_{}", chars(s, 10, ALNUM)),
+            format!("rk_test_{}", chars(s, 6, ALNUM)),
         ),
         (
             "anthropic-api-key",
