@@ -19,3 +19,4 @@ mod stats;
 mod surrogates;
 mod terminal;
 mod tree;
+mod trust;
