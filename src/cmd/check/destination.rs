@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use crate::scan::read_header;
 
 /// A path as it would be written to: canonical when it exists (symlinks followed, as the write
-/// would follow them), else its folder canonical and its own name. `None` for a symlink that
-/// points nowhere (where the write would land is not known until it is made).
+/// would follow them), else its folder canonical and its own name, else as given (a folder that
+/// does not exist: the write fails and says so). `None` for a symlink that points nowhere
+/// (where the write would land is not known until it is made).
 fn landing(path: &Path) -> Option<PathBuf> {
     if let Ok(p) = path.canonicalize() {
         return Some(p);
@@ -21,12 +22,14 @@ fn landing(path: &Path) -> Option<PathBuf> {
     if path.symlink_metadata().is_ok() {
         return None;
     }
-    let name = path.file_name()?;
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    Some(folder.canonicalize().ok()?.join(name))
+    match (folder.canonicalize(), path.file_name()) {
+        (Ok(folder), Some(name)) => Some(folder.join(name)),
+        _ => Some(path.to_path_buf()),
+    }
 }
 
 #[cfg(unix)]
@@ -83,6 +86,11 @@ mod tests {
         fs::create_dir(&sessions).unwrap();
         let out = dir.path().join("report.xml");
         assert_eq!(refusal(&out, &[&sessions], &[]), None);
+        // A folder that does not exist: not refused here, the write says why it fails.
+        assert_eq!(
+            refusal(&dir.path().join("no/such.xml"), &[&sessions], &[]),
+            None
+        );
         let inside = sessions.join("new.xml");
         assert!(refusal(&inside, &[&sessions], &[])
             .unwrap()
