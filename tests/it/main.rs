@@ -21,3 +21,4 @@ mod stats;
 mod surrogates;
 mod terminal;
 mod tree;
+mod trust;
