@@ -4,6 +4,7 @@
 //! Exit codes keep the agent's failure apart from the tool's: 0 every assertion held, 1 one
 //! failed, 2 the check could not be made; with several sessions the worst decides.
 
+mod destination;
 mod reports;
 
 use std::ffi::OsString;
@@ -19,7 +20,7 @@ use crate::app::exit::{NotChecked, Outcome};
 use crate::format::model::number;
 use crate::format::surrogates;
 use crate::store::listing::{self, Problem, Scope, Window};
-use crate::store::locate::Skipped;
+use crate::store::locate::{Location, Skipped};
 use crate::store::select::{select, Selected};
 use crate::store::session::Session;
 use crate::store::summary::{summarize, summarize_bytes, Summary};
@@ -94,6 +95,7 @@ pub fn run(
         .into());
     }
     let targets = targets(args, env, diag).map_err(NotChecked)?;
+    refuse_destinations(args, env, &targets).map_err(NotChecked)?;
     let want_index = check::needs_index(&spec);
     let mut checked = Vec::with_capacity(targets.len());
     for target in targets {
@@ -148,6 +150,33 @@ pub fn run(
         Status::Failed => Outcome::Partial,
         Status::Error => Outcome::NotChecked,
     })
+}
+
+/// A report file that would overwrite (or append to) a session, anything under the sessions
+/// folder, or a file this run reads: refused before anything is judged or written.
+fn refuse_destinations(args: &CheckArgs, env: &Env, targets: &[Target]) -> anyhow::Result<()> {
+    let loc = &env.location;
+    let folders = [loc.root.as_path(), loc.session_dir.as_path()];
+    let inputs: Vec<PathBuf> = targets
+        .iter()
+        .filter_map(|t| match t {
+            Target::File(path, _) => Some(path.clone()),
+            Target::Stdin | Target::Failed(..) => None,
+        })
+        .collect();
+    let reports = [("--junit", &args.junit), ("--summary", &args.summary)];
+    for (flag, file) in reports {
+        let Some(file) = file.as_deref().filter(|f| *f != "-") else {
+            continue;
+        };
+        if let Some(why) = destination::refusal(std::path::Path::new(file), &folders, &inputs) {
+            anyhow::bail!(
+                "{flag}: not writing the report to {}: {why}",
+                style::escape_control(&show(file), false)
+            );
+        }
+    }
+    Ok(())
 }
 
 fn show(file: &std::ffi::OsStr) -> String {
@@ -237,11 +266,20 @@ enum Target {
 }
 
 /// The sessions the arguments name. An error here means nothing could be checked at all.
+///
+/// The files are listed and looked up without the summary cache: a gate reads nothing the run
+/// it judges could have written but the session itself, and the cache is the same user's
+/// (docs/guide.md, "What rm and check trust"). Each listed summary is then read from its file,
+/// which is what the assertions are computed from.
 fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<Target>> {
+    let loc = &Location {
+        cache: None,
+        ..env.location.clone()
+    };
     if args.all || args.since.is_some() || args.until.is_some() {
         let scope = if args.all { Scope::All } else { Scope::Project };
         let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
-        let listing = listing::list(&env.location, scope)?;
+        let listing = listing::list(loc, scope)?;
         let mut targets = Vec::new();
         for (path, problem) in &listing.problems {
             let name = path.display().to_string();
@@ -284,35 +322,35 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
             }
             anyhow::bail!(
                 "no session to check {whose}{when} under {}",
-                env.location.shown(if args.all {
-                    &env.location.root
+                loc.shown(if args.all {
+                    &loc.root
                 } else {
-                    &env.location.session_dir
+                    &loc.session_dir
                 })
             );
         }
         return Ok(targets);
     }
     if args.sessions.is_empty() {
-        return Ok(vec![one(None, env)?]);
+        return Ok(vec![one(None, loc, env)?]);
     }
     // Each argument is checked on its own: one that names nothing is reported with the rest.
     Ok(args
         .sessions
         .iter()
         .map(|arg| {
-            one(Some(arg), env).unwrap_or_else(|e| {
+            one(Some(arg), loc, env).unwrap_or_else(|e| {
                 Target::Failed(arg.to_string_lossy().into_owned(), e.to_string())
             })
         })
         .collect())
 }
 
-fn one(arg: Option<&OsString>, env: &Env) -> anyhow::Result<Target> {
+fn one(arg: Option<&OsString>, loc: &Location, env: &Env) -> anyhow::Result<Target> {
     Ok(
         match select(
             arg.map(OsString::as_os_str),
-            &env.location,
+            loc,
             env.pi_session_file.as_deref(),
         )? {
             Selected::Stdin => Target::Stdin,

@@ -22,8 +22,7 @@ use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
 use crate::format::model::Header;
 use crate::format::scan::{
-    open_file, read_exact_at, read_header_of, scan_until, stem_of, whole_file, EntryLine,
-    ScanError, ScanReport,
+    open_file, read_header_of, scan_until, whole_file, EntryLine, ScanError, ScanReport,
 };
 use crate::format::time::relative;
 use crate::store::cache::Cache;
@@ -96,9 +95,6 @@ struct Search<'a> {
     /// Whether each file is summarized (for the heading, `--since`, `--until`).
     summarize: bool,
     window: Window,
-    /// `-l` or `-c` without `--tools` (nor `--branch`, which needs every entry): no line of a
-    /// tool result is needed, so of a file the cache vouches for only the rest is read.
-    sparse: bool,
 }
 
 /// What is searched: a file, or standard input read whole (`-`).
@@ -129,8 +125,9 @@ pub fn run(
     let mut failed: Option<io::Error> = None;
     let mut first = true;
     let theme = env.theme();
-    // Summaries the cache vouches for stand in for reading files (read only: what grep reads
-    // of a file is not what a listing keeps of it).
+    // A summary the cache vouches for gives the human view's heading (read only: what grep
+    // reads of a file is not what a listing keeps of it). It never narrows what is searched:
+    // with --since/--until each file's own summary decides, so the cache is not read at all.
     let paths: Vec<PathBuf> = files
         .iter()
         .filter_map(|f| match f {
@@ -138,7 +135,8 @@ pub fn run(
             Source::Stdin(_) => None,
         })
         .collect();
-    let cache = (search.summarize || search.sparse)
+    let unbounded = search.window.since.is_none() && search.window.until.is_none();
+    let cache = (search.summarize && unbounded)
         .then_some(env.location.cache.as_ref())
         .flatten()
         .map(|dir| Cache::load(dir, &paths));
@@ -233,7 +231,6 @@ fn prepare<'a>(
             || window.since.is_some()
             || window.until.is_some(),
         window,
-        sparse: !args.tools && !args.branch && (args.files_with_matches || args.count),
     };
     let loc = &env.location;
     let mut incomplete = false;
@@ -302,10 +299,11 @@ fn search_source(
     }
 }
 
-/// Searches one file. The human view's heading and `--since`/`--until` need the file's
-/// summary: from the cache when it vouches for the file (then a file outside the window is not
-/// read at all), else found in the same pass. The other outputs read only as far as they must
-/// (`-l` stops at the first match, as ripgrep does).
+/// Searches one file, always all of it that can match. The human view's heading needs the
+/// file's summary: from the cache when it vouches for the file (the heading only: the id and
+/// cwd that decide the project come from the file's header), else found in the same pass, as
+/// for `--since`/`--until`. The other outputs read only as far as they must (`-l` stops at the
+/// first match, as ripgrep does).
 fn search_file(
     path: &Path,
     search: &Search,
@@ -313,28 +311,12 @@ fn search_file(
 ) -> Result<Searched, (PathBuf, ScanError)> {
     let mut found = Found::default();
     let failed = |e| (path.to_path_buf(), e);
-    // A file with damaged lines is read whole: what it warns of depends on what is read.
-    let sparse = cache
-        .filter(|_| search.sparse)
-        .and_then(|c| c.vouched(path))
-        .filter(|(summary, _)| summary.warnings.is_empty());
-    if let Some((summary, skips)) = sparse {
-        if !search.window.holds(&summary) {
-            return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
-        }
-        if let Some(bytes) = read_but(path, skips, summary.bytes).map_err(failed)? {
-            search_bytes(&bytes, &stem_of(path), search, &mut found).map_err(failed)?;
-            return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
-        }
-    }
     if let Some(summary) = cache
         .filter(|_| search.summarize)
         .and_then(|c| c.peek(path))
     {
-        if search.window.holds(&summary) {
-            search_stream(path, search, &mut found).map_err(failed)?;
-        }
-        return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
+        let report = search_stream(path, search, &mut found).map_err(failed)?;
+        return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), report));
     }
     if search.summarize {
         let summary = summarize_with(path, Reading::OnThisThread, Detail::Listing, |header, e| {
@@ -392,35 +374,6 @@ fn search_bytes(
     scan_until(bytes, stem, |header, e| found.entry(search, header, e)).map(Some)
 }
 
-/// The first `size` bytes of a file but for the ranges `skips` (whole lines, in order): its
-/// header and every line a search without `--tools` reads. `None` when that is more than
-/// [`WHOLE_FILE`], or the file is shorter than it was: it is then read as any other.
-fn read_but(path: &Path, skips: &[(u64, u64)], size: u64) -> Result<Option<Vec<u8>>, ScanError> {
-    let skipped: u64 = skips.iter().map(|(_, len)| len).sum();
-    let Some(kept) = size.checked_sub(skipped).filter(|&k| k <= WHOLE_FILE) else {
-        return Ok(None);
-    };
-    let file = open_file(path)?.file;
-    let mut bytes = vec![0; usize::try_from(kept).unwrap_or(0)];
-    let (mut at, mut filled) = (0u64, 0usize);
-    let ends = skips.iter().map(|&(start, len)| (start, start + len));
-    for (start, end) in ends.chain(std::iter::once((size, size))) {
-        let Some(n) = start.checked_sub(at).and_then(|n| usize::try_from(n).ok()) else {
-            return Ok(None);
-        };
-        let Some(into) = bytes.get_mut(filled..filled.saturating_add(n)) else {
-            return Ok(None);
-        };
-        match read_exact_at(&file, into, at) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(ScanError::Io(e)),
-        }
-        (at, filled) = (end, filled + n);
-    }
-    Ok(Some(bytes))
-}
-
 /// What the search of one file has found so far.
 #[derive(Default)]
 struct Found {
@@ -454,9 +407,10 @@ impl Found {
                 hits.truncate(usize::try_from(k).unwrap_or(usize::MAX));
             }
         }
+        // The file's own header, when it was read, over a summary from the cache.
         let (id, cwd, warnings) = match (&summary, report) {
-            (Some(s), _) => (s.id.clone(), s.cwd.clone(), s.warnings.clone()),
-            (None, Some(r)) => (r.header.id, r.header.cwd.unwrap_or_default(), r.warnings),
+            (_, Some(r)) => (r.header.id, r.header.cwd.unwrap_or_default(), r.warnings),
+            (Some(s), None) => (s.id.clone(), s.cwd.clone(), s.warnings.clone()),
             (None, None) => unreachable!("one of the two passes ran"),
         };
         Searched {

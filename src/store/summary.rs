@@ -122,6 +122,22 @@ pub fn summarize_with(
     Ok(with_file_facts(summary, path, (&opened.meta).into()))
 }
 
+/// [`summarize`] of a file already open: `rm` judges the descriptor whose identity it checked,
+/// never whatever a path names by then.
+pub fn summarize_opened(
+    opened: &crate::format::scan::OpenedFile,
+    path: &Path,
+    reading: Reading,
+) -> Result<Summary, ScanError> {
+    let summary = fold(
+        whole_file(opened, reading)?,
+        &opened.stem,
+        Detail::Listing,
+        |_, _| {},
+    )?;
+    Ok(with_file_facts(summary, path, (&opened.meta).into()))
+}
+
 /// What a summary takes from its file's metadata: the mtime since the epoch, and the size.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FileFacts {

@@ -13,26 +13,26 @@ use pisess::app::env::{Env, Facts};
 use crate::common::{run_with, Run, NOW_MS};
 
 /// A small deterministic generator (xorshift64*): the test needs no crate for it.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
-    fn chance(&mut self, percent: u64) -> bool {
+    pub(crate) fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
 }
 
-const PROJECTS: [&str; 2] = ["/home/dev/webshop", "/home/dev/api"];
+pub(crate) const PROJECTS: [&str; 2] = ["/home/dev/webshop", "/home/dev/api"];
 
 fn folder_of(root: &Path, cwd: &str) -> PathBuf {
     root.join("sessions").join(format!(
@@ -41,7 +41,7 @@ fn folder_of(root: &Path, cwd: &str) -> PathBuf {
     ))
 }
 
-fn env_for(agent_dir: &Path, cache: Option<&Path>) -> Env {
+pub(crate) fn env_for(agent_dir: &Path, cache: Option<&Path>) -> Env {
     let mut facts = Facts::for_test(PROJECTS[0], "/home/dev", NOW_MS);
     facts
         .vars
@@ -106,15 +106,15 @@ fn entry(rng: &mut Rng, n: u64, parent: Option<&str>) -> (String, String) {
 }
 
 /// A store under change, and the ids of each file's entries (for parents to point at).
-struct Store {
+pub(crate) struct Store {
     root: PathBuf,
-    files: Vec<(PathBuf, Vec<String>)>,
-    rng: Rng,
+    pub(crate) files: Vec<(PathBuf, Vec<String>)>,
+    pub(crate) rng: Rng,
     counter: u64,
 }
 
 impl Store {
-    fn new(root: &Path, seed: u64) -> Store {
+    pub(crate) fn new(root: &Path, seed: u64) -> Store {
         let mut store = Store {
             root: root.to_path_buf(),
             files: Vec::new(),
@@ -262,7 +262,7 @@ impl Store {
 
     /// Files put an hour or more into the past (the cache trusts only files that are not
     /// being written), `percent` of them.
-    fn age(&mut self, percent: u64) {
+    pub(crate) fn age(&mut self, percent: u64) {
         for (path, _) in &self.files {
             if self.rng.chance(percent) {
                 let back = Duration::from_secs(3600 + self.rng.next() % 100_000);

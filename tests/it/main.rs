@@ -23,3 +23,4 @@ mod stats;
 mod surrogates;
 mod terminal;
 mod tree;
+mod trust;

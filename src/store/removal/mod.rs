@@ -54,7 +54,7 @@ impl Identity {
 }
 
 /// What was checked about a file when the removal was planned.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Checked<'a> {
     pub path: &'a Path,
     pub file: Identity,
@@ -62,6 +62,9 @@ pub struct Checked<'a> {
     pub folder: Identity,
     /// The session id its header held.
     pub id: &'a str,
+    /// What else the file must still be (empty, older than, named): judged on the file itself
+    /// once it is taken and its identity checked, so nothing but its own bytes decides.
+    pub judge: Option<&'a dyn Fn(std::fs::File) -> Result<(), String>>,
 }
 
 /// The trash `rm` moves files to: on Linux the freedesktop trash, found from these variables
@@ -277,7 +280,24 @@ mod linux {
                     checked.id, header.id
                 ));
             }
-            Ok(())
+            let Some(judge) = checked.judge else {
+                return Ok(());
+            };
+            // Opened again inside the private folder (ours, 0700): the same file, read whole.
+            let fd = rfs::openat(
+                &self.fd,
+                name,
+                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+                Perm::empty(),
+            )
+            .map_err(|e| format!("cannot read it: {}", words(e)))?;
+            let st = rfs::fstat(&fd).map_err(|e| format!("cannot read it: {}", words(e)))?;
+            if !identity(&st).same(checked.file) {
+                return Err(
+                    "it was replaced by another file since it was checked; left alone".into(),
+                );
+            }
+            judge(File::from(fd)).map_err(|reason| format!("{reason}; left alone"))
         }
 
         /// Renames the staged file back to where it was; the reason, and where it is if it could
@@ -326,6 +346,10 @@ mod by_path {
                 "it no longer holds session {}; left alone",
                 checked.id
             ));
+        }
+        if let Some(judge) = checked.judge {
+            let file = fs::File::open(checked.path).map_err(|e| cannot_read(&e))?;
+            judge(file).map_err(|reason| format!("{reason}; left alone"))?;
         }
         // Again, as close to the removal as it gets: reading the header took time.
         still_the_same(checked)?;
