@@ -207,6 +207,22 @@ stopwords = ["00000000"]
     }
 
     #[test]
+    fn allowlists_by_line_and_disabled_rules() {
+        let token = format!("sk_live_{}", "Zx9Qv2Lm8Rt4Wk6Yp3Nb7Hc1");
+        let d = parse("[[allowlists]]\nregexTarget = 'line'\nregexes = ['fixture:']\n").unwrap();
+        assert!(d.find(&format!("fixture: {token}")).is_empty());
+        assert_eq!(d.find(&format!("live: {token}")).len(), 1);
+        let d = parse("[extend]\ndisabledRules = ['stripe-secret-key']\n").unwrap();
+        assert!(d.find(&token).is_empty());
+        assert!(!d.kinds().any(|k| k == "stripe-secret-key"));
+        let e = parse("[allowlist]\nregexTarget = 'path'\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("regexTarget 'path'"), "{e}");
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let e = parse("[[rules]]\nid = 'x'\nregex = 'a(b'\n")
             .err()
