@@ -116,7 +116,9 @@ impl Detector {
         };
         let first = out.len();
         if !found.is_empty() {
+            // A key is printed as part of the path: one that is itself a secret is not.
             let path = path();
+            let path = self.redact(&path);
             for f in &found {
                 out.push(located(&path, s, f));
             }
