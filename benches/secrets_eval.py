@@ -10,7 +10,13 @@ value inside gitleaks's Secret or Match, or the reverse). Prints one JSON line o
 the kinds missed; never a value.
 """
 import json
+import os
 import sys
+
+
+def real(path):
+    """A file as one name, however it was reached (the corpus dir may be a symlink)."""
+    return os.path.realpath(path or "")
 
 
 def unescape(t):
@@ -27,10 +33,10 @@ def main():
     if tool == "pisess":
         by_key = {}
         for i, p in enumerate(planted):
-            by_key.setdefault((p["file"], p["fingerprint"]), []).append(i)
+            by_key.setdefault((real(p["file"]), p["fingerprint"]), []).append(i)
         for line in open(found):
             f = json.loads(line)
-            idx = by_key.get((f["path"], f["fingerprint"]))
+            idx = by_key.get((real(f["path"]), f["fingerprint"]))
             if idx:
                 for i in idx:
                     hit[i] = True
@@ -41,14 +47,14 @@ def main():
         report = json.load(open(found)) or []
         by_file = {}
         for i, p in enumerate(planted):
-            by_file.setdefault(p["file"], []).append(i)
+            by_file.setdefault(real(p["file"]), []).append(i)
         for f in report:
             texts = [f.get("Secret") or "", f.get("Match") or ""]
             # gitleaks reads the stored bytes: a match of an escaped value (a PEM's `\n`)
             # still found it.
             texts += [unescape(t) for t in texts]
             matched = False
-            for i in by_file.get(f.get("File"), []):
+            for i in by_file.get(real(f.get("File")), []):
                 v = planted[i]["value"]
                 forms = [v, json.dumps(v)[1:-1]]
                 if any(t and (w in t or t in w) for t in texts for w in forms):
