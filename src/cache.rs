@@ -42,9 +42,6 @@ pub(crate) type CacheProblem = (PathBuf, String);
 #[derive(Debug, Clone)]
 pub struct CacheDir {
     pub dir: PathBuf,
-    /// Session files of at least this many bytes have their index kept too (see
-    /// `session::cached`).
-    pub index_min_bytes: u64,
     warned: Arc<AtomicBool>,
 }
 
@@ -52,7 +49,6 @@ impl CacheDir {
     pub fn new(dir: PathBuf) -> CacheDir {
         CacheDir {
             dir,
-            index_min_bytes: crate::session::INDEX_CACHE_MIN_BYTES,
             warned: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -272,12 +268,6 @@ fn now_ns() -> i128 {
 }
 
 impl FileKey {
-    /// Modified long enough ago that a change within the mtime's granularity would show in
-    /// the key: what a cache may trust the key of.
-    pub(crate) fn settled(&self) -> bool {
-        self.mtime_ns < now_ns() - RACY_NS
-    }
-
     #[cfg(unix)]
     pub(crate) fn of(meta: &Metadata) -> FileKey {
         use std::os::unix::fs::MetadataExt;
