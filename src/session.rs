@@ -24,7 +24,6 @@ use crate::scan::{
 };
 use crate::time::parse_js_date;
 
-
 /// Ids to what holds them, the last of each id winning (pi's `byId`: later entries
 /// overwrite). The one id check of the index and of [`stream`]: the table keeps no strings, the
 /// caller's `held` reads the id a value stands for from where the caller keeps ids.

@@ -5,6 +5,7 @@
 mod common;
 
 mod cache;
+mod cache_trust;
 mod check;
 mod context;
 mod conventions;
