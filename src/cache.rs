@@ -665,8 +665,8 @@ impl<'a> Cache<'a> {
     }
 }
 
-/// The head of a cache file (the summary cache's, the index cache's) before its `body`: its
-/// magic line, its format (u32, little-endian), the body's length (u64) and xxh3 (u64).
+/// The head of a cache file before its `body`: its magic line, its format (u32,
+/// little-endian), the body's length (u64) and xxh3 (u64).
 pub(crate) fn head(magic: &[u8], format: u32, body: &[u8]) -> Vec<u8> {
     let mut head = magic.to_vec();
     head.extend_from_slice(&format.to_le_bytes());

@@ -514,7 +514,7 @@ impl Session {
     }
 
     /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
-    /// The entries are linked after (what the index cache keeps is the index before).
+    /// The entries are linked after.
     fn index<R: BufRead>(
         input: R,
         stem: &str,
