@@ -46,7 +46,7 @@ pub(crate) type CacheProblem = (PathBuf, String);
 
 /// The largest cache file read or written: a folder of 10,000 sessions takes a few MB, a
 /// million-entry session's fold a few more. A file over it (a sparse 1 TB one) is not read.
-pub(crate) const MAX_FILE_BYTES: u64 = 256 << 20;
+const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// Where the cache is, and whether this run has warned about it yet.
 #[derive(Debug, Clone)]
@@ -96,22 +96,19 @@ impl CacheDir {
     /// and writable by no one else (as OpenSSH's StrictModes and git's `safe.directory` ask):
     /// otherwise anyone who can write there chooses what `ls` shows, or fills it with links.
     fn not_ours(&self) -> Result<(), CacheProblem> {
-        for (folder, name) in [
-            (&self.dir, "cache folder"),
-            (&self.dir.join("summaries"), "cache folder"),
-        ] {
+        for folder in [&self.dir, &self.dir.join("summaries")] {
             match folder_owner_and_mode(folder) {
                 Ok(None) => {}
                 Ok(Some(Ok(()))) => {}
                 Ok(Some(Err(wrong))) => {
                     return Err((
                         folder.clone(),
-                        format!("{name} {wrong}: running without a cache"),
+                        format!("cache folder {wrong}: running without a cache"),
                     ))
                 }
                 Err(e) => {
                     let why = format!(
-                        "cannot read the {name}: {}; running without a cache",
+                        "cannot read the cache folder: {}; running without a cache",
                         crate::diag::io_cause(&e)
                     );
                     return Err((folder.clone(), why));
