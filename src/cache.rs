@@ -1016,3 +1016,76 @@ fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
     read_exact_at(file, &mut buf, offset).ok()?;
     Some(buf)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(n: u32, text: &str) -> String {
+        let parent = match n {
+            0 => "null".to_owned(),
+            n => format!("\"{:08x}\"", n - 1),
+        };
+        format!(
+            r#"{{"type":"message","id":"{n:08x}","parentId":{parent},"message":{{"role":"user","content":"{text}"}}}}"#
+        ) + "\n"
+    }
+
+    /// The cache's record of `path` after a run, and a fresh run's cache to read it on with.
+    fn cached(dir: &CacheDir, path: &Path) {
+        let files = vec![path.to_path_buf()];
+        let cache = Cache::load(dir, &files);
+        let (summary, fate) = cache.summarize(path, Reading::AheadIfBig);
+        assert!(cache.save(&files, vec![fate], &[summary]).is_none());
+    }
+
+    fn read_on_now(dir: &CacheDir, path: &Path) -> Option<Summary> {
+        let cache = Cache::load(dir, &[path.to_path_buf()]);
+        let (folder, name) = split_name(path);
+        let folder = cache.folders.get(folder)?;
+        let record = folder.get(name)?;
+        let opened = open_file(path).unwrap();
+        let key = FileKey::of(&opened.meta);
+        let (summary, ..) = read_on(folder, record, &opened, key)?.unwrap();
+        Some(summary)
+    }
+
+    /// An append is read on from where the fold ended (what makes a grown file cheap), and
+    /// equals a full read; an edit of the same size anywhere before that end, far outside the
+    /// 64 KB once compared, is not read on.
+    #[test]
+    fn a_grown_file_is_read_on_unless_what_was_folded_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.jsonl");
+        let mut text = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.to_owned() + "\n";
+        let filler = "f".repeat(1000);
+        for n in 0..200 {
+            text += &line(n, &format!("q{n} {filler}"));
+        }
+        fs::write(&path, &text).unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let dir = CacheDir::new(tmp.path().join("cache"));
+        cached(&dir, &path);
+        let grown = text.clone() + &line(200, "appended");
+        fs::write(&path, &grown).unwrap();
+        let on = read_on_now(&dir, &path).expect("read on");
+        let whole = crate::summary::summarize(&path, Reading::AheadIfBig).unwrap();
+        assert_eq!(
+            (on.entries, &on.first_message, &on.leaf_id),
+            (whole.entries, &whole.first_message, &whole.leaf_id)
+        );
+        // The first message edited in place, then appended to.
+        fs::write(&path, &text).unwrap();
+        cached(&dir, &path);
+        let edited = grown.replacen("q0 ", "z0 ", 1);
+        assert_eq!(edited.len(), grown.len());
+        fs::write(&path, &edited).unwrap();
+        assert!(read_on_now(&dir, &path).is_none(), "read on over an edit");
+    }
+}
