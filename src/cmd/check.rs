@@ -405,6 +405,10 @@ fn check_one(
         Some(s) => diag.session_warnings(&name, &s.warnings),
         None => diag.session_warnings(&name, &summary.warnings),
     }
+    crate::cmd::warn_infinite_usage(diag, &name, &summary.usage);
+    if let Some(why) = check::undecidable(spec, &summary) {
+        return failed(name, why);
+    }
     let verdict = check::judge(spec, &summary, session.as_ref());
     Checked {
         name,

@@ -162,7 +162,11 @@ impl serde_json::ser::Formatter for PiFormatter {
     }
 
     fn write_i128<W: ?Sized + io::Write>(&mut self, w: &mut W, value: i128) -> io::Result<()> {
-        write_js_integer(w, &value.to_string(), value.unsigned_abs() <= u128::from(EXACT))
+        write_js_integer(
+            w,
+            &value.to_string(),
+            value.unsigned_abs() <= u128::from(EXACT),
+        )
     }
 
     fn write_string_fragment<W: ?Sized + io::Write>(
@@ -207,7 +211,8 @@ mod tests {
 
     /// Odd numbers, as a session might store them or pisess compute them: JavaScript switches
     /// to exponent form below 1e-6 and from 1e21, and holds integers beyond 2^53 rounded.
-    const ODD_NUMBERS: &str = "[0, -0, 0.0, 1, -1, 1.5, 0.1, 0.30000000000000004, 5e-6, 1e-6, 1e-7, \
+    const ODD_NUMBERS: &str =
+        "[0, -0, 0.0, 1, -1, 1.5, 0.1, 0.30000000000000004, 5e-6, 1e-6, 1e-7, \
         1.5e-7, 0.000001, 123e-20, 1e16, 1e20, 1e21, 1.5e21, 123456789012345680000, \
         9007199254740991, 9007199254740992, 9007199254740993, -9007199254740993, \
         18446744073709551615, -9223372036854775808, 12345678901234567890123, \
@@ -219,7 +224,13 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(ODD_NUMBERS).unwrap();
         let ours = to_string(&value);
         // Fixed expectations for the cases the issue names, so the test fails without node too.
-        for js in ["0.000005", "10000000000000000", "1e+21", "1.5e-7", "9007199254740992,"] {
+        for js in [
+            "0.000005",
+            "10000000000000000",
+            "1e+21",
+            "1.5e-7",
+            "9007199254740992,",
+        ] {
             assert!(ours.contains(js), "{js} missing from {ours}");
         }
         assert!(!ours.contains("5e-6") && !ours.contains("1e16"), "{ours}");
@@ -229,14 +240,21 @@ mod tests {
         assert_eq!(to_string(&u64::MAX), "18446744073709552000");
         // The same text through `JSON.parse` and `JSON.stringify`, when node is on the PATH.
         let Ok(out) = std::process::Command::new("node")
-            .args(["-e", "process.stdout.write(JSON.stringify(JSON.parse(process.argv[1])))"])
+            .args([
+                "-e",
+                "process.stdout.write(JSON.stringify(JSON.parse(process.argv[1])))",
+            ])
             .arg(ODD_NUMBERS)
             .output()
         else {
             eprintln!("node not found: the fixed expectations are checked alone");
             return;
         };
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(ours, String::from_utf8(out.stdout).unwrap());
     }
 

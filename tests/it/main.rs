@@ -13,6 +13,7 @@ mod conventions;
 mod grep;
 mod grep_reference;
 mod ls;
+mod numbers;
 mod path;
 mod rm;
 mod robustness;
