@@ -273,7 +273,12 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
     };
     if args.all || args.since.is_some() || args.until.is_some() {
         let scope = if args.all { Scope::All } else { Scope::Project };
-        let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+        let window = Window::parse(
+            args.since.as_deref(),
+            args.until.as_deref(),
+            env.now_ms,
+            &env.tz,
+        )?;
         let listing = listing::list(loc, scope)?;
         let mut targets = Vec::new();
         for (path, problem) in &listing.problems {

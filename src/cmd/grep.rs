@@ -209,7 +209,12 @@ fn prepare<'a>(
         let why = e.lines().last().unwrap_or(&e).trim_start_matches("error: ");
         UsageError(format!("bad pattern '{}': {why}", args.pattern))
     })?;
-    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+    let window = Window::parse(
+        args.since.as_deref(),
+        args.until.as_deref(),
+        env.now_ms,
+        &env.tz,
+    )?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     warn_unknown_types(&args.types, diag);
     // With --branch every match is kept until the branch is known, then cut.

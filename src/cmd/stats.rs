@@ -57,7 +57,12 @@ pub fn run(
             .map_err(|e| UsageError(format!("--tz: unknown time zone '{name}': {e}")))?,
         None => env.tz.clone(),
     };
-    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+    let window = Window::parse(
+        args.since.as_deref(),
+        args.until.as_deref(),
+        env.now_ms,
+        &tz,
+    )?;
     let report = args.all
         || args.sessions.len() > 1
         || args.by.is_some()

@@ -144,3 +144,107 @@ fn computed_numbers_are_written_as_json_stringify_writes_them() {
     };
     assert_eq!(String::from_utf8(out.stdout).unwrap(), ours[0]);
 }
+
+/// Two assistant messages: 23:30 on February 28th in Berlin, and 00:30 on March 1st there
+/// (22:30 and 23:30 UTC on the 28th).
+fn around_berlin_midnight() -> String {
+    let message = |id: &str, parent: &str, iso: &str, ms: i64| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"{iso}","message":{{"role":"assistant","content":[{{"type":"text","text":"x"}}],"provider":"p","model":"m","usage":{{"input":1,"output":1,"cost":{{"total":0.25}}}},"stopReason":"stop","timestamp":{ms}}}}}"#
+        )
+    };
+    [
+        r#"{"type":"session","version":3,"id":"0196aaaa-0000-7000-8000-0000000000bb","timestamp":"2026-02-28T22:00:00.000Z","cwd":"/p"}"#.to_owned(),
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-02-28T22:00:00.000Z","message":{"role":"user","content":"hi","timestamp":1772316000000}}"#.to_owned(),
+        message("late", "u1", "2026-02-28T22:30:00.000Z", 1_772_317_800_000),
+        message("early", "late", "2026-02-28T23:30:00.000Z", 1_772_321_400_000),
+    ]
+    .join("\n")
+        + "\n"
+}
+
+#[test]
+fn date_flags_are_read_in_the_zone_the_command_reports_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    agent_dir(tmp.path(), &around_berlin_midnight());
+    let berlin = || {
+        let mut env = env_in(tmp.path(), "/p");
+        env.tz = jiff::tz::TimeZone::get("Europe/Berlin").unwrap();
+        env
+    };
+    // --tz names the zone of stats: its March begins at 23:00 UTC.
+    let stats = |env, flags: &[&str]| {
+        let mut args = vec!["stats", "--by", "message", "--json"];
+        args.extend_from_slice(flags);
+        let r = run_with(env, &args, b"");
+        assert_eq!(r.code, 0, "{r:?}");
+        r.stdout
+    };
+    let utc = env_in(tmp.path(), "/p");
+    let march = stats(utc, &["--tz", "Europe/Berlin", "--since", "2026-03-01"]);
+    assert!(
+        march.contains(r#""early""#) && !march.contains(r#""late""#),
+        "{march}"
+    );
+    let feb = stats(
+        env_in(tmp.path(), "/p"),
+        &["--tz", "Europe/Berlin", "--until", "2026-03-01T00:00"],
+    );
+    assert!(
+        feb.contains(r#""late""#) && !feb.contains(r#""early""#),
+        "{feb}"
+    );
+    // In UTC, both are February's; an explicit offset is that instant in any zone.
+    let utc_march = stats(env_in(tmp.path(), "/p"), &["--since", "2026-03-01"]);
+    assert!(!utc_march.contains(r#""early""#), "{utc_march}");
+    let offset = stats(berlin(), &["--since", "2026-02-28T23:00:00Z"]);
+    assert!(
+        offset.contains(r#""early""#) && !offset.contains(r#""late""#),
+        "{offset}"
+    );
+    // ls, check and grep read theirs in the local zone, which stats reports in without --tz.
+    let ls = run_with(berlin(), &["ls", "--since", "2026-03-01"], b"");
+    assert!(ls.stdout.contains("0196aaaa"), "{ls:?}");
+    let ls = run_with(
+        env_in(tmp.path(), "/p"),
+        &["ls", "--since", "2026-03-01"],
+        b"",
+    );
+    assert!(!ls.stdout.contains("0196aaaa"), "{ls:?}");
+    let check = run_with(
+        berlin(),
+        &["check", "--since", "2026-03-01", "--max-cost", "1"],
+        b"",
+    );
+    assert_eq!(check.code, 0, "{check:?}");
+    let grep = run_with(
+        berlin(),
+        &["grep", "-l", "hi", "--since", "2026-03-01"],
+        b"",
+    );
+    assert_eq!(grep.code, 0, "{grep:?}");
+}
+
+/// Timestamps `new Date()` accepts are times, not damage: a session started on the last day
+/// of year 9999, or on February 30th (March 2nd), is listed at that time.
+#[test]
+fn timestamps_javascript_accepts_are_read_as_it_reads_them() {
+    for (stored, shown) in [
+        ("9999-12-31T00:00:00.000Z", "9999-12-31T00:00:00.000Z"),
+        ("+275760-09-13T00:00:00.000Z", "+275760-09-13T00:00:00.000Z"),
+        ("2021-02-30T00:00:00.000Z", "2021-03-02T00:00:00.000Z"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let header = format!(
+            r#"{{"type":"session","version":3,"id":"0196aaaa-0000-7000-8000-0000000000cc","timestamp":"{stored}","cwd":"/p"}}"#
+        );
+        agent_dir(tmp.path(), &(header + "\n"));
+        let r = run_with(env_in(tmp.path(), "/p"), &["ls", "--json"], b"");
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(
+            r.stdout.contains(&format!(r#""created":"{shown}""#)),
+            "{stored}: {r:?}"
+        );
+        assert!(!r.stderr.contains("invalid"), "{stored}: {r:?}");
+    }
+}
