@@ -19,6 +19,7 @@ mod rm;
 mod robustness;
 mod show;
 mod stats;
+mod streams;
 mod surrogates;
 mod terminal;
 mod tree;
