@@ -13,6 +13,7 @@ mod conventions;
 mod grep;
 mod grep_reference;
 mod ls;
+mod markdown;
 mod numbers;
 mod path;
 mod rm;
