@@ -157,3 +157,176 @@ fn grep_lists_paths_byte_for_byte() {
         assert_eq!(out.stdout, want, "{}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+// ---- show -f ----
+
+#[cfg(unix)]
+const FOLLOWED: &str = r#"{"type":"session","version":3,"id":"f0110000-0000-0000-0000-0000000000ff","timestamp":"2026-07-31T10:00:00.000Z","cwd":"/p"}"#;
+
+/// `pisess show -f --json PATH` with stdout lines on a channel and stderr collected.
+#[cfg(unix)]
+struct Followed {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+#[cfg(unix)]
+impl Followed {
+    fn start(path: &std::path::Path) -> Followed {
+        use std::io::BufRead as _;
+        let mut child = Command::new(BIN)
+            .args(["show", "-f", "--json", "--color", "never"])
+            .arg(path)
+            .env_clear()
+            .env("HOME", path.parent().unwrap())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        Followed { child, lines }
+    }
+
+    fn next(&self, within: std::time::Duration) -> String {
+        self.lines.recv_timeout(within).expect("a line in time")
+    }
+
+    /// How the follow ended, within `limit` (a follow that does not end fails, never hangs).
+    fn end_within(&mut self, limit: std::time::Duration) -> (std::process::ExitStatus, String) {
+        let deadline = std::time::Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the follow did not end within {limit:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
+        (status, err)
+    }
+
+    fn interrupt(&self) {
+        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Followed {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The followed path swapped for a symlink to a FIFO: refused as every command refuses a FIFO
+/// (never an open that blocks until a writer comes); and Ctrl-C ends a follow within a
+/// fraction of a second, exit 0 (docs/guide.md, "Following a live session").
+#[cfg(unix)]
+#[test]
+fn follow_refuses_a_fifo_swapped_in_and_ends_on_ctrl_c() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    std::fs::write(&path, format!("{FOLLOWED}\n")).unwrap();
+    let mut f = Followed::start(&path);
+    assert!(f.next(Duration::from_secs(5)).contains("f0110000"));
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    std::fs::rename(&link, &path).unwrap();
+    // The swap wakes it (an event on the folder, or the check every second).
+    let (status, err) = f.end_within(Duration::from_secs(5));
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+
+    // Ctrl-C while it waits on a regular file: a finished command, promptly.
+    let path = dir.path().join("quiet.jsonl");
+    std::fs::write(&path, format!("{FOLLOWED}\n")).unwrap();
+    let mut f = Followed::start(&path);
+    assert!(f.next(Duration::from_secs(5)).contains("f0110000"));
+    let sent = Instant::now();
+    f.interrupt();
+    let (status, err) = f.end_within(Duration::from_secs(5));
+    let took = sent.elapsed();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(took < Duration::from_millis(500), "Ctrl-C took {took:?}");
+}
+
+/// The CPU time a running process has used, from /proc (what getrusage would report once it is
+/// reaped, while it still runs).
+#[cfg(target_os = "linux")]
+fn cpu_time(pid: u32) -> std::time::Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the name), in ticks.
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // /proc counts in USER_HZ, 100 a second on Linux whatever the kernel's own tick.
+    std::time::Duration::from_millis(ticks * 10)
+}
+
+/// A line that grows to 96 MiB over 96 wakes before its `\n` comes: each byte is read once,
+/// not the whole line again at every wake (which read 4.5 GiB), and the line, once whole, is
+/// the entry shown.
+#[cfg(target_os = "linux")]
+#[test]
+fn follow_reads_a_growing_unfinished_line_once() {
+    use std::io::Write as _;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    std::fs::write(&path, format!("{FOLLOWED}\n")).unwrap();
+    let mut f = Followed::start(&path);
+    assert!(f.next(Duration::from_secs(5)).contains("f0110000"));
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    let start = br#"{"type":"message","id":"big","parentId":null,"timestamp":"2026-07-31T10:00:01.000Z","message":{"role":"user","timestamp":1785492001000,"content":""#;
+    file.write_all(start).unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    let before = cpu_time(f.child.id());
+    for _ in 0..96 {
+        file.write_all(&chunk).unwrap();
+        file.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let used = cpu_time(f.child.id()) - before;
+    file.write_all(b"\"}}\n").unwrap();
+    let line = f.next(Duration::from_secs(20));
+    assert_eq!(
+        line.len(),
+        start.len() + (96 << 20) + 3,
+        "the whole line, once"
+    );
+    assert!(line.starts_with(r#"{"type":"message","id":"big""#));
+    f.interrupt();
+    let (status, err) = f.end_within(Duration::from_secs(5));
+    assert_eq!(status.code(), Some(0), "{err}");
+    // Reading 96 MiB once takes a few hundredths of a second (40 ms measured for 64 MiB);
+    // again at every wake, most of a second or more (440 ms for 64 MiB before the fix).
+    eprintln!("CPU while the line grew: {used:?}");
+    assert!(
+        used < Duration::from_millis(250),
+        "{used:?} of CPU for 96 MiB"
+    );
+}
