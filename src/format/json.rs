@@ -198,6 +198,11 @@ pub(crate) fn mark_infinities(text: &str) -> Option<String> {
     splice(text, infinite)
 }
 
+/// Whether `text` holds a number beyond f64 (outside strings).
+pub(crate) fn has_infinite_number(text: &str) -> bool {
+    numbers(text.as_bytes()).any(|span| text[span].parse::<f64>().is_ok_and(f64::is_infinite))
+}
+
 /// The value of a mark [`mark_infinities`] wrote, decoded; `None` for any other string.
 pub(crate) fn marked_infinity(s: &str) -> Option<f64> {
     if s == INFINITY_MARK_DECODED {

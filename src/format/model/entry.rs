@@ -553,11 +553,24 @@ impl Usage {
     pub fn from_raw(raw: &RawValue) -> Option<Usage> {
         match serde_json::from_str::<LooseObj<UsageView<LooseNum>>>(raw.get()) {
             Ok(view) => view.0.map(UsageView::usage),
-            Err(_) => {
-                let marked = json::mark_infinities(raw.get())?;
-                let view: LooseObj<UsageView<MarkedNum>> = serde_json::from_str(&marked).ok()?;
-                view.0.map(UsageView::usage)
-            }
+            Err(_) => match json::mark_infinities(raw.get()) {
+                Some(marked) => {
+                    let view: LooseObj<UsageView<MarkedNum>> =
+                        serde_json::from_str(&marked).ok()?;
+                    view.0.map(UsageView::usage)
+                }
+                // A text that spells the mark itself: which count is infinite cannot be told,
+                // so none is known (NaN), and every gate on them is undecided, never passed
+                // on a usage left out.
+                None if json::has_infinite_number(raw.get()) => Some(Usage {
+                    input: f64::NAN,
+                    output: f64::NAN,
+                    cache_read: f64::NAN,
+                    cache_write: f64::NAN,
+                    cost: f64::NAN,
+                }),
+                None => None,
+            },
         }
     }
 
@@ -683,9 +696,10 @@ mod tests {
         );
         assert!(!u.is_finite());
         assert!(usage(r#"{"input":1,"output":2}"#).unwrap().is_finite());
-        // A string is a mistyped count (0), even one spelling the mark.
-        let u = usage(r#"{"input":"\u0000pisess:Infinity","output":1e999}"#).unwrap_or_default();
-        assert_eq!(u.input, 0.0);
+        // A string is a mistyped count (0), even one spelling the mark; with a number beyond
+        // f64 beside it, no count is known, and none is left out.
+        let u = usage(r#"{"input":"\u0000pisess:Infinity","output":1e999}"#).unwrap();
+        assert!(u.input.is_nan() && u.cost.is_nan() && !u.is_finite());
         let u = usage(r#"{"input":"\u0000pisess:Infinity","output":2}"#).unwrap();
         assert_eq!((u.input, u.output), (0.0, 2.0));
         let u = usage(r#"{"input":"-1e999","output":"\u0000x"}"#).unwrap();
