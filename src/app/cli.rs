@@ -169,7 +169,7 @@ const CHECK_HELP: &str = concat!(
   --integrity            a valid header, unique ids, every parent present, no cycles, targets
                          that exist, no malformed or torn lines, known types and roles
   --max-cost USD         --max-tokens N    --max-turns N (assistant messages)
-  --max-duration SPAN    (header time to the last message: 30m, 2h)
+  --max-duration SPAN    (earliest to latest timestamp of any line: 30m, 2h)
   --max-tool-errors N    --no-tool-errors  --no-malformed
   --ended                the active branch ends in an assistant message with stopReason stop
   --require-tool NAME    --forbid-tool NAME   (called at least once / never, on the active branch)

@@ -244,7 +244,7 @@ fn one_json(one: &One) -> Value {
         "path": s.path.to_string_lossy(),
         "started": started.and_then(to_json_date),
         "lastActive": to_json_date(s.modified_ms),
-        "durationMs": started.map(|t| s.modified_ms - t),
+        "durationMs": s.duration_ms(),
         "userMessages": s.counts.user_messages,
         "assistantMessages": s.counts.assistant_messages,
         "toolCalls": s.counts.tool_calls,

@@ -83,7 +83,7 @@ const MAGIC: &[u8] = b"pisess summary cache\n";
 
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
 /// format is not read (and is replaced).
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// A file whose mtime is this close to the run's start may still change within the mtime's
 /// granularity without its key changing (git's "racily clean"): it is checked by its bytes

@@ -9,6 +9,7 @@ mod cache;
 mod check;
 mod completion;
 mod context;
+mod first_use;
 mod conventions;
 mod grep;
 mod grep_reference;

@@ -64,19 +64,17 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
     )?;
     writeln!(out, "{}{}", field("cwd"), safe(&s.cwd))?;
     writeln!(out, "{}{}", field("path"), safe(&s.path.to_string_lossy()))?;
-    let started = s
-        .created_ms
-        .map_or_else(|| "-".to_owned(), |t| local_time(t, tz));
-    let span = s
-        .created_ms
-        .map(|t| format!(" ({})", duration(s.modified_ms - t)))
-        .unwrap_or_default();
-    writeln!(
-        out,
-        "{}{started} → {}{span}",
-        field("time"),
-        local_time(s.modified_ms, tz)
-    )?;
+    // The span's own ends, so the two times and the duration between them agree.
+    let time = match s.span_ms {
+        Some((first, last)) => format!(
+            "{} → {} ({})",
+            local_time(first, tz),
+            local_time(last, tz),
+            duration(last - first)
+        ),
+        None => format!("- → {}", local_time(s.modified_ms, tz)),
+    };
+    writeln!(out, "{}{time}", field("time"))?;
     writeln!(
         out,
         "{}{} (user {}, assistant {}, tool results {}); tool calls {}, errors {}",

@@ -1,0 +1,122 @@
+//! What a new user trips over (issue 32): durations, provider errors, short ids, duplicate
+//! files, stats tables at every width, models of tool errors, unpriced usage, and the small
+//! things. Every store here is made by the test.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::common::{env_in, run_with, Run};
+
+/// A store under a temporary agent dir; sessions are written into it by [`Store::session`].
+struct Store {
+    tmp: tempfile::TempDir,
+}
+
+impl Store {
+    fn new() -> Store {
+        Store {
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Writes session `id` of project `cwd` with header time `header_time` and `entries`.
+    fn session(&self, cwd: &str, id: &str, header_time: &str, entries: &[Value]) -> PathBuf {
+        let dir = self.tmp.path().join("sessions").join(format!(
+            "--{}--",
+            cwd.trim_start_matches('/').replace('/', "-")
+        ));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{}_{id}.jsonl", header_time.replace(':', "-")));
+        let header = json!({"type":"session","version":3,"id":id,"timestamp":header_time,"cwd":cwd});
+        let mut text = format!("{header}\n");
+        for e in entries {
+            text.push_str(&e.to_string());
+            text.push('\n');
+        }
+        fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn root(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        run_with(env_in(self.root(), "/home/dev/app"), args, b"")
+    }
+
+    fn run_width(&self, width: usize, args: &[&str]) -> Run {
+        let mut env = env_in(self.root(), "/home/dev/app");
+        env.width = Some(width);
+        env.columns = Some(width);
+        run_with(env, args, b"")
+    }
+}
+
+/// A message entry `id` (child of `parent`) at `time`.
+fn message(id: &str, parent: Option<&str>, time: &str, message: Value) -> Value {
+    json!({"type":"message","id":id,"parentId":parent,"timestamp":time,"message":message})
+}
+
+fn user(id: &str, parent: Option<&str>, time: &str, text: &str) -> Value {
+    message(id, parent, time, json!({"role":"user","content":text}))
+}
+
+fn usage(cost: f64) -> Value {
+    json!({"input":1000,"output":200,"cacheRead":0,"cacheWrite":0,"totalTokens":1200,"cost":{"total":cost}})
+}
+
+fn assistant(id: &str, parent: Option<&str>, time: &str, model: &str, content: Value) -> Value {
+    message(
+        id,
+        parent,
+        time,
+        json!({"role":"assistant","content":content,"provider":"p","model":model,
+               "usage":usage(0.5),"stopReason":"stop"}),
+    )
+}
+
+fn json_of(r: &Run) -> Value {
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+// 1. Durations never negative.
+
+/// The header is three minutes later than the messages (a clock change, a hand-made file).
+fn late_header(store: &Store) {
+    store.session(
+        "/home/dev/app",
+        "0196aaaa-0000-7000-8000-000000000001",
+        "2026-07-01T10:05:00.000Z",
+        &[
+            user("u1", None, "2026-07-01T10:00:00.000Z", "hello"),
+            assistant(
+                "a1",
+                Some("u1"),
+                "2026-07-01T10:02:00.000Z",
+                "m",
+                json!([{"type":"text","text":"hi"}]),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_header_after_its_messages_gives_the_span_of_every_line() {
+    let store = Store::new();
+    late_header(&store);
+    let stats = json_of(&store.run(&["stats", "--json", "0196aaaa"]));
+    // From the first message (10:00) to the header (10:05).
+    assert_eq!(stats["durationMs"], json!(300_000), "{stats}");
+    let human = store.run(&["stats", "0196aaaa"]);
+    assert!(human.stdout.contains("(5m 00s)"), "{}", human.stdout);
+    let check = store.run(&["check", "--max-duration", "4m", "0196aaaa"]);
+    assert_eq!(check.code, 1, "{}{}", check.stdout, check.stderr);
+    let check = store.run(&["check", "--json", "--max-duration", "6m", "0196aaaa"]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+    let v: Value = serde_json::from_str(check.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(v["figures"]["durationMs"], json!(300_000), "{v}");
+}
