@@ -566,7 +566,7 @@ fn write_session(
         let mut what = h.role.clone().unwrap_or_else(|| h.kind.clone());
         if matches!(
             h.field,
-            Field::ToolCall | Field::Thinking | Field::Command | Field::Output
+            Field::ToolCall | Field::Thinking | Field::Command | Field::Output | Field::Error
         ) {
             what = format!("{what} {}", h.field.as_str());
         }

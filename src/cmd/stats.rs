@@ -261,6 +261,9 @@ fn one_json(one: &One) -> Value {
             "length": t.stops.length,
             "last": t.stops.last,
             "lastErrorMessage": t.stops.last_error,
+            "errorMessages": t.stops.error_messages.iter()
+                .map(|(text, n)| json!({"message": text, "count": n}))
+                .collect::<Vec<_>>(),
         },
         "compactions": {"count": t.compactions, "tokensBefore": number(t.tokens_before)},
         "branches": s.branches,

@@ -71,6 +71,9 @@ pub struct Stops {
     /// The last assistant message's (file order) `stopReason` and `errorMessage`.
     pub last: Option<String>,
     pub last_error: Option<String>,
+    /// Every assistant message's `errorMessage` (the provider's words), each distinct text once
+    /// with how many messages had it, in order of first appearance.
+    pub error_messages: Vec<(String, u64)>,
 }
 
 /// Paths named by the built-in tools' `path` argument, each once, sorted.
@@ -290,6 +293,13 @@ impl Tally {
                     }
                     self.stops.last = stop.map(str::to_owned);
                     self.stops.last_error = x.error_message.get().map(str::to_owned);
+                    if let Some(error) = x.error_message.get() {
+                        let seen = &mut self.stops.error_messages;
+                        match seen.iter_mut().find(|(text, _)| text == error) {
+                            Some((_, n)) => *n += 1,
+                            None => seen.push((error.to_owned(), 1)),
+                        }
+                    }
                     r.stop_reason = stop.map(str::to_owned);
                     self.take_calls(&x.content.0, &mut r.calls);
                 } else {

@@ -120,3 +120,61 @@ fn a_header_after_its_messages_gives_the_span_of_every_line() {
     let v: Value = serde_json::from_str(check.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(v["figures"]["durationMs"], json!(300_000), "{v}");
 }
+
+// 2. The provider's errorMessage.
+
+fn failed_turns(store: &Store) {
+    let failed = |id: &str, parent: &str, time: &str, error: &str| {
+        message(
+            id,
+            Some(parent),
+            time,
+            json!({"role":"assistant","content":[],"provider":"p","model":"m","usage":usage(0.0),
+                   "stopReason":"error","errorMessage":error}),
+        )
+    };
+    store.session(
+        "/home/dev/app",
+        "0196bbbb-0000-7000-8000-000000000001",
+        "2026-07-01T10:00:00.000Z",
+        &[
+            user("u1", None, "2026-07-01T10:00:01.000Z", "deploy"),
+            failed("a1", "u1", "2026-07-01T10:00:02.000Z", "529 overloaded_error: Overloaded"),
+            failed("a2", "a1", "2026-07-01T10:00:03.000Z", "529 overloaded_error: Overloaded"),
+            failed("a3", "a2", "2026-07-01T10:00:04.000Z", "rate limit reached"),
+        ],
+    );
+}
+
+#[test]
+fn an_error_message_is_searched_shown_and_counted() {
+    let store = Store::new();
+    failed_turns(&store);
+    let grep = store.run(&["grep", "--json", "overloaded_error"]);
+    assert_eq!(grep.code, 0, "{}{}", grep.stdout, grep.stderr);
+    let hits: Vec<Value> = grep
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &Value| v["type"] == "match" || v.get("field").is_some())
+        .collect();
+    assert!(!hits.is_empty(), "{}", grep.stdout);
+    assert!(grep.stdout.contains(r#""field":"error""#), "{}", grep.stdout);
+    let human = store.run(&["grep", "rate limit"]);
+    assert!(human.stdout.contains("assistant error"), "{}", human.stdout);
+    let show = store.run(&["show", "0196bbbb"]);
+    assert!(show.stdout.contains("error: rate limit reached"), "{}", show.stdout);
+    let stats = json_of(&store.run(&["stats", "--json", "0196bbbb"]));
+    assert_eq!(stats["stopReasons"]["error"], json!(3));
+    assert_eq!(
+        stats["stopReasons"]["errorMessages"],
+        json!([{"message":"529 overloaded_error: Overloaded","count":2},
+               {"message":"rate limit reached","count":1}])
+    );
+    let human = store.run(&["stats", "0196bbbb"]);
+    assert!(
+        human.stdout.contains("2× 529 overloaded_error: Overloaded; 1× rate limit reached"),
+        "{}",
+        human.stdout
+    );
+}

@@ -117,6 +117,15 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
             .map(|e| format!(": {}", safe(e)))
             .unwrap_or_default()
     )?;
+    if !t.stops.error_messages.is_empty() {
+        let errors: Vec<String> = t
+            .stops
+            .error_messages
+            .iter()
+            .map(|(text, n)| format!("{n}× {}", style::truncate(&safe(text), 200)))
+            .collect();
+        writeln!(out, "{}{}", field("errors"), errors.join("; "))?;
+    }
     writeln!(
         out,
         "{}{} ({} tokens before), {}, {}",
