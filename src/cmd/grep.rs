@@ -544,7 +544,8 @@ fn write_session(
         None => ("-".to_owned(), "(standard input)".to_owned()),
     };
     let cwd = style::one_line(&tilde(Path::new(&s.cwd), &env.inputs.home));
-    let head = format!("{}  {when}  {cwd}  ", style::short_id(&s.id));
+    let short = env.short_id(&s.id);
+    let head = format!("{short}  {when}  {cwd}  ");
     let title = match env.width {
         Some(w) => style::truncate(&title, w.saturating_sub(style::width(&head))).into_owned(),
         None => title,
@@ -552,7 +553,7 @@ fn write_session(
     writeln!(
         out,
         "{}  {}  {}  {}",
-        theme.paint(Role::Id, &style::short_id(&s.id)),
+        theme.paint(Role::Id, &short),
         theme.dim(&when),
         cwd,
         theme.bold(&title)

@@ -307,7 +307,7 @@ fn render_human(
         };
         droppable.push(Column::new("CWD", false, cells(&cwd)));
     }
-    let ids = Column::new("ID", false, cells(&|s| style::short_id(&s.id)));
+    let ids = Column::new("ID", false, cells(&|s| env.short_id(&s.id)));
     let titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&*s.first_message)));
     let title_natural = titles.iter().map(|t| style::width(t)).max().unwrap_or(0);
     let title_natural = title_natural.max(if header { "TITLE".len() } else { 0 });

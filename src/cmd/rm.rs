@@ -30,6 +30,7 @@ use crate::store::select::{self, SelectError, Selected};
 use crate::store::summary::{summarize_opened, Summary};
 use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
+use crate::views::ids::ShortIds;
 use crate::views::style::{self, Theme};
 
 /// How wide a plan row's title may be when stdout is not a terminal: enough to recognise a
@@ -214,6 +215,7 @@ pub fn run(
         },
         width: env.width,
         mode,
+        ids: env.short_ids().clone(),
     };
     let failed_already = !plan.refused.is_empty() || plan.incomplete;
     let outcome = |failed: bool| {
@@ -617,6 +619,8 @@ struct Report {
     /// The terminal's width, when stdout is one.
     width: Option<usize>,
     mode: Mode,
+    /// How session ids are shortened ([`Env::short_id`]).
+    ids: ShortIds,
 }
 
 impl Report {
@@ -689,7 +693,7 @@ impl Report {
         }
         let rows: Vec<(String, String)> = targets
             .iter()
-            .map(|t| (style::short_id(&t.id), style::bytes(t.bytes)))
+            .map(|t| (self.ids.short(&t.id), style::bytes(t.bytes)))
             .collect();
         let id_width = rows.iter().map(|r| style::width(&r.0)).max().unwrap_or(0);
         let size_width = rows.iter().map(|r| style::width(&r.1)).max().unwrap_or(0);

@@ -344,7 +344,7 @@ fn write_messages(
                 surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;
             } else {
-                human::message_row(s, t, r, env.theme(), tz, out)?;
+                human::message_row(s, t, r, env, tz, out)?;
             }
         }
     }

@@ -178,3 +178,83 @@ fn an_error_message_is_searched_shown_and_counted() {
         human.stdout
     );
 }
+
+// 3. Short ids and copies.
+
+/// Three sessions whose ids share 8 and 12 characters (UUIDv7s started within a minute), and
+/// one in another project that shares 8 with them.
+const CLOSE_IDS: [&str; 4] = [
+    "0196cccc-1111-7000-8000-000000000001",
+    "0196cccc-1112-7000-8000-000000000002",
+    "0196cccc-2222-7000-8000-000000000003",
+    "0196cccc-3333-7000-8000-000000000004",
+];
+
+fn close_ids(store: &Store) {
+    for (i, id) in CLOSE_IDS.iter().enumerate() {
+        let cwd = if i == 3 { "/srv/other" } else { "/home/dev/app" };
+        let time = format!("2026-07-01T10:0{i}:00.000Z");
+        store.session(cwd, id, &time, &[user("u1", None, &time, &format!("task {i}"))]);
+    }
+}
+
+/// The first column of each row of `ls`-like output.
+fn first_words(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find(|w| *w != "*")
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+#[test]
+fn short_ids_are_unique_in_the_store_and_select_their_session() {
+    let store = Store::new();
+    close_ids(&store);
+    let ls = store.run(&["ls"]);
+    assert_eq!(ls.code, 0, "{}", ls.stderr);
+    let mut shown = first_words(&ls.stdout);
+    shown.sort();
+    // Told apart from the other project's session too, which `ls` does not show.
+    assert_eq!(shown, ["0196cccc-1111", "0196cccc-1112", "0196cccc-2"], "{}", ls.stdout);
+    let all = store.run(&["ls", "--all"]);
+    assert!(first_words(&all.stdout).contains(&"0196cccc-3".to_owned()), "{}", all.stdout);
+    for (short, id) in shown.iter().zip(CLOSE_IDS) {
+        let stats = json_of(&store.run(&["stats", "--json", short]));
+        assert_eq!(stats["id"], json!(id), "{short}");
+    }
+    // The same abbreviation wherever a session id is printed.
+    let check = store.run(&["check", "--all"]);
+    let ids = first_words(&check.stdout);
+    for short in &shown {
+        assert!(ids.contains(short), "check: {}", check.stdout);
+    }
+    let grep = store.run(&["grep", "task 1"]);
+    assert!(grep.stdout.starts_with("0196cccc-1112  "), "{}", grep.stdout);
+    let rm = store.run(&["rm", "--dry-run", "0196cccc-2"]);
+    assert!(rm.stdout.contains("  0196cccc-2  "), "{}", rm.stdout);
+}
+
+#[test]
+fn a_copied_file_is_named_with_its_original_and_a_path_picks_one() {
+    let store = Store::new();
+    let id = "0196dddd-0000-7000-8000-000000000001";
+    let time = "2026-07-01T10:00:00.000Z";
+    let original = store.session("/home/dev/app", id, time, &[user("u1", None, time, "hi")]);
+    let copy = original.with_file_name(format!("2026-07-01T11-00-00.000Z_{id}.jsonl"));
+    fs::copy(&original, &copy).unwrap();
+    let r = store.run(&["show", "0196dddd"]);
+    assert_eq!(r.code, 1);
+    let message = r.stderr.trim_end();
+    assert_eq!(message.lines().count(), 1, "{message}");
+    for file in [&original, &copy] {
+        let name = file.file_name().unwrap().to_string_lossy();
+        assert!(message.contains(&*name), "{message}");
+    }
+    assert!(message.contains("by its path"), "{message}");
+    let by_path = store.run(&["show", copy.to_str().unwrap()]);
+    assert_eq!(by_path.code, 0, "{}", by_path.stderr);
+}

@@ -282,10 +282,11 @@ pub(super) fn message_row(
     s: &Summary,
     t: &Tally,
     r: &Row,
-    theme: Theme,
+    env: &Env,
     tz: &TimeZone,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let theme = env.theme();
     let time = r
         .ts_ms
         .map_or_else(|| "-".repeat(19), |ms| local_time(ms, tz));
@@ -297,7 +298,7 @@ pub(super) fn message_row(
     let u = r.usage.unwrap_or_default();
     let line = format!(
         "{time}  {}  {}  {:<16} {:<28} {:>8} {:>8}  {}{}",
-        theme.paint(Role::Id, &safe(&style::short_id(&s.id))),
+        theme.paint(Role::Id, &env.short_id(&s.id)),
         if r.active { '*' } else { ' ' },
         safe(&r.role),
         safe(&t.model_name(r.model).unwrap_or_default()),
