@@ -170,6 +170,19 @@ impl<'a> Grouper<'a> {
                         }
                     }
                 }
+                // A tool result is counted under the model whose call it answers; its usage
+                // (rare) stays under pi's key for it.
+                By::Model if r.answers.is_some() && r.answers != r.model => {
+                    let name = |m| t.model_name(m).unwrap_or_else(|| "(no model)".into());
+                    let counts = Row {
+                        usage: None,
+                        ..r.clone()
+                    };
+                    mine.entry(name(r.answers)).or_default().add_row(&counts);
+                    if let Some(u) = &r.usage {
+                        mine.entry(name(r.model)).or_default().usage.add(u);
+                    }
+                }
                 _ => {
                     let key = match by {
                         By::Day | By::Week | By::Month => time_key(r.ts_ms, by, tz),

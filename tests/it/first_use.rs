@@ -258,3 +258,57 @@ fn a_copied_file_is_named_with_its_original_and_a_path_picks_one() {
     let by_path = store.run(&["show", copy.to_str().unwrap()]);
     assert_eq!(by_path.code, 0, "{}", by_path.stderr);
 }
+
+// 5. Tool errors under the model that called the tool.
+
+fn call(id: &str, parent: &str, time: &str, model: &str, call_id: &str) -> Value {
+    assistant(
+        id,
+        Some(parent),
+        time,
+        model,
+        json!([{"type":"toolCall","id":call_id,"name":"bash","arguments":{"command":"make"}}]),
+    )
+}
+
+fn failed_result(id: &str, parent: &str, time: &str, call_id: &str) -> Value {
+    message(
+        id,
+        Some(parent),
+        time,
+        json!({"role":"toolResult","toolCallId":call_id,"toolName":"bash",
+               "content":[{"type":"text","text":"error"}],"isError":true}),
+    )
+}
+
+#[test]
+fn tool_errors_are_counted_under_the_model_whose_call_they_answer() {
+    let store = Store::new();
+    let t = |s: u32| format!("2026-07-01T10:00:{s:02}.000Z");
+    store.session(
+        "/home/dev/app",
+        "0196eeee-0000-7000-8000-000000000001",
+        &t(0),
+        &[
+            user("u1", None, &t(1), "build"),
+            call("a1", "u1", &t(2), "fast", "c1"),
+            failed_result("r1", "a1", &t(3), "c1"),
+            call("a2", "r1", &t(4), "smart", "c2"),
+            failed_result("r2", "a2", &t(5), "c2"),
+            call("a3", "r2", &t(6), "smart", "c3"),
+            failed_result("r3", "a3", &t(7), "c3"),
+        ],
+    );
+    let r = store.run(&["stats", "--json", "--by", "model"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rows: Vec<Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let errors = |model: &str| {
+        rows.iter()
+            .find(|b| b["key"] == model)
+            .map(|b| b["toolErrors"].clone())
+    };
+    assert_eq!(errors("p/fast"), Some(json!(1)), "{}", r.stdout);
+    assert_eq!(errors("p/smart"), Some(json!(2)), "{}", r.stdout);
+    // The user's message has no model; no tool error is left there.
+    assert_eq!(errors("(no model)"), Some(json!(0)), "{}", r.stdout);
+}
