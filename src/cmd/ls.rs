@@ -129,6 +129,7 @@ pub fn to_json(s: &Summary) -> SessionJson<'_> {
             cache_write: number(u.cache_write),
             total_tokens: number(u.total_tokens()),
             cost: number(u.cost),
+            unpriced_tokens: number(u.unpriced),
         },
         models: &s.models,
         bytes: s.bytes,
@@ -180,6 +181,8 @@ struct UsageJson {
     cache_write: Value,
     total_tokens: Value,
     cost: Value,
+    /// Tokens of usage records whose cost is 0 (a model without a price).
+    unpriced_tokens: Value,
 }
 
 /// An empty listing on a terminal says where it looked, and what to try next.
@@ -282,7 +285,7 @@ fn render_human(
             true,
             cells(&|s| style::tokens(s.usage.total_tokens())),
         ),
-        Column::new("COST", true, cells(&|s| style::cost(s.usage.cost))),
+        Column::new("COST", true, cells(&|s| style::cost_of(&s.usage))),
         Column::new(
             "MESSAGES",
             true,

@@ -112,7 +112,7 @@ pub fn run(
                 out.write_all(b"\n")?;
             }
         } else {
-            human::buckets(by, &buckets, &total, env.theme(), out)?;
+            human::buckets(by, &buckets, &total, env, out)?;
         }
     }
     Ok(if failed {
@@ -210,6 +210,7 @@ fn tokens_json(u: &Usage) -> Value {
         "cacheRead": number(u.cache_read),
         "cacheWrite": number(u.cache_write),
         "total": number(u.total_tokens()),
+        "unpriced": number(u.unpriced),
     })
 }
 
@@ -252,6 +253,7 @@ fn one_json(one: &One) -> Value {
         "totalMessages": s.message_count,
         "tokens": tokens_json(&s.usage),
         "cost": number(s.usage.cost),
+        "unpricedTokens": number(s.usage.unpriced),
         "toolErrors": s.counts.tool_errors,
         "models": models,
         "tools": tools,
@@ -294,6 +296,7 @@ fn bucket_json(by: By, b: &Bucket, total: bool) -> Value {
         "toolErrors": b.counts.tool_errors,
         "tokens": tokens_json(&b.usage),
         "cost": number(b.usage.cost),
+        "unpricedTokens": number(b.usage.unpriced),
     })
 }
 

@@ -47,6 +47,8 @@ impl By {
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Bucket {
     pub key: String,
+    /// `--by session`: the session's name, else its first user message.
+    pub title: String,
     /// Sessions with a row in this bucket.
     pub sessions: u64,
     /// `message` entries (pi's `totalMessages`).
@@ -198,7 +200,11 @@ impl<'a> Grouper<'a> {
         for (key, mut b) in mine {
             b.sessions = 1;
             whole.add(&b);
-            self.buckets.entry(key).or_default().add(&b);
+            let bucket = self.buckets.entry(key).or_default();
+            if by == By::Session && bucket.title.is_empty() {
+                bucket.title = s.name.clone().unwrap_or_else(|| s.first_message.to_string());
+            }
+            bucket.add(&b);
         }
         if whole.sessions > 0 {
             whole.sessions = 1;

@@ -190,15 +190,37 @@ pub fn tokens(n: f64) -> String {
     }
 }
 
-/// `$0.12`, `$12.34`; `-` for nothing spent.
+/// `$0.00`, `$0.0012`, `$12.34`: one rendering everywhere, zero included.
 pub fn cost(c: f64) -> String {
     if c == 0.0 {
-        "-".to_owned()
+        "$0.00".to_owned()
     } else if c < 0.01 {
         format!("${c:.4}")
     } else {
         format!("${c:.2}")
     }
+}
+
+/// [`cost`] of `usage`, marked [`UNPRICED`] when some of its tokens had no price: a total
+/// that leaves them out must not look complete.
+pub fn cost_of(usage: &crate::format::model::Usage) -> String {
+    let c = cost(usage.cost);
+    if usage.unpriced > 0.0 {
+        format!("{c}{UNPRICED}")
+    } else {
+        c
+    }
+}
+
+/// The mark of a cost that leaves out tokens without a price.
+pub const UNPRICED: &str = "*";
+
+/// The note under a table with [`UNPRICED`] costs.
+pub fn unpriced_note(n: f64) -> String {
+    format!(
+        "{UNPRICED} {} tokens have no price (cost 0)",
+        tokens(n)
+    )
 }
 
 /// `512 B`, `120 KB`, `3.4 MB` (sizes, 1 KB = 1024 B).

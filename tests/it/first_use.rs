@@ -312,3 +312,103 @@ fn tool_errors_are_counted_under_the_model_whose_call_they_answer() {
     // The user's message has no model; no tool error is left there.
     assert_eq!(errors("(no model)"), Some(json!(0)), "{}", r.stdout);
 }
+
+// 4. stats tables fit the terminal; 6. unpriced usage is marked.
+
+/// Sessions with long titles and long model names, one model without a price, a long failed
+/// bash command and many files read.
+fn report_store() -> Store {
+    let store = Store::new();
+    let ids = [
+        "0196f000-0000-7000-8000-000000000001",
+        "0196f000-3c4d-7000-8000-000000000002",
+        "0196f111-0000-7000-8000-000000000003",
+    ];
+    for (i, id) in ids.iter().enumerate() {
+        let t = |s: u32| format!("2026-07-0{}T10:00:{s:02}.000Z", i + 1);
+        let model = ["anthropic-claude-sonnet-4-5-20250929-long-name", "local-llama", "gpt-5"][i];
+        let cost = if i == 1 { 0.0 } else { 0.25 };
+        let mut reads: Vec<Value> = (0..40)
+            .map(|n| json!({"type":"toolCall","id":format!("c{n}"),"name":"read",
+                            "arguments":{"path":format!("src/module_{n}/file_{n}.rs")}}))
+            .collect();
+        reads.push(json!({"type":"toolCall","id":"cb","name":"bash","arguments":{
+            "command": format!("cargo test --workspace --all-features {}", "-- --nocapture ".repeat(20))}}));
+        store.session(
+            "/home/dev/app",
+            id,
+            &t(0),
+            &[
+                user("u1", None, &t(1), &format!("Session {i}: refactor the whole billing module so that invoices are generated lazily")),
+                message("a1", Some("u1"), &t(2), json!({"role":"assistant","content":reads,
+                    "provider":"p","model":model,"usage":usage(cost),"stopReason":"toolUse"})),
+                failed_result("r1", "a1", &t(3), "cb"),
+            ],
+        );
+    }
+    store
+}
+
+fn widest(stdout: &str) -> usize {
+    stdout
+        .lines()
+        .map(|l| unicode_width::UnicodeWidthStr::width(l))
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn stats_tables_fit_every_width() {
+    let store = report_store();
+    for width in [60, 80, 120, 200] {
+        for by in ["session", "model", "day", "tool", "project"] {
+            let r = store.run_width(width, &["stats", "--by", by]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            assert!(widest(&r.stdout) <= width, "--by {by} at {width}:\n{}", r.stdout);
+            if by == "session" || by == "model" {
+                crate::snap!(format!("stats_by_{by}_{width}"), r.stdout);
+            }
+        }
+        let one = store.run_width(width, &["stats", "0196f111"]);
+        let one_text = one.stdout.replace(&*store.root().to_string_lossy(), "[store]");
+        for line in one_text.lines().filter(|l| l.starts_with("  ")) {
+            assert!(
+                unicode_width::UnicodeWidthStr::width(line) <= width,
+                "one at {width}: {line}"
+            );
+        }
+        let failed = one.stdout.lines().find(|l| l.contains('✗')).unwrap();
+        assert!(unicode_width::UnicodeWidthStr::width(failed) <= width, "{failed}");
+        // The files read are wrapped, not one long line.
+        assert!(one.stdout.lines().filter(|l| l.contains("file_")).count() > 1, "{}", one.stdout);
+        crate::snap!(format!("stats_one_{width}"), one_text);
+    }
+    let by_session = store.run_width(120, &["stats", "--by", "session"]);
+    assert!(!by_session.stdout.contains("sessions"), "{}", by_session.stdout);
+    assert!(by_session.stdout.contains("0196f000-0000-7000-8000-000000000001".get(..8).unwrap()));
+    assert!(by_session.stdout.contains("Session 2: refactor"), "{}", by_session.stdout);
+}
+
+#[test]
+fn unpriced_tokens_are_marked_and_counted() {
+    let store = report_store();
+    let r = store.run_width(120, &["stats", "--by", "model"]);
+    let local = r.stdout.lines().find(|l| l.starts_with("p/local-llama")).unwrap();
+    assert!(local.trim_end().ends_with("$0.00*"), "{}", r.stdout);
+    assert!(r.stdout.contains("* 1.2k tokens have no price (cost 0)"), "{}", r.stdout);
+    let json_rows: Vec<Value> = store
+        .run(&["stats", "--json", "--by", "model"])
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let total = json_rows.iter().find(|b| b["total"] == json!(true)).unwrap();
+    assert_eq!(total["unpricedTokens"], json!(1200));
+    let priced = json_rows.iter().find(|b| b["key"] == "p/gpt-5").unwrap();
+    assert_eq!(priced["unpricedTokens"], json!(0));
+    let ls = store.run(&["ls", "--json"]);
+    assert!(ls.stdout.contains(r#""unpricedTokens":1200"#), "{}", ls.stdout);
+    // Zero is one rendering: the same `$0.00` in every table.
+    let ls = store.run_width(120, &["ls"]);
+    assert!(ls.stdout.contains("$0.00*"), "{}", ls.stdout);
+}

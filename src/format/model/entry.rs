@@ -480,6 +480,9 @@ pub struct Usage {
     pub cache_read: f64,
     pub cache_write: f64,
     pub cost: f64,
+    /// Tokens of usage records whose cost is 0: a model without a price (a local model, or one
+    /// pi's registry does not know), so the cost leaves them out.
+    pub unpriced: f64,
 }
 
 #[derive(Deserialize)]
@@ -507,13 +510,18 @@ impl Usage {
     pub fn from_raw(raw: &RawValue) -> Option<Usage> {
         let view: LooseObj<UsageView> = serde_json::from_str(raw.get()).ok()?;
         let v = view.0?;
-        Some(Usage {
+        let mut u = Usage {
             input: v.input.0.unwrap_or(0.0),
             output: v.output.0.unwrap_or(0.0),
             cache_read: v.cache_read.0.unwrap_or(0.0),
             cache_write: v.cache_write.0.unwrap_or(0.0),
             cost: v.cost.0.and_then(|c| c.total.0).unwrap_or(0.0),
-        })
+            unpriced: 0.0,
+        };
+        if u.cost == 0.0 {
+            u.unpriced = u.total_tokens();
+        }
+        Some(u)
     }
 
     pub fn add(&mut self, other: &Usage) {
@@ -522,6 +530,7 @@ impl Usage {
         self.cache_read += other.cache_read;
         self.cache_write += other.cache_write;
         self.cost += other.cost;
+        self.unpriced += other.unpriced;
     }
 
     pub fn total_tokens(&self) -> f64 {
