@@ -265,8 +265,8 @@ const TITLE_MIN: usize = 20;
 const CWD_MIN: usize = 12;
 
 /// The table: a heading row on a terminal; the numeric columns right-aligned; on a terminal of
-/// known width every row fits it, the title taking the width first, the cwd (with `--all`) cut
-/// from the left, and columns dropped when even that does not fit (the cwd last). Piped, no
+/// known width every row fits it, the title and the cwd (with `--all`) sharing the room, the
+/// cwd cut from the left, and columns dropped when even that does not fit (the cwd last). Piped, no
 /// row is cut.
 fn render_human(
     sessions: &[Summary],
@@ -361,8 +361,12 @@ fn render_human(
             .sum();
         let room = width.saturating_sub(fixed(&droppable) - cwd_natural);
         let cwd_floor = cwd_floor(&droppable);
-        // The title first, leaving the cwd its shortest; the cwd then takes what is left.
-        title_width = title_natural.min(room.saturating_sub(cwd_floor));
+        // Spare width is shared (as eza and gh do): the cwd may take a third of the room, and
+        // all beyond the 60 columns a title reads well in (never less than its shortest); the
+        // title the rest; what either leaves unused goes to the other. A long title no longer
+        // cuts the cwd to its shortest at 200 columns.
+        let cwd_share = cwd_natural.min(cwd_floor.max(room / 3).max(room.saturating_sub(60)));
+        title_width = title_natural.min(room.saturating_sub(cwd_share));
         let left = room.saturating_sub(title_width);
         if let Some(cwd) = droppable.iter_mut().find(|c| is_cwd(c)) {
             cwd.width = cwd.width.min(left);

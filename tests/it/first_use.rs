@@ -47,11 +47,14 @@ impl Store {
         run_with(env_in(self.root(), "/home/dev/app"), args, b"")
     }
 
+    /// On a terminal of `width` columns (headings shown), never paged.
     fn run_width(&self, width: usize, args: &[&str]) -> Run {
         let mut env = env_in(self.root(), "/home/dev/app");
         env.width = Some(width);
         env.columns = Some(width);
-        run_with(env, args, b"")
+        env.stdout_tty = true;
+        let args: Vec<&str> = ["--no-pager", "--color", "never"].into_iter().chain(args.iter().copied()).collect();
+        run_with(env, &args, b"")
     }
 }
 
@@ -411,4 +414,47 @@ fn unpriced_tokens_are_marked_and_counted() {
     // Zero is one rendering: the same `$0.00` in every table.
     let ls = store.run_width(120, &["ls"]);
     assert!(ls.stdout.contains("$0.00*"), "{}", ls.stdout);
+}
+
+// 7. ls gives spare width to the project and the title.
+
+#[test]
+fn ls_shares_spare_width_between_project_and_title() {
+    let store = Store::new();
+    let projects = [
+        "/home/dev/clients/acme-corporation/billing-service",
+        "/home/dev/app",
+        "/srv/infrastructure/terraform-modules",
+    ];
+    for (i, cwd) in projects.iter().enumerate() {
+        let id = format!("0197{i:04}-0000-7000-8000-000000000001");
+        let time = format!("2026-07-01T1{i}:00:00.000Z");
+        let text = format!("Task {i}: {}", "a long request that goes on and on ".repeat(8));
+        store.session(cwd, &id, &time, &[user("u1", None, &time, &text)]);
+    }
+    for width in [60, 80, 120, 200] {
+        for sort in ["modified", "size"] {
+            let r = store.run_width(width, &["ls", "--all", "--sort", sort]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            assert!(widest(&r.stdout) <= width, "{width}:\n{}", r.stdout);
+            let rows: Vec<&str> = r.stdout.lines().skip(1).collect();
+            assert_eq!(rows.len(), 3, "{}", r.stdout);
+            let head = r.stdout.lines().next().unwrap();
+            for row in &rows {
+                // A column shown has a cell on every row, where its heading starts.
+                for column in ["CWD", "SIZE"] {
+                    let Some(at) = head.find(column) else { continue };
+                    let cell = row.chars().nth(at).unwrap_or(' ');
+                    assert_ne!(cell, ' ', "{width} {sort}: a row without its {column}:\n{}", r.stdout);
+                }
+            }
+            if width == 200 {
+                // Every project whole beside the titles, not cut to 12.
+                for cwd in projects {
+                    let shown = cwd.replacen("/home/dev", "~", 1);
+                    assert!(r.stdout.contains(&shown), "{sort}:\n{}", r.stdout);
+                }
+            }
+        }
+    }
 }
