@@ -234,7 +234,22 @@ fn prepare<'a>(
     let loc = &env.location;
     let mut incomplete = false;
     let (files, explicit) = if args.sessions.is_empty() {
-        let listed = listing::files(loc, projects.scope(args.all))?;
+        let scope = projects.scope(args.all);
+        let listed = listing::files(loc, scope)?;
+        if listed.files.is_empty() {
+            // Exit 1 alone would read as "no match": say there was nothing to search, and where.
+            let message = match scope {
+                listing::Scope::All => format!(
+                    "no sessions to search in {}",
+                    loc.shown(if loc.custom { &loc.session_dir } else { &loc.root })
+                ),
+                listing::Scope::Project => format!(
+                    "no sessions to search in {} (every project's: 'pisess grep --all')",
+                    loc.shown(&loc.session_dir)
+                ),
+            };
+            diag.note(&crate::views::style::escape_control(&message, false));
+        }
         for (path, why) in listed.skipped {
             incomplete |= matches!(why, Skipped::Folder(_));
             Problem::Skipped(why).report(&path, diag);

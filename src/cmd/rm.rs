@@ -609,8 +609,8 @@ enum Nothing {
     Declined,
 }
 
-/// How the plan and the outcomes are written: human lines or NDJSON events, all of it or (with
-/// `-q`) only the totals. Errors go to stderr in every form.
+/// How the plan and the outcomes are written: human lines (with `-q` only the totals) or NDJSON
+/// events (all of them, `-q` or not). Errors go to stderr in every form.
 struct Report {
     json: bool,
     quiet: bool,
@@ -649,7 +649,7 @@ impl Report {
                 None => r.reason.clone(),
             };
             diag::error(err, self.err_theme, &message);
-            if self.json && !self.quiet {
+            if self.json {
                 let path = r.path.as_ref().map(|p| p.to_string_lossy());
                 self.event(
                     out,
@@ -665,10 +665,8 @@ impl Report {
         if targets.is_empty() {
             return Ok(());
         }
+        // `-q` is for human lines: the JSON events are data, every one of them written.
         if self.json {
-            if self.quiet {
-                return Ok(());
-            }
             for t in targets {
                 self.event(
                     out,
@@ -737,7 +735,7 @@ impl Report {
             let message = format!("not removing {}: {reason}", target.path.display());
             diag::error(err, self.err_theme, &message);
         }
-        if self.quiet {
+        if self.quiet && !self.json {
             return Ok(());
         }
         match (result, self.json) {

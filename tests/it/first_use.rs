@@ -458,3 +458,50 @@ fn ls_shares_spare_width_between_project_and_title() {
         }
     }
 }
+
+// 8. Small things.
+
+#[test]
+fn small_things_a_new_user_meets() {
+    let store = Store::new();
+    // grep with no sessions at all says where it looked.
+    let r = store.run(&["grep", "anything"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("no sessions to search in"), "{}", r.stderr);
+    let r = store.run(&["grep", "--all", "anything"]);
+    assert!(r.stderr.contains("no sessions to search in"), "{}", r.stderr);
+
+    // Encrypted thinking: a label, never an empty `thinking:` line.
+    let t = "2026-07-01T10:00:00.000Z";
+    store.session(
+        "/home/dev/app",
+        "0198aaaa-0000-7000-8000-000000000001",
+        t,
+        &[
+            user("u1", None, t, "think"),
+            assistant(
+                "a1",
+                Some("u1"),
+                t,
+                "m",
+                json!([{"type":"thinking","thinking":"","thinkingSignature":"gAAAAB-encrypted"},
+                       {"type":"text","text":"done"}]),
+            ),
+        ],
+    );
+    let show = store.run(&["show", "0198aaaa"]);
+    assert!(show.stdout.contains("[encrypted thinking]"), "{}", show.stdout);
+    assert!(!show.stdout.lines().any(|l| l.trim_end().ends_with("thinking:")), "{}", show.stdout);
+
+    // -q quiets human lines, never JSON events.
+    let r = store.run(&["-q", "rm", "--json", "--dry-run", "0198aaaa"]);
+    let events: Vec<Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["planned", "total"], "{}", r.stdout);
+
+    // --idle-exit's error suggests a span, the only form it takes.
+    let r = store.run(&["show", "-f", "--idle-exit", "5x", "0198aaaa"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("use 30s, 15m"), "{}", r.stderr);
+    assert!(!r.stderr.contains("ISO date"), "{}", r.stderr);
+}
