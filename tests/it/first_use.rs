@@ -505,3 +505,39 @@ fn small_things_a_new_user_meets() {
     assert!(r.stderr.contains("use 30s, 15m"), "{}", r.stderr);
     assert!(!r.stderr.contains("ISO date"), "{}", r.stderr);
 }
+
+#[test]
+fn damaged_files_are_said_once() {
+    let store = Store::new();
+    let t = "2026-07-01T10:00:00.000Z";
+    let mut paths = Vec::new();
+    for i in 0..3 {
+        let id = format!("0199{i:04}-0000-7000-8000-000000000001");
+        let path = store.session("/home/dev/app", &id, t, &[user("u1", None, t, "hi")]);
+        let mut text = fs::read_to_string(&path).unwrap();
+        text.push_str("{\"type\":\"message\", broken\n");
+        text.push_str("also not json\n");
+        fs::write(&path, text).unwrap();
+        paths.push(path);
+    }
+    // A listing says it once: how many, the first, and what lists them all.
+    let ls = store.run(&["ls"]);
+    assert_eq!(ls.code, 0, "{}", ls.stderr);
+    assert_eq!(ls.stderr.lines().count(), 1, "{}", ls.stderr);
+    assert!(ls.stderr.contains("3 files have damaged lines"), "{}", ls.stderr);
+    assert!(ls.stderr.contains("'pisess check --all'"), "{}", ls.stderr);
+    let stats = store.run(&["stats", "--by", "day"]);
+    assert_eq!(stats.stderr.lines().count(), 1, "{}", stats.stderr);
+
+    // A command on one session names each line, each once.
+    let show = store.run(&["show", "01990001"]);
+    let lines: Vec<&str> = show.stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", show.stderr);
+    assert!(lines[0].contains(":3: ") && lines[1].contains(":4: "), "{}", show.stderr);
+
+    // check prints each finding once, on stdout, and no warning about it on stderr.
+    let check = store.run(&["check", "01990001"]);
+    assert_eq!(check.code, 1);
+    assert_eq!(check.stderr, "", "{}", check.stderr);
+    assert_eq!(check.stdout.matches(":3: malformed JSON").count(), 1, "{}", check.stdout);
+}
