@@ -541,3 +541,25 @@ fn damaged_files_are_said_once() {
     assert_eq!(check.stderr, "", "{}", check.stderr);
     assert_eq!(check.stdout.matches(":3: malformed JSON").count(), 1, "{}", check.stdout);
 }
+
+/// Cargo.toml's description names every command a user can run (it is what `cargo search` and
+/// crates.io show, the first place a new user learns what pisess does).
+#[test]
+fn cargo_description_names_every_command() {
+    let manifest = fs::read_to_string(crate::common::repo().join("Cargo.toml")).unwrap();
+    let description = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("description = "))
+        .unwrap();
+    let cli = <pisess::app::cli::Cli as clap::CommandFactory>::command();
+    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = sub.get_name();
+        if name == "help" {
+            continue;
+        }
+        assert!(
+            description.contains(&format!(" {name}")),
+            "{name} missing from {description}"
+        );
+    }
+}
