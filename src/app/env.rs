@@ -260,9 +260,8 @@ impl Env {
 
     /// The abbreviations [`Env::short_id`] uses.
     pub fn short_ids(&self) -> &ShortIds {
-        self.short_ids.get_or_init(|| {
-            ShortIds::new(self.location.ids_by_name().iter().map(String::as_str))
-        })
+        self.short_ids
+            .get_or_init(|| ShortIds::new(self.location.ids_by_name().iter().map(String::as_str)))
     }
 
     /// The colours of stdout.

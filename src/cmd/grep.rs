@@ -241,7 +241,11 @@ fn prepare<'a>(
             let message = match scope {
                 listing::Scope::All => format!(
                     "no sessions to search in {}",
-                    loc.shown(if loc.custom { &loc.session_dir } else { &loc.root })
+                    loc.shown(if loc.custom {
+                        &loc.session_dir
+                    } else {
+                        &loc.root
+                    })
                 ),
                 listing::Scope::Project => format!(
                     "no sessions to search in {} (every project's: 'pisess grep --all')",

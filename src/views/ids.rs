@@ -30,12 +30,16 @@ impl ShortIds {
         let id: Vec<char> = id.chars().collect();
         let at = self.ids.binary_search(&id).unwrap_or_else(|at| at);
         let shared = |other: Option<&Vec<char>>| {
-            other.filter(|o| **o != id).map_or(0, |o| {
-                o.iter().zip(&id).take_while(|(a, b)| a == b).count()
-            })
+            other
+                .filter(|o| **o != id)
+                .map_or(0, |o| o.iter().zip(&id).take_while(|(a, b)| a == b).count())
         };
         let before = at.checked_sub(1).and_then(|i| self.ids.get(i));
-        let after = self.ids.get(at).filter(|o| **o != id).or(self.ids.get(at + 1));
+        let after = self
+            .ids
+            .get(at)
+            .filter(|o| **o != id)
+            .or(self.ids.get(at + 1));
         let need = shared(before).max(shared(after)) + 1;
         need.max(MIN).min(id.len())
     }
@@ -66,11 +70,23 @@ mod tests {
             "0196bbbb-0000-7000-8000-000000000004",
             "short",
         ]);
-        assert_eq!(ids.short("0196aaaa-0000-7000-8000-000000000001"), "0196aaaa-0");
-        assert_eq!(ids.short("0196aaaa-1111-7000-8000-000000000002"), "0196aaaa-1111-70");
-        assert_eq!(ids.short("0196aaaa-1111-7abc-8000-000000000003"), "0196aaaa-1111-7a");
+        assert_eq!(
+            ids.short("0196aaaa-0000-7000-8000-000000000001"),
+            "0196aaaa-0"
+        );
+        assert_eq!(
+            ids.short("0196aaaa-1111-7000-8000-000000000002"),
+            "0196aaaa-1111-70"
+        );
+        assert_eq!(
+            ids.short("0196aaaa-1111-7abc-8000-000000000003"),
+            "0196aaaa-1111-7a"
+        );
         // A copy's id is one id: 8 characters tell it from the rest.
-        assert_eq!(ids.short("0196bbbb-0000-7000-8000-000000000004"), "0196bbbb");
+        assert_eq!(
+            ids.short("0196bbbb-0000-7000-8000-000000000004"),
+            "0196bbbb"
+        );
         assert_eq!(ids.short("short"), "short");
         // An id not in the store is still told from those that are.
         assert_eq!(ids.short("0196aaaa-2222"), "0196aaaa-2");

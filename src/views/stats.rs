@@ -202,7 +202,10 @@ impl<'a> Grouper<'a> {
             whole.add(&b);
             let bucket = self.buckets.entry(key).or_default();
             if by == By::Session && bucket.title.is_empty() {
-                bucket.title = s.name.clone().unwrap_or_else(|| s.first_message.to_string());
+                bucket.title = s
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| s.first_message.to_string());
             }
             bucket.add(&b);
         }

@@ -217,10 +217,7 @@ pub const UNPRICED: &str = "*";
 
 /// The note under a table with [`UNPRICED`] costs.
 pub fn unpriced_note(n: f64) -> String {
-    format!(
-        "{UNPRICED} {} tokens have no price (cost 0)",
-        tokens(n)
-    )
+    format!("{UNPRICED} {} tokens have no price (cost 0)", tokens(n))
 }
 
 /// `512 B`, `120 KB`, `3.4 MB` (sizes, 1 KB = 1024 B).
@@ -284,7 +281,14 @@ mod tests {
         assert_eq!(tokens(950.0), "950");
         assert_eq!(tokens(12_345.0), "12.3k");
         assert_eq!(tokens(4_500_000.0), "4.5M");
-        assert_eq!(cost(0.0), "-");
+        assert_eq!(cost(0.0), "$0.00");
+        let unpriced = crate::format::model::Usage {
+            input: 10.0,
+            unpriced: 10.0,
+            ..Default::default()
+        };
+        assert_eq!(cost_of(&unpriced), "$0.00*");
+        assert_eq!(cost_of(&crate::format::model::Usage::default()), "$0.00");
         assert_eq!(cost(0.1234), "$0.12");
         assert_eq!(cost(0.001), "$0.0010");
         assert_eq!(bytes(120 * 1024), "120 KB");

@@ -29,7 +29,8 @@ impl Store {
         ));
         fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{}_{id}.jsonl", header_time.replace(':', "-")));
-        let header = json!({"type":"session","version":3,"id":id,"timestamp":header_time,"cwd":cwd});
+        let header =
+            json!({"type":"session","version":3,"id":id,"timestamp":header_time,"cwd":cwd});
         let mut text = format!("{header}\n");
         for e in entries {
             text.push_str(&e.to_string());
@@ -53,7 +54,10 @@ impl Store {
         env.width = Some(width);
         env.columns = Some(width);
         env.stdout_tty = true;
-        let args: Vec<&str> = ["--no-pager", "--color", "never"].into_iter().chain(args.iter().copied()).collect();
+        let args: Vec<&str> = ["--no-pager", "--color", "never"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
         run_with(env, &args, b"")
     }
 }
@@ -142,8 +146,18 @@ fn failed_turns(store: &Store) {
         "2026-07-01T10:00:00.000Z",
         &[
             user("u1", None, "2026-07-01T10:00:01.000Z", "deploy"),
-            failed("a1", "u1", "2026-07-01T10:00:02.000Z", "529 overloaded_error: Overloaded"),
-            failed("a2", "a1", "2026-07-01T10:00:03.000Z", "529 overloaded_error: Overloaded"),
+            failed(
+                "a1",
+                "u1",
+                "2026-07-01T10:00:02.000Z",
+                "529 overloaded_error: Overloaded",
+            ),
+            failed(
+                "a2",
+                "a1",
+                "2026-07-01T10:00:03.000Z",
+                "529 overloaded_error: Overloaded",
+            ),
             failed("a3", "a2", "2026-07-01T10:00:04.000Z", "rate limit reached"),
         ],
     );
@@ -162,11 +176,19 @@ fn an_error_message_is_searched_shown_and_counted() {
         .filter(|v: &Value| v["type"] == "match" || v.get("field").is_some())
         .collect();
     assert!(!hits.is_empty(), "{}", grep.stdout);
-    assert!(grep.stdout.contains(r#""field":"error""#), "{}", grep.stdout);
+    assert!(
+        grep.stdout.contains(r#""field":"error""#),
+        "{}",
+        grep.stdout
+    );
     let human = store.run(&["grep", "rate limit"]);
     assert!(human.stdout.contains("assistant error"), "{}", human.stdout);
     let show = store.run(&["show", "0196bbbb"]);
-    assert!(show.stdout.contains("error: rate limit reached"), "{}", show.stdout);
+    assert!(
+        show.stdout.contains("error: rate limit reached"),
+        "{}",
+        show.stdout
+    );
     let stats = json_of(&store.run(&["stats", "--json", "0196bbbb"]));
     assert_eq!(stats["stopReasons"]["error"], json!(3));
     assert_eq!(
@@ -176,7 +198,9 @@ fn an_error_message_is_searched_shown_and_counted() {
     );
     let human = store.run(&["stats", "0196bbbb"]);
     assert!(
-        human.stdout.contains("2× 529 overloaded_error: Overloaded; 1× rate limit reached"),
+        human
+            .stdout
+            .contains("2× 529 overloaded_error: Overloaded; 1× rate limit reached"),
         "{}",
         human.stdout
     );
@@ -195,9 +219,18 @@ const CLOSE_IDS: [&str; 4] = [
 
 fn close_ids(store: &Store) {
     for (i, id) in CLOSE_IDS.iter().enumerate() {
-        let cwd = if i == 3 { "/srv/other" } else { "/home/dev/app" };
+        let cwd = if i == 3 {
+            "/srv/other"
+        } else {
+            "/home/dev/app"
+        };
         let time = format!("2026-07-01T10:0{i}:00.000Z");
-        store.session(cwd, id, &time, &[user("u1", None, &time, &format!("task {i}"))]);
+        store.session(
+            cwd,
+            id,
+            &time,
+            &[user("u1", None, &time, &format!("task {i}"))],
+        );
     }
 }
 
@@ -205,11 +238,7 @@ fn close_ids(store: &Store) {
 fn first_words(stdout: &str) -> Vec<String> {
     stdout
         .lines()
-        .filter_map(|l| {
-            l.split_whitespace()
-                .find(|w| *w != "*")
-                .map(str::to_owned)
-        })
+        .filter_map(|l| l.split_whitespace().find(|w| *w != "*").map(str::to_owned))
         .collect()
 }
 
@@ -222,9 +251,18 @@ fn short_ids_are_unique_in_the_store_and_select_their_session() {
     let mut shown = first_words(&ls.stdout);
     shown.sort();
     // Told apart from the other project's session too, which `ls` does not show.
-    assert_eq!(shown, ["0196cccc-1111", "0196cccc-1112", "0196cccc-2"], "{}", ls.stdout);
+    assert_eq!(
+        shown,
+        ["0196cccc-1111", "0196cccc-1112", "0196cccc-2"],
+        "{}",
+        ls.stdout
+    );
     let all = store.run(&["ls", "--all"]);
-    assert!(first_words(&all.stdout).contains(&"0196cccc-3".to_owned()), "{}", all.stdout);
+    assert!(
+        first_words(&all.stdout).contains(&"0196cccc-3".to_owned()),
+        "{}",
+        all.stdout
+    );
     for (short, id) in shown.iter().zip(CLOSE_IDS) {
         let stats = json_of(&store.run(&["stats", "--json", short]));
         assert_eq!(stats["id"], json!(id), "{short}");
@@ -236,7 +274,11 @@ fn short_ids_are_unique_in_the_store_and_select_their_session() {
         assert!(ids.contains(short), "check: {}", check.stdout);
     }
     let grep = store.run(&["grep", "task 1"]);
-    assert!(grep.stdout.starts_with("0196cccc-1112  "), "{}", grep.stdout);
+    assert!(
+        grep.stdout.starts_with("0196cccc-1112  "),
+        "{}",
+        grep.stdout
+    );
     let rm = store.run(&["rm", "--dry-run", "0196cccc-2"]);
     assert!(rm.stdout.contains("  0196cccc-2  "), "{}", rm.stdout);
 }
@@ -304,7 +346,11 @@ fn tool_errors_are_counted_under_the_model_whose_call_they_answer() {
     );
     let r = store.run(&["stats", "--json", "--by", "model"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let rows: Vec<Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rows: Vec<Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let errors = |model: &str| {
         rows.iter()
             .find(|b| b["key"] == model)
@@ -329,11 +375,17 @@ fn report_store() -> Store {
     ];
     for (i, id) in ids.iter().enumerate() {
         let t = |s: u32| format!("2026-07-0{}T10:00:{s:02}.000Z", i + 1);
-        let model = ["anthropic-claude-sonnet-4-5-20250929-long-name", "local-llama", "gpt-5"][i];
+        let model = [
+            "anthropic-claude-sonnet-4-5-20250929-long-name",
+            "local-llama",
+            "gpt-5",
+        ][i];
         let cost = if i == 1 { 0.0 } else { 0.25 };
         let mut reads: Vec<Value> = (0..40)
-            .map(|n| json!({"type":"toolCall","id":format!("c{n}"),"name":"read",
-                            "arguments":{"path":format!("src/module_{n}/file_{n}.rs")}}))
+            .map(|n| {
+                json!({"type":"toolCall","id":format!("c{n}"),"name":"read",
+                            "arguments":{"path":format!("src/module_{n}/file_{n}.rs")}})
+            })
             .collect();
         reads.push(json!({"type":"toolCall","id":"cb","name":"bash","arguments":{
             "command": format!("cargo test --workspace --all-features {}", "-- --nocapture ".repeat(20))}}));
@@ -355,7 +407,7 @@ fn report_store() -> Store {
 fn widest(stdout: &str) -> usize {
     stdout
         .lines()
-        .map(|l| unicode_width::UnicodeWidthStr::width(l))
+        .map(unicode_width::UnicodeWidthStr::width)
         .max()
         .unwrap_or(0)
 }
@@ -367,13 +419,19 @@ fn stats_tables_fit_every_width() {
         for by in ["session", "model", "day", "tool", "project"] {
             let r = store.run_width(width, &["stats", "--by", by]);
             assert_eq!(r.code, 0, "{}", r.stderr);
-            assert!(widest(&r.stdout) <= width, "--by {by} at {width}:\n{}", r.stdout);
+            assert!(
+                widest(&r.stdout) <= width,
+                "--by {by} at {width}:\n{}",
+                r.stdout
+            );
             if by == "session" || by == "model" {
                 crate::snap!(format!("stats_by_{by}_{width}"), r.stdout);
             }
         }
         let one = store.run_width(width, &["stats", "0196f111"]);
-        let one_text = one.stdout.replace(&*store.root().to_string_lossy(), "[store]");
+        let one_text = one
+            .stdout
+            .replace(&*store.root().to_string_lossy(), "[store]");
         for line in one_text.lines().filter(|l| l.starts_with("  ")) {
             assert!(
                 unicode_width::UnicodeWidthStr::width(line) <= width,
@@ -381,36 +439,68 @@ fn stats_tables_fit_every_width() {
             );
         }
         let failed = one.stdout.lines().find(|l| l.contains('✗')).unwrap();
-        assert!(unicode_width::UnicodeWidthStr::width(failed) <= width, "{failed}");
+        assert!(
+            unicode_width::UnicodeWidthStr::width(failed) <= width,
+            "{failed}"
+        );
         // The files read are wrapped, not one long line.
-        assert!(one.stdout.lines().filter(|l| l.contains("file_")).count() > 1, "{}", one.stdout);
+        assert!(
+            one.stdout.lines().filter(|l| l.contains("file_")).count() > 1,
+            "{}",
+            one.stdout
+        );
         crate::snap!(format!("stats_one_{width}"), one_text);
     }
     let by_session = store.run_width(120, &["stats", "--by", "session"]);
-    assert!(!by_session.stdout.contains("sessions"), "{}", by_session.stdout);
-    assert!(by_session.stdout.contains("0196f000-0000-7000-8000-000000000001".get(..8).unwrap()));
-    assert!(by_session.stdout.contains("Session 2: refactor"), "{}", by_session.stdout);
+    assert!(
+        !by_session.stdout.contains("sessions"),
+        "{}",
+        by_session.stdout
+    );
+    assert!(by_session
+        .stdout
+        .contains("0196f000-0000-7000-8000-000000000001".get(..8).unwrap()));
+    assert!(
+        by_session.stdout.contains("Session 2: refactor"),
+        "{}",
+        by_session.stdout
+    );
 }
 
 #[test]
 fn unpriced_tokens_are_marked_and_counted() {
     let store = report_store();
     let r = store.run_width(120, &["stats", "--by", "model"]);
-    let local = r.stdout.lines().find(|l| l.starts_with("p/local-llama")).unwrap();
+    let local = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("p/local-llama"))
+        .unwrap();
     assert!(local.trim_end().ends_with("$0.00*"), "{}", r.stdout);
-    assert!(r.stdout.contains("* 1.2k tokens have no price (cost 0)"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("* 1.2k tokens have no price (cost 0)"),
+        "{}",
+        r.stdout
+    );
     let json_rows: Vec<Value> = store
         .run(&["stats", "--json", "--by", "model"])
         .stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let total = json_rows.iter().find(|b| b["total"] == json!(true)).unwrap();
+    let total = json_rows
+        .iter()
+        .find(|b| b["total"] == json!(true))
+        .unwrap();
     assert_eq!(total["unpricedTokens"], json!(1200));
     let priced = json_rows.iter().find(|b| b["key"] == "p/gpt-5").unwrap();
     assert_eq!(priced["unpricedTokens"], json!(0));
     let ls = store.run(&["ls", "--json"]);
-    assert!(ls.stdout.contains(r#""unpricedTokens":1200"#), "{}", ls.stdout);
+    assert!(
+        ls.stdout.contains(r#""unpricedTokens":1200"#),
+        "{}",
+        ls.stdout
+    );
     // Zero is one rendering: the same `$0.00` in every table.
     let ls = store.run_width(120, &["ls"]);
     assert!(ls.stdout.contains("$0.00*"), "{}", ls.stdout);
@@ -429,7 +519,10 @@ fn ls_shares_spare_width_between_project_and_title() {
     for (i, cwd) in projects.iter().enumerate() {
         let id = format!("0197{i:04}-0000-7000-8000-000000000001");
         let time = format!("2026-07-01T1{i}:00:00.000Z");
-        let text = format!("Task {i}: {}", "a long request that goes on and on ".repeat(8));
+        let text = format!(
+            "Task {i}: {}",
+            "a long request that goes on and on ".repeat(8)
+        );
         store.session(cwd, &id, &time, &[user("u1", None, &time, &text)]);
     }
     for width in [60, 80, 120, 200] {
@@ -443,9 +536,15 @@ fn ls_shares_spare_width_between_project_and_title() {
             for row in &rows {
                 // A column shown has a cell on every row, where its heading starts.
                 for column in ["CWD", "SIZE"] {
-                    let Some(at) = head.find(column) else { continue };
+                    let Some(at) = head.find(column) else {
+                        continue;
+                    };
                     let cell = row.chars().nth(at).unwrap_or(' ');
-                    assert_ne!(cell, ' ', "{width} {sort}: a row without its {column}:\n{}", r.stdout);
+                    assert_ne!(
+                        cell, ' ',
+                        "{width} {sort}: a row without its {column}:\n{}",
+                        r.stdout
+                    );
                 }
             }
             if width == 200 {
@@ -467,9 +566,17 @@ fn small_things_a_new_user_meets() {
     // grep with no sessions at all says where it looked.
     let r = store.run(&["grep", "anything"]);
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("no sessions to search in"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no sessions to search in"),
+        "{}",
+        r.stderr
+    );
     let r = store.run(&["grep", "--all", "anything"]);
-    assert!(r.stderr.contains("no sessions to search in"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("no sessions to search in"),
+        "{}",
+        r.stderr
+    );
 
     // Encrypted thinking: a label, never an empty `thinking:` line.
     let t = "2026-07-01T10:00:00.000Z";
@@ -490,13 +597,31 @@ fn small_things_a_new_user_meets() {
         ],
     );
     let show = store.run(&["show", "0198aaaa"]);
-    assert!(show.stdout.contains("[encrypted thinking]"), "{}", show.stdout);
-    assert!(!show.stdout.lines().any(|l| l.trim_end().ends_with("thinking:")), "{}", show.stdout);
+    assert!(
+        show.stdout.contains("[encrypted thinking]"),
+        "{}",
+        show.stdout
+    );
+    assert!(
+        !show
+            .stdout
+            .lines()
+            .any(|l| l.trim_end().ends_with("thinking:")),
+        "{}",
+        show.stdout
+    );
 
     // -q quiets human lines, never JSON events.
     let r = store.run(&["-q", "rm", "--json", "--dry-run", "0198aaaa"]);
-    let events: Vec<Value> = r.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    let events: Vec<Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["planned", "total"], "{}", r.stdout);
 
     // --idle-exit's error suggests a span, the only form it takes.
@@ -524,7 +649,11 @@ fn damaged_files_are_said_once() {
     let ls = store.run(&["ls"]);
     assert_eq!(ls.code, 0, "{}", ls.stderr);
     assert_eq!(ls.stderr.lines().count(), 1, "{}", ls.stderr);
-    assert!(ls.stderr.contains("3 files have damaged lines"), "{}", ls.stderr);
+    assert!(
+        ls.stderr.contains("3 files have damaged lines"),
+        "{}",
+        ls.stderr
+    );
     assert!(ls.stderr.contains("'pisess check --all'"), "{}", ls.stderr);
     let stats = store.run(&["stats", "--by", "day"]);
     assert_eq!(stats.stderr.lines().count(), 1, "{}", stats.stderr);
@@ -533,13 +662,22 @@ fn damaged_files_are_said_once() {
     let show = store.run(&["show", "01990001"]);
     let lines: Vec<&str> = show.stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{}", show.stderr);
-    assert!(lines[0].contains(":3: ") && lines[1].contains(":4: "), "{}", show.stderr);
+    assert!(
+        lines[0].contains(":3: ") && lines[1].contains(":4: "),
+        "{}",
+        show.stderr
+    );
 
     // check prints each finding once, on stdout, and no warning about it on stderr.
     let check = store.run(&["check", "01990001"]);
     assert_eq!(check.code, 1);
     assert_eq!(check.stderr, "", "{}", check.stderr);
-    assert_eq!(check.stdout.matches(":3: malformed JSON").count(), 1, "{}", check.stdout);
+    assert_eq!(
+        check.stdout.matches(":3: malformed JSON").count(),
+        1,
+        "{}",
+        check.stdout
+    );
 }
 
 /// Cargo.toml's description names every command a user can run (it is what `cargo search` and

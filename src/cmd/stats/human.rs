@@ -97,7 +97,12 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
         style::cost(abandoned)
     )?;
     if s.usage.unpriced > 0.0 {
-        writeln!(out, "{}{}", field(""), style::unpriced_note(s.usage.unpriced))?;
+        writeln!(
+            out,
+            "{}{}",
+            field(""),
+            style::unpriced_note(s.usage.unpriced)
+        )?;
     }
     writeln!(
         out,
@@ -289,14 +294,24 @@ pub(super) fn buckets(
     }
     if by == By::Tool {
         cols.push(col("calls", true, 0, &|b| b.counts.tool_calls.to_string()));
-        cols.push(col("results", true, 0, &|b| b.counts.tool_results.to_string()));
-        cols.push(col("errors", true, 0, &|b| b.counts.tool_errors.to_string()));
+        cols.push(col("results", true, 0, &|b| {
+            b.counts.tool_results.to_string()
+        }));
+        cols.push(col("errors", true, 0, &|b| {
+            b.counts.tool_errors.to_string()
+        }));
     } else {
         cols.push(col("messages", true, 0, &|b| b.messages.to_string()));
-        cols.push(col("tool calls", true, 0, &|b| b.counts.tool_calls.to_string()));
-        cols.push(col("tool errors", true, 0, &|b| b.counts.tool_errors.to_string()));
+        cols.push(col("tool calls", true, 0, &|b| {
+            b.counts.tool_calls.to_string()
+        }));
+        cols.push(col("tool errors", true, 0, &|b| {
+            b.counts.tool_errors.to_string()
+        }));
     }
-    cols.push(col("tokens", true, 0, &|b| style::tokens(b.usage.total_tokens())));
+    cols.push(col("tokens", true, 0, &|b| {
+        style::tokens(b.usage.total_tokens())
+    }));
     cols.push(col("cost", true, 0, &|b| style::cost_of(&b.usage)));
     if by == By::Session {
         cols.push(col("title", false, 10, &|b| {
@@ -372,7 +387,11 @@ pub(super) fn buckets(
         }
     }
     if total.usage.unpriced > 0.0 {
-        writeln!(out, "{}", theme.dim(&style::unpriced_note(total.usage.unpriced)))?;
+        writeln!(
+            out,
+            "{}",
+            theme.dim(&style::unpriced_note(total.usage.unpriced))
+        )?;
     }
     Ok(())
 }
