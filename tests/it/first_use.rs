@@ -701,3 +701,63 @@ fn cargo_description_names_every_command() {
         );
     }
 }
+
+// 9. grep -A/-B/-C: entries of context around a match.
+
+#[test]
+fn grep_shows_entries_of_context() {
+    let store = Store::new();
+    let t = |s: u32| format!("2026-07-01T10:00:{s:02}.000Z");
+    let entries: Vec<Value> = (0..8)
+        .map(|i| {
+            let parent = (i > 0).then(|| format!("e{}", i - 1));
+            let text = if i == 3 || i == 6 {
+                format!("needle {i}")
+            } else {
+                format!("hay {i}\nsecond line")
+            };
+            user(&format!("e{i}"), parent.as_deref(), &t(i), &text)
+        })
+        .collect();
+    store.session(
+        "/home/dev/app",
+        "019aaaaa-0000-7000-8000-000000000001",
+        &t(0),
+        &entries,
+    );
+    let r = store.run(&["grep", "-C", "1", "needle"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let body: Vec<&str> = r.stdout.lines().skip(1).map(str::trim_end).collect();
+    assert_eq!(
+        body,
+        [
+            "  e2- user  hay 2",
+            "  e3  user  needle 3",
+            "  e4- user  hay 4",
+            "  e5- user  hay 5",
+            "  e6  user  needle 6",
+            "  e7- user  hay 7",
+        ],
+        "{}",
+        r.stdout
+    );
+    let r = store.run(&["grep", "-A", "1", "-B", "0", "needle"]);
+    let body: Vec<&str> = r.stdout.lines().skip(1).map(str::trim_end).collect();
+    assert_eq!(
+        body,
+        [
+            "  e3  user  needle 3",
+            "  e4- user  hay 4",
+            "  --",
+            "  e6  user  needle 6",
+            "  e7- user  hay 7"
+        ],
+        "{}",
+        r.stdout
+    );
+    // Context is for people: with --json it is a usage error.
+    let parsed = <pisess::app::cli::Cli as clap::Parser>::try_parse_from([
+        "pisess", "grep", "--json", "-C", "1", "x",
+    ]);
+    assert!(parsed.is_err());
+}
