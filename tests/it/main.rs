@@ -11,6 +11,7 @@ mod check;
 mod completion;
 mod context;
 mod conventions;
+mod first_use;
 mod grep;
 mod grep_reference;
 mod ls;
