@@ -19,10 +19,10 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::open_session_observed;
+use crate::format::model::EntryLine;
 use crate::format::model::{
     decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView, Skimming,
 };
-use crate::format::scan::EntryLine;
 use crate::format::surrogates;
 use crate::store::session::Session;
 use crate::views::preview::{

@@ -14,7 +14,9 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::format::json;
-use crate::format::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader, Skimming};
+use crate::format::model::{
+    self, Dialect, EntryKind, EntryLine, Header, LineView, NotAHeader, Skimming,
+};
 use crate::format::reader::{Cut, LineReader, RawLine, MAX_LINE};
 use crate::util::readahead::{self, ReadAhead, Reading};
 use crate::util::warning::Warning;
@@ -72,26 +74,6 @@ impl fmt::Display for ScanError {
 }
 
 impl std::error::Error for ScanError {}
-
-/// One entry as the scan hands it out.
-pub struct EntryLine<'a> {
-    /// 0-based position among the file's entries (header and skipped lines excluded).
-    pub ordinal: usize,
-    pub line: u64,
-    pub offset: u64,
-    /// Bytes on disk, terminator included.
-    pub len: u64,
-    /// The effective id: stored, or assigned by the v1 migration.
-    pub id: Option<Cow<'a, str>>,
-    pub parent: Option<Cow<'a, str>>,
-    pub kind: EntryKind,
-    pub view: &'a LineView<'a>,
-    /// The JSON text `view` was read from: the stored line, or its seed-000 mapping (or lossy
-    /// re-encoding) in pi's shape. For decoding a field the view skips.
-    pub json: &'a [u8],
-    /// The line as stored, without its `\n` (a `\r` before it is kept).
-    pub stored: &'a [u8],
-}
 
 /// What a scan learned besides the entries.
 #[derive(Debug)]

@@ -16,10 +16,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::format::json;
+use crate::format::model::EntryLine;
 use crate::format::model::{self, Dialect, EntryKind, Header, Skimming};
 use crate::format::scan::{
-    open_file, read_exact_at, scan_as, scan_until, stem_of, whole_file, EntryLine, OpenedFile,
-    ScanError, ScanReport,
+    open_file, read_exact_at, scan_as, scan_until, stem_of, whole_file, OpenedFile, ScanError,
+    ScanReport,
 };
 use crate::format::time::parse_js_date;
 use crate::util::readahead::Reading;

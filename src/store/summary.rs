@@ -10,10 +10,11 @@ use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
+use crate::format::model::EntryLine;
 use crate::format::model::{
     message_call_facts, message_content_text, CallFacts, EntryKind, Header, Usage,
 };
-use crate::format::scan::{open_file, scan, scan_on, whole_file, EntryLine, ScanError, ScanReport};
+use crate::format::scan::{open_file, scan, scan_on, whole_file, ScanError, ScanReport};
 use crate::format::time::parse_js_date;
 use crate::store::tally::Tally;
 use crate::util::readahead::Reading;

@@ -13,8 +13,9 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::format::model::{CallFacts, EntryKind, Header, LooseNum, LooseObj, LooseStr, Usage};
-use crate::format::scan::EntryLine;
+use crate::format::model::{
+    CallFacts, EntryKind, EntryLine, Header, LooseNum, LooseObj, LooseStr, Usage,
+};
 use crate::format::time::parse_js_date;
 
 /// pi's name for the usage of tool results, compactions and branch summaries, which name no model.
