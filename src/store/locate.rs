@@ -17,7 +17,7 @@ use icu_collator::CollatorBorrowed;
 
 use serde_json::Value;
 
-use crate::store::cache::CacheDir;
+use crate::store::cache::folder::CacheDir;
 use crate::util::file::kind_of;
 
 /// Where a session dir candidate came from, in order of precedence.
