@@ -8,12 +8,35 @@ pub mod shells;
 
 use std::ffi::OsStr;
 
-use clap_complete::engine::CompletionCandidate;
+use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 
+use crate::app::cli::Cli;
 use crate::app::env::{Env, Facts};
 use crate::app::global::GlobalArgs;
 use crate::store::listing::{self, Scope};
 use crate::views::style;
+
+/// The SESSION arguments that complete to sessions: (subcommand, argument id).
+const SESSION_ARGS: [(&str, &str); 5] = [
+    ("show", "session"),
+    ("tree", "session"),
+    ("path", "session"),
+    ("context", "session"),
+    ("rm", "sessions"),
+];
+
+/// The clap declarations with [`sessions`] as the completer of each SESSION argument: the
+/// factory `CompleteEnv` is given (main.rs), so the declarations (`app::cli`, below this
+/// module) need not name the completer, which lists sessions.
+pub fn command() -> clap::Command {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    for (sub, arg) in SESSION_ARGS {
+        cmd = cmd.mut_subcommand(sub, |c| {
+            c.mut_arg(arg, |a| a.add(ArgValueCompleter::new(sessions)))
+        });
+    }
+    cmd
+}
 
 /// The sessions whose id starts with `current`, or whose name does: this project's, then the
 /// others (a project's sessions are what a bare prefix finds first). Nothing on any error: a
@@ -50,4 +73,28 @@ pub fn sessions(current: &OsStr) -> Vec<CompletionCandidate> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use clap_complete::engine::ArgValueCompleter;
+
+    #[test]
+    fn each_session_argument_is_given_the_completer() {
+        // `mut_arg` panics on an argument that is not declared: a renamed one fails here.
+        let cmd = super::command();
+        for (sub, id) in super::SESSION_ARGS {
+            let sub = cmd.find_subcommand(sub).expect("a subcommand");
+            let arg = sub.get_arguments().find(|a| a.get_id() == id).unwrap();
+            assert!(arg.get::<ArgValueCompleter>().is_some(), "{sub} {id}");
+        }
+        // The declarations alone carry none (they do not name this module).
+        let bare = <crate::app::cli::Cli as clap::CommandFactory>::command();
+        let show = bare.find_subcommand("show").unwrap();
+        let arg = show
+            .get_arguments()
+            .find(|a| a.get_id() == "session")
+            .unwrap();
+        assert!(arg.get::<ArgValueCompleter>().is_none());
+    }
 }
