@@ -332,7 +332,11 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
         // Checked before anything else so a typo fails as a usage error, exit 2.
         crate::format::time::parse_when(span, env.now_ms).map_err(UsageError)?;
     }
-    if args.sessions.iter().any(|s| select::is_blank(s)) {
+    if args
+        .sessions
+        .iter()
+        .any(|s| crate::util::usage::is_blank(s))
+    {
         return Err(UsageError(select::SelectError::Blank.to_string()).into());
     }
 
