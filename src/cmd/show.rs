@@ -53,7 +53,16 @@ pub fn run(
         stream_json(args, env, out, diag, stdin)?;
         return Ok(Outcome::Done);
     }
-    let session = open_session(args.session.as_deref(), env, diag, stdin)?;
+    let session = open_session(
+        &select_session(
+            args.session.as_deref(),
+            &env.location,
+            env.pi_session_file.as_deref(),
+        )?,
+        env,
+        diag,
+        stdin,
+    )?;
     let selected = select(args, &session, diag)?;
     if args.json {
         write_json(&session, &selected, !args.no_header, out)?;

@@ -20,6 +20,14 @@ use serde_json::Value;
 use crate::store::cache::folder::CacheDir;
 use crate::util::file::kind_of;
 
+/// The session a command will read: what [`select`](crate::store::select::select) chose, here
+/// so that opening it (`cmd::open_session`) need not reach up to the lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selected {
+    Stdin,
+    File(PathBuf),
+}
+
 /// Where a session dir candidate came from, in order of precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DirSource {

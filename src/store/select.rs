@@ -8,16 +8,10 @@ use std::path::{Path, PathBuf};
 
 use crate::format::scan::read_header;
 use crate::store::listing::{self, Scope};
+pub use crate::store::locate::Selected;
 use crate::store::locate::{tilde, Location};
 use crate::store::summary::Summary;
 use crate::util::usage::{is_blank, UsageError};
-
-/// The session a command will read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Selected {
-    Stdin,
-    File(PathBuf),
-}
 
 /// Why no single session could be chosen (exit 1).
 ///
