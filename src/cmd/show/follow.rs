@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use super::block::Blocks;
-use super::write_line;
+use super::entry::{decode_for_block, write_line};
 use crate::app::cli::ShowArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
@@ -261,7 +261,7 @@ impl<'a> Follower<'a> {
                 if self.shown {
                     out.write_all(b"\n")?;
                 }
-                let (entry, rests) = super::decode_for_block(session, i, args.full)?;
+                let (entry, rests) = decode_for_block(session, i, args.full)?;
                 let blocks = Blocks {
                     theme: self.env.theme(),
                     full: args.full,
