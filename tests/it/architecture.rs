@@ -581,7 +581,6 @@ fn at_most_eight_floors() {
 }
 
 #[test]
-#[ignore = "phase 2 of issue 30: store/session.rs (1088 lines outside its tests) is split after the trust work merges"]
 fn no_file_over_900_lines_outside_its_tests() {
     let long: Vec<String> = src_report()
         .lines
