@@ -533,15 +533,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
 
 /// Opens a file for reading without following a symlink and without waiting on a FIFO.
 fn open_no_follow(path: &Path) -> io::Result<fs::File> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-        options.custom_flags(i32::try_from(flags.bits()).unwrap_or(0));
-    }
-    options.open(path)
+    crate::util::file::open_nonblocking(path, crate::util::file::Links::Refuse)
 }
 
 /// The question on a terminal; without one, only `--yes` lets the removal go on.

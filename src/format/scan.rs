@@ -18,6 +18,7 @@ use crate::format::model::{
     self, Dialect, EntryKind, EntryLine, Header, LineView, NotAHeader, Skimming,
 };
 use crate::format::reader::{Cut, LineReader, RawLine, MAX_LINE};
+pub(crate) use crate::util::file::stem_of;
 use crate::util::readahead::{self, ReadAhead, Reading};
 use crate::util::warning::Warning;
 
@@ -523,24 +524,10 @@ pub fn open_file(path: &Path) -> Result<OpenedFile, ScanError> {
 
 /// Opens anything without blocking on a FIFO, and says what it is.
 fn open_nonblocking(path: &Path) -> Result<(File, std::fs::Metadata), ScanError> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        #[allow(clippy::cast_possible_wrap)]
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    }
-    let file = options.open(path).map_err(ScanError::Io)?;
+    let file = crate::util::file::open_nonblocking(path, crate::util::file::Links::Follow)
+        .map_err(ScanError::Io)?;
     let meta = file.metadata().map_err(ScanError::Io)?;
     Ok((file, meta))
-}
-
-/// A file name without `.jsonl`: the id of a seed-000 session.
-pub(crate) fn stem_of(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 /// Reads `buf.len()` bytes at `offset` without moving the file's offset, which its clones share

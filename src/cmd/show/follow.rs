@@ -55,10 +55,7 @@ pub(super) fn run(
         Selected::File(path) => path,
     };
     let name = path.display().to_string();
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let stem = crate::util::file::stem_of(&path);
     let mut follower = Follower::new(args, env, name.clone(), stem);
     let mut tail = Tail::new(&path);
     let mut last_entry = Instant::now();

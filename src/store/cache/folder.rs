@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::util::file::{open_nonblocking, Links};
+
 /// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
 pub(crate) type CacheProblem = (PathBuf, String);
 
@@ -139,16 +141,7 @@ pub(crate) fn body<'a>(
 /// its place is not waited on), which must be a regular file of ours, writable by no one else,
 /// of at most [`MAX_FILE_BYTES`]: what it is is asked of the opened file, not of the name.
 pub(crate) fn open_cache_file(path: &Path) -> std::io::Result<File> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-        #[allow(clippy::cast_possible_wrap)]
-        options.custom_flags(flags.bits() as i32);
-    }
-    let file = options.open(path).map_err(|e| {
+    let file = open_nonblocking(path, Links::Refuse).map_err(|e| {
         #[cfg(unix)]
         if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
             return std::io::Error::other("it is a symbolic link");
