@@ -285,18 +285,7 @@ fn no_header(unread: Option<(u64, String)>) -> ScanError {
     }
 }
 
-/// Scans a whole session stream, calling `on_entry` for every entry in file order.
-///
-/// `stem` is the file name without `.jsonl`: the id of seed-000 sessions.
-pub fn scan<R: BufRead>(
-    input: R,
-    stem: &str,
-    on_entry: impl FnMut(&Header, &EntryLine),
-) -> Result<ScanReport, ScanError> {
-    scan_as(input, stem, Skimming::Plain, on_entry)
-}
-
-/// [`scan`], stopped early when `on_entry` breaks (a reader that went away): the report then
+/// [`scan`] (plain), stopped early when `on_entry` breaks (a reader that went away): the report then
 /// covers the lines read so far.
 pub fn scan_until<R: BufRead>(
     input: R,
@@ -312,8 +301,11 @@ pub fn scan_until<R: BufRead>(
     )
 }
 
-/// [`scan`], each line's view noting what `how` asks for.
-pub fn scan_as<R: BufRead>(
+/// Scans a whole session stream, calling `on_entry` for every entry in file order, each
+/// line's view noting what `how` asks for ([`Skimming::Plain`]: nothing more).
+///
+/// `stem` is the file name without `.jsonl`: the id of seed-000 sessions.
+pub fn scan<R: BufRead>(
     input: R,
     stem: &str,
     how: Skimming,

@@ -18,7 +18,7 @@ use serde_json::Value;
 use crate::format::model::EntryLine;
 use crate::format::model::{EntryKind, Header, Skimming};
 use crate::format::scan::{
-    open_file, scan_as, scan_until, stem_of, whole_file, OpenedFile, ScanError, ScanReport,
+    open_file, scan, scan_until, stem_of, whole_file, OpenedFile, ScanError, ScanReport,
 };
 use crate::format::time::parse_js_date;
 use crate::util::readahead::Reading;
@@ -391,7 +391,7 @@ impl Session {
         // them (most entries continue the one before: those are marked `PREVIOUS`).
         let mut pending = Vec::new();
         let mut too_many = false;
-        let report = scan_as(input, stem, how, |_, e| {
+        let report = scan(input, stem, how, |_, e| {
             // Positions are u32 (`NO_ENTRY` is none): past that, the index would need hundreds
             // of GB anyway.
             let Ok(at) = u32::try_from(entries.len()).map(|at| at.min(NO_ENTRY - 1)) else {

@@ -242,12 +242,17 @@ pub(crate) fn fold_from(
     let (report, mut fold) = match before {
         None => {
             let mut fold = Fold::default();
-            let report = scan(input, stem, |header: &Header, e: &EntryLine| {
-                also(header, e);
-                // With a tally, its decode of the line also gives the call facts.
-                let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
-                fold.entry(e, facts);
-            })?;
+            let report = scan(
+                input,
+                stem,
+                crate::format::model::Skimming::Plain,
+                |header: &Header, e: &EntryLine| {
+                    also(header, e);
+                    // With a tally, its decode of the line also gives the call facts.
+                    let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
+                    fold.entry(e, facts);
+                },
+            )?;
             (report, fold)
         }
         Some((before, mut fold)) => {

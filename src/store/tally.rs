@@ -484,14 +484,19 @@ mod tests {
             .join("\n");
         let mut t = Tally::default();
         let mut facts = Vec::new();
-        scan(text.as_bytes(), "s", |h, e| {
-            let f = t.observe(h, e);
-            // The summary takes these instead of its own decode: they must be the same.
-            if f.is_some() {
-                assert_eq!(f, Some(message_call_facts(e.json)), "{:?}", e.id);
-            }
-            facts.push(f);
-        })
+        scan(
+            text.as_bytes(),
+            "s",
+            crate::format::model::Skimming::Plain,
+            |h, e| {
+                let f = t.observe(h, e);
+                // The summary takes these instead of its own decode: they must be the same.
+                if f.is_some() {
+                    assert_eq!(f, Some(message_call_facts(e.json)), "{:?}", e.id);
+                }
+                facts.push(f);
+            },
+        )
         .unwrap();
         let leaf = t.rows.last().and_then(|r| r.id.clone());
         t.finish(leaf.as_deref());
