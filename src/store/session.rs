@@ -193,7 +193,7 @@ impl EntryMeta {
 
 /// The `targetId` and `label` of the entries that have either (labels, context edits).
 #[derive(Debug, Serialize, Deserialize)]
-struct Extra {
+struct TargetLabel {
     entry: u32,
     target: Option<Box<str>>,
     label: Option<Box<str>>,
@@ -299,7 +299,7 @@ pub struct Session {
     /// Each entry's kind and message role.
     classes: Classes,
     /// By entry, in file order.
-    extras: Vec<Extra>,
+    extras: Vec<TargetLabel>,
     /// By entry, in file order.
     bulks: Vec<Bulk>,
     /// The `parentId`s that name no entry in the file, by entry, in file order.
@@ -415,7 +415,7 @@ impl Session {
             };
             let (target, label) = (e.view.target_id.get(), e.view.label.get());
             if target.is_some() || label.is_some() {
-                extras.push(Extra {
+                extras.push(TargetLabel {
                     entry: at,
                     target: target.map(Into::into),
                     label: label.map(Into::into),
@@ -595,7 +595,7 @@ impl Session {
             .as_deref()
     }
 
-    fn extra(&self, i: usize) -> Option<&Extra> {
+    fn extra(&self, i: usize) -> Option<&TargetLabel> {
         let at = self
             .extras
             .binary_search_by_key(&i, |x| x.entry as usize)
