@@ -31,8 +31,16 @@ const SESSION_ARGS: [(&str, &str); 5] = [
 pub fn command() -> clap::Command {
     let mut cmd = <Cli as clap::CommandFactory>::command();
     for (sub, arg) in SESSION_ARGS {
+        // In place (`mut_arg` would move the argument last, and a positional's place is its
+        // index: `show ID SESSION` would complete its first word as a session).
         cmd = cmd.mut_subcommand(sub, |c| {
-            c.mut_arg(arg, |a| a.add(ArgValueCompleter::new(sessions)))
+            c.mut_args(|a| {
+                if a.get_id() == arg {
+                    a.add(ArgValueCompleter::new(sessions))
+                } else {
+                    a
+                }
+            })
         });
     }
     cmd
@@ -81,15 +89,24 @@ mod tests {
 
     #[test]
     fn each_session_argument_is_given_the_completer() {
-        // `mut_arg` panics on an argument that is not declared: a renamed one fails here.
-        let cmd = super::command();
+        // A renamed argument fails here; each keeps its place among the positionals.
+        let mut cmd = super::command();
+        let mut bare = <crate::app::cli::Cli as clap::CommandFactory>::command();
+        cmd.build();
+        bare.build();
         for (sub, id) in super::SESSION_ARGS {
-            let sub = cmd.find_subcommand(sub).expect("a subcommand");
-            let arg = sub.get_arguments().find(|a| a.get_id() == id).unwrap();
-            assert!(arg.get::<ArgValueCompleter>().is_some(), "{sub} {id}");
+            let arg = |c: &clap::Command| {
+                let sub = c.find_subcommand(sub).expect("a subcommand");
+                sub.get_arguments()
+                    .find(|a| a.get_id() == id)
+                    .unwrap()
+                    .clone()
+            };
+            let (completed, declared) = (arg(&cmd), arg(&bare));
+            assert!(completed.get::<ArgValueCompleter>().is_some(), "{sub} {id}");
+            assert_eq!(completed.get_index(), declared.get_index(), "{sub} {id}");
         }
         // The declarations alone carry none (they do not name this module).
-        let bare = <crate::app::cli::Cli as clap::CommandFactory>::command();
         let show = bare.find_subcommand("show").unwrap();
         let arg = show
             .get_arguments()
