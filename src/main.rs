@@ -9,11 +9,9 @@ fn main() -> ExitCode {
     // `COMPLETE=bash pisess` prints the shell's hook; the hook calls back with COMPLETE set
     // and the words so far, and this answers with the candidates and exits. Our adapters, not
     // clap's: a candidate (a session name) is hostile text (`pisess::app::complete::shells`).
-    clap_complete::CompleteEnv::with_factory(
-        <pisess::app::cli::Cli as clap::CommandFactory>::command,
-    )
-    .shells(pisess::app::complete::shells::SHELLS)
-    .complete();
+    clap_complete::CompleteEnv::with_factory(pisess::app::complete::command)
+        .shells(pisess::app::complete::shells::SHELLS)
+        .complete();
     let cli = match pisess::app::cli::Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version go to stdout (exit 0); bare `pisess` prints the help to stderr

@@ -5,7 +5,6 @@
 use std::ffi::OsString;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use clap_complete::engine::ArgValueCompleter;
 
 use crate::app::global::GlobalArgs;
 use crate::format::model::PI_ROLES;
@@ -395,7 +394,7 @@ pub struct LsArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::app::complete::sessions))]
+    #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Print only this entry (id or unique prefix), in full; not with --branch, --leaf, --type,
     /// --role
@@ -440,7 +439,7 @@ pub struct ShowArgs {
 #[derive(Debug, Args)]
 pub struct TreeArgs {
     /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::app::complete::sessions))]
+    #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Which entries to draw (pi's /tree filter modes)
     #[arg(long, value_enum, default_value_t = TreeFilter::Default, value_name = "MODE")]
@@ -460,7 +459,7 @@ pub struct TreeArgs {
 #[derive(Debug, Args)]
 pub struct PathArgs {
     /// A session to print the file of; without it, the session dir for this project
-    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::app::complete::sessions))]
+    #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Print the sessions root (<agent dir>/sessions) instead
     #[arg(long, conflicts_with = "session")]
@@ -473,7 +472,7 @@ pub struct PathArgs {
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::app::complete::sessions))]
+    #[arg(value_parser = session_arg())]
     pub session: Option<OsString>,
     /// Build the context as if entry ID were the leaf
     #[arg(long, value_name = "ID")]
@@ -609,7 +608,7 @@ fn non_negative(s: &str) -> Result<f64, String> {
 #[derive(Debug, Args)]
 pub struct RmArgs {
     /// Sessions to remove (id, prefix, name or path)
-    #[arg(value_parser = session_arg(), add = ArgValueCompleter::new(crate::app::complete::sessions))]
+    #[arg(value_parser = session_arg())]
     pub sessions: Vec<OsString>,
     /// Print what would be removed, remove nothing
     #[arg(short = 'n', long)]
@@ -647,7 +646,7 @@ pub struct RmArgs {
 fn session_arg() -> impl clap::builder::TypedValueParser<Value = OsString> {
     use clap::builder::TypedValueParser as _;
     clap::builder::OsStringValueParser::new().try_map(|s: OsString| {
-        if crate::store::select::is_blank(&s) {
+        if crate::util::usage::is_blank(&s) {
             Err("a SESSION cannot be empty or blank")
         } else {
             Ok(s)

@@ -8,12 +8,43 @@ pub mod shells;
 
 use std::ffi::OsStr;
 
-use clap_complete::engine::CompletionCandidate;
+use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 
+use crate::app::cli::Cli;
 use crate::app::env::{Env, Facts};
 use crate::app::global::GlobalArgs;
 use crate::store::listing::{self, Scope};
 use crate::views::style;
+
+/// The SESSION arguments that complete to sessions: (subcommand, argument id).
+const SESSION_ARGS: [(&str, &str); 5] = [
+    ("show", "session"),
+    ("tree", "session"),
+    ("path", "session"),
+    ("context", "session"),
+    ("rm", "sessions"),
+];
+
+/// The clap declarations with [`sessions`] as the completer of each SESSION argument: the
+/// factory `CompleteEnv` is given (main.rs), so the declarations (`app::cli`, below this
+/// module) need not name the completer, which lists sessions.
+pub fn command() -> clap::Command {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    for (sub, arg) in SESSION_ARGS {
+        // In place (`mut_arg` would move the argument last, and a positional's place is its
+        // index: `show ID SESSION` would complete its first word as a session).
+        cmd = cmd.mut_subcommand(sub, |c| {
+            c.mut_args(|a| {
+                if a.get_id() == arg {
+                    a.add(ArgValueCompleter::new(sessions))
+                } else {
+                    a
+                }
+            })
+        });
+    }
+    cmd
+}
 
 /// The sessions whose id starts with `current`, or whose name does: this project's, then the
 /// others (a project's sessions are what a bare prefix finds first). Nothing on any error: a
@@ -50,4 +81,37 @@ pub fn sessions(current: &OsStr) -> Vec<CompletionCandidate> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use clap_complete::engine::ArgValueCompleter;
+
+    #[test]
+    fn each_session_argument_is_given_the_completer() {
+        // A renamed argument fails here; each keeps its place among the positionals.
+        let mut cmd = super::command();
+        let mut bare = <crate::app::cli::Cli as clap::CommandFactory>::command();
+        cmd.build();
+        bare.build();
+        for (sub, id) in super::SESSION_ARGS {
+            let arg = |c: &clap::Command| {
+                let sub = c.find_subcommand(sub).expect("a subcommand");
+                sub.get_arguments()
+                    .find(|a| a.get_id() == id)
+                    .unwrap()
+                    .clone()
+            };
+            let (completed, declared) = (arg(&cmd), arg(&bare));
+            assert!(completed.get::<ArgValueCompleter>().is_some(), "{sub} {id}");
+            assert_eq!(completed.get_index(), declared.get_index(), "{sub} {id}");
+        }
+        // The declarations alone carry none (they do not name this module).
+        let show = bare.find_subcommand("show").unwrap();
+        let arg = show
+            .get_arguments()
+            .find(|a| a.get_id() == "session")
+            .unwrap();
+        assert!(arg.get::<ArgValueCompleter>().is_none());
+    }
 }

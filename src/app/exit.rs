@@ -5,7 +5,6 @@ use std::fmt;
 use std::io::Write;
 
 use crate::app::diag;
-use crate::store::select::SelectError;
 use crate::util::usage::UsageError;
 use crate::views::style::Theme;
 
@@ -65,12 +64,12 @@ pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
         Err(e) => {
             // The error line is never coloured: it may be all a script reads.
             diag::error(err, Theme { enabled: false }, &format!("{e:#}"));
-            // A selection's error says its own code (a blank SESSION is a usage error).
-            let selection = e.downcast_ref::<SelectError>().map(SelectError::exit_code);
+            // Each error that decides its code is of a type that says it (a blank SESSION is
+            // a usage error: `SelectError::into_run_error`).
             if e.is::<UsageError>() || e.is::<NotChecked>() || e.is::<Unanswered>() {
                 2
             } else {
-                selection.unwrap_or(1)
+                1
             }
         }
     }

@@ -6,6 +6,7 @@
 
 mod destination;
 mod reports;
+mod verdicts;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -26,59 +27,9 @@ use crate::store::session::Session;
 use crate::store::summary::{summarize, summarize_bytes, Summary};
 use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
-use crate::views::check::{self, Spec, Verdict};
+use crate::views::check::{self, Spec};
 use crate::views::style::{self, Role};
-
-/// One session, checked or not.
-#[derive(Debug)]
-pub struct Checked {
-    /// The file as named in messages (`FILE:LINE`), or `-`.
-    pub name: String,
-    pub id: Option<String>,
-    /// The id as printed ([`Env::short_id`]).
-    pub short_id: Option<String>,
-    /// The session's name, else its first user message.
-    pub title: String,
-    /// `Err`: why it could not be checked.
-    pub result: Result<Verdict, String>,
-}
-
-impl Checked {
-    fn status(&self) -> Status {
-        match &self.result {
-            Err(_) => Status::Error,
-            Ok(v) if v.held() => Status::Passed,
-            Ok(_) => Status::Failed,
-        }
-    }
-}
-
-/// The verdict on a session or a run; the order is how bad it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Status {
-    Passed,
-    Failed,
-    Error,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Passed => "passed",
-            Status::Failed => "failed",
-            Status::Error => "error",
-        }
-    }
-}
-
-/// The run's status: the worst of its sessions'.
-pub fn worst(checked: &[Checked]) -> Status {
-    checked
-        .iter()
-        .map(Checked::status)
-        .max()
-        .unwrap_or(Status::Error)
-}
+pub use verdicts::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
 
 pub fn run(
     args: &CheckArgs,
@@ -442,68 +393,6 @@ fn check_one(
     }
 }
 
-/// `FAIL max-cost: $2.31 > $2.00`, without the status word.
-pub fn assertion_text(a: &check::Assertion) -> String {
-    let mut text = format!("{}: {}", a.name, a.measured);
-    match a.relation.as_str() {
-        "" => {}
-        r if r.starts_with(';') => text.push_str(&format!("{r} {}", a.limit)),
-        r => text.push_str(&format!(" {r} {}", a.limit)),
-    }
-    text
-}
-
-/// A session's one-line verdict.
-pub fn verdict_line(c: &Checked) -> String {
-    match &c.result {
-        Err(e) => format!("ERROR: could not check: {e}"),
-        Ok(v) => {
-            let n = v.assertions.len();
-            let failed = v.assertions.iter().filter(|a| !a.held).count();
-            if failed == 0 {
-                format!("ok: {}", held_text(n))
-            } else {
-                format!("FAIL: {failed} of {n} assertions failed")
-            }
-        }
-    }
-}
-
-fn held_text(n: usize) -> String {
-    match n {
-        1 => "the assertion held".to_owned(),
-        2 => "both assertions held".to_owned(),
-        n => format!("all {n} assertions held"),
-    }
-}
-
-/// The run's one-line verdict over several sessions.
-pub fn run_line(checked: &[Checked]) -> String {
-    let count = |s| checked.iter().filter(|c| c.status() == s).count();
-    let (passed, failed, errors) = (
-        count(Status::Passed),
-        count(Status::Failed),
-        count(Status::Error),
-    );
-    let mut line = format!(
-        "{}: {} checked, {passed} passed, {failed} failed",
-        match worst(checked) {
-            Status::Passed => "ok",
-            Status::Failed => "FAIL",
-            Status::Error => "ERROR",
-        },
-        if checked.len() == 1 {
-            "1 session".to_owned()
-        } else {
-            format!("{} sessions", checked.len())
-        }
-    );
-    if errors > 0 {
-        line.push_str(&format!(", {errors} could not be checked"));
-    }
-    line
-}
-
 fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io::Result<()> {
     let theme = env.theme();
     let esc = |s: &str| style::escape_control(s, false).into_owned();
@@ -552,14 +441,6 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
         writeln!(out, "\n{}", theme.bold(&run_line(checked)))?;
     }
     Ok(())
-}
-
-/// `FILE:LINE: message`.
-pub fn finding_text(file: &str, f: &check::Finding) -> String {
-    match f.line {
-        Some(line) => format!("{file}:{line}: {}", f.message),
-        None => format!("{file}: {}", f.message),
-    }
 }
 
 /// One session as JSON (docs/json.md, `check --json`).

@@ -15,6 +15,7 @@ use crate::app::exit::Outcome;
 use crate::cmd::{find_entry, open_session};
 use crate::format::model::content::{Block, CallForm, Content};
 use crate::format::surrogates;
+use crate::store::select::select;
 use crate::store::session::Session;
 use crate::views::context::{self, EditEffect, Plan};
 use crate::views::style::{self, Role, Theme};
@@ -26,7 +27,16 @@ pub fn run(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    let session = open_session(args.session.as_deref(), env, diag, stdin)?;
+    let session = open_session(
+        &select(
+            args.session.as_deref(),
+            &env.location,
+            env.pi_session_file.as_deref(),
+        )?,
+        env,
+        diag,
+        stdin,
+    )?;
     let leaf = args
         .leaf
         .as_deref()

@@ -19,9 +19,10 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
+use crate::format::model::EntryLine;
 use crate::format::model::Header;
 use crate::format::scan::{
-    open_file, read_header_of, scan_until, whole_file, EntryLine, ScanError, ScanReport,
+    open_file, read_header_of, scan_until, whole_file, ScanError, ScanReport,
 };
 use crate::format::time::relative;
 use crate::store::cache::Cache;

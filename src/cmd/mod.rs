@@ -21,31 +21,31 @@ use crate::app::env::Env;
 use crate::format::model::Skimming;
 use crate::format::model::PI_ENTRY_TYPES;
 use crate::format::model::{Dialect, EntryKind, Header};
-use crate::store::select::{select, Selected};
+use crate::store::locate::Selected;
 use crate::store::session::{Observer, Session};
 
-/// Selects and opens the session a command reads, reporting its warnings once.
+/// Opens the session a command reads (`store::select::select` chose it), reporting its
+/// warnings once.
 pub fn open_session(
-    arg: Option<&std::ffi::OsStr>,
+    selected: &Selected,
     env: &Env,
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Session> {
-    open_session_observed(arg, env, diag, stdin, Skimming::Plain, &mut |_, _| {})
+    open_session_observed(selected, env, diag, stdin, Skimming::Plain, &mut |_, _| {})
 }
 
 /// [`open_session`], each entry's line skimmed `how` it asks and shown to `observe` as it is
 /// indexed.
 pub fn open_session_observed(
-    arg: Option<&std::ffi::OsStr>,
+    selected: &Selected,
     env: &Env,
     diag: &mut Diag,
     stdin: &mut dyn Read,
     how: Skimming,
     observe: Observer<'_>,
 ) -> anyhow::Result<Session> {
-    let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
-    let session = match &selected {
+    let session = match selected {
         Selected::Stdin => {
             stdin_is_a_stream(env)?;
             Session::from_reader_observed(stdin, "-", how, observe).context("<stdin>")?

@@ -334,7 +334,11 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
         // Checked before anything else so a typo fails as a usage error, exit 2.
         crate::format::time::parse_when(span, env.now_ms, &env.tz).map_err(UsageError)?;
     }
-    if args.sessions.iter().any(|s| select::is_blank(s)) {
+    if args
+        .sessions
+        .iter()
+        .any(|s| crate::util::usage::is_blank(s))
+    {
         return Err(UsageError(select::SelectError::Blank.to_string()).into());
     }
 
@@ -531,15 +535,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
 
 /// Opens a file for reading without following a symlink and without waiting on a FIFO.
 fn open_no_follow(path: &Path) -> io::Result<fs::File> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-        options.custom_flags(i32::try_from(flags.bits()).unwrap_or(0));
-    }
-    options.open(path)
+    crate::util::file::open_nonblocking(path, crate::util::file::Links::Refuse)
 }
 
 /// The question on a terminal; without one, only `--yes` lets the removal go on.

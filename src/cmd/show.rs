@@ -7,27 +7,26 @@
 
 mod block;
 mod body;
+mod entry;
 mod follow;
+mod limits;
 mod shorten;
 
-use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
-
-use serde_json::Value;
 
 use crate::app::cli::ShowArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::{entry_wanted, find_entry, open_session};
-use crate::format::model::{Dialect, Header};
-use crate::format::scan::EntryLine;
+use crate::format::model::EntryLine;
+use crate::format::model::Header;
 use crate::store::select::{select as select_session, Selected};
 use crate::store::session::{self, Session};
 use crate::util::usage::UsageError;
 use crate::views::style::{self, IdCut};
-use shorten::Rests;
+use entry::{decode_for_block, write_line};
 
 pub fn run(
     args: &ShowArgs,
@@ -53,7 +52,16 @@ pub fn run(
         stream_json(args, env, out, diag, stdin)?;
         return Ok(Outcome::Done);
     }
-    let session = open_session(args.session.as_deref(), env, diag, stdin)?;
+    let session = open_session(
+        &select_session(
+            args.session.as_deref(),
+            &env.location,
+            env.pi_session_file.as_deref(),
+        )?,
+        env,
+        diag,
+        stdin,
+    )?;
     let selected = select(args, &session, diag)?;
     if args.json {
         write_json(&session, &selected, !args.no_header, out)?;
@@ -113,34 +121,6 @@ fn write_human(
     crate::util::parallel::write_in_order(items, weight, out, write)
 }
 
-/// Entry `i` decoded for its block. A cut block decodes only the start of long texts;
-/// `--full` and seed 000's files (whose entries are rebuilt) decode the line whole.
-fn decode_for_block(session: &Session, i: usize, full: bool) -> io::Result<(Value, Rests)> {
-    thread_local! {
-        /// Each worker's line buffer: one allocated (and zeroed) per block was a tenth of
-        /// `show`'s instructions on the 400 MB benchmark session.
-        static LINE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    }
-    LINE.with_borrow_mut(|scratch| {
-        let bytes = session.raw_line_in(i, scratch)?;
-        let shortened = (!full && session.header.dialect == Dialect::Pi)
-            .then(|| shorten::decode(bytes, session.kind(i)))
-            .flatten();
-        let decoded = match shortened {
-            Some((value, rests)) => (session.migrated(i, value), rests),
-            None => (session.decode_entry(i, bytes)?, Rests::default()),
-        };
-        // A huge line's buffer is not held for the rest of the run.
-        if scratch.len() > SCRATCH_KEPT {
-            *scratch = Vec::new();
-        }
-        Ok(decoded)
-    })
-}
-
-/// The longest line buffer a worker keeps between blocks.
-const SCRATCH_KEPT: usize = 4 << 20;
-
 /// `parent a1b2c3d4`, `new root` or `parent 0badc0de (not in the file)` when entry `i` does
 /// not follow `previous`.
 fn parent_note(session: &Session, i: usize, previous: Option<usize>) -> Option<String> {
@@ -195,16 +175,6 @@ fn select(args: &ShowArgs, session: &Session, diag: &mut Diag) -> anyhow::Result
             )
         })
         .collect())
-}
-
-/// A stored line, byte for byte (CRLF kept); a last line without `\n` gets one, so the output
-/// is always NDJSON.
-fn write_line(out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
-    out.write_all(bytes)?;
-    if bytes.last() != Some(&b'\n') {
-        out.write_all(b"\n")?;
-    }
-    Ok(())
 }
 
 /// The selected stored lines (see [`write_line`]).

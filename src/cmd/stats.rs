@@ -23,27 +23,9 @@ use crate::store::listing::{self, Scope, Window};
 use crate::store::select::{select, Selected};
 use crate::store::session::Session;
 use crate::store::summary::{summarize_in, summarize_stream, Detail, Summary};
-use crate::store::tally::Tally;
 use crate::util::usage::UsageError;
 use crate::views::context;
-use crate::views::stats::{Bucket, By, Grouper, RowWindow};
-
-/// One session's report.
-pub struct One {
-    pub summary: Summary,
-    /// The messages `context` would send next and pi's estimate of their tokens.
-    pub next_messages: usize,
-    pub next_tokens: usize,
-}
-
-impl One {
-    fn tally(&self) -> &Tally {
-        self.summary
-            .tally
-            .as_deref()
-            .expect("read with Detail::Stats")
-    }
-}
+use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
 
 pub fn run(
     args: &StatsArgs,
@@ -220,7 +202,6 @@ fn tokens_json(u: &Usage) -> Value {
         "cacheRead": number(u.cache_read),
         "cacheWrite": number(u.cache_write),
         "total": number(u.total_tokens()),
-        "unpriced": number(u.unpriced),
     })
 }
 

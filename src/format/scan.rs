@@ -14,8 +14,11 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::format::json;
-use crate::format::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader, Skimming};
+use crate::format::model::{
+    self, Dialect, EntryKind, EntryLine, Header, LineView, NotAHeader, Skimming,
+};
 use crate::format::reader::{Cut, LineReader, RawLine, MAX_LINE};
+pub(crate) use crate::util::file::stem_of;
 use crate::util::readahead::{self, ReadAhead, Reading};
 use crate::util::warning::Warning;
 
@@ -72,26 +75,6 @@ impl fmt::Display for ScanError {
 }
 
 impl std::error::Error for ScanError {}
-
-/// One entry as the scan hands it out.
-pub struct EntryLine<'a> {
-    /// 0-based position among the file's entries (header and skipped lines excluded).
-    pub ordinal: usize,
-    pub line: u64,
-    pub offset: u64,
-    /// Bytes on disk, terminator included.
-    pub len: u64,
-    /// The effective id: stored, or assigned by the v1 migration.
-    pub id: Option<Cow<'a, str>>,
-    pub parent: Option<Cow<'a, str>>,
-    pub kind: EntryKind,
-    pub view: &'a LineView<'a>,
-    /// The JSON text `view` was read from: the stored line, or its seed-000 mapping (or lossy
-    /// re-encoding) in pi's shape. For decoding a field the view skips.
-    pub json: &'a [u8],
-    /// The line as stored, without its `\n` (a `\r` before it is kept).
-    pub stored: &'a [u8],
-}
 
 /// What a scan learned besides the entries.
 #[derive(Debug)]
@@ -302,18 +285,7 @@ fn no_header(unread: Option<(u64, String)>) -> ScanError {
     }
 }
 
-/// Scans a whole session stream, calling `on_entry` for every entry in file order.
-///
-/// `stem` is the file name without `.jsonl`: the id of seed-000 sessions.
-pub fn scan<R: BufRead>(
-    input: R,
-    stem: &str,
-    on_entry: impl FnMut(&Header, &EntryLine),
-) -> Result<ScanReport, ScanError> {
-    scan_as(input, stem, Skimming::Plain, on_entry)
-}
-
-/// [`scan`], stopped early when `on_entry` breaks (a reader that went away): the report then
+/// [`scan`] (plain), stopped early when `on_entry` breaks (a reader that went away): the report then
 /// covers the lines read so far.
 pub fn scan_until<R: BufRead>(
     input: R,
@@ -329,8 +301,11 @@ pub fn scan_until<R: BufRead>(
     )
 }
 
-/// [`scan`], each line's view noting what `how` asks for.
-pub fn scan_as<R: BufRead>(
+/// Scans a whole session stream, calling `on_entry` for every entry in file order, each
+/// line's view noting what `how` asks for ([`Skimming::Plain`]: nothing more).
+///
+/// `stem` is the file name without `.jsonl`: the id of seed-000 sessions.
+pub fn scan<R: BufRead>(
     input: R,
     stem: &str,
     how: Skimming,
@@ -541,24 +516,10 @@ pub fn open_file(path: &Path) -> Result<OpenedFile, ScanError> {
 
 /// Opens anything without blocking on a FIFO, and says what it is.
 fn open_nonblocking(path: &Path) -> Result<(File, std::fs::Metadata), ScanError> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        #[allow(clippy::cast_possible_wrap)]
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    }
-    let file = options.open(path).map_err(ScanError::Io)?;
+    let file = crate::util::file::open_nonblocking(path, crate::util::file::Links::Follow)
+        .map_err(ScanError::Io)?;
     let meta = file.metadata().map_err(ScanError::Io)?;
     Ok((file, meta))
-}
-
-/// A file name without `.jsonl`: the id of a seed-000 session.
-pub(crate) fn stem_of(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 /// Reads `buf.len()` bytes at `offset` without moving the file's offset, which its clones share

@@ -17,8 +17,16 @@ use icu_collator::CollatorBorrowed;
 
 use serde_json::Value;
 
-use crate::store::cache::CacheDir;
+use crate::store::cache::folder::CacheDir;
 use crate::util::file::kind_of;
+
+/// The session a command will read: what [`select`](crate::store::select::select) chose, here
+/// so that opening it (`cmd::open_session`) need not reach up to the lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selected {
+    Stdin,
+    File(PathBuf),
+}
 
 /// Where a session dir candidate came from, in order of precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,15 +8,10 @@ use std::path::{Path, PathBuf};
 
 use crate::format::scan::read_header;
 use crate::store::listing::{self, Scope};
+pub use crate::store::locate::Selected;
 use crate::store::locate::{tilde, Location};
 use crate::store::summary::Summary;
-
-/// The session a command will read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Selected {
-    Stdin,
-    File(PathBuf),
-}
+use crate::util::usage::{is_blank, UsageError};
 
 /// Why no single session could be chosen (exit 1).
 ///
@@ -201,12 +196,12 @@ impl fmt::Display for SelectError {
 impl std::error::Error for SelectError {}
 
 impl SelectError {
-    /// The exit code this error ends a run with: 2 for a blank SESSION (it names nothing: a
-    /// usage error), 1 for the rest (the session could not be found or read).
-    pub fn exit_code(&self) -> u8 {
+    /// This error as a run's, of the type that says its exit code: a blank SESSION names
+    /// nothing, a [`UsageError`] (2); the rest (the session could not be found or read) exit 1.
+    pub fn into_run_error(self) -> anyhow::Error {
         match self {
-            SelectError::Blank => 2,
-            _ => 1,
+            SelectError::Blank => UsageError(self.to_string()).into(),
+            e => e.into(),
         }
     }
 }
@@ -312,19 +307,16 @@ fn one_in(
     }
 }
 
-/// Whether an argument cannot name anything: empty, or only whitespace (`rm "$S"` with `S`
-/// unset must not match every id).
-pub fn is_blank(arg: &OsStr) -> bool {
-    arg.to_str().is_some_and(|s| s.trim().is_empty())
-}
-
-/// Resolves a SESSION argument (or its absence) to one session.
+/// Resolves a SESSION argument (or its absence) to one session. The error is the run's: a
+/// blank SESSION is a [`UsageError`] (exit 2), the rest a [`SelectError`] (exit 1).
 pub fn select(
     arg: Option<&OsStr>,
     loc: &Location,
     pi_session_file: Option<&str>,
-) -> Result<Selected, SelectError> {
-    choose(arg, loc, pi_session_file).map(|c| c.selected)
+) -> anyhow::Result<Selected> {
+    choose(arg, loc, pi_session_file)
+        .map(|c| c.selected)
+        .map_err(SelectError::into_run_error)
 }
 
 /// A selected session, and the id the lookup matched it by (so `rm` can check that the file it
@@ -556,7 +548,7 @@ mod tests {
             select(Some(OsStr::new("xy")), &loc, None).unwrap(),
             Selected::File(c)
         );
-        let err = select(Some(OsStr::new("ab")), &loc, None).unwrap_err();
+        let err = choose(Some(OsStr::new("ab")), &loc, None).unwrap_err();
         assert!(matches!(&err, SelectError::Ambiguous { candidates, .. } if candidates.len() == 2));
         assert!(err.to_string().contains("abc111"));
         // The name exists in this project and elsewhere: this project wins.
@@ -565,7 +557,7 @@ mod tests {
             Selected::File(a)
         );
         assert!(matches!(
-            select(Some(OsStr::new("nothing")), &loc, None).unwrap_err(),
+            choose(Some(OsStr::new("nothing")), &loc, None).unwrap_err(),
             SelectError::NoMatch { .. }
         ));
         assert_eq!(
@@ -573,7 +565,7 @@ mod tests {
             Selected::Stdin
         );
         assert!(matches!(
-            select(Some(OsStr::new("missing.jsonl")), &loc, None).unwrap_err(),
+            choose(Some(OsStr::new("missing.jsonl")), &loc, None).unwrap_err(),
             SelectError::MissingPath(_)
         ));
     }
@@ -592,7 +584,7 @@ mod tests {
         let env = b.to_string_lossy().into_owned();
         assert_eq!(select(None, &loc, Some(&env)).unwrap(), Selected::File(b));
         assert!(matches!(
-            select(None, &loc, Some("/no/such.jsonl")).unwrap_err(),
+            choose(None, &loc, Some("/no/such.jsonl")).unwrap_err(),
             SelectError::EnvFileMissing(_)
         ));
     }

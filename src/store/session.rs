@@ -11,94 +11,24 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use hashbrown::{DefaultHashBuilder, HashTable};
 use serde::{Deserialize, Serialize};
+#[cfg(test)]
 use serde_json::Value;
 
-use crate::format::json;
-use crate::format::model::{self, Dialect, EntryKind, Header, Skimming};
+use crate::format::model::EntryLine;
+use crate::format::model::{EntryKind, Header, Skimming};
 use crate::format::scan::{
-    open_file, read_exact_at, scan_as, scan_until, stem_of, whole_file, EntryLine, OpenedFile,
-    ScanError, ScanReport,
+    open_file, scan, scan_until, stem_of, whole_file, OpenedFile, ScanError, ScanReport,
 };
 use crate::format::time::parse_js_date;
 use crate::util::readahead::Reading;
 use crate::util::warning::Warning;
 
-/// Ids to what holds them, the last of each id winning (pi's `byId`: later entries
-/// overwrite). The one id check of the index and of [`stream`]: the table keeps no strings, the
-/// caller's `held` reads the id a value stands for from where the caller keeps ids.
-#[derive(Debug)]
-pub(crate) struct IdIndex<T> {
-    table: HashTable<T>,
-    hasher: DefaultHashBuilder,
-}
+mod ids;
+mod read;
 
-impl<T> Default for IdIndex<T> {
-    fn default() -> Self {
-        IdIndex {
-            table: HashTable::new(),
-            hasher: DefaultHashBuilder::default(),
-        }
-    }
-}
-
-impl<T> IdIndex<T> {
-    pub(crate) fn with_capacity(n: usize) -> Self {
-        IdIndex {
-            table: HashTable::with_capacity(n),
-            hasher: DefaultHashBuilder::default(),
-        }
-    }
-
-    /// Records `value` for `id`; returns the value it replaced (a duplicate id). A replaced
-    /// value must hold the same id, as the new one does.
-    pub(crate) fn insert<'s>(
-        &mut self,
-        id: &str,
-        value: T,
-        held: impl Fn(&T) -> &'s str,
-    ) -> Option<T> {
-        let hasher = &self.hasher;
-        let slot = self.table.entry(
-            hasher.hash_one(id),
-            |seen| held(seen) == id,
-            |seen| hasher.hash_one(held(seen)),
-        );
-        match slot {
-            hashbrown::hash_table::Entry::Occupied(mut seen) => {
-                Some(std::mem::replace(seen.get_mut(), value))
-            }
-            hashbrown::hash_table::Entry::Vacant(slot) => {
-                slot.insert(value);
-                None
-            }
-        }
-    }
-
-    pub(crate) fn find<'s>(&self, id: &str, held: impl Fn(&T) -> Option<&'s str>) -> Option<&T> {
-        let hash = self.hasher.hash_one(id);
-        self.table.find(hash, |seen| held(seen) == Some(id))
-    }
-
-    fn values(&self) -> impl Iterator<Item = &T> + '_ {
-        self.table.iter()
-    }
-}
-
-fn duplicate_id(id: &str, line: u64, earlier: u64) -> Warning {
-    Warning {
-        line: Some(line),
-        message: format!("duplicate id {id} (also on line {earlier}); the later entry wins"),
-    }
-}
-
-fn missing_id(line: u64) -> Warning {
-    Warning {
-        line: Some(line),
-        message: "entry has no string \"id\"; it is not part of the tree".into(),
-    }
-}
+pub(crate) use ids::IdIndex;
+use ids::{duplicate_id, entry_id, missing_id, IdCell};
 
 /// One pass over a session for a command that needs no index (`show --json` in file order):
 /// the same entries, in the same order, with the same warnings as [`Session::open`] or
@@ -215,79 +145,6 @@ impl Identity {
     }
 }
 
-/// The error of a read by offset that found other bytes than the index recorded.
-#[derive(Debug)]
-struct Changed(String);
-
-impl std::fmt::Display for Changed {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "{} changed while it was being read", self.0)
-    }
-}
-
-impl std::error::Error for Changed {}
-
-/// An id as the index holds it: up to 8 bytes inline (pi's ids are 8 hex digits, and so are the
-/// ids pisess assigns to v1 entries), a longer one as a position in `Session::long_ids`. Any
-/// id is kept exactly; only its size decides where.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct IdCell {
-    bytes: [u8; 8],
-    /// [`NO_ID`], [`LONG_ID`], or 1 + the length of an inline id.
-    tag: u8,
-}
-
-const NO_ID: u8 = 0;
-const LONG_ID: u8 = 10;
-const NONE_CELL: IdCell = IdCell {
-    bytes: [0; 8],
-    tag: NO_ID,
-};
-
-impl IdCell {
-    fn new(text: Option<&str>, long_ids: &mut Vec<Box<str>>) -> IdCell {
-        let Some(text) = text else {
-            return NONE_CELL;
-        };
-        let mut bytes = [0; 8];
-        if text.len() <= 8 {
-            bytes[..text.len()].copy_from_slice(text.as_bytes());
-            return IdCell {
-                bytes,
-                tag: text.len() as u8 + 1,
-            };
-        }
-        bytes = (long_ids.len() as u64).to_le_bytes();
-        long_ids.push(text.into());
-        IdCell {
-            bytes,
-            tag: LONG_ID,
-        }
-    }
-
-    fn text<'a>(&'a self, long_ids: &'a [Box<str>]) -> Option<&'a str> {
-        cell_text(&self.bytes, self.tag, long_ids)
-    }
-}
-
-/// The id of an entry, held inline or in `long_ids`.
-fn entry_id<'a>(e: &'a EntryMeta, long_ids: &'a [Box<str>]) -> Option<&'a str> {
-    cell_text(&e.id, e.id_tag, long_ids)
-}
-
-/// The text of an [`IdCell`]'s parts.
-fn cell_text<'a>(bytes: &'a [u8; 8], tag: u8, long_ids: &'a [Box<str>]) -> Option<&'a str> {
-    match tag {
-        NO_ID => None,
-        LONG_ID => {
-            let at = usize::try_from(u64::from_le_bytes(*bytes)).ok()?;
-            long_ids.get(at).map(|s| &**s)
-        }
-        // Copied from a `str` whole, so always UTF-8.
-        tag => std::str::from_utf8(&bytes[..usize::from(tag - 1)]).ok(),
-    }
-}
-
 /// No entry: `parent_at` of a root or of a parent not in the file.
 const NO_ENTRY: u32 = u32::MAX;
 /// `parent_at` while indexing: the entry before, unless ids are used twice.
@@ -336,7 +193,7 @@ impl EntryMeta {
 
 /// The `targetId` and `label` of the entries that have either (labels, context edits).
 #[derive(Debug, Serialize, Deserialize)]
-struct Extra {
+struct TargetLabel {
     entry: u32,
     target: Option<Box<str>>,
     label: Option<Box<str>>,
@@ -442,7 +299,7 @@ pub struct Session {
     /// Each entry's kind and message role.
     classes: Classes,
     /// By entry, in file order.
-    extras: Vec<Extra>,
+    extras: Vec<TargetLabel>,
     /// By entry, in file order.
     bulks: Vec<Bulk>,
     /// The `parentId`s that name no entry in the file, by entry, in file order.
@@ -534,7 +391,7 @@ impl Session {
         // them (most entries continue the one before: those are marked `PREVIOUS`).
         let mut pending = Vec::new();
         let mut too_many = false;
-        let report = scan_as(input, stem, how, |_, e| {
+        let report = scan(input, stem, how, |_, e| {
             // Positions are u32 (`NO_ENTRY` is none): past that, the index would need hundreds
             // of GB anyway.
             let Ok(at) = u32::try_from(entries.len()).map(|at| at.min(NO_ENTRY - 1)) else {
@@ -558,7 +415,7 @@ impl Session {
             };
             let (target, label) = (e.view.target_id.get(), e.view.label.get());
             if target.is_some() || label.is_some() {
-                extras.push(Extra {
+                extras.push(TargetLabel {
                     entry: at,
                     target: target.map(Into::into),
                     label: label.map(Into::into),
@@ -738,7 +595,7 @@ impl Session {
             .as_deref()
     }
 
-    fn extra(&self, i: usize) -> Option<&Extra> {
+    fn extra(&self, i: usize) -> Option<&TargetLabel> {
         let at = self
             .extras
             .binary_search_by_key(&i, |x| x.entry as usize)
@@ -761,185 +618,6 @@ impl Session {
         self.by_id
             .values()
             .filter_map(|&i| self.id(i as usize).map(|id| (id, i as usize)))
-    }
-
-    /// The stored bytes of an entry's line, without its terminator.
-    pub fn raw_line(&self, i: usize) -> io::Result<Vec<u8>> {
-        let mut bytes = self.stored_line(i)?;
-        trim_terminator(&mut bytes);
-        Ok(bytes)
-    }
-
-    /// Entry `i`'s line as [`Session::raw_line`] gives it, but a long `message.content` (a
-    /// [`Bulk`]) read as `null`: for readers of the rest of a line (a tool result's role, call
-    /// and tool), who then read a few hundred bytes of it, not its output, or none (a short
-    /// rest is kept by the index). A file that changed since it was opened is read whole,
-    /// with [`Session::stored_line`]'s checks.
-    pub fn line_without_content(&self, i: usize) -> io::Result<Vec<u8>> {
-        let Ok(at) = self.bulks.binary_search_by_key(&i, |b| b.entry as usize) else {
-            return self.raw_line(i);
-        };
-        let (e, bulk) = (&self.entries[i], &self.bulks[at]);
-        if let Some(rest) = &bulk.rest {
-            return Ok(rest.to_vec());
-        }
-        let (head, tail, len) = (
-            bulk.at as usize,
-            bulk.at as usize + bulk.len as usize,
-            e.len as usize,
-        );
-        let mut line = match (&self.source, &self.file, self.identity) {
-            (Source::Memory(bytes), ..) => {
-                let start = usize::try_from(e.offset).map_err(io::Error::other)?;
-                let stored = &bytes[start..start + len];
-                [&stored[..head], b"null", &stored[tail..]].concat()
-            }
-            (Source::File(_), Some(file), Some(identity))
-                if file.metadata().is_ok_and(|m| Identity::of(&m) == identity) =>
-            {
-                let mut line = vec![0; head + 4 + (len - tail)];
-                let (before, after) = line.split_at_mut(head);
-                let failed = |err: io::Error| self.at_line(i, err.kind(), &err);
-                read_exact_at(file, before, e.offset).map_err(failed)?;
-                after[..4].copy_from_slice(b"null");
-                read_exact_at(file, &mut after[4..], e.offset + tail as u64).map_err(failed)?;
-                line
-            }
-            _ => return self.raw_line(i),
-        };
-        trim_terminator(&mut line);
-        Ok(line)
-    }
-
-    /// The stored bytes of an entry's line exactly as on disk, terminator (`\n`, `\r\n`, or
-    /// none on an unterminated last line) included: what `show --json` reproduces.
-    pub fn stored_line(&self, i: usize) -> io::Result<Vec<u8>> {
-        self.read_entry(i).map_err(|err| self.read_failed(i, err))
-    }
-
-    /// [`Session::raw_line`] read into `scratch`, which is kept for the next: a reader of many
-    /// lines then allocates and zeroes memory only as its longest line grows.
-    pub fn raw_line_in<'b>(&self, i: usize, scratch: &'b mut Vec<u8>) -> io::Result<&'b [u8]> {
-        let line = self
-            .read_entry_in(i, scratch)
-            .map_err(|err| self.read_failed(i, err))?;
-        Ok(without_terminator(&scratch[line]))
-    }
-
-    /// A failed read of entry `i`, named by its line (a file that changed names itself).
-    fn read_failed(&self, i: usize, err: io::Error) -> io::Error {
-        if err.get_ref().is_some_and(|e| e.is::<Changed>()) {
-            err
-        } else {
-            self.at_line(i, err.kind(), &err)
-        }
-    }
-
-    /// An error about entry `i`, named `FILE:LINE` as every message about a line is.
-    fn at_line(&self, i: usize, kind: io::ErrorKind, e: &dyn std::fmt::Display) -> io::Error {
-        let line = self.entries[i].line;
-        io::Error::new(kind, format!("{}:{line}: {e}", self.name))
-    }
-
-    /// The header's stored line exactly as on disk, terminator included.
-    pub fn stored_header(&self) -> io::Result<Vec<u8>> {
-        Ok(self.header.stored.clone())
-    }
-
-    /// Entry `i`'s stored bytes, read by offset and checked to be the line the index recorded:
-    /// pi rewrites a whole file when it migrates it, and bytes at an old offset of a rewritten
-    /// file are the middle of other lines. While the file is as it was opened (`fstat`), its
-    /// bytes are; once not (an append, or a rewrite), the line read must still be one line of
-    /// the recorded length, after a line's end, with the recorded id. Appends pass.
-    fn read_entry(&self, i: usize) -> io::Result<Vec<u8>> {
-        let mut buf = Vec::new();
-        let line = self.read_entry_in(i, &mut buf)?;
-        buf.truncate(line.end);
-        buf.drain(..line.start);
-        Ok(buf)
-    }
-
-    /// [`Session::read_entry`] into `buf`, grown when it is shorter than the bytes read (and
-    /// zeroed only as far as it grows): where in it the line is.
-    fn read_entry_in(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<std::ops::Range<usize>> {
-        let e = &self.entries[i];
-        let len = e.len as usize;
-        let (file, identity) = match (&self.source, &self.file, self.identity) {
-            (Source::Memory(bytes), _, _) => {
-                let start = usize::try_from(e.offset).map_err(io::Error::other)?;
-                buf.clear();
-                buf.extend_from_slice(&bytes[start..start + len]);
-                return Ok(0..len);
-            }
-            (Source::File(_), Some(file), Some(identity)) => (file, identity),
-            (Source::File(path), ..) => {
-                return Err(io::Error::other(format!("{} is not open", path.display())))
-            }
-        };
-        let changed = || io::Error::other(Changed(self.name.clone()));
-        let unchanged = file.metadata().is_ok_and(|m| Identity::of(&m) == identity);
-        // The byte before the line too, when checking: it must end a line.
-        let before = usize::from(!unchanged && e.offset > 0);
-        if buf.len() < len + before {
-            buf.resize(len + before, 0);
-        }
-        match read_exact_at(file, &mut buf[..len + before], e.offset - before as u64) {
-            Err(err) if err.kind() == io::ErrorKind::UnexpectedEof => return Err(changed()),
-            other => other?,
-        }
-        let line = &buf[before..len + before];
-        if unchanged {
-            return Ok(before..len + before);
-        }
-        let ends_a_line = before == 0 || buf[0] == b'\n';
-        let one_line = memchr::memchr(b'\n', &line[..len.saturating_sub(1)]).is_none();
-        if !ends_a_line || !one_line || !self.same_id(i, line) {
-            return Err(changed());
-        }
-        Ok(before..len + before)
-    }
-
-    /// Whether a line read again holds entry `i`'s id (v1 ids are assigned by position: the
-    /// line's shape is all there is to check).
-    fn same_id(&self, i: usize, line: &[u8]) -> bool {
-        if self.header.needs_v1_ids() {
-            return true;
-        }
-        crate::format::scan::stored_id(without_terminator(line), self.header.dialect).as_deref()
-            == self.id(i)
-    }
-
-    /// The full entry in pi's shape: seed-000 mapped, migrations applied. An error names the
-    /// entry's `FILE:LINE`.
-    pub fn load(&self, i: usize) -> io::Result<Value> {
-        self.decode_entry(i, &self.raw_line(i)?)
-    }
-
-    /// Entry `i` decoded from its line ([`Session::raw_line`]), as [`Session::load`] gives it.
-    pub fn decode_entry(&self, i: usize, bytes: &[u8]) -> io::Result<Value> {
-        let mut value =
-            json::decode(bytes).map_err(|e| self.at_line(i, io::ErrorKind::Other, &e))?;
-        if self.header.dialect == Dialect::Seed000 {
-            value = model::normalize_seed000(value);
-        }
-        Ok(self.migrated(i, value))
-    }
-
-    /// Entry `i` of a pi-dialect file, decoded from its line some other way (`show` decodes
-    /// only the start of long texts), in pi's shape: the migrations change ids and roles, never
-    /// a text.
-    pub fn migrated(&self, i: usize, mut value: Value) -> Value {
-        let v1 = self.header.needs_v1_ids().then(|| {
-            let first_kept = value
-                .get("firstKeptEntryIndex")
-                .and_then(Value::as_u64)
-                .and_then(|k| usize::try_from(k).ok())
-                .filter(|&k| k >= 1 && k <= self.entries.len())
-                .map(model::v1_id);
-            (self.id(i).unwrap_or(""), self.parent_id(i), first_kept)
-        });
-        model::migrate_entry(&mut value, &self.header, v1);
-        value
     }
 
     /// The leaf pi resumes at: the last entry in file order (that has an id).
@@ -1028,6 +706,7 @@ fn without_terminator(line: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn open(text: &str) -> Session {
         Session::from_reader(text.as_bytes(), "test").unwrap()

@@ -10,10 +10,11 @@ use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
+use crate::format::model::EntryLine;
 use crate::format::model::{
     message_call_facts, message_content_text, CallFacts, EntryKind, Header, Usage,
 };
-use crate::format::scan::{open_file, scan, scan_on, whole_file, EntryLine, ScanError, ScanReport};
+use crate::format::scan::{open_file, scan, scan_on, whole_file, ScanError, ScanReport};
 use crate::format::time::parse_js_date;
 use crate::store::tally::Tally;
 use crate::util::readahead::Reading;
@@ -244,12 +245,17 @@ pub(crate) fn fold_from(
     let (report, mut fold) = match before {
         None => {
             let mut fold = Fold::default();
-            let report = scan(input, stem, |header: &Header, e: &EntryLine| {
-                also(header, e);
-                // With a tally, its decode of the line also gives the call facts.
-                let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
-                fold.entry(e, facts);
-            })?;
+            let report = scan(
+                input,
+                stem,
+                crate::format::model::Skimming::Plain,
+                |header: &Header, e: &EntryLine| {
+                    also(header, e);
+                    // With a tally, its decode of the line also gives the call facts.
+                    let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
+                    fold.entry(e, facts);
+                },
+            )?;
             (report, fold)
         }
         Some((before, mut fold)) => {

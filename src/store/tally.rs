@@ -13,8 +13,9 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::format::model::{CallFacts, EntryKind, Header, LooseNum, LooseObj, LooseStr, Usage};
-use crate::format::scan::EntryLine;
+use crate::format::model::{
+    CallFacts, EntryKind, EntryLine, Header, LooseNum, LooseObj, LooseStr, Usage,
+};
 use crate::format::time::parse_js_date;
 
 /// pi's name for the usage of tool results, compactions and branch summaries, which name no model.
@@ -512,14 +513,19 @@ mod tests {
             .join("\n");
         let mut t = Tally::default();
         let mut facts = Vec::new();
-        scan(text.as_bytes(), "s", |h, e| {
-            let f = t.observe(h, e);
-            // The summary takes these instead of its own decode: they must be the same.
-            if f.is_some() {
-                assert_eq!(f, Some(message_call_facts(e.json)), "{:?}", e.id);
-            }
-            facts.push(f);
-        })
+        scan(
+            text.as_bytes(),
+            "s",
+            crate::format::model::Skimming::Plain,
+            |h, e| {
+                let f = t.observe(h, e);
+                // The summary takes these instead of its own decode: they must be the same.
+                if f.is_some() {
+                    assert_eq!(f, Some(message_call_facts(e.json)), "{:?}", e.id);
+                }
+                facts.push(f);
+            },
+        )
         .unwrap();
         let leaf = t.rows.last().and_then(|r| r.id.clone());
         t.finish(leaf.as_deref());

@@ -8,7 +8,7 @@ use jiff::Timestamp;
 
 use crate::format::model::Usage;
 use crate::store::summary::{Counts, Summary};
-use crate::store::tally::Row;
+use crate::store::tally::{Row, Tally};
 
 /// What rows are grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -247,5 +247,22 @@ impl<'a> Grouper<'a> {
         }
         total.key = "total".to_owned();
         (rows, total)
+    }
+}
+
+/// One session's report.
+pub struct One {
+    pub summary: Summary,
+    /// The messages `context` would send next and pi's estimate of their tokens.
+    pub next_messages: usize,
+    pub next_tokens: usize,
+}
+
+impl One {
+    pub fn tally(&self) -> &Tally {
+        self.summary
+            .tally
+            .as_deref()
+            .expect("read with Detail::Stats")
     }
 }

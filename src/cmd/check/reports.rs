@@ -7,7 +7,9 @@
 
 use std::io::{self, Write};
 
-use super::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
+use super::verdicts::{
+    assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status,
+};
 use crate::format::time::span_text;
 use crate::views::check::LastMessage;
 use crate::views::style;

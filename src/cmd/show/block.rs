@@ -12,7 +12,7 @@ use jiff::tz::TimeZone;
 use serde_json::{Map, Value};
 
 use super::body::{string_or_json, Body};
-use super::shorten::Rests;
+use super::limits::Rests;
 use crate::format::model::content::{CallForm, ToolCall};
 use crate::format::model::EntryKind;
 use crate::format::time::local_time;

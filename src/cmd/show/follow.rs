@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use super::block::Blocks;
-use super::write_line;
+use super::entry::{decode_for_block, write_line};
 use crate::app::cli::ShowArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
@@ -62,10 +62,7 @@ pub(super) fn run(
         Selected::File(path) => path,
     };
     let name = path.display().to_string();
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let stem = crate::util::file::stem_of(&path);
     let mut follower = Follower::new(args, env, name.clone(), stem);
     let mut tail = Tail::new(&path);
     let mut last_entry = Instant::now();
@@ -268,7 +265,7 @@ impl<'a> Follower<'a> {
                 if self.shown {
                     out.write_all(b"\n")?;
                 }
-                let (entry, rests) = super::decode_for_block(session, i, args.full)?;
+                let (entry, rests) = decode_for_block(session, i, args.full)?;
                 let blocks = Blocks {
                     theme: self.env.theme(),
                     full: args.full,

@@ -20,11 +20,7 @@ use crate::format::skim::Skim;
 use crate::views::style::{self, escape_control};
 use crate::views::text::{base64_digits, cuts_within};
 
-/// Text blocks longer than this are cut unless `--full`.
-pub(super) const MAX_LINES: usize = 12;
-pub(super) const MAX_CHARS: usize = 1500;
-/// One-line items (tool calls, JSON data) longer than this are cut unless `--full`.
-pub(super) const MAX_LINE_CHARS: usize = 200;
+use super::limits::{Left, Rests, MAX_CHARS, MAX_LINES, MAX_LINE_CHARS};
 
 /// Strings shorter than this are decoded whole: what shortening saves is not worth the count.
 const LONG: usize = 2 * MAX_CHARS;
@@ -36,35 +32,6 @@ const PREFIX: usize = 1024;
 const LINE_PREFIX: usize = 512;
 /// What is kept of an image's data (any text: it stands for the data to [`Rests::of`]).
 const DATA_KEPT: usize = 16;
-
-/// What the shortened strings of an entry left out.
-pub(super) enum Left {
-    /// A text's rest.
-    Text(Rest),
-    /// Base64 data: the digits of the whole.
-    Base64(u64),
-}
-
-/// The shortened strings of one decoded entry, each known by the address of its text: the
-/// text lives as long as the entry does and no other string shares its buffer, and a borrowed
-/// `&str` of it (what the block passes to its body) has that address and length.
-#[derive(Default)]
-pub(super) struct Rests(Vec<(usize, usize, Left)>);
-
-impl Rests {
-    fn add(&mut self, kept: &str, left: Left) {
-        self.0.push((kept.as_ptr() as usize, kept.len(), left));
-    }
-
-    /// What was left out of `s`, if it is a shortened string (whole, not a slice of one).
-    pub(super) fn of(&self, s: &str) -> Option<&Left> {
-        let key = (s.as_ptr() as usize, s.len());
-        self.0
-            .iter()
-            .find(|(at, len, _)| (*at, *len) == key)
-            .map(|(.., left)| left)
-    }
-}
 
 /// How a long string is read once its object is known.
 #[derive(Clone, Copy)]

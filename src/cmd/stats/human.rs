@@ -4,12 +4,11 @@ use std::io::{self, Write};
 
 use jiff::tz::TimeZone;
 
-use super::One;
 use crate::app::env::Env;
 use crate::format::time::local_time;
 use crate::store::summary::Summary;
 use crate::store::tally::{Row, Tally};
-use crate::views::stats::{Bucket, By};
+use crate::views::stats::{Bucket, By, One};
 use crate::views::style::{self, Role};
 
 /// Text from the file, made safe for a terminal.

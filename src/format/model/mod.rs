@@ -11,9 +11,11 @@
 
 pub mod content;
 mod entry;
+mod line;
 mod seed000;
 mod view;
 
 pub use entry::*;
+pub use line::EntryLine;
 pub use seed000::normalize_seed000;
 pub use view::*;

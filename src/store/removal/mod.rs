@@ -268,10 +268,7 @@ mod linux {
             )
             .map_err(|e| format!("cannot read it: {}", words(e)))?;
             let file = File::from(fd);
-            let stem = Path::new(name)
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let stem = crate::util::file::stem_of(Path::new(name));
             let header = read_header_of(file, &stem)
                 .map_err(|e| format!("{}; left alone", not_a_session(&e)))?;
             if header.id != checked.id {
