@@ -13,6 +13,7 @@ pub mod diag;
 pub mod env;
 mod escaped;
 pub mod exit;
+pub mod export;
 mod follow;
 mod js;
 mod json;
@@ -99,6 +100,7 @@ fn dispatch(
         Command::Check(args) => cmd::check::run(&args, env, out, diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, diag, stdin),
         Command::Grep(args) => cmd::grep::run(&args, env, out, diag, stdin),
+        Command::Export(args) => cmd::export::run(&args, env, out, diag, stdin),
         Command::Generate(args) => cmd::generate::run(&args, out),
     }
 }
