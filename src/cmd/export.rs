@@ -37,7 +37,13 @@ pub fn run(
     }
     let leaf = match args.leaf.as_deref() {
         Some(id) => Some(find_entry(&session, id)?),
-        None => session.leaf(),
+        // pi's leaf is the id of the file's last entry: when that one has none, pi's branch
+        // (and so its export) is empty.
+        None => session
+            .entries
+            .len()
+            .checked_sub(1)
+            .filter(|&last| session.id(last).is_some()),
     };
     let path = match leaf {
         Some(leaf) => {

@@ -62,7 +62,10 @@ pub fn render(t: &Transcript, view: View) -> String {
         fact("Model", &t.models.join(", "));
     }
     if let Some(start) = t.start_ms {
-        fact("Started", &transcript::utc_time(start));
+        fact(
+            "Started",
+            &format!("{} UTC (all times UTC)", transcript::utc_time(start)),
+        );
         if let Some(end) = t.end_ms {
             fact("Duration", &transcript::duration(end - start));
         }
@@ -73,8 +76,9 @@ pub fn render(t: &Transcript, view: View) -> String {
         fact("Branch", &format!("root to {leaf}"));
     }
     out.push_str("</dl>\n</header>\n<main>\n");
+    let mut state = State::default();
     for item in &t.items {
-        render_item(&mut out, item, view);
+        render_item(&mut out, item, view, &mut state);
     }
     let _ = write!(
         out,
@@ -84,15 +88,28 @@ pub fn render(t: &Transcript, view: View) -> String {
     out
 }
 
-fn render_item(out: &mut String, item: &Item, view: View) {
+/// What the items before said, so that a long session's page does not repeat it: the last
+/// assistant's model (the facts list them all) and the last date shown.
+#[derive(Default)]
+struct State<'t> {
+    model: Option<&'t str>,
+    date: String,
+}
+
+/// One item: an `<article>` whose id is its anchor, headed by an `<h3>` (the script adds the
+/// copy-link to it: with JavaScript off the fragment works, the link is not needed). Attribute
+/// values pisess makes (classes, anchors of `[A-Za-z0-9_.-]`) are unquoted, which HTML allows.
+fn render_item<'t>(out: &mut String, item: &'t Item, view: View, state: &mut State<'t>) {
     let (class, title) = match &item.body {
         Body::User(_) => ("u", "User".to_owned()),
-        Body::Assistant { model, .. } => (
-            "a",
-            model
-                .as_ref()
-                .map_or_else(|| "Assistant".to_owned(), |m| format!("Assistant · {m}")),
-        ),
+        Body::Assistant { model: m, .. } => {
+            let changed = m.as_deref() != state.model;
+            state.model = m.as_deref();
+            match m {
+                Some(m) if changed => ("a", format!("Assistant · {m}")),
+                _ => ("a", "Assistant".to_owned()),
+            }
+        }
         Body::ToolResult(r) => {
             if view.tools == Tools::None {
                 return;
@@ -106,23 +123,24 @@ fn render_item(out: &mut String, item: &Item, view: View) {
     };
     let _ = write!(
         out,
-        "<article class=\"m {class}\" id=\"{a}\"><div class=\"h\"><b>{}</b>",
-        esc(&title),
-        a = item.anchor
+        "<article class={class} id={}><h3>{}",
+        item.anchor,
+        esc(&title)
     );
     if let Some(ms) = item.time_ms {
-        let iso = crate::time::to_json_date(ms).unwrap_or_default();
-        let _ = write!(
-            out,
-            "<time datetime=\"{iso}\">{}</time>",
-            esc(&transcript::utc_time(ms))
-        );
+        // The date when it changes, else the time alone.
+        let time = transcript::utc_time(ms);
+        let shown = match time.split_once(' ') {
+            Some((date, clock)) if date == state.date => clock.to_owned(),
+            Some((date, _)) => {
+                state.date = date.to_owned();
+                time.clone()
+            }
+            None => time.clone(),
+        };
+        let _ = write!(out, "<i>{}</i>", esc(&shown));
     }
-    let _ = write!(
-        out,
-        "<a class=\"s\" href=\"#{a}\">#</a></div>\n",
-        a = item.anchor
-    );
+    out.push_str("</h3>\n");
     match &item.body {
         Body::User(parts) | Body::Custom { parts, .. } => render_parts(out, parts, view),
         Body::Assistant { parts, error, .. } => {
@@ -142,7 +160,7 @@ fn render_item(out: &mut String, item: &Item, view: View) {
                 "",
                 view,
             );
-            result_parts(out, r);
+            result_parts(out, r, "");
             out.push_str("</details>\n");
         }
         Body::Bash {
@@ -201,20 +219,17 @@ fn render_call(out: &mut String, call: &Call, view: View) {
     open_details(out, &summary, if error { " (error)" } else { "" }, view);
     pre(out, &call.arguments);
     if let Some(r) = &call.result {
-        out.push_str(if r.is_error {
-            "<p class=\"e\">Result (error):</p>\n"
-        } else {
-            "<p>Result:</p>\n"
-        });
-        result_parts(out, r);
+        // "Result" is the style's (`.r::before`): one class, not a paragraph per call.
+        result_parts(out, r, if r.is_error { "r e" } else { "r" });
     }
     out.push_str("</details>\n");
 }
 
-fn result_parts(out: &mut String, r: &ToolResult) {
+/// A result's parts; its texts in `<pre>`s of `class` ("Result" is the style's `.r::before`).
+fn result_parts(out: &mut String, r: &ToolResult, class: &str) {
     for part in &r.parts {
         match part {
-            Part::Text(t) | Part::Thinking(t) => pre(out, t),
+            Part::Text(t) | Part::Thinking(t) => pre_class(out, class, t),
             Part::Image { mime, data } => image(out, mime, data.as_deref()),
             Part::Other(kind) => {
                 let _ = writeln!(out, "<p><i>[{}]</i></p>", esc(kind));
@@ -230,9 +245,9 @@ fn open_details(out: &mut String, summary: &str, note: &str, view: View) {
     } else {
         ""
     };
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<details{open}><summary>{}{note}</summary>\n",
+        "<details{open}><summary>{}{note}</summary>",
         esc(summary)
     );
 }
@@ -255,7 +270,16 @@ fn image(out: &mut String, mime: &str, data: Option<&str>) {
 }
 
 fn pre(out: &mut String, text: &str) {
-    out.push_str("<pre>");
+    pre_class(out, "", text);
+}
+
+fn pre_class(out: &mut String, class: &str, text: &str) {
+    match class {
+        "" => out.push_str("<pre>"),
+        c => {
+            let _ = write!(out, "<pre class=\"{c}\">");
+        }
+    }
     esc_text(out, text);
     out.push_str("</pre>\n");
 }

@@ -178,7 +178,7 @@ pub(crate) fn js_number(f: f64) -> String {
     } else {
         let (first, rest) = digits.split_at(1);
         let point = if rest.is_empty() { "" } else { "." };
-        let sign = if n - 1 >= 0 { '+' } else { '-' };
+        let sign = if n > 0 { '+' } else { '-' };
         format!("{first}{point}{rest}e{sign}{}", (n - 1).abs())
     };
     if f < 0.0 {

@@ -26,7 +26,10 @@ pub fn render(t: &Transcript, view: View) -> String {
         fact("Model", &t.models.join(", "));
     }
     if let Some(start) = t.start_ms {
-        fact("Started", &transcript::utc_time(start));
+        fact(
+            "Started",
+            &format!("{} UTC (all times UTC)", transcript::utc_time(start)),
+        );
         if let Some(end) = t.end_ms {
             fact("Duration", &transcript::duration(end - start));
         }
@@ -37,13 +40,15 @@ pub fn render(t: &Transcript, view: View) -> String {
         fact("Branch", &format!("root to {leaf}"));
     }
     out.push('\n');
+    let mut model = None;
     for item in &t.items {
-        render_item(&mut out, item, view);
+        render_item(&mut out, item, view, &mut model);
     }
     out
 }
 
-fn render_item(out: &mut String, item: &Item, view: View) {
+/// One item; `model` is the last assistant's, named again only when it changes.
+fn render_item<'t>(out: &mut String, item: &'t Item, view: View, last_model: &mut Option<&'t str>) {
     let time = item.time_ms.map(transcript::utc_time).unwrap_or_default();
     let heading = |out: &mut String, title: &str| {
         let _ = writeln!(
@@ -64,9 +69,11 @@ fn render_item(out: &mut String, item: &Item, view: View) {
             parts,
             error,
         } => {
+            let changed = model.as_deref() != *last_model;
+            *last_model = model.as_deref();
             let title = match model {
-                Some(m) => format!("Assistant · {m}"),
-                None => "Assistant".to_owned(),
+                Some(m) if changed => format!("Assistant · {m}"),
+                _ => "Assistant".to_owned(),
             };
             heading(out, &title);
             render_parts(out, parts, view);

@@ -159,7 +159,7 @@ pub fn build(
                         let error = m
                             .get("errorMessage")
                             .and_then(Value::as_str)
-                            .map(|e| r(e))
+                            .map(&r)
                             .or_else(|| match m.get("stopReason").and_then(Value::as_str) {
                                 Some(s @ ("error" | "aborted" | "length")) => {
                                     Some(format!("stopped: {s}"))
@@ -277,7 +277,7 @@ pub fn build(
         start_ms: session.header.timestamp_ms,
         end_ms,
         cost,
-        leaf: path.last().and_then(|&l| session.id(l)).map(|s| r(s)),
+        leaf: path.last().and_then(|&l| session.id(l)).map(r),
         items,
     })
 }
@@ -416,10 +416,11 @@ pub fn one_line(s: &str, max: usize) -> String {
     cut
 }
 
-/// `2025-05-13 14:02:41 UTC`.
+/// `2025-05-13 14:02:41` (UTC, as the facts say).
 pub fn utc_time(ms: i64) -> String {
     crate::time::to_json_date(ms).map_or_else(String::new, |iso| {
-        format!("{} {} UTC", &iso[..10], &iso[11..19])
+        let (date, time) = iso.split_once('T').unwrap_or((&iso, ""));
+        format!("{date} {}", time.get(..8).unwrap_or(time))
     })
 }
 

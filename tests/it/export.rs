@@ -89,6 +89,9 @@ fn jsonl_migrates_v1_and_writes_numbers_as_javascript() {
         "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"n\":1.0,\"e\":2.4e-05,\"big\":1e21}}\n",
         "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:02.000Z\",\"message\":{\"role\":\"hookMessage\",\"content\":\"h\"}}\n",
         "{\"type\":\"compaction\",\"firstKeptEntryIndex\":2,\"summary\":\"s\",\"tokensBefore\":5,\"timestamp\":\"2025-01-01T00:00:03.000Z\"}\n",
+        // Kept from the entry after it: pi reads that entry's id before it has one.
+        "{\"type\":\"compaction\",\"firstKeptEntryIndex\":5,\"summary\":\"t\",\"tokensBefore\":6,\"timestamp\":\"2025-01-01T00:00:04.000Z\"}\n",
+        "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:05.000Z\",\"message\":{\"role\":\"user\",\"content\":\"after\"}}\n",
     );
     let out = export_stdin(&["--format", "jsonl"], input);
     let lines: Vec<&str> = out.lines().collect();
@@ -108,6 +111,24 @@ fn jsonl_migrates_v1_and_writes_numbers_as_javascript() {
         lines[3],
         "{\"type\":\"compaction\",\"summary\":\"s\",\"tokensBefore\":5,\"timestamp\":\"2025-01-01T00:00:03.000Z\",\"id\":\"00000003\",\"parentId\":\"00000002\",\"firstKeptEntryId\":\"00000002\"}"
     );
+    assert_eq!(
+        lines[4],
+        "{\"type\":\"compaction\",\"summary\":\"t\",\"tokensBefore\":6,\"timestamp\":\"2025-01-01T00:00:04.000Z\",\"id\":\"00000004\",\"parentId\":\"00000003\"}"
+    );
+}
+
+#[test]
+fn jsonl_of_a_file_whose_last_entry_has_no_id_is_the_header_alone() {
+    // pi's leaf is the last entry's id: undefined here, so its branch is empty.
+    let input = concat!(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
+        "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        "{\"type\":\"custom\",\"customType\":\"x\",\"timestamp\":\"2025-01-01T00:00:02.000Z\"}\n",
+    );
+    let out = export_stdin(&["--format", "jsonl"], input);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let out = export_stdin(&["--format", "jsonl", "--leaf", "a"], input);
+    assert_eq!(out.lines().count(), 2, "{out}");
 }
 
 #[test]
@@ -413,11 +434,13 @@ fn html_is_one_page_within_its_budget_that_allows_nothing_from_outside() {
         "an SVG is named, not shown"
     );
 
-    // The budget on a real session: 60 KB plus 1.1 times the text it shows.
-    let dir = crate::common::examples_agent_dir().join("sessions");
-    for file in walk(&dir) {
+    // The budget: 60 KB plus 1.1 times the text it shows, on the example sessions and the
+    // research fixtures (real pi sessions) when they are there.
+    let mut files = walk(&crate::common::examples_agent_dir().join("sessions"));
+    files.extend(walk(Path::new("/work/shared/research/fixtures")));
+    for file in files {
         let p = file.to_str().unwrap();
-        let page = ok(&["export", p, "-f", "html", "--tools", "full"]);
+        let page = ok(&["-q", "export", p, "-f", "html", "--tools", "full"]);
         let text = shown_text(p);
         let budget = 60 * 1024 + text * 11 / 10;
         assert!(
@@ -425,13 +448,45 @@ fn html_is_one_page_within_its_budget_that_allows_nothing_from_outside() {
             "{p}: {} bytes, budget {budget}",
             page.len()
         );
+        eprintln!(
+            "export html: {p}: text {text} B, page {} B ({:.2}x + 60 KB budget {budget})",
+            page.len(),
+            page.len() as f64 / text.max(1) as f64
+        );
     }
 }
 
-/// The bytes of text an export shows: what `md --tools full` holds minus its own markup is
-/// close enough from above (escapes only add).
+/// The bytes of text an export of the active branch shows, counted from the stored entries:
+/// message and summary texts, thinking, each call's name and pretty arguments, results, shell
+/// commands and output, image data.
 fn shown_text(p: &str) -> usize {
-    ok(&["export", p, "-f", "md", "--tools", "full"]).len()
+    use serde_json::Value;
+    let str_len = |v: Option<&Value>| v.and_then(Value::as_str).map_or(0, str::len);
+    let mut n = 0;
+    for line in ok(&["-q", "show", p, "--branch", "--json", "--no-header"]).lines() {
+        let Ok(e) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        n += str_len(e.get("summary"));
+        let Some(m) = e.get("message") else { continue };
+        n += str_len(m.get("command")) + str_len(m.get("output")) + str_len(m.get("summary"));
+        match m.get("content") {
+            Some(Value::String(s)) => n += s.len(),
+            Some(Value::Array(blocks)) => {
+                for b in blocks {
+                    n += str_len(b.get("text"))
+                        + str_len(b.get("thinking"))
+                        + str_len(b.get("data"))
+                        + str_len(b.get("name"));
+                    if let Some(a) = b.get("arguments") {
+                        n += serde_json::to_string_pretty(a).unwrap().len();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    n
 }
 
 fn walk(dir: &Path) -> Vec<std::path::PathBuf> {

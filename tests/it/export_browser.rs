@@ -159,7 +159,7 @@ impl Browser {
 }
 
 /// What the page's DOM holds, read by the test (not by the page).
-const PROBE: &str = r#"JSON.stringify({
+const PROBE: &str = r##"JSON.stringify({
   pwned: typeof window.pwned,
   text: document.body.textContent,
   foreign: document.querySelectorAll('iframe,frame,object,embed,base,svg,link,meta[http-equiv=refresh],style:not(head>style)').length,
@@ -168,9 +168,10 @@ const PROBE: &str = r#"JSON.stringify({
   handlers: Array.from(document.querySelectorAll('*')).filter(e => Array.from(e.attributes).some(a => /^on/i.test(a.name))).length,
   scriptLinks: Array.from(document.querySelectorAll('a[href]')).filter(a => !/^(https?:|mailto:|#)/i.test(a.getAttribute('href'))).map(a => a.getAttribute('href')),
   bar: !!document.getElementById('bar'),
-  articles: document.querySelectorAll('article.m').length,
+  articles: document.querySelectorAll('main>article').length,
+  copyLinks: document.querySelectorAll('main>article>h3>a[href^="#m-"]').length,
   bg: getComputedStyle(document.body).backgroundColor
-})"#;
+})"##;
 
 struct Loaded {
     dom: Value,
@@ -228,7 +229,7 @@ fn load(b: &mut Browser, file: &Path, javascript: bool, dark: bool, search: &str
     if javascript {
         // Search hides what does not match.
         let count = |b: &mut Browser, q: &str| {
-            let js = format!("(() => {{ const q = document.querySelector('#bar input'); q.value = {}; q.dispatchEvent(new Event('input')); return document.querySelectorAll('article.m:not(.x)').length }})()", json!(q));
+            let js = format!("(() => {{ const q = document.querySelector('#bar input'); q.value = {}; q.dispatchEvent(new Event('input')); return document.querySelectorAll('main>article:not(.x)').length }})()", json!(q));
             b.eval(&session, &js).as_u64().unwrap()
         };
         let all = count(b, "");
@@ -377,7 +378,13 @@ fn html_export_in_a_headless_browser_with_the_network_cut() {
                 d["bar"], javascript,
                 "{what}: the search bar is the script's (so CSP let it run)"
             );
-            assert!(d["articles"].as_u64().unwrap() >= 2, "{what}");
+            let articles = d["articles"].as_u64().unwrap();
+            assert!(articles >= 2, "{what}");
+            let links = if javascript { articles } else { 0 };
+            assert_eq!(
+                d["copyLinks"], links,
+                "{what}: the script adds each message's link"
+            );
             let text = d["text"].as_str().unwrap();
             for t in &texts {
                 assert!(text.contains(t), "{what}: {t:?} not in the page's text");

@@ -1,6 +1,6 @@
 "use strict";
 (function () {
-  var items = Array.prototype.slice.call(document.querySelectorAll("article.m"));
+  var items = Array.prototype.slice.call(document.querySelectorAll("main>article"));
   var all = Array.prototype.slice.call(document.querySelectorAll("details"));
   var bar = document.createElement("div");
   bar.id = "bar";
@@ -35,12 +35,17 @@
     });
     count.textContent = needle ? shown + " of " + items.length : "";
   });
-  document.querySelectorAll("a.s").forEach(function (a) {
+  // Each message's heading gets its link; a click goes there and copies the URL.
+  items.forEach(function (m) {
+    var a = document.createElement("a");
+    a.href = "#" + m.id;
+    a.textContent = "#";
     a.title = "Copy a link to this message";
     a.addEventListener("click", function () {
-      var url = location.href.split("#")[0] + a.getAttribute("href");
+      var url = location.href.split("#")[0] + "#" + m.id;
       if (navigator.clipboard) navigator.clipboard.writeText(url).catch(function () {});
     });
+    m.firstElementChild.appendChild(a);
   });
   var before = null;
   window.addEventListener("beforeprint", function () {
