@@ -364,9 +364,9 @@ fn text_line(out: &mut String, line: &str) {
     }
     let (head, rest) = line.split_at(at);
     out.push_str(head);
-    let starts_block = rest.starts_with("```")
-        || rest.starts_with("~~~")
-        || (rest.starts_with('[') && rest.contains("]:"));
+    // A backtick fence needs no mark: a run that closes no span on its line is escaped below,
+    // and one that does has a backtick in its "info string", which no fence may.
+    let starts_block = rest.starts_with("~~~") || (rest.starts_with('[') && rest.contains("]:"));
     if starts_block {
         out.push('\\');
     }
@@ -465,7 +465,8 @@ mod tests {
     #[test]
     fn text_cannot_open_html_fences_or_images() {
         assert_eq!(md("</details>"), "&lt;/details>\n\n");
-        assert_eq!(md("> ```\n> x"), "> \\```\n> x\n\n");
+        assert_eq!(md("> ```\n> x"), "> \\`\\`\\`\n> x\n\n");
+        assert_eq!(md("- ~~~\n<b>"), "- \\~~~\n&lt;b>\n\n");
         assert_eq!(md("![a](http://x/y.png)"), "\\![a](http://x/y.png)\n\n");
         assert_eq!(md("a ` b\n`<b>` c"), "a \\` b\n`<b>` c\n\n");
         assert_eq!(md("[x]: http://e 'y"), "\\[x]: http://e 'y\n\n");

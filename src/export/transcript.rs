@@ -321,10 +321,7 @@ fn parts(content: Option<&Value>, redact: &dyn Redact) -> Vec<Part> {
                     name: r(&call
                         .name
                         .map_or_else(|| "?".to_owned(), |n| text_of(Some(n)))),
-                    arguments: r(&call
-                        .arguments
-                        .map(|a| serde_json::to_string_pretty(a).unwrap_or_default())
-                        .unwrap_or_default()),
+                    arguments: r(&call.arguments.map(arguments_text).unwrap_or_default()),
                     result: None,
                 }),
                 Block::Image { mime_type, data } => {
@@ -345,6 +342,24 @@ fn parts(content: Option<&Value>, redact: &dyn Redact) -> Vec<Part> {
                 Block::Untyped(v) => Part::Other(r(&js_string(Some(v)))),
             })
             .collect(),
+    }
+}
+
+/// A call's arguments as pretty JSON, or compact past a few levels of nesting: pretty
+/// indentation grows with the square of the depth (50,000 nested arrays would be 5 GB).
+fn arguments_text(v: &Value) -> String {
+    fn deeper_than(v: &Value, levels: usize) -> bool {
+        match v {
+            _ if levels == 0 => matches!(v, Value::Array(_) | Value::Object(_)),
+            Value::Array(a) => a.iter().any(|x| deeper_than(x, levels - 1)),
+            Value::Object(m) => m.values().any(|x| deeper_than(x, levels - 1)),
+            _ => false,
+        }
+    }
+    if deeper_than(v, 16) {
+        crate::surrogates::to_string(v)
+    } else {
+        serde_json::to_string_pretty(v).unwrap_or_default()
     }
 }
 

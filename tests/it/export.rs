@@ -502,3 +502,32 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
+
+#[test]
+fn deeply_nested_arguments_do_not_blow_up_the_export() {
+    // Pretty JSON indents each level: 2,000 nested arrays would be 8 MB of spaces.
+    let depth = 2000;
+    let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let input = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"d\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n\
+         {{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"toolCall\",\"id\":\"c\",\"name\":\"x\",\"arguments\":{deep}}}]}}}}\n"
+    );
+    for format in ["md", "html", "jsonl"] {
+        let args = ["--format", format, "--tools", "full"];
+        let args = args[..if format == "jsonl" { 2 } else { 4 }].to_vec();
+        let text = input.clone();
+        // On the stack the binary runs its command on (`pisess::stack`), as deep lines need.
+        let out = std::thread::Builder::new()
+            .stack_size(pisess::stack::SIZE)
+            .spawn(move || export_stdin(&args, &text))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(out.contains(&deep), "{format}: the arguments, compact");
+        assert!(
+            out.len() < input.len() + 64 * 1024,
+            "{format}: {} bytes",
+            out.len()
+        );
+    }
+}

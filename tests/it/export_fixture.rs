@@ -34,7 +34,7 @@ pub(crate) fn hostile() -> Hostile {
     let fences = "Fences of every length:\n\n````\n```\nthree inside four\n```\n````\n\n~~~\n<b>in tilde fence</b>\n~~~\n\n``````````\nten backticks\n``````````\n\nand one left open:\n\n```\n<script>window.pwned='open fence'</script>\nopen fence probe";
     let links = "link probe [click me](javascript:window.pwned='link') and [case](JaVaScRiPt:alert(1)) and ![tracker image](https://evil.example/pixel.png) and [ref probe][r]\n\n[r]: javascript:window.pwned='ref'";
     let spans =
-        "span probe a ` b\n`<b>code span</b>` c and ``double `tick` span`` and a stray ``` run";
+        "span probe a ` b\n`<b>code span</b>` c and ``double `tick` span`` and a stray ``` run\n\n> ```\n> quoted `<i>quoted span</i>` probe";
     let thinking = "</details><script>window.pwned='thinking'</script>thinking probe";
     let tool_names: Vec<&'static str> = vec!["bash", "ev<i>l</i>&tool\"</summary>"];
     let args = json!({"command": "echo '</details>' '</script>' \"````\"", "note": "<script>window.pwned='args'</script>"});
@@ -121,6 +121,7 @@ pub(crate) fn hostile() -> Hostile {
         "ref probe",
         "span probe",
         "<b>code span</b>",
+        "<i>quoted span</i>",
         "thinking probe",
         "result probe",
         "</pre><script>window.pwned='pre'</script>",
