@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates the shell completions in completions/ and the man page docs/pisess.1 from the
-# clap definition in src/cli.rs, with the hidden `pisess generate` subcommand. Run it after
+# clap definition in src/app/cli.rs, with the hidden `pisess generate` subcommand. Run it after
 # changing an option or a help text, and commit the result; the test
 # `conventions::committed_completions_and_man_page_are_up_to_date` fails until you do.
 set -eu

@@ -1,54 +1,24 @@
 //! pisess: an inspector for the session files of the pi coding agent.
 //!
-//! The binary parses the command line, builds an [`env::Env`] and calls [`run`]; everything
+//! The binary parses the command line, builds an [`app::env::Env`] and calls [`run`]; everything
 //! else lives in the library so tests can drive it in-process.
 
-pub mod cache;
-pub mod check;
-pub mod cli;
+pub mod app;
 pub mod cmd;
-pub mod complete;
-pub mod context;
-pub mod diag;
-pub mod env;
-mod escaped;
-pub mod exit;
-pub mod export;
-mod follow;
-mod js;
-mod json;
-pub mod listing;
-pub mod locate;
-pub mod model;
-pub mod pager;
-mod parallel;
-mod preview;
-mod readahead;
-mod reader;
-pub mod removal;
-mod render;
-pub mod scan;
-pub mod search;
-pub mod select;
-pub mod session;
-mod skim;
-pub mod stack;
-pub mod stats;
-pub mod style;
-pub mod summary;
-mod surrogates;
-mod time;
-pub mod tree;
+pub mod format;
+pub mod store;
+pub mod util;
+pub mod views;
 
 use std::io::{Read, Write};
 
-use cli::{Cli, Command};
-use diag::Diag;
-use env::Env;
-use exit::Outcome;
+use app::cli::{Cli, Command};
+use app::diag::Diag;
+use app::env::Env;
+use app::exit::Outcome;
 
 /// The binary's other half: a run's result to an exit code and the error line.
-pub use exit::finish;
+pub use app::exit::finish;
 
 /// Runs one parsed command line.
 pub fn run(
@@ -65,7 +35,7 @@ pub fn run(
     let Some(command) = pager_for(&cli.command, env) else {
         return dispatch(cli.command, env, out, &mut diag, stdin);
     };
-    let mut pager = pager::Pager::new(out, command, env.height, env.width);
+    let mut pager = app::pager::Pager::new(out, command, env.height, env.width);
     let result = dispatch(cli.command, env, &mut pager, &mut diag, stdin);
     let finished = pager.finish();
     result.and_then(|outcome| finished.map(|()| outcome).map_err(Into::into))

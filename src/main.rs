@@ -3,14 +3,18 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::Parser;
-use pisess::style::Theme;
+use pisess::views::style::Theme;
 
 fn main() -> ExitCode {
     // `COMPLETE=bash pisess` prints the shell's hook; the hook calls back with COMPLETE set
-    // and the words so far, and this answers with the candidates and exits.
-    clap_complete::CompleteEnv::with_factory(<pisess::cli::Cli as clap::CommandFactory>::command)
-        .complete();
-    let cli = match pisess::cli::Cli::try_parse() {
+    // and the words so far, and this answers with the candidates and exits. Our adapters, not
+    // clap's: a candidate (a session name) is hostile text (`pisess::app::complete::shells`).
+    clap_complete::CompleteEnv::with_factory(
+        <pisess::app::cli::Cli as clap::CommandFactory>::command,
+    )
+    .shells(pisess::app::complete::shells::SHELLS)
+    .complete();
+    let cli = match pisess::app::cli::Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version go to stdout (exit 0); bare `pisess` prints the help to stderr
         // (exit 2). Neither is an error line.
@@ -22,26 +26,26 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
         Err(e) => {
-            let _ = writeln!(io::stderr(), "{}", pisess::diag::parse_error_line(&e));
+            let _ = writeln!(io::stderr(), "{}", pisess::app::diag::parse_error_line(&e));
             return ExitCode::from(2);
         }
     };
-    let env = match pisess::env::Facts::from_process() {
-        Ok(facts) => pisess::env::Env::new(&cli.global, facts),
+    let env = match pisess::app::env::Facts::from_process() {
+        Ok(facts) => pisess::app::env::Env::new(&cli.global, facts),
         Err(e) => {
             let message = format!("cannot read the current directory: {e}");
-            pisess::diag::error(&mut io::stderr(), Theme { enabled: false }, &message);
+            pisess::app::diag::error(&mut io::stderr(), Theme { enabled: false }, &message);
             return ExitCode::from(1);
         }
     };
-    ExitCode::from(pisess::stack::run(move || run(cli, &env)))
+    ExitCode::from(pisess::util::stack::run(move || run(cli, &env)))
 }
 
 /// The command, its output flushed, and the exit code.
-fn run(cli: pisess::cli::Cli, env: &pisess::env::Env) -> u8 {
+fn run(cli: pisess::app::cli::Cli, env: &pisess::app::env::Env) -> u8 {
     // Large enough that `show --json` copies many lines per write, not one write per line.
     let mut out =
-        io::BufWriter::with_capacity(256 * 1024, pisess::exit::Stdout(io::stdout().lock()));
+        io::BufWriter::with_capacity(256 * 1024, pisess::app::exit::Stdout(io::stdout().lock()));
     let result = pisess::run(
         cli,
         env,

@@ -18,10 +18,11 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use clap::Parser;
-use pisess::cli::{Cli, GlobalArgs};
-use pisess::env::{Env, Facts};
-use pisess::session::Session;
-use pisess::tree::Tree;
+use pisess::app::cli::Cli;
+use pisess::app::global::GlobalArgs;
+use pisess::app::env::{Env, Facts};
+use pisess::store::session::Session;
+use pisess::views::tree::Tree;
 
 /// A fixed "now" (2026-08-01), so runs do not depend on the clock.
 const NOW_MS: i64 = 1_785_542_400_000;
@@ -153,9 +154,9 @@ fn check_index(data: &[u8]) -> Option<Session> {
     if let Some(leaf) = tree.leaf {
         assert!(tree.active[leaf]);
     }
-    let plan = pisess::context::plan(&session, None).expect("a plan");
+    let plan = pisess::views::context::plan(&session, None).expect("a plan");
     for item in &plan.items {
-        pisess::context::project(&session, item).expect("a selected entry projects");
+        pisess::views::context::project(&session, item).expect("a selected entry projects");
     }
     Some(session)
 }
@@ -163,8 +164,8 @@ fn check_index(data: &[u8]) -> Option<Session> {
 /// The scan's shortcut (`LineView::skim`) only takes lines serde_json reads the same way.
 pub fn check_skim(data: &[u8]) {
     for line in data.split(|&b| b == b'\n') {
-        if let Some(skimmed) = pisess::model::LineView::skim(line) {
-            let decoded: pisess::model::LineView = serde_json::from_slice(line)
+        if let Some(skimmed) = pisess::format::model::LineView::skim(line) {
+            let decoded: pisess::format::model::LineView = serde_json::from_slice(line)
                 .unwrap_or_else(|e| panic!("skimmed a line serde_json refuses: {e}"));
             assert_eq!(format!("{skimmed:?}"), format!("{decoded:?}"));
         }

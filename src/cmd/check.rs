@@ -1,9 +1,10 @@
-//! `pisess check`: a CI gate. Chooses the sessions, judges each (`crate::check`), then writes
+//! `pisess check`: a CI gate. Chooses the sessions, judges each (`crate::views::check`), then writes
 //! the lines (or one JSON object per session) and, when asked, a Markdown and a JUnit report.
 //!
 //! Exit codes keep the agent's failure apart from the tool's: 0 every assertion held, 1 one
 //! failed, 2 the check could not be made; with several sessions the worst decides.
 
+mod destination;
 mod reports;
 
 use std::ffi::OsString;
@@ -12,20 +13,21 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use crate::check::{self, Spec, Verdict};
-use crate::cli::CheckArgs;
-use crate::diag::{self, Diag};
-use crate::env::Env;
-use crate::exit::{NotChecked, Outcome, UsageError};
-use crate::listing::{self, Problem, Scope, Window};
-use crate::locate::Skipped;
-use crate::model::number;
-use crate::scan::Reading;
-use crate::select::{select, Selected};
-use crate::session::Session;
-use crate::style::{self, Role, Theme};
-use crate::summary::{summarize, summarize_bytes, Summary};
-use crate::surrogates;
+use crate::app::cli::CheckArgs;
+use crate::app::diag::{self, Diag};
+use crate::app::env::Env;
+use crate::app::exit::{NotChecked, Outcome};
+use crate::format::model::number;
+use crate::format::surrogates;
+use crate::store::listing::{self, Problem, Scope, Window};
+use crate::store::locate::{Location, Skipped};
+use crate::store::select::{select, Selected};
+use crate::store::session::Session;
+use crate::store::summary::{summarize, summarize_bytes, Summary};
+use crate::util::readahead::Reading;
+use crate::util::usage::UsageError;
+use crate::views::check::{self, Spec, Verdict};
+use crate::views::style::{self, Role, Theme};
 
 /// One session, checked or not.
 #[derive(Debug)]
@@ -93,6 +95,7 @@ pub fn run(
         .into());
     }
     let targets = targets(args, env, diag).map_err(NotChecked)?;
+    refuse_destinations(args, env, &targets).map_err(NotChecked)?;
     let want_index = check::needs_index(&spec);
     let mut checked = Vec::with_capacity(targets.len());
     for target in targets {
@@ -121,7 +124,7 @@ pub fn run(
     match shown {
         // A reader that went away (`| head -1`) must not turn the verdict into exit 0: the
         // reports are still written and the exit code still says what held.
-        Err(e) if crate::exit::is_broken_pipe(&e) => {}
+        Err(e) if crate::app::exit::is_broken_pipe(&e) => {}
         other => other?,
     }
     if let Some(file) = args.summary.as_deref().filter(|f| *f != "-") {
@@ -149,6 +152,33 @@ pub fn run(
     })
 }
 
+/// A report file that would overwrite (or append to) a session, anything under the sessions
+/// folder, or a file this run reads: refused before anything is judged or written.
+fn refuse_destinations(args: &CheckArgs, env: &Env, targets: &[Target]) -> anyhow::Result<()> {
+    let loc = &env.location;
+    let folders = [loc.root.as_path(), loc.session_dir.as_path()];
+    let inputs: Vec<PathBuf> = targets
+        .iter()
+        .filter_map(|t| match t {
+            Target::File(path, _) => Some(path.clone()),
+            Target::Stdin | Target::Failed(..) => None,
+        })
+        .collect();
+    let reports = [("--junit", &args.junit), ("--summary", &args.summary)];
+    for (flag, file) in reports {
+        let Some(file) = file.as_deref().filter(|f| *f != "-") else {
+            continue;
+        };
+        if let Some(why) = destination::refusal(std::path::Path::new(file), &folders, &inputs) {
+            anyhow::bail!(
+                "{flag}: not writing the report to {}: {why}",
+                style::escape_control(&show(file), false)
+            );
+        }
+    }
+    Ok(())
+}
+
 fn show(file: &std::ffi::OsStr) -> String {
     PathBuf::from(file).display().to_string()
 }
@@ -157,7 +187,7 @@ fn show(file: &std::ffi::OsStr) -> String {
 fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
     let usage = |m: String| anyhow::Error::from(UsageError(m));
     let max_duration = match &args.max_duration {
-        Some(s) => match crate::time::parse_span(s) {
+        Some(s) => match crate::format::time::parse_span(s) {
             Some(Ok(ms)) => Some((ms, s.trim().to_owned())),
             Some(Err(e)) if e.contains("too large") => {
                 return Err(usage(format!("--max-duration: {e}")))
@@ -231,11 +261,20 @@ enum Target {
 }
 
 /// The sessions the arguments name. An error here means nothing could be checked at all.
+///
+/// The files are listed and looked up without the summary cache: a gate reads nothing the run
+/// it judges could have written but the session itself, and the cache is the same user's
+/// (docs/guide.md, "What rm and check trust"). Each listed summary is then read from its file,
+/// which is what the assertions are computed from.
 fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<Target>> {
+    let loc = &Location {
+        cache: None,
+        ..env.location.clone()
+    };
     if args.all || args.since.is_some() || args.until.is_some() {
         let scope = if args.all { Scope::All } else { Scope::Project };
         let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
-        let listing = listing::list(&env.location, scope)?;
+        let listing = listing::list(loc, scope)?;
         let mut targets = Vec::new();
         for (path, problem) in &listing.problems {
             let name = path.display().to_string();
@@ -245,7 +284,7 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
                 // A file or folder that cannot be read may hold the run that went wrong.
                 Problem::Unreadable(e) => targets.push(Target::Failed(name, e.to_string())),
                 Problem::Skipped(Skipped::Folder(e)) => {
-                    targets.push(Target::Failed(name, crate::diag::io_cause(e)));
+                    targets.push(Target::Failed(name, crate::util::warning::io_cause(e)));
                 }
                 // Not a session, not a regular file, gone: nothing pi would list either.
                 Problem::Vanished
@@ -278,35 +317,35 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
             }
             anyhow::bail!(
                 "no session to check {whose}{when} under {}",
-                env.location.shown(if args.all {
-                    &env.location.root
+                loc.shown(if args.all {
+                    &loc.root
                 } else {
-                    &env.location.session_dir
+                    &loc.session_dir
                 })
             );
         }
         return Ok(targets);
     }
     if args.sessions.is_empty() {
-        return Ok(vec![one(None, env)?]);
+        return Ok(vec![one(None, loc, env)?]);
     }
     // Each argument is checked on its own: one that names nothing is reported with the rest.
     Ok(args
         .sessions
         .iter()
         .map(|arg| {
-            one(Some(arg), env).unwrap_or_else(|e| {
+            one(Some(arg), loc, env).unwrap_or_else(|e| {
                 Target::Failed(arg.to_string_lossy().into_owned(), e.to_string())
             })
         })
         .collect())
 }
 
-fn one(arg: Option<&OsString>, env: &Env) -> anyhow::Result<Target> {
+fn one(arg: Option<&OsString>, loc: &Location, env: &Env) -> anyhow::Result<Target> {
     Ok(
         match select(
             arg.map(OsString::as_os_str),
-            &env.location,
+            loc,
             env.pi_session_file.as_deref(),
         )? {
             Selected::Stdin => Target::Stdin,

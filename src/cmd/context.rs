@@ -8,16 +8,16 @@ use std::io::{Read, Write};
 
 use serde_json::Value;
 
-use crate::cli::ContextArgs;
+use crate::app::cli::ContextArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
 use crate::cmd::{find_entry, open_session};
-use crate::context::{self, EditEffect, Plan};
-use crate::diag::Diag;
-use crate::env::Env;
-use crate::exit::Outcome;
-use crate::model::content::{Block, CallForm, Content};
-use crate::session::Session;
-use crate::style::{self, Role, Theme};
-use crate::surrogates;
+use crate::format::model::content::{Block, CallForm, Content};
+use crate::format::surrogates;
+use crate::store::session::Session;
+use crate::views::context::{self, EditEffect, Plan};
+use crate::views::style::{self, Role, Theme};
 
 pub fn run(
     args: &ContextArgs,

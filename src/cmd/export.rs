@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::cli::{ExportArgs, ExportFormat, ToolsArg};
+use crate::app::cli::{ExportArgs, ExportFormat, ToolsArg};
 use crate::cmd::{find_entry, open_session, warn_cycle};
-use crate::diag::Diag;
-use crate::env::Env;
-use crate::exit::{Outcome, UsageError};
-use crate::export::{self, jsonl, Redact, Tools, Verbatim, View};
-use crate::session::{Session, Source};
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
+use crate::util::usage::UsageError;
+use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
+use crate::store::session::{Session, Source};
 
 pub fn run(
     args: &ExportArgs,
@@ -57,7 +58,7 @@ pub fn run(
     };
     // pi's SessionManager holds the header's cwd resolved against the process's cwd.
     let cwd = match &session.header.cwd {
-        Some(cwd) => crate::locate::resolve_path(cwd, &env.location.process_cwd, &env.inputs.home),
+        Some(cwd) => crate::store::locate::resolve_path(cwd, &env.location.process_cwd, &env.inputs.home),
         None => env.location.process_cwd.clone(),
     };
     let cwd = cwd.to_string_lossy().into_owned();
@@ -73,7 +74,7 @@ pub fn run(
     let write = |w: &mut dyn Write| -> anyhow::Result<()> {
         match format {
             ExportFormat::Jsonl => {
-                let timestamp = crate::time::to_json_date(env.now_ms).unwrap_or_default();
+                let timestamp = crate::format::time::to_json_date(env.now_ms).unwrap_or_default();
                 let header = jsonl::Header {
                     id: &session.header.id,
                     timestamp: &timestamp,

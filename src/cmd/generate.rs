@@ -11,8 +11,8 @@ use clap_complete::Shell;
 use clap_mangen::roff::{bold, roman, Roff};
 use clap_mangen::Man;
 
-use crate::cli::{Cli, GenerateArgs, GenerateKind};
-use crate::exit::Outcome;
+use crate::app::cli::{Cli, GenerateArgs, GenerateKind};
+use crate::app::exit::Outcome;
 
 pub fn run(args: &GenerateArgs, out: &mut dyn Write) -> anyhow::Result<Outcome> {
     let shell = match args.kind {

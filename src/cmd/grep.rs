@@ -15,25 +15,27 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use serde_json::json;
 
-use crate::cache::Cache;
-use crate::cli::GrepArgs;
+use crate::app::cli::GrepArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
-use crate::diag::{Diag, Warning};
-use crate::env::Env;
-use crate::exit::{Outcome, Unanswered, UsageError};
-use crate::listing::{self, Problem, Projects, Window};
-use crate::locate::tilde;
-use crate::locate::Skipped;
-use crate::model::Header;
-use crate::scan::{
-    open_file, read_exact_at, read_header_of, scan_until, stem_of, whole_file, EntryLine, Reading,
-    ScanError, ScanReport,
+use crate::format::model::Header;
+use crate::format::scan::{
+    open_file, read_header_of, scan_until, whole_file, EntryLine, ScanError, ScanReport,
 };
-use crate::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
-use crate::select::{select, Selected};
-use crate::style::{self, IdCut, Role, Theme};
-use crate::summary::{summarize_with, Detail, Summary};
-use crate::time::relative;
+use crate::format::time::relative;
+use crate::store::cache::Cache;
+use crate::store::listing::{self, Problem, Projects, Window};
+use crate::store::locate::tilde;
+use crate::store::locate::Skipped;
+use crate::store::select::{select, Selected};
+use crate::store::summary::{summarize_with, Detail, Summary};
+use crate::util::readahead::Reading;
+use crate::util::usage::UsageError;
+use crate::util::warning::Warning;
+use crate::views::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
+use crate::views::style::{self, IdCut, Role, Theme};
 
 /// One matching line of one entry.
 #[derive(Debug)]
@@ -93,9 +95,6 @@ struct Search<'a> {
     /// Whether each file is summarized (for the heading, `--since`, `--until`).
     summarize: bool,
     window: Window,
-    /// `-l` or `-c` without `--tools` (nor `--branch`, which needs every entry): no line of a
-    /// tool result is needed, so of a file the cache vouches for only the rest is read.
-    sparse: bool,
 }
 
 /// What is searched: a file, or standard input read whole (`-`).
@@ -126,8 +125,9 @@ pub fn run(
     let mut failed: Option<io::Error> = None;
     let mut first = true;
     let theme = env.theme();
-    // Summaries the cache vouches for stand in for reading files (read only: what grep reads
-    // of a file is not what a listing keeps of it).
+    // A summary the cache vouches for gives the human view's heading (read only: what grep
+    // reads of a file is not what a listing keeps of it). It never narrows what is searched:
+    // with --since/--until each file's own summary decides, so the cache is not read at all.
     let paths: Vec<PathBuf> = files
         .iter()
         .filter_map(|f| match f {
@@ -135,14 +135,15 @@ pub fn run(
             Source::Stdin(_) => None,
         })
         .collect();
-    let cache = (search.summarize || search.sparse)
+    let unbounded = search.window.since.is_none() && search.window.until.is_none();
+    let cache = (search.summarize && unbounded)
         .then_some(env.location.cache.as_ref())
         .flatten()
         .map(|dir| Cache::load(dir, &paths));
     if let Some((path, why)) = cache.as_ref().and_then(|c| c.problem.as_ref()) {
         diag.warn(&path.display().to_string(), None, why);
     }
-    crate::parallel::ordered(
+    crate::util::parallel::ordered(
         &files,
         |source| search_source(source, &search, cache.as_ref()),
         |result| {
@@ -229,7 +230,6 @@ fn prepare<'a>(
             || window.since.is_some()
             || window.until.is_some(),
         window,
-        sparse: !args.tools && !args.branch && (args.files_with_matches || args.count),
     };
     let loc = &env.location;
     let mut incomplete = false;
@@ -298,10 +298,11 @@ fn search_source(
     }
 }
 
-/// Searches one file. The human view's heading and `--since`/`--until` need the file's
-/// summary: from the cache when it vouches for the file (then a file outside the window is not
-/// read at all), else found in the same pass. The other outputs read only as far as they must
-/// (`-l` stops at the first match, as ripgrep does).
+/// Searches one file, always all of it that can match. The human view's heading needs the
+/// file's summary: from the cache when it vouches for the file (the heading only: the id and
+/// cwd that decide the project come from the file's header), else found in the same pass, as
+/// for `--since`/`--until`. The other outputs read only as far as they must (`-l` stops at the
+/// first match, as ripgrep does).
 fn search_file(
     path: &Path,
     search: &Search,
@@ -309,28 +310,12 @@ fn search_file(
 ) -> Result<Searched, (PathBuf, ScanError)> {
     let mut found = Found::default();
     let failed = |e| (path.to_path_buf(), e);
-    // A file with damaged lines is read whole: what it warns of depends on what is read.
-    let sparse = cache
-        .filter(|_| search.sparse)
-        .and_then(|c| c.vouched(path))
-        .filter(|(summary, _)| summary.warnings.is_empty());
-    if let Some((summary, skips)) = sparse {
-        if !search.window.holds(&summary) {
-            return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
-        }
-        if let Some(bytes) = read_but(path, skips, summary.bytes).map_err(failed)? {
-            search_bytes(&bytes, &stem_of(path), search, &mut found).map_err(failed)?;
-            return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
-        }
-    }
     if let Some(summary) = cache
         .filter(|_| search.summarize)
         .and_then(|c| c.peek(path))
     {
-        if search.window.holds(&summary) {
-            search_stream(path, search, &mut found).map_err(failed)?;
-        }
-        return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
+        let report = search_stream(path, search, &mut found).map_err(failed)?;
+        return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), report));
     }
     if search.summarize {
         let summary = summarize_with(path, Reading::OnThisThread, Detail::Listing, |header, e| {
@@ -388,35 +373,6 @@ fn search_bytes(
     scan_until(bytes, stem, |header, e| found.entry(search, header, e)).map(Some)
 }
 
-/// The first `size` bytes of a file but for the ranges `skips` (whole lines, in order): its
-/// header and every line a search without `--tools` reads. `None` when that is more than
-/// [`WHOLE_FILE`], or the file is shorter than it was: it is then read as any other.
-fn read_but(path: &Path, skips: &[(u64, u64)], size: u64) -> Result<Option<Vec<u8>>, ScanError> {
-    let skipped: u64 = skips.iter().map(|(_, len)| len).sum();
-    let Some(kept) = size.checked_sub(skipped).filter(|&k| k <= WHOLE_FILE) else {
-        return Ok(None);
-    };
-    let file = open_file(path)?.file;
-    let mut bytes = vec![0; usize::try_from(kept).unwrap_or(0)];
-    let (mut at, mut filled) = (0u64, 0usize);
-    let ends = skips.iter().map(|&(start, len)| (start, start + len));
-    for (start, end) in ends.chain(std::iter::once((size, size))) {
-        let Some(n) = start.checked_sub(at).and_then(|n| usize::try_from(n).ok()) else {
-            return Ok(None);
-        };
-        let Some(into) = bytes.get_mut(filled..filled.saturating_add(n)) else {
-            return Ok(None);
-        };
-        match read_exact_at(&file, into, at) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-            Err(e) => return Err(ScanError::Io(e)),
-        }
-        (at, filled) = (end, filled + n);
-    }
-    Ok(Some(bytes))
-}
-
 /// What the search of one file has found so far.
 #[derive(Default)]
 struct Found {
@@ -450,9 +406,10 @@ impl Found {
                 hits.truncate(usize::try_from(k).unwrap_or(usize::MAX));
             }
         }
+        // The file's own header, when it was read, over a summary from the cache.
         let (id, cwd, warnings) = match (&summary, report) {
-            (Some(s), _) => (s.id.clone(), s.cwd.clone(), s.warnings.clone()),
-            (None, Some(r)) => (r.header.id, r.header.cwd.unwrap_or_default(), r.warnings),
+            (_, Some(r)) => (r.header.id, r.header.cwd.unwrap_or_default(), r.warnings),
+            (Some(s), None) => (s.id.clone(), s.cwd.clone(), s.warnings.clone()),
             (None, None) => unreachable!("one of the two passes ran"),
         };
         Searched {
@@ -488,7 +445,7 @@ impl Found {
             return ControlFlow::Continue(());
         }
         // The scan read the line as an object; a decode that fails now has nothing to say.
-        let Ok(value) = crate::json::decode(e.json) else {
+        let Ok(value) = crate::format::json::decode(e.json) else {
             return ControlFlow::Continue(());
         };
         for (field, text) in texts(&value, &e.kind, role, search.reach) {
@@ -570,7 +527,7 @@ fn write_session(
                 "line": h.line,
                 "matches": matches,
             });
-            crate::surrogates::write(&mut *out, &object)?;
+            crate::format::surrogates::write(&mut *out, &object)?;
             out.write_all(b"\n")?;
         }
         return Ok(());

@@ -7,17 +7,17 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::cli::{LsArgs, SortKey};
-use crate::diag::Diag;
-use crate::env::Env;
-use crate::exit::Outcome;
-use crate::listing::{self, Problem, Projects, Window};
-use crate::model::number;
-use crate::select::{select, Selected};
-use crate::style::{self, Theme};
-use crate::summary::Summary;
-use crate::surrogates;
-use crate::time::{relative, to_json_date};
+use crate::app::cli::{LsArgs, SortKey};
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
+use crate::format::model::number;
+use crate::format::surrogates;
+use crate::format::time::{relative, to_json_date};
+use crate::store::listing::{self, Problem, Projects, Window};
+use crate::store::select::{select, Selected};
+use crate::store::summary::Summary;
+use crate::views::style::{self, Theme};
 
 /// The sessions `ls` lists, in pi's order.
 pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec<Summary>, bool)> {
@@ -64,7 +64,7 @@ pub fn run(
         // of 10,000 from the cache spent a fifth of its time in one thread writing JSON.
         let runs: Vec<&[Summary]> = sessions.chunks(256).collect();
         let mut failed = None;
-        crate::parallel::ordered(
+        crate::util::parallel::ordered(
             &runs,
             |run| {
                 let mut buf = Vec::with_capacity(run.len() * 1024);
@@ -194,9 +194,12 @@ fn say_empty(args: &LsArgs, env: &Env, diag: &mut Diag) {
         } else {
             &loc.root
         };
-        format!("no sessions{window} in {}", crate::locate::tilde(dir, home))
+        format!(
+            "no sessions{window} in {}",
+            crate::store::locate::tilde(dir, home)
+        )
     } else {
-        let dir = crate::locate::tilde(&loc.session_dir, home);
+        let dir = crate::store::locate::tilde(&loc.session_dir, home);
         format!(
             "no sessions{window} for {} in {dir} (every project's: 'pisess ls --all')",
             loc_cwd(env)
@@ -206,7 +209,7 @@ fn say_empty(args: &LsArgs, env: &Env, diag: &mut Diag) {
 }
 
 fn loc_cwd(env: &Env) -> String {
-    crate::locate::tilde(&env.inputs.cwd, &env.inputs.home)
+    crate::store::locate::tilde(&env.inputs.cwd, &env.inputs.home)
 }
 
 /// The file a command without SESSION reads: `$PI_SESSION_FILE`, else pi's `-c` choice (this
@@ -297,7 +300,10 @@ fn render_human(
     if args.all || !args.projects.is_empty() {
         let home = &env.inputs.home;
         let cwd = |s: &Summary| {
-            style::one_line(&crate::locate::tilde(std::path::Path::new(&s.cwd), home))
+            style::one_line(&crate::store::locate::tilde(
+                std::path::Path::new(&s.cwd),
+                home,
+            ))
         };
         droppable.push(Column::new("CWD", false, cells(&cwd)));
     }

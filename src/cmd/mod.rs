@@ -16,13 +16,13 @@ use std::io::Read;
 
 use anyhow::Context as _;
 
-use crate::diag::Diag;
-use crate::env::Env;
-use crate::model::Skimming;
-use crate::model::PI_ENTRY_TYPES;
-use crate::model::{Dialect, EntryKind, Header};
-use crate::select::{select, Selected};
-use crate::session::{Observer, Session};
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::format::model::Skimming;
+use crate::format::model::PI_ENTRY_TYPES;
+use crate::format::model::{Dialect, EntryKind, Header};
+use crate::store::select::{select, Selected};
+use crate::store::session::{Observer, Session};
 
 /// Selects and opens the session a command reads, reporting its warnings once.
 pub fn open_session(

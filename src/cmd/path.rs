@@ -4,12 +4,13 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::cli::PathArgs;
-use crate::diag::Diag;
-use crate::env::Env;
-use crate::exit::{Outcome, UsageError};
-use crate::select::{select, Selected};
-use crate::style;
+use crate::app::cli::PathArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
+use crate::store::select::{select, Selected};
+use crate::util::usage::UsageError;
+use crate::views::style;
 
 pub fn run(
     args: &PathArgs,

@@ -17,18 +17,20 @@ use std::sync::Arc;
 
 use serde_json::json;
 
-use crate::cli::RmArgs;
-use crate::diag::{self, Diag};
-use crate::env::Env;
-use crate::exit::{Outcome, UsageError};
-use crate::listing::{self, Projects, Window};
-use crate::locate::{self, Location};
-use crate::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
-use crate::scan::{read_header_of, Reading};
-use crate::select::{self, SelectError, Selected};
-use crate::style::{self, Theme};
-use crate::summary::{summarize, Summary};
-use crate::surrogates;
+use crate::app::cli::RmArgs;
+use crate::app::diag::{self, Diag};
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
+use crate::format::scan::OpenedFile;
+use crate::format::surrogates;
+use crate::store::listing::{self, Projects, Window};
+use crate::store::locate::{self, Location};
+use crate::store::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
+use crate::store::select::{self, SelectError, Selected};
+use crate::store::summary::{summarize_opened, Summary};
+use crate::util::readahead::Reading;
+use crate::util::usage::UsageError;
+use crate::views::style::{self, Theme};
 
 /// How wide a plan row's title may be when stdout is not a terminal: enough to recognise a
 /// session, never a whole first message (which can be megabytes).
@@ -39,10 +41,56 @@ struct Candidate {
     path: PathBuf,
     /// Named by its path on the command line: the one way a file outside the root may go.
     explicit: bool,
-    /// The listing's summary when a filter picked it (spares reading the file twice).
-    summary: Option<Summary>,
     /// The id a lookup matched it by: the file must still hold that session.
     expected: Option<String>,
+    rule: Rule,
+}
+
+/// What a candidate was chosen for, which its own bytes must still show when it is checked and
+/// again when it is taken to be removed: no listing or cache decides what goes.
+#[derive(Debug, Clone, Default)]
+struct Rule {
+    /// The id prefix or name a lookup chose it by.
+    query: Option<String>,
+    /// Chosen by `--empty`: it holds no message.
+    empty: bool,
+    /// Chosen by `--older-than`: pi's `modified` is before this (ms since the epoch).
+    before: Option<i64>,
+}
+
+impl Rule {
+    fn judge(&self, s: &Summary) -> Result<(), String> {
+        if let Some(q) = &self.query {
+            if !s.id.starts_with(q.as_str()) && s.name.as_deref() != Some(q.as_str()) {
+                return Err(format!(
+                    "it is no longer session '{q}' (neither its id nor its name is that)"
+                ));
+            }
+        }
+        if self.empty && s.message_count > 0 {
+            return Err(format!(
+                "it is not empty (it holds {} messages)",
+                s.message_count
+            ));
+        }
+        if self.before.is_some_and(|t| s.modified_ms >= t) {
+            return Err("it is not older than --older-than (it was modified since)".into());
+        }
+        Ok(())
+    }
+
+    /// [`Rule::judge`] on an open file, read whole.
+    fn judge_file(&self, file: fs::File, path: &Path) -> Result<(), String> {
+        let meta = file.metadata().map_err(|e| cannot_read(&e))?;
+        let opened = OpenedFile {
+            file,
+            meta,
+            stem: crate::format::scan::stem_of(path),
+        };
+        let summary =
+            summarize_opened(&opened, path, Reading::AheadIfBig).map_err(|e| not_a_session(&e))?;
+        self.judge(&summary)
+    }
 }
 
 /// A session that passed every check and will be removed.
@@ -57,6 +105,7 @@ struct Target {
     identity: Identity,
     /// The folder it is in, which the removal opens and must find unchanged.
     folder: Identity,
+    rule: Rule,
 }
 
 /// Something that will not be removed, and why.
@@ -211,12 +260,14 @@ pub fn run(
         if interrupted.load(Ordering::SeqCst) {
             break;
         }
+        let judge = |file: fs::File| target.rule.judge_file(file, &target.path);
         let result = removal::remove(
             Checked {
                 path: &target.path,
                 file: target.identity,
                 folder: target.folder,
                 id: &target.id,
+                judge: Some(&judge),
             },
             mode,
             &env.trash,
@@ -279,15 +330,21 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     }
     if let Some(span) = &args.older_than {
         // Checked before anything else so a typo fails as a usage error, exit 2.
-        crate::time::parse_when(span, env.now_ms).map_err(UsageError)?;
+        crate::format::time::parse_when(span, env.now_ms).map_err(UsageError)?;
     }
     if args.sessions.iter().any(|s| select::is_blank(s)) {
         return Err(UsageError(select::SelectError::Blank.to_string()).into());
     }
 
-    let loc = &env.location;
+    // Every lookup and filter reads the session files themselves: what the summary cache says
+    // of a file (its name, id, messages, time) is never what picks it for removal.
+    let loc = &Location {
+        cache: None,
+        ..env.location.clone()
+    };
     let mut refused = Vec::new();
     let mut candidates: Vec<Candidate> = Vec::new();
+    // Arguments come first, so a file both named and filtered keeps the rule of its name.
     let mut add = |c: Candidate| match candidates.iter_mut().find(|x| x.path == c.path) {
         Some(seen) => seen.explicit |= c.explicit,
         None => candidates.push(c),
@@ -315,7 +372,11 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
                 path: s.path.clone(),
                 explicit: false,
                 expected: Some(s.id.clone()),
-                summary: Some(s),
+                rule: Rule {
+                    query: None,
+                    empty: args.empty,
+                    before: window.until,
+                },
             });
         }
     }
@@ -355,7 +416,11 @@ fn pick(
         }) => Ok(Candidate {
             path,
             explicit,
-            summary: None,
+            rule: Rule {
+                // Only a lookup has a query: a path names its file whatever it holds.
+                query: id.as_ref().and(arg.to_str()).map(str::to_owned),
+                ..Rule::default()
+            },
             expected: id,
         }),
         Ok(select::Choice {
@@ -370,8 +435,8 @@ fn pick(
         Err(SelectError::MissingPath(path)) if path.symlink_metadata().is_ok() => Ok(Candidate {
             path,
             explicit: true,
-            summary: None,
             expected: None,
+            rule: Rule::default(),
         }),
         Err(e) => Err(Refusal {
             path: None,
@@ -414,31 +479,27 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
     if !opened.is_file() || Identity::of(&opened) != Identity::of(&meta) {
         return Err(changed());
     }
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let header = read_header_of(file, &stem).map_err(|e| not_a_session(&e))?;
-    let expected = c
-        .expected
-        .or_else(|| c.summary.as_ref().map(|s| s.id.clone()));
-    if let Some(id) = expected.filter(|id| *id != header.id) {
+    // Everything decided from here on is read through the descriptor just checked.
+    let opened = OpenedFile {
+        file,
+        meta: opened,
+        stem: crate::format::scan::stem_of(&path),
+    };
+    let summary =
+        summarize_opened(&opened, &path, Reading::AheadIfBig).map_err(|e| not_a_session(&e))?;
+    if let Some(id) = c.expected.filter(|id| *id != summary.id) {
         return Err(format!(
             "it no longer holds session {id} (it holds {}); left alone",
-            header.id
+            summary.id
         ));
     }
+    c.rule
+        .judge(&summary)
+        .map_err(|reason| format!("{reason}; left alone"))?;
     if !rules.force && rules.is_live(&path, &meta) {
         return Err(
             "it is the live session ($PI_SESSION_FILE); add --force to remove it anyway".into(),
         );
-    }
-    let summary = match c.summary {
-        Some(s) => s,
-        None => summarize(&path, Reading::AheadIfBig).map_err(|e| not_a_session(&e))?,
-    };
-    if summary.id != header.id {
-        return Err(changed());
     }
     let folder = path
         .parent()
@@ -457,11 +518,12 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
             .clone()
             .unwrap_or_else(|| summary.first_message.to_string()),
         named: summary.name.is_some(),
-        id: header.id,
-        bytes: opened.len(),
-        identity: Identity::of(&opened),
+        id: summary.id,
+        bytes: opened.meta.len(),
+        identity: Identity::of(&opened.meta),
         folder,
         path,
+        rule: c.rule,
     })
 }
 
@@ -773,7 +835,7 @@ mod tests {
         .unwrap();
     }
 
-    use crate::removal::TrashHome;
+    use crate::store::removal::TrashHome;
 
     fn remove_target(t: &Target) -> Result<(), String> {
         let checked = Checked {
@@ -781,6 +843,7 @@ mod tests {
             file: t.identity,
             folder: t.folder,
             id: &t.id,
+            judge: None,
         };
         removal::remove(checked, Mode::Permanent, &TrashHome::default())
     }
@@ -789,8 +852,8 @@ mod tests {
         Candidate {
             path: path.to_path_buf(),
             explicit: true,
-            summary: None,
             expected: None,
+            rule: Rule::default(),
         }
     }
 
@@ -845,6 +908,30 @@ mod tests {
         fs::write(&path, "{\"type\":\"message\"}\n").unwrap();
         let err = remove_target(&target).unwrap_err();
         assert!(err.contains("not a pi session"), "{err}");
+        assert!(path.is_file());
+    }
+
+    #[test]
+    fn a_file_that_stopped_being_what_it_was_chosen_for_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.jsonl");
+        session(&path, "a");
+        let mut candidate = explicit(&path);
+        candidate.rule.empty = true;
+        let target = check(candidate, &rules()).unwrap();
+        // A message arrives between the plan and the removal: the same file, no longer empty.
+        let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"type\":\"message\",\"id\":\"m\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n").unwrap();
+        let judge = |file: fs::File| target.rule.judge_file(file, &target.path);
+        let checked = Checked {
+            path: &target.path,
+            file: target.identity,
+            folder: target.folder,
+            id: &target.id,
+            judge: Some(&judge),
+        };
+        let err = removal::remove(checked, Mode::Permanent, &TrashHome::default()).unwrap_err();
+        assert!(err.contains("not empty"), "{err}");
         assert!(path.is_file());
     }
 

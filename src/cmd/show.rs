@@ -16,16 +16,17 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use crate::cli::ShowArgs;
+use crate::app::cli::ShowArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
 use crate::cmd::{entry_wanted, find_entry, open_session};
-use crate::diag::Diag;
-use crate::env::Env;
-use crate::exit::{Outcome, UsageError};
-use crate::model::{Dialect, Header};
-use crate::scan::EntryLine;
-use crate::select::{select as select_session, Selected};
-use crate::session::{self, Session};
-use crate::style::{self, IdCut};
+use crate::format::model::{Dialect, Header};
+use crate::format::scan::EntryLine;
+use crate::store::select::{select as select_session, Selected};
+use crate::store::session::{self, Session};
+use crate::util::usage::UsageError;
+use crate::views::style::{self, IdCut};
 use shorten::Rests;
 
 pub fn run(
@@ -109,7 +110,7 @@ fn write_human(
         Ok(())
     };
     let items = selected.iter().copied().enumerate();
-    crate::parallel::write_in_order(items, weight, out, write)
+    crate::util::parallel::write_in_order(items, weight, out, write)
 }
 
 /// Entry `i` decoded for its block. A cut block decodes only the start of long texts;

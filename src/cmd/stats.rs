@@ -12,20 +12,21 @@ use anyhow::Context as _;
 use jiff::tz::TimeZone;
 use serde_json::{json, Value};
 
-use crate::cli::StatsArgs;
-use crate::context;
-use crate::diag::Diag;
-use crate::env::Env;
-use crate::exit::{Outcome, UsageError};
-use crate::listing::{self, Scope, Window};
-use crate::model::{number, Usage};
-use crate::select::{select, Selected};
-use crate::session::Session;
-use crate::stats::buckets::{Bucket, By, Grouper, RowWindow};
-use crate::stats::Tally;
-use crate::summary::{summarize_in, summarize_stream, Detail, Summary};
-use crate::surrogates;
-use crate::time::to_json_date;
+use crate::app::cli::StatsArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
+use crate::format::model::{number, Usage};
+use crate::format::surrogates;
+use crate::format::time::to_json_date;
+use crate::store::listing::{self, Scope, Window};
+use crate::store::select::{select, Selected};
+use crate::store::session::Session;
+use crate::store::summary::{summarize_in, summarize_stream, Detail, Summary};
+use crate::store::tally::Tally;
+use crate::util::usage::UsageError;
+use crate::views::context;
+use crate::views::stats::{Bucket, By, Grouper, RowWindow};
 
 /// One session's report.
 pub struct One {
@@ -142,8 +143,12 @@ fn read_one(
         }
         Selected::File(path) => {
             let name = path.display().to_string();
-            let summary = summarize_in(path, crate::scan::Reading::AheadIfBig, Detail::Stats)
-                .context(name.clone())?;
+            let summary = summarize_in(
+                path,
+                crate::util::readahead::Reading::AheadIfBig,
+                Detail::Stats,
+            )
+            .context(name.clone())?;
             (summary, Session::open(path).context(name)?)
         }
     };
@@ -182,10 +187,12 @@ fn read_many(
                 summarize_stream(std::io::BufReader::new(&mut *stdin), "-", Detail::Stats)
                     .context("<stdin>")?
             }
-            Selected::File(path) => {
-                summarize_in(&path, crate::scan::Reading::AheadIfBig, Detail::Stats)
-                    .with_context(|| path.display().to_string())?
-            }
+            Selected::File(path) => summarize_in(
+                &path,
+                crate::util::readahead::Reading::AheadIfBig,
+                Detail::Stats,
+            )
+            .with_context(|| path.display().to_string())?,
         };
         diag.session_warnings(&summary.path.display().to_string(), &summary.warnings);
         // The same session named twice is read, and counted, once.

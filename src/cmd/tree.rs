@@ -14,20 +14,23 @@ use std::ops::ControlFlow;
 
 use serde_json::{Map, Value};
 
-use crate::cli::TreeArgs;
+use crate::app::cli::TreeArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
 use crate::cmd::open_session_observed;
-use crate::diag::Diag;
-use crate::env::Env;
-use crate::exit::Outcome;
-use crate::js::js_truthy;
-use crate::model::{decode_kept, Dialect, EntryKind, Kept, LineView, MessageView, Skimming};
-use crate::preview::{answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls};
-use crate::render::{pi_tool_call, pi_tool_call_keys};
-use crate::scan::EntryLine;
-use crate::session::Session;
-use crate::style::{self, escape_control, Role, Theme};
-use crate::surrogates;
-use crate::tree::{layout, shown, visible, Facts, Row, Tree, TreeFilter, Visible};
+use crate::format::model::{
+    decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView, Skimming,
+};
+use crate::format::scan::EntryLine;
+use crate::format::surrogates;
+use crate::store::session::Session;
+use crate::views::preview::{
+    answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls,
+};
+use crate::views::style::{self, escape_control, Role, Theme};
+use crate::views::text::{pi_tool_call, pi_tool_call_keys};
+use crate::views::tree::{layout, shown, visible, Facts, Row, Tree, TreeFilter, Visible};
 
 pub fn run(
     args: &TreeArgs,
@@ -173,11 +176,8 @@ impl Noted {
     fn decoded(session: &Session, i: usize, is_leaf: bool, home: &str) -> anyhow::Result<Noted> {
         let entry = load_with(session, i, &ROW_WITH_ARGUMENTS)?;
         let message = entry.get("message").unwrap_or(&Value::Null);
-        // pi: `msg.stopReason && msg.stopReason !== "stop" && msg.stopReason !== "toolUse"`.
-        let stop = message.get("stopReason");
-        let has_text = crate::render::has_text(message.get("content"));
-        let error_or_aborted =
-            js_truthy(stop) && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse"));
+        let has_text = crate::views::text::has_text(message.get("content"));
+        let error_or_aborted = stop_is_unusual(message.get("stopReason"));
         let calls: Vec<String> = call_ids(message).map(str::to_owned).collect();
         let mut hidden_lines = HashMap::new();
         // `shown`'s test for an assistant message, whatever the filter.
@@ -239,7 +239,7 @@ fn each_assistant<R: Send>(
         .collect();
     let chunks: Vec<&[u32]> = assistants.chunks(CHUNK).collect();
     let mut failed = Ok(());
-    crate::parallel::ordered(
+    crate::util::parallel::ordered(
         &chunks,
         |chunk| {
             let read = |&i: &u32| Ok((i, read(i as usize)?));
@@ -510,7 +510,7 @@ impl View<'_> {
             marked: v.active_end(&self.tree.active),
         };
         let weight = |row: &Row| row.prefix.len();
-        crate::parallel::write_in_order(rows.into_iter(), weight, out, |row, lines, buf| {
+        crate::util::parallel::write_in_order(rows.into_iter(), weight, out, |row, lines, buf| {
             self.human_row(row, &look, lines, buf)
         })
     }
@@ -579,7 +579,7 @@ impl View<'_> {
             stack.extend(kids.iter().rev().map(|&c| (c as usize, Some(i), depth + 1)));
             Some((i, parent, depth, kids.len()))
         });
-        crate::parallel::write_in_order(
+        crate::util::parallel::write_in_order(
             nodes,
             |_| 0,
             out,
@@ -678,7 +678,7 @@ fn paint(theme: Theme, tone: Tone, text: &str, bold: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::has_text;
+    use crate::views::text::has_text;
 
     /// What a row decodes of a message (texts from their start, arguments as far as the
     /// one-liners read them) makes the preview, the filter's facts and the one-liners a full
@@ -721,7 +721,7 @@ mod tests {
             r#""not an object""#.to_owned(),
             "{}".to_owned(),
         ];
-        let mut next = crate::skim::rng(0x7ee5);
+        let mut next = crate::format::skim::rng(0x7ee5);
         let (mut unsure, mut sure) = (0, (0, 0));
         for round in 0..2_000 {
             let mut blocks = Vec::new();
@@ -761,7 +761,7 @@ mod tests {
             let line = format!(
                 r#"{{"type":"message","id":"x","message":{{"role":"{role}","content":{content},"stopReason":{stop},"errorMessage":" boom\\n","usage":{{"input":1}}}}}}"#
             );
-            let full = crate::json::decode(line.as_bytes()).unwrap();
+            let full = crate::format::json::decode(line.as_bytes()).unwrap();
             let home = "/home/dev";
             seen_as_decoded(&line, &full, home, &mut sure);
             for (n, kept) in [ROW, ROW_WITH_ARGUMENTS].iter().enumerate() {
@@ -806,11 +806,13 @@ mod tests {
         };
         sure.0 += 1;
         let whole = &full["message"];
-        let stop = whole.get("stopReason");
         assert_eq!(said.has_text, has_text(whole.get("content")), "{line}");
+        // pi's rule, on the decoded message (the skim judged the stored bytes).
+        let stop = whole.get("stopReason");
         assert_eq!(
             said.error_or_aborted,
-            js_truthy(stop) && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse")),
+            crate::format::js::js_truthy(stop)
+                && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse")),
             "{line}"
         );
         let ids: Vec<&str> = said.calls.iter().map(|c| &*c.id).collect();

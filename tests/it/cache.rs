@@ -8,31 +8,31 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use pisess::env::{Env, Facts};
+use pisess::app::env::{Env, Facts};
 
 use crate::common::{run_with, Run, NOW_MS};
 
 /// A small deterministic generator (xorshift64*): the test needs no crate for it.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
-    fn chance(&mut self, percent: u64) -> bool {
+    pub(crate) fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
 }
 
-const PROJECTS: [&str; 2] = ["/home/dev/webshop", "/home/dev/api"];
+pub(crate) const PROJECTS: [&str; 2] = ["/home/dev/webshop", "/home/dev/api"];
 
 fn folder_of(root: &Path, cwd: &str) -> PathBuf {
     root.join("sessions").join(format!(
@@ -41,7 +41,7 @@ fn folder_of(root: &Path, cwd: &str) -> PathBuf {
     ))
 }
 
-fn env_for(agent_dir: &Path, cache: Option<&Path>) -> Env {
+pub(crate) fn env_for(agent_dir: &Path, cache: Option<&Path>) -> Env {
     let mut facts = Facts::for_test(PROJECTS[0], "/home/dev", NOW_MS);
     facts
         .vars
@@ -51,7 +51,7 @@ fn env_for(agent_dir: &Path, cache: Option<&Path>) -> Env {
             .vars
             .insert("PISESS_CACHE_DIR", dir.display().to_string());
     }
-    Env::new(&pisess::cli::GlobalArgs::default(), facts)
+    Env::new(&pisess::app::global::GlobalArgs::default(), facts)
 }
 
 /// One entry line: an id (pi's 8 hex digits, sometimes a longer foreign one) and a parent.
@@ -106,15 +106,15 @@ fn entry(rng: &mut Rng, n: u64, parent: Option<&str>) -> (String, String) {
 }
 
 /// A store under change, and the ids of each file's entries (for parents to point at).
-struct Store {
+pub(crate) struct Store {
     root: PathBuf,
-    files: Vec<(PathBuf, Vec<String>)>,
-    rng: Rng,
+    pub(crate) files: Vec<(PathBuf, Vec<String>)>,
+    pub(crate) rng: Rng,
     counter: u64,
 }
 
 impl Store {
-    fn new(root: &Path, seed: u64) -> Store {
+    pub(crate) fn new(root: &Path, seed: u64) -> Store {
         let mut store = Store {
             root: root.to_path_buf(),
             files: Vec::new(),
@@ -262,7 +262,7 @@ impl Store {
 
     /// Files put an hour or more into the past (the cache trusts only files that are not
     /// being written), `percent` of them.
-    fn age(&mut self, percent: u64) {
+    pub(crate) fn age(&mut self, percent: u64) {
         for (path, _) in &self.files {
             if self.rng.chance(percent) {
                 let back = Duration::from_secs(3600 + self.rng.next() % 100_000);
@@ -307,7 +307,7 @@ const SESSION_COMMANDS: [&[&str]; 7] = [
 fn env_indexing_all(agent: &Path, cache: &Path) -> Env {
     let mut env = env_for(agent, Some(cache));
     env.inputs.index_cache_min_bytes = Some(0);
-    env.with_flags(&pisess::cli::GlobalArgs::default())
+    env.with_flags(&pisess::app::global::GlobalArgs::default())
 }
 
 fn same(agent: &Path, cache: &Path, args: &[&str], context: &str) {

@@ -607,7 +607,7 @@ fn the_guides_github_actions_steps_pass_on_an_example_session() {
     );
     let folder = agent
         .join("sessions")
-        .join(pisess::locate::encode_cwd(&work.to_string_lossy()));
+        .join(pisess::store::locate::encode_cwd(&work.to_string_lossy()));
     let stub = format!(
         "#!/bin/sh\nmkdir -p '{}' && cp '{}' '{}/'\n",
         folder.display(),

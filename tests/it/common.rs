@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
-use pisess::cli::{Cli, GlobalArgs};
-use pisess::env::{Env, Facts};
+use pisess::app::cli::Cli;
+use pisess::app::env::{Env, Facts};
+use pisess::app::global::GlobalArgs;
 
 /// 2026-08-01T00:00:00Z: "now" for every in-process test, so relative times are stable.
 pub(crate) const NOW_MS: i64 = 1_785_542_400_000;

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use clap::CommandFactory;
-use pisess::cli::Cli;
+use pisess::app::cli::Cli;
 
 use crate::common::{env_in, example_env, examples_agent_dir, repo, run, run_with};
 use crate::snap;

@@ -518,7 +518,7 @@ fn deeply_nested_arguments_do_not_blow_up_the_export() {
         let text = input.clone();
         // On the stack the binary runs its command on (`pisess::stack`), as deep lines need.
         let out = std::thread::Builder::new()
-            .stack_size(pisess::stack::SIZE)
+            .stack_size(pisess::util::stack::SIZE)
             .spawn(move || export_stdin(&args, &text))
             .unwrap()
             .join()

@@ -21,7 +21,7 @@ fn human_listing_of_this_project() {
 
 /// The examples' modification times are the checkout's, so the tests that snapshot a listing
 /// name the default session through `$PI_SESSION_FILE` (which beats pi's `-c` rule).
-fn default_is(id: &str) -> pisess::env::Env {
+fn default_is(id: &str) -> pisess::app::env::Env {
     let mut env = example_env();
     env.pi_session_file = Some(crate::show::example(id).to_string_lossy().into_owned());
     env
@@ -307,7 +307,7 @@ fn file_names_compare_as_nodes_locale_compare() {
     let mut wrong = Vec::new();
     for (ra, a) in &table {
         for (rb, b) in &table {
-            let ours = pisess::locate::name_cmp(a.as_bytes(), b.as_bytes());
+            let ours = pisess::store::locate::name_cmp(a.as_bytes(), b.as_bytes());
             if ours != ra.cmp(rb) {
                 wrong.push(format!(
                     "{a:?} vs {b:?}: pisess {ours:?}, node {:?}",

@@ -4,8 +4,10 @@
 
 mod common;
 
+mod architecture;
 mod cache;
 mod check;
+mod completion;
 mod context;
 mod conventions;
 mod export;
@@ -22,3 +24,4 @@ mod stats;
 mod surrogates;
 mod terminal;
 mod tree;
+mod trust;

@@ -16,8 +16,8 @@ use std::time::Duration;
 use serde::Deserialize as _;
 
 use crate::common::{env_in, run_with, Run};
-use pisess::env::Env;
-use pisess::scan::Reading;
+use pisess::app::env::Env;
+use pisess::util::readahead::Reading;
 
 /// Far beyond any run here (the slowest, a 60 MB line in a debug build, takes about a second).
 const WATCHDOG: Duration = Duration::from_secs(60);
@@ -65,9 +65,9 @@ fn guarded_stdin(env: &Env, args: &[&str], stdin: Vec<u8>) -> Run {
     let (tx, rx) = mpsc::channel();
     let env = env.clone();
     let owned: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
-    // The stack the binary runs its command on (`pisess::stack`): deep lines need it.
+    // The stack the binary runs its command on (`pisess::util::stack`): deep lines need it.
     let handle = thread::Builder::new()
-        .stack_size(pisess::stack::SIZE)
+        .stack_size(pisess::util::stack::SIZE)
         .spawn(move || {
             let args: Vec<&str> = owned.iter().map(String::as_str).collect();
             let _ = tx.send(run_with(env, &args, &stdin));
@@ -943,10 +943,10 @@ fn files_removed_while_listing_are_warnings() {
     }
     remover.join().unwrap();
     // The warning is what `ls` says when the file is gone by the time it is read.
-    let gone =
-        pisess::summary::summarize(&p.dir.join("gone.jsonl"), Reading::AheadIfBig).unwrap_err();
+    let gone = pisess::store::summary::summarize(&p.dir.join("gone.jsonl"), Reading::AheadIfBig)
+        .unwrap_err();
     assert!(
-        matches!(&gone, pisess::scan::ScanError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
+        matches!(&gone, pisess::format::scan::ScanError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
     );
     eprintln!("files_removed_while_listing_are_warnings: {lost} files lost mid-listing");
 }

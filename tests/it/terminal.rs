@@ -9,8 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use pisess::cli::GlobalArgs;
-use pisess::env::{Env, Facts};
+use pisess::app::env::{Env, Facts};
+use pisess::app::global::GlobalArgs;
 
 use crate::common::{examples_agent_dir, run_with, NOW_MS};
 
@@ -136,7 +136,7 @@ fn bold_marks_the_name_only() {
 fn an_empty_listing_says_where_it_looked() {
     let mut env = terminal_env("80");
     env.inputs.cwd = PathBuf::from("/home/dev/nothing-here");
-    env.location = pisess::locate::Location::resolve(&env.inputs);
+    env.location = pisess::store::locate::Location::resolve(&env.inputs);
     let r = run_with(env, &["ls"], b"");
     assert_eq!(r.code, 0);
     assert_eq!(r.stdout, "");

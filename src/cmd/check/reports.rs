@@ -8,9 +8,9 @@
 use std::io::{self, Write};
 
 use super::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
-use crate::check::LastMessage;
-use crate::style;
-use crate::time::span_text;
+use crate::format::time::span_text;
+use crate::views::check::LastMessage;
+use crate::views::style;
 
 /// How many findings and characters of the last message a report carries: enough to act on,
 /// short enough for a step summary (GitHub keeps 1 MiB of it).

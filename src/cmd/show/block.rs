@@ -13,11 +13,11 @@ use serde_json::{Map, Value};
 
 use super::body::{string_or_json, Body};
 use super::shorten::Rests;
-use crate::model::content::{CallForm, ToolCall};
-use crate::model::EntryKind;
-use crate::session::Session;
-use crate::style::{self, escape_control, shown_id, IdCut, Role, Theme};
-use crate::time::local_time;
+use crate::format::model::content::{CallForm, ToolCall};
+use crate::format::model::EntryKind;
+use crate::format::time::local_time;
+use crate::store::session::Session;
+use crate::views::style::{self, escape_control, shown_id, IdCut, Role, Theme};
 
 pub(super) struct Blocks<'a> {
     pub theme: Theme,

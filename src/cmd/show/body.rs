@@ -6,16 +6,11 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use super::shorten::{Left, Rests};
-use crate::model::content::{Block, CallForm, Content};
-use crate::render::{base64_size, cut, full_text, image_label};
-use crate::style::{self, escape_control, Role, Theme};
+use super::shorten::{Left, Rests, MAX_CHARS, MAX_LINES, MAX_LINE_CHARS};
+use crate::format::model::content::{Block, CallForm, Content};
+use crate::views::style::{self, escape_control, Role, Theme};
+use crate::views::text::{base64_size, cut, full_text, image_label};
 
-/// Text blocks longer than this are cut unless `--full`.
-pub(super) const MAX_LINES: usize = 12;
-pub(super) const MAX_CHARS: usize = 1500;
-/// One-line items (tool calls, JSON data) longer than this are cut unless `--full`.
-const MAX_LINE_CHARS: usize = 200;
 const INDENT: &str = "  ";
 
 /// The body of one block, written line by line.
@@ -130,18 +125,6 @@ impl Body<'_> {
             Block::Untyped(b) => self.line(&b.to_string(), Role::Plain),
         }
     }
-}
-
-/// Whether [`Body::line`] cuts any line that `start` begins (or that the same text before
-/// `start` then begins) within `start`, so that nothing after it shows: its characters take
-/// more columns than the cut keeps, counted both ways `style::truncate` counts them (a
-/// character's width, and the string's, which can be less by a joined sequence; a margin
-/// covers what a next character could take off).
-pub(super) fn line_cut_within(start: &str) -> bool {
-    use unicode_width::UnicodeWidthChar;
-    let shown = escape_control(start, false);
-    let chars: usize = shown.chars().map(|c| c.width().unwrap_or(0)).sum();
-    chars > MAX_LINE_CHARS && style::width(&shown) > MAX_LINE_CHARS + 4
 }
 
 /// A string as is (borrowed: a tool's output can be megabytes), anything else as compact JSON

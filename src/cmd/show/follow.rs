@@ -1,6 +1,6 @@
 //! `pisess show -f`: the session as `show` prints it, then each entry as pi appends it.
 //!
-//! The bytes come from [`crate::follow::Tail`] (a file) or stdin as it arrives, whole lines at
+//! The bytes come from [`crate::util::follow::Tail`] (a file) or stdin as it arrives, whole lines at
 //! a time; each batch is read by the one scanner, as a session of the header line and the new
 //! lines ([`Session::from_bytes`]), so migrations, seed-000 and warnings are what `show` has.
 //! Only the header line and the ids seen are kept between batches.
@@ -13,18 +13,20 @@ use anyhow::Context as _;
 
 use super::block::Blocks;
 use super::write_line;
-use crate::cli::ShowArgs;
+use crate::app::cli::ShowArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::Outcome;
 use crate::cmd::entry_wanted;
-use crate::diag::{Diag, Warning};
-use crate::env::Env;
-use crate::exit::{Outcome, UsageError};
-use crate::follow::{Change, Stop, Tail};
-use crate::model::EntryKind;
-use crate::scan::ScanError;
-use crate::select::{select, Selected};
-use crate::session::Session;
-use crate::style::{self, IdCut};
-use crate::time::parse_span;
+use crate::format::model::EntryKind;
+use crate::format::scan::ScanError;
+use crate::format::time::parse_span;
+use crate::store::select::{select, Selected};
+use crate::store::session::Session;
+use crate::util::follow::{Change, Stop, Tail};
+use crate::util::usage::UsageError;
+use crate::util::warning::Warning;
+use crate::views::style::{self, IdCut};
 
 pub(super) fn run(
     args: &ShowArgs,

@@ -1,5 +1,5 @@
 //! An entry decoded for a cut block: each long text the block shows only the start of is
-//! decoded only in part, and the rest is counted from its escaped bytes (`crate::escaped`).
+//! decoded only in part, and the rest is counted from its escaped bytes (`crate::format::escaped`).
 //! Tool results are most of a session's bytes and a block shows at most a screenful of each,
 //! so this is most of what `show` would decode.
 //!
@@ -14,10 +14,17 @@
 
 use serde_json::{Map, Value};
 
-use super::body::{line_cut_within, MAX_CHARS, MAX_LINES};
-use crate::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
-use crate::render::{base64_digits, cuts_within, Rest};
-use crate::skim::Skim;
+use crate::format::escaped::Rest;
+use crate::format::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
+use crate::format::skim::Skim;
+use crate::views::style::{self, escape_control};
+use crate::views::text::{base64_digits, cuts_within};
+
+/// Text blocks longer than this are cut unless `--full`.
+pub(super) const MAX_LINES: usize = 12;
+pub(super) const MAX_CHARS: usize = 1500;
+/// One-line items (tool calls, JSON data) longer than this are cut unless `--full`.
+pub(super) const MAX_LINE_CHARS: usize = 200;
 
 /// Strings shorter than this are decoded whole: what shortening saves is not worth the count.
 const LONG: usize = 2 * MAX_CHARS;
@@ -157,8 +164,8 @@ fn line_prefix(inner: &[u8]) -> Option<String> {
         serde_json::to_string(kept)
             .is_ok_and(|json| json.strip_suffix('"').is_some_and(line_cut_within))
     };
-    let (kept, _) = crate::escaped::decoded_start(inner, LINE_PREFIX, cut_within)?;
-    (!crate::surrogates::has_standins(&kept)).then_some(kept)
+    let (kept, _) = crate::format::escaped::decoded_start(inner, LINE_PREFIX, cut_within)?;
+    (!crate::format::surrogates::has_standins(&kept)).then_some(kept)
 }
 
 /// The object at the cursor, its members read by `read`, but a long string under one of
@@ -233,22 +240,35 @@ fn string(span: &[u8], how: Use, rests: &mut Rests) -> Option<Value> {
 /// counts of the rest; `None` where the text must be decoded whole.
 fn text_prefix(inner: &[u8]) -> Option<(String, Rest)> {
     let enough = |kept: &str| cuts_within(kept, MAX_LINES, MAX_CHARS);
-    let (kept, at) = crate::escaped::decoded_start(inner, PREFIX, enough)?;
-    Some((kept, crate::escaped::rest(&inner[at..])?))
+    let (kept, at) = crate::format::escaped::decoded_start(inner, PREFIX, enough)?;
+    Some((kept, crate::format::escaped::rest(&inner[at..])?))
+}
+
+/// Whether [`Body::line`](super::body::Body::line) cuts any line that `start` begins (or that
+/// the same text before `start` then begins) within `start`, so that nothing after it shows:
+/// its characters take
+/// more columns than the cut keeps, counted both ways `style::truncate` counts them (a
+/// character's width, and the string's, which can be less by a joined sequence; a margin
+/// covers what a next character could take off).
+pub(super) fn line_cut_within(start: &str) -> bool {
+    use unicode_width::UnicodeWidthChar;
+    let shown = escape_control(start, false);
+    let chars: usize = shown.chars().map(|c| c.width().unwrap_or(0)).sum();
+    chars > MAX_LINE_CHARS && style::width(&shown) > MAX_LINE_CHARS + 4
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::body::Body;
     use super::*;
-    use crate::escaped::tests::random_inner;
-    use crate::style::Theme;
+    use crate::format::escaped::tests::random_inner;
+    use crate::views::style::Theme;
 
     /// A message's content written from the shortened decode is what the full decode writes,
     /// on long random texts (every escape, invalid bytes, surrogates, trailing whitespace).
     #[test]
     fn shortened_content_writes_what_the_whole_does() {
-        let mut next = crate::skim::rng(7);
+        let mut next = crate::format::skim::rng(7);
         let mut shortened = 0;
         for round in 0..300 {
             let mut text = || {
@@ -257,7 +277,7 @@ mod tests {
                     let piece = random_inner(&mut next);
                     // Mostly plain texts, which are shortened; the others are decoded whole.
                     let plain = std::str::from_utf8(&piece).is_ok()
-                        && !crate::json::may_hold_surrogates(&piece);
+                        && !crate::format::json::may_hold_surrogates(&piece);
                     if plain || round % 4 == 0 {
                         t.extend(piece);
                     }
@@ -283,7 +303,7 @@ mod tests {
                 br#""}"#,
             ]
             .concat();
-            let Ok(whole) = crate::json::decode(&line) else {
+            let Ok(whole) = crate::format::json::decode(&line) else {
                 continue;
             };
             let (value, rests) = decode(&line, &EntryKind::Message).expect("the skim is sure");
@@ -318,7 +338,7 @@ mod tests {
     /// surrogates), the name before or after them.
     #[test]
     fn shortened_arguments_write_the_whole_line() {
-        let mut next = crate::skim::rng(11);
+        let mut next = crate::format::skim::rng(11);
         let wide: &[&[u8]] = &[
             "日本".as_bytes(),
             "\\u200d".as_bytes(),
@@ -363,7 +383,7 @@ mod tests {
                 br#"}]}}"#,
             ]
             .concat();
-            let Ok(whole) = crate::json::decode(&line) else {
+            let Ok(whole) = crate::format::json::decode(&line) else {
                 continue;
             };
             let Some((value, rests)) = decode(&line, &EntryKind::Message) else {

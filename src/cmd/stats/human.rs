@@ -5,12 +5,12 @@ use std::io::{self, Write};
 use jiff::tz::TimeZone;
 
 use super::One;
-use crate::env::Env;
-use crate::stats::buckets::{Bucket, By};
-use crate::stats::{Row, Tally};
-use crate::style::{self, Role, Theme};
-use crate::summary::Summary;
-use crate::time::local_time;
+use crate::app::env::Env;
+use crate::format::time::local_time;
+use crate::store::summary::Summary;
+use crate::store::tally::{Row, Tally};
+use crate::views::stats::{Bucket, By};
+use crate::views::style::{self, Role, Theme};
 
 /// Text from the file, made safe for a terminal.
 fn safe(s: &str) -> String {
@@ -34,7 +34,7 @@ fn duration(ms: i64) -> String {
     }
 }
 
-fn usage_line(u: &crate::model::Usage) -> String {
+fn usage_line(u: &crate::format::model::Usage) -> String {
     format!(
         "{} (input {}, output {}, cache read {}, cache write {})",
         style::tokens(u.total_tokens()),

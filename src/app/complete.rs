@@ -1,0 +1,53 @@
+//! Dynamic completion of SESSION arguments (clap_complete's `CompleteEnv`): the ids and names
+//! of this project's sessions first, then every project's, each with its title as the help.
+//! The shell asks the binary itself (`source <(COMPLETE=bash pisess)`), so what is offered is
+//! what the lookup would find, through the same listing as `ls`. A name is the agent's to write:
+//! [`shells`] makes sure each candidate reaches the shell as one literal word, or not at all.
+
+pub mod shells;
+
+use std::ffi::OsStr;
+
+use clap_complete::engine::CompletionCandidate;
+
+use crate::app::env::{Env, Facts};
+use crate::app::global::GlobalArgs;
+use crate::store::listing::{self, Scope};
+use crate::views::style;
+
+/// The sessions whose id starts with `current`, or whose name does: this project's, then the
+/// others (a project's sessions are what a bare prefix finds first). Nothing on any error: a
+/// completion never prints one.
+pub fn sessions(current: &OsStr) -> Vec<CompletionCandidate> {
+    let Ok(facts) = Facts::from_process() else {
+        return Vec::new();
+    };
+    // `--cwd` and `--session-dir` on the line being completed are not known here; the
+    // environment (PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR) is.
+    let env = Env::new(&GlobalArgs::default(), facts);
+    let current = current.to_string_lossy();
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (order, scope) in [(0, Scope::Project), (1, Scope::All)] {
+        let Ok(listing) = listing::list(&env.location, scope) else {
+            continue;
+        };
+        for s in listing.sessions {
+            if !seen.insert(s.path.clone()) {
+                continue;
+            }
+            let title = style::one_line(s.name.as_deref().unwrap_or(&*s.first_message));
+            let help = style::truncate(&title, 60).into_owned();
+            let mut values = vec![s.id.clone()];
+            values.extend(s.name.clone().filter(|n| n != &s.id));
+            for value in values.into_iter().filter(|v| v.starts_with(&*current)) {
+                out.push(
+                    CompletionCandidate::new(value)
+                        .help(Some(help.clone().into()))
+                        .display_order(Some(order)),
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,10 @@
+//! The application's edge: the clap declarations, the facts of the run read once ([`env::Env`]),
+//! shell completion, diagnostics on stderr, exit codes and the pager.
+
+pub mod cli;
+pub mod complete;
+pub mod diag;
+pub mod env;
+pub mod exit;
+pub mod global;
+pub mod pager;

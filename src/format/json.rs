@@ -1,0 +1,338 @@
+//! JSON as pi's JavaScript reads it: the one lenient decoder every full decode goes through,
+//! and the depth limit the skim and the scan share.
+//!
+//! pi reads a line with `JSON.parse` on a lossily decoded string and writes one with
+//! `JSON.stringify`. serde_json is stricter in three places, mended here before it decodes:
+//! invalid UTF-8 (U+FFFD, as Node's decoding gives), lone UTF-16 surrogate escapes (kept, as
+//! stand-ins: see `crate::format::surrogates`) and numbers beyond f64 (JavaScript's `Infinity`, written
+//! back as `null`). The small walkers below step over the text outside strings; they only find
+//! places, they never decode.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use serde_json::Value;
+
+use crate::format::surrogates;
+
+/// Lines nested this deep are left to a full decode, which refuses more than [`DECODE_DEPTH`]
+/// levels: the skim stops here and the scan decodes such a line in full to decide
+/// ([`may_be_too_deep`]).
+pub(crate) const MAX_DEPTH: usize = 100;
+
+/// The deepest nesting a full decode takes. pi's `JSON.parse` (V8's, iterative) has no limit of
+/// its own: 10,000,000 levels parse in Node 20, only the 512 MiB string limit bounds it, while
+/// its `JSON.stringify` gives up near 10,000 (and pi stringifies what it sends and rewrites).
+/// serde_json's default, 128, refused lines pi reads; this many levels still fit the stack the
+/// binary runs on (`main.rs`), through the decode, the renderers and the drop of the value.
+pub(crate) const DECODE_DEPTH: usize = 100_000;
+
+/// Decodes a line as JSON the way pi's `JSON.parse` on a lossily decoded string would, into
+/// serde_json's model. What JavaScript takes and serde_json refuses is mended first: invalid
+/// UTF-8 becomes U+FFFD, a lone UTF-16 surrogate (`JSON.stringify` writes `"\ud83d"` when a
+/// text was cut inside an emoji) its stand-in, so that JSON output writes it back as pi does,
+/// and a number beyond f64 (JavaScript's `Infinity`) `null`, as `JSON.stringify` writes it.
+pub(crate) fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    if may_be_too_deep(bytes) && depth(bytes) > DECODE_DEPTH {
+        return Err(serde::de::Error::custom(TOO_DEEP));
+    }
+    let first = from_slice(bytes);
+    // Nearly every line: no surrogate escape and no character a stand-in could be taken for.
+    if first.is_ok() && !may_hold_surrogates(bytes) {
+        return first;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let text = surrogates_to_standins(&text).map_or(text, Cow::Owned);
+    let text = infinite_numbers_to_null(&text).map_or(text, Cow::Owned);
+    match text {
+        Cow::Owned(text) => from_slice(text.as_bytes()),
+        Cow::Borrowed(_) => first,
+    }
+}
+
+const TOO_DEEP: &str = "nested too deep";
+
+/// `serde_json::from_slice` without its recursion limit of 128: [`decode`] bounds the depth.
+fn from_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    use serde::Deserialize as _;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let value = Value::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// The deepest nesting of brackets outside strings.
+fn depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for (_, b) in outside_strings(bytes) {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Whether JSON text may hold a surrogate escape or a character of the stand-ins' range, which
+/// [`decode`] must rewrite: a search for `\u` followed by `d` or `D`, and for the byte `F4`, both
+/// rare in pi's files (`JSON.stringify` writes characters, and `\u` only for control
+/// characters and lone surrogates).
+pub(crate) fn may_hold_surrogates(bytes: &[u8]) -> bool {
+    static ESCAPE: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    let escape = ESCAPE.get_or_init(|| memchr::memmem::Finder::new(b"\\u"));
+    memchr::memchr(0xF4, bytes).is_some()
+        || escape
+            .find_iter(bytes)
+            .any(|at| matches!(bytes.get(at + 2), Some(b'd' | b'D')))
+}
+
+/// Whether JSON text (valid, UTF-8) is what `JSON.stringify` would write for its value, as far
+/// as copying instead of decoding and re-encoding needs: no `\\u` escape of a UTF-16 surrogate
+/// (JSON.stringify writes a pair back as its character, a lone one as a lowercase escape)
+/// and no number whose value decoding changes (beyond f64 or 2^53: an exponent of 3 digits or
+/// an integer part of 16).
+pub(crate) fn decodes_as_stored(text: &[u8]) -> bool {
+    if surrogate_escapes(text).next().is_some() {
+        return false;
+    }
+    numbers(text).all(|span| {
+        let number = &text[span];
+        let digits = |n: &[u8]| n.iter().take_while(|b| b.is_ascii_digit()).count();
+        let integer = digits(number.strip_prefix(b"-").unwrap_or(number));
+        let exponent = number
+            .iter()
+            .position(|b| matches!(b, b'e' | b'E'))
+            .map_or(0, |e| {
+                let rest = &number[e + 1..];
+                let sign = rest.strip_prefix(b"+").or(rest.strip_prefix(b"-"));
+                digits(sign.unwrap_or(rest))
+            });
+        integer < 16 && exponent < 3
+    })
+}
+
+/// Why a line did not decode, in the words a warning uses.
+pub(crate) fn describe_error(bytes: &[u8], e: &serde_json::Error) -> String {
+    if e.to_string() == TOO_DEEP {
+        return format!(
+            "JSON nested more than {DECODE_DEPTH} levels deep (pisess cannot read this line)"
+        );
+    }
+    if e.to_string().contains("trailing characters") {
+        return "two JSON values on one line (pi drops this line)".to_owned();
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return "byte-order mark before the JSON (pi cannot read this line)".to_owned();
+    }
+    format!("malformed JSON ({e})")
+}
+
+/// Whether a line may be nested [`MAX_DEPTH`] levels deep or more. Cheap for ordinary lines: a
+/// search for that many brackets, which few lines pass, then their depth outside strings.
+pub(crate) fn may_be_too_deep(bytes: &[u8]) -> bool {
+    if memchr::memchr2_iter(b'[', b'{', bytes)
+        .nth(MAX_DEPTH - 1)
+        .is_none()
+    {
+        return false;
+    }
+    let mut depth = 0usize;
+    for (_, b) in outside_strings(bytes) {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth >= MAX_DEPTH {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// `text` with every number outside strings that overflows f64 replaced by `null`, or `None`
+/// when there is none.
+fn infinite_numbers_to_null(text: &str) -> Option<String> {
+    let infinite = numbers(text.as_bytes()).filter(|span| {
+        text[span.clone()]
+            .parse::<f64>()
+            .is_ok_and(f64::is_infinite)
+    });
+    splice(text, infinite.map(|span| (span, "null")))
+}
+
+/// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by its stand-in, and
+/// every character of the stand-ins' range (raw, or an escaped pair) by the stand-ins of its
+/// two code units; `None` when there is none.
+fn surrogates_to_standins(text: &str) -> Option<String> {
+    let unit = |at: usize| u16::from_str_radix(&text[at + 2..at + 6], 16).unwrap_or(0xFFFD);
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for (at, paired) in surrogate_escapes(text.as_bytes()) {
+        let mut with = String::new();
+        if !paired {
+            with.push(surrogates::standin(unit(at)));
+            edits.push((at..at + 6, with));
+            continue;
+        }
+        let pair = char::decode_utf16([unit(at), unit(at + 6)]).next();
+        if let Some(c) = pair
+            .and_then(Result::ok)
+            .filter(|&c| surrogates::in_range(c))
+        {
+            surrogates::push_escaped_char(c, &mut with);
+            edits.push((at..at + 12, with));
+        }
+    }
+    if memchr::memchr(0xF4, text.as_bytes()).is_some() {
+        for (at, c) in text
+            .char_indices()
+            .filter(|&(_, c)| surrogates::in_range(c))
+        {
+            let mut with = String::new();
+            surrogates::push_escaped_char(c, &mut with);
+            edits.push((at..at + c.len_utf8(), with));
+        }
+        edits.sort_by_key(|(span, _)| span.start);
+    }
+    splice(text, edits.into_iter())
+}
+
+/// `text` with each span (in order, apart) replaced, or `None` when there is none.
+fn splice<S: AsRef<str>>(
+    text: &str,
+    edits: impl Iterator<Item = (Range<usize>, S)>,
+) -> Option<String> {
+    let (mut out, mut copied) = (None::<String>, 0);
+    for (span, with) in edits {
+        let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        out.push_str(&text[copied..span.start]);
+        out.push_str(with.as_ref());
+        copied = span.end;
+    }
+    let mut out = out?;
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// The position of the quote that closes the string opening at `open` (or the end): the next
+/// quote after an even run of backslashes.
+pub(crate) fn string_end(bytes: &[u8], open: usize) -> usize {
+    let mut at = open;
+    loop {
+        let Some(found) = bytes.get(at + 1..).and_then(|r| memchr::memchr(b'"', r)) else {
+            return bytes.len();
+        };
+        at += 1 + found;
+        let escapes = bytes[..at].iter().rev().take_while(|&&b| b == b'\\');
+        if escapes.count() % 2 == 0 {
+            return at;
+        }
+    }
+}
+
+/// Each byte outside strings with its position (a string's opening quote included, its
+/// contents and closing quote skipped).
+fn outside_strings(bytes: &[u8]) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let (here, &b) = (at, bytes.get(at)?);
+        at = if b == b'"' { string_end(bytes, at) } else { at } + 1;
+        Some((here, b))
+    })
+}
+
+/// The spans of the numbers outside strings.
+fn numbers(bytes: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut outside = outside_strings(bytes);
+    let mut skip_to = 0;
+    std::iter::from_fn(move || loop {
+        let (at, b) = outside.next()?;
+        if at < skip_to || !matches!(b, b'-' | b'0'..=b'9') {
+            continue;
+        }
+        let len = bytes[at..]
+            .iter()
+            .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+            .count();
+        skip_to = at + len;
+        return Some(at..skip_to);
+    })
+}
+
+/// Each `\uXXXX` escape of a UTF-16 surrogate: its position, and whether it is the high half
+/// of a pair (whose low half is then stepped over). A backslash is only valid inside a string,
+/// so each one starts an escape.
+fn surrogate_escapes(bytes: &[u8]) -> impl Iterator<Item = (usize, bool)> + '_ {
+    let unit = move |at: usize| -> Option<u16> {
+        let hex = bytes.get(at..at + 6)?.strip_prefix(b"\\u")?;
+        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let mut at = 0;
+    std::iter::from_fn(move || loop {
+        at += bytes
+            .get(at..)
+            .and_then(|rest| memchr::memchr(b'\\', rest))?;
+        match unit(at) {
+            Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => {
+                at += 12;
+                return Some((at - 12, true));
+            }
+            Some(0xD800..=0xDFFF) => {
+                at += 6;
+                return Some((at - 6, false));
+            }
+            // `\\`, `\"`, `\n`, `\u00e9`...: step over the escaped character.
+            _ => at += 2,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walkers_skip_strings() {
+        let text = br#"{"a":"1e999 \" [[","b":[-1.5e3,12345678901234567]}"#;
+        let spans: Vec<_> = numbers(text).map(|s| &text[s]).collect();
+        assert_eq!(spans, [&b"-1.5e3"[..], b"12345678901234567"]);
+        assert!(!decodes_as_stored(text));
+        assert!(decodes_as_stored(br#"{"a":"\\ud800","b":1.5}"#));
+        assert!(!decodes_as_stored(br#"{"a":"\ud83d\ude00"}"#));
+    }
+
+    #[test]
+    fn mends_what_javascript_accepts() {
+        let lone = surrogates::standin(0xD83D).to_string();
+        assert_eq!(
+            decode(br#"[1e999,"\ud83d",-1e400]"#).unwrap(),
+            serde_json::json!([null, lone, null])
+        );
+        assert!(decode(b"[1,").is_err());
+    }
+
+    /// What `JSON.parse` then `JSON.stringify` give, surrogate by surrogate.
+    #[test]
+    fn surrogates_survive_as_javascript_keeps_them() {
+        for (stored, written) in [
+            (r#""cut \ud83d""#, r#""cut \ud83d""#),
+            (r#""\uD83D\uDE00 \ude00\ud83d""#, r#""😀 \ude00\ud83d""#),
+            (r#""\\ud83d""#, r#""\\ud83d""#),
+            ("\"\u{10f800}\"", "\"\u{10f800}\""),
+            (r#""\udbff\udfff\ud800""#, "\"\u{10ffff}\\ud800\""),
+            (r#"{"\udc00":"\udbfe"}"#, r#"{"\udc00":"\udbfe"}"#),
+        ] {
+            let value = decode(stored.as_bytes()).unwrap();
+            assert_eq!(surrogates::to_string(&value), written, "{stored}");
+        }
+        assert!(!may_hold_surrogates(br#"{"a":"\u00e9 \n"}"#));
+    }
+}

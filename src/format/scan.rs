@@ -1,0 +1,607 @@
+//! Reading lines into entries: the single parser every command goes through.
+//!
+//! [`scan`] finds the header, skips blank lines as pi does, reports malformed ones as warnings,
+//! applies the v1 id migration and the seed-000 mapping, and hands each entry to the caller as a
+//! borrowed [`LineView`]. It never prints and never decides to skip a file: callers do.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::format::json;
+use crate::format::model::{self, Dialect, EntryKind, Header, LineView, NotAHeader, Skimming};
+use crate::format::reader::{Cut, LineReader, RawLine, MAX_LINE};
+use crate::util::readahead::{self, ReadAhead, Reading};
+use crate::util::warning::Warning;
+
+/// Why a file could not be read as a session at all.
+#[derive(Debug)]
+pub enum ScanError {
+    Io(io::Error),
+    /// A directory, FIFO, socket or device where a session file was expected (its kind).
+    NotRegular(&'static str),
+    /// The first parsable line is not a pi session header.
+    NotASession {
+        line: u64,
+        reason: NotAHeader,
+        /// The first line before it that did not parse, and why: often the header itself.
+        unread: Option<(u64, String)>,
+    },
+    /// No parsable line at all.
+    Empty,
+    /// No line parsed; the first one that did not, and why (UTF-16, NUL bytes, too deep...).
+    NoHeader {
+        line: u64,
+        reason: String,
+    },
+    /// The file was rewritten under the reader: what it holds now is not what was indexed.
+    Changed,
+}
+
+impl fmt::Display for ScanError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            ScanError::Io(e) => f.write_str(&crate::util::warning::io_cause(e)),
+            ScanError::NotRegular(kind) => write!(f, "not a regular file ({kind})"),
+            ScanError::NotASession {
+                line,
+                reason,
+                unread,
+            } => {
+                write!(f, "line {line}: not a pi session: {reason}")?;
+                match unread {
+                    Some((n, why)) => write!(f, " (line {n} before it did not parse: {why})"),
+                    None => Ok(()),
+                }
+            }
+            ScanError::Empty => f.write_str("not a pi session: the file holds no session header"),
+            ScanError::NoHeader { line, reason } => {
+                write!(
+                    f,
+                    "not a pi session: no line parses (line {line}: {reason})"
+                )
+            }
+            ScanError::Changed => f.write_str("changed while it was being read"),
+        }
+    }
+}
+
+impl std::error::Error for ScanError {}
+
+/// One entry as the scan hands it out.
+pub struct EntryLine<'a> {
+    /// 0-based position among the file's entries (header and skipped lines excluded).
+    pub ordinal: usize,
+    pub line: u64,
+    pub offset: u64,
+    /// Bytes on disk, terminator included.
+    pub len: u64,
+    /// The effective id: stored, or assigned by the v1 migration.
+    pub id: Option<Cow<'a, str>>,
+    pub parent: Option<Cow<'a, str>>,
+    pub kind: EntryKind,
+    pub view: &'a LineView<'a>,
+    /// The JSON text `view` was read from: the stored line, or its seed-000 mapping (or lossy
+    /// re-encoding) in pi's shape. For decoding a field the view skips.
+    pub json: &'a [u8],
+    /// The line as stored, without its `\n` (a `\r` before it is kept).
+    pub stored: &'a [u8],
+}
+
+/// What a scan learned besides the entries.
+#[derive(Debug)]
+pub struct ScanReport {
+    pub header: Header,
+    pub header_line: u64,
+    /// Where the header's stored line starts, and its length on disk (terminator included).
+    pub header_offset: u64,
+    pub header_len: u64,
+    pub entries: usize,
+    /// Malformed lines (not JSON, not an object, a second header...): each has a warning.
+    pub malformed: u64,
+    pub warnings: Vec<Warning>,
+    /// The last line had no `\n` and did not parse: pi is probably still writing it.
+    pub torn_tail: bool,
+    /// That line's number, for `check`'s findings.
+    pub torn_line: Option<u64>,
+    /// Where the scan stopped, for going on from there ([`scan_on`]).
+    pub(crate) tail: Tail,
+}
+
+/// The end of what a scan read, and the little it must remember to read on from there as if it
+/// had never stopped: pi only appends, so the summary cache reads a grown file from its old end.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Tail {
+    /// The number of the last line read.
+    pub(crate) lines: u64,
+    /// The offset just past it.
+    pub(crate) end: u64,
+    /// The last line had no `\n`: what is appended would continue it, so no scan goes on
+    /// from here.
+    pub(crate) open: bool,
+    /// The v1 migration's last id: the next entry's parent.
+    pub(crate) prev_v1_id: Option<String>,
+    /// Lines had to be left unread (broken off early): the end is not the file's.
+    pub(crate) stopped: bool,
+}
+
+impl ScanReport {
+    /// Whether a scan can go on from where this one stopped ([`scan_on`]).
+    pub(crate) fn resumable(&self) -> bool {
+        !self.tail.open && !self.tail.stopped && !self.torn_tail
+    }
+}
+
+/// How one non-blank line parsed.
+#[allow(clippy::large_enum_variant)] // short-lived, one per line
+enum Parsed<'a> {
+    View(LineView<'a>),
+    /// An object only the slow path parses (duplicate keys, invalid UTF-8).
+    Slow,
+    /// `null`: pi skips it silently.
+    Null,
+    Bad(String),
+}
+
+fn parse_line<'a>(line: &RawLine<'a>, how: Skimming) -> Parsed<'a> {
+    let bytes = line.content();
+    if let Some(cut) = line.cut {
+        return Parsed::Bad(match cut {
+            Cut::TooLong => format!(
+                "a line of {} bytes, longer than pi can read ({MAX_LINE} characters); skipped",
+                line.len_on_disk()
+            ),
+            Cut::NoMemory => format!(
+                "a line of {} bytes, more than memory holds; skipped",
+                line.len_on_disk()
+            ),
+            Cut::NotJson => not_json(bytes, None),
+        });
+    }
+    // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
+    // memory speed. serde_json decides the rest, the same way it always did.
+    if let Some(view) = LineView::skim_as(bytes, how) {
+        return Parsed::View(view);
+    }
+    // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
+    // fast path, so `[1,2]` is reported like any other non-object line.
+    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if is_object {
+        if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
+            // The view skips what it does not read with serde_json's `ignore_value`, which has
+            // no depth limit, while a full decode (`Session::load`) stops at
+            // `json::DECODE_DEPTH` levels: a line nested deeper would be indexed and then fail
+            // to show. The rare line that may be is decoded in full here to decide.
+            if !json::may_be_too_deep(bytes) || json::decode(bytes).is_ok() {
+                return Parsed::View(view);
+            }
+        }
+    }
+    match json::decode(bytes) {
+        Ok(Value::Null) => Parsed::Null,
+        Ok(Value::Object(_)) => Parsed::Slow,
+        Ok(_) => Parsed::Bad("not a JSON object".to_owned()),
+        Err(e) => Parsed::Bad(not_json(bytes, Some(&e))),
+    }
+}
+
+/// Why a line is not JSON, with what it looks like when that says more than the decoder's
+/// error: NUL bytes (a binary file, or the zeros a crash can leave), UTF-16.
+fn not_json(bytes: &[u8], e: Option<&serde_json::Error>) -> String {
+    // ASCII in UTF-16 is every other byte NUL: `{\0"\0` (little-endian) or `\0{\0"`, after
+    // a byte-order mark or not.
+    let text = [&b"\xFF\xFE"[..], b"\xFE\xFF"]
+        .iter()
+        .find_map(|bom| bytes.strip_prefix(*bom))
+        .unwrap_or(bytes);
+    let nul = |k: usize| text.get(k).map(|&b| b == 0);
+    let pattern = (nul(0), nul(1), nul(2), nul(3));
+    let utf16 = pattern == (Some(false), Some(true), Some(false), Some(true))
+        || pattern == (Some(true), Some(false), Some(true), Some(false));
+    if utf16 {
+        return "not UTF-8: it looks like UTF-16 (pi reads UTF-8 only; convert it with `iconv -f UTF-16 -t UTF-8`)".to_owned();
+    }
+    if bytes.first() == Some(&0) {
+        return "NUL bytes, not text (a binary file, or zeros left by a crash)".to_owned();
+    }
+    match e {
+        Some(e) => json::describe_error(bytes, e),
+        None => match json::decode(bytes) {
+            Err(e) => json::describe_error(bytes, &e),
+            Ok(_) => "not a JSON object".to_owned(),
+        },
+    }
+}
+
+/// What a line before the header means.
+enum HeaderStep {
+    Skip,
+    Torn,
+    Malformed(String),
+    Found(Header),
+    NotASession(NotAHeader),
+}
+
+fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
+    match parsed {
+        Parsed::Null => HeaderStep::Skip,
+        Parsed::Bad(_) if !line.terminated && line.cut.is_none() => HeaderStep::Torn,
+        // pi skips the line and so finds no session in the file; say why, rather than blame
+        // the entry after it for not being a header.
+        Parsed::Bad(_) if bom_before_header(line.content(), stem) => {
+            HeaderStep::NotASession(NotAHeader::ByteOrderMark)
+        }
+        Parsed::Bad(reason) => HeaderStep::Malformed(reason),
+        Parsed::View(_) | Parsed::Slow => {
+            let value = json::decode(line.content()).unwrap_or(Value::Null);
+            match Header::from_value(value, stem) {
+                Ok(h) => HeaderStep::Found(h),
+                Err(reason) => HeaderStep::NotASession(reason),
+            }
+        }
+    }
+}
+
+fn bom_before_header(bytes: &[u8], stem: &str) -> bool {
+    bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .is_some_and(|rest| json::decode(rest).is_ok_and(|v| Header::from_value(v, stem).is_ok()))
+}
+
+/// The header whose stored line (terminator included) a scan found, read again from it.
+pub(crate) fn header_of_stored(stored: &[u8], stem: &str) -> Option<Header> {
+    let line = stored.strip_suffix(b"\n").unwrap_or(stored);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut header = Header::from_value(json::decode(line).ok()?, stem).ok()?;
+    header.stored = stored.to_vec();
+    Some(header)
+}
+
+/// Reads only as far as the header (pi's `readSessionHeader`), for lookups by id.
+pub fn read_header(path: &Path) -> Result<Header, ScanError> {
+    let OpenedFile { file, stem, .. } = open_file(path)?;
+    read_header_of(file, &stem)
+}
+
+/// [`read_header`] of a file already open (`rm` checks the very file it is about to remove).
+pub fn read_header_of(input: impl io::Read, stem: &str) -> Result<Header, ScanError> {
+    let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, input));
+    let mut unread = None;
+    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
+        if line.is_blank() {
+            continue;
+        }
+        match header_step(parse_line(&line, Skimming::Plain), &line, stem) {
+            HeaderStep::Found(h) => return Ok(h),
+            HeaderStep::NotASession(reason) => {
+                return Err(ScanError::NotASession {
+                    line: line.number,
+                    reason,
+                    unread,
+                })
+            }
+            HeaderStep::Malformed(reason) => {
+                unread.get_or_insert((line.number, reason));
+            }
+            HeaderStep::Skip | HeaderStep::Torn => {}
+        }
+    }
+    Err(no_header(unread))
+}
+
+/// The error for a file in which no header was found.
+fn no_header(unread: Option<(u64, String)>) -> ScanError {
+    match unread {
+        Some((line, reason)) => ScanError::NoHeader { line, reason },
+        None => ScanError::Empty,
+    }
+}
+
+/// Scans a whole session stream, calling `on_entry` for every entry in file order.
+///
+/// `stem` is the file name without `.jsonl`: the id of seed-000 sessions.
+pub fn scan<R: BufRead>(
+    input: R,
+    stem: &str,
+    on_entry: impl FnMut(&Header, &EntryLine),
+) -> Result<ScanReport, ScanError> {
+    scan_as(input, stem, Skimming::Plain, on_entry)
+}
+
+/// [`scan`], stopped early when `on_entry` breaks (a reader that went away): the report then
+/// covers the lines read so far.
+pub fn scan_until<R: BufRead>(
+    input: R,
+    stem: &str,
+    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
+    scan_from(
+        LineReader::new(input),
+        stem,
+        None,
+        Skimming::Plain,
+        on_entry,
+    )
+}
+
+/// [`scan`], each line's view noting what `how` asks for.
+pub fn scan_as<R: BufRead>(
+    input: R,
+    stem: &str,
+    how: Skimming,
+    mut on_entry: impl FnMut(&Header, &EntryLine),
+) -> Result<ScanReport, ScanError> {
+    let on_entry = |header: &Header, entry: &EntryLine| {
+        on_entry(header, entry);
+        ControlFlow::Continue(())
+    };
+    scan_from(LineReader::new(input), stem, None, how, on_entry)
+}
+
+/// Goes on with a scan that `before` reported, over `input`: the same file from `before`'s end
+/// on (what was appended since). The report is the one a scan of the whole file would give.
+pub(crate) fn scan_on<R: BufRead>(
+    input: R,
+    stem: &str,
+    before: ScanReport,
+    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
+    debug_assert!(before.resumable());
+    let reader = LineReader::resume(input, before.tail.lines, before.tail.end);
+    scan_from(reader, stem, Some(before), Skimming::Plain, on_entry)
+}
+
+fn scan_from<R: BufRead>(
+    mut reader: LineReader<R>,
+    stem: &str,
+    before: Option<ScanReport>,
+    how: Skimming,
+    mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
+    // The header, its line number, offset and length on disk.
+    let mut header: Option<(Header, u64, u64, u64)> = None;
+    let mut warnings = Vec::new();
+    let mut malformed = 0;
+    let mut torn_tail = false;
+    let mut torn_line = None;
+    let mut unread = None;
+    let mut ordinal = 0usize;
+    let mut prev_v1_id: Option<String> = None;
+    let mut tail = Tail::default();
+    if let Some(b) = before {
+        header = Some((b.header, b.header_line, b.header_offset, b.header_len));
+        (warnings, malformed, ordinal) = (b.warnings, b.malformed, b.entries);
+        prev_v1_id = b.tail.prev_v1_id;
+        tail = Tail {
+            prev_v1_id: None,
+            ..b.tail
+        };
+    }
+
+    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
+        (tail.lines, tail.end, tail.open) = (
+            line.number,
+            line.offset + line.len_on_disk(),
+            !line.terminated,
+        );
+        if line.is_blank() {
+            continue;
+        }
+        let parsed = parse_line(&line, how);
+        let mut warn = |message: String| {
+            warnings.push(Warning {
+                line: Some(line.number),
+                message,
+            });
+        };
+        let Some((head, ..)) = &header else {
+            match header_step(parsed, &line, stem) {
+                HeaderStep::Skip => {}
+                HeaderStep::Torn => (torn_tail, torn_line) = (true, Some(line.number)),
+                HeaderStep::Malformed(reason) => {
+                    malformed += 1;
+                    unread.get_or_insert((line.number, reason.clone()));
+                    warn(reason);
+                }
+                HeaderStep::Found(mut h) => {
+                    h.stored = line.bytes.to_vec();
+                    if line.terminated {
+                        h.stored.push(b'\n');
+                    }
+                    header = Some((h, line.number, line.offset, line.len_on_disk()));
+                }
+                HeaderStep::NotASession(reason) => {
+                    return Err(ScanError::NotASession {
+                        line: line.number,
+                        reason,
+                        unread,
+                    })
+                }
+            }
+            continue;
+        };
+        let seed000 = head.dialect == Dialect::Seed000;
+        // seed-000 lines are mapped onto pi's shape first; the view borrows the mapped text.
+        let owned: String;
+        let view_storage: LineView;
+        let (view, json): (&LineView, &[u8]) = match parsed {
+            Parsed::Null => continue,
+            Parsed::Bad(reason) => {
+                // A cut line is no write in progress, even at the end.
+                if line.terminated || line.cut.is_some() {
+                    malformed += 1;
+                    warn(reason);
+                } else {
+                    (torn_tail, torn_line) = (true, Some(line.number));
+                }
+                continue;
+            }
+            Parsed::View(v) if !seed000 => {
+                view_storage = v;
+                (&view_storage, line.content())
+            }
+            Parsed::View(_) | Parsed::Slow => {
+                let mut value = json::decode(line.content()).unwrap_or(Value::Null);
+                if seed000 {
+                    value = model::normalize_seed000(value);
+                }
+                // Written as pi writes it (lone surrogates as escapes, not stand-ins), so that
+                // decoding `json` again gives this value back; read by the skim, which takes them.
+                owned = crate::format::surrogates::to_string(&value);
+                view_storage = LineView::skim(owned.as_bytes())
+                    .or_else(|| serde_json::from_str(&owned).ok())
+                    .unwrap_or_default();
+                (&view_storage, owned.as_bytes())
+            }
+        };
+        let kind_str = view.kind.get();
+        if matches!(kind_str, Some("session" | "session_header")) {
+            malformed += 1;
+            warn("a second session header; ignored".to_owned());
+            continue;
+        }
+        let kind = EntryKind::parse(kind_str);
+        let (id, parent) = if head.needs_v1_ids() {
+            let id = model::v1_id(ordinal + 1);
+            let parent = prev_v1_id.replace(id.clone());
+            (Some(Cow::Owned(id)), parent.map(Cow::Owned))
+        } else {
+            let parent = view
+                .parent_id
+                .get()
+                .filter(|p| !p.is_empty())
+                .map(Cow::Borrowed);
+            (view.id.get().map(Cow::Borrowed), parent)
+        };
+        let entry = EntryLine {
+            ordinal,
+            line: line.number,
+            offset: line.offset,
+            len: line.len_on_disk(),
+            id,
+            parent,
+            kind,
+            view,
+            json,
+            stored: line.bytes,
+        };
+        ordinal += 1;
+        if on_entry(head, &entry).is_break() {
+            tail.stopped = true;
+            break;
+        }
+    }
+    tail.prev_v1_id = prev_v1_id;
+    let (header, header_line, header_offset, header_len) =
+        header.ok_or_else(|| no_header(unread))?;
+    Ok(ScanReport {
+        header,
+        header_line,
+        header_offset,
+        header_len,
+        entries: ordinal,
+        malformed,
+        warnings,
+        torn_tail,
+        torn_line,
+        tail,
+    })
+}
+
+/// A session file opened for reading: its stem is the id of seed-000 sessions, and its
+/// metadata (taken once) tells its size and time.
+pub struct OpenedFile {
+    pub file: File,
+    pub meta: std::fs::Metadata,
+    pub stem: String,
+}
+
+/// Opens a session file, which must be a regular file (a symlink to one is followed): a
+/// directory, FIFO, socket or device is [`ScanError::NotRegular`], never an empty session or a
+/// read that blocks or never ends. The open itself does not block on a FIFO swapped in after
+/// the listing looked (`O_NONBLOCK`, which a regular file ignores).
+pub fn open_file(path: &Path) -> Result<OpenedFile, ScanError> {
+    let (file, meta) = open_nonblocking(path)?;
+    if !meta.is_file() {
+        return Err(ScanError::NotRegular(crate::util::file::kind_of(
+            meta.file_type(),
+        )));
+    }
+    Ok(OpenedFile {
+        file,
+        meta,
+        stem: stem_of(path),
+    })
+}
+
+/// Opens anything without blocking on a FIFO, and says what it is.
+fn open_nonblocking(path: &Path) -> Result<(File, std::fs::Metadata), ScanError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        #[allow(clippy::cast_possible_wrap)]
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options.open(path).map_err(ScanError::Io)?;
+    let meta = file.metadata().map_err(ScanError::Io)?;
+    Ok((file, meta))
+}
+
+/// A file name without `.jsonl`: the id of a seed-000 session.
+pub(crate) fn stem_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Reads `buf.len()` bytes at `offset` without moving the file's offset, which its clones share
+/// (where the platform cannot, the offset is moved on a clone).
+#[cfg(unix)]
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut handle = file.try_clone()?;
+    handle.seek(SeekFrom::Start(offset))?;
+    handle.read_exact(buf)
+}
+
+/// The source for one scan of a whole file.
+pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRead>, ScanError> {
+    let file = &opened.file;
+    if reading == Reading::AheadIfBig && opened.meta.len() >= readahead::WORTH_A_THREAD {
+        let clone = file.try_clone().map_err(ScanError::Io)?;
+        if let Ok(reader) = ReadAhead::new(clone) {
+            return Ok(Box::new(reader));
+        }
+    }
+    Ok(Box::new(BufReader::with_capacity(
+        256 * 1024,
+        file.try_clone().map_err(ScanError::Io)?,
+    )))
+}
+
+/// The id a stored entry line holds, read as the scan reads it (seed-000 lines mapped first):
+/// for checking that a line read again by offset is the entry the index recorded.
+pub(crate) fn stored_id(line: &[u8], dialect: Dialect) -> Option<String> {
+    if dialect == Dialect::Pi {
+        if let Some(view) = LineView::skim(line) {
+            return view.id.get().map(str::to_owned);
+        }
+    }
+    let mut value = json::decode(line).ok()?;
+    if dialect == Dialect::Seed000 {
+        value = model::normalize_seed000(value);
+    }
+    value.get("id")?.as_str().map(str::to_owned)
+}

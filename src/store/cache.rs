@@ -1,0 +1,884 @@
+//! The summary cache: what `ls` needs of each session file, kept between runs, so a listing of
+//! thousands of sessions reads only what changed.
+//!
+//! pi only appends to a session, so a [`Summary`] is a fold over its lines: the cache keeps each
+//! file's summary, the folded state and the offset the fold reached. A file whose device,
+//! inode, size, mtime and ctime are what they were is not read at all; a file that grew is read
+//! from that offset on, once its header line and a hash of the 64 KB before the offset show
+//! they are the ones folded; anything else (shrunk, rewritten to the same size, replaced,
+//! renamed, a different header) is read whole. The cache is a pure accelerator: a summary read
+//! from it is the one a full read gives, and a missing, foreign, damaged or unwritable cache is
+//! passed over with at most one warning a run.
+//!
+//! One file per session folder (`<cache dir>/summaries/<hash of the folder>.bin`): a listing of
+//! one project reads one, and a run rewrites only the folders whose sessions changed, to a
+//! temporary file renamed into place, so concurrent runs each see a whole cache.
+
+use std::fs::{self, File, Metadata};
+use std::io::{BufReader, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use hashbrown::HashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::format::scan::{
+    self, open_file, read_exact_at, whole_file, OpenedFile, ScanError, ScanReport,
+};
+
+use crate::store::summary::{
+    fold_from, modified_from_mtime, with_file_facts, without_file_facts, Detail, FileFacts, Fold,
+    Summary,
+};
+use crate::util::file::split_name;
+use crate::util::readahead::Reading;
+
+/// A listing of more folders than this stats its files by path.
+const MAX_FOLDER_FDS: usize = 256;
+
+/// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
+pub(crate) type CacheProblem = (PathBuf, String);
+
+/// Session files smaller than this are not given an index cache (`session::cached`): they are
+/// indexed in about the time a cache file takes to read. The cache holds the limit, as it
+/// decides what it keeps.
+pub const INDEX_CACHE_MIN_BYTES: u64 = 8 << 20;
+
+/// Where the cache is, and whether this run has warned about it yet.
+#[derive(Debug, Clone)]
+pub struct CacheDir {
+    pub dir: PathBuf,
+    /// Session files of at least this many bytes have their index kept too (see
+    /// `session::cached`).
+    pub index_min_bytes: u64,
+    warned: Arc<AtomicBool>,
+}
+
+impl CacheDir {
+    pub fn new(dir: PathBuf) -> CacheDir {
+        CacheDir {
+            dir,
+            index_min_bytes: INDEX_CACHE_MIN_BYTES,
+            warned: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn folder_file(&self, folder: &[u8]) -> PathBuf {
+        let hash = xxhash_rust::xxh3::xxh3_64(folder);
+        self.dir.join("summaries").join(format!("{hash:016x}.bin"))
+    }
+
+    /// The first problem of a run becomes its one warning; later ones are dropped.
+    pub(crate) fn problem(&self, path: &Path, why: String) -> Option<CacheProblem> {
+        (!self.warned.swap(true, Ordering::Relaxed)).then(|| (path.to_path_buf(), why))
+    }
+}
+
+/// The start of every cache file; then [`FORMAT`] (u32, little-endian), the length of the
+/// index (u64), its xxh3 (u64), the index (a postcard-encoded [`Stored`]), and the blobs of
+/// what a grown file is read on from ([`Resume`]s), each with its own hash, read only when
+/// their file grew: a warm listing decodes the index alone.
+const MAGIC: &[u8] = b"pisess summary cache\n";
+
+/// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
+/// format is not read (and is replaced).
+const FORMAT: u32 = 3;
+
+/// A file whose mtime is this close to the run's start may still change within the mtime's
+/// granularity without its key changing (git's "racily clean"): it is checked by its bytes
+/// next time, not trusted by its key.
+const RACY_NS: i128 = 2_000_000_000;
+
+/// The bytes before the fold's end whose hash must be unchanged to read a grown file on: a
+/// smaller file is compared whole, a larger one where a rewrite would most likely show.
+const GUARD_BYTES: u64 = 64 * 1024;
+
+/// What one folder's cache file holds.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    /// pisess's version and the time zone dates without an offset were read in.
+    stamp: String,
+    /// The folder, in case two hash alike.
+    folder: Vec<u8>,
+    records: Vec<Record>,
+}
+
+/// One session file.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Record {
+    name: Vec<u8>,
+    key: FileKey,
+    /// The key alone vouches for the summary (the file was not racy when read).
+    trusted: bool,
+    /// Without the file's own facts (path, times, size): those are the file's of this run.
+    /// Taken, not cloned, by the listing it serves (10,000 clones were a tenth of a warm run);
+    /// a record written again gets it back from the listing ([`Cache::save`]).
+    summary: Mutex<Option<Summary>>,
+    /// pi's `modified` was the file's mtime (no message or header time), which the summary the
+    /// listing holds has filled in.
+    modified_from_mtime: bool,
+    /// The file's large tool results ([`Fold::skips`]), as offsets and lengths.
+    skips: Vec<(u64, u64)>,
+    /// Where its [`Resume`] is among the blobs; `None` when the file ended in a line without
+    /// `\n` (what is appended would continue it).
+    resume: Option<Blob>,
+}
+
+/// A blob's place after the index, and its xxh3.
+#[derive(Serialize, Deserialize, Clone, Copy)]
+struct Blob {
+    at: u64,
+    len: u64,
+    hash: u64,
+}
+
+/// One folder's file as loaded: its records by file name, and the file, whose bytes from
+/// `blobs_at` on are the blobs.
+#[derive(Default)]
+struct Folder {
+    /// As decoded, each in its place until a rewrite takes it: moved into a map, 10,000
+    /// records of a warm listing were 6 MB more to copy and fault in.
+    records: Vec<Option<Record>>,
+    /// Where each file's record is among `records`, by its name (moved out of the record).
+    by_name: HashMap<Vec<u8>, usize>,
+    /// The cache file, whose bytes from `blobs_at` on are the blobs: read when one is needed,
+    /// not with the index (a warm listing needs none).
+    path: PathBuf,
+    blobs_at: u64,
+    /// The folder itself, open, for stats by name.
+    #[cfg(unix)]
+    dir: Option<File>,
+}
+
+impl Folder {
+    fn get(&self, name: &[u8]) -> Option<&Record> {
+        self.records.get(*self.by_name.get(name)?)?.as_ref()
+    }
+
+    /// The record of `name`, named again, to be written back.
+    fn take(&mut self, name: &[u8]) -> Option<Record> {
+        let (name, at) = self.by_name.remove_entry(name)?;
+        let mut record = self.records.get_mut(at)?.take()?;
+        record.name = name;
+        Some(record)
+    }
+
+    /// The key and facts of the regular file `name` of this folder (a symlink followed): by
+    /// the folder's descriptor where there is one, so that 10,000 stats do not each walk the
+    /// whole path.
+    fn stat(&self, path: &Path, name: &[u8]) -> Option<(FileKey, FileFacts)> {
+        #[cfg(unix)]
+        if let Some(dir) = &self.dir {
+            use std::os::unix::ffi::OsStrExt;
+            let name = std::ffi::OsStr::from_bytes(name);
+            let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::empty()).ok()?;
+            let regular = rustix::fs::FileType::from_raw_mode(st.st_mode)
+                == rustix::fs::FileType::RegularFile;
+            let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+            #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+            let key = FileKey {
+                dev: st.st_dev as u64,
+                ino: st.st_ino as u64,
+                size: st.st_size as u64,
+                mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+                ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            };
+            #[allow(clippy::unnecessary_cast)]
+            let modified = u64::try_from(st.st_mtime)
+                .ok()
+                .map(|s| std::time::Duration::new(s, st.st_mtime_nsec as u32));
+            let facts = FileFacts {
+                modified,
+                len: key.size,
+            };
+            return regular.then_some((key, facts));
+        }
+        let _ = name;
+        let meta = fs::metadata(path).ok()?;
+        meta.is_file()
+            .then(|| (FileKey::of(&meta), FileFacts::from(&meta)))
+    }
+
+    /// A record's resume blob, when it is whole.
+    /// A record's resume blob, when it is whole (another run may have replaced the file since:
+    /// then the hash tells).
+    fn blob(&self, record: &Record) -> Option<Vec<u8>> {
+        let b = record.resume?;
+        let at = self.blobs_at.checked_add(b.at)?;
+        let bytes = read_at(&open_cache_file(&self.path).ok()?, at, b.len)?;
+        b.holds(&bytes).then_some(bytes)
+    }
+
+    /// All the blobs at once, for writing the folder's file again.
+    fn blobs(&self) -> Vec<u8> {
+        let read = || {
+            let file = open_cache_file(&self.path).ok()?;
+            let len = file.metadata().ok()?.len().checked_sub(self.blobs_at)?;
+            read_at(&file, self.blobs_at, len)
+        };
+        read().unwrap_or_default()
+    }
+}
+
+impl Blob {
+    fn holds(&self, bytes: &[u8]) -> bool {
+        xxhash_rust::xxh3::xxh3_64(bytes) == self.hash
+    }
+
+    /// This blob among `blobs` (all of a file's), when it is whole.
+    fn within(self, blobs: &[u8]) -> Option<Vec<u8>> {
+        let start = usize::try_from(self.at).ok()?;
+        let bytes = blobs.get(start..start.checked_add(usize::try_from(self.len).ok()?)?)?;
+        self.holds(bytes).then(|| bytes.to_vec())
+    }
+}
+
+/// How to read a grown file on.
+#[derive(Serialize, Deserialize)]
+struct Resume {
+    /// The scan's report as it ended, but for its header, which is read again from `header`.
+    report: SavedReport,
+    /// Without the first message, which the record's summary holds ([`Fold::take_first_message`]).
+    fold: Fold,
+    had_first_message: bool,
+    /// xxh3 of the bytes `[end - tail_len, end)`.
+    tail_hash: u64,
+    tail_len: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedReport {
+    #[serde(with = "serde_bytes")]
+    header: Vec<u8>,
+    header_line: u64,
+    header_offset: u64,
+    header_len: u64,
+    entries: usize,
+    malformed: u64,
+    warnings: Vec<crate::util::warning::Warning>,
+    tail: scan::Tail,
+}
+
+/// What identifies a file's bytes without reading them. ctime is in it because nothing can set
+/// it back: a rewrite that restores the mtime still changes the key.
+#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct FileKey {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+/// The time now, in ns since 1970 (what a [`FileKey`]'s mtime is racy against).
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+impl FileKey {
+    /// Modified long enough ago that a change within the mtime's granularity would show in
+    /// the key: what a cache may trust the key of.
+    pub(crate) fn settled(&self) -> bool {
+        self.mtime_ns < now_ns() - RACY_NS
+    }
+
+    #[cfg(unix)]
+    pub(crate) fn of(meta: &Metadata) -> FileKey {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        FileKey {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub(crate) fn of(meta: &Metadata) -> FileKey {
+        let ns = |t: std::io::Result<std::time::SystemTime>| {
+            t.ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128)
+        };
+        FileKey {
+            dev: 0,
+            ino: 0,
+            size: meta.len(),
+            mtime_ns: ns(meta.modified()),
+            ctime_ns: ns(meta.created()),
+        }
+    }
+}
+
+/// The cache of one listing: the records of its folders as loaded, and what this run learned.
+pub(crate) struct Cache<'a> {
+    dir: &'a CacheDir,
+    stamp: String,
+    /// The run's start, against which files are racy.
+    now_ns: i128,
+    /// By folder (bytes: hashing a `Path` walks its components).
+    folders: HashMap<Vec<u8>, Folder>,
+    /// The first problem met (the run's one warning).
+    pub(crate) problem: Option<CacheProblem>,
+}
+
+/// A record to write, with its resume blob.
+type WithBlob = (Record, Option<Vec<u8>>);
+
+/// What became of a file's record.
+pub(crate) enum Fate {
+    /// Still right.
+    Kept,
+    /// Replaced by a new one, with its resume blob.
+    New(Box<Record>, Option<Vec<u8>>),
+    /// No record for it (it cannot be summarized, or cannot be cached).
+    Dropped,
+}
+
+impl<'a> Cache<'a> {
+    /// Loads the records of the folders of `files`.
+    pub(crate) fn load(dir: &'a CacheDir, files: &[PathBuf]) -> Cache<'a> {
+        let mut cache = Cache {
+            dir,
+            stamp: stamp(),
+            now_ns: now_ns(),
+            folders: HashMap::new(),
+            problem: None,
+        };
+        let mut folders: Vec<&[u8]> = files.iter().map(|f| split_name(f).0).collect();
+        folders.sort_unstable();
+        folders.dedup();
+        let many_folders = folders.len();
+        let loaded = crate::util::parallel::map(&folders, |folder, _| {
+            let (mut loaded, problem) = read_folder(dir, &cache.stamp, folder);
+            // A descriptor per folder, but not so many that the files' own opens could fail.
+            #[cfg(unix)]
+            if !loaded.by_name.is_empty() && many_folders <= MAX_FOLDER_FDS {
+                use std::os::unix::ffi::OsStrExt;
+                loaded.dir = File::open(std::ffi::OsStr::from_bytes(folder)).ok();
+            }
+            (loaded, problem)
+        });
+        for (folder, (loaded, problem)) in folders.into_iter().zip(loaded) {
+            if let Some((path, why)) = problem {
+                cache.note(&path, why);
+            }
+            cache.folders.insert(folder.to_vec(), loaded);
+        }
+        cache
+    }
+
+    fn note(&mut self, path: &Path, why: String) {
+        if self.problem.is_none() {
+            self.problem = self.dir.problem(path, why);
+        }
+    }
+
+    /// The summary of `path` when the cache vouches for it without reading the file: a record
+    /// not racy when written, whose key is the file's now. A stat, not an open.
+    pub(crate) fn peek(&self, path: &Path) -> Option<Summary> {
+        self.vouched(path).map(|(summary, _)| summary)
+    }
+
+    /// [`peek`](Self::peek), and where the file's large tool results are (offsets, lengths).
+    pub(crate) fn vouched(&self, path: &Path) -> Option<(Summary, &[(u64, u64)])> {
+        let (folder, name) = split_name(path);
+        let folder = self.folders.get(folder)?;
+        let record = folder.get(name).filter(|r| r.trusted)?;
+        let (key, facts) = folder.stat(path, name)?;
+        if record.key != key {
+            return None;
+        }
+        let summary = record.summary.lock().ok()?.take()?;
+        Some((with_file_facts(summary, path, facts), &record.skips[..]))
+    }
+
+    /// The summary of `path` (pi's listing fields only), from the cache where it holds, and
+    /// what became of its record.
+    pub(crate) fn summarize(
+        &self,
+        path: &Path,
+        reading: Reading,
+    ) -> (Result<Summary, ScanError>, Fate) {
+        if let Some(summary) = self.peek(path) {
+            return (Ok(summary), Fate::Kept);
+        }
+        let (folder, name) = split_name(path);
+        let folder = self.folders.get(folder);
+        let record = folder.and_then(|f| f.get(name));
+        let opened = match open_file(path) {
+            Ok(o) => o,
+            Err(e) => return (Err(e), Fate::Dropped),
+        };
+        let key = FileKey::of(&opened.meta);
+        let read = folder
+            .zip(record)
+            .and_then(|(f, r)| read_on(f, r, &opened, key))
+            .unwrap_or_else(|| read_whole(&opened, reading));
+        match read {
+            Ok((summary, report, fold)) => {
+                // Bytes that changed while they were read are not what was folded: kept for
+                // this run's listing, not for the next.
+                let unchanged = opened
+                    .file
+                    .metadata()
+                    .is_ok_and(|now| FileKey::of(&now) == key);
+                let fate = if unchanged {
+                    self.record(path, &opened.file, key, &summary, report, fold)
+                } else {
+                    Fate::Dropped
+                };
+                (
+                    Ok(with_file_facts(summary, path, (&opened.meta).into())),
+                    fate,
+                )
+            }
+            Err(e) => (Err(e), Fate::Dropped),
+        }
+    }
+
+    /// The record to keep for a file just read.
+    fn record(
+        &self,
+        path: &Path,
+        file: &File,
+        key: FileKey,
+        summary: &Summary,
+        report: ScanReport,
+        mut fold: Fold,
+    ) -> Fate {
+        let skips = fold.take_skips();
+        let resume = report.resumable().then(|| {
+            let end = report.tail.end;
+            let tail_len = end.min(GUARD_BYTES);
+            let tail = read_at(file, end - tail_len, tail_len)?;
+            let resume = Resume {
+                tail_hash: xxhash_rust::xxh3::xxh3_64(&tail),
+                tail_len,
+                had_first_message: fold.take_first_message(),
+                fold,
+                report: SavedReport {
+                    header: report.header.stored,
+                    header_line: report.header_line,
+                    header_offset: report.header_offset,
+                    header_len: report.header_len,
+                    entries: report.entries,
+                    malformed: report.malformed,
+                    warnings: report.warnings,
+                    tail: report.tail,
+                },
+            };
+            postcard::to_stdvec(&resume).ok()
+        });
+        Fate::New(
+            Box::new(Record {
+                name: split_name(path).1.to_vec(),
+                key,
+                trusted: key.mtime_ns < self.now_ns - RACY_NS,
+                summary: Mutex::new(Some(summary.clone())),
+                modified_from_mtime: modified_from_mtime(summary),
+                skips,
+                resume: None,
+            }),
+            resume.flatten(),
+        )
+    }
+
+    /// Writes the folders whose records changed: `fates` holds each listed file's. Records of
+    /// files no longer listed are dropped.
+    pub(crate) fn save(
+        mut self,
+        files: &[PathBuf],
+        fates: Vec<Fate>,
+        summaries: &[Result<Summary, ScanError>],
+    ) -> Option<CacheProblem> {
+        // A warm run that changed nothing: every file's record kept, and no other record (each
+        // kept file has its own, so equal counts leave none of a file gone). Without the two
+        // lookups a file below, which were 5% of a warm listing of 10,000.
+        let stored: usize = self.folders.values().map(|f| f.by_name.len()).sum();
+        if stored == files.len() && fates.iter().all(|f| matches!(f, Fate::Kept)) {
+            return self.problem;
+        }
+        // First which folders changed (a record new or dropped, or of a file gone), so that a
+        // warm run that changed nothing copies nothing.
+        let mut changed: HashMap<&[u8], bool> = HashMap::new();
+        let mut with_record: HashMap<&[u8], usize> = HashMap::new();
+        for (path, fate) in files.iter().zip(&fates) {
+            let (folder, name) = split_name(path);
+            let had = self
+                .folders
+                .get(folder)
+                .is_some_and(|f| f.by_name.contains_key(name));
+            *with_record.entry(folder).or_default() += usize::from(had);
+            let change = match fate {
+                Fate::Kept => false,
+                Fate::New(..) => true,
+                Fate::Dropped => had,
+            };
+            *changed.entry(folder).or_default() |= change;
+        }
+        for (folder, change) in &mut changed {
+            let stored = self.folders.get(*folder).map_or(0, |f| f.by_name.len());
+            *change |= stored > with_record[folder];
+        }
+        let mut out: HashMap<&[u8], Vec<WithBlob>> = HashMap::new();
+        let mut old_blobs: HashMap<&[u8], Vec<u8>> = HashMap::new();
+        for ((path, fate), summary) in files.iter().zip(fates).zip(summaries) {
+            let (folder, name) = split_name(path);
+            if !changed[folder] {
+                continue;
+            }
+            let records = out.entry(folder).or_default();
+            match fate {
+                Fate::Kept => {
+                    let old = self
+                        .folders
+                        .get_mut(folder)
+                        .expect("a kept record's folder");
+                    if let (Some(record), Ok(summary)) = (old.take(name), summary) {
+                        let blobs = old_blobs.entry(folder).or_insert_with(|| old.blobs());
+                        let blob = record.resume.and_then(|b| b.within(blobs));
+                        let back = without_file_facts(summary.clone(), record.modified_from_mtime);
+                        if let Ok(mut slot) = record.summary.lock() {
+                            slot.get_or_insert(back);
+                        }
+                        records.push((record, blob));
+                    }
+                }
+                Fate::New(record, blob) => records.push((*record, blob)),
+                Fate::Dropped => {}
+            }
+        }
+        for (folder, records) in out {
+            if let Err(e) = self.write_folder(folder, records) {
+                let dir = self.dir.dir.clone();
+                self.note(
+                    &dir,
+                    format!("cannot write the summary cache: {e}; going on without it"),
+                );
+                break;
+            }
+        }
+        self.problem
+    }
+
+    fn write_folder(&self, folder: &[u8], records: Vec<WithBlob>) -> std::io::Result<()> {
+        let path = self.dir.folder_file(folder);
+        let parent = path.parent().expect("a cache file is in a folder");
+        fs::create_dir_all(parent)?;
+        let mut blobs = Vec::new();
+        let records = records
+            .into_iter()
+            .map(|(mut record, blob)| {
+                record.resume = blob.map(|b| {
+                    let at = blobs.len() as u64;
+                    blobs.extend_from_slice(&b);
+                    Blob {
+                        at,
+                        len: b.len() as u64,
+                        hash: xxhash_rust::xxh3::xxh3_64(&b),
+                    }
+                });
+                record
+            })
+            .collect();
+        let stored = Stored {
+            stamp: self.stamp.clone(),
+            folder: folder.to_vec(),
+            records,
+        };
+        let index = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
+        tmp.write_all(&head(MAGIC, FORMAT, &index))?;
+        tmp.write_all(&index)?;
+        tmp.write_all(&blobs)?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+/// The head of a cache file (the summary cache's, the index cache's) before its `body`: its
+/// magic line, its format (u32, little-endian), the body's length (u64) and xxh3 (u64).
+pub(crate) fn head(magic: &[u8], format: u32, body: &[u8]) -> Vec<u8> {
+    let mut head = magic.to_vec();
+    head.extend_from_slice(&format.to_le_bytes());
+    head.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    head.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
+    head
+}
+
+/// A cache file's body and the bytes after it.
+pub(crate) type Body<'a> = (&'a [u8], &'a [u8]);
+
+/// A cache file's [`Body`] as its [`head`] vouches for it: `None` when the file is of another
+/// format; an error when it is no such file or it is damaged.
+pub(crate) fn body<'a>(
+    bytes: &'a [u8],
+    magic: &[u8],
+    format: u32,
+) -> Result<Option<Body<'a>>, String> {
+    let Some(rest) = bytes.strip_prefix(magic) else {
+        return Err("not a pisess cache file".to_owned());
+    };
+    let (found, rest) = rest.split_at_checked(4).ok_or("cut short")?;
+    if found != format.to_le_bytes() {
+        return Ok(None);
+    }
+    let number = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    let (len, rest) = rest.split_at_checked(8).ok_or("cut short")?;
+    let (hash, rest) = rest.split_at_checked(8).ok_or("cut short")?;
+    let len = usize::try_from(number(len)).map_err(|_| "cut short")?;
+    let (body, after) = rest.split_at_checked(len).ok_or("cut short")?;
+    if number(hash) != xxhash_rust::xxh3::xxh3_64(body) {
+        return Err("its checksum does not match".to_owned());
+    }
+    Ok(Some((body, after)))
+}
+
+/// One folder's file, and the problem reading it.
+fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<CacheProblem>) {
+    thread_local! {
+        /// Each thread's index buffer, for the next folder it reads: fresh ones were a tenth of
+        /// a warm listing's page faults.
+        static INDEX: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    INDEX.with_borrow_mut(|bytes| read_folder_into(dir, stamp, folder, bytes))
+}
+
+fn read_folder_into(
+    dir: &CacheDir,
+    stamp: &str,
+    folder: &[u8],
+    bytes: &mut Vec<u8>,
+) -> (Folder, Option<CacheProblem>) {
+    let path = dir.folder_file(folder);
+    match read_index(&path, bytes) {
+        Ok(()) => {}
+        // No cache yet (or where none can be: said when it is written).
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return (Folder::default(), None)
+        }
+        Err(e) => {
+            let why = format!(
+                "cannot read the summary cache: {}; not used",
+                crate::util::warning::io_cause(&e)
+            );
+            return (Folder::default(), Some((path, why)));
+        }
+    };
+    match decode(bytes, stamp, folder) {
+        Ok(Some(mut loaded)) => {
+            loaded.path = path;
+            (loaded, None)
+        }
+        // Another format or stamp: rebuilt without a word, as a new pisess should.
+        Ok(None) => (Folder::default(), None),
+        Err(why) => {
+            let why = format!("the summary cache is damaged ({why}); it is rebuilt");
+            (Folder::default(), Some((path, why)))
+        }
+    }
+}
+
+/// The head of a cache file, as far as its index ends (a file cut short gives what it has),
+/// into `bytes`, sized for it first: grown by doubling, 10 MB of indexes were copied and
+/// faulted in about twice.
+fn read_index(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
+    use std::io::Read;
+    let file = open_cache_file(path)?;
+    let head = (MAGIC.len() + 4 + 8) as u64;
+    let mut len = [0; 8];
+    let index_len = match read_exact_at(&file, &mut len, head - 8) {
+        Ok(()) => u64::from_le_bytes(len),
+        // Shorter than its head: `decode` says it is cut short.
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => 0,
+        Err(e) => return Err(e),
+    };
+    // The head, the hash, then the index; a length past the file's is found out by `decode`.
+    let total = head
+        .saturating_add(8)
+        .saturating_add(index_len)
+        .min(file.metadata()?.len());
+    bytes.clear();
+    bytes.reserve_exact(usize::try_from(total).map_err(std::io::Error::other)?);
+    // The file was just opened, so it is read from its start.
+    file.take(total).read_to_end(bytes)?;
+    Ok(())
+}
+
+/// A cache file, which must be a regular file: a FIFO or device put in its place is neither
+/// waited on nor read (the open does not block: [`open_file`]).
+pub(crate) fn open_cache_file(path: &Path) -> std::io::Result<File> {
+    match open_file(path) {
+        Ok(opened) => Ok(opened.file),
+        Err(ScanError::Io(e)) => Err(e),
+        Err(e) => Err(std::io::Error::other(e.to_string())),
+    }
+}
+
+/// A file that grew read on from where its fold ended, when it is the same file with the same
+/// bytes up to there; `None` to read it whole.
+fn read_on(
+    folder: &Folder,
+    record: &Record,
+    opened: &OpenedFile,
+    key: FileKey,
+) -> Option<Result<(Summary, ScanReport, Fold), ScanError>> {
+    let old = record.key;
+    if (old.dev, old.ino) != (key.dev, key.ino) {
+        return None;
+    }
+    let resume: Resume = postcard::from_bytes(&folder.blob(record)?).ok()?;
+    let saved = &resume.report;
+    let end = saved.tail.end;
+    // Not grown: touched, or rewritten in place to the same size. Only appends are read on.
+    if key.size <= end || resume.tail_len > end {
+        return None;
+    }
+    let file = &opened.file;
+    let header = read_at(file, saved.header_offset, saved.header_len)?;
+    let tail = read_at(file, end - resume.tail_len, resume.tail_len)?;
+    if header != saved.header || xxhash_rust::xxh3::xxh3_64(&tail) != resume.tail_hash {
+        return None;
+    }
+    let report = restore(resume.report, &opened.stem)?;
+    let mut fold = resume.fold;
+    fold.restore_first_message(
+        resume.had_first_message,
+        record.summary.lock().ok()?.as_ref()?,
+    );
+    fold.restore_skips(record.skips.clone());
+    // A clone shares the offset, but nothing reads the file after this.
+    let mut file = file.try_clone().ok()?;
+    file.seek(SeekFrom::Start(end)).ok()?;
+    let input = BufReader::with_capacity(256 * 1024, file);
+    Some(fold_from(
+        input,
+        &opened.stem,
+        Some((report, fold)),
+        Detail::Listing,
+        |_, _| {},
+    ))
+}
+
+fn read_whole(
+    opened: &OpenedFile,
+    reading: Reading,
+) -> Result<(Summary, ScanReport, Fold), ScanError> {
+    let input = whole_file(opened, reading)?;
+    fold_from(input, &opened.stem, None, Detail::Listing, |_, _| {})
+}
+
+/// A cache file's folder: `None` when it is of another format, pisess or time zone; an error
+/// when it is damaged (a blob that is is found when it is needed: its file is read whole).
+fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<Folder>, String> {
+    let Some((index, _)) = body(bytes, MAGIC, FORMAT)? else {
+        return Ok(None);
+    };
+    let len = index.len();
+    let stored: Stored = postcard::from_bytes(index).map_err(|e| e.to_string())?;
+    if stored.stamp != stamp || stored.folder != folder {
+        return Ok(None);
+    }
+    let blobs_at = (MAGIC.len() + 4 + 8 + 8 + len) as u64;
+    // In place (an `Option<Record>` is a `Record`'s size).
+    let mut records: Vec<Option<Record>> = stored.records.into_iter().map(Some).collect();
+    let mut by_name = HashMap::with_capacity(records.len());
+    for (at, record) in records.iter_mut().enumerate() {
+        if let Some(record) = record {
+            // The name moves to the map, and back when the record is written again.
+            by_name.insert(std::mem::take(&mut record.name), at);
+        }
+    }
+    Ok(Some(Folder {
+        records,
+        by_name,
+        blobs_at,
+        ..Folder::default()
+    }))
+}
+
+/// What a summary depends on besides the file: pisess itself, and the time zone in which
+/// dates without an offset are read (`parse_js_date`).
+pub(crate) fn stamp() -> String {
+    let tz = jiff::tz::TimeZone::system();
+    format!(
+        "pisess {} tz {:?} {:?}",
+        env!("CARGO_PKG_VERSION"),
+        std::env::var_os("TZ"),
+        tz.iana_name()
+            .map_or_else(|| format!("{tz:?}"), str::to_owned),
+    )
+}
+
+fn restore(saved: SavedReport, stem: &str) -> Option<ScanReport> {
+    let header = scan::header_of_stored(&saved.header, stem)?;
+    Some(ScanReport {
+        header,
+        header_line: saved.header_line,
+        header_offset: saved.header_offset,
+        header_len: saved.header_len,
+        entries: saved.entries,
+        malformed: saved.malformed,
+        warnings: saved.warnings,
+        torn_tail: false,
+        torn_line: None,
+        tail: saved.tail,
+    })
+}
+
+/// `len` bytes at `offset` ([`read_exact_at`]: the file's offset does not move).
+fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
+    let mut buf = vec![0; usize::try_from(len).ok()?];
+    read_exact_at(file, &mut buf, offset).ok()?;
+    Some(buf)
+}
+
+/// Rewrites the summary cache's record of `file` through `edit`, trusted and with every
+/// checksum recomputed as a real write computes it: the forgery by a writer of the cache that
+/// `rm`, `check` and `grep` must not be steered by (tests/it/trust.rs). For tests only; false
+/// when the cache holds no record of `file`.
+#[doc(hidden)]
+pub fn forge(
+    dir: &CacheDir,
+    file: &Path,
+    edit: impl FnOnce(&mut Summary, &mut Vec<(u64, u64)>),
+) -> bool {
+    let (folder, name) = split_name(file);
+    let mut cache = Cache::load(dir, &[file.to_path_buf()]);
+    let Some(mut loaded) = cache.folders.remove(folder) else {
+        return false;
+    };
+    let blobs = loaded.blobs();
+    let names: Vec<Vec<u8>> = loaded.by_name.keys().cloned().collect();
+    let (mut edit, mut found) = (Some(edit), false);
+    let mut records = Vec::new();
+    for n in names {
+        let Some(mut record) = loaded.take(&n) else {
+            continue;
+        };
+        let blob = record.resume.and_then(|b| b.within(&blobs));
+        if n == name {
+            if let (Some(edit), Some(summary)) = (
+                edit.take(),
+                record.summary.get_mut().ok().and_then(Option::as_mut),
+            ) {
+                edit(summary, &mut record.skips);
+                record.trusted = true;
+                found = true;
+            }
+        }
+        records.push((record, blob));
+    }
+    found && cache.write_folder(folder, records).is_ok()
+}

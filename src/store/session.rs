@@ -1,0 +1,1449 @@
+//! The index of one session, built on the scan.
+//!
+//! [`Session`] keeps only an index of a file's entries (ids, parents, types, offsets) and
+//! decodes a full entry from disk on demand, so memory does not grow with the size of the
+//! content. [`stream`] is the same pass without the index, for commands that read in file order.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::hash::BuildHasher;
+use std::io::{self, BufRead, BufReader, Read};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use hashbrown::{DefaultHashBuilder, HashTable};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::format::json;
+use crate::format::model::{self, Dialect, EntryKind, Header, Skimming};
+use crate::format::scan::{
+    open_file, read_exact_at, scan_as, scan_until, stem_of, whole_file, EntryLine, OpenedFile,
+    ScanError, ScanReport,
+};
+use crate::format::time::parse_js_date;
+use crate::store::cache::{CacheDir, CacheProblem, FileKey};
+use crate::util::readahead::Reading;
+use crate::util::warning::Warning;
+
+mod cached;
+
+/// Ids to what holds them, the last of each id winning (pi's `byId`: later entries
+/// overwrite). The one id check of the index and of [`stream`]: the table keeps no strings, the
+/// caller's `held` reads the id a value stands for from where the caller keeps ids.
+#[derive(Debug)]
+pub(crate) struct IdIndex<T> {
+    table: HashTable<T>,
+    hasher: DefaultHashBuilder,
+}
+
+impl<T> Default for IdIndex<T> {
+    fn default() -> Self {
+        IdIndex {
+            table: HashTable::new(),
+            hasher: DefaultHashBuilder::default(),
+        }
+    }
+}
+
+impl<T> IdIndex<T> {
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        IdIndex {
+            table: HashTable::with_capacity(n),
+            hasher: DefaultHashBuilder::default(),
+        }
+    }
+
+    /// Records `value` for `id`; returns the value it replaced (a duplicate id). A replaced
+    /// value must hold the same id, as the new one does.
+    pub(crate) fn insert<'s>(
+        &mut self,
+        id: &str,
+        value: T,
+        held: impl Fn(&T) -> &'s str,
+    ) -> Option<T> {
+        let hasher = &self.hasher;
+        let slot = self.table.entry(
+            hasher.hash_one(id),
+            |seen| held(seen) == id,
+            |seen| hasher.hash_one(held(seen)),
+        );
+        match slot {
+            hashbrown::hash_table::Entry::Occupied(mut seen) => {
+                Some(std::mem::replace(seen.get_mut(), value))
+            }
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(value);
+                None
+            }
+        }
+    }
+
+    pub(crate) fn find<'s>(&self, id: &str, held: impl Fn(&T) -> Option<&'s str>) -> Option<&T> {
+        let hash = self.hasher.hash_one(id);
+        self.table.find(hash, |seen| held(seen) == Some(id))
+    }
+
+    fn values(&self) -> impl Iterator<Item = &T> + '_ {
+        self.table.iter()
+    }
+}
+
+fn duplicate_id(id: &str, line: u64, earlier: u64) -> Warning {
+    Warning {
+        line: Some(line),
+        message: format!("duplicate id {id} (also on line {earlier}); the later entry wins"),
+    }
+}
+
+fn missing_id(line: u64) -> Warning {
+    Warning {
+        line: Some(line),
+        message: "entry has no string \"id\"; it is not part of the tree".into(),
+    }
+}
+
+/// One pass over a session for a command that needs no index (`show --json` in file order):
+/// the same entries, in the same order, with the same warnings as [`Session::open`] or
+/// [`Session::from_reader`] (the index's duplicate and missing ids included), but nothing
+/// kept: memory holds the current line and the ids seen, and the file is read once.
+///
+/// `path` `None` reads `stdin`, named `-`.
+pub fn stream(
+    path: Option<&Path>,
+    stdin: &mut dyn Read,
+    mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
+    // The ids seen, in one arena like the index's (an allocation per id and std's SipHash
+    // were a sixth of `show --json` on a session of small entries): start, length, and the
+    // line that last held the id, in 16 bytes (24 made the table 50 MB for a million entries);
+    // a line past u32::MAX is kept aside.
+    let mut arena = String::new();
+    let mut ids: IdIndex<(u64, u32, u32)> = IdIndex::default();
+    let mut far_lines = HashMap::new();
+    let mut id_warnings = Vec::new();
+    let mut each = |header: &Header, e: &EntryLine| {
+        match e.id.as_deref() {
+            Some(id) => {
+                // A duplicate (rare) stores its id again; the earlier copy stays unreferenced.
+                let start = arena.len() as u64;
+                let line = u32::try_from(e.line).unwrap_or_else(|_| {
+                    far_lines.insert(start, e.line);
+                    u32::MAX
+                });
+                // An id is part of a line, far below 4 GiB.
+                let value = (start, id.len() as u32, line);
+                let held = |&(start, len, _): &(u64, u32, u32)| {
+                    &arena[start as usize..start as usize + len as usize]
+                };
+                if let Some((earlier_start, _, earlier)) = ids.insert(id, value, held) {
+                    let earlier = far_lines
+                        .get(&earlier_start)
+                        .copied()
+                        .unwrap_or(u64::from(earlier));
+                    id_warnings.push(duplicate_id(id, e.line, earlier));
+                }
+                arena.push_str(id);
+            }
+            None => id_warnings.push(missing_id(e.line)),
+        }
+        on_entry(header, e)
+    };
+    let mut report = match path.map(open_named).transpose()? {
+        Some(Named::File(opened)) => {
+            let reader = whole_file(&opened, Reading::AheadIfBig)?;
+            let report = scan_until(reader, &opened.stem, &mut each)?;
+            // Read in order, a rewrite shows only as a file that shrank under the reader (pi's
+            // appends only grow it); what was copied were whole lines, the rest is not read.
+            if opened
+                .file
+                .metadata()
+                .is_ok_and(|m| m.len() < opened.meta.len())
+            {
+                return Err(ScanError::Changed);
+            }
+            report
+        }
+        Some(Named::Stream(file, stem)) => {
+            scan_until(BufReader::with_capacity(256 * 1024, file), &stem, &mut each)?
+        }
+        None => scan_until(BufReader::with_capacity(256 * 1024, stdin), "-", &mut each)?,
+    };
+    report.warnings.append(&mut id_warnings);
+    report.warnings.sort_by_key(|w| w.line);
+    Ok(report)
+}
+
+/// A file named on the command line, opened: a regular file is read by offset; a FIFO, socket
+/// or terminal (`/dev/stdin`) only in order, as a stream (with the stem its name gives).
+enum Named {
+    File(OpenedFile),
+    Stream(File, String),
+}
+
+fn open_named(path: &Path) -> Result<Named, ScanError> {
+    let meta = std::fs::metadata(path).map_err(ScanError::Io)?;
+    if meta.is_file() || meta.is_dir() {
+        return open_file(path).map(Named::File);
+    }
+    // Blocking: a FIFO named on the command line waits for its writer, as `cat` does (a
+    // descriptor opened before without blocking could miss a writer that came and went).
+    let stream = File::open(path).map_err(ScanError::Io)?;
+    Ok(Named::Stream(stream, stem_of(path)))
+}
+
+/// Where a session's bytes live.
+#[derive(Debug)]
+pub enum Source {
+    File(PathBuf),
+    /// A stream (stdin, a FIFO): its header and entry lines, kept so entries can be decoded
+    /// again by offset (an offset into this, not into the stream).
+    Memory(Vec<u8>),
+}
+
+/// What a session file was when it was opened: while `fstat` still says so, what the index
+/// recorded is what the file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata) -> Identity {
+        Identity {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+}
+
+/// The error of a read by offset that found other bytes than the index recorded.
+#[derive(Debug)]
+struct Changed(String);
+
+impl std::fmt::Display for Changed {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{} changed while it was being read", self.0)
+    }
+}
+
+impl std::error::Error for Changed {}
+
+/// An id as the index holds it: up to 8 bytes inline (pi's ids are 8 hex digits, and so are the
+/// ids pisess assigns to v1 entries), a longer one as a position in `Session::long_ids`. Any
+/// id is kept exactly; only its size decides where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct IdCell {
+    bytes: [u8; 8],
+    /// [`NO_ID`], [`LONG_ID`], or 1 + the length of an inline id.
+    tag: u8,
+}
+
+const NO_ID: u8 = 0;
+const LONG_ID: u8 = 10;
+const NONE_CELL: IdCell = IdCell {
+    bytes: [0; 8],
+    tag: NO_ID,
+};
+
+impl IdCell {
+    fn new(text: Option<&str>, long_ids: &mut Vec<Box<str>>) -> IdCell {
+        let Some(text) = text else {
+            return NONE_CELL;
+        };
+        let mut bytes = [0; 8];
+        if text.len() <= 8 {
+            bytes[..text.len()].copy_from_slice(text.as_bytes());
+            return IdCell {
+                bytes,
+                tag: text.len() as u8 + 1,
+            };
+        }
+        bytes = (long_ids.len() as u64).to_le_bytes();
+        long_ids.push(text.into());
+        IdCell {
+            bytes,
+            tag: LONG_ID,
+        }
+    }
+
+    fn text<'a>(&'a self, long_ids: &'a [Box<str>]) -> Option<&'a str> {
+        cell_text(&self.bytes, self.tag, long_ids)
+    }
+}
+
+/// The id of an entry, held inline or in `long_ids`.
+fn entry_id<'a>(e: &'a EntryMeta, long_ids: &'a [Box<str>]) -> Option<&'a str> {
+    cell_text(&e.id, e.id_tag, long_ids)
+}
+
+/// The text of an [`IdCell`]'s parts.
+fn cell_text<'a>(bytes: &'a [u8; 8], tag: u8, long_ids: &'a [Box<str>]) -> Option<&'a str> {
+    match tag {
+        NO_ID => None,
+        LONG_ID => {
+            let at = usize::try_from(u64::from_le_bytes(*bytes)).ok()?;
+            long_ids.get(at).map(|s| &**s)
+        }
+        // Copied from a `str` whole, so always UTF-8.
+        tag => std::str::from_utf8(&bytes[..usize::from(tag - 1)]).ok(),
+    }
+}
+
+/// No entry: `parent_at` of a root or of a parent not in the file.
+const NO_ENTRY: u32 = u32::MAX;
+/// `parent_at` while indexing: the entry before, unless ids are used twice.
+const PREVIOUS: u32 = NO_ENTRY - 1;
+
+/// The indexed facts of one entry, 48 bytes: ids inline ([`IdCell`]), kind and role interned
+/// as one class, the time parsed, and what few entries carry (`targetId`, `label`, a parent
+/// not in the file) in side tables, so a million-entry session indexes in about 60 MB.
+/// [`Session`]'s accessors give the text.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EntryMeta {
+    pub line: u64,
+    pub offset: u64,
+    /// The entry's ISO `timestamp` in ms (`parse_js_date`); `i64::MIN`: none (no JavaScript
+    /// date is that far from 1970).
+    timestamp_ms: i64,
+    id: [u8; 8],
+    /// Bytes on disk, terminator included (the reader caps a line far below 4 GiB).
+    len: u32,
+    /// Position of the parent in `entries` ([`NO_ENTRY`]: none in the file).
+    parent_at: u32,
+    /// Position in `Session::classes`.
+    class: u32,
+    /// `IdCell::tag` of `id`.
+    id_tag: u8,
+    /// A `message` whose message is an object with `content` set and not null.
+    content: bool,
+}
+
+impl EntryMeta {
+    /// The entry's ISO `timestamp` in ms (`parse_js_date`).
+    pub fn timestamp_ms(&self) -> Option<i64> {
+        (self.timestamp_ms != i64::MIN).then_some(self.timestamp_ms)
+    }
+
+    /// Bytes on disk, terminator included.
+    pub fn stored_len(&self) -> u64 {
+        u64::from(self.len)
+    }
+
+    /// A `message` whose message is an object with `content` set and not null.
+    pub fn content(&self) -> bool {
+        self.content
+    }
+}
+
+/// The `targetId` and `label` of the entries that have either (labels, context edits).
+#[derive(Debug, Serialize, Deserialize)]
+struct Extra {
+    entry: u32,
+    target: Option<Box<str>>,
+    label: Option<Box<str>>,
+}
+
+/// Where a long `message.content` lies in its entry's stored line (offsets within the line),
+/// and the rest of the line, when it is short.
+#[derive(Debug, Serialize, Deserialize)]
+struct Bulk {
+    entry: u32,
+    at: u32,
+    len: u32,
+    /// The line without its terminator, the content read as `null`: up to [`REST_BYTES`]. A
+    /// tool result's role, call and tool are then at hand without a read.
+    #[serde(with = "serde_bytes")]
+    rest: Option<Box<[u8]>>,
+}
+
+/// A `message.content` of at least this many bytes is a [`Bulk`]: short ones are read with
+/// their line anyway, and a session of a million small entries records none.
+const BULK_BYTES: usize = 2048;
+/// The longest rest of a line a [`Bulk`] keeps: a quarter of its content at most, so what
+/// the index holds of a session stays a small part of it.
+const REST_BYTES: usize = 512;
+
+/// The (kind, role) pairs of a file's entries, each once: a handful in any real session.
+#[derive(Debug, Default)]
+struct Classes {
+    list: Vec<(EntryKind, Option<Box<str>>)>,
+    by_name: IdIndex<u32>,
+}
+
+impl Classes {
+    /// The classes of `list`, as interning them in order gives.
+    fn of(list: Vec<(EntryKind, Option<Box<str>>)>) -> Classes {
+        let mut classes = Classes::default();
+        for (kind, role) in &list {
+            classes.intern(kind, role.as_deref());
+        }
+        classes
+    }
+
+    fn intern(&mut self, kind: &EntryKind, role: Option<&str>) -> u32 {
+        let list = &mut self.list;
+        let hasher = &self.by_name.hasher;
+        let hash = hasher.hash_one((kind.as_str(), role));
+        let slot = self.by_name.table.entry(
+            hash,
+            |&c| {
+                let (k, r) = &list[c as usize];
+                k == kind && r.as_deref() == role
+            },
+            |&c| {
+                let (k, r) = &list[c as usize];
+                hasher.hash_one((k.as_str(), r.as_deref()))
+            },
+        );
+        match slot {
+            hashbrown::hash_table::Entry::Occupied(seen) => *seen.get(),
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                // At most one class per entry, and entries are fewer than `NO_ENTRY`.
+                let at = list.len() as u32;
+                list.push((kind.clone(), role.map(Into::into)));
+                slot.insert(at);
+                at
+            }
+        }
+    }
+}
+
+/// What [`Session::open_observed`] calls with each entry it indexes: its position in
+/// `entries`, and its line.
+pub type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
+
+/// What [`Session::open_cached`] did besides opening.
+#[derive(Debug)]
+pub struct Opened {
+    /// The observer was shown every entry's line (not so when the index came from the cache).
+    pub observed: bool,
+    /// The index cache's problem, this run's first (its one warning).
+    pub cache_problem: Option<CacheProblem>,
+}
+
+/// A session indexed but not yet linked: its entries with their parents as the scan found
+/// them (the one before, or an id in `pending`), before ids are checked.
+struct Unlinked {
+    session: Session,
+    /// The `parentId`s that do not name the entry before, by entry.
+    pending: Vec<(u32, IdCell)>,
+}
+
+impl Unlinked {
+    /// The session, its ids checked and its parents resolved.
+    fn link(self) -> Session {
+        let Unlinked {
+            mut session,
+            pending,
+        } = self;
+        session.link_parents(pending);
+        session.warnings.sort_by_key(|w| w.line);
+        session
+    }
+}
+
+/// An opened session: header, entry index and warnings. Full entries are read on demand.
+#[derive(Debug)]
+pub struct Session {
+    /// How to name the session in messages (its path, or `-`).
+    pub name: String,
+    pub source: Source,
+    file: Option<File>,
+    /// The file as it was opened (see [`Identity`]).
+    identity: Option<Identity>,
+    pub header: Header,
+    pub header_line: u64,
+    pub header_offset: u64,
+    pub header_len: u64,
+    pub entries: Vec<EntryMeta>,
+    /// Ids longer than an [`IdCell`] holds inline.
+    long_ids: Vec<Box<str>>,
+    /// Each entry's kind and message role.
+    classes: Classes,
+    /// By entry, in file order.
+    extras: Vec<Extra>,
+    /// By entry, in file order.
+    bulks: Vec<Bulk>,
+    /// The `parentId`s that name no entry in the file, by entry, in file order.
+    missing_parents: Vec<(u32, IdCell)>,
+    /// Positions in `entries` by id, the last of each id (pi's `byId`: later entries overwrite).
+    by_id: IdIndex<u32>,
+    pub warnings: Vec<Warning>,
+    pub malformed: u64,
+    pub torn_tail: bool,
+    pub torn_line: Option<u64>,
+}
+
+impl Session {
+    /// Opens and indexes a session file.
+    /// Opens and indexes a session file; a FIFO or `/dev/stdin` named on the command line is
+    /// read as a stream ([`Session::from_reader`]).
+    pub fn open(path: &Path) -> Result<Session, ScanError> {
+        Session::open_observed(path, Skimming::Plain, &mut |_, _| {})
+    }
+
+    /// [`Session::open`], calling `observe` with each entry's position and line as the index
+    /// takes it in, each line skimmed `how` it asks: for a reader of something in many lines
+    /// (`tree`'s filter reads every assistant message), who then reads none of them again.
+    pub fn open_observed(
+        path: &Path,
+        how: Skimming,
+        observe: Observer<'_>,
+    ) -> Result<Session, ScanError> {
+        Ok(Session::open_cached(path, how, observe, None)?.0)
+    }
+
+    /// [`Session::open_observed`], through the index cache in `cache` where the file is big
+    /// enough for one (`session::cached`). An index from the cache shows `observe` no line.
+    pub fn open_cached(
+        path: &Path,
+        how: Skimming,
+        observe: Observer<'_>,
+        cache: Option<&CacheDir>,
+    ) -> Result<(Session, Opened), ScanError> {
+        let name = path.display().to_string();
+        let opened = match open_named(path)? {
+            Named::File(opened) => opened,
+            Named::Stream(file, stem) => {
+                let input = BufReader::new(file);
+                let session = Session::index(input, &stem, name, true, how, observe)?.link();
+                let opened = Opened {
+                    observed: true,
+                    cache_problem: None,
+                };
+                return Ok((session, opened));
+            }
+        };
+        let cache = cache
+            .filter(|c| opened.meta.len() >= c.index_min_bytes)
+            .and_then(|c| Some((c, cached::place(c, path)?)));
+        let mut problem = None;
+        if let Some((cache, place)) = &cache {
+            match cached::load(place, path, &opened) {
+                Ok(Some(mut index)) => {
+                    index.session.file = Some(opened.file);
+                    let opened = Opened {
+                        observed: false,
+                        cache_problem: None,
+                    };
+                    return Ok((index.link(), opened));
+                }
+                Ok(None) => {}
+                Err((file, why)) => problem = cache.problem(&file, why),
+            }
+        }
+        let key = FileKey::of(&opened.meta);
+        let reader = whole_file(&opened, Reading::AheadIfBig)?;
+        let mut index = Session::index(reader, &opened.stem, name, false, how, observe)?;
+        index.session.source = Source::File(path.to_path_buf());
+        index.session.identity = Some(Identity::of(&opened.meta));
+        if let Some((cache, place)) = &cache {
+            if let Err((file, why)) = cached::save(place, &opened, key, &mut index) {
+                problem = problem.or_else(|| cache.problem(&file, why));
+            }
+        }
+        index.session.file = Some(opened.file);
+        let opened = Opened {
+            observed: true,
+            cache_problem: problem,
+        };
+        Ok((index.link(), opened))
+    }
+
+    /// Indexes a stream (stdin), keeping its header and entry lines in memory: not the lines
+    /// it skips, so a line too long to hold is not held here either.
+    pub fn from_reader(input: impl Read, name: &str) -> Result<Session, ScanError> {
+        Session::from_reader_observed(input, name, Skimming::Plain, &mut |_, _| {})
+    }
+
+    /// [`Session::from_reader`], calling `observe` as [`Session::open_observed`] does.
+    pub fn from_reader_observed(
+        input: impl Read,
+        name: &str,
+        how: Skimming,
+        observe: Observer<'_>,
+    ) -> Result<Session, ScanError> {
+        let input = BufReader::with_capacity(256 * 1024, input);
+        Ok(Session::index(input, name, name.to_owned(), true, how, observe)?.link())
+    }
+
+    /// Indexes bytes in memory; `stem` is the id of a seed-000 session (its file's stem).
+    pub fn from_bytes(bytes: Vec<u8>, stem: &str, name: &str) -> Result<Session, ScanError> {
+        let how = Skimming::Plain;
+        Ok(Session::index(&bytes[..], stem, name.to_owned(), true, how, &mut |_, _| {})?.link())
+    }
+
+    /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
+    /// The entries are linked after (what the index cache keeps is the index before).
+    fn index<R: BufRead>(
+        input: R,
+        stem: &str,
+        name: String,
+        keep_lines: bool,
+        how: Skimming,
+        observe: Observer<'_>,
+    ) -> Result<Unlinked, ScanError> {
+        let mut kept = Vec::new();
+        let mut entries = Vec::new();
+        let mut long_ids = Vec::new();
+        let mut classes = Classes::default();
+        let mut extras = Vec::new();
+        let mut bulks = Vec::new();
+        // The `parentId`s that do not name the entry before, by entry, until `link` resolves
+        // them (most entries continue the one before: those are marked `PREVIOUS`).
+        let mut pending = Vec::new();
+        let mut too_many = false;
+        let report = scan_as(input, stem, how, |_, e| {
+            // Positions are u32 (`NO_ENTRY` is none): past that, the index would need hundreds
+            // of GB anyway.
+            let Ok(at) = u32::try_from(entries.len()).map(|at| at.min(NO_ENTRY - 1)) else {
+                return;
+            };
+            if at == NO_ENTRY - 1 || too_many {
+                too_many = true;
+                return;
+            }
+            let message = e.view.message.0.as_ref();
+            let role = message.and_then(|m| m.role.get());
+            let offset = if keep_lines {
+                let at = kept.len() as u64;
+                kept.extend_from_slice(e.stored);
+                if e.len > e.stored.len() as u64 {
+                    kept.push(b'\n');
+                }
+                at
+            } else {
+                e.offset
+            };
+            let (target, label) = (e.view.target_id.get(), e.view.label.get());
+            if target.is_some() || label.is_some() {
+                extras.push(Extra {
+                    entry: at,
+                    target: target.map(Into::into),
+                    label: label.map(Into::into),
+                });
+            }
+            // Only a span of the stored line itself (not of a seed-000 mapping) says where
+            // its bytes are.
+            let from_stored = std::ptr::eq(e.json.as_ptr(), e.stored.as_ptr());
+            if let Some(span) = message.and_then(|m| m.content_span).filter(|_| from_stored) {
+                let start = (span.as_ptr() as usize).wrapping_sub(e.stored.as_ptr() as usize);
+                let end = start.saturating_add(span.len());
+                if span.len() >= BULK_BYTES && end <= e.stored.len() {
+                    let mut rest = None;
+                    if e.stored.len() - span.len() <= REST_BYTES {
+                        let mut line = [&e.stored[..start], b"null", &e.stored[end..]].concat();
+                        trim_terminator(&mut line);
+                        rest = Some(line.into_boxed_slice());
+                    }
+                    // Both below the line's length, which is below 4 GiB.
+                    bulks.push(Bulk {
+                        entry: at,
+                        at: start as u32,
+                        len: span.len() as u32,
+                        rest,
+                    });
+                }
+            }
+            let parent_at = match e.parent.as_deref() {
+                None => NO_ENTRY,
+                Some(p) if entries.last().and_then(|l| entry_id(l, &long_ids)) == Some(p) => {
+                    PREVIOUS
+                }
+                Some(p) => {
+                    pending.push((at, IdCell::new(Some(p), &mut long_ids)));
+                    NO_ENTRY
+                }
+            };
+            let id = IdCell::new(e.id.as_deref(), &mut long_ids);
+            entries.push(EntryMeta {
+                line: e.line,
+                offset,
+                timestamp_ms: e
+                    .view
+                    .timestamp
+                    .get()
+                    .and_then(parse_js_date)
+                    .unwrap_or(i64::MIN),
+                id: id.bytes,
+                // The reader refuses lines of 512 MiB and more.
+                len: u32::try_from(e.len).unwrap_or(u32::MAX),
+                parent_at,
+                class: classes.intern(&e.kind, role),
+                id_tag: id.tag,
+                content: e.kind == EntryKind::Message && message.is_some_and(|m| m.content.0),
+            });
+            observe(at, e);
+        })?;
+        if too_many {
+            return Err(ScanError::Io(io::Error::other(format!(
+                "{name} holds more than {} entries, more than pisess can index",
+                NO_ENTRY - 1
+            ))));
+        }
+        let session = Session {
+            name,
+            source: Source::Memory(kept),
+            file: None,
+            identity: None,
+            header: report.header,
+            header_line: report.header_line,
+            header_offset: report.header_offset,
+            header_len: report.header_len,
+            entries,
+            long_ids,
+            classes,
+            extras,
+            bulks,
+            missing_parents: Vec::new(),
+            by_id: IdIndex::default(),
+            warnings: report.warnings,
+            malformed: report.malformed,
+            torn_tail: report.torn_tail,
+            torn_line: report.torn_line,
+        };
+        Ok(Unlinked { session, pending })
+    }
+
+    /// Fills `by_id` (warning on duplicate and missing ids) and resolves each entry's parent;
+    /// the `parentId`s that name no entry are kept aside.
+    fn link_parents(&mut self, pending: Vec<(u32, IdCell)>) {
+        let Session {
+            entries,
+            long_ids,
+            by_id,
+            warnings,
+            missing_parents,
+            ..
+        } = self;
+        let long_ids = &long_ids[..];
+        let mut table = IdIndex::with_capacity(entries.len());
+        let mut duplicates = false;
+        for (i, e) in entries.iter().enumerate() {
+            let Some(id) = entry_id(e, long_ids) else {
+                warnings.push(missing_id(e.line));
+                continue;
+            };
+            let held = |&j: &u32| entry_id(&entries[j as usize], long_ids).unwrap_or_default();
+            // `index` keeps positions below `NO_ENTRY`.
+            if let Some(earlier) = table.insert(id, i as u32, held) {
+                warnings.push(duplicate_id(id, e.line, entries[earlier as usize].line));
+                duplicates = true;
+            }
+        }
+        let find = |p: &str| {
+            table
+                .find(p, |&j| entry_id(&entries[j as usize], long_ids))
+                .copied()
+        };
+        // The parent of an entry marked `PREVIOUS` holds the previous entry's id: that entry,
+        // unless an id is used twice (then the later entry holding it).
+        let mut found = Vec::new();
+        if duplicates {
+            for i in 1..entries.len() {
+                if entries[i].parent_at == PREVIOUS {
+                    let p = entry_id(&entries[i - 1], long_ids).unwrap_or_default();
+                    found.push((i, find(p)));
+                }
+            }
+        }
+        for &(i, parent) in &pending {
+            let p = parent.text(long_ids).unwrap_or_default();
+            match find(p) {
+                Some(at) => found.push((i as usize, Some(at))),
+                None => missing_parents.push((i, parent)),
+            }
+        }
+        for (i, at) in found {
+            entries[i].parent_at = at.unwrap_or(NO_ENTRY);
+        }
+        for (i, e) in entries.iter_mut().enumerate() {
+            if e.parent_at == PREVIOUS {
+                e.parent_at = i as u32 - 1;
+            }
+        }
+        *by_id = table;
+    }
+
+    /// The entry's effective id: stored, or assigned by the v1 migration.
+    pub fn id(&self, i: usize) -> Option<&str> {
+        entry_id(&self.entries[i], &self.long_ids)
+    }
+
+    /// The entry's `parentId` as stored (or assigned by the v1 migration); `None` for a root.
+    /// A parent found in the file holds that id, so only the others are kept as text.
+    pub fn parent_id(&self, i: usize) -> Option<&str> {
+        match self.parent_of(i) {
+            Some(p) => self.id(p),
+            None => {
+                let at = self
+                    .missing_parents
+                    .binary_search_by_key(&i, |&(e, _)| e as usize)
+                    .ok()?;
+                self.missing_parents[at].1.text(&self.long_ids)
+            }
+        }
+    }
+
+    /// The entry's type.
+    pub fn kind(&self, i: usize) -> &EntryKind {
+        &self.classes.list[self.entries[i].class as usize].0
+    }
+
+    /// The `role` of a `message` entry's message, as stored.
+    pub fn role(&self, i: usize) -> Option<&str> {
+        self.classes.list[self.entries[i].class as usize]
+            .1
+            .as_deref()
+    }
+
+    fn extra(&self, i: usize) -> Option<&Extra> {
+        let at = self
+            .extras
+            .binary_search_by_key(&i, |x| x.entry as usize)
+            .ok()?;
+        Some(&self.extras[at])
+    }
+
+    /// `targetId` of labels and context edits.
+    pub fn target(&self, i: usize) -> Option<&str> {
+        self.extra(i)?.target.as_deref()
+    }
+
+    /// The label text of a `label` entry (`None` clears).
+    pub fn label(&self, i: usize) -> Option<&str> {
+        self.extra(i)?.label.as_deref()
+    }
+
+    /// Every id with the entry it names (the last of duplicates), in no particular order.
+    pub fn ids(&self) -> impl Iterator<Item = (&str, usize)> + '_ {
+        self.by_id
+            .values()
+            .filter_map(|&i| self.id(i as usize).map(|id| (id, i as usize)))
+    }
+
+    /// The stored bytes of an entry's line, without its terminator.
+    pub fn raw_line(&self, i: usize) -> io::Result<Vec<u8>> {
+        let mut bytes = self.stored_line(i)?;
+        trim_terminator(&mut bytes);
+        Ok(bytes)
+    }
+
+    /// Entry `i`'s line as [`Session::raw_line`] gives it, but a long `message.content` (a
+    /// [`Bulk`]) read as `null`: for readers of the rest of a line (a tool result's role, call
+    /// and tool), who then read a few hundred bytes of it, not its output, or none (a short
+    /// rest is kept by the index). A file that changed since it was opened is read whole,
+    /// with [`Session::stored_line`]'s checks.
+    pub fn line_without_content(&self, i: usize) -> io::Result<Vec<u8>> {
+        let Ok(at) = self.bulks.binary_search_by_key(&i, |b| b.entry as usize) else {
+            return self.raw_line(i);
+        };
+        let (e, bulk) = (&self.entries[i], &self.bulks[at]);
+        if let Some(rest) = &bulk.rest {
+            return Ok(rest.to_vec());
+        }
+        let (head, tail, len) = (
+            bulk.at as usize,
+            bulk.at as usize + bulk.len as usize,
+            e.len as usize,
+        );
+        let mut line = match (&self.source, &self.file, self.identity) {
+            (Source::Memory(bytes), ..) => {
+                let start = usize::try_from(e.offset).map_err(io::Error::other)?;
+                let stored = &bytes[start..start + len];
+                [&stored[..head], b"null", &stored[tail..]].concat()
+            }
+            (Source::File(_), Some(file), Some(identity))
+                if file.metadata().is_ok_and(|m| Identity::of(&m) == identity) =>
+            {
+                let mut line = vec![0; head + 4 + (len - tail)];
+                let (before, after) = line.split_at_mut(head);
+                let failed = |err: io::Error| self.at_line(i, err.kind(), &err);
+                read_exact_at(file, before, e.offset).map_err(failed)?;
+                after[..4].copy_from_slice(b"null");
+                read_exact_at(file, &mut after[4..], e.offset + tail as u64).map_err(failed)?;
+                line
+            }
+            _ => return self.raw_line(i),
+        };
+        trim_terminator(&mut line);
+        Ok(line)
+    }
+
+    /// The stored bytes of an entry's line exactly as on disk, terminator (`\n`, `\r\n`, or
+    /// none on an unterminated last line) included: what `show --json` reproduces.
+    pub fn stored_line(&self, i: usize) -> io::Result<Vec<u8>> {
+        self.read_entry(i).map_err(|err| self.read_failed(i, err))
+    }
+
+    /// [`Session::raw_line`] read into `scratch`, which is kept for the next: a reader of many
+    /// lines then allocates and zeroes memory only as its longest line grows.
+    pub fn raw_line_in<'b>(&self, i: usize, scratch: &'b mut Vec<u8>) -> io::Result<&'b [u8]> {
+        let line = self
+            .read_entry_in(i, scratch)
+            .map_err(|err| self.read_failed(i, err))?;
+        Ok(without_terminator(&scratch[line]))
+    }
+
+    /// A failed read of entry `i`, named by its line (a file that changed names itself).
+    fn read_failed(&self, i: usize, err: io::Error) -> io::Error {
+        if err.get_ref().is_some_and(|e| e.is::<Changed>()) {
+            err
+        } else {
+            self.at_line(i, err.kind(), &err)
+        }
+    }
+
+    /// An error about entry `i`, named `FILE:LINE` as every message about a line is.
+    fn at_line(&self, i: usize, kind: io::ErrorKind, e: &dyn std::fmt::Display) -> io::Error {
+        let line = self.entries[i].line;
+        io::Error::new(kind, format!("{}:{line}: {e}", self.name))
+    }
+
+    /// The header's stored line exactly as on disk, terminator included.
+    pub fn stored_header(&self) -> io::Result<Vec<u8>> {
+        Ok(self.header.stored.clone())
+    }
+
+    /// Entry `i`'s stored bytes, read by offset and checked to be the line the index recorded:
+    /// pi rewrites a whole file when it migrates it, and bytes at an old offset of a rewritten
+    /// file are the middle of other lines. While the file is as it was opened (`fstat`), its
+    /// bytes are; once not (an append, or a rewrite), the line read must still be one line of
+    /// the recorded length, after a line's end, with the recorded id. Appends pass.
+    fn read_entry(&self, i: usize) -> io::Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        let line = self.read_entry_in(i, &mut buf)?;
+        buf.truncate(line.end);
+        buf.drain(..line.start);
+        Ok(buf)
+    }
+
+    /// [`Session::read_entry`] into `buf`, grown when it is shorter than the bytes read (and
+    /// zeroed only as far as it grows): where in it the line is.
+    fn read_entry_in(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<std::ops::Range<usize>> {
+        let e = &self.entries[i];
+        let len = e.len as usize;
+        let (file, identity) = match (&self.source, &self.file, self.identity) {
+            (Source::Memory(bytes), _, _) => {
+                let start = usize::try_from(e.offset).map_err(io::Error::other)?;
+                buf.clear();
+                buf.extend_from_slice(&bytes[start..start + len]);
+                return Ok(0..len);
+            }
+            (Source::File(_), Some(file), Some(identity)) => (file, identity),
+            (Source::File(path), ..) => {
+                return Err(io::Error::other(format!("{} is not open", path.display())))
+            }
+        };
+        let changed = || io::Error::other(Changed(self.name.clone()));
+        let unchanged = file.metadata().is_ok_and(|m| Identity::of(&m) == identity);
+        // The byte before the line too, when checking: it must end a line.
+        let before = usize::from(!unchanged && e.offset > 0);
+        if buf.len() < len + before {
+            buf.resize(len + before, 0);
+        }
+        match read_exact_at(file, &mut buf[..len + before], e.offset - before as u64) {
+            Err(err) if err.kind() == io::ErrorKind::UnexpectedEof => return Err(changed()),
+            other => other?,
+        }
+        let line = &buf[before..len + before];
+        if unchanged {
+            return Ok(before..len + before);
+        }
+        let ends_a_line = before == 0 || buf[0] == b'\n';
+        let one_line = memchr::memchr(b'\n', &line[..len.saturating_sub(1)]).is_none();
+        if !ends_a_line || !one_line || !self.same_id(i, line) {
+            return Err(changed());
+        }
+        Ok(before..len + before)
+    }
+
+    /// Whether a line read again holds entry `i`'s id (v1 ids are assigned by position: the
+    /// line's shape is all there is to check).
+    fn same_id(&self, i: usize, line: &[u8]) -> bool {
+        if self.header.needs_v1_ids() {
+            return true;
+        }
+        crate::format::scan::stored_id(without_terminator(line), self.header.dialect).as_deref()
+            == self.id(i)
+    }
+
+    /// The full entry in pi's shape: seed-000 mapped, migrations applied. An error names the
+    /// entry's `FILE:LINE`.
+    pub fn load(&self, i: usize) -> io::Result<Value> {
+        self.decode_entry(i, &self.raw_line(i)?)
+    }
+
+    /// Entry `i` decoded from its line ([`Session::raw_line`]), as [`Session::load`] gives it.
+    pub fn decode_entry(&self, i: usize, bytes: &[u8]) -> io::Result<Value> {
+        let mut value =
+            json::decode(bytes).map_err(|e| self.at_line(i, io::ErrorKind::Other, &e))?;
+        if self.header.dialect == Dialect::Seed000 {
+            value = model::normalize_seed000(value);
+        }
+        Ok(self.migrated(i, value))
+    }
+
+    /// Entry `i` of a pi-dialect file, decoded from its line some other way (`show` decodes
+    /// only the start of long texts), in pi's shape: the migrations change ids and roles, never
+    /// a text.
+    pub fn migrated(&self, i: usize, mut value: Value) -> Value {
+        let v1 = self.header.needs_v1_ids().then(|| {
+            let first_kept = value
+                .get("firstKeptEntryIndex")
+                .and_then(Value::as_u64)
+                .and_then(|k| usize::try_from(k).ok())
+                // pi assigns ids in file order and reads the target's id when it reaches the
+                // compaction: a target after it has none yet (the header is index 0).
+                .filter(|&k| k >= 1 && k <= (i + 1).min(self.entries.len()))
+                .map(model::v1_id);
+            (self.id(i).unwrap_or(""), self.parent_id(i), first_kept)
+        });
+        model::migrate_entry(&mut value, &self.header, v1);
+        value
+    }
+
+    /// The leaf pi resumes at: the last entry in file order (that has an id).
+    pub fn leaf(&self) -> Option<usize> {
+        (0..self.entries.len())
+            .rev()
+            .find(|&i| self.id(i).is_some())
+    }
+
+    /// The entry an id names.
+    pub fn find(&self, id: &str) -> Option<usize> {
+        self.by_id
+            .find(id, |&j| self.id(j as usize))
+            .map(|&j| j as usize)
+    }
+
+    /// The parent of an entry, if it exists in this file.
+    pub fn parent_of(&self, i: usize) -> Option<usize> {
+        let at = self.entries[i].parent_at;
+        (at != NO_ENTRY).then_some(at as usize)
+    }
+
+    /// Root → `leaf`, as pi's `getBranch`. A parent cycle ends the walk (pi would hang) and is
+    /// reported as the id where the cycle closed.
+    pub fn path_to(&self, leaf: usize) -> (Vec<usize>, Option<String>) {
+        let mut path = vec![leaf];
+        let mut seen = vec![false; self.entries.len()];
+        seen[leaf] = true;
+        let mut cycle = None;
+        let mut current = leaf;
+        while let Some(parent) = self.parent_of(current) {
+            if std::mem::replace(&mut seen[parent], true) {
+                cycle = self.id(parent).map(str::to_owned);
+                break;
+            }
+            path.push(parent);
+            current = parent;
+        }
+        path.reverse();
+        (path, cycle)
+    }
+
+    /// Current labels by target id (the latest label entry per target; empty or absent clears).
+    pub fn labels(&self) -> HashMap<String, String> {
+        let mut labels = HashMap::new();
+        for x in &self.extras {
+            let i = x.entry as usize;
+            if *self.kind(i) == EntryKind::Label {
+                if let Some(target) = &x.target {
+                    match x.label.as_deref().filter(|l| !l.is_empty()) {
+                        Some(label) => labels.insert(target.to_string(), label.to_owned()),
+                        None => labels.remove(&**target),
+                    };
+                }
+            }
+        }
+        labels
+    }
+}
+
+/// A v3 session (header id `s`) holding `lines` as entries, for the algorithms' unit tests.
+#[cfg(test)]
+pub(crate) fn test_session(lines: &[Value]) -> Session {
+    let mut text = String::from(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+    );
+    text.push('\n');
+    for l in lines {
+        text.push_str(&l.to_string());
+        text.push('\n');
+    }
+    Session::from_reader(text.as_bytes(), "t").unwrap()
+}
+
+/// A stored line without its `\n` or `\r\n`.
+fn trim_terminator(line: &mut Vec<u8>) {
+    line.truncate(without_terminator(line).len());
+}
+
+/// [`trim_terminator`] of a borrowed line.
+fn without_terminator(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(text: &str) -> Session {
+        Session::from_reader(text.as_bytes(), "test").unwrap()
+    }
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    /// A line read without its long content is the line with `null` in its place: from the
+    /// index's copy (a short rest), from the file around it (a long rest), or, once the file
+    /// changed, read whole.
+    #[test]
+    fn lines_without_their_content() {
+        let output = format!("\"{}\"", "out\\n".repeat(1000));
+        let details = "d".repeat(600);
+        let lines = [
+            format!(
+                r#"{{"type":"message","id":"a","message":{{"role":"toolResult","toolName":"bash","content":{output},"isError":false}}}}"#
+            ),
+            format!(
+                r#"{{"type":"message","id":"b","message":{{"role":"toolResult","content":[{{"type":"text","text":{output}}}],"details":"{details}"}}}}"#
+            ),
+            r#"{"type":"message","id":"c","message":{"role":"user","content":"short"}}"#.to_owned(),
+            // The skim is unsure of a key given twice: no span, the line as it is.
+            format!(
+                r#"{{"type":"message","id":"d","message":{{"content":{output},"content":1}}}}"#
+            ),
+        ];
+        let text = format!("{HEADER}\n{}\r\n", lines.join("\n"));
+        let without = |line: &str| {
+            let v: Value = crate::format::json::decode(line.as_bytes()).unwrap();
+            let content = crate::format::surrogates::to_string(&v["message"]["content"]);
+            line.replacen(&content, "null", 1)
+        };
+        let expected = [
+            without(&lines[0]),
+            without(&lines[1]),
+            lines[2].clone(),
+            lines[3].clone(),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, &text).unwrap();
+        for s in [open(&text), Session::open(&path).unwrap()] {
+            assert_eq!(s.bulks.len(), 2);
+            assert!(s.bulks[0].rest.is_some() && s.bulks[1].rest.is_none());
+            for (i, want) in expected.iter().enumerate() {
+                let got = s.line_without_content(i).unwrap();
+                assert_eq!(String::from_utf8(got).unwrap(), *want);
+            }
+        }
+        let s = Session::open(&path).unwrap();
+        std::fs::write(&path, format!("{text}{}\n", lines[2])).unwrap();
+        assert_eq!(s.line_without_content(1).unwrap(), lines[1].as_bytes());
+    }
+
+    #[test]
+    fn indexes_entries_and_skips_blank_and_malformed() {
+        let text = format!(
+            "{HEADER}\n\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"hi\"}}}}\r\nnot json\n{{\"type\":\"label\",\"id\":\"b\",\"parentId\":\"a\",\"targetId\":\"a\",\"label\":\"x\"}}\n{{\"type\":\"mess"
+        );
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 2);
+        assert_eq!(s.role(0), Some("user"));
+        assert_eq!(s.entries[0].line, 3);
+        assert_eq!(s.malformed, 1);
+        assert!(s.torn_tail);
+        assert_eq!(s.warnings.len(), 1);
+        assert_eq!(s.warnings[0].line, Some(4));
+        assert_eq!(s.labels().get("a").map(String::as_str), Some("x"));
+        assert_eq!(s.leaf(), Some(1));
+        assert_eq!(s.load(0).unwrap()["message"]["content"], "hi");
+        assert_eq!(
+            s.raw_line(0).unwrap(),
+            br#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#
+        );
+    }
+
+    #[test]
+    fn stored_bytes_keep_terminators() {
+        let text = format!(
+            "\n{HEADER}\r\n{}\r\n{}",
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"x"}"#,
+            r#"{"type":"custom","id":"b","parentId":"a","customType":"y"}"#
+        );
+        let s = open(&text);
+        assert_eq!(
+            s.stored_header().unwrap(),
+            format!("{HEADER}\r\n").into_bytes()
+        );
+        assert!(s.stored_line(0).unwrap().ends_with(b"}\r\n"));
+        // The last line has no terminator on disk, so none is invented here.
+        assert!(s.stored_line(1).unwrap().ends_with(b"}"));
+    }
+
+    #[test]
+    fn not_a_session() {
+        let err = Session::from_reader(&b"\n{\"type\":\"message\"}\n"[..], "x").unwrap_err();
+        assert!(matches!(err, ScanError::NotASession { line: 2, .. }));
+        assert!(matches!(
+            Session::from_reader(&b""[..], "x").unwrap_err(),
+            ScanError::Empty
+        ));
+        assert!(matches!(
+            Session::from_reader(&b"{\"type\":\"session\"}\n"[..], "x").unwrap_err(),
+            ScanError::NotASession { .. }
+        ));
+    }
+
+    #[test]
+    fn v1_files_get_deterministic_ids() {
+        let text = r#"{"type":"session","id":"old","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}
+{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a"}}
+{"type":"message","timestamp":"2025-01-01T00:00:02.000Z","message":{"role":"assistant","content":[]}}
+{"type":"compaction","timestamp":"2025-01-01T00:00:03.000Z","summary":"s","firstKeptEntryIndex":2,"tokensBefore":9}
+"#;
+        let s = open(text);
+        let ids: Vec<_> = (0..3).map(|i| s.id(i).unwrap()).collect();
+        assert_eq!(ids, ["00000001", "00000002", "00000003"]);
+        assert_eq!(s.parent_id(0), None);
+        assert_eq!(s.parent_id(2), Some("00000002"));
+        assert_eq!(s.parent_of(2), Some(1));
+        let c = s.load(2).unwrap();
+        assert_eq!(c["firstKeptEntryId"], "00000002");
+        assert_eq!(c["parentId"], "00000002");
+    }
+
+    #[test]
+    fn ids_of_every_length_are_kept_exactly() {
+        // Inline up to 8 bytes (multi-byte characters included), longer ones aside; parents
+        // found in the file come back through their entry, the others from the side table.
+        let ids = [
+            "",
+            "a",
+            "0badc0de",
+            "é1234",
+            "0badc0de0",
+            "tøø-long-🚀-id",
+            "ABCDEF12",
+        ];
+        let mut text = format!("{HEADER}\n");
+        for (k, id) in ids.iter().enumerate() {
+            let parent = match k {
+                0 => Value::Null,
+                1 => Value::from("not-in-the-file-at-all"),
+                2 => Value::from("x"),
+                _ => Value::from(ids[k - 1]),
+            };
+            let line =
+                serde_json::json!({"type":"custom","id":id,"parentId":parent,"customType":"c"});
+            text.push_str(&format!("{line}\n"));
+        }
+        text.push_str(r#"{"type":"label","id":"l","parentId":"ABCDEF12","targetId":"tøø-long-🚀-id","label":"L"}"#);
+        let s = open(&text);
+        assert_eq!(s.entries.len(), ids.len() + 1);
+        for (k, id) in ids.iter().enumerate() {
+            assert_eq!(s.id(k), Some(*id));
+            assert_eq!(s.find(id), Some(k));
+        }
+        assert_eq!(s.parent_id(0), None);
+        assert_eq!(s.parent_id(1), Some("not-in-the-file-at-all"));
+        assert_eq!(s.parent_of(1), None);
+        assert_eq!(s.parent_id(2), Some("x"));
+        for k in 3..ids.len() {
+            assert_eq!(s.parent_id(k), Some(ids[k - 1]));
+            assert_eq!(s.parent_of(k), Some(k - 1));
+        }
+        let l = ids.len();
+        assert_eq!(
+            (s.target(l), s.label(l)),
+            (Some("tøø-long-🚀-id"), Some("L"))
+        );
+        assert_eq!((s.target(0), s.label(0)), (None, None));
+        assert_eq!(*s.kind(l), EntryKind::Label);
+        assert_eq!(
+            s.labels().get("tøø-long-🚀-id").map(String::as_str),
+            Some("L")
+        );
+        let mut all: Vec<_> = s.ids().collect();
+        all.sort();
+        assert_eq!(all.len(), ids.len() + 1);
+        assert!(all.contains(&("tøø-long-🚀-id", 5)));
+    }
+
+    #[test]
+    fn entry_meta_stays_small() {
+        // A million entries are indexed in about 60 MB; a field added here costs 8 MB more.
+        assert_eq!(std::mem::size_of::<EntryMeta>(), 48);
+    }
+
+    #[test]
+    fn cycles_end_the_walk() {
+        let text = format!(
+            "{HEADER}\n{}\n{}\n",
+            r#"{"type":"message","id":"a","parentId":"b","message":{"role":"user","content":"x"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"y"}}"#
+        );
+        let s = open(&text);
+        let (path, cycle) = s.path_to(1);
+        assert_eq!(path, vec![0, 1]);
+        assert_eq!(cycle.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn duplicate_ids_last_wins_with_warning() {
+        let text = format!(
+            "{HEADER}\n{}\n{}\n",
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"x"}"#,
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"y"}"#
+        );
+        let s = open(&text);
+        assert_eq!(s.find("a"), Some(1));
+        assert!(s.warnings[0].message.contains("duplicate id a"));
+    }
+
+    #[test]
+    fn invalid_utf8_and_duplicate_keys_parse_like_pi() {
+        let mut bytes = format!("{HEADER}\n").into_bytes();
+        bytes.extend_from_slice(
+            b"{\"type\":\"message\",\"id\":\"a\",\"id\":\"b\",\"message\":{\"role\":\"user\",\"content\":\"caf\xff\"}}\n",
+        );
+        let s = Session::from_reader(&bytes[..], "t").unwrap();
+        assert_eq!(s.id(0), Some("b"));
+        assert_eq!(s.load(0).unwrap()["message"]["content"], "caf\u{fffd}");
+    }
+
+    #[test]
+    fn arrays_and_scalars_are_not_entries() {
+        let text = format!("{HEADER}\n[1,2]\n42\n\"x\"\nnull\n");
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 0);
+        assert_eq!(s.malformed, 3, "null is skipped silently, as pi does");
+    }
+
+    #[test]
+    fn stream_reads_what_the_index_reads() {
+        let text = format!(
+            "\n{HEADER}\r\n{}\nnot json\n{}\r\n{}\n{}",
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"x"}"#,
+            r#"{"type":"custom","parentId":"a","customType":"no id"}"#,
+            r#"{"type":"custom","id":"a","parentId":null,"customType":"again"}"#,
+            r#"{"type":"label","id":"b","parentId":"a","targetId":"a","label":"l"}"#,
+        );
+        let session = open(&text);
+        let mut stored = Vec::new();
+        let report = stream(None, &mut text.as_bytes(), |header, e| {
+            assert_eq!(header.stored, format!("{HEADER}\r\n").into_bytes());
+            stored.push(e.stored.to_vec());
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let want: Vec<Vec<u8>> = (0..session.entries.len())
+            .map(|i| session.raw_line(i).unwrap())
+            .collect();
+        let trimmed: Vec<Vec<u8>> = stored
+            .iter()
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec())
+            .collect();
+        assert_eq!(trimmed, want);
+        assert_eq!(report.warnings, session.warnings);
+        assert_eq!(report.warnings.len(), 3, "{:?}", report.warnings);
+        // Breaking stops the scan.
+        let mut seen = 0;
+        stream(None, &mut text.as_bytes(), |_, _| {
+            seen += 1;
+            ControlFlow::Break(())
+        })
+        .unwrap();
+        assert_eq!(seen, 1);
+    }
+
+    #[test]
+    fn glued_lines_are_malformed() {
+        let text = format!(
+            "{HEADER}\n{{\"type\":\"custom\",\"id\":\"a\"}}{{\"type\":\"custom\",\"id\":\"b\"}}\n"
+        );
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 0);
+        assert!(s.warnings[0].message.contains("two JSON values"));
+    }
+
+    #[test]
+    fn lines_too_deep_for_a_full_decode_are_malformed() {
+        // Found by the fuzzer: the view skipped a deep `message` array, the entry was indexed,
+        // and `load` then failed, ending `show` with an error.
+        let deep = |n: usize| {
+            format!(
+                "{{\"type\":\"message\",\"id\":\"z\",\"message\":{}{}}}",
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        let text = format!(
+            "{HEADER}\n{}\n{}\n{}\n",
+            deep(126),
+            deep(200),
+            deep(100_000)
+        );
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 2, "{:?}", s.warnings);
+        s.load(0).unwrap();
+        s.load(1).unwrap();
+        assert_eq!(s.malformed, 1);
+        assert!(s
+            .warnings
+            .iter()
+            .any(|w| w.line == Some(4) && w.message.contains("nested more than 100000")));
+        // Brackets inside strings are text, not nesting.
+        let text = format!(
+            "{HEADER}\n{{\"type\":\"custom\",\"id\":\"a\",\"data\":\"{}\\\"{}\"}}\n",
+            "[".repeat(300),
+            "{".repeat(300)
+        );
+        let s = open(&text);
+        assert_eq!((s.entries.len(), s.malformed), (1, 0));
+    }
+
+    #[test]
+    fn numbers_beyond_f64_decode_as_null() {
+        // Found by the fuzzer: `1e999` (JavaScript's Infinity) passed the view and failed
+        // `load`. JSON.stringify writes Infinity as null; so does pisess.
+        let text = format!(
+            "{HEADER}\n{}\n{}\n",
+            r#"{"type":"custom","id":"a","data":[1e999,-1e400,"1e999",1.5e3,2]}"#,
+            r#"{"type":"message","id":"b","timestamp":1e999,"message":{"role":"user","content":"x"}}"#
+        );
+        let s = open(&text);
+        assert_eq!((s.entries.len(), s.malformed), (2, 0), "{:?}", s.warnings);
+        assert_eq!(
+            s.load(0).unwrap()["data"],
+            serde_json::json!([null, null, "1e999", 1500.0, 2])
+        );
+        assert_eq!(s.load(1).unwrap()["timestamp"], Value::Null);
+    }
+
+    #[test]
+    fn lone_surrogates_are_kept_as_pi_keeps_them() {
+        // pi's JSON.stringify writes a lone surrogate when a text was cut inside an emoji;
+        // serde_json refuses it, so `show` failed on such a line. JSON.parse keeps it, and so
+        // JSON output writes it back, and text for people shows U+FFFD.
+        let text = format!(
+            "{HEADER}\n{}\n",
+            r#"{"type":"message","id":"a","message":{"role":"user","content":"cut \ud83d, pair \ud83d\ude00, low \ude00, \\ud800 is text"}}"#
+        );
+        let s = open(&text);
+        assert_eq!(s.entries.len(), 1);
+        let content = &s.load(0).unwrap()["message"]["content"];
+        assert_eq!(
+            crate::format::surrogates::to_string(content),
+            r#""cut \ud83d, pair 😀, low \ude00, \\ud800 is text""#
+        );
+        assert_eq!(
+            crate::format::surrogates::for_display(content.as_str().unwrap()),
+            "cut \u{fffd}, pair \u{1f600}, low \u{fffd}, \\ud800 is text"
+        );
+    }
+}

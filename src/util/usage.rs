@@ -1,0 +1,17 @@
+//! The error of a command line that parsed but asks for something that cannot be (exit 2, as
+//! SPEC says): the caller's mistake, not the job's. It lives below every layer that finds one
+//! (a listing's `--since`, a command's flags), so none of them reaches up to `app::exit` for it.
+
+use std::fmt;
+
+/// A usage error found after parsing (exit 2).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}

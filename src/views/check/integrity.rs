@@ -1,0 +1,218 @@
+//! The integrity findings of `check`: what is wrong with a file's structure, each at its line.
+
+use serde_json::Value;
+
+use super::Finding;
+use crate::format::model::{Dialect, EntryKind, PI_ROLES};
+use crate::store::session::Session;
+
+/// The file's structural faults: the reader's own warnings (malformed lines, duplicate and
+/// missing ids, a second header), then a bad header, a torn last line, missing parents,
+/// cycles, targets that name no entry, and types and roles pi does not write. By line.
+pub fn integrity(session: &Session) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = session
+        .warnings
+        .iter()
+        .map(|w| Finding {
+            line: w.line,
+            message: w.message.clone(),
+        })
+        .collect();
+    let mut add = |line: Option<u64>, message: String| findings.push(Finding { line, message });
+    let header = &session.header;
+    let at_header = Some(session.header_line);
+    if header.dialect == Dialect::Pi {
+        if !(1..=3).contains(&header.version) {
+            add(
+                at_header,
+                format!(
+                    "header version {} is not one pi writes (1 to 3)",
+                    header.version
+                ),
+            );
+        }
+        if header.timestamp_ms.is_none() {
+            add(at_header, "header has no valid \"timestamp\"".into());
+        }
+        if header.cwd.is_none() {
+            add(at_header, "header has no string \"cwd\"".into());
+        }
+    }
+    if let Some(line) = session.torn_line {
+        add(
+            Some(line),
+            "the last line is cut short (no newline, not JSON): pi may still be writing it".into(),
+        );
+    }
+    let roles_ok =
+        |role: &str| PI_ROLES.contains(&role) || (role == "hookMessage" && header.version < 3);
+    for (i, e) in session.entries.iter().enumerate() {
+        let line = Some(e.line);
+        let kind = session.kind(i);
+        let id = session.id(i).unwrap_or("?");
+        if let (Some(parent), None) = (session.parent_id(i), session.parent_of(i)) {
+            add(
+                line,
+                format!("entry {id}: parent {parent} is not in the file"),
+            );
+        }
+        match kind {
+            EntryKind::Unknown(t) if t.is_empty() => {
+                add(line, format!("entry {id} has no \"type\""))
+            }
+            EntryKind::Unknown(t) => add(line, format!("entry {id}: unknown type \"{t}\"")),
+            EntryKind::ToolCall | EntryKind::Thinking if header.dialect == Dialect::Pi => add(
+                line,
+                format!("entry {id}: unknown type \"{}\"", kind.as_str()),
+            ),
+            EntryKind::Message => match session.role(i) {
+                Some(role) if !roles_ok(role) => {
+                    add(line, format!("entry {id}: unknown message role \"{role}\""));
+                }
+                Some(_) => {}
+                None => add(line, format!("entry {id}: message has no \"role\"")),
+            },
+            EntryKind::Label | EntryKind::ContextEdit => match session.target(i) {
+                Some(t) if session.find(t).is_none() => add(
+                    line,
+                    format!("entry {id}: {} targetId {t} names no entry", kind.as_str()),
+                ),
+                Some(_) => {}
+                None => add(
+                    line,
+                    format!("entry {id}: {} has no targetId", kind.as_str()),
+                ),
+            },
+            EntryKind::Compaction if header.dialect == Dialect::Pi => {
+                let kept = session.load(i).ok().and_then(|v| {
+                    v.get("firstKeptEntryId")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                });
+                match kept {
+                    Some(k) if session.find(&k).is_none() => add(
+                        line,
+                        format!("entry {id}: compaction firstKeptEntryId {k} names no entry"),
+                    ),
+                    Some(_) => {}
+                    None => add(
+                        line,
+                        format!("entry {id}: compaction has no firstKeptEntryId"),
+                    ),
+                }
+            }
+            _ => {}
+        }
+    }
+    for (line, id) in cycles(session) {
+        add(
+            Some(line),
+            format!("entry {id}: its parents loop back to it (a cycle; pi would hang)"),
+        );
+    }
+    findings.sort_by_key(|f| f.line);
+    findings
+}
+
+/// Each parent cycle once, named by the entry where the walk up from it closes: its line and id.
+fn cycles(session: &Session) -> Vec<(u64, String)> {
+    // 0: not seen, 1: on the walk in hand, 2: known to reach a root or a known cycle.
+    let mut state = vec![0u8; session.entries.len()];
+    let mut found = Vec::new();
+    let mut walk = Vec::new();
+    for start in 0..session.entries.len() {
+        let mut at = Some(start);
+        while let Some(i) = at {
+            match state[i] {
+                0 => {
+                    state[i] = 1;
+                    walk.push(i);
+                    at = session.parent_of(i);
+                }
+                1 => {
+                    let id = session.id(i).unwrap_or("?").to_owned();
+                    found.push((session.entries[i].line, id));
+                    break;
+                }
+                _ => break,
+            }
+        }
+        for i in walk.drain(..) {
+            state[i] = 2;
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::session::test_session;
+    use serde_json::json;
+
+    #[test]
+    fn a_sound_session_has_no_findings() {
+        assert_eq!(integrity(&test_session(&[])), []);
+        let s = test_session(&[
+            json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}),
+            json!({"type":"label","id":"b","parentId":"a","targetId":"a","label":"l"}),
+            json!({"type":"compaction","id":"c","parentId":"b","firstKeptEntryId":"a","summary":"s","tokensBefore":1}),
+        ]);
+        assert_eq!(integrity(&s), []);
+    }
+
+    #[test]
+    fn structural_faults_are_found_once_each_by_line() {
+        let s = test_session(&[
+            json!({"type":"message","id":"a","parentId":"c","message":{"role":"user","content":"x"}}),
+            json!({"type":"message","id":"b","parentId":"a","message":{"role":"robot","content":"x"}}),
+            json!({"type":"message","id":"c","parentId":"b","message":{"role":"user","content":"x"}}),
+            json!({"type":"label","id":"d","parentId":"zz","targetId":"nope"}),
+            json!({"type":"context_edit","id":"e","parentId":"d"}),
+            json!({"type":"compaction","id":"f","parentId":"e","firstKeptEntryId":"gone"}),
+            json!({"type":"weird","id":"g","parentId":"f"}),
+            json!({"type":"custom","id":"g","parentId":"f"}),
+        ]);
+        let found = integrity(&s);
+        let has = |line: u64, part: &str| {
+            assert!(
+                found
+                    .iter()
+                    .any(|f| f.line == Some(line) && f.message.contains(part)),
+                "no finding on line {line} with {part:?} in {found:#?}"
+            );
+        };
+        has(3, "unknown message role \"robot\"");
+        has(5, "parent zz is not in the file");
+        has(5, "targetId nope names no entry");
+        has(6, "context_edit has no targetId");
+        has(7, "firstKeptEntryId gone names no entry");
+        has(8, "unknown type \"weird\"");
+        has(9, "duplicate id g");
+        // The loop a → c → b → a is one cycle, reported once.
+        let cycles = found.iter().filter(|f| f.message.contains("cycle"));
+        assert_eq!(cycles.count(), 1);
+        let lines: Vec<_> = found.iter().map(|f| f.line).collect();
+        let mut sorted = lines.clone();
+        sorted.sort();
+        assert_eq!(lines, sorted);
+    }
+
+    #[test]
+    fn torn_lines_and_bad_headers_are_findings() {
+        let text = "{\"type\":\"session\",\"version\":7,\"id\":\"s\"}\n{\"type\":\"custom\",\"id\":\"a\",\"parentId\":null}\nnot json\n{\"type\":\"cus";
+        let s = Session::from_reader(text.as_bytes(), "t").unwrap();
+        let found = integrity(&s);
+        let at = |line: u64| {
+            found
+                .iter()
+                .filter(|f| f.line == Some(line))
+                .map(|f| f.message.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at(1).len(), 3, "{found:?}");
+        assert!(at(1)[0].contains("version 7"));
+        assert_eq!(at(3).len(), 1);
+        assert!(at(4)[0].contains("cut short"));
+    }
+}

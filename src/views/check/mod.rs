@@ -1,0 +1,483 @@
+//! `check`'s judgement of one session, as data: the figures it measures, each assertion's
+//! result, and the integrity findings. Rendering (human, JSON, Markdown, JUnit) is
+//! `cmd::check`'s job.
+//!
+//! Totals are the session's [`Summary`] (pi's `/session` figures, the same `ls` reports), never a
+//! second fold of the file. The index ([`Session`]) is opened only for what needs the tree: the
+//! active branch's tool calls and last messages, and the integrity findings.
+
+mod integrity;
+
+use serde_json::Value;
+
+pub use integrity::integrity;
+
+use crate::format::model::content::{Block, Content};
+use crate::format::model::{message_call_facts, EntryKind};
+use crate::store::session::Session;
+use crate::store::summary::Summary;
+
+/// What was asked, as parsed from the flags.
+#[derive(Debug, Default)]
+pub struct Spec {
+    pub integrity: bool,
+    pub max_cost: Option<f64>,
+    pub max_tokens: Option<u64>,
+    pub max_turns: Option<u64>,
+    /// The limit in ms, and the span as given (`30m`).
+    pub max_duration: Option<(i64, String)>,
+    /// The limit, and whether it was spelled `--no-tool-errors`.
+    pub max_tool_errors: Option<(u64, bool)>,
+    pub ended: bool,
+    pub require_tools: Vec<String>,
+    pub forbid_tools: Vec<String>,
+    pub require_text: Option<regex::Regex>,
+    pub no_malformed: bool,
+    /// A Markdown report is wanted: its figures include the tools with errors and the last
+    /// message (which read tool results and the tree; the lines alone do not).
+    pub report: bool,
+}
+
+impl Spec {
+    /// Whether anything needs the index (the tree), not only the summary.
+    fn needs_index(&self) -> bool {
+        self.report
+            || self.integrity
+            || self.ended
+            || self.require_text.is_some()
+            || !self.require_tools.is_empty()
+            || !self.forbid_tools.is_empty()
+    }
+}
+
+/// One assertion's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assertion {
+    /// The flag's name without dashes (`max-cost`), with its argument for the tool and text
+    /// assertions (`require-tool bash`).
+    pub name: String,
+    pub held: bool,
+    /// What was measured, for people (`$2.31`, `3 calls`).
+    pub measured: String,
+    /// The limit, for people (`$2.00`).
+    pub limit: String,
+    /// The relation shown between the two: `<=` when it held, `>` when not, or a phrase.
+    pub relation: String,
+    /// The same as JSON values.
+    pub measured_json: Value,
+    pub limit_json: Value,
+}
+
+/// Something wrong with a file's structure, at `line` (`None`: the file as a whole).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+/// The last message of the active branch, for `--ended` and the Markdown report.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LastMessage {
+    pub role: String,
+    pub stop_reason: Option<String>,
+    pub error_message: Option<String>,
+    /// The text blocks (or string content), joined by newlines.
+    pub text: String,
+}
+
+/// The figures of one session that `check` reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures {
+    pub cost: f64,
+    pub tokens: f64,
+    /// Assistant messages (pi's `/session` count).
+    pub turns: u64,
+    pub user_messages: u64,
+    pub tool_calls: u64,
+    pub tool_results: u64,
+    pub tool_errors: u64,
+    /// From the header's time to the last user or assistant message (pi's `modified`).
+    pub duration_ms: Option<i64>,
+    pub malformed_lines: u64,
+    pub entries: usize,
+    /// The last message on the active branch, when the index was read.
+    pub last: Option<LastMessage>,
+    /// The final assistant message on the active branch, when the index was read.
+    pub final_assistant: Option<LastMessage>,
+    /// Tools whose results reported an error, with how many, most first (whole file, as
+    /// `tool_errors`), for a report ([`Spec::report`]).
+    pub tools_with_errors: Vec<(String, u64)>,
+}
+
+/// One session, judged.
+#[derive(Debug)]
+pub struct Verdict {
+    pub figures: Figures,
+    pub assertions: Vec<Assertion>,
+    /// Empty unless integrity was checked.
+    pub findings: Vec<Finding>,
+}
+
+impl Verdict {
+    pub fn held(&self) -> bool {
+        self.assertions.iter().all(|a| a.held)
+    }
+}
+
+/// Judges one session: `summary` holds its totals, `session` its index when [`Spec`] needs one
+/// (see [`needs_index`]).
+pub fn judge(spec: &Spec, summary: &Summary, session: Option<&Session>) -> Verdict {
+    let branch = session.map(Branch::of);
+    let figures = Figures {
+        cost: summary.usage.cost,
+        tokens: summary.usage.total_tokens(),
+        turns: summary.counts.assistant_messages,
+        user_messages: summary.counts.user_messages,
+        tool_calls: summary.counts.tool_calls,
+        tool_results: summary.counts.tool_results,
+        tool_errors: summary.counts.tool_errors,
+        duration_ms: summary.created_ms.map(|c| summary.modified_ms - c),
+        malformed_lines: summary.malformed_lines,
+        entries: summary.entries,
+        last: branch.as_ref().and_then(|b| b.last.clone()),
+        final_assistant: branch.as_ref().and_then(|b| b.final_assistant.clone()),
+        tools_with_errors: match session {
+            Some(s) if spec.report && summary.counts.tool_errors > 0 => tools_with_errors(s),
+            _ => Vec::new(),
+        },
+    };
+    let mut assertions = Vec::new();
+    let mut findings = Vec::new();
+    if spec.integrity {
+        if let Some(s) = session {
+            findings = integrity(s);
+        }
+        let n = findings.len();
+        assertions.push(Assertion {
+            name: "integrity".into(),
+            held: n == 0,
+            measured: plural(n as u64, "finding"),
+            limit: "none".into(),
+            relation: if n == 0 { "" } else { "; want" }.into(),
+            measured_json: n.into(),
+            limit_json: 0.into(),
+        });
+    }
+    if let Some(max) = spec.max_cost {
+        assertions.push(cost_assertion(figures.cost, max));
+    }
+    if let Some(max) = spec.max_tokens {
+        #[allow(clippy::cast_precision_loss)]
+        let held = figures.tokens <= max as f64;
+        assertions.push(at_most(
+            "max-tokens",
+            held,
+            crate::format::model::number(figures.tokens),
+            max,
+        ));
+    }
+    if let Some(max) = spec.max_turns {
+        assertions.push(at_most(
+            "max-turns",
+            figures.turns <= max,
+            figures.turns.into(),
+            max,
+        ));
+    }
+    if let Some((max, shown)) = &spec.max_duration {
+        assertions.push(duration_assertion(figures.duration_ms, *max, shown));
+    }
+    if let Some((max, no_errors)) = spec.max_tool_errors {
+        let name = if no_errors {
+            "no-tool-errors"
+        } else {
+            "max-tool-errors"
+        };
+        let n = figures.tool_errors;
+        assertions.push(at_most(name, n <= max, n.into(), max));
+    }
+    if spec.no_malformed {
+        let n = figures.malformed_lines;
+        let mut a = at_most("no-malformed", n == 0, n.into(), 0);
+        a.measured = plural(n, "malformed line");
+        a.limit = "none".into();
+        a.relation = if n == 0 { "" } else { "; want" }.into();
+        assertions.push(a);
+    }
+    if spec.ended {
+        assertions.push(ended(figures.last.as_ref()));
+    }
+    let calls = branch
+        .as_ref()
+        .map(|b| &b.tool_calls[..])
+        .unwrap_or_default();
+    for tool in &spec.require_tools {
+        let n = calls.iter().filter(|c| *c == tool).count() as u64;
+        assertions.push(Assertion {
+            name: format!("require-tool {tool}"),
+            held: n > 0,
+            measured: format!("{} on the active branch", plural(n, "call")),
+            limit: "at least 1".into(),
+            relation: if n > 0 { "" } else { "; want" }.into(),
+            measured_json: n.into(),
+            limit_json: 1.into(),
+        });
+    }
+    for tool in &spec.forbid_tools {
+        let n = calls.iter().filter(|c| *c == tool).count() as u64;
+        assertions.push(Assertion {
+            name: format!("forbid-tool {tool}"),
+            held: n == 0,
+            measured: format!("{} on the active branch", plural(n, "call")),
+            limit: "none".into(),
+            relation: if n == 0 { "" } else { "; want" }.into(),
+            measured_json: n.into(),
+            limit_json: 0.into(),
+        });
+    }
+    if let Some(re) = &spec.require_text {
+        assertions.push(require_text(re, figures.final_assistant.as_ref()));
+    }
+    Verdict {
+        figures,
+        assertions,
+        findings,
+    }
+}
+
+/// Whether judging under `spec` needs the session's index.
+pub fn needs_index(spec: &Spec) -> bool {
+    spec.needs_index()
+}
+
+fn plural(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// `measured <= limit` for a count.
+fn at_most(name: &str, held: bool, measured: Value, limit: u64) -> Assertion {
+    Assertion {
+        name: name.into(),
+        held,
+        measured: match &measured {
+            Value::Number(n) => n.to_string(),
+            other => other.to_string(),
+        },
+        limit: limit.to_string(),
+        relation: if held { "<=" } else { ">" }.into(),
+        measured_json: measured,
+        limit_json: limit.into(),
+    }
+}
+
+/// Dollars with cents, or with enough digits that a failing value does not print as its limit
+/// (`$2.0012 > $2.00`, not `$2.00 > $2.00`).
+fn cost_assertion(cost: f64, max: f64) -> Assertion {
+    let held = cost <= max;
+    let cents = |x: f64| format!("${x:.2}");
+    let mut measured = cents(cost);
+    if (cost > 0.0 && cost < 0.01) || (!held && measured == cents(max)) {
+        measured = format!("${cost:.4}");
+    }
+    Assertion {
+        name: "max-cost".into(),
+        held,
+        measured,
+        limit: cents(max),
+        relation: if held { "<=" } else { ">" }.into(),
+        measured_json: crate::format::model::number(cost),
+        limit_json: crate::format::model::number(max),
+    }
+}
+
+fn duration_assertion(duration: Option<i64>, max: i64, shown: &str) -> Assertion {
+    use crate::format::time::span_text;
+    let (held, measured, relation) = match duration {
+        Some(d) if d <= max => (true, span_text(d), "<="),
+        Some(d) => (false, span_text(d), ">"),
+        // A file whose start is unknown cannot prove it was quick enough.
+        None => (
+            false,
+            "unknown (no valid header timestamp)".to_owned(),
+            "; want <=",
+        ),
+    };
+    Assertion {
+        name: "max-duration".into(),
+        held,
+        measured,
+        limit: shown.to_owned(),
+        relation: relation.into(),
+        measured_json: duration.map_or(Value::Null, Value::from),
+        limit_json: max.into(),
+    }
+}
+
+fn ended(last: Option<&LastMessage>) -> Assertion {
+    let (held, measured) = match last {
+        None => (false, "no message on the active branch".to_owned()),
+        Some(m) if m.role != "assistant" => (false, format!("the last message is {}", m.role)),
+        Some(m) => {
+            let reason = m.stop_reason.as_deref().unwrap_or("(none)");
+            let error = m
+                .error_message
+                .as_deref()
+                .map(|e| format!(": {}", crate::views::style::one_line(e)))
+                .unwrap_or_default();
+            (
+                m.stop_reason.as_deref() == Some("stop"),
+                format!("assistant, stopReason {reason}{error}"),
+            )
+        }
+    };
+    Assertion {
+        name: "ended".into(),
+        held,
+        measured,
+        limit: "assistant, stopReason stop".into(),
+        relation: if held { "" } else { "; want" }.into(),
+        measured_json: last.map_or(
+            Value::Null,
+            |m| serde_json::json!({"role": m.role, "stopReason": m.stop_reason}),
+        ),
+        limit_json: serde_json::json!({"role": "assistant", "stopReason": "stop"}),
+    }
+}
+
+fn require_text(re: &regex::Regex, last: Option<&LastMessage>) -> Assertion {
+    let (held, measured) = match last {
+        None => (
+            false,
+            "no assistant message on the active branch".to_owned(),
+        ),
+        Some(m) => match re.find(&m.text) {
+            Some(found) => (true, format!("matched {:?}", cut(found.as_str(), 60))),
+            None => (false, "no match in the final assistant text".to_owned()),
+        },
+    };
+    Assertion {
+        name: "require-text".into(),
+        held,
+        measured,
+        limit: format!("/{}/", re.as_str()),
+        relation: if held { "" } else { "; want" }.into(),
+        measured_json: held.into(),
+        limit_json: re.as_str().into(),
+    }
+}
+
+fn cut(s: &str, chars: usize) -> String {
+    match s.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_owned(),
+    }
+}
+
+/// Tool results with `isError: true` by tool name, most first, then by name. Only the lines
+/// that can hold the flag are decoded.
+fn tools_with_errors(session: &Session) -> Vec<(String, u64)> {
+    let mut counts: Vec<(String, u64)> = Vec::new();
+    for i in 0..session.entries.len() {
+        if *session.kind(i) != EntryKind::Message || session.role(i) != Some("toolResult") {
+            continue;
+        }
+        if !session
+            .raw_line(i)
+            .is_ok_and(|line| message_call_facts(&line).is_error)
+        {
+            continue;
+        }
+        let name = session
+            .load(i)
+            .ok()
+            .and_then(|v| v["message"]["toolName"].as_str().map(str::to_owned));
+        let name = name.unwrap_or_else(|| "?".to_owned());
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((name, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    counts
+}
+
+/// What `check` reads off the active branch (root to the leaf pi resumes at).
+struct Branch {
+    /// The name of every tool call on the branch, in order.
+    tool_calls: Vec<String>,
+    last: Option<LastMessage>,
+    final_assistant: Option<LastMessage>,
+}
+
+impl Branch {
+    fn of(session: &Session) -> Branch {
+        let mut branch = Branch {
+            tool_calls: Vec::new(),
+            last: None,
+            final_assistant: None,
+        };
+        let Some(leaf) = session.leaf() else {
+            return branch;
+        };
+        let (path, _cycle) = session.path_to(leaf);
+        let is_message = |j: usize| *session.kind(j) == EntryKind::Message;
+        let last = path.iter().copied().rfind(|&j| is_message(j));
+        let final_assistant = path
+            .iter()
+            .copied()
+            .rfind(|&j| is_message(j) && session.role(j) == Some("assistant"));
+        for &i in &path {
+            if !is_message(i) {
+                continue;
+            }
+            let role = session.role(i);
+            let (is_last, is_final_assistant) = (last == Some(i), final_assistant == Some(i));
+            // Only an assistant message can call a tool, and only one whose line names the
+            // block type is decoded for it.
+            let calls = role == Some("assistant")
+                && session
+                    .raw_line(i)
+                    .is_ok_and(|line| message_call_facts(&line).tool_calls > 0);
+            if !(calls || is_last || is_final_assistant) {
+                continue;
+            }
+            let Ok(entry) = session.load(i) else {
+                continue;
+            };
+            let message = &entry["message"];
+            let content = Content::of(message.get("content"));
+            if calls {
+                for block in content.blocks() {
+                    if let Block::ToolCall(call) = block {
+                        let name = call.name.and_then(Value::as_str).unwrap_or("?");
+                        branch.tool_calls.push(name.to_owned());
+                    }
+                }
+            }
+            let facts = LastMessage {
+                role: role.unwrap_or("(none)").to_owned(),
+                stop_reason: message["stopReason"].as_str().map(str::to_owned),
+                error_message: message["errorMessage"].as_str().map(str::to_owned),
+                text: match content {
+                    Content::Text(t) => t.to_owned(),
+                    c => c
+                        .blocks()
+                        .filter_map(|b| b.text_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                },
+            };
+            if is_final_assistant {
+                branch.final_assistant = Some(facts.clone());
+            }
+            if is_last {
+                branch.last = Some(facts);
+            }
+        }
+        branch
+    }
+}

@@ -1,0 +1,710 @@
+//! What pi sends to the model next: pi 1.6.0's `buildSessionContext` in three passes, and
+//! `convertToLlm` for the provider-bound view.
+//!
+//! Pass 1 (selection) and pass 2 (which edit applies to which entry) work on the index alone,
+//! so a huge session is never decoded whole; pass 3 ([`project`]) decodes one selected entry at
+//! a time, so the caller can write each message and drop it.
+
+use std::collections::HashMap;
+use std::io;
+
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+
+use crate::format::js::{js_len, js_string, js_truthy};
+use crate::format::model::content::{Block, Content};
+use crate::format::model::{Dialect, EntryKind};
+use crate::format::time::parse_js_date;
+use crate::store::session::Session;
+
+/// pi's wrappers around summaries in the provider-bound view (`messages.js`).
+pub const COMPACTION_SUMMARY_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+pub const COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
+pub const BRANCH_SUMMARY_PREFIX: &str =
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+
+/// One selected entry and the edit that applies to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// Position in `Session::entries`.
+    pub entry: usize,
+    /// The latest `context_edit` (position) targeting this entry among the selected ones.
+    pub edit: Option<usize>,
+    /// Only the leading (newest) compaction contributes; older kept ones yield nothing.
+    pub leading_compaction: bool,
+}
+
+/// The result of passes 1 and 2.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub leaf: Option<usize>,
+    /// pi's `thinkingLevel`: "off" unless a change on the path says otherwise (`None` = undefined).
+    pub thinking_level: Option<Value>,
+    /// pi's `model`: `null` unless the path names one.
+    pub model: Value,
+    pub items: Vec<Item>,
+    /// The compaction the context starts from, if any.
+    pub compaction: Option<usize>,
+    /// Entries on the path left out by that compaction.
+    pub compacted_away: usize,
+    /// The id where a parent cycle closed (pi would hang there).
+    pub cycle: Option<String>,
+}
+
+/// Passes 1 and 2 for `leaf` (default: the session's leaf).
+pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
+    let leaf = leaf.or_else(|| session.leaf());
+    let Some(leaf) = leaf else {
+        return Ok(Plan {
+            leaf: None,
+            thinking_level: Some(Value::from("off")),
+            model: Value::Null,
+            items: Vec::new(),
+            compaction: None,
+            compacted_away: 0,
+            cycle: None,
+        });
+    };
+    let (path, cycle) = session.path_to(leaf);
+    let (thinking_level, model) = settings(session, &path)?;
+
+    let latest_compaction = path
+        .iter()
+        .rposition(|&i| *session.kind(i) == EntryKind::Compaction);
+    let (selected, compacted_away) = match latest_compaction {
+        None => (path.clone(), 0),
+        Some(at) => {
+            let compaction = path[at];
+            let first_kept = session
+                .load(compaction)?
+                .get("firstKeptEntryId")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let mut selected = vec![compaction];
+            let mut found = false;
+            for &i in &path[..at] {
+                if first_kept.is_some() && session.id(i) == first_kept.as_deref() {
+                    found = true;
+                }
+                let is_system =
+                    *session.kind(i) == EntryKind::Message && session.role(i) == Some("system");
+                if found && !is_system {
+                    selected.push(i);
+                }
+            }
+            selected.extend_from_slice(&path[at + 1..]);
+            let away = path.len() - selected.len();
+            (selected, away)
+        }
+    };
+
+    // Pass 2: the last edit per target among the selected entries wins.
+    let mut edits: HashMap<&str, usize> = HashMap::new();
+    for &i in &selected {
+        if *session.kind(i) == EntryKind::ContextEdit {
+            if let Some(target) = session.target(i) {
+                edits.insert(target, i);
+            }
+        }
+    }
+    let items = selected
+        .iter()
+        .enumerate()
+        .map(|(n, &i)| Item {
+            entry: i,
+            edit: session.id(i).and_then(|id| edits.get(id).copied()),
+            leading_compaction: n == 0 && latest_compaction.is_some(),
+        })
+        .collect();
+    Ok(Plan {
+        leaf: Some(leaf),
+        thinking_level,
+        model,
+        items,
+        compaction: latest_compaction.map(|at| path[at]),
+        compacted_away,
+        cycle,
+    })
+}
+
+/// pi's `getSessionContextSettings` over the whole path: the last setting of each kind wins, so
+/// the path is searched from its end and only the two deciding entries are decoded (decoding
+/// every assistant message on a long path was a fifth of `context`'s time).
+fn settings(session: &Session, path: &[usize]) -> io::Result<(Option<Value>, Value)> {
+    let thinking = match path
+        .iter()
+        .rev()
+        .find(|&&i| *session.kind(i) == EntryKind::ThinkingLevelChange)
+    {
+        Some(&i) => session.load(i)?.get("thinkingLevel").cloned(),
+        None => Some(Value::from("off")),
+    };
+    let last_model = path.iter().rev().find(|&&i| {
+        *session.kind(i) == EntryKind::ModelChange
+            || (*session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant"))
+    });
+    let model = match last_model {
+        None => Value::Null,
+        Some(&i) if *session.kind(i) == EntryKind::ModelChange => {
+            let v = session.load(i)?;
+            model_object(v.get("provider"), v.get("modelId"))
+        }
+        Some(&i) => {
+            let v = session.load(i)?;
+            let m = v.get("message");
+            model_object(
+                m.and_then(|m| m.get("provider")),
+                m.and_then(|m| m.get("model")),
+            )
+        }
+    };
+    Ok((thinking, model))
+}
+
+/// `{provider, modelId}` with undefined members left out, as `JSON.stringify` does.
+fn model_object(provider: Option<&Value>, model_id: Option<&Value>) -> Value {
+    let mut m = Map::new();
+    if let Some(p) = provider {
+        m.insert("provider".into(), p.clone());
+    }
+    if let Some(id) = model_id {
+        m.insert("modelId".into(), id.clone());
+    }
+    Value::Object(m)
+}
+
+/// `new Date(ts).getTime()` of an entry's ISO timestamp; `null` where JavaScript has NaN.
+fn ms_of(entry: &Value) -> Value {
+    entry
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(parse_js_date)
+        .map_or(Value::Null, Value::from)
+}
+
+/// Inserts `key` only when `value` is defined.
+fn put(m: &mut Map<String, Value>, key: &str, value: Option<&Value>) {
+    if let Some(v) = value {
+        m.insert(key.into(), v.clone());
+    }
+}
+
+/// pi's `sessionEntryToContextMessages` for one decoded entry.
+pub fn entry_messages(entry: &Value, leading_compaction: bool) -> Vec<Value> {
+    let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
+    match kind {
+        "message" => {
+            let Some(message) = entry.get("message").filter(|m| m.is_object()) else {
+                return Vec::new();
+            };
+            let role = message.get("role").and_then(Value::as_str);
+            let content_missing = message.get("content").is_none_or(Value::is_null);
+            let mut message = message.clone();
+            if content_missing {
+                match role {
+                    Some("system") => message["content"] = Value::from(""),
+                    Some("user" | "assistant" | "toolResult") => message["content"] = json!([]),
+                    _ => {}
+                }
+            }
+            vec![message]
+        }
+        "custom_message" => {
+            let mut m = Map::new();
+            m.insert("role".into(), Value::from("custom"));
+            put(&mut m, "customType", entry.get("customType"));
+            let content = entry
+                .get("content")
+                .filter(|c| !c.is_null())
+                .cloned()
+                .unwrap_or_else(|| json!([]));
+            m.insert("content".into(), content);
+            put(&mut m, "display", entry.get("display"));
+            put(&mut m, "details", entry.get("details"));
+            m.insert("timestamp".into(), ms_of(entry));
+            vec![Value::Object(m)]
+        }
+        "branch_summary" if js_truthy(entry.get("summary")) => {
+            let mut m = Map::new();
+            m.insert("role".into(), Value::from("branchSummary"));
+            put(&mut m, "summary", entry.get("summary"));
+            put(&mut m, "fromId", entry.get("fromId"));
+            m.insert("timestamp".into(), ms_of(entry));
+            vec![Value::Object(m)]
+        }
+        "compaction" if leading_compaction => {
+            let mut m = Map::new();
+            m.insert("role".into(), Value::from("compactionSummary"));
+            put(&mut m, "summary", entry.get("summary"));
+            put(&mut m, "tokensBefore", entry.get("tokensBefore"));
+            m.insert("timestamp".into(), ms_of(entry));
+            let summary = Value::Object(m);
+            match entry.get("systemMessage") {
+                Some(system) if js_truthy(Some(system)) => vec![system.clone(), summary],
+                _ => vec![summary],
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// How an edit changed an entry's contribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditEffect {
+    Dropped,
+    Replaced,
+}
+
+/// pi's `projectContextEntry`: the entry's messages with its edit applied.
+pub fn apply_edit(messages: Vec<Value>, edit: &Value) -> (Vec<Value>, Option<EditEffect>) {
+    let Some(replacement) = edit.get("replacement") else {
+        // pi would throw on a missing replacement; leave the entry untouched.
+        return (messages, None);
+    };
+    if replacement.is_null() {
+        return (Vec::new(), Some(EditEffect::Dropped));
+    }
+    let new_content = replacement.get("content");
+    let messages = messages
+        .into_iter()
+        .map(|mut message| {
+            let role = message.get("role").and_then(Value::as_str).unwrap_or("");
+            if !matches!(role, "user" | "assistant" | "toolResult" | "custom") {
+                return message;
+            }
+            let content = match new_content {
+                Some(Value::String(s)) if matches!(role, "assistant" | "toolResult") => {
+                    Some(json!([{"type": "text", "text": s}]))
+                }
+                other => other.cloned(),
+            };
+            if let Some(obj) = message.as_object_mut() {
+                match content {
+                    Some(c) => obj.insert("content".into(), c),
+                    None => obj.remove("content"),
+                };
+            }
+            message
+        })
+        .collect();
+    (messages, Some(EditEffect::Replaced))
+}
+
+/// Pass 3 for one item: decode the entry (and its edit) and return its messages.
+pub fn project(session: &Session, item: &Item) -> io::Result<(Vec<Value>, Option<EditEffect>)> {
+    let entry = session.load(item.entry)?;
+    let messages = entry_messages(&entry, item.leading_compaction);
+    match item.edit {
+        Some(edit) => Ok(apply_edit(messages, &session.load(edit)?)),
+        None => Ok((messages, None)),
+    }
+}
+
+/// Pass 3 for an item whose messages are its stored `message`, as is: an unedited `message`
+/// entry of pi's own dialect whose message is an object with content, of a role no migration
+/// renames, that decodes without mending. Its text is then what decoding and re-encoding would
+/// give, as JSON (the same value; spacing and number spelling as stored), at a fraction of the
+/// cost: nearly all of a context is such messages. `None`: take [`project`].
+pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<String>> {
+    #[derive(serde::Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        message: &'a RawValue,
+    }
+    let e = &session.entries[item.entry];
+    if item.edit.is_some()
+        || !e.content()
+        || session.header.dialect != Dialect::Pi
+        || session.role(item.entry) == Some("hookMessage")
+    {
+        return Ok(None);
+    }
+    let line = session.raw_line(item.entry)?;
+    let Ok(Line { message }) = serde_json::from_slice::<Line>(&line) else {
+        return Ok(None);
+    };
+    let text = message.get();
+    let usable = text.starts_with('{') && crate::format::json::decodes_as_stored(text.as_bytes());
+    Ok(usable.then(|| text.to_owned()))
+}
+
+/// pi's `bashExecutionToText`.
+pub fn bash_execution_text(m: &Value) -> String {
+    let mut text = format!("Ran `{}`\n", js_string(m.get("command")));
+    if js_truthy(m.get("output")) {
+        text.push_str(&format!("```\n{}\n```", js_string(m.get("output"))));
+    } else {
+        text.push_str("(no output)");
+    }
+    if js_truthy(m.get("cancelled")) {
+        text.push_str("\n\n(command cancelled)");
+    } else if let Some(code) = m
+        .get("exitCode")
+        .filter(|c| !c.is_null() && **c != json!(0))
+    {
+        text.push_str(&format!(
+            "\n\nCommand exited with code {}",
+            js_string(Some(code))
+        ));
+    }
+    if js_truthy(m.get("truncated")) && js_truthy(m.get("fullOutputPath")) {
+        text.push_str(&format!(
+            "\n\n[Output truncated. Full output: {}]",
+            js_string(m.get("fullOutputPath"))
+        ));
+    }
+    text
+}
+
+fn user_text(text: String, timestamp: Option<&Value>) -> Value {
+    let mut m = Map::new();
+    m.insert("role".into(), Value::from("user"));
+    m.insert("content".into(), json!([{"type": "text", "text": text}]));
+    put(&mut m, "timestamp", timestamp);
+    Value::Object(m)
+}
+
+/// pi's `convertToLlm` for one message (`None`: left out of the request).
+pub fn to_llm(m: Value) -> Option<Value> {
+    let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+    let ts = m.get("timestamp");
+    match role {
+        "bashExecution" if js_truthy(m.get("excludeFromContext")) => None,
+        "bashExecution" => Some(user_text(bash_execution_text(&m), ts)),
+        "custom" => {
+            let content = match m.get("content") {
+                Some(Value::String(s)) => Some(json!([{"type": "text", "text": s}])),
+                other => other.cloned(),
+            };
+            let mut out = Map::new();
+            out.insert("role".into(), Value::from("user"));
+            put(&mut out, "content", content.as_ref());
+            put(&mut out, "timestamp", ts);
+            Some(Value::Object(out))
+        }
+        "branchSummary" => Some(user_text(
+            format!(
+                "{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}",
+                js_string(m.get("summary"))
+            ),
+            ts,
+        )),
+        "compactionSummary" => Some(user_text(
+            format!(
+                "{COMPACTION_SUMMARY_PREFIX}{}{COMPACTION_SUMMARY_SUFFIX}",
+                js_string(m.get("summary"))
+            ),
+            ts,
+        )),
+        "system" | "user" | "assistant" | "toolResult" => Some(m),
+        _ => None,
+    }
+}
+
+/// Cuts the text of a tool result's blocks to `max` characters (`--max-tool-chars`).
+pub fn cut_tool_result(m: &mut Value, max: usize) {
+    if m.get("role").and_then(Value::as_str) != Some("toolResult") {
+        return;
+    }
+    let cut = |s: &mut String| {
+        if let Some((at, _)) = s.char_indices().nth(max) {
+            let dropped = s[at..].chars().count();
+            let note = format!("\n[... {dropped} more characters cut by --max-tool-chars]");
+            // A cut never makes the text longer: what the note would replace stays.
+            if note.len() < s.len() - at {
+                s.truncate(at);
+                s.push_str(&note);
+            }
+        }
+    };
+    match m.get_mut("content") {
+        Some(Value::String(s)) => cut(s),
+        Some(Value::Array(blocks)) => {
+            for b in blocks {
+                if b.get("type").and_then(Value::as_str) == Some("text") {
+                    if let Some(Value::String(s)) = b.get_mut("text") {
+                        cut(s);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn utf16_len(v: Option<&Value>) -> usize {
+    v.and_then(Value::as_str).map_or(0, js_len)
+}
+
+/// `JSON.stringify(v).length`.
+fn json_len(v: &Value) -> usize {
+    js_len(&crate::format::surrogates::to_string(v))
+}
+
+fn content_chars(content: Option<&Value>) -> usize {
+    match Content::of(content) {
+        Content::Text(s) => js_len(s),
+        blocks => blocks
+            .blocks()
+            .map(|b| match b {
+                Block::Text { text } => utf16_len(text),
+                Block::Image { .. } => 4800,
+                _ => 0,
+            })
+            .sum(),
+    }
+}
+
+/// pi's `estimateTokens` (characters / 4, rounded up; an image counts 4800 characters).
+pub fn estimate_tokens(m: &Value) -> usize {
+    let chars = match m.get("role").and_then(Value::as_str).unwrap_or("") {
+        "system" => {
+            let mut chars = content_chars(m.get("content"));
+            if let Some(Value::Object(sections)) = m.get("sections") {
+                chars += sections.values().map(|s| utf16_len(Some(s))).sum::<usize>();
+            }
+            if let Some(tools) = m.get("toolsAdded").filter(|t| js_truthy(Some(t))) {
+                chars += json_len(tools);
+            }
+            chars
+        }
+        "user" | "custom" | "toolResult" => content_chars(m.get("content")),
+        "assistant" => Content::of(m.get("content"))
+            .blocks()
+            .map(|b| match b {
+                Block::Text { text } => utf16_len(text),
+                Block::Thinking { thinking, .. } => utf16_len(thinking),
+                Block::ToolCall(call) => utf16_len(call.name) + call.arguments.map_or(0, json_len),
+                _ => 0,
+            })
+            .sum(),
+        "bashExecution" => utf16_len(m.get("command")) + utf16_len(m.get("output")),
+        "branchSummary" | "compactionSummary" => utf16_len(m.get("summary")),
+        _ => 0,
+    };
+    chars.div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_tool_chars_never_lengthens_a_result() {
+        let result =
+            |text: &str| json!({"role": "toolResult", "content": [{"type": "text", "text": text}]});
+        let mut short = result("twenty characters...");
+        cut_tool_result(&mut short, 0);
+        assert_eq!(short, result("twenty characters..."));
+        let long = "x".repeat(346);
+        let mut cut = result(&long);
+        cut_tool_result(&mut cut, 0);
+        let text = cut["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.len() < 346 && text.contains("346 more characters"),
+            "{text}"
+        );
+    }
+
+    fn session(lines: &[Value]) -> Session {
+        crate::store::session::test_session(lines)
+    }
+
+    fn msg(id: &str, parent: Option<&str>, role: &str, content: Value) -> Value {
+        json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:01.000Z",
+               "message":{"role":role,"content":content,"timestamp":1}})
+    }
+
+    fn messages(s: &Session, leaf: Option<&str>) -> Vec<Value> {
+        let p = plan(s, leaf.map(|l| s.find(l).unwrap())).unwrap();
+        p.items
+            .iter()
+            .flat_map(|i| project(s, i).unwrap().0)
+            .collect()
+    }
+
+    #[test]
+    fn stored_messages_are_copied_when_decoding_would_not_change_them() {
+        let text = format!(
+            "{}\n{}\n{}\n{}\n{}\n{}\n{}\n",
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x \"1e400\" \\ud83d","usage":{"cost":0.000006}}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"cut \ud83d"}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","message":{"role":"user","content":"x","n":1e400}}"#,
+            r#"{"type":"message","id":"d","parentId":"c","message":{"role":"user","content":"x","n":12345678901234567}}"#,
+            r#"{"type":"message","id":"e","parentId":"d","message":{"role":"user","content":null}}"#,
+            r#"{"type":"context_edit","id":"f","parentId":"e","targetId":"a","replacement":{"content":"y"}}"#,
+        );
+        let s = Session::from_reader(text.as_bytes(), "t").unwrap();
+        let p = plan(&s, None).unwrap();
+        let copied: Vec<Option<String>> = p
+            .items
+            .iter()
+            .map(|i| verbatim_message(&s, i).unwrap())
+            .collect();
+        // a is edited; b has a lone surrogate, c a number beyond f64, d one beyond 2^53, e no
+        // content: each decodes differently from its text, so none is copied.
+        assert_eq!(copied, [None, None, None, None, None, None]);
+        let p = plan(&s, Some(0)).unwrap();
+        assert_eq!(
+            verbatim_message(&s, &p.items[0]).unwrap().as_deref(),
+            Some(r#"{"role":"user","content":"x \"1e400\" \\ud83d","usage":{"cost":0.000006}}"#)
+        );
+        // The copy and the decoded message are the same JSON.
+        let decoded = &project(&s, &p.items[0]).unwrap().0[0];
+        let copy: Value =
+            serde_json::from_str(&verbatim_message(&s, &p.items[0]).unwrap().unwrap()).unwrap();
+        assert_eq!(&copy, decoded);
+    }
+
+    #[test]
+    fn linear_path_and_settings() {
+        let s = session(&[
+            msg("a", None, "user", json!("hi")),
+            json!({"type":"thinking_level_change","id":"t","parentId":"a","thinkingLevel":"high"}),
+            json!({"type":"message","id":"b","parentId":"t","message":{"role":"assistant","content":null,"provider":"p","model":"m"}}),
+            json!({"type":"usage","id":"u","parentId":"b","usage":{}}),
+            json!({"type":"custom","id":"c","parentId":"u","customType":"x"}),
+        ]);
+        let p = plan(&s, None).unwrap();
+        assert_eq!(p.thinking_level, Some(json!("high")));
+        assert_eq!(p.model, json!({"provider":"p","modelId":"m"}));
+        let m = messages(&s, None);
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[1]["content"], json!([]));
+    }
+
+    #[test]
+    fn compaction_keeps_from_first_kept_without_system() {
+        let s = session(&[
+            msg("a", None, "user", json!("old")),
+            msg("sys", Some("a"), "system", json!("rules")),
+            msg("b", Some("sys"), "user", json!("kept")),
+            json!({"type":"compaction","id":"c","parentId":"b","summary":"S","firstKeptEntryId":"a","tokensBefore":9,"timestamp":"2026-01-01T00:00:02.000Z","systemMessage":{"role":"system","content":"ckpt"}}),
+            msg("d", Some("c"), "user", json!("new")),
+        ]);
+        let m = messages(&s, None);
+        let roles: Vec<_> = m
+            .iter()
+            .map(|m| m["role"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            roles,
+            ["system", "compactionSummary", "user", "user", "user"]
+        );
+        assert_eq!(m[1]["timestamp"], 1_767_225_602_000_i64);
+        assert_eq!(m[2]["content"], "old");
+    }
+
+    #[test]
+    fn retain_none_and_older_compactions() {
+        let s = session(&[
+            msg("a", None, "user", json!("old")),
+            json!({"type":"compaction","id":"c1","parentId":"a","summary":"one","firstKeptEntryId":"a","tokensBefore":1}),
+            msg("b", Some("c1"), "user", json!("mid")),
+            json!({"type":"compaction","id":"c2","parentId":"b","summary":"two","firstKeptEntryId":"c1","tokensBefore":2}),
+            json!({"type":"compaction","id":"c3","parentId":"c2","summary":"three","firstKeptEntryId":"c3","tokensBefore":3}),
+        ]);
+        let m = messages(&s, None);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0]["summary"], "three");
+        // At c2: c1 is inside the kept range but contributes nothing.
+        let m = messages(&s, Some("c2"));
+        let summaries: Vec<_> = m.iter().map(|m| m["summary"].clone()).collect();
+        assert_eq!(summaries, [json!("two"), Value::Null]);
+        assert_eq!(m[1]["content"], "mid");
+    }
+
+    #[test]
+    fn edits_are_branch_relative_and_last_wins() {
+        let s = session(&[
+            msg("a", None, "user", json!("secret")),
+            msg(
+                "b",
+                Some("a"),
+                "assistant",
+                json!([{"type":"text","text":"ok"}]),
+            ),
+            json!({"type":"context_edit","id":"e1","parentId":"b","targetId":"b","replacement":{"content":"R1"}}),
+            json!({"type":"context_edit","id":"e2","parentId":"e1","targetId":"b","replacement":{"content":"R2"}}),
+            json!({"type":"context_edit","id":"e3","parentId":"e2","targetId":"a","replacement":null}),
+        ]);
+        let m = messages(&s, None);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0]["content"], json!([{"type":"text","text":"R2"}]));
+        let before = messages(&s, Some("b"));
+        assert_eq!(before[0]["content"], "secret");
+        let mid = messages(&s, Some("e1"));
+        assert_eq!(mid[1]["content"], json!([{"type":"text","text":"R1"}]));
+    }
+
+    #[test]
+    fn custom_messages_and_branch_summaries() {
+        let s = session(&[
+            json!({"type":"custom_message","id":"a","parentId":null,"customType":"note","content":"x","display":true,"timestamp":"2026-01-01T00:00:00.000Z"}),
+            json!({"type":"branch_summary","id":"b","parentId":"a","fromId":"z","summary":"","timestamp":"2026-01-01T00:00:00.000Z"}),
+            json!({"type":"branch_summary","id":"c","parentId":"b","fromId":"z","summary":"went elsewhere","timestamp":"bad"}),
+        ]);
+        let m = messages(&s, None);
+        assert_eq!(m.len(), 2);
+        assert_eq!(
+            m[0],
+            json!({"role":"custom","customType":"note","content":"x","display":true,"timestamp":1_767_225_600_000_i64})
+        );
+        assert_eq!(
+            m[1],
+            json!({"role":"branchSummary","summary":"went elsewhere","fromId":"z","timestamp":null})
+        );
+    }
+
+    #[test]
+    fn llm_conversion() {
+        let bash = json!({"role":"bashExecution","command":"ls","output":"a","exitCode":2,"cancelled":false,"truncated":true,"fullOutputPath":"/tmp/o","timestamp":5});
+        assert_eq!(
+            to_llm(bash).unwrap(),
+            json!({"role":"user","content":[{"type":"text","text":"Ran `ls`\n```\na\n```\n\nCommand exited with code 2\n\n[Output truncated. Full output: /tmp/o]"}],"timestamp":5})
+        );
+        assert!(
+            to_llm(json!({"role":"bashExecution","command":"x","excludeFromContext":true}))
+                .is_none()
+        );
+        assert_eq!(
+            to_llm(json!({"role":"custom","content":"hey","timestamp":1})).unwrap(),
+            json!({"role":"user","content":[{"type":"text","text":"hey"}],"timestamp":1})
+        );
+        let c = to_llm(
+            json!({"role":"compactionSummary","summary":"S","tokensBefore":1,"timestamp":2}),
+        )
+        .unwrap();
+        assert_eq!(
+            c["content"][0]["text"],
+            format!("{COMPACTION_SUMMARY_PREFIX}S{COMPACTION_SUMMARY_SUFFIX}")
+        );
+        assert!(to_llm(json!({"role":"weird"})).is_none());
+        let bare = to_llm(json!({"role":"bashExecution"})).unwrap();
+        assert_eq!(bare["content"][0]["text"], "Ran `undefined`\n(no output)");
+    }
+
+    #[test]
+    fn token_estimates_and_tool_cuts() {
+        assert_eq!(
+            estimate_tokens(&json!({"role":"user","content":"abcde"})),
+            2
+        );
+        assert_eq!(
+            estimate_tokens(
+                &json!({"role":"assistant","content":[{"type":"toolCall","name":"ab","arguments":{}}]})
+            ),
+            1
+        );
+        let text = format!("0123{}", "x".repeat(100));
+        let mut m = json!({"role":"toolResult","content":[{"type":"text","text":text}]});
+        cut_tool_result(&mut m, 4);
+        assert!(m["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("0123\n[... 100 more"));
+    }
+}

@@ -1,0 +1,12 @@
+//! What commands compute and how it is shown: trees, contexts, checks, searches, stats, and
+//! the text and colour helpers their printers share.
+
+pub mod check;
+pub mod context;
+pub mod export;
+pub(crate) mod preview;
+pub mod search;
+pub mod stats;
+pub mod style;
+pub(crate) mod text;
+pub mod tree;

@@ -1,0 +1,447 @@
+//! One-line previews of entries as pi's `/tree` shows them (`getEntryDisplayText` in pi's
+//! `tree-selector.js`): `user: …`, `assistant: …`, `[bash: npm test]`, `[compaction: 13k tokens]`,
+//! `[branch summary]: …`, `[model: …]` and so on.
+//!
+//! Pure: a decoded entry in, styled parts out. The parts carry pi's colour roles, not colours, so
+//! the tree's renderer picks the colours and the JSON renderer takes the plain text. Text is not
+//! escaped here (JSON keeps it as stored); human output escapes each part.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::format::js::{js_slice, js_string, js_truthy};
+use crate::format::model::content::{Block, Content};
+use crate::format::model::EntryKind;
+use crate::store::session::IdIndex;
+use crate::views::style::Role;
+use crate::views::text::{full_text, normalize, pi_tool_call};
+
+/// pi's theme role of a preview part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tone {
+    Plain,
+    /// `user: `
+    Accent,
+    /// `assistant: `
+    Success,
+    /// Tool calls, `(no content)`.
+    Muted,
+    /// Bookkeeping entries.
+    Dim,
+    /// `[branch summary]: `
+    Warning,
+    /// An assistant's error message.
+    Error,
+    /// Compactions.
+    Border,
+    /// `[customType]: ` of custom messages.
+    Custom,
+}
+
+impl Tone {
+    /// The palette role of pi's theme role.
+    pub(crate) fn role(self) -> Role {
+        match self {
+            Tone::Plain => Role::Plain,
+            Tone::Accent => Role::User,
+            Tone::Success => Role::Assistant,
+            Tone::Muted | Tone::Dim => Role::Muted,
+            Tone::Warning => Role::Warn,
+            Tone::Error => Role::Error,
+            Tone::Border => Role::Border,
+            Tone::Custom => Role::Custom,
+        }
+    }
+}
+
+/// A preview: parts in order, each with its tone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Preview {
+    pub parts: Vec<(Tone, String)>,
+}
+
+impl Preview {
+    fn one(tone: Tone, text: String) -> Preview {
+        Preview {
+            parts: vec![(tone, text)],
+        }
+    }
+
+    fn two(tone: Tone, head: &str, rest_tone: Tone, rest: String) -> Preview {
+        Preview {
+            parts: vec![(tone, head.to_owned()), (rest_tone, rest)],
+        }
+    }
+
+    /// The plain text (for JSON).
+    pub(crate) fn text(&self) -> String {
+        self.parts.iter().map(|(_, s)| s.as_str()).collect()
+    }
+}
+
+/// pi's `extractContent`: the text, cut at 200 UTF-16 units before normalizing.
+fn content(v: Option<&Value>) -> String {
+    normalize(js_slice(&full_text(v), 200))
+}
+
+/// Which assistant message holds each tool call, by call id, the last call of an id winning
+/// (pi's `/tree` map of one-liners, whose lines [`tool_calls_of`] makes again from that
+/// message). Ids sit in one arena, and lines are kept only for the calls of messages the
+/// filter hides, up to [`LINES_KEPT`] bytes: no row decodes such a message, and each tool
+/// result answering one decoded it again (6,346 messages of the 400 MB benchmark session). A
+/// `HashMap<String, String>` of every line was a third of `tree`'s memory on a session of a
+/// million small entries.
+#[derive(Debug, Default)]
+pub(crate) struct ToolCalls {
+    ids: String,
+    /// Where an id starts in `ids`, its length, and the entry holding the call.
+    by_id: IdIndex<(u64, u32, u32)>,
+    /// Ids each followed by its call's one-liner.
+    lines: String,
+    /// Where an id starts in `lines`, its length, its line's length, and the entry holding it.
+    line_by_id: IdIndex<(u64, u32, u32, u32)>,
+}
+
+/// The most bytes of ids and one-liners [`ToolCalls`] keeps: all of a session of thousands
+/// of hidden calls (the 400 MB benchmark session's 10,218 take 0.8 MB), and a few MB of a
+/// million-entry session's 246,000, whose `tree` has its budget to keep.
+const LINES_KEPT: usize = 2 << 20;
+
+impl ToolCalls {
+    pub(crate) fn with_capacity(calls: usize) -> ToolCalls {
+        ToolCalls {
+            by_id: IdIndex::with_capacity(calls),
+            ..ToolCalls::default()
+        }
+    }
+
+    /// Records that call `id` is in entry `entry` (a later call of the id wins).
+    pub(crate) fn insert(&mut self, id: &str, entry: u32) {
+        // A line is far below 4 GiB, so an id is too.
+        let value = (self.ids.len() as u64, id.len() as u32, entry);
+        self.ids.push_str(id);
+        let ToolCalls { ids, by_id, .. } = self;
+        // A replaced call's id stays in the arena, unreferenced: ids used twice are rare.
+        by_id.insert(id, value, |&(start, len, _)| {
+            &ids[start as usize..start as usize + len as usize]
+        });
+    }
+
+    /// The entry holding call `id`.
+    pub(crate) fn entry_of(&self, id: &str) -> Option<usize> {
+        let held = |&(start, len, _): &(u64, u32, u32)| {
+            Some(&self.ids[start as usize..start as usize + len as usize])
+        };
+        self.by_id.find(id, held).map(|&(.., entry)| entry as usize)
+    }
+
+    /// Keeps the one-liner of call `id` of entry `entry`, while there is room.
+    pub(crate) fn keep_line(&mut self, id: &str, entry: u32, line: &str) {
+        if self.lines.len() + id.len() + line.len() > LINES_KEPT {
+            return;
+        }
+        let value = (
+            self.lines.len() as u64,
+            id.len() as u32,
+            line.len() as u32,
+            entry,
+        );
+        self.lines.push_str(id);
+        self.lines.push_str(line);
+        let ToolCalls {
+            lines, line_by_id, ..
+        } = self;
+        line_by_id.insert(id, value, |&(start, len, ..)| {
+            &lines[start as usize..start as usize + len as usize]
+        });
+    }
+
+    /// The kept one-liner of call `id` as entry `entry` holds it; `None` when none was kept of
+    /// that entry's call (a later message's call of the id, or no room).
+    pub(crate) fn line_of(&self, id: &str, entry: usize) -> Option<&str> {
+        let held = |&(start, len, ..): &(u64, u32, u32, u32)| {
+            Some(&self.lines[start as usize..start as usize + len as usize])
+        };
+        let &(start, id_len, line_len, holder) = self.line_by_id.find(id, held)?;
+        let at = start as usize + id_len as usize;
+        (holder as usize == entry).then(|| &self.lines[at..at + line_len as usize])
+    }
+}
+
+/// The ids of an assistant message's tool calls, in order.
+pub(crate) fn call_ids(message: &Value) -> impl Iterator<Item = &str> {
+    Content::of(message.get("content"))
+        .blocks()
+        .filter_map(|b| match b {
+            Block::ToolCall(call) => call.id.and_then(Value::as_str),
+            _ => None,
+        })
+}
+
+/// The tool calls of an assistant message as pi's `/tree` names them, for the tool results
+/// that answer them (`toolCallId` → `[bash: …]`).
+pub(crate) fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, String>) {
+    for b in Content::of(message.get("content")).blocks() {
+        if let Block::ToolCall(call) = b {
+            if let Some(id) = call.id.and_then(Value::as_str) {
+                let line = pi_tool_call(call.name, call.arguments, home);
+                into.insert(id.to_owned(), line);
+            }
+        }
+    }
+}
+
+/// The call a tool result answers, as pi's `/tree` looks it up (a truthy string).
+pub(crate) fn answered_call(entry: &Value) -> Option<&str> {
+    let message = entry.get("message")?;
+    if message.get("role").and_then(Value::as_str) != Some("toolResult") {
+        return None;
+    }
+    message
+        .get("toolCallId")
+        .filter(|v| js_truthy(Some(v)))
+        .and_then(Value::as_str)
+}
+
+/// The preview of one decoded entry. `call` is the one-liner of the tool call a tool result
+/// answers ([`answered_call`]), if there is one.
+pub(crate) fn preview(entry: &Value, kind: &EntryKind, call: Option<&str>, home: &str) -> Preview {
+    let field = |k: &str| entry.get(k);
+    match kind {
+        EntryKind::Message => message(field("message").unwrap_or(&Value::Null), call),
+        EntryKind::CustomMessage => {
+            // pi joins text blocks without a separator here (unlike the listing).
+            let text = normalize(&full_text(field("content")));
+            let head = format!("[{}]: ", js_string(field("customType")));
+            Preview::two(Tone::Custom, &head, Tone::Plain, text)
+        }
+        EntryKind::Compaction => {
+            let text = match field("tokensBefore").and_then(Value::as_f64) {
+                // `Math.round` rounds halves up.
+                Some(t) => format!("[compaction: {:.0}k tokens]", (t / 1000.0 + 0.5).floor()),
+                // pi would print `NaNk`; seed-000 compactions carry no count.
+                None => "[compaction]".to_owned(),
+            };
+            Preview::one(Tone::Border, text)
+        }
+        EntryKind::BranchSummary => Preview::two(
+            Tone::Warning,
+            "[branch summary]: ",
+            Tone::Plain,
+            normalize(&text_of(field("summary"))),
+        ),
+        EntryKind::ModelChange => Preview::one(
+            Tone::Dim,
+            format!("[model: {}]", js_string(field("modelId"))),
+        ),
+        EntryKind::ThinkingLevelChange => Preview::one(
+            Tone::Dim,
+            format!("[thinking: {}]", js_string(field("thinkingLevel"))),
+        ),
+        EntryKind::Custom => Preview::one(
+            Tone::Dim,
+            format!("[custom: {}]", js_string(field("customType"))),
+        ),
+        EntryKind::ContextEdit => {
+            // Only an explicit null omits; an absent replacement reads as "replace" in pi.
+            let what = if field("replacement") == Some(&Value::Null) {
+                "omit"
+            } else {
+                "replace"
+            };
+            let target = js_string(field("targetId"));
+            Preview::one(Tone::Dim, format!("[context {what}: {target}]"))
+        }
+        EntryKind::Label => {
+            let label = match field("label") {
+                None | Some(Value::Null) => "(cleared)".to_owned(),
+                l => js_string(l),
+            };
+            Preview::one(Tone::Dim, format!("[label: {label}]"))
+        }
+        EntryKind::SessionInfo => {
+            let name = field("name");
+            let name = if js_truthy(name) {
+                js_string(name)
+            } else {
+                "empty".to_owned()
+            };
+            Preview::one(Tone::Dim, format!("[title: {name}]"))
+        }
+        // pi never shows usage entries in its tree (and has no text for them).
+        EntryKind::Usage => {
+            Preview::one(Tone::Dim, format!("[usage: {}]", js_string(field("kind"))))
+        }
+        // seed 000: a tool call of its own, shown as pi shows the result of one.
+        EntryKind::ToolCall => Preview::one(
+            Tone::Muted,
+            pi_tool_call(field("toolName"), field("input"), home),
+        ),
+        EntryKind::Thinking => {
+            let text = thinking_text(field("content"));
+            Preview::two(Tone::Dim, "[thinking]: ", Tone::Dim, normalize(&text))
+        }
+        // pi shows nothing for types it does not know; a name is more use than a blank line.
+        EntryKind::Unknown(name) => Preview::one(Tone::Dim, format!("[{name}]")),
+    }
+}
+
+fn message(msg: &Value, call: Option<&str>) -> Preview {
+    let get = |k: &str| msg.get(k);
+    match get("role").and_then(Value::as_str) {
+        Some("user") => Preview::two(Tone::Accent, "user: ", Tone::Plain, content(get("content"))),
+        Some("assistant") => {
+            let text = content(get("content"));
+            let head = "assistant: ";
+            if !text.is_empty() {
+                Preview::two(Tone::Success, head, Tone::Plain, text)
+            } else if get("stopReason").and_then(Value::as_str) == Some("aborted") {
+                Preview::two(Tone::Success, head, Tone::Muted, "(aborted)".to_owned())
+            } else if js_truthy(get("errorMessage")) {
+                let error = normalize(&js_string(get("errorMessage")));
+                Preview::two(
+                    Tone::Success,
+                    head,
+                    Tone::Error,
+                    js_slice(&error, 80).into(),
+                )
+            } else {
+                Preview::two(Tone::Success, head, Tone::Muted, "(no content)".to_owned())
+            }
+        }
+        Some("toolResult") => {
+            let text = match call {
+                Some(line) => line.to_owned(),
+                None => match get("toolName") {
+                    None | Some(Value::Null) => "[tool]".to_owned(),
+                    name => format!("[{}]", js_string(name)),
+                },
+            };
+            Preview::one(Tone::Muted, text)
+        }
+        Some("bashExecution") => {
+            let command = match get("command") {
+                None | Some(Value::Null) => String::new(),
+                c => js_string(c),
+            };
+            Preview::one(Tone::Dim, format!("[bash]: {}", normalize(&command)))
+        }
+        _ => Preview::one(Tone::Dim, format!("[{}]", js_string(get("role")))),
+    }
+}
+
+/// A string field, or nothing (pi would throw on other types).
+fn text_of(v: Option<&Value>) -> String {
+    v.and_then(Value::as_str).unwrap_or_default().to_owned()
+}
+
+/// The text of seed-000 `thinking` blocks (mapped to pi's `thinking` field).
+pub(crate) fn thinking_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("thinking").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(Value::String(s)) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(entry: &Value) -> String {
+        let kind = EntryKind::parse(entry.get("type").and_then(Value::as_str));
+        preview(entry, &kind, None, "/home/dev").text()
+    }
+
+    #[test]
+    fn messages_like_pi() {
+        let user = json!({"type":"message","message":{"role":"user","content":"a\n\tb "}});
+        assert_eq!(text(&user), "user: a  b");
+        let long = "x".repeat(300);
+        let user = json!({"type":"message","message":{"role":"user","content":[{"type":"text","text":long}]}});
+        assert_eq!(text(&user).len(), "user: ".len() + 200);
+        let tools_only = json!({"type":"message","message":{"role":"assistant","content":[{"type":"toolCall"}]}});
+        assert_eq!(text(&tools_only), "assistant: (no content)");
+        let aborted = json!({"type":"message","message":{"role":"assistant","content":[],"stopReason":"aborted"}});
+        assert_eq!(text(&aborted), "assistant: (aborted)");
+        let error = json!({"type":"message","message":{"role":"assistant","content":[],"errorMessage":"boom\nbad"}});
+        assert_eq!(text(&error), "assistant: boom bad");
+        let result = json!({"type":"message","message":{"role":"toolResult","toolName":"bash"}});
+        assert_eq!(text(&result), "[bash]");
+        let bash = json!({"type":"message","message":{"role":"bashExecution","command":"ls"}});
+        assert_eq!(text(&bash), "[bash]: ls");
+        assert_eq!(
+            text(&json!({"type":"message","message":{"role":"system"}})),
+            "[system]"
+        );
+        assert_eq!(
+            text(&json!({"type":"message","message":"not an object"})),
+            "[undefined]"
+        );
+    }
+
+    #[test]
+    fn tool_results_use_the_call() {
+        let mut calls = HashMap::new();
+        let assistant = json!({"role":"assistant","content":[
+            {"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"npm test"}}]});
+        tool_calls_of(&assistant, "/home/dev", &mut calls);
+        let result = json!({"type":"message","message":{"role":"toolResult","toolCallId":"t1","toolName":"bash"}});
+        let call = answered_call(&result).and_then(|id| calls.get(id));
+        assert_eq!(call.map(String::as_str), Some("[bash: npm test]"));
+        let p = preview(
+            &result,
+            &EntryKind::Message,
+            call.map(String::as_str),
+            "/home/dev",
+        );
+        assert_eq!(p.text(), "[bash: npm test]");
+    }
+
+    #[test]
+    fn other_entries_like_pi() {
+        assert_eq!(
+            text(&json!({"type":"compaction","tokensBefore":12_500})),
+            "[compaction: 13k tokens]"
+        );
+        assert_eq!(text(&json!({"type":"compaction"})), "[compaction]");
+        assert_eq!(
+            text(&json!({"type":"branch_summary","summary":"tried\nX"})),
+            "[branch summary]: tried X"
+        );
+        assert_eq!(
+            text(&json!({"type":"model_change","modelId":"m"})),
+            "[model: m]"
+        );
+        assert_eq!(
+            text(&json!({"type":"context_edit","targetId":"a","replacement":null})),
+            "[context omit: a]"
+        );
+        assert_eq!(
+            text(&json!({"type":"context_edit","targetId":"a"})),
+            "[context replace: a]"
+        );
+        assert_eq!(text(&json!({"type":"label"})), "[label: (cleared)]");
+        assert_eq!(
+            text(&json!({"type":"session_info","name":""})),
+            "[title: empty]"
+        );
+        assert_eq!(
+            text(
+                &json!({"type":"custom_message","customType":"n","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]})
+            ),
+            "[n]: ab"
+        );
+        assert_eq!(text(&json!({"type":"checkpoint_v9"})), "[checkpoint_v9]");
+        assert_eq!(
+            text(&json!({"type":"tool_call","toolName":"ls","input":{}})),
+            "[ls: .]"
+        );
+    }
+}

@@ -1,0 +1,446 @@
+//! What `grep` searches and how: the pattern as ripgrep reads it, a test on a line's stored bytes
+//! that rules out lines that cannot match before they are decoded, and the decoded texts of an
+//! entry (what was said and done, never keys, escapes or image data), each cut into lines.
+
+use std::borrow::Cow;
+
+use regex::Regex;
+use regex_automata::meta;
+use serde_json::Value;
+
+use crate::format::model::content::{Block, Content};
+use crate::format::model::EntryKind;
+
+mod stored;
+
+/// How the pattern is read (ripgrep's flags).
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(clippy::struct_excessive_bools)] // one per flag
+pub struct Syntax {
+    pub fixed: bool,
+    pub ignore_case: bool,
+    pub smart_case: bool,
+    pub word: bool,
+}
+
+/// A compiled pattern: the regex over decoded lines, and what a stored line must match for any
+/// of its decoded lines to match.
+#[derive(Debug)]
+pub struct Matcher {
+    regex: Regex,
+    /// The pattern over stored bytes (`search::stored`); `None`: every line may match.
+    stored: Option<meta::Regex>,
+}
+
+impl Matcher {
+    pub fn new(pattern: &str, syntax: Syntax) -> Result<Matcher, regex::Error> {
+        let mut source = if syntax.fixed {
+            regex::escape(pattern)
+        } else {
+            pattern.to_owned()
+        };
+        if syntax.word {
+            source = format!(r"\b(?:{source})\b");
+        }
+        let ignore_case = syntax.ignore_case
+            || (syntax.smart_case && !has_uppercase_literal(pattern, syntax.fixed));
+        let regex = regex::RegexBuilder::new(&source)
+            .case_insensitive(ignore_case)
+            .build()?;
+        // Parsed again as `regex` parses it (same crate, same flags), for the stored regex.
+        let stored = regex_syntax::ParserBuilder::new()
+            .case_insensitive(ignore_case)
+            .build()
+            .parse(&source)
+            .ok()
+            .and_then(|hir| stored::regex(&hir));
+        Ok(Matcher { regex, stored })
+    }
+
+    /// Whether stored JSON (a line, or a whole file) can hold a decoded line that matches.
+    /// False only when it surely cannot: outside `\u` escapes, the stored bytes of a match
+    /// match the stored regex; bytes with a `\u` escape are always decoded (it may spell any
+    /// character).
+    pub fn may_match(&self, stored: &[u8]) -> bool {
+        match &self.stored {
+            None => true,
+            Some(r) => r.is_match(stored) || memchr::memmem::find(stored, b"\\u").is_some(),
+        }
+    }
+
+    /// A byte of the first stretch of `stored` that may hold a match (where
+    /// [`may_match`](Self::may_match) of the line around it is true): in the stored regex's
+    /// leftmost match, or the first `\u`; `None` when nothing in `stored` can match. The stored
+    /// regex matches no raw newline, so every line that ends before this byte cannot match.
+    pub fn first_may_match(&self, stored: &[u8]) -> Option<usize> {
+        let Some(r) = &self.stored else {
+            return Some(0);
+        };
+        // Its last byte: a match is never empty.
+        let matched = r.search_half(&regex_automata::Input::new(stored));
+        let end = matched.map_or(stored.len(), |m| m.offset().saturating_sub(1));
+        let escape = memchr::memmem::find(&stored[..end], b"\\u");
+        escape.or(matched.map(|_| end))
+    }
+
+    /// Whether [`may_match`](Self::may_match) can ever say no.
+    pub fn prefilters(&self) -> bool {
+        self.stored.is_some()
+    }
+
+    /// The byte ranges of the matches within one line (no `\n` in it).
+    pub fn find_in(&self, line: &str) -> Vec<(usize, usize)> {
+        self.regex
+            .find_iter(line)
+            .map(|m| (m.start(), m.end()))
+            .collect()
+    }
+}
+
+/// ripgrep's smart case: an uppercase letter written in the pattern makes it case-sensitive;
+/// escapes (`\W`, `\S`, `\p{Lu}`) are not letters written.
+fn has_uppercase_literal(pattern: &str, fixed: bool) -> bool {
+    if fixed {
+        return pattern.chars().any(char::is_uppercase);
+    }
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            // The guard consumes what follows a `\`: one character (`\W`, `\\`), two (`\pL`), or
+            // a class name to its `}` (`\p{Lu}`).
+            '\\' if matches!(chars.next(), Some('p' | 'P')) && chars.next() == Some('{') => {
+                chars.by_ref().find(|&c| c == '}');
+            }
+            c if c.is_uppercase() => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Which optional kinds of text are searched too.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reach {
+    /// Tool results and bash output.
+    pub tools: bool,
+    pub thinking: bool,
+}
+
+/// Where in an entry a text was found (`field` in `grep --json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// User, assistant, custom message text.
+    Text,
+    /// A tool call's name or one of its string arguments.
+    ToolCall,
+    ToolResult,
+    Thinking,
+    /// Branch and compaction summaries.
+    Summary,
+    /// A session name (`session_info`).
+    Name,
+    /// The command of a `!` bash execution.
+    Command,
+    /// Its output.
+    Output,
+}
+
+impl Field {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Field::Text => "text",
+            Field::ToolCall => "toolCall",
+            Field::ToolResult => "toolResult",
+            Field::Thinking => "thinking",
+            Field::Summary => "summary",
+            Field::Name => "name",
+            Field::Command => "command",
+            Field::Output => "output",
+        }
+    }
+}
+
+/// Whether an entry of this kind and role has any text `reach` searches: the rest are never
+/// decoded. `role` is pi's (v1/v2 `hookMessage` read as `custom`).
+pub fn searched(kind: &EntryKind, role: Option<&str>, reach: Reach) -> bool {
+    match kind {
+        EntryKind::Message => match role {
+            Some("toolResult") => reach.tools,
+            Some(
+                "user" | "assistant" | "custom" | "bashExecution" | "branchSummary"
+                | "compactionSummary",
+            ) => true,
+            _ => false,
+        },
+        EntryKind::Compaction
+        | EntryKind::BranchSummary
+        | EntryKind::CustomMessage
+        | EntryKind::SessionInfo => true,
+        _ => false,
+    }
+}
+
+/// The searched texts of a decoded entry (pi's shape), in the order they appear.
+pub fn texts<'a>(
+    entry: &'a Value,
+    kind: &EntryKind,
+    role: Option<&str>,
+    reach: Reach,
+) -> Vec<(Field, &'a str)> {
+    let mut out = Vec::new();
+    let mut push = |field, v: Option<&'a Value>| {
+        if let Some(s) = v.and_then(Value::as_str) {
+            out.push((field, s));
+        }
+    };
+    match kind {
+        EntryKind::Message => {
+            let Some(m) = entry.get("message") else {
+                return out;
+            };
+            match role {
+                Some("user" | "custom") => content(m.get("content"), Field::Text, &mut out),
+                Some("assistant") => assistant(m.get("content"), reach, &mut out),
+                Some("toolResult") if reach.tools => {
+                    content(m.get("content"), Field::ToolResult, &mut out);
+                }
+                Some("bashExecution") => {
+                    push(Field::Command, m.get("command"));
+                    if reach.tools {
+                        push(Field::Output, m.get("output"));
+                    }
+                }
+                Some("branchSummary" | "compactionSummary") => {
+                    push(Field::Summary, m.get("summary"));
+                }
+                _ => {}
+            }
+        }
+        EntryKind::Compaction | EntryKind::BranchSummary => {
+            push(Field::Summary, entry.get("summary"));
+        }
+        EntryKind::CustomMessage => content(entry.get("content"), Field::Text, &mut out),
+        EntryKind::SessionInfo => push(Field::Name, entry.get("name")),
+        _ => {}
+    }
+    out
+}
+
+/// A string content, or the text blocks of a block content (images and the rest skipped).
+fn content<'a>(c: Option<&'a Value>, field: Field, out: &mut Vec<(Field, &'a str)>) {
+    match Content::of(c) {
+        Content::Text(s) => out.push((field, s)),
+        blocks => out.extend(blocks.blocks().filter_map(|b| Some((field, b.text_str()?)))),
+    }
+}
+
+fn assistant<'a>(c: Option<&'a Value>, reach: Reach, out: &mut Vec<(Field, &'a str)>) {
+    for block in Content::of(c).blocks() {
+        match block {
+            Block::Text { text } => {
+                out.extend(text.and_then(Value::as_str).map(|s| (Field::Text, s)))
+            }
+            // Redacted thinking is an opaque provider payload, not text.
+            Block::Thinking {
+                thinking,
+                redacted: false,
+            } if reach.thinking => {
+                out.extend(
+                    thinking
+                        .and_then(Value::as_str)
+                        .map(|s| (Field::Thinking, s)),
+                );
+            }
+            Block::ToolCall(call) => {
+                out.extend(
+                    call.name
+                        .and_then(Value::as_str)
+                        .map(|s| (Field::ToolCall, s)),
+                );
+                if let Some(args) = call.arguments {
+                    strings(args, &mut |s| out.push((Field::ToolCall, s)));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every string value inside `v`, depth first (keys are not text anyone said).
+fn strings<'a>(v: &'a Value, each: &mut impl FnMut(&'a str)) {
+    match v {
+        Value::String(s) => each(s),
+        Value::Array(items) => items.iter().for_each(|i| strings(i, each)),
+        Value::Object(map) => map.values().for_each(|i| strings(i, each)),
+        _ => {}
+    }
+}
+
+/// One line of a text that matched: its 1-based number within the text, the line, and the
+/// byte ranges of the matches in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineMatch {
+    pub number: usize,
+    pub line: String,
+    pub matches: Vec<(usize, usize)>,
+}
+
+/// The matching lines of a text, line by line as ripgrep: `\n` ends a line (a `\r` before it
+/// stays), so `^` and `$` are a line's ends.
+pub fn matching_lines<'a>(
+    matcher: &'a Matcher,
+    text: &'a str,
+) -> impl Iterator<Item = LineMatch> + 'a {
+    text.split('\n').enumerate().filter_map(|(i, line)| {
+        let matches = matcher.find_in(line);
+        (!matches.is_empty()).then(|| LineMatch {
+            number: i + 1,
+            line: Cow::Borrowed(line).into_owned(),
+            matches,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn m(pattern: &str, syntax: Syntax) -> Matcher {
+        Matcher::new(pattern, syntax).unwrap()
+    }
+
+    #[test]
+    fn stored_bytes_rule_out_only_lines_that_cannot_match() {
+        let plain = Syntax::default();
+        let lit = m("deploy", plain);
+        assert!(lit.prefilters());
+        assert!(!lit.may_match(br#"{"text":"nothing here\n"}"#));
+        assert!(lit.may_match(br#"{"text":"we deploy"}"#));
+        // `\u0064` is `d`: an escape may spell anything, so such lines are decoded.
+        assert!(lit.may_match(br#"{"text":"\u0064eploy"}"#));
+        // Characters JSON escapes are looked for in their stored spellings.
+        let fixed = Syntax {
+            fixed: true,
+            ..plain
+        };
+        for (p, yes, no) in [
+            (r#"say "hi""#, r#"{"t":"say \"hi\""}"#, r#"{"say":"hi"}"#),
+            (r"C:\x", r#"{"t":"C:\\x"}"#, r#"{"t":"C:x"}"#),
+            ("a/b", r#"{"t":"a\/b"}"#, r#"{"t":"a b"}"#),
+        ] {
+            let f = m(p, fixed);
+            assert!(
+                f.may_match(yes.as_bytes()) && !f.may_match(no.as_bytes()),
+                "{p}"
+            );
+        }
+        // A regex without a leading literal is tested whole.
+        let ing = m(r"\w+ing", plain);
+        assert!(!ing.may_match(br#"{"text":"ing"}"#));
+        assert!(ing.may_match(br#"{"text":"a thing"}"#));
+        // One that matches the empty string cannot rule anything out.
+        assert!(!m("(?:rate|limit)?", plain).prefilters());
+        // Where a file may first match: its first stored match, or an earlier `\u`.
+        let file = b"{\"a\":\"x\"}\n{\"t\":\"we deploy\"}\n{\"t\":\"\\u0064eploy\"}\n";
+        assert_eq!(lit.first_may_match(file), Some(24));
+        assert_eq!(lit.first_may_match(&file[..22]), None);
+        let escaped_first = b"{\"t\":\"\\u0064eploy\"}\n{\"t\":\"deploy\"}";
+        assert_eq!(lit.first_may_match(escaped_first), Some(6));
+        assert_eq!(lit.first_may_match(b"{\"t\":\"nothing\"}"), None);
+        let ci = m(
+            "Deploy",
+            Syntax {
+                ignore_case: true,
+                ..plain
+            },
+        );
+        assert!(ci.may_match(br#"{"text":"DEPLOY"}"#));
+        assert!(!ci.may_match(br#"{"text":"nope"}"#));
+        let smart = m(
+            "deploy",
+            Syntax {
+                smart_case: true,
+                ..plain
+            },
+        );
+        assert_eq!(smart.find_in("DePloy"), [(0, 6)]);
+        // Escapes are not letters written: `\W` keeps smart case insensitive.
+        let escaped = m(
+            r"\Wdeploy\p{Lu}?",
+            Syntax {
+                smart_case: true,
+                ..plain
+            },
+        );
+        assert_eq!(escaped.find_in(" DEPLOY"), [(0, 7)]);
+        let strict = m(
+            "Deploy",
+            Syntax {
+                smart_case: true,
+                ..plain
+            },
+        );
+        assert!(strict.find_in("deploy").is_empty());
+    }
+
+    #[test]
+    fn words_and_lines_as_ripgrep() {
+        let w = m(
+            "log",
+            Syntax {
+                word: true,
+                ..Syntax::default()
+            },
+        );
+        assert_eq!(w.find_in("a log, logs"), [(2, 5)]);
+        let anchored = m("^fix$", Syntax::default());
+        let got: Vec<_> = matching_lines(&anchored, "a\nfix\nfix it").collect();
+        assert_eq!(got.len(), 1);
+        assert_eq!((got[0].number, got[0].line.as_str()), (2, "fix"));
+    }
+
+    #[test]
+    fn texts_are_what_was_said_and_done() {
+        let reach = Reach::default();
+        let e = json!({"type":"message","message":{"role":"assistant","content":[
+            {"type":"thinking","thinking":"hmm","signature":"sig"},
+            {"type":"text","text":"done"},
+            {"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls\n-la","n":3}},
+            {"type":"image","data":"AAAA","mimeType":"image/png"}
+        ]}});
+        let got = texts(&e, &EntryKind::Message, Some("assistant"), reach);
+        assert_eq!(
+            got,
+            [
+                (Field::Text, "done"),
+                (Field::ToolCall, "bash"),
+                (Field::ToolCall, "ls\n-la")
+            ]
+        );
+        let all = Reach {
+            tools: true,
+            thinking: true,
+        };
+        assert_eq!(
+            texts(&e, &EntryKind::Message, Some("assistant"), all)[0],
+            (Field::Thinking, "hmm")
+        );
+        let result =
+            json!({"message":{"role":"toolResult","content":[{"type":"text","text":"out"}]}});
+        assert!(texts(&result, &EntryKind::Message, Some("toolResult"), reach).is_empty());
+        assert!(!searched(&EntryKind::Message, Some("toolResult"), reach));
+        assert!(searched(&EntryKind::Message, Some("toolResult"), all));
+        let bash = json!({"message":{"role":"bashExecution","command":"make","output":"ok"}});
+        assert_eq!(
+            texts(&bash, &EntryKind::Message, Some("bashExecution"), all),
+            [(Field::Command, "make"), (Field::Output, "ok")]
+        );
+        let info = json!({"type":"session_info","name":"fix login"});
+        assert_eq!(
+            texts(&info, &EntryKind::SessionInfo, None, reach),
+            [(Field::Name, "fix login")]
+        );
+        assert!(!searched(&EntryKind::Label, None, all));
+    }
+}

@@ -1,0 +1,229 @@
+//! The rows of many sessions grouped into report lines (`stats --by day|week|month|model|
+//! project|session|tool`). Each row goes to the bucket of its own time and its own model, so a
+//! session that ran past midnight is split across days; the buckets of one grouping add up to
+//! the sum of pi's `/session` totals of the sessions read.
+
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+
+use crate::format::model::Usage;
+use crate::store::summary::{Counts, Summary};
+use crate::store::tally::Row;
+
+/// What rows are grouped by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    Day,
+    /// ISO weeks (`2026-W05`), Monday first.
+    Week,
+    Month,
+    /// `provider/model`.
+    Model,
+    /// The session's cwd.
+    Project,
+    Session,
+    /// Tool name: calls, results and errors.
+    Tool,
+    /// One row per message-bearing entry (the fact table; `--json` only).
+    Message,
+}
+
+impl By {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            By::Day => "day",
+            By::Week => "week",
+            By::Month => "month",
+            By::Model => "model",
+            By::Project => "project",
+            By::Session => "session",
+            By::Tool => "tool",
+            By::Message => "message",
+        }
+    }
+}
+
+/// One report line.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Bucket {
+    pub key: String,
+    /// Sessions with a row in this bucket.
+    pub sessions: u64,
+    /// `message` entries (pi's `totalMessages`).
+    pub messages: u64,
+    pub counts: Counts,
+    pub usage: Usage,
+}
+
+impl Bucket {
+    fn add_row(&mut self, r: &Row) {
+        self.messages += u64::from(r.message);
+        if r.message {
+            match r.role.as_str() {
+                "user" => self.counts.user_messages += 1,
+                "assistant" => {
+                    self.counts.assistant_messages += 1;
+                    self.counts.tool_calls += r.calls.len() as u64;
+                }
+                "toolResult" => {
+                    self.counts.tool_results += 1;
+                    self.counts.tool_errors += u64::from(r.is_error == Some(true));
+                }
+                _ => {}
+            }
+        }
+        if let Some(u) = &r.usage {
+            self.usage.add(u);
+        }
+    }
+
+    fn add(&mut self, other: &Bucket) {
+        self.sessions += other.sessions;
+        self.messages += other.messages;
+        let (c, o) = (&mut self.counts, &other.counts);
+        c.user_messages += o.user_messages;
+        c.assistant_messages += o.assistant_messages;
+        c.tool_calls += o.tool_calls;
+        c.tool_results += o.tool_results;
+        c.tool_errors += o.tool_errors;
+        self.usage.add(&other.usage);
+    }
+}
+
+/// The time window on each row's own time: `[since, until)`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RowWindow {
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+}
+
+impl RowWindow {
+    pub fn holds(&self, r: &Row) -> bool {
+        let unbounded = self.since.is_none() && self.until.is_none();
+        unbounded
+            || r.ts_ms.is_some_and(|t| {
+                self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t < u)
+            })
+    }
+}
+
+/// The calendar key of a time in `tz`.
+pub fn time_key(ms: Option<i64>, by: By, tz: &TimeZone) -> String {
+    let Some(date) = ms
+        .and_then(|ms| Timestamp::from_millisecond(ms).ok())
+        .map(|t| t.to_zoned(tz.clone()).date())
+    else {
+        return "(no time)".to_owned();
+    };
+    match by {
+        By::Week => {
+            let w = date.iso_week_date();
+            format!("{:04}-W{:02}", w.year(), w.week())
+        }
+        By::Month => format!("{:04}-{:02}", date.year(), date.month()),
+        _ => date.to_string(),
+    }
+}
+
+/// The rows of sessions (each read with a [`Tally`](crate::store::tally::Tally)) grouped into
+/// buckets, one session at a time, so a report need not hold every session's rows.
+pub struct Grouper<'a> {
+    by: By,
+    tz: &'a TimeZone,
+    window: RowWindow,
+    buckets: hashbrown::HashMap<String, Bucket>,
+    total: Bucket,
+}
+
+impl<'a> Grouper<'a> {
+    pub fn new(by: By, tz: &'a TimeZone, window: RowWindow) -> Grouper<'a> {
+        Grouper {
+            by,
+            tz,
+            window,
+            buckets: hashbrown::HashMap::new(),
+            total: Bucket::default(),
+        }
+    }
+
+    /// Adds one session's rows (none unless it was read with a tally).
+    pub fn add(&mut self, s: &Summary) {
+        let (by, tz, window) = (self.by, self.tz, self.window);
+        let Some(t) = s.tally.as_deref() else {
+            return;
+        };
+        // This session's share of each bucket, so a session is counted once per bucket.
+        let mut mine: hashbrown::HashMap<String, Bucket> = hashbrown::HashMap::new();
+        for r in t.rows.iter().filter(|r| window.holds(r)) {
+            match by {
+                By::Tool => {
+                    for name in &r.calls {
+                        let b = mine.entry(name.clone()).or_default();
+                        b.counts.tool_calls += 1;
+                    }
+                    if r.role == "toolResult" && r.message {
+                        let b = mine.entry(r.tool.clone().unwrap_or_default()).or_default();
+                        b.counts.tool_results += 1;
+                        b.counts.tool_errors += u64::from(r.is_error == Some(true));
+                        if let Some(u) = &r.usage {
+                            b.usage.add(u);
+                        }
+                    }
+                }
+                _ => {
+                    let key = match by {
+                        By::Day | By::Week | By::Month => time_key(r.ts_ms, by, tz),
+                        By::Model => t.model_name(r.model).unwrap_or_else(|| "(no model)".into()),
+                        By::Project => s.cwd.clone(),
+                        _ => s.id.clone(),
+                    };
+                    mine.entry(key).or_default().add_row(r);
+                }
+            }
+        }
+        let mut whole = Bucket::default();
+        for (key, mut b) in mine {
+            b.sessions = 1;
+            whole.add(&b);
+            self.buckets.entry(key).or_default().add(&b);
+        }
+        if whole.sessions > 0 {
+            whole.sessions = 1;
+            self.total.add(&whole);
+        }
+    }
+
+    /// The buckets in report order, and their total.
+    pub fn finish(self) -> (Vec<Bucket>, Bucket) {
+        let (by, buckets, mut total) = (self.by, self.buckets, self.total);
+        let mut rows: Vec<Bucket> = buckets
+            .into_iter()
+            .map(|(key, mut b)| {
+                b.key = key;
+                b
+            })
+            .collect();
+        match by {
+            // Calendar keys sort as text; "(no time)" after them.
+            By::Day | By::Week | By::Month => rows.sort_by(|a, b| {
+                (a.key.starts_with('('))
+                    .cmp(&b.key.starts_with('('))
+                    .then_with(|| a.key.cmp(&b.key))
+            }),
+            By::Tool => rows.sort_by(|a, b| {
+                b.counts
+                    .tool_calls
+                    .cmp(&a.counts.tool_calls)
+                    .then_with(|| a.key.cmp(&b.key))
+            }),
+            _ => rows.sort_by(|a, b| {
+                b.usage
+                    .cost
+                    .total_cmp(&a.usage.cost)
+                    .then_with(|| a.key.cmp(&b.key))
+            }),
+        }
+        total.key = "total".to_owned();
+        (rows, total)
+    }
+}

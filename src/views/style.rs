@@ -1,0 +1,270 @@
+//! Human output helpers: colours as a value (never global state), escaping of terminal
+//! control characters from session content, cutting by display width, and number formats.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use owo_colors::OwoColorize;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+/// Colours on or off for one stream.
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    pub enabled: bool,
+}
+
+macro_rules! styles {
+    ($($name:ident => $apply:ident),* $(,)?) => {
+        $(pub fn $name(&self, s: &str) -> String {
+            // Nothing to colour: no escape codes around an empty string.
+            if self.enabled && !s.is_empty() { s.$apply().to_string() } else { s.to_owned() }
+        })*
+    };
+}
+
+/// What a piece of output is, which decides its colour: one palette for every command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Plain,
+    /// Ids and labels.
+    Id,
+    User,
+    Assistant,
+    /// Tool calls (`show`).
+    Tool,
+    /// Custom messages, summaries and media: neither said nor called.
+    Custom,
+    /// Compactions in the tree.
+    Border,
+    Warn,
+    Error,
+    /// Bookkeeping, tool results, notes.
+    Muted,
+}
+
+impl Theme {
+    /// `s` in the colour of its role.
+    pub fn paint(&self, role: Role, s: &str) -> String {
+        match role {
+            Role::Plain => s.to_owned(),
+            Role::Id | Role::Warn => self.yellow(s),
+            Role::User | Role::Tool => self.cyan(s),
+            Role::Assistant => self.green(s),
+            Role::Custom => self.magenta(s),
+            Role::Border => self.blue(s),
+            Role::Error => self.red(s),
+            Role::Muted => self.dim(s),
+        }
+    }
+
+    styles! {
+        dim => dimmed,
+        bold => bold,
+        red => red,
+        green => green,
+        yellow => yellow,
+        blue => blue,
+        cyan => cyan,
+        magenta => magenta,
+    }
+}
+
+/// Makes session text safe to print: control characters (ESC, C1, BEL, CR...) become visible
+/// escapes so a session cannot repaint the terminal. Newlines and tabs are kept when `keep_lines`.
+/// A lone surrogate (held as a stand-in, `crate::format::surrogates`) shows as U+FFFD.
+pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
+    if crate::format::surrogates::has_standins(s) {
+        let shown = crate::format::surrogates::for_display(s);
+        return Cow::Owned(escape_control(&shown, keep_lines).into_owned());
+    }
+    let is_bad = |c: char| is_bad(c, keep_lines);
+    if !has_bad(s.as_bytes(), keep_lines) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' if !keep_lines => out.push_str("\\n"),
+            '\t' if !keep_lines => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if is_bad(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A character [`escape_control`] makes visible.
+fn is_bad(c: char, keep_lines: bool) -> bool {
+    (c.is_control() && !(keep_lines && (c == '\n' || c == '\t')))
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Whether UTF-8 text holds a character [`is_bad`], by its bytes: a pass that compiles to vector
+/// instructions finds the ASCII controls, and the C1 controls and the invisible marks are
+/// looked for only where a C2 or E2 byte starts a character (`memchr`: text with arrows and
+/// check marks, E2 all, was read byte by byte).
+fn has_bad(b: &[u8], keep_lines: bool) -> bool {
+    let ascii_bad = |x: u8| x < 0x20 && !(keep_lines && matches!(x, b'\n' | b'\t')) || x == 0x7f;
+    crate::util::bytes::any_byte(b, ascii_bad)
+        || memchr::memchr2_iter(0xC2, 0xE2, b).any(|i| match b[i] {
+            // U+0080..=U+009F
+            0xC2 => b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)),
+            // U+200B..=U+200F, U+202A..=U+202E, U+2066..=U+2069
+            _ => matches!(
+                (b.get(i + 1), b.get(i + 2)),
+                (Some(0x80), Some(0x8B..=0x8F | 0xAA..=0xAE)) | (Some(0x81), Some(0xA6..=0xA9))
+            ),
+        })
+}
+
+/// A session or entry id cut to its first 8 characters (what tables show), escaped: ids come
+/// from the file like any other text.
+pub fn short_id(id: &str) -> String {
+    shown_id(id, IdCut::Column)
+}
+
+/// Where an id is shown, which decides how much of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdCut {
+    /// A table column (`ls`, `rm`, `context`): the first 8 characters.
+    Column,
+    /// An id the user types back (`show`): pi's 8-character ids whole, ids of up to 16
+    /// characters too, longer ones by their first 8 UTF-16 units (pi's `slice`).
+    Typed,
+}
+
+/// The one rule for shortening ids, escaped.
+pub fn shown_id(id: &str, cut: IdCut) -> String {
+    let kept: Cow<str> = match cut {
+        IdCut::Column => Cow::Owned(id.chars().take(8).collect()),
+        IdCut::Typed if id.chars().count() <= 16 => Cow::Borrowed(id),
+        IdCut::Typed => Cow::Borrowed(crate::format::js::js_slice(id, 8)),
+    };
+    escape_control(&kept, false).into_owned()
+}
+
+/// One line of preview: whitespace runs folded to one space, control characters escaped.
+pub fn one_line(s: &str) -> String {
+    let folded: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    escape_control(&folded, false).into_owned()
+}
+
+/// Cuts `s` to at most `width` display columns, ending with `…` when cut.
+pub fn truncate(s: &str, width: usize) -> Cow<'_, str> {
+    if s.width() <= width {
+        return Cow::Borrowed(s);
+    }
+    if width == 0 {
+        return Cow::Borrowed("");
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    Cow::Owned(out)
+}
+
+/// Display width of a string (for aligning columns).
+pub fn width(s: &str) -> usize {
+    s.width()
+}
+
+/// `950`, `12.3k`, `4.5M` (tokens).
+pub fn tokens(n: f64) -> String {
+    if n < 1000.0 {
+        format!("{n:.0}")
+    } else if n < 1_000_000.0 {
+        format!("{:.1}k", n / 1000.0)
+    } else {
+        format!("{:.1}M", n / 1_000_000.0)
+    }
+}
+
+/// `$0.12`, `$12.34`; `-` for nothing spent.
+pub fn cost(c: f64) -> String {
+    if c == 0.0 {
+        "-".to_owned()
+    } else if c < 0.01 {
+        format!("${c:.4}")
+    } else {
+        format!("${c:.2}")
+    }
+}
+
+/// `512 B`, `120 KB`, `3.4 MB` (sizes, 1 KB = 1024 B).
+#[allow(clippy::cast_precision_loss)]
+pub fn bytes(n: u64) -> String {
+    let f = n as f64;
+    if n < 1024 {
+        format!("{n} B")
+    } else if f < 1024.0 * 1024.0 {
+        format!("{:.0} KB", f / 1024.0)
+    } else if f < 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.1} MB", f / (1024.0 * 1024.0))
+    } else {
+        format!("{:.1} GB", f / (1024.0 * 1024.0 * 1024.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte test agrees with the character test on every character, alone and between
+    /// others.
+    #[test]
+    fn bad_bytes_are_bad_characters() {
+        for keep in [false, true] {
+            for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+                let alone = c.to_string();
+                let within = format!("a{c}é");
+                for s in [&alone, &within] {
+                    assert_eq!(
+                        has_bad(s.as_bytes(), keep),
+                        s.chars().any(|c| is_bad(c, keep)),
+                        "{c:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn escapes_terminal_controls() {
+        assert_eq!(escape_control("a\u{1b}[2Jb", true), "a\\u{1b}[2Jb");
+        assert_eq!(escape_control("x\ny\tz", true), "x\ny\tz");
+        assert_eq!(escape_control("x\ny", false), "x\\ny");
+        assert_eq!(escape_control("\u{9b}31m", true), "\\u{9b}31m");
+        assert_eq!(escape_control("a\u{202e}b", true), "a\\u{202e}b");
+        assert!(matches!(escape_control("plain", true), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn truncates_by_display_width() {
+        assert_eq!(truncate("hello", 10), "hello");
+        assert_eq!(truncate("hello world", 6), "hello…");
+        assert_eq!(truncate("日本語テキスト", 5), "日本…");
+        assert_eq!(one_line("a\n  b\tc"), "a b c");
+    }
+
+    #[test]
+    fn number_formats() {
+        assert_eq!(tokens(950.0), "950");
+        assert_eq!(tokens(12_345.0), "12.3k");
+        assert_eq!(tokens(4_500_000.0), "4.5M");
+        assert_eq!(cost(0.0), "-");
+        assert_eq!(cost(0.1234), "$0.12");
+        assert_eq!(cost(0.001), "$0.0010");
+        assert_eq!(bytes(120 * 1024), "120 KB");
+    }
+}
