@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::app::cli::{ExportArgs, ExportFormat, ToolsArg};
-use crate::cmd::{find_entry, open_session, warn_cycle};
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
+use crate::cmd::{find_entry, open_session, warn_cycle};
+use crate::store::session::{Session, Source};
 use crate::util::usage::UsageError;
 use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
-use crate::store::session::{Session, Source};
 
 pub fn run(
     args: &ExportArgs,
@@ -58,7 +58,9 @@ pub fn run(
     };
     // pi's SessionManager holds the header's cwd resolved against the process's cwd.
     let cwd = match &session.header.cwd {
-        Some(cwd) => crate::store::locate::resolve_path(cwd, &env.location.process_cwd, &env.inputs.home),
+        Some(cwd) => {
+            crate::store::locate::resolve_path(cwd, &env.location.process_cwd, &env.inputs.home)
+        }
         None => env.location.process_cwd.clone(),
     };
     let cwd = cwd.to_string_lossy().into_owned();

@@ -365,7 +365,9 @@ fn arguments_text(v: &Value) -> String {
 
 /// A text for people (a lone surrogate is U+FFFD), through the redaction hook.
 fn clean(s: &str, redact: &dyn Redact) -> String {
-    redact.text(&crate::format::surrogates::for_display(s)).into_owned()
+    redact
+        .text(&crate::format::surrogates::for_display(s))
+        .into_owned()
 }
 
 /// A text field: a string as it is, another value as JavaScript's `String(x)`, absent empty.
