@@ -207,7 +207,6 @@ impl Env {
             env_agent_dir: vars.remove("PI_CODING_AGENT_DIR"),
             env_session_dir: vars.remove("PI_CODING_AGENT_SESSION_DIR"),
             cache,
-            index_cache_min_bytes: None,
         };
         take_paths(&mut inputs, global);
         let mut env = Env {

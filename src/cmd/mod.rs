@@ -31,13 +31,11 @@ pub fn open_session(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Session> {
-    let (session, _) =
-        open_session_observed(arg, env, diag, stdin, Skimming::Plain, &mut |_, _| {})?;
-    Ok(session)
+    open_session_observed(arg, env, diag, stdin, Skimming::Plain, &mut |_, _| {})
 }
 
 /// [`open_session`], each entry's line skimmed `how` it asks and shown to `observe` as it is
-/// indexed; and whether it was (an index from the index cache shows no line).
+/// indexed.
 pub fn open_session_observed(
     arg: Option<&std::ffi::OsStr>,
     env: &Env,
@@ -45,27 +43,18 @@ pub fn open_session_observed(
     stdin: &mut dyn Read,
     how: Skimming,
     observe: Observer<'_>,
-) -> anyhow::Result<(Session, bool)> {
+) -> anyhow::Result<Session> {
     let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
-    let (session, observed) = match &selected {
+    let session = match &selected {
         Selected::Stdin => {
             stdin_is_a_stream(env)?;
-            let session =
-                Session::from_reader_observed(stdin, "-", how, observe).context("<stdin>")?;
-            (session, true)
+            Session::from_reader_observed(stdin, "-", how, observe).context("<stdin>")?
         }
-        Selected::File(path) => {
-            let cache = env.location.cache.as_ref();
-            let (session, opened) = Session::open_cached(path, how, observe, cache)
-                .with_context(|| path.display().to_string())?;
-            if let Some((file, why)) = opened.cache_problem {
-                diag.warn(&file.display().to_string(), None, &why);
-            }
-            (session, opened.observed)
-        }
+        Selected::File(path) => Session::open_observed(path, how, observe)
+            .with_context(|| path.display().to_string())?,
     };
     diag.session_warnings(&session.name, &session.warnings);
-    Ok((session, observed))
+    Ok(session)
 }
 
 /// Refuses a stdin that is a device but no terminal (`< /dev/zero`): it would never end.

@@ -43,15 +43,11 @@ pub fn run(
     let mut seen = Seen::default();
     let mut observe = |at, e: &EntryLine<'_>| seen.observe(at, e, &home);
     let (arg, how) = (args.session.as_deref(), Skimming::NotingSaid);
-    let (session, observed) = open_session_observed(arg, env, diag, stdin, how, &mut observe)?;
+    let session = open_session_observed(arg, env, diag, stdin, how, &mut observe)?;
     let tree = Tree::build(&session);
     diag.session_warnings(&session.name, &tree.warnings);
     let labels = session.labels();
-    let seen = match observed {
-        true => seen.facts(&session, &tree),
-        false => skimmed_facts(&session, &tree, &home)?,
-    };
-    let (said, tool_calls) = match seen {
+    let (said, tool_calls) = match seen.facts(&session, &tree) {
         Some(seen) => seen,
         None => decode_facts(&session, &tree, &home)?,
     };
@@ -190,37 +186,6 @@ impl Noted {
             hidden_lines: hidden_lines.into_iter().collect(),
         })
     }
-}
-
-/// What the index would have shown [`Seen`], each assistant message in the tree read again
-/// and skimmed as the index skims (on every core): for an index from the cache, which showed
-/// no line. `None` where that is not what a decode gives (see [`Seen::facts`]).
-fn skimmed_facts(
-    session: &Session,
-    tree: &Tree,
-    home: &str,
-) -> anyhow::Result<Option<(Vec<u8>, ToolCalls)>> {
-    if !read_as_stored(session) {
-        return Ok(None);
-    }
-    let mut seen = Seen::default();
-    let read = |i: usize| {
-        let line = session.raw_line(i)?;
-        let view = LineView::skim_as(&line, Skimming::NotingSaid);
-        let message = view.as_ref().and_then(|v| v.message.0.as_ref());
-        Ok(message.and_then(|m| Noted::of(m, home)))
-    };
-    each_assistant(session, tree, read, |i, noted| match noted {
-        Some(noted) => {
-            seen.record(i, noted);
-            ControlFlow::Continue(())
-        }
-        None => {
-            seen.unsure = true;
-            ControlFlow::Break(())
-        }
-    })?;
-    Ok(seen.facts(session, tree))
 }
 
 /// Each assistant message in the tree read by `read` (on every core, a chunk at a time), the

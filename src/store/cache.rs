@@ -4,11 +4,17 @@
 //! pi only appends to a session, so a [`Summary`] is a fold over its lines: the cache keeps each
 //! file's summary, the folded state and the offset the fold reached. A file whose device,
 //! inode, size, mtime and ctime are what they were is not read at all; a file that grew is read
-//! from that offset on, once its header line and a hash of the 64 KB before the offset show
-//! they are the ones folded; anything else (shrunk, rewritten to the same size, replaced,
-//! renamed, a different header) is read whole. The cache is a pure accelerator: a summary read
-//! from it is the one a full read gives, and a missing, foreign, damaged or unwritable cache is
-//! passed over with at most one warning a run.
+//! from that offset on, once a hash of every byte before the offset shows they are the ones
+//! folded; anything else (shrunk, rewritten to the same size, replaced, renamed, edited and
+//! then appended to) is read whole. The cache is a pure accelerator: a summary read from it is
+//! the one a full read gives, and a missing, foreign, damaged or unwritable cache is passed
+//! over with at most one warning a run.
+//!
+//! The folder must be ours (see [`CacheDir::check`]): made 0700, used only while it and each
+//! file in it are owned by the effective user and writable by no one else, each file opened
+//! without following a symbolic link and read no further than [`MAX_FILE_BYTES`]. Even so a
+//! cache only ever shows `ls` what to display: the same user (an agent's tools) can write it,
+//! so nothing that decides (`rm`, `check`) takes its word (docs/guide.md, "Threat model").
 //!
 //! One file per session folder (`<cache dir>/summaries/<hash of the folder>.bin`): a listing of
 //! one project reads one, and a run rewrites only the folders whose sessions changed, to a
@@ -18,7 +24,7 @@ use std::fs::{self, File, Metadata};
 use std::io::{BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
@@ -40,28 +46,78 @@ const MAX_FOLDER_FDS: usize = 256;
 /// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
 pub(crate) type CacheProblem = (PathBuf, String);
 
-/// Session files smaller than this are not given an index cache (`session::cached`): they are
-/// indexed in about the time a cache file takes to read. The cache holds the limit, as it
-/// decides what it keeps.
-pub const INDEX_CACHE_MIN_BYTES: u64 = 8 << 20;
+/// The largest cache file read or written: a folder of 10,000 sessions takes a few MB, a
+/// million-entry session's fold a few more. A file over it (a sparse 1 TB one) is not read.
+const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// Where the cache is, and whether this run has warned about it yet.
 #[derive(Debug, Clone)]
 pub struct CacheDir {
     pub dir: PathBuf,
-    /// Session files of at least this many bytes have their index kept too (see
-    /// `session::cached`).
-    pub index_min_bytes: u64,
     warned: Arc<AtomicBool>,
+    /// Why the folder is not ours, found once a run (`None`: it is, or there is none yet).
+    refused: Arc<OnceLock<Option<CacheProblem>>>,
 }
 
 impl CacheDir {
     pub fn new(dir: PathBuf) -> CacheDir {
         CacheDir {
             dir,
-            index_min_bytes: INDEX_CACHE_MIN_BYTES,
             warned: Arc::new(AtomicBool::new(false)),
+            refused: Arc::new(OnceLock::new()),
         }
+    }
+
+    /// Whether this run may read the folder, checked once: `Err` with what is wrong (the
+    /// run's one warning, the first time) when it or its `summaries` folder is not ours. A
+    /// folder not made yet is fine: there is nothing to read, and [`CacheDir::make`] makes it.
+    pub(crate) fn check(&self) -> Result<(), Option<CacheProblem>> {
+        let refused = self.refused.get_or_init(|| self.not_ours().err());
+        match refused {
+            None => Ok(()),
+            Some((path, why)) => Err(self.problem(path, why.clone())),
+        }
+    }
+
+    /// The folders, made 0700 where missing, then checked as [`CacheDir::check`] does
+    /// (someone else may have made them first).
+    fn make(&self) -> Result<(), CacheProblem> {
+        let summaries = self.dir.join("summaries");
+        let made = make_private(&summaries);
+        if let Err(e) = made {
+            let why = format!(
+                "cannot write the summary cache: {}; going on without it",
+                crate::util::warning::io_cause(&e)
+            );
+            return Err((self.dir.clone(), why));
+        }
+        self.not_ours()
+    }
+
+    /// The folder and its `summaries` folder, where they exist, owned by the effective user
+    /// and writable by no one else (as OpenSSH's StrictModes and git's `safe.directory` ask):
+    /// otherwise anyone who can write there chooses what `ls` shows, or fills it with links.
+    fn not_ours(&self) -> Result<(), CacheProblem> {
+        for folder in [&self.dir, &self.dir.join("summaries")] {
+            match folder_owner_and_mode(folder) {
+                Ok(None) => {}
+                Ok(Some(Ok(()))) => {}
+                Ok(Some(Err(wrong))) => {
+                    return Err((
+                        folder.clone(),
+                        format!("cache folder {wrong}: running without a cache"),
+                    ))
+                }
+                Err(e) => {
+                    let why = format!(
+                        "cannot read the cache folder: {}; running without a cache",
+                        crate::util::warning::io_cause(&e)
+                    );
+                    return Err((folder.clone(), why));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn folder_file(&self, folder: &[u8]) -> PathBuf {
@@ -83,16 +139,12 @@ const MAGIC: &[u8] = b"pisess summary cache\n";
 
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
 /// format is not read (and is replaced).
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// A file whose mtime is this close to the run's start may still change within the mtime's
 /// granularity without its key changing (git's "racily clean"): it is checked by its bytes
 /// next time, not trusted by its key.
 const RACY_NS: i128 = 2_000_000_000;
-
-/// The bytes before the fold's end whose hash must be unchanged to read a grown file on: a
-/// smaller file is compared whole, a larger one where a rewrite would most likely show.
-const GUARD_BYTES: u64 = 64 * 1024;
 
 /// What one folder's cache file holds.
 #[derive(Serialize, Deserialize)]
@@ -242,9 +294,8 @@ struct Resume {
     /// Without the first message, which the record's summary holds ([`Fold::take_first_message`]).
     fold: Fold,
     had_first_message: bool,
-    /// xxh3 of the bytes `[end - tail_len, end)`.
-    tail_hash: u64,
-    tail_len: u64,
+    /// xxh3 of the bytes `[0, end)`: all that was folded ([`prefix_hash`]).
+    prefix_hash: u64,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -279,12 +330,6 @@ fn now_ns() -> i128 {
 }
 
 impl FileKey {
-    /// Modified long enough ago that a change within the mtime's granularity would show in
-    /// the key: what a cache may trust the key of.
-    pub(crate) fn settled(&self) -> bool {
-        self.mtime_ns < now_ns() - RACY_NS
-    }
-
     #[cfg(unix)]
     pub(crate) fn of(meta: &Metadata) -> FileKey {
         use std::os::unix::fs::MetadataExt;
@@ -325,6 +370,8 @@ pub(crate) struct Cache<'a> {
     folders: HashMap<Vec<u8>, Folder>,
     /// The first problem met (the run's one warning).
     pub(crate) problem: Option<CacheProblem>,
+    /// The folder is not ours: nothing is read from it or written to it.
+    off: bool,
 }
 
 /// A record to write, with its resume blob.
@@ -349,7 +396,13 @@ impl<'a> Cache<'a> {
             now_ns: now_ns(),
             folders: HashMap::new(),
             problem: None,
+            off: false,
         };
+        if let Err(problem) = dir.check() {
+            cache.problem = problem;
+            cache.off = true;
+            return cache;
+        }
         let mut folders: Vec<&[u8]> = files.iter().map(|f| split_name(f).0).collect();
         folders.sort_unstable();
         folders.dedup();
@@ -390,6 +443,9 @@ impl<'a> Cache<'a> {
         let (folder, name) = split_name(path);
         let folder = self.folders.get(folder)?;
         let record = folder.get(name).filter(|r| r.trusted)?;
+        // Unchanged (the stat-only fast path): any write to the file sets its ctime to now,
+        // which no one but root can set back, and a record is trusted only when the file's
+        // mtime was older than `RACY_NS` when it was read, so a write since shows in the key.
         let (key, facts) = folder.stat(path, name)?;
         if record.key != key {
             return None;
@@ -454,12 +510,8 @@ impl<'a> Cache<'a> {
     ) -> Fate {
         let skips = fold.take_skips();
         let resume = report.resumable().then(|| {
-            let end = report.tail.end;
-            let tail_len = end.min(GUARD_BYTES);
-            let tail = read_at(file, end - tail_len, tail_len)?;
             let resume = Resume {
-                tail_hash: xxhash_rust::xxh3::xxh3_64(&tail),
-                tail_len,
+                prefix_hash: prefix_hash(file, report.tail.end)?,
                 had_first_message: fold.take_first_message(),
                 fold,
                 report: SavedReport {
@@ -501,7 +553,7 @@ impl<'a> Cache<'a> {
         // kept file has its own, so equal counts leave none of a file gone). Without the two
         // lookups a file below, which were 5% of a warm listing of 10,000.
         let stored: usize = self.folders.values().map(|f| f.by_name.len()).sum();
-        if stored == files.len() && fates.iter().all(|f| matches!(f, Fate::Kept)) {
+        if self.off || stored == files.len() && fates.iter().all(|f| matches!(f, Fate::Kept)) {
             return self.problem;
         }
         // First which folders changed (a record new or dropped, or of a file gone), so that a
@@ -554,6 +606,12 @@ impl<'a> Cache<'a> {
                 Fate::Dropped => {}
             }
         }
+        if !out.is_empty() {
+            if let Err((path, why)) = self.dir.make() {
+                self.note(&path, why);
+                return self.problem;
+            }
+        }
         for (folder, records) in out {
             if let Err(e) = self.write_folder(folder, records) {
                 let dir = self.dir.dir.clone();
@@ -570,7 +628,6 @@ impl<'a> Cache<'a> {
     fn write_folder(&self, folder: &[u8], records: Vec<WithBlob>) -> std::io::Result<()> {
         let path = self.dir.folder_file(folder);
         let parent = path.parent().expect("a cache file is in a folder");
-        fs::create_dir_all(parent)?;
         let mut blobs = Vec::new();
         let records = records
             .into_iter()
@@ -593,6 +650,11 @@ impl<'a> Cache<'a> {
             records,
         };
         let index = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
+        // One the next run would not read is not written (its sessions are read whole).
+        if (index.len() + blobs.len()) as u64 + 64 > MAX_FILE_BYTES {
+            return Ok(());
+        }
+        // Made 0600 (`tempfile`), in a folder just checked to be ours.
         let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
         tmp.write_all(&head(MAGIC, FORMAT, &index))?;
         tmp.write_all(&index)?;
@@ -602,8 +664,8 @@ impl<'a> Cache<'a> {
     }
 }
 
-/// The head of a cache file (the summary cache's, the index cache's) before its `body`: its
-/// magic line, its format (u32, little-endian), the body's length (u64) and xxh3 (u64).
+/// The head of a cache file before its `body`: its magic line, its format (u32,
+/// little-endian), the body's length (u64) and xxh3 (u64).
 pub(crate) fn head(magic: &[u8], format: u32, body: &[u8]) -> Vec<u8> {
     let mut head = magic.to_vec();
     head.extend_from_slice(&format.to_le_bytes());
@@ -716,14 +778,118 @@ fn read_index(path: &Path, bytes: &mut Vec<u8>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A cache file, which must be a regular file: a FIFO or device put in its place is neither
-/// waited on nor read (the open does not block: [`open_file`]).
+/// A cache file, opened without following a symbolic link and without blocking (a FIFO put in
+/// its place is not waited on), which must be a regular file of ours, writable by no one else,
+/// of at most [`MAX_FILE_BYTES`]: what it is is asked of the opened file, not of the name.
 pub(crate) fn open_cache_file(path: &Path) -> std::io::Result<File> {
-    match open_file(path) {
-        Ok(opened) => Ok(opened.file),
-        Err(ScanError::Io(e)) => Err(e),
-        Err(e) => Err(std::io::Error::other(e.to_string())),
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+        #[allow(clippy::cast_possible_wrap)]
+        options.custom_flags(flags.bits() as i32);
     }
+    let file = options.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+            return std::io::Error::other("it is a symbolic link");
+        }
+        e
+    })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        let kind = crate::util::file::kind_of(meta.file_type());
+        return Err(std::io::Error::other(format!(
+            "not a regular file ({kind})"
+        )));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let Err(wrong) = owner_and_mode(meta.uid(), meta.mode()) {
+            return Err(std::io::Error::other(format!("it {wrong}")));
+        }
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        let why = format!(
+            "it is {} bytes, more than the {} a cache file may be",
+            meta.len(),
+            MAX_FILE_BYTES
+        );
+        return Err(std::io::Error::other(why));
+    }
+    Ok(file)
+}
+
+/// Whether a file or folder of owner `uid` and `mode` is ours alone: `Err` says what is wrong.
+#[cfg(unix)]
+fn owner_and_mode(uid: u32, mode: u32) -> Result<(), String> {
+    let me = rustix::process::geteuid().as_raw();
+    if uid != me {
+        return Err(format!("is owned by uid {uid}, not you (uid {me})"));
+    }
+    let by = match (mode & 0o020 != 0, mode & 0o002 != 0) {
+        (false, false) => return Ok(()),
+        (true, false) => "group",
+        (false, true) => "others",
+        (true, true) => "group and others",
+    };
+    Err(format!("is writable by {by} (mode {:04o})", mode & 0o7777))
+}
+
+/// A folder's owner and mode checked ([`owner_and_mode`]), following a symbolic link to it
+/// (a link of ours to a folder of ours is fine: what is checked is the folder reached):
+/// `None` when there is no folder there yet.
+fn folder_owner_and_mode(folder: &Path) -> std::io::Result<Option<Result<(), String>>> {
+    let meta = match fs::metadata(folder) {
+        Ok(meta) => meta,
+        // Nothing to read; where it cannot be made either, the write says so.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None)
+        }
+        Err(e) => return Err(e),
+    };
+    if !meta.is_dir() {
+        // Said when it is written to ("cannot write").
+        return Ok(None);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Ok(Some(owner_and_mode(meta.uid(), meta.mode())))
+    }
+    #[cfg(not(unix))]
+    Ok(Some(Ok(())))
+}
+
+/// `folder` and the folders above it that are missing, made 0700.
+fn make_private(folder: &Path) -> std::io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(folder)
+}
+
+/// xxh3 of the bytes `[0, end)` of `file`, read a piece at a time (a session may be GBs).
+fn prefix_hash(file: &File, end: u64) -> Option<u64> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0; usize::try_from(end.min(256 * 1024)).ok()?];
+    let mut at = 0;
+    while at < end {
+        let n = usize::try_from((end - at).min(buf.len() as u64)).ok()?;
+        read_exact_at(file, &mut buf[..n], at).ok()?;
+        hasher.update(&buf[..n]);
+        at += n as u64;
+    }
+    Some(hasher.digest())
 }
 
 /// A file that grew read on from where its fold ended, when it is the same file with the same
@@ -742,13 +908,18 @@ fn read_on(
     let saved = &resume.report;
     let end = saved.tail.end;
     // Not grown: touched, or rewritten in place to the same size. Only appends are read on.
-    if key.size <= end || resume.tail_len > end {
+    if key.size <= end {
         return None;
     }
     let file = &opened.file;
+    // Sound: the fold is a function of the bytes `[0, end)` alone, so going on from it over
+    // `[end, size)` gives the full read's summary exactly when those bytes are the ones folded,
+    // which their xxh3 says but for a chance of 2^-64 (a collision made on purpose needs the
+    // cache to be written anyway, and whoever can write it can write any summary: a summary
+    // only ever steers what `ls` displays). An edit anywhere before `end`, of any length,
+    // shows; hashing is several times faster than folding what it covers again.
     let header = read_at(file, saved.header_offset, saved.header_len)?;
-    let tail = read_at(file, end - resume.tail_len, resume.tail_len)?;
-    if header != saved.header || xxhash_rust::xxh3::xxh3_64(&tail) != resume.tail_hash {
+    if header != saved.header || prefix_hash(file, end)? != resume.prefix_hash {
         return None;
     }
     let report = restore(resume.report, &opened.stem)?;
@@ -837,8 +1008,12 @@ fn restore(saved: SavedReport, stem: &str) -> Option<ScanReport> {
     })
 }
 
-/// `len` bytes at `offset` ([`read_exact_at`]: the file's offset does not move).
+/// `len` bytes at `offset` ([`read_exact_at`]: the file's offset does not move); `None` for
+/// more than a cache file may hold (a length from a cache file is not trusted to be small).
 fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
+    if len > MAX_FILE_BYTES {
+        return None;
+    }
     let mut buf = vec![0; usize::try_from(len).ok()?];
     read_exact_at(file, &mut buf, offset).ok()?;
     Some(buf)
@@ -881,4 +1056,77 @@ pub fn forge(
         records.push((record, blob));
     }
     found && cache.write_folder(folder, records).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(n: u32, text: &str) -> String {
+        let parent = match n {
+            0 => "null".to_owned(),
+            n => format!("\"{:08x}\"", n - 1),
+        };
+        format!(
+            r#"{{"type":"message","id":"{n:08x}","parentId":{parent},"message":{{"role":"user","content":"{text}"}}}}"#
+        ) + "\n"
+    }
+
+    /// The cache's record of `path` after a run, and a fresh run's cache to read it on with.
+    fn cached(dir: &CacheDir, path: &Path) {
+        let files = vec![path.to_path_buf()];
+        let cache = Cache::load(dir, &files);
+        let (summary, fate) = cache.summarize(path, Reading::AheadIfBig);
+        assert!(cache.save(&files, vec![fate], &[summary]).is_none());
+    }
+
+    fn read_on_now(dir: &CacheDir, path: &Path) -> Option<Summary> {
+        let cache = Cache::load(dir, &[path.to_path_buf()]);
+        let (folder, name) = split_name(path);
+        let folder = cache.folders.get(folder)?;
+        let record = folder.get(name)?;
+        let opened = open_file(path).unwrap();
+        let key = FileKey::of(&opened.meta);
+        let (summary, ..) = read_on(folder, record, &opened, key)?.unwrap();
+        Some(summary)
+    }
+
+    /// An append is read on from where the fold ended (what makes a grown file cheap), and
+    /// equals a full read; an edit of the same size anywhere before that end, far outside the
+    /// 64 KB once compared, is not read on.
+    #[test]
+    fn a_grown_file_is_read_on_unless_what_was_folded_changed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.jsonl");
+        let mut text = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.to_owned() + "\n";
+        let filler = "f".repeat(1000);
+        for n in 0..200 {
+            text += &line(n, &format!("q{n} {filler}"));
+        }
+        fs::write(&path, &text).unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let dir = CacheDir::new(tmp.path().join("cache"));
+        cached(&dir, &path);
+        let grown = text.clone() + &line(200, "appended");
+        fs::write(&path, &grown).unwrap();
+        let on = read_on_now(&dir, &path).expect("read on");
+        let whole = crate::store::summary::summarize(&path, Reading::AheadIfBig).unwrap();
+        assert_eq!(
+            (on.entries, &on.first_message, &on.leaf_id),
+            (whole.entries, &whole.first_message, &whole.leaf_id)
+        );
+        // The first message edited in place, then appended to.
+        fs::write(&path, &text).unwrap();
+        cached(&dir, &path);
+        let edited = grown.replacen("q0 ", "z0 ", 1);
+        assert_eq!(edited.len(), grown.len());
+        fs::write(&path, &edited).unwrap();
+        assert!(read_on_now(&dir, &path).is_none(), "read on over an edit");
+    }
 }

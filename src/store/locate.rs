@@ -79,9 +79,6 @@ pub struct Inputs {
     pub env_session_dir: Option<String>,
     /// Where the summary cache is (`None`: no cache, as with `--no-cache`).
     pub cache: Option<PathBuf>,
-    /// Session files of at least this many bytes have their index cached too (`None`:
-    /// [`crate::store::cache::INDEX_CACHE_MIN_BYTES`]); tests lower it.
-    pub index_cache_min_bytes: Option<u64>,
 }
 
 /// The resolved locations.
@@ -289,13 +286,7 @@ impl Location {
             candidates,
             warnings,
             home: home.clone(),
-            cache: inputs.cache.clone().map(|dir| {
-                let mut cache = CacheDir::new(dir);
-                if let Some(min) = inputs.index_cache_min_bytes {
-                    cache.index_min_bytes = min;
-                }
-                cache
-            }),
+            cache: inputs.cache.clone().map(CacheDir::new),
         }
     }
 

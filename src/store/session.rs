@@ -22,11 +22,8 @@ use crate::format::scan::{
     ScanError, ScanReport,
 };
 use crate::format::time::parse_js_date;
-use crate::store::cache::{CacheDir, CacheProblem, FileKey};
 use crate::util::readahead::Reading;
 use crate::util::warning::Warning;
-
-mod cached;
 
 /// Ids to what holds them, the last of each id winning (pi's `byId`: later entries
 /// overwrite). The one id check of the index and of [`stream`]: the table keeps no strings, the
@@ -373,15 +370,6 @@ struct Classes {
 }
 
 impl Classes {
-    /// The classes of `list`, as interning them in order gives.
-    fn of(list: Vec<(EntryKind, Option<Box<str>>)>) -> Classes {
-        let mut classes = Classes::default();
-        for (kind, role) in &list {
-            classes.intern(kind, role.as_deref());
-        }
-        classes
-    }
-
     fn intern(&mut self, kind: &EntryKind, role: Option<&str>) -> u32 {
         let list = &mut self.list;
         let hasher = &self.by_name.hasher;
@@ -413,15 +401,6 @@ impl Classes {
 /// What [`Session::open_observed`] calls with each entry it indexes: its position in
 /// `entries`, and its line.
 pub type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
-
-/// What [`Session::open_cached`] did besides opening.
-#[derive(Debug)]
-pub struct Opened {
-    /// The observer was shown every entry's line (not so when the index came from the cache).
-    pub observed: bool,
-    /// The index cache's problem, this run's first (its one warning).
-    pub cache_problem: Option<CacheProblem>,
-}
 
 /// A session indexed but not yet linked: its entries with their parents as the scan found
 /// them (the one before, or an id in `pending`), before ids are checked.
@@ -487,69 +466,29 @@ impl Session {
     /// [`Session::open`], calling `observe` with each entry's position and line as the index
     /// takes it in, each line skimmed `how` it asks: for a reader of something in many lines
     /// (`tree`'s filter reads every assistant message), who then reads none of them again.
+    ///
+    /// No index is kept between runs: one from a cache could not be proven to describe the
+    /// file's bytes without reading and decoding them, which is the scan itself (the threat
+    /// model in docs/guide.md).
     pub fn open_observed(
         path: &Path,
         how: Skimming,
         observe: Observer<'_>,
     ) -> Result<Session, ScanError> {
-        Ok(Session::open_cached(path, how, observe, None)?.0)
-    }
-
-    /// [`Session::open_observed`], through the index cache in `cache` where the file is big
-    /// enough for one (`session::cached`). An index from the cache shows `observe` no line.
-    pub fn open_cached(
-        path: &Path,
-        how: Skimming,
-        observe: Observer<'_>,
-        cache: Option<&CacheDir>,
-    ) -> Result<(Session, Opened), ScanError> {
         let name = path.display().to_string();
         let opened = match open_named(path)? {
             Named::File(opened) => opened,
             Named::Stream(file, stem) => {
                 let input = BufReader::new(file);
-                let session = Session::index(input, &stem, name, true, how, observe)?.link();
-                let opened = Opened {
-                    observed: true,
-                    cache_problem: None,
-                };
-                return Ok((session, opened));
+                return Ok(Session::index(input, &stem, name, true, how, observe)?.link());
             }
         };
-        let cache = cache
-            .filter(|c| opened.meta.len() >= c.index_min_bytes)
-            .and_then(|c| Some((c, cached::place(c, path)?)));
-        let mut problem = None;
-        if let Some((cache, place)) = &cache {
-            match cached::load(place, path, &opened) {
-                Ok(Some(mut index)) => {
-                    index.session.file = Some(opened.file);
-                    let opened = Opened {
-                        observed: false,
-                        cache_problem: None,
-                    };
-                    return Ok((index.link(), opened));
-                }
-                Ok(None) => {}
-                Err((file, why)) => problem = cache.problem(&file, why),
-            }
-        }
-        let key = FileKey::of(&opened.meta);
         let reader = whole_file(&opened, Reading::AheadIfBig)?;
         let mut index = Session::index(reader, &opened.stem, name, false, how, observe)?;
         index.session.source = Source::File(path.to_path_buf());
         index.session.identity = Some(Identity::of(&opened.meta));
-        if let Some((cache, place)) = &cache {
-            if let Err((file, why)) = cached::save(place, &opened, key, &mut index) {
-                problem = problem.or_else(|| cache.problem(&file, why));
-            }
-        }
         index.session.file = Some(opened.file);
-        let opened = Opened {
-            observed: true,
-            cache_problem: problem,
-        };
-        Ok((index.link(), opened))
+        Ok(index.link())
     }
 
     /// Indexes a stream (stdin), keeping its header and entry lines in memory: not the lines
@@ -576,7 +515,7 @@ impl Session {
     }
 
     /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
-    /// The entries are linked after (what the index cache keeps is the index before).
+    /// The entries are linked after.
     fn index<R: BufRead>(
         input: R,
         stem: &str,

@@ -6,6 +6,7 @@ mod common;
 
 mod architecture;
 mod cache;
+mod cache_trust;
 mod check;
 mod completion;
 mod context;
