@@ -38,7 +38,12 @@ pub fn run(
     let mut pager = app::pager::Pager::new(out, command, env.height, env.width);
     let result = dispatch(cli.command, env, &mut pager, &mut diag, stdin);
     let finished = pager.finish();
-    result.and_then(|outcome| finished.map(|()| outcome).map_err(Into::into))
+    match (result, finished) {
+        // A pager that failed closed its input too: its failure, not the closed pipe, is the
+        // news.
+        (Err(e), Err(failed)) if app::exit::is_broken_pipe(&e) => Err(failed.into()),
+        (result, finished) => result.and_then(|o| finished.map(|()| o).map_err(Into::into)),
+    }
 }
 
 /// The pager command for commands whose output is read, not followed: `show` (not `-f`),

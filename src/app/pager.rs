@@ -9,6 +9,8 @@
 //!
 //! A pager that quits early (`q` in `less`) closes its input: the next write fails as a closed
 //! pipe does, which stops the command and is not an error (exit 0), as with `pisess ls | head`.
+//! A pager that cannot start leaves the output to the stream, with one warning; one that fails
+//! (a non-zero exit) is an error ([`Pager::finish`]).
 
 use std::io::{self, BufWriter, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -66,15 +68,28 @@ impl<'a> Pager<'a> {
     }
 
     /// Ends the output: what was held goes to the stream, or the pager's input is closed and
-    /// the pager waited for (the terminal is its until it quits). Its exit status is not ours.
+    /// the pager waited for (the terminal is its until it quits). A pager that failed (a
+    /// non-zero exit: `PAGER=false`, a shell's "not found") showed nothing, or not all: that is
+    /// an error ([`PagerFailed`]), not a run that printed nothing and exited 0. A pager the user
+    /// quit (`q` exits 0; Ctrl-C or a closed pipe kill it) did its job.
     pub fn finish(mut self) -> io::Result<()> {
         match std::mem::replace(&mut self.state, State::Direct) {
             State::Holding(held) => self.out.write_all(&held),
             State::Paging(mut child, mut stdin) => {
                 let flushed = stdin.flush();
                 drop(stdin);
-                child.wait()?;
-                flushed
+                let status = child.wait()?;
+                if !quit_or_done(status) {
+                    return Err(io::Error::other(PagerFailed {
+                        command: self.command.clone(),
+                        status,
+                    }));
+                }
+                // A pager gone before it read everything is the user's quitting early.
+                match flushed {
+                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+                    other => other,
+                }
             }
             State::Direct => Ok(()),
         }
@@ -158,13 +173,61 @@ impl Drop for Pager<'_> {
     }
 }
 
-/// Runs the pager command through the shell (it may carry options and quotes, as `$PAGER`
-/// does for git), with `LESS=FRX` when `LESS` is unset, as git sets it.
+/// A pager that exited with a failure: its output is not known to have been shown.
+#[derive(Debug)]
+pub struct PagerFailed {
+    command: String,
+    status: std::process::ExitStatus,
+}
+
+impl std::fmt::Display for PagerFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "the pager `{}` failed ({}), so the output may not have been shown: use --no-pager, or set PISESS_PAGER",
+            crate::views::style::escape_control(&self.command, false),
+            self.status
+        )
+    }
+}
+
+impl std::error::Error for PagerFailed {}
+
+/// Whether a pager's end is a success: exit 0, or killed by the user's Ctrl-C or by a closed
+/// pipe (its terminal gone).
+fn quit_or_done(status: std::process::ExitStatus) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        // SIGINT and SIGPIPE.
+        if matches!(status.signal(), Some(2 | 13)) {
+            return true;
+        }
+    }
+    status.success()
+}
+
+/// Characters after which a pager command needs the shell (git's list, less the blanks, which
+/// split words): without them it is run directly, so a pager that does not exist fails to
+/// start, and the output falls back to the stream, instead of a shell's "not found".
+const SHELL_CHARS: &[char] = &[
+    '|', '&', ';', '<', '>', '(', ')', '$', '`', '\\', '"', '\'', '*', '?', '[', '#', '~', '=',
+    '%', '\n',
+];
+
+/// Runs the pager command, directly when it is plain words (`less -R`), else through the shell
+/// (it may carry options and quotes, as `$PAGER` does for git), with `LESS=FRX` when `LESS` is
+/// unset, as git sets it.
 fn spawn(command: &str) -> io::Result<(Child, ChildStdin)> {
     #[cfg(unix)]
-    let mut cmd = {
+    let mut cmd = if command.contains(SHELL_CHARS) {
         let mut c = Command::new("sh");
         c.arg("-c").arg(command);
+        c
+    } else {
+        let mut words = command.split_whitespace();
+        let mut c = Command::new(words.next().unwrap_or("less"));
+        c.args(words);
         c
     };
     #[cfg(not(unix))]
@@ -257,12 +320,43 @@ mod tests {
         assert_eq!(std::fs::read(&got).unwrap(), b"a\nb\nc\n");
 
         let mut out = Vec::new();
-        let mut pager = Pager::new(&mut out, "exit 0".into(), Some(1), Some(80));
+        let mut pager = Pager::new(&mut out, "true".into(), Some(1), Some(80));
         let mut line = vec![b'x'; 1023];
         line.push(b'\n');
         let err = (0..1024)
             .find_map(|_| pager.write_all(&line).err())
             .expect("a pager gone is a closed pipe");
         assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+        pager.finish().unwrap();
+    }
+
+    /// A pager that does not exist leaves every byte to the stream; one that fails is an
+    /// error, whether it read its input (a shell command) or not (`false`).
+    #[cfg(unix)]
+    #[test]
+    fn a_pager_that_cannot_start_or_fails_never_loses_output_silently() {
+        let text = b"a\nb\nc\n";
+        let mut out = Vec::new();
+        let mut pager = Pager::new(&mut out, "/nonexistent/pager -R".into(), Some(2), Some(80));
+        pager.write_all(text).unwrap();
+        pager.write_all(text).unwrap();
+        pager.finish().unwrap();
+        assert_eq!(out, b"a\nb\nc\na\nb\nc\n");
+
+        for failing in [
+            "false",
+            "cat > /dev/null; exit 3",
+            "/nonexistent/pager '-R'",
+        ] {
+            let mut out = Vec::new();
+            let mut pager = Pager::new(&mut out, failing.into(), Some(2), Some(80));
+            // `false` may be gone before the write: a closed pipe, which finish explains.
+            let _ = pager.write_all(text);
+            let err = pager.finish().expect_err(failing);
+            let failed = err.get_ref().and_then(|e| e.downcast_ref::<PagerFailed>());
+            assert!(failed.is_some(), "{failing}: {err}");
+            assert!(err.to_string().contains("failed (exit status: "), "{err}");
+            assert!(out.is_empty());
+        }
     }
 }

@@ -273,7 +273,12 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
     };
     if args.all || args.since.is_some() || args.until.is_some() {
         let scope = if args.all { Scope::All } else { Scope::Project };
-        let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+        let window = Window::parse(
+            args.since.as_deref(),
+            args.until.as_deref(),
+            env.now_ms,
+            &env.tz,
+        )?;
         let listing = listing::list(loc, scope)?;
         let mut targets = Vec::new();
         for (path, problem) in &listing.problems {
@@ -404,6 +409,10 @@ fn check_one(
         // The index's warnings include the summary's (the same scan) and its id checks.
         Some(s) => diag.session_warnings(&name, &s.warnings),
         None => diag.session_warnings(&name, &summary.warnings),
+    }
+    crate::cmd::warn_infinite_usage(diag, &name, &summary.usage);
+    if let Some(why) = check::undecidable(spec, &summary) {
+        return failed(name, why);
     }
     let verdict = check::judge(spec, &summary, session.as_ref());
     Checked {

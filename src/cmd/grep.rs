@@ -7,7 +7,6 @@
 //! printed in the listing's file order as soon as they and those before them are searched, so
 //! memory holds a few files' matches, never all of them.
 
-use std::borrow::Cow;
 use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -203,13 +202,26 @@ fn prepare<'a>(
         smart_case: args.smart_case,
         word: args.word_regexp,
     };
+    let shown = style::escape_control(&args.pattern, false);
+    if crate::views::search::asks_for_newline(&args.pattern, syntax) {
+        // ripgrep's refusal (it has --multiline for this; grep matches a line at a time).
+        return Err(UsageError(format!(
+            "bad pattern '{shown}': the literal '\"\\n\"' is not allowed in a regex: grep matches one line at a time"
+        ))
+        .into());
+    }
     // regex's message draws the pattern over several lines; its last line says what is wrong.
     let matcher = Matcher::new(&args.pattern, syntax).map_err(|e| {
         let e = e.to_string();
         let why = e.lines().last().unwrap_or(&e).trim_start_matches("error: ");
-        UsageError(format!("bad pattern '{}': {why}", args.pattern))
+        UsageError(format!("bad pattern '{shown}': {why}"))
     })?;
-    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+    let window = Window::parse(
+        args.since.as_deref(),
+        args.until.as_deref(),
+        env.now_ms,
+        &env.tz,
+    )?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     warn_unknown_types(&args.types, diag);
     // With --branch every match is kept until the branch is known, then cut.
@@ -500,11 +512,12 @@ fn write_session(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let path = s.path.display().to_string();
-    if args.files_with_matches {
-        return writeln!(out, "{}", shown_path(env, &path));
-    }
-    if args.count {
-        return writeln!(out, "{}:{}", shown_path(env, &path), s.hits.len());
+    if args.files_with_matches || args.count {
+        write_path(env, &s.path, out)?;
+        if args.count {
+            write!(out, ":{}", s.hits.len())?;
+        }
+        return out.write_all(b"\n");
     }
     if args.json {
         for h in &s.hits {
@@ -593,12 +606,21 @@ fn write_session(
     Ok(())
 }
 
-/// A path for `-l`/`-c`: as is into a pipe (for xargs), escaped on a terminal.
-fn shown_path<'a>(env: &Env, path: &'a str) -> Cow<'a, str> {
+/// A path for `-l`/`-c`: byte for byte into a pipe (for xargs; a folder name need not be
+/// UTF-8, and ripgrep prints it as it is on Unix), escaped on a terminal.
+fn write_path(env: &Env, path: &Path, out: &mut dyn Write) -> io::Result<()> {
     if env.stdout_tty {
-        style::escape_control(path, false)
-    } else {
-        Cow::Borrowed(path)
+        let shown = path.display().to_string();
+        return out.write_all(style::escape_control(&shown, false).as_bytes());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        out.write_all(path.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        out.write_all(path.display().to_string().as_bytes())
     }
 }
 

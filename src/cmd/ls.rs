@@ -21,7 +21,12 @@ use crate::views::style::{self, Theme};
 
 /// The sessions `ls` lists, in pi's order.
 pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec<Summary>, bool)> {
-    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+    let window = Window::parse(
+        args.since.as_deref(),
+        args.until.as_deref(),
+        env.now_ms,
+        &env.tz,
+    )?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     let scope = projects.scope(args.all);
     let mut listing = listing::list(&env.location, scope)?;

@@ -79,6 +79,20 @@ pub fn warn_cycle(diag: &mut Diag, session: &Session, id: &str) {
     );
 }
 
+/// A session whose usage totals are not finite: a stored number beyond JavaScript's range
+/// (`1e999`), which pi's `JSON.parse` reads as `Infinity` and adds to its totals, as pisess
+/// does. Said once per session, so a total of `Infinity` (or `null` in JSON) is never a
+/// surprise.
+pub fn warn_infinite_usage(diag: &mut Diag, name: &str, usage: &crate::format::model::Usage) {
+    if !usage.is_finite() {
+        diag.warn(
+            name,
+            None,
+            "a usage holds a number beyond JavaScript's range: its totals are Infinity (or NaN), as pi counts them",
+        );
+    }
+}
+
 /// Resolves an entry id given on the command line (exact, or a unique prefix).
 pub fn find_entry(session: &Session, id: &str) -> anyhow::Result<usize> {
     if let Some(i) = session.find(id) {

@@ -330,7 +330,7 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     }
     if let Some(span) = &args.older_than {
         // Checked before anything else so a typo fails as a usage error, exit 2.
-        crate::format::time::parse_when(span, env.now_ms).map_err(UsageError)?;
+        crate::format::time::parse_when(span, env.now_ms, &env.tz).map_err(UsageError)?;
     }
     if args.sessions.iter().any(|s| select::is_blank(s)) {
         return Err(UsageError(select::SelectError::Blank.to_string()).into());
@@ -359,7 +359,7 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     if filtering {
         // The listing `ls` shows (pi's `modified`, this project or --all), so what
         // `pisess ls --until 30d` shows is what `pisess rm --older-than 30d` removes.
-        let window = Window::parse(None, args.older_than.as_deref(), env.now_ms)?;
+        let window = Window::parse(None, args.older_than.as_deref(), env.now_ms, &env.tz)?;
         let projects = Projects::parse(&args.projects, &env.inputs.home)?;
         let scope = projects.scope(args.all);
         let listing = listing::list(loc, scope)?;

@@ -57,7 +57,12 @@ pub fn run(
             .map_err(|e| UsageError(format!("--tz: unknown time zone '{name}': {e}")))?,
         None => env.tz.clone(),
     };
-    let window = Window::parse(args.since.as_deref(), args.until.as_deref(), env.now_ms)?;
+    let window = Window::parse(
+        args.since.as_deref(),
+        args.until.as_deref(),
+        env.now_ms,
+        &tz,
+    )?;
     let report = args.all
         || args.sessions.len() > 1
         || args.by.is_some()
@@ -153,6 +158,7 @@ fn read_one(
         }
     };
     diag.session_warnings(&session.name, &summary.warnings);
+    crate::cmd::warn_infinite_usage(diag, &session.name, &summary.usage);
     let plan = context::plan(&session, None)?;
     let (mut next_messages, mut next_tokens) = (0, 0);
     for item in &plan.items {
@@ -178,6 +184,9 @@ fn read_many(
         let scope = if args.all { Scope::All } else { Scope::Project };
         let listing = listing::list_in(&env.location, scope, Detail::Stats)?;
         let failed = listing.report(diag);
+        for s in &listing.sessions {
+            crate::cmd::warn_infinite_usage(diag, &s.path.display().to_string(), &s.usage);
+        }
         return Ok((listing.sessions, failed));
     }
     let mut sessions: Vec<Summary> = Vec::new();
@@ -195,6 +204,7 @@ fn read_many(
             .with_context(|| path.display().to_string())?,
         };
         diag.session_warnings(&summary.path.display().to_string(), &summary.warnings);
+        crate::cmd::warn_infinite_usage(diag, &summary.path.display().to_string(), &summary.usage);
         // The same session named twice is read, and counted, once.
         if !sessions.iter().any(|s| s.path == summary.path) {
             sessions.push(summary);

@@ -169,6 +169,51 @@ fn infinite_numbers_to_null(text: &str) -> Option<String> {
     splice(text, infinite.map(|span| (span, "null")))
 }
 
+/// The body of the marks [`mark_infinities`] writes: a string no JSON text holds unless it
+/// spells this out, which [`mark_infinities`] checks.
+const INFINITY_MARK: &str = r"\u0000pisess:Infinity";
+
+/// [`INFINITY_MARK`] decoded.
+const INFINITY_MARK_DECODED: &str = "\0pisess:Infinity";
+
+/// `text` with every number beyond f64 replaced by a string that marks it (`"…Infinity"` or
+/// `"-…Infinity"`), read back by [`marked_infinity`]: for a reader that must keep JavaScript's
+/// `Infinity` where serde_json refuses the number. `None` when there is none, or when the text
+/// could hold a mark of its own (then no string is taken for a mark).
+pub(crate) fn mark_infinities(text: &str) -> Option<String> {
+    if text.contains("pisess:Infinity") {
+        return None;
+    }
+    let infinite = numbers(text.as_bytes()).filter_map(|span| {
+        let x = text[span.clone()].parse::<f64>().ok()?;
+        let mark = if x == f64::INFINITY {
+            format!("\"{INFINITY_MARK}\"")
+        } else if x == f64::NEG_INFINITY {
+            format!("\"-{INFINITY_MARK}\"")
+        } else {
+            return None;
+        };
+        Some((span, mark))
+    });
+    splice(text, infinite)
+}
+
+/// Whether `text` holds a number beyond f64 (outside strings).
+pub(crate) fn has_infinite_number(text: &str) -> bool {
+    numbers(text.as_bytes()).any(|span| text[span].parse::<f64>().is_ok_and(f64::is_infinite))
+}
+
+/// The value of a mark [`mark_infinities`] wrote, decoded; `None` for any other string.
+pub(crate) fn marked_infinity(s: &str) -> Option<f64> {
+    if s == INFINITY_MARK_DECODED {
+        Some(f64::INFINITY)
+    } else if s.strip_prefix('-') == Some(INFINITY_MARK_DECODED) {
+        Some(f64::NEG_INFINITY)
+    } else {
+        None
+    }
+}
+
 /// `text` with every `\uXXXX` escape of an unpaired surrogate replaced by its stand-in, and
 /// every character of the stand-ins' range (raw, or an escaped pair) by the stand-ins of its
 /// two code units; `None` when there is none.

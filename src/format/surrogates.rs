@@ -110,12 +110,65 @@ pub(crate) fn units(c: char) -> usize {
     }
 }
 
-/// serde_json's compact output, except that stand-ins are written as `JSON.stringify` writes
-/// what they stand for: a lone surrogate as its lowercase `\uXXXX` escape, a pair as its
-/// character.
+/// serde_json's compact output, except where `JSON.stringify` writes otherwise: stand-ins as
+/// what they stand for (a lone surrogate as its lowercase `\uXXXX` escape, a pair as its
+/// character), and numbers as JavaScript's `Number.prototype.toString` (`0.000005`, not `5e-6`;
+/// `10000000000000000`, not `1e16`; an integer beyond 2^53 as the double JavaScript holds).
 struct PiFormatter;
 
+/// An integer as JavaScript holds it: exact up to 2^53, else the nearest double, written as
+/// JavaScript writes that double.
+fn write_js_integer<W: ?Sized + io::Write>(w: &mut W, digits: &str, exact: bool) -> io::Result<()> {
+    if exact {
+        return w.write_all(digits.as_bytes());
+    }
+    // The decimal text read as a double rounds as `JSON.parse` does.
+    let value: f64 = digits.parse().unwrap_or(f64::NAN);
+    write_js_f64(w, value)
+}
+
+fn write_js_f64<W: ?Sized + io::Write>(w: &mut W, value: f64) -> io::Result<()> {
+    if !value.is_finite() {
+        // serde_json writes non-finite values as `null` before a formatter sees them; a
+        // formatter called directly keeps to the same rule.
+        return w.write_all(b"null");
+    }
+    let mut buf = ryu_js::Buffer::new();
+    w.write_all(buf.format_finite(value).as_bytes())
+}
+
+/// 2^53: integers up to it are exact in a double.
+const EXACT: u64 = 1 << 53;
+
 impl serde_json::ser::Formatter for PiFormatter {
+    fn write_f64<W: ?Sized + io::Write>(&mut self, w: &mut W, value: f64) -> io::Result<()> {
+        write_js_f64(w, value)
+    }
+
+    fn write_f32<W: ?Sized + io::Write>(&mut self, w: &mut W, value: f32) -> io::Result<()> {
+        write_js_f64(w, f64::from(value))
+    }
+
+    fn write_u64<W: ?Sized + io::Write>(&mut self, w: &mut W, value: u64) -> io::Result<()> {
+        write_js_integer(w, &value.to_string(), value <= EXACT)
+    }
+
+    fn write_i64<W: ?Sized + io::Write>(&mut self, w: &mut W, value: i64) -> io::Result<()> {
+        write_js_integer(w, &value.to_string(), value.unsigned_abs() <= EXACT)
+    }
+
+    fn write_u128<W: ?Sized + io::Write>(&mut self, w: &mut W, value: u128) -> io::Result<()> {
+        write_js_integer(w, &value.to_string(), value <= u128::from(EXACT))
+    }
+
+    fn write_i128<W: ?Sized + io::Write>(&mut self, w: &mut W, value: i128) -> io::Result<()> {
+        write_js_integer(
+            w,
+            &value.to_string(),
+            value.unsigned_abs() <= u128::from(EXACT),
+        )
+    }
+
     fn write_string_fragment<W: ?Sized + io::Write>(
         &mut self,
         w: &mut W,
@@ -155,6 +208,55 @@ pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Odd numbers, as a session might store them or pisess compute them: JavaScript switches
+    /// to exponent form below 1e-6 and from 1e21, and holds integers beyond 2^53 rounded.
+    const ODD_NUMBERS: &str =
+        "[0, -0, 0.0, 1, -1, 1.5, 0.1, 0.30000000000000004, 5e-6, 1e-6, 1e-7, \
+        1.5e-7, 0.000001, 123e-20, 1e16, 1e20, 1e21, 1.5e21, 123456789012345680000, \
+        9007199254740991, 9007199254740992, 9007199254740993, -9007199254740993, \
+        18446744073709551615, -9223372036854775808, 12345678901234567890123, \
+        1.7976931348623157e308, 5e-324, 2.2250738585072014e-308, 4.35, 100, 1e2, 2.5e-3, \
+        0.1e1, 1E+2, 3.0000000000000004, 1000000000000000100000, 999999999999999900000]";
+
+    #[test]
+    fn numbers_are_written_as_json_stringify_writes_them() {
+        let value: serde_json::Value = serde_json::from_str(ODD_NUMBERS).unwrap();
+        let ours = to_string(&value);
+        // Fixed expectations for the cases the issue names, so the test fails without node too.
+        for js in [
+            "0.000005",
+            "10000000000000000",
+            "1e+21",
+            "1.5e-7",
+            "9007199254740992,",
+        ] {
+            assert!(ours.contains(js), "{js} missing from {ours}");
+        }
+        assert!(!ours.contains("5e-6") && !ours.contains("1e16"), "{ours}");
+        assert_eq!(to_string(&0.1_f64), "0.1");
+        assert_eq!(to_string(&(0.1_f64 + 0.2)), "0.30000000000000004");
+        assert_eq!(to_string(&f64::INFINITY), "null");
+        assert_eq!(to_string(&u64::MAX), "18446744073709552000");
+        // The same text through `JSON.parse` and `JSON.stringify`, when node is on the PATH.
+        let Ok(out) = std::process::Command::new("node")
+            .args([
+                "-e",
+                "process.stdout.write(JSON.stringify(JSON.parse(process.argv[1])))",
+            ])
+            .arg(ODD_NUMBERS)
+            .output()
+        else {
+            eprintln!("node not found: the fixed expectations are checked alone");
+            return;
+        };
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(ours, String::from_utf8(out.stdout).unwrap());
+    }
 
     #[test]
     fn stand_ins_round_trip_as_pi_writes_them() {

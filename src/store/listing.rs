@@ -303,12 +303,18 @@ pub struct Window {
 }
 
 impl Window {
-    /// Parses the flags' WHEN values; a bad one is a usage error led by the flag's name
-    /// (`ls --since 2d --until x` has two times to get wrong).
-    pub fn parse(since: Option<&str>, until: Option<&str>, now_ms: i64) -> anyhow::Result<Window> {
+    /// Parses the flags' WHEN values, a date or time without an offset in `tz` (the zone the
+    /// command reports in); a bad one is a usage error led by the flag's name (`ls --since 2d
+    /// --until x` has two times to get wrong).
+    pub fn parse(
+        since: Option<&str>,
+        until: Option<&str>,
+        now_ms: i64,
+        tz: &jiff::tz::TimeZone,
+    ) -> anyhow::Result<Window> {
         let when = |flag: &str, value: Option<&str>| {
             value
-                .map(|w| parse_when(w, now_ms))
+                .map(|w| parse_when(w, now_ms, tz))
                 .transpose()
                 .map_err(|e| UsageError(format!("{flag}: {e}")))
         };

@@ -1,7 +1,8 @@
 //! Watching a session file pi is writing: the bytes it appends, whole lines at a time.
 //!
 //! [`Tail`] hands out what was appended since the last call, cut after the last `\n`, so a line
-//! pi is half way through writing waits until it is whole. It notices a file that shrank
+//! pi is half way through writing waits until it is whole (its bytes kept: each byte is read
+//! once). What is not a regular file (a FIFO swapped in) is an error, never an open that blocks. It notices a file that shrank
 //! (truncated) or whose path now names another file (replaced: pi's rewrite, an editor's save)
 //! and says so, to start again from the new file's first byte. It decodes nothing: the caller
 //! reads the lines with the one scanner.
@@ -52,9 +53,12 @@ pub(crate) struct Tail {
     path: PathBuf,
     /// The file read so far, with its identity; `None` until it exists.
     file: Option<(File, Identity)>,
-    /// Bytes read and handed out: always just after a `\n` (or 0).
+    /// Bytes read: those handed out (up to just after a `\n`), then [`pending`](Self::pending).
     offset: u64,
-    /// The last bytes handed out, to tell a file rewritten to at least the same length (a
+    /// The bytes read past the last `\n`: a line pi is still writing. Kept, so that each byte
+    /// of the file is read once, however long the line grows before its `\n` comes.
+    pending: Vec<u8>,
+    /// The last bytes read, to tell a file rewritten to at least the same length (a
     /// truncation and a quick rewrite between two looks) from one appended to.
     seen_tail: Vec<u8>,
     wake: Receiver<Wake>,
@@ -94,6 +98,7 @@ impl Tail {
             path: path.to_path_buf(),
             file: None,
             offset: 0,
+            pending: Vec::new(),
             seen_tail: Vec::new(),
             wake: rx,
             _watcher: watcher,
@@ -136,49 +141,92 @@ impl Tail {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
+        // A FIFO, device or directory in its place is refused as the other commands refuse
+        // it: opening a FIFO would block until a writer came, deaf to Ctrl-C.
+        refuse_irregular(&meta)?;
         let now = identity(&meta);
         match &self.file {
             Some((_, seen)) if *seen != now => {
                 self.file = None;
-                self.offset = 0;
-                self.seen_tail.clear();
+                self.forget();
                 return Ok(Some(Change::Replaced));
             }
             Some(_) => {}
-            None => self.file = Some((File::open(&self.path)?, now)),
+            None => self.file = Some(open_regular(&self.path)?),
         }
         let Some((file, _)) = &mut self.file else {
             unreachable!("opened above")
         };
         let len = file.metadata()?.len();
-        if len < self.offset || !still_there(file, self.offset, &self.seen_tail)? {
-            self.offset = 0;
-            self.seen_tail.clear();
+        let read_to = self.offset + self.pending.len() as u64;
+        if len < read_to || !still_there(file, read_to, &self.seen_tail)? {
+            self.forget();
             return Ok(Some(Change::Truncated));
         }
-        if len == self.offset {
+        if len == read_to {
             return Ok(None);
         }
-        let mut bytes = Vec::new();
-        file.seek(SeekFrom::Start(self.offset))?;
-        file.take(len - self.offset).read_to_end(&mut bytes)?;
-        // A torn last line stays unread until its `\n` comes.
-        let Some(end) = memchr::memrchr(b'\n', &bytes) else {
+        // Only what was appended since the last look: the torn line's start is kept.
+        let mut bytes = std::mem::take(&mut self.pending);
+        let old = bytes.len();
+        file.seek(SeekFrom::Start(read_to))?;
+        file.take(len - read_to).read_to_end(&mut bytes)?;
+        remember_tail(&mut self.seen_tail, &bytes[old..]);
+        // A torn last line stays pending until its `\n` comes; only the new bytes are searched.
+        let Some(end) = memchr::memrchr(b'\n', &bytes[old..]).map(|at| old + at) else {
+            self.pending = bytes;
             return Ok(None);
         };
-        bytes.truncate(end + 1);
+        self.pending = bytes.split_off(end + 1);
         self.offset += bytes.len() as u64;
-        let keep = bytes.len().min(TAIL_KEPT);
-        if keep < TAIL_KEPT {
-            let from = (self.seen_tail.len() + keep).saturating_sub(TAIL_KEPT);
-            self.seen_tail.drain(..from);
-        } else {
-            self.seen_tail.clear();
-        }
-        self.seen_tail
-            .extend_from_slice(&bytes[bytes.len() - keep..]);
         Ok(Some(Change::Appended(bytes)))
     }
+
+    /// Starts again from the first byte (of the same path's new file, or the rewritten one).
+    fn forget(&mut self) {
+        self.offset = 0;
+        self.pending = Vec::new();
+        self.seen_tail.clear();
+    }
+}
+
+/// Keeps the last [`TAIL_KEPT`] bytes of what was read, with `new` the latest.
+fn remember_tail(seen: &mut Vec<u8>, new: &[u8]) {
+    let keep = new.len().min(TAIL_KEPT);
+    let from = (seen.len() + keep).saturating_sub(TAIL_KEPT);
+    seen.drain(..from);
+    seen.extend_from_slice(&new[new.len() - keep..]);
+}
+
+/// An error for what is not a regular file (a symlink to one is followed).
+fn refuse_irregular(meta: &std::fs::Metadata) -> io::Result<()> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "not a regular file ({})",
+            crate::util::file::kind_of(meta.file_type())
+        ),
+    ))
+}
+
+/// Opens the file without blocking on a FIFO swapped in since it was looked at
+/// (`O_NONBLOCK`, which a regular file ignores), and checks what was opened.
+fn open_regular(path: &Path) -> io::Result<(File, Identity)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        #[allow(clippy::cast_possible_wrap)]
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    refuse_irregular(&meta)?;
+    Ok((file, identity(&meta)))
 }
 
 /// How many of the last bytes read are checked again before reading on.
@@ -258,6 +306,7 @@ mod tests {
             path: dir.path().join("none.jsonl"),
             file: None,
             offset: 0,
+            pending: Vec::new(),
             seen_tail: Vec::new(),
             wake: rx,
             _watcher: None,

@@ -32,18 +32,58 @@ pub struct Matcher {
     stored: Option<meta::Regex>,
 }
 
+/// The regex source of a pattern under `syntax`, and whether it ignores case.
+fn source(pattern: &str, syntax: Syntax) -> (String, bool) {
+    let mut source = if syntax.fixed {
+        regex::escape(pattern)
+    } else {
+        pattern.to_owned()
+    };
+    if syntax.word {
+        source = format!(r"\b(?:{source})\b");
+    }
+    let ignore_case =
+        syntax.ignore_case || (syntax.smart_case && !has_uppercase_literal(pattern, syntax.fixed));
+    (source, ignore_case)
+}
+
+/// Whether the pattern asks for a newline, which no line holds: a literal `\n` (typed, or
+/// escaped as `\n`, `\x0a`, `\u000A`) or a class of nothing else (`[\n]`). ripgrep refuses
+/// such a pattern without `--multiline` rather than find nothing; a class that holds more
+/// (`[a\n]`, `\s`, `[^a]`) is taken, its newline never matching, as ripgrep takes it.
+pub fn asks_for_newline(pattern: &str, syntax: Syntax) -> bool {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn walk(hir: &Hir) -> bool {
+        match hir.kind() {
+            HirKind::Literal(lit) => lit.0.contains(&b'\n'),
+            HirKind::Class(Class::Unicode(c)) => {
+                let ranges = c.ranges();
+                !ranges.is_empty() && ranges.iter().all(|r| r.start() == '\n' && r.end() == '\n')
+            }
+            HirKind::Class(Class::Bytes(c)) => {
+                let ranges = c.ranges();
+                !ranges.is_empty()
+                    && ranges
+                        .iter()
+                        .all(|r| r.start() == b'\n' && r.end() == b'\n')
+            }
+            HirKind::Repetition(r) => walk(&r.sub),
+            HirKind::Capture(c) => walk(&c.sub),
+            HirKind::Concat(subs) | HirKind::Alternation(subs) => subs.iter().any(walk),
+            HirKind::Empty | HirKind::Look(_) => false,
+        }
+    }
+    let (source, ignore_case) = source(pattern, syntax);
+    regex_syntax::ParserBuilder::new()
+        .case_insensitive(ignore_case)
+        .build()
+        .parse(&source)
+        .is_ok_and(|hir| walk(&hir))
+}
+
 impl Matcher {
     pub fn new(pattern: &str, syntax: Syntax) -> Result<Matcher, regex::Error> {
-        let mut source = if syntax.fixed {
-            regex::escape(pattern)
-        } else {
-            pattern.to_owned()
-        };
-        if syntax.word {
-            source = format!(r"\b(?:{source})\b");
-        }
-        let ignore_case = syntax.ignore_case
-            || (syntax.smart_case && !has_uppercase_literal(pattern, syntax.fixed));
+        let (source, ignore_case) = source(pattern, syntax);
         let regex = regex::RegexBuilder::new(&source)
             .case_insensitive(ignore_case)
             .build()?;

@@ -181,7 +181,9 @@ pub fn width(s: &str) -> usize {
 
 /// `950`, `12.3k`, `4.5M` (tokens).
 pub fn tokens(n: f64) -> String {
-    if n < 1000.0 {
+    if !n.is_finite() {
+        js_non_finite(n).to_owned()
+    } else if n < 1000.0 {
         format!("{n:.0}")
     } else if n < 1_000_000.0 {
         format!("{:.1}k", n / 1000.0)
@@ -190,9 +192,22 @@ pub fn tokens(n: f64) -> String {
     }
 }
 
+/// A number that is not finite (a stored `1e999` that pi counts), as JavaScript writes it.
+pub fn js_non_finite(x: f64) -> &'static str {
+    if x.is_nan() {
+        "NaN"
+    } else if x > 0.0 {
+        "Infinity"
+    } else {
+        "-Infinity"
+    }
+}
+
 /// `$0.12`, `$12.34`; `-` for nothing spent.
 pub fn cost(c: f64) -> String {
-    if c == 0.0 {
+    if !c.is_finite() {
+        format!("${}", js_non_finite(c))
+    } else if c == 0.0 {
         "-".to_owned()
     } else if c < 0.01 {
         format!("${c:.4}")

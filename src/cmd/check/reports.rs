@@ -33,7 +33,7 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
         } else {
             writeln!(out, "### `{id}` {}\n", md(&title))?;
         }
-        writeln!(out, "`{}`\n", code(&c.name))?;
+        writeln!(out, "{}\n", code(&c.name))?;
         writeln!(out, "**{}**\n", md(&verdict_line(c)))?;
         let Ok(v) = &c.result else {
             continue;
@@ -72,14 +72,14 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
             let tools: Vec<String> = f
                 .tools_with_errors
                 .iter()
-                .map(|(name, n)| format!("`{}` ×{n}", code(name)))
+                .map(|(name, n)| format!("{} ×{n}", code(name)))
                 .collect();
             writeln!(out, "\n**Tools with errors:** {}", tools.join(", "))?;
         }
         if !v.findings.is_empty() {
             writeln!(out, "\n**Findings:**\n")?;
             for finding in v.findings.iter().take(MAX_FINDINGS) {
-                writeln!(out, "- `{}`", code(&finding_text(&c.name, finding)))?;
+                writeln!(out, "- {}", code(&finding_text(&c.name, finding)))?;
             }
             if v.findings.len() > MAX_FINDINGS {
                 writeln!(out, "- and {} more", v.findings.len() - MAX_FINDINGS)?;
@@ -114,17 +114,34 @@ fn last_message(m: &LastMessage, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// Session text made inert in Markdown: no HTML, no table breaks, no control characters.
+/// Session text made inert in Markdown (GitHub's, GFM), for a table cell or a line of plain
+/// text: rendered, it reads as the text itself. No HTML (`<`, `>`, `&` as entities), every
+/// inline construct's punctuation backslash-escaped (emphasis, strikethrough, links, code),
+/// `|` as `\|` (a cell's end in a table; in plain text, a line of a table to come), the marks
+/// that open a block at the start of a line (a list, a heading's underline) escaped, and no
+/// control characters.
 fn md(s: &str) -> String {
     let s = style::escape_control(s, false);
+    // Leading blanks would make an indented code block of a quoted line; a paragraph drops
+    // them anyway.
+    let s = s.trim_start();
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for (at, c) in s.char_indices() {
         match c {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            '|' => out.push_str("\\|"),
-            '*' | '_' | '`' | '[' | ']' | '#' | '\\' => {
+            '|' | '*' | '_' | '`' | '[' | ']' | '#' | '\\' | '~' | '!' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            // A list item (`- `, `+ `, `1. `, `1) `) or a setext underline (`===`, `---`)
+            // where the text starts.
+            '-' | '+' | '=' if at == 0 => {
+                out.push('\\');
+                out.push(c);
+            }
+            '.' | ')' if s[..at].bytes().all(|b| b.is_ascii_digit()) && at > 0 => {
                 out.push('\\');
                 out.push(c);
             }
@@ -134,11 +151,23 @@ fn md(s: &str) -> String {
     out
 }
 
-/// Text inside a code span: backticks cannot be escaped there, so they become quotes.
+/// A code span of any text, outside a table: its content is literal there (a backslash is a
+/// backslash, `|` is `|`), so nothing is escaped; the fence is one backtick more than the
+/// longest run inside, with a space each side when the text starts or ends with a backtick or
+/// a space (CommonMark strips one space each side again). Control characters are made visible.
 fn code(s: &str) -> String {
-    style::escape_control(s, false)
-        .replace('`', "'")
-        .replace('|', "\\|")
+    let s = style::escape_control(s, false);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let all_spaces = s.chars().all(|c| c == ' ');
+    let pad = !all_spaces && (s.starts_with(['`', ' ']) || s.ends_with(['`', ' ']));
+    let pad = if pad { " " } else { "" };
+    format!("{fence}{pad}{s}{pad}{fence}")
 }
 
 pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> {

@@ -9,6 +9,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use crate::format::json;
+
 /// A string field that is `None` when absent or of another JSON type.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct LooseStr<'a>(pub Option<Cow<'a, str>>);
@@ -483,38 +485,108 @@ pub struct Usage {
     pub cost: f64,
 }
 
+/// `N` reads a count: [`LooseNum`], or [`MarkedNum`] when the usage holds a number beyond f64.
 #[derive(Deserialize)]
-struct UsageView {
+struct UsageView<N> {
     #[serde(default)]
-    input: LooseNum,
+    input: N,
     #[serde(default)]
-    output: LooseNum,
+    output: N,
     #[serde(rename = "cacheRead", default)]
-    cache_read: LooseNum,
+    cache_read: N,
     #[serde(rename = "cacheWrite", default)]
-    cache_write: LooseNum,
+    cache_write: N,
     #[serde(default)]
-    cost: LooseObj<CostView>,
+    cost: LooseObj<CostView<N>>,
 }
 
 #[derive(Deserialize)]
-struct CostView {
+struct CostView<N> {
     #[serde(default)]
-    total: LooseNum,
+    total: N,
+}
+
+/// A count of a usage whose out-of-range numbers [`json::mark_infinities`] marked: the marks
+/// are JavaScript's `Infinity` and `-Infinity`, as `JSON.parse` reads `1e999`.
+#[derive(Default)]
+struct MarkedNum(Option<f64>);
+
+impl<'de> Deserialize<'de> for MarkedNum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(MarkedNum(match Value::deserialize(d)? {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => json::marked_infinity(&s),
+            _ => None,
+        }))
+    }
+}
+
+impl From<LooseNum> for Option<f64> {
+    fn from(n: LooseNum) -> Self {
+        n.0
+    }
+}
+
+impl From<MarkedNum> for Option<f64> {
+    fn from(n: MarkedNum) -> Self {
+        n.0
+    }
+}
+
+impl<N: Into<Option<f64>>> UsageView<N> {
+    fn usage(self) -> Usage {
+        let count = |n: N| n.into().unwrap_or(0.0);
+        Usage {
+            input: count(self.input),
+            output: count(self.output),
+            cache_read: count(self.cache_read),
+            cache_write: count(self.cache_write),
+            cost: self.cost.0.map_or(0.0, |c| count(c.total)),
+        }
+    }
 }
 
 impl Usage {
     /// Reads a stored usage object; missing or mistyped counts are 0 (pi would produce NaN).
+    /// A number beyond f64 (`1e999`) is what `JSON.parse` makes of it, `Infinity` or
+    /// `-Infinity`, which pi adds to its totals: the usage is kept, and its totals are not
+    /// finite ([`Usage::is_finite`]), which the commands flag.
     pub fn from_raw(raw: &RawValue) -> Option<Usage> {
-        let view: LooseObj<UsageView> = serde_json::from_str(raw.get()).ok()?;
-        let v = view.0?;
-        Some(Usage {
-            input: v.input.0.unwrap_or(0.0),
-            output: v.output.0.unwrap_or(0.0),
-            cache_read: v.cache_read.0.unwrap_or(0.0),
-            cache_write: v.cache_write.0.unwrap_or(0.0),
-            cost: v.cost.0.and_then(|c| c.total.0).unwrap_or(0.0),
-        })
+        match serde_json::from_str::<LooseObj<UsageView<LooseNum>>>(raw.get()) {
+            Ok(view) => view.0.map(UsageView::usage),
+            Err(_) => match json::mark_infinities(raw.get()) {
+                Some(marked) => {
+                    let view: LooseObj<UsageView<MarkedNum>> =
+                        serde_json::from_str(&marked).ok()?;
+                    view.0.map(UsageView::usage)
+                }
+                // A text that spells the mark itself: which count is infinite cannot be told,
+                // so none is known (NaN), and every gate on them is undecided, never passed
+                // on a usage left out.
+                None if json::has_infinite_number(raw.get()) => Some(Usage {
+                    input: f64::NAN,
+                    output: f64::NAN,
+                    cache_read: f64::NAN,
+                    cache_write: f64::NAN,
+                    cost: f64::NAN,
+                }),
+                None => None,
+            },
+        }
+    }
+
+    /// Whether every total is a finite number (a stored `1e999` makes one infinite; `Infinity`
+    /// and `-Infinity` together, NaN).
+    pub fn is_finite(&self) -> bool {
+        [
+            self.input,
+            self.output,
+            self.cache_read,
+            self.cache_write,
+            self.cost,
+        ]
+        .iter()
+        .all(|x| x.is_finite())
     }
 
     pub fn add(&mut self, other: &Usage) {
@@ -613,6 +685,26 @@ mod tests {
         assert_eq!(c["parentId"], "00000002");
         assert_eq!(c["firstKeptEntryId"], "00000001");
         assert!(c.get("firstKeptEntryIndex").is_none());
+    }
+
+    #[test]
+    fn a_usage_number_beyond_f64_is_infinity_as_json_parse_reads_it() {
+        let usage = |text: &str| Usage::from_raw(&RawValue::from_string(text.into()).unwrap());
+        let u = usage(r#"{"input":1,"output":1e999,"cost":{"total":-1E+400}}"#).unwrap();
+        assert_eq!(
+            (u.input, u.output, u.cost),
+            (1.0, f64::INFINITY, f64::NEG_INFINITY)
+        );
+        assert!(!u.is_finite());
+        assert!(usage(r#"{"input":1,"output":2}"#).unwrap().is_finite());
+        // A string is a mistyped count (0), even one spelling the mark; with a number beyond
+        // f64 beside it, no count is known, and none is left out.
+        let u = usage(r#"{"input":"\u0000pisess:Infinity","output":1e999}"#).unwrap();
+        assert!(u.input.is_nan() && u.cost.is_nan() && !u.is_finite());
+        let u = usage(r#"{"input":"\u0000pisess:Infinity","output":2}"#).unwrap();
+        assert_eq!((u.input, u.output), (0.0, 2.0));
+        let u = usage(r#"{"input":"-1e999","output":"\u0000x"}"#).unwrap();
+        assert!(u.is_finite());
     }
 
     #[test]

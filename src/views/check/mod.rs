@@ -274,14 +274,46 @@ fn at_most(name: &str, held: bool, measured: Value, limit: u64) -> Assertion {
     }
 }
 
+/// Dollars are compared in nano-dollars, the finest a cost is shown in: two messages of $0.10
+/// and $0.20 (0.30000000000000004 as doubles add them) are within `--max-cost 0.3`.
+fn nano_dollars(x: f64) -> f64 {
+    (x * 1e9).round()
+}
+
+/// Whether a total that `spec` compares is not a finite number (a stored `1e999`, which pi
+/// counts as `Infinity`): then no gate on it can be sure, and the session is not checked.
+pub fn undecidable(spec: &Spec, summary: &Summary) -> Option<String> {
+    let (cost, tokens) = (summary.usage.cost, summary.usage.total_tokens());
+    let what = if spec.max_cost.is_some() && !cost.is_finite() {
+        ("max-cost", "cost", cost)
+    } else if spec.max_tokens.is_some() && !tokens.is_finite() {
+        ("max-tokens", "token count", tokens)
+    } else {
+        return None;
+    };
+    Some(format!(
+        "cannot decide {}: the {} is {}, from a usage number beyond JavaScript's range",
+        what.0,
+        what.1,
+        crate::views::style::js_non_finite(what.2)
+    ))
+}
+
 /// Dollars with cents, or with enough digits that a failing value does not print as its limit
 /// (`$2.0012 > $2.00`, not `$2.00 > $2.00`).
 fn cost_assertion(cost: f64, max: f64) -> Assertion {
-    let held = cost <= max;
+    let held = nano_dollars(cost) <= nano_dollars(max);
     let cents = |x: f64| format!("${x:.2}");
     let mut measured = cents(cost);
-    if (cost > 0.0 && cost < 0.01) || (!held && measured == cents(max)) {
+    if cost > 0.0 && cost < 0.01 {
         measured = format!("${cost:.4}");
+    }
+    if !held && measured == cents(max) {
+        // The fewest digits (from 4, up to the nano-dollars compared) that tell them apart.
+        measured = (4..=9)
+            .map(|d| (format!("${cost:.d$}"), format!("${max:.d$}")))
+            .find(|(c, m)| c != m)
+            .map_or_else(|| format!("${cost:.9}"), |(c, _)| c);
     }
     Assertion {
         name: "max-cost".into(),

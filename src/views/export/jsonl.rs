@@ -6,7 +6,8 @@
 //! unchanged but for `parentId`, which pi sets to the previous entry's id (`null` at the root).
 //!
 //! Lines are `JSON.stringify`'s: keys in JavaScript's property order (integer keys first,
-//! ascending), numbers as JavaScript prints them, strings escaped as it escapes them.
+//! ascending), numbers and strings as the one JSON writer (`format::surrogates`) writes them,
+//! which is `JSON.stringify`'s.
 
 use std::io::Write;
 
@@ -97,10 +98,10 @@ pub(crate) fn write_value(out: &mut Vec<u8>, value: &Value) {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Number(n) => match n.as_f64() {
-            Some(f) => out.extend_from_slice(js_number(f).as_bytes()),
-            None => out.extend_from_slice(b"null"),
-        },
+        // The one JSON writer's numbers: JavaScript's `Number.prototype.toString`.
+        Value::Number(n) => {
+            let _ = crate::format::surrogates::write(&mut *out, n);
+        }
         Value::String(s) => write_string(out, s),
         Value::Array(items) => {
             out.push(b'[');
@@ -151,43 +152,6 @@ fn js_order(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
     pairs
 }
 
-/// `Number.prototype.toString()` of a finite number (ECMAScript's Number::toString): the
-/// shortest digits that round-trip, positional from 1e-7 to 1e21, else `1.5e+21`.
-pub(crate) fn js_number(f: f64) -> String {
-    if f == 0.0 {
-        return "0".to_owned();
-    }
-    if !f.is_finite() {
-        return "null".to_owned();
-    }
-    // Rust's `{:e}` prints the shortest round-trip digits too: `-1.2345e20`, `5e-7`.
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let exp: i64 = exp.parse().unwrap_or(0);
-    let k = digits.len() as i64;
-    let n = exp + 1;
-    let zeros = |count: i64| "0".repeat(usize::try_from(count).unwrap_or(0));
-    let body = if k <= n && n <= 21 {
-        format!("{digits}{}", zeros(n - k))
-    } else if 0 < n && n <= 21 {
-        let at = usize::try_from(n).unwrap_or(0);
-        format!("{}.{}", &digits[..at], &digits[at..])
-    } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", zeros(-n))
-    } else {
-        let (first, rest) = digits.split_at(1);
-        let point = if rest.is_empty() { "" } else { "." };
-        let sign = if n > 0 { '+' } else { '-' };
-        format!("{first}{point}{rest}e{sign}{}", (n - 1).abs())
-    };
-    if f < 0.0 {
-        format!("-{body}")
-    } else {
-        body
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,7 +178,9 @@ mod tests {
             (100.0, "100"),
         ];
         for (f, want) in cases {
-            assert_eq!(js_number(f), want, "{f:e}");
+            let mut out = Vec::new();
+            write_value(&mut out, &json!(f));
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{f:e}");
         }
     }
 

@@ -1,0 +1,332 @@
+//! Streams as a careful user expects them (issue 31): a pager that cannot start or fails, and
+//! `show -f` that refuses what is not a file, ends promptly on Ctrl-C and reads each byte once.
+
+use std::process::Command;
+
+#[cfg(unix)]
+use crate::common::examples_agent_dir;
+
+#[cfg(unix)]
+const BIN: &str = env!("CARGO_BIN_EXE_pisess");
+
+/// Runs `pisess ARGS` under a pseudo-terminal of 10 rows with `PAGER` set as given (and no
+/// `PISESS_PAGER`): what the terminal showed and the exit code.
+#[cfg(unix)]
+fn paged_by(pager: &str, args: &[&str]) -> (String, i32) {
+    use rexpect::process::WaitStatus;
+    let mut cmd = Command::new("sh");
+    let script = "stty rows 10 cols 100; exec \"$0\" --cwd /home/dev/webshop \"$@\"";
+    cmd.arg("-c").arg(script).arg(BIN).args(args);
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", "/home/dev")
+        .env("PI_CODING_AGENT_DIR", examples_agent_dir())
+        .env("PAGER", pager);
+    let mut p = rexpect::session::spawn_command(cmd, Some(30_000)).unwrap();
+    let shown = p.exp_eof().unwrap();
+    let code = match p.process().wait().unwrap() {
+        WaitStatus::Exited(_, code) => code,
+        other => panic!("{pager}: ended by {other:?}"),
+    };
+    (shown, code)
+}
+
+/// A pager that does not exist: the output is on the terminal, after one warning, exit 0.
+#[cfg(unix)]
+#[test]
+fn a_pager_that_cannot_start_leaves_the_output_on_the_terminal() {
+    let (unpaged, code) = paged_by("", &["--no-pager", "show", "0196c9f4"]);
+    assert_eq!(code, 0);
+    for pager in ["/nonexistent", "/nonexistent -R", "no-such-pager-anywhere"] {
+        let (shown, code) = paged_by(pager, &["show", "0196c9f4"]);
+        assert_eq!(code, 0, "{pager}: {shown}");
+        assert_eq!(
+            shown.matches("warning: cannot start the pager").count(),
+            1,
+            "{shown}"
+        );
+        // Every line the command prints, on the terminal.
+        let last = unpaged.trim_end().lines().last().unwrap();
+        assert!(shown.contains(last), "{pager}: {shown}");
+        assert!(
+            shown.lines().count() > unpaged.lines().count(),
+            "{pager}: {shown}"
+        );
+    }
+}
+
+/// A pager that fails (exits non-zero) is an error: exit 1 with the pager named, never a
+/// silent exit 0 with nothing shown.
+#[cfg(unix)]
+#[test]
+fn a_pager_that_fails_is_an_error() {
+    for pager in ["false", "/nonexistent '-R'", "cat > /dev/null; exit 3"] {
+        let (shown, code) = paged_by(pager, &["show", "0196c9f4"]);
+        assert_eq!(code, 1, "{pager}: {shown}");
+        assert!(
+            shown.contains("pisess: error: the pager `"),
+            "{pager}: {shown}"
+        );
+        assert!(shown.contains("failed (exit status: "), "{pager}: {shown}");
+    }
+    // A pager that quits at once with success (`q` in less) is the user's choice: exit 0.
+    let (shown, code) = paged_by("true", &["show", "0196c9f4"]);
+    assert_eq!(code, 0, "{shown}");
+    assert!(!shown.contains("error"), "{shown}");
+}
+
+// ---- grep ----
+
+/// A pattern that asks for a newline finds nothing line by line: refused as ripgrep refuses it
+/// (exit 2, one line naming the pattern escaped), when ripgrep refuses it.
+#[test]
+fn grep_refuses_a_pattern_with_a_newline_as_ripgrep_does() {
+    let cases: &[(&[&str], bool)] = &[
+        (&["a\nb"], true),
+        (&["-F", "a\nb"], true),
+        (&[r"a\nb"], true),
+        (&[r"[\n]"], true),
+        (&[r"\x0a"], true),
+        (&[r"a\n?b"], true),
+        (&["-i", r"\u000A"], true),
+        (&[r"\s"], false),
+        (&[r"[^a]"], false),
+        (&[r"[a\n]"], false),
+        (&["(?s)."], false),
+        (&["plain"], false),
+    ];
+    for &(args, refused) in cases {
+        let mut argv = vec!["grep"];
+        argv.extend_from_slice(args);
+        argv.push("--all");
+        let r = crate::common::run(&argv);
+        if refused {
+            assert_eq!(r.code, 2, "{args:?}: {r:?}");
+            assert!(
+                r.stderr.contains(r#"is not allowed in a regex"#) && r.stderr.lines().count() == 1,
+                "{args:?}: {r:?}"
+            );
+            assert!(!r.stderr.contains("a\nb"), "the pattern is escaped: {r:?}");
+        } else {
+            assert_ne!(r.code, 2, "{args:?}: {r:?}");
+        }
+        // ripgrep itself, when it is installed: the same refusals.
+        if let Ok(rg) = std::process::Command::new("rg")
+            .args(args)
+            .arg("/dev/null")
+            .output()
+        {
+            assert_eq!(rg.status.code() == Some(2), refused, "rg {args:?}: {rg:?}");
+        }
+    }
+}
+
+/// `-l` and `-c` print a path byte for byte into a pipe, as ripgrep does on Unix: a folder
+/// whose name is not UTF-8 is not mangled (xargs gets the file that matched).
+#[cfg(unix)]
+#[test]
+fn grep_lists_paths_byte_for_byte() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp
+        .path()
+        .join("sessions")
+        .join(OsStr::from_bytes(b"--caf\xe9--"));
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = folder.join("2026-01-01T00-00-00-000Z_a.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"type":"session","version":3,"id":"0196aaaa-0000-7000-8000-0000000000dd","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            "\n",
+            r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:01:00.000Z","message":{"role":"user","content":"needle","timestamp":1767225660000}}"#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    for (flag, tail) in [("-l", &b"\n"[..]), ("-c", &b":1\n"[..])] {
+        let out = Command::new(BIN)
+            .args(["grep", flag, "needle", "--all"])
+            .env("PI_CODING_AGENT_DIR", tmp.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let mut want = file.as_os_str().as_bytes().to_vec();
+        want.extend_from_slice(tail);
+        assert_eq!(out.stdout, want, "{}", String::from_utf8_lossy(&out.stdout));
+    }
+}
+
+// ---- show -f ----
+
+#[cfg(unix)]
+const FOLLOWED: &str = r#"{"type":"session","version":3,"id":"f0110000-0000-0000-0000-0000000000ff","timestamp":"2026-07-31T10:00:00.000Z","cwd":"/p"}"#;
+
+/// `pisess show -f --json PATH` with stdout lines on a channel and stderr collected.
+#[cfg(unix)]
+struct Followed {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+#[cfg(unix)]
+impl Followed {
+    fn start(path: &std::path::Path) -> Followed {
+        use std::io::BufRead as _;
+        let mut child = Command::new(BIN)
+            .args(["show", "-f", "--json", "--color", "never"])
+            .arg(path)
+            .env_clear()
+            .env("HOME", path.parent().unwrap())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        Followed { child, lines }
+    }
+
+    fn next(&self, within: std::time::Duration) -> String {
+        self.lines.recv_timeout(within).expect("a line in time")
+    }
+
+    /// How the follow ended, within `limit` (a follow that does not end fails, never hangs).
+    fn end_within(&mut self, limit: std::time::Duration) -> (std::process::ExitStatus, String) {
+        let deadline = std::time::Instant::now() + limit;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the follow did not end within {limit:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut self.child.stderr.take().unwrap(), &mut err).unwrap();
+        (status, err)
+    }
+
+    fn interrupt(&self) {
+        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    }
+}
+
+#[cfg(unix)]
+impl Drop for Followed {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The followed path swapped for a symlink to a FIFO: refused as every command refuses a FIFO
+/// (never an open that blocks until a writer comes); and Ctrl-C ends a follow within a
+/// fraction of a second, exit 0 (docs/guide.md, "Following a live session").
+#[cfg(unix)]
+#[test]
+fn follow_refuses_a_fifo_swapped_in_and_ends_on_ctrl_c() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    std::fs::write(&path, format!("{FOLLOWED}\n")).unwrap();
+    let mut f = Followed::start(&path);
+    assert!(f.next(Duration::from_secs(5)).contains("f0110000"));
+    let fifo = dir.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    std::fs::rename(&link, &path).unwrap();
+    // The swap wakes it (an event on the folder, or the check every second).
+    let (status, err) = f.end_within(Duration::from_secs(5));
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("not a regular file (a FIFO)"), "{err}");
+
+    // Ctrl-C while it waits on a regular file: a finished command, promptly.
+    let path = dir.path().join("quiet.jsonl");
+    std::fs::write(&path, format!("{FOLLOWED}\n")).unwrap();
+    let mut f = Followed::start(&path);
+    assert!(f.next(Duration::from_secs(5)).contains("f0110000"));
+    let sent = Instant::now();
+    f.interrupt();
+    let (status, err) = f.end_within(Duration::from_secs(5));
+    let took = sent.elapsed();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(took < Duration::from_millis(500), "Ctrl-C took {took:?}");
+}
+
+/// The CPU time a running process has used, from /proc (what getrusage would report once it is
+/// reaped, while it still runs).
+#[cfg(target_os = "linux")]
+fn cpu_time(pid: u32) -> std::time::Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    // utime and stime (fields 14 and 15 of the line, 12 and 13 after the name), in ticks.
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // /proc counts in USER_HZ, 100 a second on Linux whatever the kernel's own tick.
+    std::time::Duration::from_millis(ticks * 10)
+}
+
+/// A line that grows to 96 MiB over 96 wakes before its `\n` comes: each byte is read once,
+/// not the whole line again at every wake (which read 4.5 GiB), and the line, once whole, is
+/// the entry shown.
+#[cfg(target_os = "linux")]
+#[test]
+fn follow_reads_a_growing_unfinished_line_once() {
+    use std::io::Write as _;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("live.jsonl");
+    std::fs::write(&path, format!("{FOLLOWED}\n")).unwrap();
+    let mut f = Followed::start(&path);
+    assert!(f.next(Duration::from_secs(5)).contains("f0110000"));
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    let start = br#"{"type":"message","id":"big","parentId":null,"timestamp":"2026-07-31T10:00:01.000Z","message":{"role":"user","timestamp":1785492001000,"content":""#;
+    file.write_all(start).unwrap();
+    let chunk = vec![b'x'; 1 << 20];
+    let before = cpu_time(f.child.id());
+    for _ in 0..96 {
+        file.write_all(&chunk).unwrap();
+        file.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(15));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let used = cpu_time(f.child.id()) - before;
+    file.write_all(b"\"}}\n").unwrap();
+    let line = f.next(Duration::from_secs(20));
+    assert_eq!(
+        line.len(),
+        start.len() + (96 << 20) + 3,
+        "the whole line, once"
+    );
+    assert!(line.starts_with(r#"{"type":"message","id":"big""#));
+    f.interrupt();
+    let (status, err) = f.end_within(Duration::from_secs(5));
+    assert_eq!(status.code(), Some(0), "{err}");
+    // Reading 96 MiB once takes a few hundredths of a second (40 ms measured for 64 MiB);
+    // again at every wake, most of a second or more (440 ms for 64 MiB before the fix).
+    eprintln!("CPU while the line grew: {used:?}");
+    assert!(
+        used < Duration::from_millis(250),
+        "{used:?} of CPU for 96 MiB"
+    );
+}
