@@ -234,6 +234,9 @@ custom\t''
 branchSummary\t''
 compactionSummary\t''"
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s m -l max-count -d 'Stop after N matching lines in each session' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s A -l after-context -d 'Show N entries after each matching entry (as ripgrep\'s lines of context)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s B -l before-context -d 'Show N entries before each matching entry' -r
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -s C -l context -d 'Show N entries before and after each matching entry (-A and -B win over it)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'

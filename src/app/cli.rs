@@ -169,7 +169,7 @@ const CHECK_HELP: &str = concat!(
   --integrity            a valid header, unique ids, every parent present, no cycles, targets
                          that exist, no malformed or torn lines, known types and roles
   --max-cost USD         --max-tokens N    --max-turns N (assistant messages)
-  --max-duration SPAN    (header time to the last message: 30m, 2h)
+  --max-duration SPAN    (earliest to latest timestamp of any line: 30m, 2h)
   --max-tool-errors N    --no-tool-errors  --no-malformed
   --ended                the active branch ends in an assistant message with stopReason stop
   --require-tool NAME    --forbid-tool NAME   (called at least once / never, on the active branch)
@@ -215,8 +215,10 @@ What is searched:
 Output:
   Sessions in the order of their files' names, newest created first, each under a heading
   (id, last activity, project, title), one line per matching line: entry id, role or type,
-  the line (cut around the match on a terminal). -l prints the files only, -c a count per
-  session, --json one object per matching line (docs/json.md).
+  the line (cut around the match on a terminal). -A/-B/-C N add N entries of context after,
+  before or around each matching entry (entry id, `-`, role or type, its first line), groups
+  apart marked `--`. -l prints the files only, -c a count per session, --json one object per
+  matching line (docs/json.md).
 
 Exit codes (as ripgrep's):
   0  something matched
@@ -784,4 +786,13 @@ pub struct GrepArgs {
     /// NDJSON, one object per matching line (fields are only ever added)
     #[arg(long)]
     pub json: bool,
+    /// Show N entries after each matching entry (as ripgrep's lines of context)
+    #[arg(short = 'A', long, value_name = "N", conflicts_with_all = ["json", "count", "files_with_matches"])]
+    pub after_context: Option<usize>,
+    /// Show N entries before each matching entry
+    #[arg(short = 'B', long, value_name = "N", conflicts_with_all = ["json", "count", "files_with_matches"])]
+    pub before_context: Option<usize>,
+    /// Show N entries before and after each matching entry (-A and -B win over it)
+    #[arg(short = 'C', long, value_name = "N", conflicts_with_all = ["json", "count", "files_with_matches"])]
+    pub context: Option<usize>,
 }

@@ -13,6 +13,9 @@ pub struct Diag<'a> {
     quiet: bool,
     theme: style::Theme,
     pub warnings: usize,
+    /// The warnings already printed: a file read twice in one run (a listing, then the
+    /// session's index) is warned about once.
+    said: std::collections::HashSet<String>,
 }
 
 impl<'a> Diag<'a> {
@@ -22,6 +25,7 @@ impl<'a> Diag<'a> {
             quiet,
             theme,
             warnings: 0,
+            said: std::collections::HashSet::new(),
         }
     }
 
@@ -38,6 +42,9 @@ impl<'a> Diag<'a> {
         };
         // File names are text from outside too: a name may hold ESC as well as a line may.
         let text = format!("{place}{message}");
+        if !self.said.insert(text.clone()) {
+            return;
+        }
         let text = style::escape_control(&text, false);
         // A closed stderr must not turn a warning into a failure.
         let _ = writeln!(

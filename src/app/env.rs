@@ -15,6 +15,7 @@ use jiff::tz::TimeZone;
 use crate::app::global::{ColorChoice, GlobalArgs};
 use crate::store::locate::{self, Inputs, Location};
 use crate::store::removal::TrashHome;
+use crate::views::ids::ShortIds;
 use crate::views::style::Theme;
 
 /// The environment variables pisess reads.
@@ -138,6 +139,8 @@ pub struct Env {
     pub quiet: bool,
     /// Where `rm` finds the trash.
     pub trash: TrashHome,
+    /// The store's session ids, read once when a short id is first printed.
+    short_ids: std::sync::OnceLock<ShortIds>,
 }
 
 /// stdin's kind when it is a character or block device that is no terminal.
@@ -230,6 +233,7 @@ impl Env {
             pager_var: vars.remove("PAGER"),
             quiet: false,
             trash,
+            short_ids: std::sync::OnceLock::new(),
         };
         env.take_output(global);
         env
@@ -242,8 +246,21 @@ impl Env {
     pub fn with_flags(mut self, global: &GlobalArgs) -> Env {
         take_paths(&mut self.inputs, global);
         self.location = Location::resolve(&self.inputs);
+        self.short_ids = std::sync::OnceLock::new();
         self.take_output(global);
         self
+    }
+
+    /// A session id as every command prints it: cut to the fewest characters (at least 8)
+    /// that no other session of the store starts with, so that it selects its session.
+    pub fn short_id(&self, id: &str) -> String {
+        self.short_ids().short(id)
+    }
+
+    /// The abbreviations [`Env::short_id`] uses.
+    pub fn short_ids(&self) -> &ShortIds {
+        self.short_ids
+            .get_or_init(|| ShortIds::new(self.location.ids_by_name().iter().map(String::as_str)))
     }
 
     /// The colours of stdout.

@@ -27,7 +27,7 @@ use crate::store::summary::{summarize, summarize_bytes, Summary};
 use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::views::check::{self, Spec, Verdict};
-use crate::views::style::{self, Role, Theme};
+use crate::views::style::{self, Role};
 
 /// One session, checked or not.
 #[derive(Debug)]
@@ -35,6 +35,8 @@ pub struct Checked {
     /// The file as named in messages (`FILE:LINE`), or `-`.
     pub name: String,
     pub id: Option<String>,
+    /// The id as printed ([`Env::short_id`]).
+    pub short_id: Option<String>,
     /// The session's name, else its first user message.
     pub title: String,
     /// `Err`: why it could not be checked.
@@ -99,7 +101,8 @@ pub fn run(
     let want_index = check::needs_index(&spec);
     let mut checked = Vec::with_capacity(targets.len());
     for target in targets {
-        let c = check_one(target, &spec, want_index, diag, stdin);
+        let mut c = check_one(target, &spec, want_index, diag, stdin);
+        c.short_id = c.id.as_deref().map(|id| env.short_id(id));
         if let Err(e) = &c.result {
             diag::error(diag.stderr(), env.err_theme(), &format!("{}: {e}", c.name));
         }
@@ -117,7 +120,7 @@ pub fn run(
                 out.write_all(b"\n")?;
             }
         } else {
-            render_human(&checked, env.theme(), out)?;
+            render_human(&checked, env, out)?;
         }
         Ok(out.flush()?)
     })();
@@ -369,6 +372,7 @@ fn check_one(
     let failed = |name: String, e: String| Checked {
         name,
         id: None,
+        short_id: None,
         title: String::new(),
         result: Err(e),
     };
@@ -406,6 +410,8 @@ fn check_one(
         Err(e) => return failed(name, e.to_string()),
     };
     match &session {
+        // With --integrity each of them is a finding, printed once, on stdout.
+        Some(_) if spec.integrity => {}
         // The index's warnings include the summary's (the same scan) and its id checks.
         Some(s) => diag.session_warnings(&name, &s.warnings),
         None => diag.session_warnings(&name, &summary.warnings),
@@ -418,6 +424,7 @@ fn check_one(
     Checked {
         name,
         id: Some(summary.id.clone()),
+        short_id: None,
         title: summary
             .name
             .clone()
@@ -488,7 +495,8 @@ pub fn run_line(checked: &[Checked]) -> String {
     line
 }
 
-fn render_human(checked: &[Checked], theme: Theme, out: &mut dyn Write) -> std::io::Result<()> {
+fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io::Result<()> {
+    let theme = env.theme();
     let esc = |s: &str| style::escape_control(s, false).into_owned();
     for (i, c) in checked.iter().enumerate() {
         if i > 0 {
@@ -496,7 +504,7 @@ fn render_human(checked: &[Checked], theme: Theme, out: &mut dyn Write) -> std::
         }
         match c.id.as_deref() {
             Some(id) => {
-                let id = theme.paint(Role::Id, &style::short_id(id));
+                let id = theme.paint(Role::Id, &env.short_id(id));
                 writeln!(out, "{id}  {}", esc(&c.name))?;
             }
             None => writeln!(out, "{}", esc(&c.name))?,

@@ -246,7 +246,26 @@ fn prepare<'a>(
     let loc = &env.location;
     let mut incomplete = false;
     let (files, explicit) = if args.sessions.is_empty() {
-        let listed = listing::files(loc, projects.scope(args.all))?;
+        let scope = projects.scope(args.all);
+        let listed = listing::files(loc, scope)?;
+        if listed.files.is_empty() {
+            // Exit 1 alone would read as "no match": say there was nothing to search, and where.
+            let message = match scope {
+                listing::Scope::All => format!(
+                    "no sessions to search in {}",
+                    loc.shown(if loc.custom {
+                        &loc.session_dir
+                    } else {
+                        &loc.root
+                    })
+                ),
+                listing::Scope::Project => format!(
+                    "no sessions to search in {} (every project's: 'pisess grep --all')",
+                    loc.shown(&loc.session_dir)
+                ),
+            };
+            diag.note(&crate::views::style::escape_control(&message, false));
+        }
         for (path, why) in listed.skipped {
             incomplete |= matches!(why, Skipped::Folder(_));
             Problem::Skipped(why).report(&path, diag);
@@ -557,7 +576,8 @@ fn write_session(
         None => ("-".to_owned(), "(standard input)".to_owned()),
     };
     let cwd = style::one_line(&tilde(Path::new(&s.cwd), &env.inputs.home));
-    let head = format!("{}  {when}  {cwd}  ", style::short_id(&s.id));
+    let short = env.short_id(&s.id);
+    let head = format!("{short}  {when}  {cwd}  ");
     let title = match env.width {
         Some(w) => style::truncate(&title, w.saturating_sub(style::width(&head))).into_owned(),
         None => title,
@@ -565,12 +585,22 @@ fn write_session(
     writeln!(
         out,
         "{}  {}  {}  {}",
-        theme.paint(Role::Id, &style::short_id(&s.id)),
+        theme.paint(Role::Id, &short),
         theme.dim(&when),
         cwd,
         theme.bold(&title)
     )?;
-    for h in &s.hits {
+    // ripgrep's rule: -A and -B win over -C.
+    let around = args.context.unwrap_or(0);
+    let before = args.before_context.unwrap_or(around);
+    let after = args.after_context.unwrap_or(around);
+    let context = Context::of((before, after), s);
+    let mut last_shown: Option<usize> = None;
+    for (at, h) in s.hits.iter().enumerate() {
+        // The entries of context before this hit's entry (once per entry, not per line).
+        if at == 0 || s.hits[at - 1].ordinal != h.ordinal {
+            context.before(h.ordinal, &mut last_shown, env, out)?;
+        }
         let id = h
             .entry_id
             .as_deref()
@@ -579,7 +609,7 @@ fn write_session(
         let mut what = h.role.clone().unwrap_or_else(|| h.kind.clone());
         if matches!(
             h.field,
-            Field::ToolCall | Field::Thinking | Field::Command | Field::Output
+            Field::ToolCall | Field::Thinking | Field::Command | Field::Output | Field::Error
         ) {
             what = format!("{what} {}", h.field.as_str());
         }
@@ -602,8 +632,123 @@ fn write_session(
             theme.paint(Role::Id, &id),
             theme.paint(role, &what)
         )?;
+        last_shown = Some(h.ordinal);
+        if s.hits
+            .get(at + 1)
+            .is_none_or(|next| next.ordinal != h.ordinal)
+        {
+            let next_hit = s.hits.get(at + 1).map(|n| n.ordinal);
+            context.after(h.ordinal, next_hit, &mut last_shown, env, out)?;
+        }
     }
     Ok(())
+}
+
+/// `-A`/`-B`/`-C`: how many entries around a matching one are shown, and the session's index
+/// to read them from (opened only when some are asked for; standard input has none).
+struct Context {
+    before: usize,
+    after: usize,
+    session: Option<crate::store::session::Session>,
+}
+
+impl Context {
+    fn of((before, after): (usize, usize), s: &Searched) -> Context {
+        let wanted = (before > 0 || after > 0) && !s.hits.is_empty() && s.path != Path::new("-");
+        Context {
+            before,
+            after,
+            session: wanted
+                .then(|| crate::store::session::Session::open(&s.path).ok())
+                .flatten(),
+        }
+    }
+
+    /// The entries before `ordinal` not yet shown, after a `--` when they do not follow on.
+    fn before(
+        &self,
+        ordinal: usize,
+        last_shown: &mut Option<usize>,
+        env: &Env,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        if self.session.is_none() {
+            return Ok(());
+        }
+        let from = ordinal.saturating_sub(self.before);
+        let from = last_shown.map_or(from, |l| from.max(l + 1));
+        if last_shown.is_some_and(|l| from > l + 1) {
+            writeln!(out, "  {}", env.theme().dim("--"))?;
+        }
+        for i in from..ordinal {
+            self.line(i, env, out)?;
+            *last_shown = Some(i);
+        }
+        Ok(())
+    }
+
+    /// The entries after `ordinal`, up to the next matching entry.
+    fn after(
+        &self,
+        ordinal: usize,
+        next_hit: Option<usize>,
+        last_shown: &mut Option<usize>,
+        env: &Env,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let Some(session) = &self.session else {
+            return Ok(());
+        };
+        let end = (ordinal + self.after + 1).min(session.entries.len());
+        let end = next_hit.map_or(end, |n| end.min(n));
+        for i in ordinal + 1..end {
+            self.line(i, env, out)?;
+            *last_shown = Some(i);
+        }
+        Ok(())
+    }
+
+    /// One entry of context: its id, `-`, its role or type, and the first line of its text.
+    fn line(&self, i: usize, env: &Env, out: &mut dyn Write) -> io::Result<()> {
+        let Some(session) = &self.session else {
+            return Ok(());
+        };
+        let id = session
+            .id(i)
+            .map_or("-".to_owned(), |id| style::shown_id(id, IdCut::Typed));
+        let kind = session.kind(i);
+        let role = session.role(i);
+        let what = role.unwrap_or(kind.as_str()).to_owned();
+        let reach = crate::views::search::Reach {
+            tools: true,
+            thinking: true,
+        };
+        let text = session
+            .load(i)
+            .ok()
+            .and_then(|v| {
+                texts(&v, kind, role, reach)
+                    .first()
+                    .map(|(_, t)| style::one_line(t.split('\n').next().unwrap_or("")))
+            })
+            .unwrap_or_default();
+        let what = style::escape_control(&what, false).into_owned();
+        let lead = format!("  {id}- {what}  ");
+        let text = match env.width {
+            Some(w) => {
+                style::truncate(&text, w.saturating_sub(style::width(&lead)).max(20)).into_owned()
+            }
+            None => text,
+        };
+        let theme = env.theme();
+        writeln!(
+            out,
+            "  {}{}  {}",
+            theme.dim(&format!("{id}-")),
+            theme.dim(&format!(" {what}")),
+            theme.dim(&text)
+        )
+    }
 }
 
 /// A path for `-l`/`-c`: byte for byte into a pipe (for xargs; a folder name need not be

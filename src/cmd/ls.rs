@@ -134,6 +134,7 @@ pub fn to_json(s: &Summary) -> SessionJson<'_> {
             cache_write: number(u.cache_write),
             total_tokens: number(u.total_tokens()),
             cost: number(u.cost),
+            unpriced_tokens: number(u.unpriced),
         },
         models: &s.models,
         bytes: s.bytes,
@@ -185,6 +186,8 @@ struct UsageJson {
     cache_write: Value,
     total_tokens: Value,
     cost: Value,
+    /// Tokens of usage records whose cost is 0 (a model without a price).
+    unpriced_tokens: Value,
 }
 
 /// An empty listing on a terminal says where it looked, and what to try next.
@@ -267,8 +270,8 @@ const TITLE_MIN: usize = 20;
 const CWD_MIN: usize = 12;
 
 /// The table: a heading row on a terminal; the numeric columns right-aligned; on a terminal of
-/// known width every row fits it, the title taking the width first, the cwd (with `--all`) cut
-/// from the left, and columns dropped when even that does not fit (the cwd last). Piped, no
+/// known width every row fits it, the title and the cwd (with `--all`) sharing the room, the
+/// cwd cut from the left, and columns dropped when even that does not fit (the cwd last). Piped, no
 /// row is cut.
 fn render_human(
     sessions: &[Summary],
@@ -287,7 +290,7 @@ fn render_human(
             true,
             cells(&|s| style::tokens(s.usage.total_tokens())),
         ),
-        Column::new("COST", true, cells(&|s| style::cost(s.usage.cost))),
+        Column::new("COST", true, cells(&|s| style::cost_of(&s.usage))),
         Column::new(
             "MESSAGES",
             true,
@@ -312,7 +315,7 @@ fn render_human(
         };
         droppable.push(Column::new("CWD", false, cells(&cwd)));
     }
-    let ids = Column::new("ID", false, cells(&|s| style::short_id(&s.id)));
+    let ids = Column::new("ID", false, cells(&|s| env.short_id(&s.id)));
     let titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&*s.first_message)));
     let title_natural = titles.iter().map(|t| style::width(t)).max().unwrap_or(0);
     let title_natural = title_natural.max(if header { "TITLE".len() } else { 0 });
@@ -363,8 +366,12 @@ fn render_human(
             .sum();
         let room = width.saturating_sub(fixed(&droppable) - cwd_natural);
         let cwd_floor = cwd_floor(&droppable);
-        // The title first, leaving the cwd its shortest; the cwd then takes what is left.
-        title_width = title_natural.min(room.saturating_sub(cwd_floor));
+        // Spare width is shared (as eza and gh do): the cwd may take a third of the room, and
+        // all beyond the 60 columns a title reads well in (never less than its shortest); the
+        // title the rest; what either leaves unused goes to the other. A long title no longer
+        // cuts the cwd to its shortest at 200 columns.
+        let cwd_share = cwd_natural.min(cwd_floor.max(room / 3).max(room.saturating_sub(60)));
+        title_width = title_natural.min(room.saturating_sub(cwd_share));
         let left = room.saturating_sub(title_width);
         if let Some(cwd) = droppable.iter_mut().find(|c| is_cwd(c)) {
             cwd.width = cwd.width.min(left);

@@ -30,6 +30,7 @@ use crate::store::select::{self, SelectError, Selected};
 use crate::store::summary::{summarize_opened, Summary};
 use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
+use crate::views::ids::ShortIds;
 use crate::views::style::{self, Theme};
 
 /// How wide a plan row's title may be when stdout is not a terminal: enough to recognise a
@@ -214,6 +215,7 @@ pub fn run(
         },
         width: env.width,
         mode,
+        ids: env.short_ids().clone(),
     };
     let failed_already = !plan.refused.is_empty() || plan.incomplete;
     let outcome = |failed: bool| {
@@ -607,8 +609,8 @@ enum Nothing {
     Declined,
 }
 
-/// How the plan and the outcomes are written: human lines or NDJSON events, all of it or (with
-/// `-q`) only the totals. Errors go to stderr in every form.
+/// How the plan and the outcomes are written: human lines (with `-q` only the totals) or NDJSON
+/// events (all of them, `-q` or not). Errors go to stderr in every form.
 struct Report {
     json: bool,
     quiet: bool,
@@ -617,6 +619,8 @@ struct Report {
     /// The terminal's width, when stdout is one.
     width: Option<usize>,
     mode: Mode,
+    /// How session ids are shortened ([`Env::short_id`]).
+    ids: ShortIds,
 }
 
 impl Report {
@@ -645,7 +649,7 @@ impl Report {
                 None => r.reason.clone(),
             };
             diag::error(err, self.err_theme, &message);
-            if self.json && !self.quiet {
+            if self.json {
                 let path = r.path.as_ref().map(|p| p.to_string_lossy());
                 self.event(
                     out,
@@ -661,10 +665,8 @@ impl Report {
         if targets.is_empty() {
             return Ok(());
         }
+        // `-q` is for human lines: the JSON events are data, every one of them written.
         if self.json {
-            if self.quiet {
-                return Ok(());
-            }
             for t in targets {
                 self.event(
                     out,
@@ -689,7 +691,7 @@ impl Report {
         }
         let rows: Vec<(String, String)> = targets
             .iter()
-            .map(|t| (style::short_id(&t.id), style::bytes(t.bytes)))
+            .map(|t| (self.ids.short(&t.id), style::bytes(t.bytes)))
             .collect();
         let id_width = rows.iter().map(|r| style::width(&r.0)).max().unwrap_or(0);
         let size_width = rows.iter().map(|r| style::width(&r.1)).max().unwrap_or(0);
@@ -733,7 +735,7 @@ impl Report {
             let message = format!("not removing {}: {reason}", target.path.display());
             diag::error(err, self.err_theme, &message);
         }
-        if self.quiet {
+        if self.quiet && !self.json {
             return Ok(());
         }
         match (result, self.json) {

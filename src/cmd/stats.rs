@@ -117,7 +117,7 @@ pub fn run(
                 out.write_all(b"\n")?;
             }
         } else {
-            human::buckets(by, &buckets, &total, env.theme(), out)?;
+            human::buckets(by, &buckets, &total, env, out)?;
         }
     }
     Ok(if failed {
@@ -220,6 +220,7 @@ fn tokens_json(u: &Usage) -> Value {
         "cacheRead": number(u.cache_read),
         "cacheWrite": number(u.cache_write),
         "total": number(u.total_tokens()),
+        "unpriced": number(u.unpriced),
     })
 }
 
@@ -254,7 +255,7 @@ fn one_json(one: &One) -> Value {
         "path": s.path.to_string_lossy(),
         "started": started.and_then(to_json_date),
         "lastActive": to_json_date(s.modified_ms),
-        "durationMs": started.map(|t| s.modified_ms - t),
+        "durationMs": s.duration_ms(),
         "userMessages": s.counts.user_messages,
         "assistantMessages": s.counts.assistant_messages,
         "toolCalls": s.counts.tool_calls,
@@ -262,6 +263,7 @@ fn one_json(one: &One) -> Value {
         "totalMessages": s.message_count,
         "tokens": tokens_json(&s.usage),
         "cost": number(s.usage.cost),
+        "unpricedTokens": number(s.usage.unpriced),
         "toolErrors": s.counts.tool_errors,
         "models": models,
         "tools": tools,
@@ -271,6 +273,9 @@ fn one_json(one: &One) -> Value {
             "length": t.stops.length,
             "last": t.stops.last,
             "lastErrorMessage": t.stops.last_error,
+            "errorMessages": t.stops.error_messages.iter()
+                .map(|(text, n)| json!({"message": text, "count": n}))
+                .collect::<Vec<_>>(),
         },
         "compactions": {"count": t.compactions, "tokensBefore": number(t.tokens_before)},
         "branches": s.branches,
@@ -301,6 +306,7 @@ fn bucket_json(by: By, b: &Bucket, total: bool) -> Value {
         "toolErrors": b.counts.tool_errors,
         "tokens": tokens_json(&b.usage),
         "cost": number(b.usage.cost),
+        "unpricedTokens": number(b.usage.unpriced),
     })
 }
 
@@ -351,7 +357,7 @@ fn write_messages(
                 surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;
             } else {
-                human::message_row(s, t, r, env.theme(), tz, out)?;
+                human::message_row(s, t, r, env, tz, out)?;
             }
         }
     }

@@ -67,11 +67,17 @@ impl Listing {
         })
     }
 
-    /// Writes every problem as a warning; true when the listing is [`incomplete`](Self::incomplete).
+    /// Writes every problem as a warning, files with damaged lines together
+    /// ([`report_damaged`]); true when the listing is [`incomplete`](Self::incomplete).
     pub fn report(&self, diag: &mut dyn Warn) -> bool {
+        let mut damaged = Vec::new();
         for (path, problem) in &self.problems {
-            problem.report(path, diag);
+            match problem {
+                Problem::Warnings(w) if !w.is_empty() => damaged.push((path.clone(), w.clone())),
+                _ => problem.report(path, diag),
+            }
         }
+        report_damaged(&damaged, diag);
         self.incomplete()
     }
 }
@@ -115,6 +121,33 @@ impl Problem {
                     crate::util::warning::io_cause(e)
                 ),
             ),
+        }
+    }
+}
+
+/// The warnings of a listing's damaged files: one file's each (a line apiece, as commands on
+/// one session give them); several files' in one line, saying how many, the first, and the
+/// command that lists them all. A first listing of a store with 380 damaged files printed 380
+/// lines before the table.
+pub fn report_damaged(damaged: &[(PathBuf, Vec<Warning>)], diag: &mut dyn Warn) {
+    match damaged {
+        [] => {}
+        [(path, warnings)] => diag.session_warnings(&path.display().to_string(), warnings),
+        [(path, warnings), ..] => {
+            let first = &warnings[0];
+            let place = match first.line {
+                Some(n) => format!("{}:{n}", path.display()),
+                None => path.display().to_string(),
+            };
+            diag.warn(
+                "",
+                None,
+                &format!(
+                    "{} files have damaged lines, the first {place}: {}; 'pisess check --all' lists them all",
+                    damaged.len(),
+                    first.message
+                ),
+            );
         }
     }
 }
@@ -189,6 +222,7 @@ pub fn walk(
 ) -> anyhow::Result<bool> {
     let Files { files, skipped } = files(loc, scope)?;
     let mut incomplete = false;
+    let mut damaged = Vec::new();
     for (path, why) in skipped {
         let problem = Problem::Skipped(why);
         incomplete |= matches!(problem, Problem::Skipped(Skipped::Folder(_)));
@@ -205,7 +239,9 @@ pub fn walk(
         |(path, result)| {
             match result {
                 Ok(s) => {
-                    diag.session_warnings(&s.path.display().to_string(), &s.warnings);
+                    if !s.warnings.is_empty() {
+                        damaged.push((s.path.clone(), s.warnings.clone()));
+                    }
                     if in_scope(loc, scope, &s.cwd) {
                         each(s);
                     }
@@ -219,6 +255,7 @@ pub fn walk(
             std::ops::ControlFlow::Continue(())
         },
     );
+    report_damaged(&damaged, diag);
     Ok(incomplete)
 }
 

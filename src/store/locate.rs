@@ -336,6 +336,23 @@ impl Location {
         Ok(files)
     }
 
+    /// The session ids of every file of the store, as its name says (pi names a file
+    /// `<time>_<id>.jsonl`), read from the folders alone: short ids are told apart from the
+    /// whole store's without reading (or caching) each project's files. A name without `_`
+    /// gives its whole stem. Folders that cannot be read give nothing.
+    pub fn ids_by_name(&self) -> Vec<String> {
+        let Ok(Files { files, .. }) = self.all_files() else {
+            return Vec::new();
+        };
+        files
+            .iter()
+            .filter_map(|p| {
+                let stem = p.file_stem()?.to_str()?;
+                Some(stem.split_once('_').map_or(stem, |(_, id)| id).to_owned())
+            })
+            .collect()
+    }
+
     /// Whether a header `cwd` belongs to this project (pi's `sessionCwdMatches`): the header's
     /// `resolvePath` equals the resolved cwd. pi resolves a relative header cwd (`webshop`, or
     /// `E:\Repos\app` on Linux) against its process cwd, not against `--cwd`.

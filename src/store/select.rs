@@ -120,6 +120,27 @@ impl fmt::Display for SelectError {
                         tilde(Path::new(&c.cwd), home)
                     }
                 };
+                // Files that hold one session id (a copy) differ only by their paths: those
+                // are what tell them apart, and what the user can give.
+                let copied = |c: &Found| candidates.iter().filter(|d| d.id == c.id).count() > 1;
+                if candidates.iter().all(copied) && candidates.iter().all(|c| c.id == candidates[0].id) {
+                    write!(
+                        f,
+                        "'{query}' matches session {} in {} files:",
+                        candidates[0].id,
+                        candidates.len()
+                    )?;
+                    for (i, c) in candidates.iter().take(MAX_CANDIDATES).enumerate() {
+                        let sep = if i == 0 { " " } else { ", " };
+                        write!(f, "{sep}{}", tilde(&c.path, home))?;
+                    }
+                    if candidates.len() > MAX_CANDIDATES {
+                        write!(f, " and {} more", candidates.len() - MAX_CANDIDATES)?;
+                    }
+                    return f.write_str(
+                        "; they are copies of one session: name the one you mean by its path",
+                    );
+                }
                 // One project is said once; otherwise each candidate says its own.
                 let one_project = candidates.iter().all(|c| c.cwd == candidates[0].cwd);
                 write!(f, "'{query}' matches {} sessions", candidates.len())?;
@@ -130,7 +151,9 @@ impl fmt::Display for SelectError {
                 for (i, c) in candidates.iter().take(MAX_CANDIDATES).enumerate() {
                     let sep = if i == 0 { " " } else { ", " };
                     write!(f, "{sep}{} ({}", c.id, c.why.describe())?;
-                    if !one_project {
+                    if copied(c) {
+                        write!(f, ", {}", tilde(&c.path, home))?;
+                    } else if !one_project {
                         write!(f, ", {}", project(c))?;
                     }
                     f.write_str(")")?;

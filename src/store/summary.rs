@@ -34,6 +34,9 @@ pub struct Summary {
     pub created_ms: Option<i64>,
     /// pi's `modified`: the latest user/assistant message time, else the header time, else mtime.
     pub modified_ms: i64,
+    /// The earliest and the latest time of any line (the header's and every entry's
+    /// `timestamp`): the session's span, which [`Summary::duration_ms`] measures.
+    pub span_ms: Option<(i64, i64)>,
     /// The file's modification time in whole ms (what pi's `stats.mtime`, a `Date`, holds).
     pub mtime_ms: i64,
     /// The same as Node's `stats.mtimeMs`: a float with the nanoseconds in it, by which pi's
@@ -272,6 +275,8 @@ pub(crate) struct Fold {
     counts: Counts,
     first_message: String,
     last_activity: Option<f64>,
+    /// The earliest and latest entry `timestamp` seen (the header's is added in `summary`).
+    span: Option<(i64, i64)>,
     usage: Usage,
     models: Vec<String>,
     leaf_id: Option<String>,
@@ -319,6 +324,9 @@ impl Fold {
         }
         if let Some(parent) = &e.parent {
             self.tips.parent(parent);
+        }
+        if let Some(t) = v.timestamp.get().and_then(parse_js_date) {
+            self.span = Some(widen(self.span, t));
         }
         match e.kind {
             EntryKind::SessionInfo => {
@@ -425,6 +433,7 @@ impl Fold {
             version: header.version,
             created_ms: header_ms,
             modified_ms,
+            span_ms: header_ms.map_or(self.span, |h| Some(widen(self.span, h))),
             mtime_ms: 0,
             mtime_js: 0.0,
             message_count: self.message_count,
@@ -444,6 +453,20 @@ impl Fold {
             warnings: report.warnings.clone(),
             tally,
         }
+    }
+}
+
+/// `span` grown to hold `t`.
+fn widen(span: Option<(i64, i64)>, t: i64) -> (i64, i64) {
+    span.map_or((t, t), |(first, last)| (first.min(t), last.max(t)))
+}
+
+impl Summary {
+    /// How long the session ran: from its earliest to its latest timestamp over all lines
+    /// (pi has no duration of its own). Never negative, whatever order the lines' clocks are
+    /// in; `None` when no line has a valid time.
+    pub fn duration_ms(&self) -> Option<i64> {
+        self.span_ms.map(|(first, last)| last - first)
     }
 }
 

@@ -41,6 +41,10 @@ pub struct Row {
     pub calls: Vec<String>,
     pub is_error: Option<bool>,
     pub stop_reason: Option<String>,
+    /// A tool result's: the model of the assistant message whose call it answers (by its
+    /// `toolCallId`), which `--by model` counts it under. [`Row::model`] stays pi's key for
+    /// its usage.
+    pub answers: Option<u32>,
     /// On the path from the leaf to its root.
     pub active: bool,
 }
@@ -71,6 +75,9 @@ pub struct Stops {
     /// The last assistant message's (file order) `stopReason` and `errorMessage`.
     pub last: Option<String>,
     pub last_error: Option<String>,
+    /// Every assistant message's `errorMessage` (the provider's words), each distinct text once
+    /// with how many messages had it, in order of first appearance.
+    pub error_messages: Vec<(String, u64)>,
 }
 
 /// Paths named by the built-in tools' `path` argument, each once, sorted.
@@ -100,6 +107,8 @@ pub struct Tally {
     links: hashbrown::HashMap<String, Option<String>>,
     /// `bash` tool-call ids and their commands, to name the ones whose result failed.
     bash_calls: hashbrown::HashMap<String, String>,
+    /// Tool-call ids and the model that made the call, for the results that answer them.
+    call_models: hashbrown::HashMap<String, u32>,
 }
 
 /// The fields of a line `stats` needs beyond the listing's [`LineView`](crate::format::model::LineView).
@@ -230,6 +239,7 @@ impl Tally {
             calls: Vec::new(),
             is_error: None,
             stop_reason: None,
+            answers: None,
             active: false,
         };
         match e.kind {
@@ -290,8 +300,15 @@ impl Tally {
                     }
                     self.stops.last = stop.map(str::to_owned);
                     self.stops.last_error = x.error_message.get().map(str::to_owned);
+                    if let Some(error) = x.error_message.get() {
+                        let seen = &mut self.stops.error_messages;
+                        match seen.iter_mut().find(|(text, _)| text == error) {
+                            Some((_, n)) => *n += 1,
+                            None => seen.push((error.to_owned(), 1)),
+                        }
+                    }
                     r.stop_reason = stop.map(str::to_owned);
-                    self.take_calls(&x.content.0, &mut r.calls);
+                    self.take_calls(&x.content.0, model, &mut r.calls);
                 } else {
                     self.stops.last = None;
                     self.stops.last_error = None;
@@ -319,6 +336,10 @@ impl Tally {
                 }
                 r.tool = m.tool_name.get().map(str::to_owned);
                 r.is_error = Some(is_error);
+                r.answers = m
+                    .tool_call_id
+                    .get()
+                    .and_then(|id| self.call_models.get(id).copied());
                 self.rows.push(r);
                 Some(CallFacts {
                     tool_calls: 0,
@@ -334,10 +355,18 @@ impl Tally {
 
     /// The `toolCall` blocks of an assistant's content: counted by name, files noted, `bash`
     /// commands kept by call id.
-    fn take_calls(&mut self, blocks: &[LooseObj<CallBlock>], names: &mut Vec<String>) {
+    fn take_calls(
+        &mut self,
+        blocks: &[LooseObj<CallBlock>],
+        model: Option<u32>,
+        names: &mut Vec<String>,
+    ) {
         for b in blocks.iter().filter_map(|b| b.0.as_ref()) {
             if b.kind.get() != Some("toolCall") {
                 continue;
+            }
+            if let (Some(id), Some(model)) = (b.id.get(), model) {
+                self.call_models.insert(id.to_owned(), model);
             }
             let name = b.name.get().unwrap_or("");
             names.push(name.to_owned());

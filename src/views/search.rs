@@ -183,6 +183,8 @@ pub enum Field {
     Command,
     /// Its output.
     Output,
+    /// The provider's `errorMessage` of an assistant message that stopped with an error.
+    Error,
 }
 
 impl Field {
@@ -196,6 +198,7 @@ impl Field {
             Field::Name => "name",
             Field::Command => "command",
             Field::Output => "output",
+            Field::Error => "error",
         }
     }
 }
@@ -240,7 +243,12 @@ pub fn texts<'a>(
             };
             match role {
                 Some("user" | "custom") => content(m.get("content"), Field::Text, &mut out),
-                Some("assistant") => assistant(m.get("content"), reach, &mut out),
+                Some("assistant") => {
+                    assistant(m.get("content"), reach, &mut out);
+                    if let Some(e) = m.get("errorMessage").and_then(Value::as_str) {
+                        out.push((Field::Error, e));
+                    }
+                }
                 Some("toolResult") if reach.tools => {
                     content(m.get("content"), Field::ToolResult, &mut out);
                 }
@@ -465,6 +473,12 @@ mod tests {
         assert_eq!(
             texts(&e, &EntryKind::Message, Some("assistant"), all)[0],
             (Field::Thinking, "hmm")
+        );
+        let failed = json!({"message":{"role":"assistant","content":[],"stopReason":"error",
+            "errorMessage":"529 overloaded_error"}});
+        assert_eq!(
+            texts(&failed, &EntryKind::Message, Some("assistant"), reach),
+            [(Field::Error, "529 overloaded_error")]
         );
         let result =
             json!({"message":{"role":"toolResult","content":[{"type":"text","text":"out"}]}});

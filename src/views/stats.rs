@@ -47,6 +47,8 @@ impl By {
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Bucket {
     pub key: String,
+    /// `--by session`: the session's name, else its first user message.
+    pub title: String,
     /// Sessions with a row in this bucket.
     pub sessions: u64,
     /// `message` entries (pi's `totalMessages`).
@@ -170,6 +172,19 @@ impl<'a> Grouper<'a> {
                         }
                     }
                 }
+                // A tool result is counted under the model whose call it answers; its usage
+                // (rare) stays under pi's key for it.
+                By::Model if r.answers.is_some() && r.answers != r.model => {
+                    let name = |m| t.model_name(m).unwrap_or_else(|| "(no model)".into());
+                    let counts = Row {
+                        usage: None,
+                        ..r.clone()
+                    };
+                    mine.entry(name(r.answers)).or_default().add_row(&counts);
+                    if let Some(u) = &r.usage {
+                        mine.entry(name(r.model)).or_default().usage.add(u);
+                    }
+                }
                 _ => {
                     let key = match by {
                         By::Day | By::Week | By::Month => time_key(r.ts_ms, by, tz),
@@ -185,7 +200,14 @@ impl<'a> Grouper<'a> {
         for (key, mut b) in mine {
             b.sessions = 1;
             whole.add(&b);
-            self.buckets.entry(key).or_default().add(&b);
+            let bucket = self.buckets.entry(key).or_default();
+            if by == By::Session && bucket.title.is_empty() {
+                bucket.title = s
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| s.first_message.to_string());
+            }
+            bucket.add(&b);
         }
         if whole.sessions > 0 {
             whole.sessions = 1;

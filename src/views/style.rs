@@ -203,17 +203,36 @@ pub fn js_non_finite(x: f64) -> &'static str {
     }
 }
 
-/// `$0.12`, `$12.34`; `-` for nothing spent.
+/// `$0.00`, `$0.0012`, `$12.34`: one rendering everywhere, zero included.
 pub fn cost(c: f64) -> String {
     if !c.is_finite() {
         format!("${}", js_non_finite(c))
     } else if c == 0.0 {
-        "-".to_owned()
+        "$0.00".to_owned()
     } else if c < 0.01 {
         format!("${c:.4}")
     } else {
         format!("${c:.2}")
     }
+}
+
+/// [`cost`] of `usage`, marked [`UNPRICED`] when some of its tokens had no price: a total
+/// that leaves them out must not look complete.
+pub fn cost_of(usage: &crate::format::model::Usage) -> String {
+    let c = cost(usage.cost);
+    if usage.unpriced > 0.0 {
+        format!("{c}{UNPRICED}")
+    } else {
+        c
+    }
+}
+
+/// The mark of a cost that leaves out tokens without a price.
+pub const UNPRICED: &str = "*";
+
+/// The note under a table with [`UNPRICED`] costs.
+pub fn unpriced_note(n: f64) -> String {
+    format!("{UNPRICED} {} tokens have no price (cost 0)", tokens(n))
 }
 
 /// `512 B`, `120 KB`, `3.4 MB` (sizes, 1 KB = 1024 B).
@@ -277,7 +296,14 @@ mod tests {
         assert_eq!(tokens(950.0), "950");
         assert_eq!(tokens(12_345.0), "12.3k");
         assert_eq!(tokens(4_500_000.0), "4.5M");
-        assert_eq!(cost(0.0), "-");
+        assert_eq!(cost(0.0), "$0.00");
+        let unpriced = crate::format::model::Usage {
+            input: 10.0,
+            unpriced: 10.0,
+            ..Default::default()
+        };
+        assert_eq!(cost_of(&unpriced), "$0.00*");
+        assert_eq!(cost_of(&crate::format::model::Usage::default()), "$0.00");
         assert_eq!(cost(0.1234), "$0.12");
         assert_eq!(cost(0.001), "$0.0010");
         assert_eq!(bytes(120 * 1024), "120 KB");

@@ -26,7 +26,7 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
     writeln!(out, "## {mark} pisess check: {word}\n")?;
     writeln!(out, "{}\n", md(&run_line(checked)))?;
     for c in checked {
-        let id = c.id.as_deref().map(style::short_id).unwrap_or_default();
+        let id = c.short_id.clone().unwrap_or_default();
         let title = style::truncate(&style::one_line(&c.title), 80).into_owned();
         if id.is_empty() {
             writeln!(out, "### {}\n", md(&c.name))?;

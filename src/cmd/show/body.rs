@@ -99,6 +99,22 @@ impl Body<'_> {
         match Block::of(b) {
             Block::Text { text } => self.text(&string_or_json(text), Role::Plain),
             Block::Thinking { redacted: true, .. } => self.line("thinking (redacted)", Role::Muted),
+            // No text (the provider kept it encrypted in the signature, or there was none):
+            // said so, not an empty `thinking:` line.
+            Block::Thinking { thinking, .. }
+                if thinking.is_none_or(|t| t.as_str().is_some_and(|s| s.trim().is_empty())) =>
+            {
+                let signed = b
+                    .get("thinkingSignature")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| !s.is_empty());
+                let label = if signed {
+                    "[encrypted thinking]"
+                } else {
+                    "[empty thinking]"
+                };
+                self.line(label, Role::Muted)
+            }
             Block::Thinking { thinking, .. } => {
                 self.text_after("thinking: ", &string_or_json(thinking), Role::Muted)
             }

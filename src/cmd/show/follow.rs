@@ -39,8 +39,15 @@ pub(super) fn run(
         .idle_exit
         .as_deref()
         .map(|s| {
-            parse_span(s)
-                .unwrap_or_else(|| Err(format!("invalid span '{s}': use 30s, 15m, 2h, 3d or 1w")))
+            let bad = || format!("invalid span '{s}': use 30s, 15m, 2h, 3d or 1w");
+            // A span's own error (too large) stands; an unknown unit is no time either: the
+            // shared message suggests ISO dates, which --idle-exit does not take.
+            let known_unit = s.trim().ends_with(['s', 'm', 'h', 'd', 'w']);
+            match parse_span(s) {
+                Some(Err(e)) if known_unit => Err(e),
+                Some(Ok(ms)) => Ok(ms),
+                Some(Err(_)) | None => Err(bad()),
+            }
         })
         .transpose()
         .map_err(|e| UsageError(format!("--idle-exit: {e}")))?

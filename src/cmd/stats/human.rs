@@ -10,7 +10,7 @@ use crate::format::time::local_time;
 use crate::store::summary::Summary;
 use crate::store::tally::{Row, Tally};
 use crate::views::stats::{Bucket, By};
-use crate::views::style::{self, Role, Theme};
+use crate::views::style::{self, Role};
 
 /// Text from the file, made safe for a terminal.
 fn safe(s: &str) -> String {
@@ -64,19 +64,17 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
     )?;
     writeln!(out, "{}{}", field("cwd"), safe(&s.cwd))?;
     writeln!(out, "{}{}", field("path"), safe(&s.path.to_string_lossy()))?;
-    let started = s
-        .created_ms
-        .map_or_else(|| "-".to_owned(), |t| local_time(t, tz));
-    let span = s
-        .created_ms
-        .map(|t| format!(" ({})", duration(s.modified_ms - t)))
-        .unwrap_or_default();
-    writeln!(
-        out,
-        "{}{started} → {}{span}",
-        field("time"),
-        local_time(s.modified_ms, tz)
-    )?;
+    // The span's own ends, so the two times and the duration between them agree.
+    let time = match s.span_ms {
+        Some((first, last)) => format!(
+            "{} → {} ({})",
+            local_time(first, tz),
+            local_time(last, tz),
+            duration(last - first)
+        ),
+        None => format!("- → {}", local_time(s.modified_ms, tz)),
+    };
+    writeln!(out, "{}{time}", field("time"))?;
     writeln!(
         out,
         "{}{} (user {}, assistant {}, tool results {}); tool calls {}, errors {}",
@@ -94,10 +92,18 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
         out,
         "{}{} (active branch {}, abandoned branches {})",
         field("cost"),
-        theme.bold(&style::cost(s.usage.cost)),
+        theme.bold(&style::cost_of(&s.usage)),
         style::cost(active),
         style::cost(abandoned)
     )?;
+    if s.usage.unpriced > 0.0 {
+        writeln!(
+            out,
+            "{}{}",
+            field(""),
+            style::unpriced_note(s.usage.unpriced)
+        )?;
+    }
     writeln!(
         out,
         "{}~{} tokens in {} (estimated as pi does: characters / 4)",
@@ -119,6 +125,15 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
             .map(|e| format!(": {}", safe(e)))
             .unwrap_or_default()
     )?;
+    if !t.stops.error_messages.is_empty() {
+        let errors: Vec<String> = t
+            .stops
+            .error_messages
+            .iter()
+            .map(|(text, n)| format!("{n}× {}", style::truncate(&safe(text), 200)))
+            .collect();
+        writeln!(out, "{}{}", field("errors"), errors.join("; "))?;
+    }
     writeln!(
         out,
         "{}{} ({} tokens before), {}, {}",
@@ -144,11 +159,11 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
                 " ".repeat(w - style::width(model)),
                 count(*turns, "turn", "turns"),
                 style::tokens(u.total_tokens()),
-                style::cost(u.cost)
+                style::cost_of(u)
             )?;
         }
     }
-    tools(t, theme, out)?;
+    tools(t, env, out)?;
     let files = [
         ("read", &t.files.read),
         ("written", &t.files.written),
@@ -156,15 +171,35 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
     ];
     if files.iter().any(|(_, f)| !f.is_empty()) {
         writeln!(out, "{}", theme.bold("files"))?;
+        // One path after another, wrapped at the terminal's width (100 when piped), each
+        // line after the first under the first path.
+        let width = env.columns.unwrap_or(100);
         for (what, set) in files.iter().filter(|(_, f)| !f.is_empty()) {
-            let list: Vec<String> = set.iter().map(|p| safe(p)).collect();
-            writeln!(out, "  {what:<8} {}", list.join(", "))?;
+            let lead = format!("  {what:<8} ");
+            let indent = " ".repeat(lead.len());
+            let mut line = lead.clone();
+            let mut empty = true;
+            for (i, p) in set.iter().enumerate() {
+                let item = safe(p) + if i + 1 < set.len() { "," } else { "" };
+                if !empty && style::width(&line) + 1 + style::width(&item) > width {
+                    writeln!(out, "{line}")?;
+                    line.clone_from(&indent);
+                    empty = true;
+                }
+                if !empty {
+                    line.push(' ');
+                }
+                line.push_str(&item);
+                empty = false;
+            }
+            writeln!(out, "{line}")?;
         }
     }
     Ok(())
 }
 
-fn tools(t: &Tally, theme: Theme, out: &mut dyn Write) -> io::Result<()> {
+fn tools(t: &Tally, env: &Env, out: &mut dyn Write) -> io::Result<()> {
+    let theme = env.theme();
     if t.tools.is_empty() {
         return Ok(());
     }
@@ -189,7 +224,9 @@ fn tools(t: &Tally, theme: Theme, out: &mut dyn Write) -> io::Result<()> {
         )?;
         if name == "bash" {
             for cmd in &t.failed_commands {
-                let line = style::truncate(&style::one_line(cmd), 100).into_owned();
+                // Cut to the terminal (`    ✗ ` before it), 100 columns when piped.
+                let room = env.columns.map_or(100, |w| w.saturating_sub(6).max(20));
+                let line = style::truncate(&style::one_line(cmd), room).into_owned();
                 writeln!(out, "    {} {}", theme.paint(Role::Error, "✗"), safe(&line))?;
             }
         }
@@ -197,75 +234,164 @@ fn tools(t: &Tally, theme: Theme, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// A report: one line per bucket, then the total.
+/// One column of a report table.
+struct Col {
+    head: &'static str,
+    cells: Vec<String>,
+    right: bool,
+    /// The least it is cut to before columns are dropped (0: never cut).
+    min: usize,
+}
+
+impl Col {
+    fn natural(&self) -> usize {
+        self.cells
+            .iter()
+            .map(|c| style::width(c))
+            .chain([style::width(self.head)])
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// A report: one line per bucket, then the total. On a terminal of known width the table fits
+/// it, as `ls` does: the key (and a session's title) are cut first, then the columns that say
+/// least are dropped (tool calls, messages, sessions, tool errors, tokens). `--by session`
+/// shows each session's short id and title, and no sessions column (always 1).
 pub(super) fn buckets(
     by: By,
     rows: &[Bucket],
     total: &Bucket,
-    theme: Theme,
+    env: &Env,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let head: [&str; 7] = if by == By::Tool {
-        [
-            "tool", "sessions", "calls", "results", "errors", "tokens", "cost",
-        ]
-    } else {
-        [
-            by.as_str(),
-            "sessions",
-            "messages",
-            "tool calls",
-            "tool errors",
-            "tokens",
-            "cost",
-        ]
+    let theme = env.theme();
+    let all: Vec<&Bucket> = rows.iter().chain([total]).collect();
+    let last = all.len() - 1;
+    let col = |head, right, min, f: &dyn Fn(&Bucket) -> String| Col {
+        head,
+        cells: all.iter().map(|b| f(b)).collect(),
+        right,
+        min,
     };
-    let cells = |b: &Bucket, key: &str| -> [String; 7] {
-        let c = &b.counts;
-        let middle = if by == By::Tool {
-            [c.tool_calls, c.tool_results]
+    let key = |b: &Bucket| {
+        if std::ptr::eq(b, total) {
+            "total".to_owned()
+        } else if by == By::Session {
+            env.short_id(&b.key)
         } else {
-            [b.messages, c.tool_calls]
-        };
-        [
-            safe(key),
-            b.sessions.to_string(),
-            middle[0].to_string(),
-            middle[1].to_string(),
-            c.tool_errors.to_string(),
-            style::tokens(b.usage.total_tokens()),
-            style::cost(b.usage.cost),
-        ]
-    };
-    let mut table: Vec<[String; 7]> = rows.iter().map(|b| cells(b, &b.key)).collect();
-    table.push(cells(total, "total"));
-    let mut widths = head.map(style::width);
-    for row in &table {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(style::width(cell));
+            safe(&b.key)
         }
+    };
+    let mut cols = vec![col(
+        if by == By::Session { "id" } else { by.as_str() },
+        false,
+        if by == By::Session { 0 } else { 12 },
+        &key,
+    )];
+    if by != By::Session {
+        cols.push(col("sessions", true, 0, &|b| b.sessions.to_string()));
     }
-    let line = |row: &[String]| -> String {
-        let mut s = String::new();
-        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
-            let pad = " ".repeat(w - style::width(cell));
-            if i == 0 {
-                s.push_str(&format!("{cell}{pad}"));
+    if by == By::Tool {
+        cols.push(col("calls", true, 0, &|b| b.counts.tool_calls.to_string()));
+        cols.push(col("results", true, 0, &|b| {
+            b.counts.tool_results.to_string()
+        }));
+        cols.push(col("errors", true, 0, &|b| {
+            b.counts.tool_errors.to_string()
+        }));
+    } else {
+        cols.push(col("messages", true, 0, &|b| b.messages.to_string()));
+        cols.push(col("tool calls", true, 0, &|b| {
+            b.counts.tool_calls.to_string()
+        }));
+        cols.push(col("tool errors", true, 0, &|b| {
+            b.counts.tool_errors.to_string()
+        }));
+    }
+    cols.push(col("tokens", true, 0, &|b| {
+        style::tokens(b.usage.total_tokens())
+    }));
+    cols.push(col("cost", true, 0, &|b| style::cost_of(&b.usage)));
+    if by == By::Session {
+        cols.push(col("title", false, 10, &|b| {
+            if std::ptr::eq(b, total) {
+                String::new()
             } else {
-                s.push_str(&format!("  {pad}{cell}"));
+                style::one_line(&b.title)
+            }
+        }));
+    }
+    let mut widths: Vec<usize> = cols.iter().map(Col::natural).collect();
+    if let Some(width) = env.width {
+        let used = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+        // The cut columns (the key, a title) counted at their least, the columns that say
+        // least are dropped until the rest fits ...
+        let least = |cols: &[Col], widths: &[usize]| -> Vec<usize> {
+            cols.iter()
+                .zip(widths)
+                .map(|(c, &w)| if c.min > 0 { w.min(c.min) } else { w })
+                .collect()
+        };
+        let drop_order = [
+            "tool calls",
+            "results",
+            "messages",
+            "calls",
+            "sessions",
+            "tool errors",
+            "errors",
+            "tokens",
+        ];
+        for head in drop_order {
+            if used(&least(&cols, &widths)) <= width {
+                break;
+            }
+            if let Some(i) = cols.iter().position(|c| c.head == head) {
+                cols.remove(i);
+                widths.remove(i);
             }
         }
-        s
-    };
-    let head: Vec<String> = head.iter().map(|h| (*h).to_owned()).collect();
-    writeln!(out, "{}", theme.bold(&line(&head)))?;
-    let last = table.len() - 1;
-    for (i, row) in table.iter().enumerate() {
-        if i == last {
-            writeln!(out, "{}", theme.bold(&line(row)))?;
-        } else {
-            writeln!(out, "{}", line(row))?;
+        // ... and the cut columns then share what is left, the last (a title) first.
+        let natural = widths.clone();
+        widths = least(&cols, &widths);
+        for i in (0..cols.len()).rev().filter(|&i| cols[i].min > 0) {
+            let spare = width.saturating_sub(used(&widths));
+            widths[i] = natural[i].min(widths[i] + spare);
         }
+    }
+    let line = |cells: &[&str]| -> String {
+        let mut s = String::new();
+        for (i, ((cell, w), c)) in cells.iter().zip(&widths).zip(&cols).enumerate() {
+            let cell = style::truncate(cell, *w);
+            let pad = " ".repeat(w.saturating_sub(style::width(&cell)));
+            if i > 0 {
+                s.push_str("  ");
+            }
+            if c.right {
+                s.push_str(&format!("{pad}{cell}"));
+            } else {
+                s.push_str(&format!("{cell}{pad}"));
+            }
+        }
+        s.trim_end().to_owned()
+    };
+    let head: Vec<&str> = cols.iter().map(|c| c.head).collect();
+    writeln!(out, "{}", theme.bold(&line(&head)))?;
+    for i in 0..all.len() {
+        let row: Vec<&str> = cols.iter().map(|c| c.cells[i].as_str()).collect();
+        if i == last {
+            writeln!(out, "{}", theme.bold(&line(&row)))?;
+        } else {
+            writeln!(out, "{}", line(&row))?;
+        }
+    }
+    if total.usage.unpriced > 0.0 {
+        writeln!(
+            out,
+            "{}",
+            theme.dim(&style::unpriced_note(total.usage.unpriced))
+        )?;
     }
     Ok(())
 }
@@ -275,10 +401,11 @@ pub(super) fn message_row(
     s: &Summary,
     t: &Tally,
     r: &Row,
-    theme: Theme,
+    env: &Env,
     tz: &TimeZone,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    let theme = env.theme();
     let time = r
         .ts_ms
         .map_or_else(|| "-".repeat(19), |ms| local_time(ms, tz));
@@ -290,7 +417,7 @@ pub(super) fn message_row(
     let u = r.usage.unwrap_or_default();
     let line = format!(
         "{time}  {}  {}  {:<16} {:<28} {:>8} {:>8}  {}{}",
-        theme.paint(Role::Id, &safe(&style::short_id(&s.id))),
+        theme.paint(Role::Id, &env.short_id(&s.id)),
         if r.active { '*' } else { ' ' },
         safe(&r.role),
         safe(&t.model_name(r.model).unwrap_or_default()),

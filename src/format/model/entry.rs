@@ -483,6 +483,9 @@ pub struct Usage {
     pub cache_read: f64,
     pub cache_write: f64,
     pub cost: f64,
+    /// Tokens of usage records whose cost is 0: a model without a price (a local model, or one
+    /// pi's registry does not know), so the cost leaves them out.
+    pub unpriced: f64,
 }
 
 /// `N` reads a count: [`LooseNum`], or [`MarkedNum`] when the usage holds a number beyond f64.
@@ -536,13 +539,19 @@ impl From<MarkedNum> for Option<f64> {
 impl<N: Into<Option<f64>>> UsageView<N> {
     fn usage(self) -> Usage {
         let count = |n: N| n.into().unwrap_or(0.0);
-        Usage {
+        let mut u = Usage {
             input: count(self.input),
             output: count(self.output),
             cache_read: count(self.cache_read),
             cache_write: count(self.cache_write),
             cost: self.cost.0.map_or(0.0, |c| count(c.total)),
+            unpriced: 0.0,
+        };
+        // Tokens that cost nothing were not priced (a model pi has no price for).
+        if u.cost == 0.0 {
+            u.unpriced = u.total_tokens();
         }
+        u
     }
 }
 
@@ -569,6 +578,7 @@ impl Usage {
                     cache_read: f64::NAN,
                     cache_write: f64::NAN,
                     cost: f64::NAN,
+                    unpriced: f64::NAN,
                 }),
                 None => None,
             },
@@ -595,6 +605,7 @@ impl Usage {
         self.cache_read += other.cache_read;
         self.cache_write += other.cache_write;
         self.cost += other.cost;
+        self.unpriced += other.unpriced;
     }
 
     pub fn total_tokens(&self) -> f64 {

@@ -136,7 +136,7 @@ pub fn judge(spec: &Spec, summary: &Summary, session: Option<&Session>) -> Verdi
         tool_calls: summary.counts.tool_calls,
         tool_results: summary.counts.tool_results,
         tool_errors: summary.counts.tool_errors,
-        duration_ms: summary.created_ms.map(|c| summary.modified_ms - c),
+        duration_ms: summary.duration_ms(),
         malformed_lines: summary.malformed_lines,
         entries: summary.entries,
         last: branch.as_ref().and_then(|b| b.last.clone()),
