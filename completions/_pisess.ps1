@@ -42,6 +42,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Find where something was said, across sessions')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write one branch as a pi session, as Markdown, or as one HTML page to share')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -284,6 +285,25 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'pisess;export' {
+            [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'Export the branch that ends at entry ID (default: the leaf pi resumes at)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The format (default: from -o''s extension)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The format (default: from -o''s extension)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written)')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'How md and html show tool calls and their results [default: collapsed]')
+            [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
+            [CompletionResult]::new('--no-thinking', '--no-thinking', [CompletionResultType]::ParameterName, 'Leave the assistant''s thinking out (md and html)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pisess;help' {
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List sessions, newest first')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s entries')
@@ -294,6 +314,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Find where something was said, across sessions')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write one branch as a pi session, as Markdown, or as one HTML page to share')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -322,6 +343,9 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             break
         }
         'pisess;help;grep' {
+            break
+        }
+        'pisess;help;export' {
             break
         }
         'pisess;help;help' {

@@ -22,6 +22,9 @@ _pisess() {
             pisess,context)
                 cmd="pisess__subcmd__context"
                 ;;
+            pisess,export)
+                cmd="pisess__subcmd__export"
+                ;;
             pisess,grep)
                 cmd="pisess__subcmd__grep"
                 ;;
@@ -55,6 +58,9 @@ _pisess() {
             pisess__subcmd__help,context)
                 cmd="pisess__subcmd__help__subcmd__context"
                 ;;
+            pisess__subcmd__help,export)
+                cmd="pisess__subcmd__help__subcmd__export"
+                ;;
             pisess__subcmd__help,grep)
                 cmd="pisess__subcmd__help__subcmd__grep"
                 ;;
@@ -86,7 +92,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats check rm grep help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -223,6 +229,56 @@ _pisess() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        pisess__subcmd__export)
+            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --leaf)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "jsonl md html" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -W "jsonl md html" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tools)
+                    COMPREPLY=($(compgen -W "full collapsed none" -- "${cur}"))
+                    return 0
+                    ;;
+                --session-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         pisess__subcmd__grep)
             opts="-a -b -t -F -i -S -w -l -c -m -A -B -C -q -h --all --project --since --until --branch --tools --thinking --type --role --fixed-strings --ignore-case --smart-case --word-regexp --files-with-matches --count --max-count --json --after-context --before-context --context --secrets --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -310,7 +366,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help)
-            opts="ls show tree path context stats check rm grep help"
+            opts="ls show tree path context stats check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -338,6 +394,20 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pisess__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

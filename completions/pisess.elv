@@ -39,6 +39,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand grep 'Find where something was said, across sessions'
+            cand export 'Write one branch as a pi session, as Markdown, or as one HTML page to share'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pisess;ls'= {
@@ -270,6 +271,24 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pisess;export'= {
+            cand --leaf 'Export the branch that ends at entry ID (default: the leaf pi resumes at)'
+            cand -f 'The format (default: from -o''s extension)'
+            cand --format 'The format (default: from -o''s extension)'
+            cand -o 'Write to FILE instead of stdout (replaced whole, never half-written)'
+            cand --output 'Write to FILE instead of stdout (replaced whole, never half-written)'
+            cand --tools 'How md and html show tool calls and their results [default: collapsed]'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand --no-thinking 'Leave the assistant''s thinking out (md and html)'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pisess;help'= {
             cand ls 'List sessions, newest first'
             cand show 'Print a session''s entries'
@@ -280,6 +299,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand grep 'Find where something was said, across sessions'
+            cand export 'Write one branch as a pi session, as Markdown, or as one HTML page to share'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pisess;help;ls'= {
@@ -299,6 +319,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;help;rm'= {
         }
         &'pisess;help;grep'= {
+        }
+        &'pisess;help;export'= {
         }
         &'pisess;help;help'= {
         }

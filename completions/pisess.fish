@@ -44,6 +44,7 @@ complete -c pisess -n "__fish_pisess_needs_command" -f -a "stats" -d 'What a run
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "grep" -d 'Find where something was said, across sessions'
+complete -c pisess -n "__fish_pisess_needs_command" -f -a "export" -d 'Write one branch as a pi session, as Markdown, or as one HTML page to share'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s n -l limit -d 'Show at most N sessions (after filtering and sorting)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
@@ -260,13 +261,32 @@ complete -c pisess -n "__fish_pisess_using_subcommand grep" -s q -l quiet -d 'No
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "ls" -d 'List sessions, newest first'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "show" -d 'Print a session\'s entries'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "grep" -d 'Find where something was said, across sessions'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l leaf -d 'Export the branch that ends at entry ID (default: the leaf pi resumes at)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand export" -s f -l format -d 'The format (default: from -o\'s extension)' -r -f -a "jsonl\t'A pi session file, as pi\'s /export writes it'
+md\t'GitHub-flavoured Markdown'
+html\t'One self-contained HTML page'"
+complete -c pisess -n "__fish_pisess_using_subcommand export" -s o -l output -d 'Write to FILE instead of stdout (replaced whole, never half-written)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l tools -d 'How md and html show tool calls and their results [default: collapsed]' -r -f -a "full\t'Calls with their arguments and results, shown open'
+collapsed\t'The same in closed <details> blocks'
+none\t'No tool calls or results at all'"
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l cwd -d 'Act as if run in DIR' -r
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even into a pipe (e.g. for less -R)'
+never\t'Never colour'"
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-thinking -d 'Leave the assistant\'s thinking out (md and html)'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-pager -d 'Never page human output'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "ls" -d 'List sessions, newest first'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "show" -d 'Print a session\'s entries'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "grep" -d 'Find where something was said, across sessions'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "export" -d 'Write one branch as a pi session, as Markdown, or as one HTML page to share'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats check rm grep export help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -236,6 +236,24 @@ Examples:
   pisess grep --secrets --all          every secret any session leaked (never printed)"
 );
 
+const EXPORT_HELP: &str = concat!(
+    session_help!(),
+    "Formats (--format, else -o's extension: .jsonl, .md, .html):
+  jsonl  pi's own export (/export file.jsonl): a new v3 header, then the branch's entries,
+         each as stored but the root's parentId (null); v1/v2 sessions migrated as pi does
+  md     a title and facts (model, project, start, duration, cost), each message under a
+         heading with its time and an anchor; thinking and tool calls in <details>
+  html   one self-contained page: no request leaves it (a Content-Security-Policy forbids
+         it), the whole branch readable with JavaScript off; search, expand/collapse and
+         copy-link with it
+
+Examples:
+  pisess export --format html -o session.html      the newest session's active branch
+  pisess export 0196c9f4 --leaf 1df9294d -o fix.md another branch, as Markdown
+  pisess export 0196c9f4 --format md --tools none --no-thinking    the conversation only
+  pisess export 0196c9f4 -o branch.jsonl && pi --session branch.jsonl"
+);
+
 const RM_HELP: &str = "\
 Examples:
   pisess rm 0196cdea                   show the session, ask, move it to the trash
@@ -334,6 +352,14 @@ pub enum Command {
     /// project. Exits 0 when something matched, 1 when nothing did, 2 on an error.
     #[command(after_long_help = GREP_HELP)]
     Grep(GrepArgs),
+    /// Write one branch as a pi session, as Markdown, or as one HTML page to share
+    ///
+    /// The branch from its root to the leaf (the one pi resumes at, or --leaf). jsonl is what
+    /// pi's /export file.jsonl writes, so pi opens it and rebuilds the same context; md is
+    /// GitHub-flavoured Markdown; html is one file that loads nothing from anywhere, readable
+    /// without JavaScript, light or dark as the reader's system is. Never writes to its input.
+    #[command(after_long_help = EXPORT_HELP)]
+    Export(ExportArgs),
     /// Write shell completions or the man page (for packagers)
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -652,6 +678,48 @@ fn session_arg() -> impl clap::builder::TypedValueParser<Value = OsString> {
             Ok(s)
         }
     })
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The session (see SESSION below); default: the one `ls` marks *
+    #[arg(value_parser = session_arg())]
+    pub session: Option<OsString>,
+    /// Export the branch that ends at entry ID (default: the leaf pi resumes at)
+    #[arg(long, value_name = "ID")]
+    pub leaf: Option<String>,
+    /// The format (default: from -o's extension)
+    #[arg(short, long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ExportFormat>,
+    /// Write to FILE instead of stdout (replaced whole, never half-written)
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<OsString>,
+    /// How md and html show tool calls and their results [default: collapsed]
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub tools: Option<ToolsArg>,
+    /// Leave the assistant's thinking out (md and html)
+    #[arg(long)]
+    pub no_thinking: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// A pi session file, as pi's /export writes it
+    Jsonl,
+    /// GitHub-flavoured Markdown
+    Md,
+    /// One self-contained HTML page
+    Html,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolsArg {
+    /// Calls with their arguments and results, shown open
+    Full,
+    /// The same in closed <details> blocks
+    Collapsed,
+    /// No tool calls or results at all
+    None,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -17,12 +17,13 @@ use crate::store::listing::{self, Scope};
 use crate::views::style;
 
 /// The SESSION arguments that complete to sessions: (subcommand, argument id).
-const SESSION_ARGS: [(&str, &str); 5] = [
+const SESSION_ARGS: [(&str, &str); 6] = [
     ("show", "session"),
     ("tree", "session"),
     ("path", "session"),
     ("context", "session"),
     ("rm", "sessions"),
+    ("export", "session"),
 ];
 
 /// The clap declarations with [`sessions`] as the completer of each SESSION argument: the

@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod context;
+pub mod export;
 pub mod generate;
 pub mod grep;
 pub mod grep_secrets;

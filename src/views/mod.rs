@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod context;
+pub mod export;
 pub mod ids;
 pub(crate) mod preview;
 pub mod search;

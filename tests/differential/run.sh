@@ -38,3 +38,16 @@ fi
 TZ=UTC node "$here/harness.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" "$@"
 # stats (issue 20): pi's getSessionStats and usage breakdown, and bucket sums over the raw files.
 TZ=UTC node "$here/stats.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" "$@"
+# export (issue 35): pi's serializeSessionBranch against `export --format jsonl`, and pi reopening
+# the export. Real sessions too: the repo's examples, and the research fixtures when present
+# (v1 files pi wrote).
+extra=()
+seen=" "
+for f in "$repo/../shared/research/fixtures"/*.jsonl /work/shared/research/fixtures/*.jsonl; do
+  [ -f "$f" ] || continue
+  real="$(realpath "$f")"
+  case "$seen" in *" $real "*) continue ;; esac
+  seen="$seen$real "
+  extra+=(--extra "$real")
+done
+TZ=UTC node "$here/export.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" ${extra[@]+"${extra[@]}"} "$@"

@@ -459,7 +459,8 @@ pub fn migrate_entry(
         if obj.get("type").and_then(Value::as_str) == Some("compaction")
             && obj.get("firstKeptEntryIndex").is_some_and(Value::is_number)
         {
-            obj.remove("firstKeptEntryIndex");
+            // pi's `delete`: the other keys keep their order (`remove` would swap one in).
+            obj.shift_remove("firstKeptEntryIndex");
             if let Some(target) = first_kept {
                 obj.insert("firstKeptEntryId".into(), Value::from(target));
             }

@@ -194,7 +194,9 @@ impl Session {
                 .get("firstKeptEntryIndex")
                 .and_then(Value::as_u64)
                 .and_then(|k| usize::try_from(k).ok())
-                .filter(|&k| k >= 1 && k <= self.entries.len())
+                // pi assigns ids in file order and reads the target's id when it reaches the
+                // compaction: a target after it has none yet (the header is index 0).
+                .filter(|&k| k >= 1 && k <= (i + 1).min(self.entries.len()))
                 .map(model::v1_id);
             (self.id(i).unwrap_or(""), self.parent_id(i), first_kept)
         });

@@ -1,0 +1,406 @@
+//! A transcript as one HTML page that needs nothing from anywhere.
+//!
+//! The whole branch is static, escaped HTML, readable with JavaScript off; the one script only
+//! adds search, expand/collapse and copy-link. A Content-Security-Policy `meta` allows the
+//! page's own style and script by their SHA-256 and images only as `data:` URLs, and nothing
+//! else: no request leaves the page. Message Markdown is rendered by pulldown-cmark with its
+//! raw HTML turned into text, images into links that load nothing, and links to anything but
+//! http(s), mailto and fragments made inert.
+
+use std::fmt::Write as _;
+
+use base64::Engine as _;
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use sha2::{Digest, Sha256};
+
+use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
+use super::{Tools, View};
+
+const CSS: &str = include_str!("assets/export.css");
+const JS: &str = include_str!("assets/export.js");
+
+/// `'sha256-…'` of a style or script, as CSP names it.
+fn csp_hash(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    format!(
+        "'sha256-{}'",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+/// The page's Content-Security-Policy.
+pub fn policy() -> String {
+    format!(
+        "default-src 'none'; style-src {}; script-src {}; img-src data:; base-uri 'none'; form-action 'none'",
+        csp_hash(CSS),
+        csp_hash(JS)
+    )
+}
+
+/// The whole page.
+pub fn render(t: &Transcript, view: View) -> String {
+    let mut out = String::with_capacity(16 * 1024);
+    let title = esc(&t.title);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n\
+         <meta name=\"referrer\" content=\"no-referrer\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"color-scheme\" content=\"light dark\">\n\
+         <meta name=\"generator\" content=\"pisess {}\">\n\
+         <title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>{title}</h1>\n<dl class=\"facts\">\n",
+        policy(),
+        env!("CARGO_PKG_VERSION")
+    );
+    let mut fact = |k: &str, v: &str| {
+        let _ = writeln!(out, "<dt>{k}</dt><dd>{}</dd>", esc(v));
+    };
+    fact("Session", &t.session_id);
+    fact("Project", &t.cwd);
+    if !t.models.is_empty() {
+        fact("Model", &t.models.join(", "));
+    }
+    if let Some(start) = t.start_ms {
+        fact(
+            "Started",
+            &format!("{} UTC (all times UTC)", transcript::utc_time(start)),
+        );
+        if let Some(end) = t.end_ms {
+            fact("Duration", &transcript::duration(end - start));
+        }
+    }
+    fact("Cost", &transcript::cost_text(t.cost));
+    fact("Messages", &t.items.len().to_string());
+    if let Some(leaf) = &t.leaf {
+        fact("Branch", &format!("root to {leaf}"));
+    }
+    out.push_str("</dl>\n</header>\n<main>\n");
+    let mut state = State::default();
+    for item in &t.items {
+        render_item(&mut out, item, view, &mut state);
+    }
+    let _ = write!(
+        out,
+        "</main>\n<footer>Exported by pisess {}: one branch, root to leaf.</footer>\n<script>{JS}</script>\n</body>\n</html>\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    out
+}
+
+/// What the items before said, so that a long session's page does not repeat it: the last
+/// assistant's model (the facts list them all) and the last date shown.
+#[derive(Default)]
+struct State<'t> {
+    model: Option<&'t str>,
+    date: String,
+}
+
+/// One item: an `<article>` whose id is its anchor, headed by an `<h3>` (the script adds the
+/// copy-link to it: with JavaScript off the fragment works, the link is not needed). Attribute
+/// values pisess makes (classes, anchors of `[A-Za-z0-9_.-]`) are unquoted, which HTML allows.
+fn render_item<'t>(out: &mut String, item: &'t Item, view: View, state: &mut State<'t>) {
+    let (class, title) = match &item.body {
+        Body::User(_) => ("u", "User".to_owned()),
+        Body::Assistant { model: m, .. } => {
+            let changed = m.as_deref() != state.model;
+            state.model = m.as_deref();
+            match m {
+                Some(m) if changed => ("a", format!("Assistant · {m}")),
+                _ => ("a", "Assistant".to_owned()),
+            }
+        }
+        Body::ToolResult(r) => {
+            if view.tools == Tools::None {
+                return;
+            }
+            ("t", format!("Tool result: {}", r.name))
+        }
+        Body::Bash { .. } => ("b", "Shell command".to_owned()),
+        Body::Custom { kind, .. } => ("c", format!("Message: {kind}")),
+        Body::Summary { kind, .. } => ("c", (*kind).to_owned()),
+        Body::Note(text) => ("n", text.clone()),
+    };
+    let _ = write!(
+        out,
+        "<article class={class} id={}><h3>{}",
+        item.anchor,
+        esc(&title)
+    );
+    if let Some(ms) = item.time_ms {
+        // The date when it changes, else the time alone.
+        let time = transcript::utc_time(ms);
+        let shown = match time.split_once(' ') {
+            Some((date, clock)) if date == state.date => clock.to_owned(),
+            Some((date, _)) => {
+                state.date = date.to_owned();
+                time.clone()
+            }
+            None => time.clone(),
+        };
+        let _ = write!(out, "<i>{}</i>", esc(&shown));
+    }
+    out.push_str("</h3>\n");
+    match &item.body {
+        Body::User(parts) | Body::Custom { parts, .. } => render_parts(out, parts, view),
+        Body::Assistant { parts, error, .. } => {
+            render_parts(out, parts, view);
+            if let Some(e) = error {
+                let _ = writeln!(out, "<p class=\"e\">{}</p>", esc(e));
+            }
+        }
+        Body::ToolResult(r) => {
+            open_details(
+                out,
+                if r.is_error {
+                    "Output (error)"
+                } else {
+                    "Output"
+                },
+                "",
+                view,
+            );
+            result_parts(out, r, "");
+            out.push_str("</details>\n");
+        }
+        Body::Bash {
+            command,
+            output,
+            exit_code,
+        } => {
+            pre(out, &format!("$ {command}"));
+            if view.tools != Tools::None {
+                let summary = exit_code
+                    .as_ref()
+                    .map_or_else(|| "Output".to_owned(), |c| format!("Output (exit {c})"));
+                open_details(out, &summary, "", view);
+                pre(out, output);
+                out.push_str("</details>\n");
+            }
+        }
+        Body::Summary { text, .. } => markdown(out, text),
+        Body::Note(_) => {}
+    }
+    out.push_str("</article>\n");
+}
+
+fn render_parts(out: &mut String, parts: &[Part], view: View) {
+    for part in parts {
+        match part {
+            Part::Text(t) => markdown(out, t),
+            Part::Thinking(t) => {
+                if view.thinking {
+                    out.push_str("<details class=\"k\"><summary>Thinking</summary>\n");
+                    markdown(out, t);
+                    out.push_str("</details>\n");
+                }
+            }
+            Part::RedactedThinking => {
+                if view.thinking {
+                    out.push_str("<p><i>Thinking (encrypted by the provider)</i></p>\n");
+                }
+            }
+            Part::Call(call) => {
+                if view.tools != Tools::None {
+                    render_call(out, call, view);
+                }
+            }
+            Part::Image { mime, data } => image(out, mime, data.as_deref()),
+            Part::Other(kind) => {
+                let _ = writeln!(out, "<p><i>[{}]</i></p>", esc(kind));
+            }
+        }
+    }
+}
+
+fn render_call(out: &mut String, call: &Call, view: View) {
+    let error = call.result.as_ref().is_some_and(|r| r.is_error);
+    let summary = format!("Tool call: {}", call.name);
+    open_details(out, &summary, if error { " (error)" } else { "" }, view);
+    pre(out, &call.arguments);
+    if let Some(r) = &call.result {
+        // "Result" is the style's (`.r::before`): one class, not a paragraph per call.
+        result_parts(out, r, if r.is_error { "r e" } else { "r" });
+    }
+    out.push_str("</details>\n");
+}
+
+/// A result's parts; its texts in `<pre>`s of `class` ("Result" is the style's `.r::before`).
+fn result_parts(out: &mut String, r: &ToolResult, class: &str) {
+    for part in &r.parts {
+        match part {
+            Part::Text(t) | Part::Thinking(t) => pre_class(out, class, t),
+            Part::Image { mime, data } => image(out, mime, data.as_deref()),
+            Part::Other(kind) => {
+                let _ = writeln!(out, "<p><i>[{}]</i></p>", esc(kind));
+            }
+            Part::RedactedThinking | Part::Call(_) => {}
+        }
+    }
+}
+
+fn open_details(out: &mut String, summary: &str, note: &str, view: View) {
+    let open = if view.tools == Tools::Full {
+        " open"
+    } else {
+        ""
+    };
+    let _ = writeln!(
+        out,
+        "<details{open}><summary>{}{note}</summary>",
+        esc(summary)
+    );
+}
+
+/// An image the transcript holds as base64 of an allowed type, as a `data:` URL; any other
+/// only named.
+fn image(out: &mut String, mime: &str, data: Option<&str>) {
+    match data {
+        Some(data) => {
+            let _ = writeln!(
+                out,
+                "<p><img alt=\"{m}\" src=\"data:{m};base64,{data}\"></p>",
+                m = esc(mime)
+            );
+        }
+        None => {
+            let _ = writeln!(out, "<p><i>[image: {}]</i></p>", esc(mime));
+        }
+    }
+}
+
+fn pre(out: &mut String, text: &str) {
+    pre_class(out, "", text);
+}
+
+fn pre_class(out: &mut String, class: &str, text: &str) {
+    match class {
+        "" => out.push_str("<pre>"),
+        c => {
+            let _ = write!(out, "<pre class=\"{c}\">");
+        }
+    }
+    esc_text(out, text);
+    out.push_str("</pre>\n");
+}
+
+/// Text for an element or an attribute: `&`, `<`, `>`, `"` and `'` as entities.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text inside an element (never an attribute): only `&` and `<` need escaping.
+fn esc_text(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Whether a link target may stay: http(s), mailto, a fragment, or a relative path (no
+/// scheme). `javascript:`, `data:`, `file:` and the rest become inert.
+fn safe_url(url: &str) -> bool {
+    let lower = url.trim().to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("mailto:")
+    {
+        return true;
+    }
+    // A scheme is letters before a colon that comes before any `/`, `?` or `#`.
+    match lower.find([':', '/', '?', '#']) {
+        Some(at) => lower.as_bytes()[at] != b':',
+        None => true,
+    }
+}
+
+/// Message Markdown as HTML: raw HTML as text, images as links, unsafe links inert.
+fn markdown(out: &mut String, text: &str) {
+    let options =
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    let events = Parser::new_ext(text, options).flat_map(|event| -> Vec<Event> {
+        match event {
+            Event::Html(s) | Event::InlineHtml(s) => vec![Event::Text(s)],
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => vec![
+                Event::Start(Tag::Link {
+                    link_type,
+                    dest_url: inert(dest_url),
+                    title,
+                    id,
+                }),
+                Event::Text("[image] ".into()),
+            ],
+            Event::End(TagEnd::Image) => vec![Event::End(TagEnd::Link)],
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => vec![Event::Start(Tag::Link {
+                link_type,
+                dest_url: inert(dest_url),
+                title,
+                id,
+            })],
+            other => vec![other],
+        }
+    });
+    pulldown_cmark::html::push_html(out, events);
+}
+
+fn inert(url: CowStr<'_>) -> CowStr<'_> {
+    if safe_url(&url) {
+        url
+    } else {
+        CowStr::Borrowed("#")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_keeps_no_html_and_no_unsafe_link() {
+        let mut out = String::new();
+        markdown(
+            &mut out,
+            "<script>alert(1)</script>\n\n[x](javascript:alert(1)) [y](JavaScript:x) ![i](https://e/i.png) <img src=x onerror=y> [ok](https://e/)",
+        );
+        assert!(!out.contains("<script"), "{out}");
+        assert!(!out.contains("<img"), "{out}");
+        assert!(
+            !out.to_ascii_lowercase().contains("href=\"javascript"),
+            "{out}"
+        );
+        assert!(
+            out.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<a href=\"https://e/i.png\">[image] i</a>"),
+            "{out}"
+        );
+        assert!(out.contains("<a href=\"https://e/\">ok</a>"), "{out}");
+        assert!(
+            !safe_url("data:text/html,x") && !safe_url(" javascript:x") && safe_url("src/a.rs#L3")
+        );
+    }
+}

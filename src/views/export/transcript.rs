@@ -1,0 +1,464 @@
+//! The branch as a reader sees it: facts about the session, then one item per message or
+//! event, tool results joined to their calls. What Markdown and HTML render; every text in it
+//! has passed through the [`Redact`] hook, so no renderer can forget to.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::Redact;
+use crate::format::js::js_string;
+use crate::format::model::content::{Block, Content};
+use crate::format::model::EntryKind;
+use crate::store::session::Session;
+
+/// Facts and items of one branch.
+#[derive(Debug)]
+pub struct Transcript {
+    /// The session's name, else its first user message (one line, cut).
+    pub title: String,
+    pub session_id: String,
+    pub cwd: String,
+    /// `provider/model` of the branch's assistant messages, each once, in order.
+    pub models: Vec<String>,
+    /// The header's time (the session's start).
+    pub start_ms: Option<i64>,
+    /// The last entry's time on the branch.
+    pub end_ms: Option<i64>,
+    /// pi's cost of the branch's assistant messages.
+    pub cost: f64,
+    pub leaf: Option<String>,
+    pub items: Vec<Item>,
+}
+
+/// One message or event of the branch.
+#[derive(Debug)]
+pub struct Item {
+    /// The entry's id (as stored; v1 ids as pisess assigns them).
+    pub id: String,
+    /// A stable fragment id: `m-` and the id, made safe for HTML and URLs.
+    pub anchor: String,
+    pub time_ms: Option<i64>,
+    pub body: Body,
+}
+
+#[derive(Debug)]
+pub enum Body {
+    User(Vec<Part>),
+    Assistant {
+        model: Option<String>,
+        parts: Vec<Part>,
+        /// `errorMessage`, or a stop reason other than the usual ones.
+        error: Option<String>,
+    },
+    /// A tool result no call on the branch before it asked for.
+    ToolResult(ToolResult),
+    Bash {
+        command: String,
+        output: String,
+        exit_code: Option<String>,
+    },
+    /// An extension's message (`custom` role, `custom_message` entry), by its type.
+    Custom {
+        kind: String,
+        parts: Vec<Part>,
+    },
+    /// A compaction's or a branch's summary.
+    Summary {
+        kind: &'static str,
+        text: String,
+    },
+    /// A one-line event: model or thinking level changed, the session named.
+    Note(String),
+}
+
+#[derive(Debug)]
+pub enum Part {
+    Text(String),
+    Thinking(String),
+    /// Thinking the provider returned encrypted.
+    RedactedThinking,
+    Call(Call),
+    Image {
+        mime: String,
+        /// The base64 data, when it is base64 of an image type a page may show.
+        data: Option<String>,
+    },
+    /// A block of another type, by its type.
+    Other(String),
+}
+
+#[derive(Debug)]
+pub struct Call {
+    pub name: String,
+    /// The arguments as pretty JSON.
+    pub arguments: String,
+    pub result: Option<ToolResult>,
+}
+
+#[derive(Debug)]
+pub struct ToolResult {
+    pub name: String,
+    pub is_error: bool,
+    pub parts: Vec<Part>,
+}
+
+/// Image types a page shows inline (`data:` URLs); others are named, not shown.
+const SHOWN_IMAGES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// The transcript of `path` (root first).
+pub fn build(
+    session: &Session,
+    path: &[usize],
+    cwd: &str,
+    redact: &dyn Redact,
+) -> anyhow::Result<Transcript> {
+    let r = |s: &str| clean(s, redact);
+    let mut items: Vec<Item> = Vec::new();
+    let mut models: Vec<String> = Vec::new();
+    let mut cost = 0.0;
+    let mut name: Option<String> = None;
+    let mut first_user: Option<String> = None;
+    // Unanswered calls by id: (item, part) where the result goes.
+    let mut open_calls: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut anchors: HashMap<String, usize> = HashMap::new();
+    let mut end_ms = None;
+    for &i in path {
+        let entry = session.load(i)?;
+        let id = session.id(i).unwrap_or("").to_owned();
+        let time_ms = session.entries[i].timestamp_ms();
+        end_ms = time_ms.or(end_ms);
+        let body = match session.kind(i) {
+            EntryKind::Message => {
+                let Some(m) = entry.get("message") else {
+                    continue;
+                };
+                let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+                match role {
+                    "user" => {
+                        let parts = parts(m.get("content"), redact);
+                        if first_user.is_none() {
+                            first_user = parts.iter().find_map(|p| match p {
+                                Part::Text(t) if !t.trim().is_empty() => Some(t.clone()),
+                                _ => None,
+                            });
+                        }
+                        Body::User(parts)
+                    }
+                    "assistant" => {
+                        let model = assistant_model(m).map(|s| r(&s));
+                        if let Some(model) = &model {
+                            if !models.contains(model) {
+                                models.push(model.clone());
+                            }
+                        }
+                        cost += m
+                            .pointer("/usage/cost/total")
+                            .and_then(Value::as_f64)
+                            .unwrap_or(0.0);
+                        let error = m
+                            .get("errorMessage")
+                            .and_then(Value::as_str)
+                            .map(&r)
+                            .or_else(|| match m.get("stopReason").and_then(Value::as_str) {
+                                Some(s @ ("error" | "aborted" | "length")) => {
+                                    Some(format!("stopped: {s}"))
+                                }
+                                _ => None,
+                            });
+                        Body::Assistant {
+                            model,
+                            parts: parts(m.get("content"), redact),
+                            error,
+                        }
+                    }
+                    "toolResult" => {
+                        let result = ToolResult {
+                            name: r(m.get("toolName").and_then(Value::as_str).unwrap_or("tool")),
+                            is_error: m.get("isError") == Some(&Value::Bool(true)),
+                            parts: parts(m.get("content"), redact),
+                        };
+                        let call_id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+                        if let Some((item, part)) = open_calls.remove(call_id) {
+                            if let Some(Part::Call(call)) =
+                                body_parts(&mut items[item].body).and_then(|p| p.get_mut(part))
+                            {
+                                call.result = Some(result);
+                                continue;
+                            }
+                        }
+                        Body::ToolResult(result)
+                    }
+                    "bashExecution" => Body::Bash {
+                        command: r(&text_field(m, "command")),
+                        output: r(&text_field(m, "output")),
+                        exit_code: m
+                            .get("exitCode")
+                            .filter(|v| !v.is_null())
+                            .map(|v| js_string(Some(v))),
+                    },
+                    "branchSummary" => Body::Summary {
+                        kind: "Branch summary",
+                        text: r(&text_field(m, "summary")),
+                    },
+                    "compactionSummary" => Body::Summary {
+                        kind: "Compaction summary",
+                        text: r(&text_field(m, "summary")),
+                    },
+                    // `custom` (and v2's `hookMessage`, migrated), `system`, anything else.
+                    other => Body::Custom {
+                        kind: r(m
+                            .get("customType")
+                            .and_then(Value::as_str)
+                            .unwrap_or(if other.is_empty() { "message" } else { other })),
+                        parts: parts(m.get("content"), redact),
+                    },
+                }
+            }
+            EntryKind::CustomMessage => Body::Custom {
+                kind: r(entry
+                    .get("customType")
+                    .and_then(Value::as_str)
+                    .unwrap_or("custom")),
+                parts: parts(entry.get("content"), redact),
+            },
+            EntryKind::Compaction => Body::Summary {
+                kind: "Compaction",
+                text: r(&text_field(&entry, "summary")),
+            },
+            EntryKind::BranchSummary => Body::Summary {
+                kind: "Branch summary",
+                text: r(&text_field(&entry, "summary")),
+            },
+            EntryKind::ModelChange => {
+                let provider = text_field(&entry, "provider");
+                let model = text_field(&entry, "modelId");
+                Body::Note(r(&format!("Model: {provider}/{model}")))
+            }
+            EntryKind::ThinkingLevelChange => Body::Note(r(&format!(
+                "Thinking level: {}",
+                text_field(&entry, "thinkingLevel")
+            ))),
+            EntryKind::SessionInfo => {
+                let n = text_field(&entry, "name");
+                name = (!n.trim().is_empty()).then(|| r(&n));
+                Body::Note(r(&format!("Session named: {n}")))
+            }
+            // Extension state, labels, usage records, context edits: not part of the story.
+            _ => continue,
+        };
+        let anchor = anchor_for(&id, &mut anchors);
+        let at = items.len();
+        if let Body::Assistant { parts, .. } = &body {
+            for (k, p) in parts.iter().enumerate() {
+                if let Part::Call(_) = p {
+                    if let Some(call_id) = call_ids(&entry).get(k).cloned().flatten() {
+                        open_calls.insert(call_id, (at, k));
+                    }
+                }
+            }
+        }
+        items.push(Item {
+            id: r(&id),
+            anchor,
+            time_ms,
+            body,
+        });
+    }
+    let title = name
+        .or(first_user)
+        .map(|t| one_line(&t, 80))
+        .unwrap_or_else(|| "Session".to_owned());
+    Ok(Transcript {
+        title,
+        session_id: r(&session.header.id),
+        cwd: r(cwd),
+        models,
+        start_ms: session.header.timestamp_ms,
+        end_ms,
+        cost,
+        leaf: path.last().and_then(|&l| session.id(l)).map(r),
+        items,
+    })
+}
+
+/// The content blocks' call ids, by block position (`None` for other blocks).
+fn call_ids(entry: &Value) -> Vec<Option<String>> {
+    match Content::of(entry.pointer("/message/content")) {
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .map(|b| match Block::of(b) {
+                Block::ToolCall(call) => call.id.and_then(Value::as_str).map(str::to_owned),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn body_parts(body: &mut Body) -> Option<&mut Vec<Part>> {
+    match body {
+        Body::Assistant { parts, .. } => Some(parts),
+        _ => None,
+    }
+}
+
+/// A content (string or blocks) as parts. Part positions match block positions, so a call's
+/// place is known by its block's.
+fn parts(content: Option<&Value>, redact: &dyn Redact) -> Vec<Part> {
+    let r = |s: &str| clean(s, redact);
+    match Content::of(content) {
+        Content::None => Vec::new(),
+        Content::Text(s) => vec![Part::Text(r(s))],
+        Content::Other(v) => vec![Part::Text(r(&js_string(Some(v))))],
+        Content::Blocks(_) => Content::of(content)
+            .blocks()
+            .map(|b| match b {
+                Block::Text { text } => Part::Text(r(&text_of(text))),
+                Block::Thinking { redacted: true, .. } => Part::RedactedThinking,
+                Block::Thinking { thinking, .. } => Part::Thinking(r(&text_of(thinking))),
+                Block::ToolCall(call) => Part::Call(Call {
+                    name: r(&call
+                        .name
+                        .map_or_else(|| "?".to_owned(), |n| text_of(Some(n)))),
+                    arguments: r(&call.arguments.map(arguments_text).unwrap_or_default()),
+                    result: None,
+                }),
+                Block::Image { mime_type, data } => {
+                    let mime = mime_type.unwrap_or("image").to_ascii_lowercase();
+                    let data = data
+                        .filter(|_| SHOWN_IMAGES.contains(&mime.as_str()))
+                        .filter(|d| is_base64(d))
+                        .map(str::to_owned);
+                    Part::Image {
+                        mime: r(&mime),
+                        data,
+                    }
+                }
+                Block::Other { kind, block } => match block.get("text").and_then(Value::as_str) {
+                    Some(t) => Part::Text(r(t)),
+                    None => Part::Other(r(kind)),
+                },
+                Block::Untyped(v) => Part::Other(r(&js_string(Some(v)))),
+            })
+            .collect(),
+    }
+}
+
+/// A call's arguments as pretty JSON, or compact past a few levels of nesting: pretty
+/// indentation grows with the square of the depth (50,000 nested arrays would be 5 GB).
+fn arguments_text(v: &Value) -> String {
+    fn deeper_than(v: &Value, levels: usize) -> bool {
+        match v {
+            _ if levels == 0 => matches!(v, Value::Array(_) | Value::Object(_)),
+            Value::Array(a) => a.iter().any(|x| deeper_than(x, levels - 1)),
+            Value::Object(m) => m.values().any(|x| deeper_than(x, levels - 1)),
+            _ => false,
+        }
+    }
+    if deeper_than(v, 16) {
+        crate::format::surrogates::to_string(v)
+    } else {
+        serde_json::to_string_pretty(v).unwrap_or_default()
+    }
+}
+
+/// A text for people (a lone surrogate is U+FFFD), through the redaction hook.
+fn clean(s: &str, redact: &dyn Redact) -> String {
+    redact
+        .text(&crate::format::surrogates::for_display(s))
+        .into_owned()
+}
+
+/// A text field: a string as it is, another value as JavaScript's `String(x)`, absent empty.
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => crate::format::surrogates::for_display(s).into_owned(),
+        other => js_string(other),
+    }
+}
+
+fn text_field(v: &Value, key: &str) -> String {
+    text_of(v.get(key))
+}
+
+fn assistant_model(m: &Value) -> Option<String> {
+    let model = m.get("model").and_then(Value::as_str)?;
+    Some(match m.get("provider").and_then(Value::as_str) {
+        Some(p) => format!("{p}/{model}"),
+        None => model.to_owned(),
+    })
+}
+
+fn is_base64(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+}
+
+/// `m-` and the id with every byte outside `[A-Za-z0-9_-]` hex-escaped, so an anchor is safe
+/// in an attribute, a URL fragment and Markdown; the second use of one gets `-2`.
+fn anchor_for(id: &str, seen: &mut HashMap<String, usize>) -> String {
+    let mut a = String::from("m-");
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+            a.push(char::from(b));
+        } else {
+            a.push_str(&format!(".{b:02x}"));
+        }
+    }
+    let n = seen.entry(a.clone()).or_insert(0);
+    *n += 1;
+    if *n > 1 {
+        a.push_str(&format!("-{n}"));
+    }
+    a
+}
+
+/// Whitespace folded, control characters dropped, cut to `max` characters with `…`.
+pub fn one_line(s: &str, max: usize) -> String {
+    let folded: String = s
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    if folded.chars().count() <= max {
+        return folded;
+    }
+    let mut cut: String = folded.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// `2025-05-13 14:02:41` (UTC, as the facts say).
+pub fn utc_time(ms: i64) -> String {
+    crate::format::time::to_json_date(ms).map_or_else(String::new, |iso| {
+        let (date, time) = iso.split_once('T').unwrap_or((&iso, ""));
+        format!("{date} {}", time.get(..8).unwrap_or(time))
+    })
+}
+
+/// `1h 02m`, `3m 05s`, `12s`.
+pub fn duration(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    let (h, m, sec) = (s / 3600, s / 60 % 60, s % 60);
+    if h > 0 {
+        format!("{h}h {m:02}m")
+    } else if m > 0 {
+        format!("{m}m {sec:02}s")
+    } else {
+        format!("{sec}s")
+    }
+}
+
+/// `$0.12`, `$0.0042`, `$0.00` for nothing spent.
+pub fn cost_text(c: f64) -> String {
+    if c == 0.0 {
+        "$0.00".to_owned()
+    } else {
+        crate::views::style::cost(c)
+    }
+}

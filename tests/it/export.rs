@@ -1,0 +1,533 @@
+//! `export`: jsonl as pi writes it, Markdown that a GFM parser reads back with every text and no
+//! HTML from the session, HTML within its size budget; the arguments.
+
+use std::path::Path;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+use crate::common::{example_env, run, run_with, NOW_MS};
+use crate::export_fixture::hostile;
+
+const SESSION: &str = "0196c9f4";
+
+fn ok(args: &[&str]) -> String {
+    let r = run(args);
+    assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    r.stdout
+}
+
+fn export_stdin(args: &[&str], input: &str) -> String {
+    let mut all = vec!["-q", "export", "-"];
+    all.extend_from_slice(args);
+    let r = run_with(example_env(), &all, input.as_bytes());
+    assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+    r.stdout
+}
+
+#[test]
+fn jsonl_is_a_new_header_and_the_branch_as_stored() {
+    let out = ok(&["export", SESSION, "--format", "jsonl"]);
+    let lines: Vec<&str> = out.lines().collect();
+    let header: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
+    let keys: Vec<&str> = header
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["type", "version", "id", "timestamp", "cwd"]);
+    assert_eq!(header["version"], 3);
+    assert_eq!(
+        header["timestamp"], "2026-08-01T00:00:00.000Z",
+        "now comes from Env ({NOW_MS})"
+    );
+    assert_eq!(header["cwd"], "/home/dev/webshop");
+    // The branch: what `show --branch --json` prints, the root's parentId aside.
+    let branch = ok(&["show", SESSION, "--branch", "--json", "--no-header"]);
+    let stored: Vec<&str> = branch.lines().collect();
+    assert_eq!(lines.len(), stored.len() + 1);
+    assert!(stored.len() < 20, "one branch, not the whole file");
+    for (got, want) in lines[1..].iter().zip(&stored) {
+        // The same values in the same key order; numbers as JavaScript prints them
+        // (`0.0` is `0`).
+        assert_eq!(numbers_as_f64(got), numbers_as_f64(want));
+        assert!(!got.contains(":0.0,"), "{got}");
+    }
+    assert!(out.ends_with("}\n"));
+}
+
+/// A line's JSON with every number as an f64, keys in their order, as text.
+fn numbers_as_f64(line: &str) -> String {
+    fn walk(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Number(n) => *v = serde_json::json!(n.as_f64().unwrap()),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(walk),
+            serde_json::Value::Object(m) => m.values_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+    walk(&mut v);
+    v.to_string()
+}
+
+#[test]
+fn jsonl_of_another_leaf_ends_there_and_roots_at_null() {
+    let out = ok(&["export", SESSION, "--leaf", "be20c158", "-f", "jsonl"]);
+    let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(last["id"], "be20c158");
+    let root: serde_json::Value = serde_json::from_str(out.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(root["parentId"], serde_json::Value::Null);
+}
+
+#[test]
+fn jsonl_migrates_v1_and_writes_numbers_as_javascript() {
+    // v1: no ids; a compaction by index; a hookMessage (v2's rename applies too); floats pi
+    // would print differently from their spelling here.
+    let input = concat!(
+        "{\"type\":\"session\",\"id\":\"v1s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"rel/../proj\",\"parentSession\":\"/x.jsonl\"}\n",
+        "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"n\":1.0,\"e\":2.4e-05,\"big\":1e21}}\n",
+        "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:02.000Z\",\"message\":{\"role\":\"hookMessage\",\"content\":\"h\"}}\n",
+        "{\"type\":\"compaction\",\"firstKeptEntryIndex\":2,\"summary\":\"s\",\"tokensBefore\":5,\"timestamp\":\"2025-01-01T00:00:03.000Z\"}\n",
+        // Kept from the entry after it: pi reads that entry's id before it has one.
+        "{\"type\":\"compaction\",\"firstKeptEntryIndex\":5,\"summary\":\"t\",\"tokensBefore\":6,\"timestamp\":\"2025-01-01T00:00:04.000Z\"}\n",
+        "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:05.000Z\",\"message\":{\"role\":\"user\",\"content\":\"after\"}}\n",
+    );
+    let out = export_stdin(&["--format", "jsonl"], input);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "{\"type\":\"session\",\"version\":3,\"id\":\"v1s\",\"timestamp\":\"2026-08-01T00:00:00.000Z\",\"cwd\":\"/home/dev/webshop/proj\"}"
+    );
+    assert_eq!(
+        lines[1],
+        "{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"n\":1,\"e\":0.000024,\"big\":1e+21},\"id\":\"00000001\",\"parentId\":null}"
+    );
+    assert!(lines[2].contains("\"role\":\"custom\""), "{}", lines[2]);
+    assert!(lines[2].ends_with("\"id\":\"00000002\",\"parentId\":\"00000001\"}"));
+    // pi adds id and parentId, then firstKeptEntryId, then deletes firstKeptEntryIndex: the
+    // other keys keep their order.
+    assert_eq!(
+        lines[3],
+        "{\"type\":\"compaction\",\"summary\":\"s\",\"tokensBefore\":5,\"timestamp\":\"2025-01-01T00:00:03.000Z\",\"id\":\"00000003\",\"parentId\":\"00000002\",\"firstKeptEntryId\":\"00000002\"}"
+    );
+    assert_eq!(
+        lines[4],
+        "{\"type\":\"compaction\",\"summary\":\"t\",\"tokensBefore\":6,\"timestamp\":\"2025-01-01T00:00:04.000Z\",\"id\":\"00000004\",\"parentId\":\"00000003\"}"
+    );
+}
+
+#[test]
+fn jsonl_of_a_file_whose_last_entry_has_no_id_is_the_header_alone() {
+    // pi's leaf is the last entry's id: undefined here, so its branch is empty.
+    let input = concat!(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
+        "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        "{\"type\":\"custom\",\"customType\":\"x\",\"timestamp\":\"2025-01-01T00:00:02.000Z\"}\n",
+    );
+    let out = export_stdin(&["--format", "jsonl"], input);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let out = export_stdin(&["--format", "jsonl", "--leaf", "a"], input);
+    assert_eq!(out.lines().count(), 2, "{out}");
+}
+
+#[test]
+fn jsonl_of_the_hostile_session_copies_every_entry() {
+    let h = hostile();
+    let out = export_stdin(&["--format", "jsonl"], &h.jsonl);
+    let want: Vec<&str> = h.jsonl.lines().skip(1).collect();
+    let got: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn format_follows_the_output_extension_and_never_the_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.MD");
+    let r = run(&["export", SESSION, "-o", file.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "");
+    assert!(std::fs::read_to_string(&file).unwrap().starts_with("# "));
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "no temporary file left behind");
+
+    let r = run(&["export", SESSION]);
+    assert_eq!(r.code, 2, "no format: a usage error");
+    assert!(r.stderr.contains("--format"), "{}", r.stderr);
+    let r = run(&["export", SESSION, "-o", "x.txt"]);
+    assert_eq!(r.code, 2);
+    let r = run(&["export", SESSION, "-f", "jsonl", "--tools", "none"]);
+    assert_eq!(r.code, 2, "--tools means nothing to jsonl");
+
+    // The input itself as -o: refused, the file untouched.
+    let input = dir.path().join("s.jsonl");
+    std::fs::write(&input, hostile().jsonl).unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let p = input.to_str().unwrap();
+    let r = run(&["export", p, "-f", "md", "-o", p]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("never writes to its input"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), before);
+}
+
+/// What a GFM parser makes of a Markdown export.
+struct Parsed {
+    /// Text and code, in order (a block's end as a newline).
+    text: String,
+    /// Each line of raw HTML, block or inline.
+    html: Vec<String>,
+    /// Anchors (`<a id>`) read as HTML outside code, in order.
+    anchors: Vec<String>,
+    headings: usize,
+    code_blocks: usize,
+}
+
+fn parse(md: &str) -> Parsed {
+    let opts = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES;
+    let mut p = Parsed {
+        text: String::new(),
+        html: Vec::new(),
+        anchors: Vec::new(),
+        headings: 0,
+        code_blocks: 0,
+    };
+    for event in Parser::new_ext(md, opts) {
+        match event {
+            Event::Text(t) | Event::Code(t) => p.text.push_str(&t),
+            Event::SoftBreak
+            | Event::HardBreak
+            | Event::End(TagEnd::Paragraph | TagEnd::CodeBlock) => p.text.push('\n'),
+            Event::Html(h) | Event::InlineHtml(h) => {
+                for line in h.lines() {
+                    let id = line.strip_prefix("<a id=\"");
+                    if let Some(id) =
+                        id.and_then(|r| r.strip_suffix("\"></a>").or_else(|| r.strip_suffix("\">")))
+                    {
+                        p.anchors.push(id.to_owned());
+                    }
+                    p.html.push(line.to_owned());
+                }
+            }
+            Event::Start(Tag::Heading { .. }) => p.headings += 1,
+            Event::Start(Tag::CodeBlock(_)) => p.code_blocks += 1,
+            _ => {}
+        }
+    }
+    p
+}
+
+fn unescape_html(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
+
+/// Our own HTML: details, summaries without tags in them, anchors of safe characters.
+fn ours(line: &str) -> bool {
+    let anchor = line
+        .strip_prefix("<a id=\"m-")
+        .and_then(|r| r.strip_suffix("\"></a>").or_else(|| r.strip_suffix("\">")))
+        .is_some_and(|id| {
+            id.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+        });
+    let summary = line
+        .strip_prefix("<summary>")
+        .and_then(|r| r.strip_suffix("</summary>"))
+        .is_some_and(|s| !s.contains(['<', '>']));
+    anchor || summary || ["<details>", "<details open>", "</details>", "</a>", ""].contains(&line)
+}
+
+#[test]
+fn markdown_of_the_hostile_session_parses_back_to_every_text_and_no_html_of_its_own() {
+    let h = hostile();
+    for tools in ["full", "collapsed"] {
+        let md = export_stdin(&["--format", "md", "--tools", tools], &h.jsonl);
+        let p = parse(&md);
+        for line in &p.html {
+            assert!(ours(line), "raw HTML from the session: {line:?}\n{md}");
+        }
+        for text in &h.texts {
+            assert!(
+                p.text.contains(text),
+                "missing {text:?} ({tools})\n---\n{}",
+                p.text
+            );
+        }
+        let summaries: Vec<String> = p
+            .html
+            .iter()
+            .filter(|l| l.starts_with("<summary>"))
+            .map(|l| unescape_html(l))
+            .collect();
+        for name in &h.tool_names {
+            assert!(
+                summaries
+                    .iter()
+                    .any(|s| s.contains(&format!("Tool call: {name}"))),
+                "tool {name:?} in {summaries:?}"
+            );
+        }
+        // Every item's anchor is read as HTML, the last one included: no fence swallowed the
+        // rest. Items: the name note, 2 users, the assistant (its two calls hold their
+        // results), the shell command, the summary, the final answer.
+        let want: Vec<String> = [1, 2, 3, 4, 7, 8, 9]
+            .iter()
+            .map(|n| format!("m-{n:08x}"))
+            .collect();
+        assert_eq!(p.anchors, want, "{md}");
+        assert_eq!(p.headings, 1 + 6, "the title and one heading per message");
+        assert!(p.code_blocks >= 8, "{}", p.code_blocks);
+        assert!(p.text.contains("final probe: done\n"));
+        // The title is the hostile session name, as text.
+        assert!(
+            md.starts_with("# &lt;/title&gt;&lt;script&gt;") || md.starts_with("# &lt;/title>"),
+            "{}",
+            &md[..80]
+        );
+        assert!(
+            p.text
+                .starts_with("</title><script>window.pwned='title'</script>"),
+            "{}",
+            &p.text[..80]
+        );
+    }
+}
+
+#[test]
+fn markdown_tool_and_thinking_switches() {
+    let full = ok(&["export", SESSION, "-f", "md", "--tools", "full"]);
+    assert!(full.contains("<details open>\n<summary>Tool call: read</summary>"));
+    assert!(full.contains("<summary>Thinking</summary>"));
+    let collapsed = ok(&["export", SESSION, "-f", "md"]);
+    assert!(collapsed.contains("<details>\n<summary>Tool call: read</summary>"));
+    let none = ok(&[
+        "export",
+        SESSION,
+        "-f",
+        "md",
+        "--tools",
+        "none",
+        "--no-thinking",
+    ]);
+    assert!(!none.contains("Tool call"), "{none}");
+    assert!(!none.contains("Thinking"));
+    assert!(!none.contains("export interface Item"), "no tool output");
+    assert!(
+        none.contains("keep prices in integer cents"),
+        "the conversation stays"
+    );
+    // Facts.
+    for fact in [
+        "- **Session:** 0196c9f4",
+        "- **Project:** /home/dev/webshop",
+        "- **Model:** anthropic/claude",
+        "- **Started:** 2025",
+        "- **Duration:** ",
+        "- **Cost:** $",
+    ] {
+        assert!(collapsed.contains(fact), "{fact}\n{collapsed}");
+    }
+}
+
+#[test]
+fn html_is_one_page_within_its_budget_that_allows_nothing_from_outside() {
+    let h = hostile();
+    let html = export_stdin(&["--format", "html", "--tools", "full"], &h.jsonl);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    let csp = html
+        .split("http-equiv=\"Content-Security-Policy\" content=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert!(
+        csp.starts_with("default-src 'none'; style-src 'sha256-"),
+        "{csp}"
+    );
+    assert!(csp.contains("img-src data:") && csp.contains("base-uri 'none'"));
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "only the page's own script"
+    );
+    // Text never holds a raw `<` (it is `&lt;`), so every `<` in the page starts one of its
+    // own tags: only known elements, no handler attributes, no foreign sources or links.
+    let body = html.split("<script>").next().unwrap();
+    let allowed = [
+        "!DOCTYPE",
+        "html",
+        "head",
+        "meta",
+        "title",
+        "style",
+        "body",
+        "header",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "dl",
+        "dt",
+        "dd",
+        "main",
+        "article",
+        "div",
+        "b",
+        "i",
+        "time",
+        "a",
+        "details",
+        "summary",
+        "p",
+        "pre",
+        "code",
+        "img",
+        "ul",
+        "ol",
+        "li",
+        "blockquote",
+        "em",
+        "strong",
+        "del",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "hr",
+        "br",
+        "input",
+        "footer",
+        "span",
+    ];
+    for tag in body.split('<').skip(1) {
+        let tag = tag.split('>').next().unwrap();
+        let name = tag
+            .trim_start_matches('/')
+            .split([' ', '\n'])
+            .next()
+            .unwrap();
+        assert!(allowed.contains(&name), "element <{tag}>");
+        let lower = tag.to_ascii_lowercase();
+        assert!(!lower.contains(" on"), "handler in <{tag}>");
+        assert!(!lower.contains("javascript:"), "script link in <{tag}>");
+        if name == "img" {
+            assert!(tag.contains(" src=\"data:image/png;base64,"), "<{tag}>");
+        }
+    }
+    assert!(html.contains("<img alt=\"image/png\" src=\"data:image/png;base64,"));
+    assert!(
+        html.contains("[image: image/svg+xml]"),
+        "an SVG is named, not shown"
+    );
+
+    // The budget: 60 KB plus 1.1 times the text it shows, on the example sessions and the
+    // research fixtures (real pi sessions) when they are there.
+    let mut files = walk(&crate::common::examples_agent_dir().join("sessions"));
+    files.extend(walk(Path::new("/work/shared/research/fixtures")));
+    for file in files {
+        let p = file.to_str().unwrap();
+        let page = ok(&["-q", "export", p, "-f", "html", "--tools", "full"]);
+        let text = shown_text(p);
+        let budget = 60 * 1024 + text * 11 / 10;
+        assert!(
+            page.len() <= budget,
+            "{p}: {} bytes, budget {budget}",
+            page.len()
+        );
+        eprintln!(
+            "export html: {p}: text {text} B, page {} B ({:.2}x + 60 KB budget {budget})",
+            page.len(),
+            page.len() as f64 / text.max(1) as f64
+        );
+    }
+}
+
+/// The bytes of text an export of the active branch shows, counted from the stored entries:
+/// message and summary texts, thinking, each call's name and pretty arguments, results, shell
+/// commands and output, image data.
+fn shown_text(p: &str) -> usize {
+    use serde_json::Value;
+    let str_len = |v: Option<&Value>| v.and_then(Value::as_str).map_or(0, str::len);
+    let mut n = 0;
+    for line in ok(&["-q", "show", p, "--branch", "--json", "--no-header"]).lines() {
+        let Ok(e) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        n += str_len(e.get("summary"));
+        let Some(m) = e.get("message") else { continue };
+        n += str_len(m.get("command")) + str_len(m.get("output")) + str_len(m.get("summary"));
+        match m.get("content") {
+            Some(Value::String(s)) => n += s.len(),
+            Some(Value::Array(blocks)) => {
+                for b in blocks {
+                    n += str_len(b.get("text"))
+                        + str_len(b.get("thinking"))
+                        + str_len(b.get("data"))
+                        + str_len(b.get("name"));
+                    if let Some(a) = b.get("arguments") {
+                        n += serde_json::to_string_pretty(a).unwrap().len();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    n
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else if path.extension().is_some_and(|x| x == "jsonl") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn deeply_nested_arguments_do_not_blow_up_the_export() {
+    // Pretty JSON indents each level: 2,000 nested arrays would be 8 MB of spaces.
+    let depth = 2000;
+    let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let input = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"d\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}}\n\
+         {{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"toolCall\",\"id\":\"c\",\"name\":\"x\",\"arguments\":{deep}}}]}}}}\n"
+    );
+    for format in ["md", "html", "jsonl"] {
+        let args = ["--format", format, "--tools", "full"];
+        let args = args[..if format == "jsonl" { 2 } else { 4 }].to_vec();
+        let text = input.clone();
+        // On the stack the binary runs its command on (`pisess::stack`), as deep lines need.
+        let out = std::thread::Builder::new()
+            .stack_size(pisess::util::stack::SIZE)
+            .spawn(move || export_stdin(&args, &text))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(out.contains(&deep), "{format}: the arguments, compact");
+        assert!(
+            out.len() < input.len() + 64 * 1024,
+            "{format}: {} bytes",
+            out.len()
+        );
+    }
+}

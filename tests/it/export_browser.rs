@@ -1,0 +1,413 @@
+//! The HTML export in a real browser: headless Chromium, driven over its DevTools protocol with
+//! the network cut, loads the hostile session's page and an example session's, with JavaScript
+//! on and off. No request may leave the page, no console error or CSP violation may be logged,
+//! every text must be in the DOM, nothing from the session may have become an element or run
+//! (the marker global its scripts would set stays undefined), and a screenshot is taken.
+//!
+//! Skipped, with a note, when no Chromium is installed (`.ci/run` installs Debian's);
+//! `PISESS_CHROMIUM` names another binary.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+use tungstenite::stream::MaybeTlsStream;
+use tungstenite::{Message, WebSocket};
+
+use crate::common::{example_env, run, run_with};
+use crate::export_fixture::hostile;
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PISESS_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ]
+    .iter()
+    .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+    .find(|p| p.is_file())
+}
+
+struct Browser {
+    child: Child,
+    ws: WebSocket<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+    /// Events read while waiting for replies, with their session.
+    events: Vec<Value>,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Browser {
+    fn launch(bin: &Path) -> Browser {
+        let profile = tempfile::tempdir().unwrap();
+        let mut child = Command::new(bin)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-default-apps",
+                "--disable-sync",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--hide-scrollbars",
+                "--remote-debugging-port=0",
+            ])
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("chromium starts");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.split("DevTools listening on ").nth(1) {
+                    let _ = tx.send(url.trim().to_owned());
+                }
+            }
+        });
+        let url = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("chromium's DevTools URL");
+        let (ws, _) = tungstenite::connect(url.as_str()).expect("DevTools websocket");
+        if let MaybeTlsStream::Plain(s) = ws.get_ref() {
+            s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        }
+        Browser {
+            child,
+            ws,
+            next_id: 0,
+            events: Vec::new(),
+            _profile: profile,
+        }
+    }
+
+    /// Sends a command (to a page's session when given) and waits for its reply.
+    fn call(&mut self, session: Option<&str>, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = session {
+            msg["sessionId"] = json!(s);
+        }
+        self.ws.send(Message::text(msg.to_string())).unwrap();
+        loop {
+            let v = self.read();
+            if v["id"] == json!(id) {
+                assert!(v.get("error").is_none(), "{method}: {v}");
+                return v["result"].clone();
+            }
+            if v.get("method").is_some() {
+                self.events.push(v);
+            }
+        }
+    }
+
+    fn read(&mut self) -> Value {
+        loop {
+            match self.ws.read().expect("DevTools message") {
+                Message::Text(t) => return serde_json::from_str(t.as_str()).unwrap(),
+                Message::Close(_) => panic!("DevTools closed"),
+                _ => {}
+            }
+        }
+    }
+
+    /// Waits for an event of a session.
+    fn wait_for(&mut self, session: &str, method: &str) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let seen = |e: &Value| e["method"] == method && e["sessionId"] == session;
+        while !self.events.iter().any(seen) {
+            assert!(Instant::now() < deadline, "no {method}");
+            let v = self.read();
+            if v.get("method").is_some() {
+                self.events.push(v);
+            }
+        }
+    }
+
+    fn eval(&mut self, session: &str, expression: &str) -> Value {
+        let r = self.call(
+            Some(session),
+            "Runtime.evaluate",
+            json!({"expression": expression, "returnByValue": true}),
+        );
+        assert!(r.get("exceptionDetails").is_none(), "{expression}: {r}");
+        r["result"]["value"].clone()
+    }
+}
+
+/// What the page's DOM holds, read by the test (not by the page).
+const PROBE: &str = r##"JSON.stringify({
+  pwned: typeof window.pwned,
+  text: document.body.textContent,
+  foreign: document.querySelectorAll('iframe,frame,object,embed,base,svg,link,meta[http-equiv=refresh],style:not(head>style)').length,
+  scripts: document.scripts.length,
+  images: Array.from(document.images).map(i => i.getAttribute('src').slice(0, 11)),
+  handlers: Array.from(document.querySelectorAll('*')).filter(e => Array.from(e.attributes).some(a => /^on/i.test(a.name))).length,
+  scriptLinks: Array.from(document.querySelectorAll('a[href]')).filter(a => !/^(https?:|mailto:|#)/i.test(a.getAttribute('href'))).map(a => a.getAttribute('href')),
+  bar: !!document.getElementById('bar'),
+  articles: document.querySelectorAll('main>article').length,
+  copyLinks: document.querySelectorAll('main>article>h3>a[href^="#m-"]').length,
+  bg: getComputedStyle(document.body).backgroundColor
+})"##;
+
+struct Loaded {
+    dom: Value,
+    requests: Vec<String>,
+    errors: Vec<String>,
+    png: Vec<u8>,
+}
+
+fn load(b: &mut Browser, file: &Path, javascript: bool, dark: bool, search: &str) -> Loaded {
+    let url = format!("file://{}", file.display());
+    let target =
+        b.call(None, "Target.createTarget", json!({"url": "about:blank"}))["targetId"].clone();
+    let session = b.call(
+        None,
+        "Target.attachToTarget",
+        json!({"targetId": target, "flatten": true}),
+    )["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let s = Some(session.as_str());
+    for domain in [
+        "Page.enable",
+        "Runtime.enable",
+        "Log.enable",
+        "Network.enable",
+    ] {
+        b.call(s, domain, json!({}));
+    }
+    // The network cut: offline, and every request recorded.
+    b.call(
+        s,
+        "Network.emulateNetworkConditions",
+        json!({"offline": true, "latency": 0, "downloadThroughput": 0, "uploadThroughput": 0}),
+    );
+    b.call(
+        s,
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": 1000, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
+    );
+    b.call(s, "Emulation.setEmulatedMedia", json!({"features": [{"name": "prefers-color-scheme", "value": if dark { "dark" } else { "light" }}]}));
+    if !javascript {
+        b.call(
+            s,
+            "Emulation.setScriptExecutionDisabled",
+            json!({"value": true}),
+        );
+    }
+    b.events.clear();
+    b.call(s, "Page.navigate", json!({"url": url}));
+    b.wait_for(&session, "Page.loadEventFired");
+    // Anything late (a timer, an image) has a moment to show itself.
+    std::thread::sleep(Duration::from_millis(300));
+    let dom: Value = serde_json::from_str(b.eval(&session, PROBE).as_str().unwrap()).unwrap();
+    if javascript {
+        // Search hides what does not match.
+        let count = |b: &mut Browser, q: &str| {
+            let js = format!("(() => {{ const q = document.querySelector('#bar input'); q.value = {}; q.dispatchEvent(new Event('input')); return document.querySelectorAll('main>article:not(.x)').length }})()", json!(q));
+            b.eval(&session, &js).as_u64().unwrap()
+        };
+        let all = count(b, "");
+        let hits = count(b, search);
+        assert!(
+            hits >= 1 && hits < all,
+            "search for {search:?} shows {hits} of {all}"
+        );
+        count(b, "");
+    }
+    let shot = b.call(s, "Page.captureScreenshot", json!({"format": "png"}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot["data"].as_str().unwrap())
+        .unwrap();
+    let mut requests = Vec::new();
+    let mut errors = Vec::new();
+    for e in b
+        .events
+        .iter()
+        .filter(|e| e["sessionId"] == session.as_str())
+    {
+        let p = &e["params"];
+        match e["method"].as_str().unwrap_or("") {
+            "Network.requestWillBeSent" => {
+                requests.push(p["request"]["url"].as_str().unwrap_or("").to_owned())
+            }
+            "Runtime.exceptionThrown" => errors.push(p["exceptionDetails"].to_string()),
+            "Runtime.consoleAPICalled" if p["type"] == "error" || p["type"] == "warning" => {
+                errors.push(p["args"].to_string())
+            }
+            "Log.entryAdded"
+                if p["entry"]["level"] == "error" || p["entry"]["level"] == "warning" =>
+            {
+                errors.push(p["entry"].to_string())
+            }
+            _ => {}
+        }
+    }
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
+    Loaded {
+        dom,
+        requests,
+        errors,
+        png,
+    }
+}
+
+/// A PNG's width and height, from its IHDR chunk.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+    assert_eq!(&png[12..16], b"IHDR");
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&png[16..20]), be(&png[20..24]))
+}
+
+#[test]
+fn html_export_in_a_headless_browser_with_the_network_cut() {
+    let Some(bin) = chromium() else {
+        eprintln!(
+            "export_browser: SKIPPED (no chromium on PATH; .ci/run installs Debian's chromium)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let h = hostile();
+    let r = run_with(
+        example_env(),
+        &["-q", "export", "-", "-f", "html", "--tools", "full"],
+        h.jsonl.as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let hostile_page = dir.path().join("hostile.html");
+    std::fs::write(&hostile_page, &r.stdout).unwrap();
+    let example_page = dir.path().join("example.html");
+    let r = run(&[
+        "export",
+        "0196c9f4",
+        "-f",
+        "html",
+        "-o",
+        example_page.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("export-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let mut b = Browser::launch(&bin);
+    for (page, texts) in [
+        (&hostile_page, h.texts.clone()),
+        (
+            &example_page,
+            vec!["keep prices in integer cents", "cartTotal"],
+        ),
+    ] {
+        let page_url = format!("file://{}", page.display());
+        for (javascript, dark) in [(true, false), (false, false), (true, true)] {
+            let what = format!(
+                "{} (JavaScript {}, {})",
+                page.display(),
+                if javascript { "on" } else { "off" },
+                if dark { "dark" } else { "light" }
+            );
+            let l = load(&mut b, page, javascript, dark, texts.last().unwrap());
+            let foreign: Vec<&String> = l
+                .requests
+                .iter()
+                .filter(|u| **u != page_url && !u.starts_with("data:"))
+                .collect();
+            assert!(
+                foreign.is_empty(),
+                "{what}: requests left the page: {foreign:?}"
+            );
+            assert!(
+                l.requests.contains(&page_url),
+                "{what}: the page itself was seen: {:?}",
+                l.requests
+            );
+            assert!(
+                l.errors.is_empty(),
+                "{what}: console errors: {:#?}",
+                l.errors
+            );
+            let d = &l.dom;
+            assert_eq!(
+                d["pwned"], "undefined",
+                "{what}: a script from the session ran"
+            );
+            assert_eq!(d["foreign"], 0, "{what}: an element from the session");
+            assert_eq!(d["handlers"], 0, "{what}: an event handler attribute");
+            assert_eq!(d["scripts"], 1, "{what}: only the page's own script");
+            assert_eq!(
+                d["scriptLinks"],
+                json!([]),
+                "{what}: links that are not http(s), mailto or fragments"
+            );
+            assert!(
+                d["images"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|s| s == "data:image/"),
+                "{what}: {}",
+                d["images"]
+            );
+            assert_eq!(
+                d["bar"], javascript,
+                "{what}: the search bar is the script's (so CSP let it run)"
+            );
+            let articles = d["articles"].as_u64().unwrap();
+            assert!(articles >= 2, "{what}");
+            let links = if javascript { articles } else { 0 };
+            assert_eq!(
+                d["copyLinks"], links,
+                "{what}: the script adds each message's link"
+            );
+            let text = d["text"].as_str().unwrap();
+            for t in &texts {
+                assert!(text.contains(t), "{what}: {t:?} not in the page's text");
+            }
+            let dark_bg = d["bg"] == "rgb(13, 17, 23)";
+            assert_eq!(
+                dark_bg, dark,
+                "{what}: prefers-color-scheme decides the colours ({})",
+                d["bg"]
+            );
+            let (w, hgt) = png_size(&l.png);
+            assert!(w == 1000 && hgt == 900, "{what}: screenshot {w}x{hgt}");
+            let name = format!(
+                "{}-{}-{}.png",
+                page.file_stem().unwrap().to_string_lossy(),
+                if javascript { "js" } else { "nojs" },
+                if dark { "dark" } else { "light" }
+            );
+            std::fs::write(shots.join(&name), &l.png).unwrap();
+            eprintln!(
+                "export_browser: {what}: ok, screenshot {name} {w}x{hgt} px, {} bytes",
+                l.png.len()
+            );
+        }
+    }
+}
