@@ -269,12 +269,14 @@ complete -c pisess -n "__fish_pisess_using_subcommand export" -s o -l output -d 
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l tools -d 'How md and html show tool calls and their results [default: collapsed]' -r -f -a "full\t'Calls with their arguments and results, shown open'
 collapsed\t'The same in closed <details> blocks'
 none\t'No tool calls or results at all'"
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l secrets-config -d 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
 always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-thinking -d 'Leave the assistant\'s thinking out (md and html)'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l redact -d 'Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind fingerprint] before it is written, in every text of every format'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'

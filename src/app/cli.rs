@@ -251,7 +251,8 @@ Examples:
   pisess export --format html -o session.html      the newest session's active branch
   pisess export 0196c9f4 --leaf 1df9294d -o fix.md another branch, as Markdown
   pisess export 0196c9f4 --format md --tools none --no-thinking    the conversation only
-  pisess export 0196c9f4 -o branch.jsonl && pi --session branch.jsonl"
+  pisess export 0196c9f4 -o branch.jsonl && pi --session branch.jsonl
+  pisess export 0196c9f4 --redact -o share.html    secrets replaced before anyone sees them"
 );
 
 const RM_HELP: &str = "\
@@ -700,6 +701,13 @@ pub struct ExportArgs {
     /// Leave the assistant's thinking out (md and html)
     #[arg(long)]
     pub no_thinking: bool,
+    /// Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind
+    /// fingerprint] before it is written, in every text of every format
+    #[arg(long)]
+    pub redact: bool,
+    /// With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)
+    #[arg(long, value_name = "FILE", requires = "redact")]
+    pub secrets_config: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -16,6 +16,7 @@ use crate::store::select::select;
 use crate::store::session::{Session, Source};
 use crate::util::usage::UsageError;
 use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
+use crate::views::secrets::Detector;
 
 pub fn run(
     args: &ExportArgs,
@@ -74,7 +75,14 @@ pub fn run(
         None => env.location.process_cwd.clone(),
     };
     let cwd = cwd.to_string_lossy().into_owned();
-    let redact: &dyn Redact = &Verbatim;
+    let detector = args
+        .redact
+        .then(|| Detector::load(args.secrets_config.as_deref()))
+        .transpose()?;
+    let redact: &dyn Redact = match &detector {
+        Some(d) => d,
+        None => &Verbatim,
+    };
     let view = View {
         tools: match args.tools {
             Some(ToolsArg::Full) => Tools::Full,

@@ -60,15 +60,52 @@ pub fn write(
                     obj.shift_remove("parentId");
                 }
             }
-            redact_fields(obj, redact);
         }
         previous_id = id;
         line.clear();
         write_value(&mut line, &entry);
+        if let Some(redacted) = redacted_line(&line, &entry, redact) {
+            line = redacted;
+        }
         line.push(b'\n');
         out.write_all(&line)?;
     }
     Ok(())
+}
+
+/// The entry's line through `redact` as one text, so that a detector judges each string with
+/// the key it is under (`"password": …`), then written again as pi writes; its structure
+/// fields as they were. When the redacted text is no longer one JSON object, every string of
+/// the entry is redacted on its own instead. `None`: nothing to redact.
+fn redacted_line(line: &[u8], entry: &Value, redact: &dyn Redact) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(line).ok()?;
+    let std::borrow::Cow::Owned(redacted) = redact.text(text) else {
+        return None;
+    };
+    let Value::Object(original) = entry else {
+        return None;
+    };
+    let mut obj = match crate::format::json::decode(redacted.as_bytes()) {
+        Ok(Value::Object(obj)) => obj,
+        _ => {
+            let mut obj = original.clone();
+            redact_fields(&mut obj, redact);
+            obj
+        }
+    };
+    for key in STRUCTURE {
+        match original.get(key) {
+            Some(v) => {
+                obj.insert(key.into(), v.clone());
+            }
+            None => {
+                obj.shift_remove(key);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(line.len());
+    write_value(&mut out, &Value::Object(obj));
+    Some(out)
 }
 
 /// Every string of an entry through `redact`, but its structure fields and all keys.

@@ -27,6 +27,14 @@ impl Redact for Verbatim {
     }
 }
 
+/// `--redact`: the secrets detector's judgement, each finding replaced by
+/// `[REDACTED kind fingerprint]`.
+impl Redact for crate::views::secrets::Detector {
+    fn text<'s>(&self, s: &'s str) -> Cow<'s, str> {
+        self.redact(s)
+    }
+}
+
 /// How tool calls and their results are shown in Markdown and HTML.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tools {
