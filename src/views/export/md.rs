@@ -20,24 +20,8 @@ pub fn render(t: &Transcript, view: View) -> String {
     let mut fact = |k: &str, v: &str| {
         let _ = writeln!(out, "- **{k}:** {}", inline(v));
     };
-    fact("Session", &t.session_id);
-    fact("Project", &t.cwd);
-    if !t.models.is_empty() {
-        fact("Model", &t.models.join(", "));
-    }
-    if let Some(start) = t.start_ms {
-        fact(
-            "Started",
-            &format!("{} UTC (all times UTC)", transcript::utc_time(start)),
-        );
-        if let Some(end) = t.end_ms {
-            fact("Duration", &transcript::duration(end - start));
-        }
-    }
-    fact("Cost", &transcript::cost_text(t.cost));
-    fact("Messages", &t.items.len().to_string());
-    if let Some(leaf) = &t.leaf {
-        fact("Branch", &format!("root to {leaf}"));
+    for (k, v) in t.facts() {
+        fact(k, &v);
     }
     out.push('\n');
     let mut model = None;

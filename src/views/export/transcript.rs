@@ -31,6 +31,34 @@ pub struct Transcript {
     pub items: Vec<Item>,
 }
 
+impl Transcript {
+    /// The facts block both renderers show under the title, as label and text, in order.
+    pub fn facts(&self) -> Vec<(&'static str, String)> {
+        let mut facts = vec![
+            ("Session", self.session_id.clone()),
+            ("Project", self.cwd.clone()),
+        ];
+        if !self.models.is_empty() {
+            facts.push(("Model", self.models.join(", ")));
+        }
+        if let Some(start) = self.start_ms {
+            facts.push((
+                "Started",
+                format!("{} UTC (all times UTC)", utc_time(start)),
+            ));
+            if let Some(end) = self.end_ms {
+                facts.push(("Duration", duration(end - start)));
+            }
+        }
+        facts.push(("Cost", cost_text(self.cost)));
+        facts.push(("Messages", self.items.len().to_string()));
+        if let Some(leaf) = &self.leaf {
+            facts.push(("Branch", format!("root to {leaf}")));
+        }
+        facts
+    }
+}
+
 /// One message or event of the branch.
 #[derive(Debug)]
 pub struct Item {
