@@ -18,7 +18,7 @@ use crate::app::cli::GrepArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
-use crate::cmd::{entry_wanted, migrated_role, warn_unknown_types};
+use crate::cmd::{entry_wanted, migrated_role, report_unreadable, warn_unknown_types, Source};
 use crate::format::model::EntryLine;
 use crate::format::model::Header;
 use crate::format::scan::{
@@ -95,12 +95,6 @@ struct Search<'a> {
     /// Whether each file is summarized (for the heading, `--since`, `--until`).
     summarize: bool,
     window: Window,
-}
-
-/// What is searched: a file, or standard input read whole (`-`).
-enum Source {
-    File(PathBuf),
-    Stdin(Vec<u8>),
 }
 
 pub fn run(
@@ -289,28 +283,6 @@ fn prepare<'a>(
         (files, true)
     };
     Ok((search, files, explicit, window, projects, incomplete))
-}
-
-/// A file that could not be searched: a warning; true when it may hide a match (exit 2).
-fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
-    let name = path.display().to_string();
-    match e {
-        ScanError::Io(io) if io.kind() == io::ErrorKind::NotFound => {
-            diag.warn(&name, None, "removed while searching");
-            false
-        }
-        // Not a pi session: skipped, as `ls` skips it.
-        ScanError::NotASession { .. } | ScanError::Empty | ScanError::NoHeader { .. } => {
-            diag.warn(&name, None, &format!("skipped: {e}"));
-            false
-        }
-        // Listings pass over what is not a regular file before this, so this one was named
-        // (or swapped in): it could not be searched.
-        ScanError::Io(_) | ScanError::Changed | ScanError::NotRegular(_) => {
-            diag.warn(&name, None, &format!("skipped: {e}"));
-            true
-        }
-    }
 }
 
 /// Searches a file, or standard input: without a file there is no summary (its heading is the

@@ -18,7 +18,7 @@ use crate::app::cli::GrepArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
-use crate::cmd::migrated_role;
+use crate::cmd::{migrated_role, report_unreadable, Source};
 use crate::format::model::EntryLine;
 use crate::format::model::Header;
 use crate::format::scan::{open_file, scan_until, whole_file, ScanError};
@@ -47,11 +47,6 @@ struct Searched {
     cwd: String,
     warnings: Vec<Warning>,
     hits: Vec<Hit>,
-}
-
-enum Source {
-    File(PathBuf),
-    Stdin(Vec<u8>),
 }
 
 pub fn run(
@@ -160,26 +155,6 @@ fn sources(
         }
     }
     Ok((files, true, false))
-}
-
-/// A file that could not be read: a warning; true when it may hide a secret (exit 2). As
-/// `grep` reports it: a file gone or not a session is passed over, as `ls` passes it over.
-fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
-    let name = path.display().to_string();
-    match e {
-        ScanError::Io(io) if io.kind() == io::ErrorKind::NotFound => {
-            diag.warn(&name, None, "removed while searching");
-            false
-        }
-        ScanError::NotASession { .. } | ScanError::Empty | ScanError::NoHeader { .. } => {
-            diag.warn(&name, None, &format!("skipped: {e}"));
-            false
-        }
-        ScanError::Io(_) | ScanError::Changed | ScanError::NotRegular(_) => {
-            diag.warn(&name, None, &format!("skipped: {e}"));
-            true
-        }
-    }
 }
 
 /// Every finding of one session, read as a stream by the one reader.

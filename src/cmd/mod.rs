@@ -13,7 +13,8 @@ pub mod show;
 pub mod stats;
 pub mod tree;
 
-use std::io::Read;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
@@ -22,6 +23,7 @@ use crate::app::env::Env;
 use crate::format::model::Skimming;
 use crate::format::model::PI_ENTRY_TYPES;
 use crate::format::model::{Dialect, EntryKind, Header};
+use crate::format::scan::ScanError;
 use crate::store::locate::Selected;
 use crate::store::session::{Observer, Session};
 
@@ -157,5 +159,34 @@ pub fn migrated_role<'a>(h: &Header, role: &'a str) -> &'a str {
         "custom"
     } else {
         role
+    }
+}
+
+/// What is searched: a file, or standard input read whole (`-`).
+pub(crate) enum Source {
+    File(PathBuf),
+    Stdin(Vec<u8>),
+}
+
+/// A file that `grep` or `grep --secrets` could not search: a warning; true when it may
+/// hide a match or a secret (exit 2).
+pub(crate) fn report_unreadable(diag: &mut Diag, path: &Path, e: &ScanError) -> bool {
+    let name = path.display().to_string();
+    match e {
+        ScanError::Io(io) if io.kind() == io::ErrorKind::NotFound => {
+            diag.warn(&name, None, "removed while searching");
+            false
+        }
+        // Not a pi session: skipped, as `ls` skips it.
+        ScanError::NotASession { .. } | ScanError::Empty | ScanError::NoHeader { .. } => {
+            diag.warn(&name, None, &format!("skipped: {e}"));
+            false
+        }
+        // Listings pass over what is not a regular file before this, so this one was named
+        // (or swapped in): it could not be searched.
+        ScanError::Io(_) | ScanError::Changed | ScanError::NotRegular(_) => {
+            diag.warn(&name, None, &format!("skipped: {e}"));
+            true
+        }
     }
 }
