@@ -5,7 +5,7 @@
 # a log-log graph of time against store size drawn with gnuplot (SVG).
 #
 #   benches/scale.sh [--sizes LIST] [--rounds N] [--runs N] [--dir DIR] [--keep]
-#                    [--csv FILE] [--svg FILE] [--out FILE]
+#                    [--csv FILE] [--svg FILE] [--out FILE] [--replot]
 #
 #   --sizes LIST  comma-separated session counts (default 100,300,1000,3000,10000); 100,300 is a
 #                 smoke test
@@ -18,10 +18,11 @@
 #   --csv FILE    the CSV (default DIR/scale.csv): sessions,store_mb,command,median_s,peak_rss_mb
 #   --svg FILE    the graph (default DIR/scale.svg; docs/scale.svg is the one in the docs)
 #   --out FILE    also write the markdown tables there
+#   --replot      time nothing: the CSV, tables and graph again from DIR/results of an earlier run
 #
 # PISESS         the binary to measure (default: `cargo build --release`, target/release/pisess)
-# PISESS_COMMIT  the commit named in the graph's title (default: the repo's HEAD, which is only
-#                right when PISESS was built from it)
+# PISESS_COMMIT  the commit (or any name) of the build, for the graph's title (default: the
+#                repo's HEAD when the script builds it, else PISESS's path)
 #
 # What is timed, for each store (warm page cache: its files and the caches are read before every
 # run; rg exits 1 and pisess grep 1 when nothing matched, hence `|| true`):
@@ -45,7 +46,7 @@ repo="$(cd "$here/.." && pwd)"
 ccusage_version=20.0.24
 rare=kubernetes
 
-sizes=100,300,1000,3000,10000 rounds=3 runs=2 dir="" keep=0 csv="" svg="" out=""
+sizes=100,300,1000,3000,10000 rounds=3 runs=2 dir="" keep=0 csv="" svg="" out="" replot=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) sizes="$2"; shift ;;
@@ -56,6 +57,7 @@ while [ $# -gt 0 ]; do
     --csv) csv="$2"; shift ;;
     --svg) svg="$2"; shift ;;
     --out) out="$2"; shift ;;
+    --replot) replot=1 ;;
     -h|--help) sed -n '2,/^set -e/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
     *) echo "scale.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -77,99 +79,115 @@ if ! command -v gnuplot >/dev/null 2>&1; then
   { apt-get install -y gnuplot-nox || { apt-get update && apt-get install -y gnuplot-nox; }; } >/dev/null 2>&1 ||
     { say "cannot install gnuplot-nox: no graph (the CSV and the tables are still written)"; gnuplot=0; }
 fi
+[ "$replot" = 1 ] && [ -z "$dir" ] && { echo "scale.sh: --replot needs the --dir of a run" >&2; exit 2; }
 bench_dir pisess-bench-scale
-bench_bin
 csv="${csv:-$dir/scale.csv}"
 svg="${svg:-$dir/scale.svg}"
-commit="${PISESS_COMMIT:-$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
-
-ccusage=""
-if command -v npm >/dev/null 2>&1; then
-  [ -x "$dir/ccusage/node_modules/.bin/ccusage" ] ||
-    npm install --silent --no-audit --no-fund --prefix "$dir/ccusage" "ccusage@$ccusage_version" >"$dir/npm.log" 2>&1 ||
-    say "npm install ccusage@$ccusage_version failed (see $dir/npm.log): ccusage figures skipped"
-  [ -x "$dir/ccusage/node_modules/.bin/ccusage" ] && ccusage="$dir/ccusage/node_modules/.bin/ccusage"
+results="$dir/results"
+if [ "$replot" = 1 ]; then
+  [ -f "$results/meta.tsv" ] || { say "no results of a run in $results"; exit 1; }
 else
-  say "npm not found: ccusage figures skipped"
+  commit="${PISESS_COMMIT:-}"
+  if [ -z "$commit" ] && [ -n "${PISESS:-}" ]; then
+    commit="$PISESS"
+  elif [ -z "$commit" ]; then
+    commit="$(git -C "$repo" describe --always --dirty --exclude '*' 2>/dev/null || echo unknown)"
+  fi
+  bench_bin
+
+  ccusage=""
+  if command -v npm >/dev/null 2>&1; then
+    [ -x "$dir/ccusage/node_modules/.bin/ccusage" ] ||
+      npm install --silent --no-audit --no-fund --prefix "$dir/ccusage" "ccusage@$ccusage_version" >"$dir/npm.log" 2>&1 ||
+      say "npm install ccusage@$ccusage_version failed (see $dir/npm.log): ccusage figures skipped"
+    [ -x "$dir/ccusage/node_modules/.bin/ccusage" ] && ccusage="$dir/ccusage/node_modules/.bin/ccusage"
+  else
+    say "npm not found: ccusage figures skipped"
+  fi
+
+  rm -rf "$results"
+  mkdir -p "$results"
+  : >"$results/rss.tsv"
+  : >"$results/stores.tsv"
+  load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+  for n in "${size_list[@]}"; do
+    mb="$(python3 -c "print(f'{$n * 0.25:g}')")"
+    sdir="$dir/store-$n"
+    agent="$sdir/agent"
+    mkdir -p "$sdir"
+    # bench_store keeps its stamps in $dir: each store has a dir of its own.
+    outer="$dir" dir="$sdir"
+    bench_store "$agent" "$n" "$mb" "$sdir/corpus-$n-$mb"
+    dir="$outer"
+    find "$agent/sessions" -name '*.jsonl' -print0 >"$sdir/files"
+    n_files="$(find "$agent/sessions" -name '*.jsonl' | wc -l)"
+    bytes="$(find "$agent/sessions" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {printf "%.0f\n", s}')"
+    printf '%s\t%s\t%s\n' "$n" "$n_files" "$bytes" >>"$results/stores.tsv"
+
+    # Caches made afresh, so no run sees one an older pisess wrote; primed by one run of each
+    # cached command, as any use of pisess leaves them. "none" must stay empty (--no-cache).
+    cache="$sdir/cache"
+    rm -rf "$cache"
+    mkdir -p "$cache/xdg" "$cache/warm" "$cache/none"
+    env_a="XDG_CACHE_HOME=$(q "$cache/xdg") PI_CODING_AGENT_DIR=$(q "$agent")"
+    warm_env="$env_a PISESS_CACHE_DIR=$(q "$cache/warm")"
+    none_env="$env_a PISESS_CACHE_DIR=$(q "$cache/none")"
+    b="$(q "$bin")"
+    sa="$(q "$agent/sessions")"
+    cmds=(
+      "ls	$warm_env $b -q ls --all --json"
+      "ls --no-cache	$none_env $b -q --no-cache ls --all --json"
+      "stats	$warm_env $b -q stats --all --by day --json --tz UTC"
+      "stats --no-cache	$none_env $b -q --no-cache stats --all --by day --json --tz UTC"
+      "grep -l	$warm_env $b -q grep --all -l $rare || true"
+      "rg -l -F	rg -l -F $rare $sa || true"
+    )
+    [ -n "$ccusage" ] &&
+      cmds+=("ccusage	$(q "$ccusage") pi daily --json --offline --timezone UTC --pi-path $sa")
+
+    say "$n sessions: priming the cache"
+    bash -c "${cmds[0]#*	}" >/dev/null
+    bash -c "${cmds[2]#*	}" >/dev/null
+    # The cache is a pure accelerator: the cached outputs must equal the uncached ones.
+    same=yes
+    for pair in "0 1" "2 3"; do
+      read -r c u <<<"$pair"
+      cmp -s <(bash -c "${cmds[$c]#*	}") <(bash -c "${cmds[$u]#*	}") || same="NO: ${cmds[$c]%%	*} differs"
+    done
+    [ -z "$(ls -A "$cache/none")" ] || same="$same; --no-cache WROTE into PISESS_CACHE_DIR"
+    [ "$same" = yes ] || say "$n sessions: cached output = --no-cache output? $same"
+    printf '%s\t%s\n' "$n" "$same" >>"$results/same.tsv"
+
+    warm="xargs -0 cat <$(q "$sdir/files") >/dev/null && find $(q "$cache") -type f -print0 | xargs -0 -r cat >/dev/null"
+    args=()
+    for line in "${cmds[@]}"; do args+=(--command-name "${line%%	*}" "${line#*	}"); done
+    for r in $(seq 1 "$rounds"); do
+      say "$n sessions: round $r/$rounds"
+      hyperfine --style none --runs "$runs" --warmup "$([ "$r" = 1 ] && echo 1 || echo 0)" --prepare "$warm" \
+        --export-json "$results/s$n-$r.json" "${args[@]}" >/dev/null
+    done
+    for line in "${cmds[@]}"; do
+      # Peak RSS of the whole process tree (GNU time reports the largest process).
+      bash -c "$warm"
+      /usr/bin/time -f "%M" -o "$results/rss.tmp" bash -c "${line#*	}" >/dev/null 2>&1 || true
+      printf 's%s\t%s\t%s\n' "$n" "${line%%	*}" "$(tail -n 1 "$results/rss.tmp")" >>"$results/rss.tsv"
+    done
+  done
+  load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+  cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  # What the report says of the run, kept for --replot.
+  printf 'commit\t%s\npisess\t%s\nccusage\t%s\nruns\t%s\nnproc\t%s\ncpu\t%s\nbefore\t%s\nafter\t%s\n' \
+    "$commit" "$("$bin" --version)" "${ccusage:+ccusage $ccusage_version}" "$rounds x $runs" "$(nproc)" "$cpu" \
+    "$load_before" "$load_after" >"$results/meta.tsv"
 fi
 
-results="$dir/results"
-rm -rf "$results"
-mkdir -p "$results"
-: >"$results/rss.tsv"
-: >"$results/stores.tsv"
-load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-
-for n in "${size_list[@]}"; do
-  mb="$(python3 -c "print(f'{$n * 0.25:g}')")"
-  sdir="$dir/store-$n"
-  agent="$sdir/agent"
-  mkdir -p "$sdir"
-  # bench_store keeps its stamps in $dir: each store has a dir of its own.
-  outer="$dir" dir="$sdir"
-  bench_store "$agent" "$n" "$mb" "$sdir/corpus-$n-$mb"
-  dir="$outer"
-  find "$agent/sessions" -name '*.jsonl' -print0 >"$sdir/files"
-  n_files="$(find "$agent/sessions" -name '*.jsonl' | wc -l)"
-  bytes="$(find "$agent/sessions" -name '*.jsonl' -printf '%s\n' | awk '{s+=$1} END {printf "%.0f\n", s}')"
-  printf '%s\t%s\t%s\n' "$n" "$n_files" "$bytes" >>"$results/stores.tsv"
-
-  # Caches made afresh, so no run sees one an older pisess wrote; primed by one run of each
-  # cached command, as any use of pisess leaves them. "none" must stay empty (--no-cache).
-  cache="$sdir/cache"
-  rm -rf "$cache"
-  mkdir -p "$cache/xdg" "$cache/warm" "$cache/none"
-  env_a="XDG_CACHE_HOME=$(q "$cache/xdg") PI_CODING_AGENT_DIR=$(q "$agent")"
-  warm_env="$env_a PISESS_CACHE_DIR=$(q "$cache/warm")"
-  none_env="$env_a PISESS_CACHE_DIR=$(q "$cache/none")"
-  b="$(q "$bin")"
-  sa="$(q "$agent/sessions")"
-  cmds=(
-    "ls	$warm_env $b -q ls --all --json"
-    "ls --no-cache	$none_env $b -q --no-cache ls --all --json"
-    "stats	$warm_env $b -q stats --all --by day --json --tz UTC"
-    "stats --no-cache	$none_env $b -q --no-cache stats --all --by day --json --tz UTC"
-    "grep -l	$warm_env $b -q grep --all -l $rare || true"
-    "rg -l -F	rg -l -F $rare $sa || true"
-  )
-  [ -n "$ccusage" ] &&
-    cmds+=("ccusage	$(q "$ccusage") pi daily --json --offline --timezone UTC --pi-path $sa")
-
-  say "$n sessions: priming the cache"
-  bash -c "${cmds[0]#*	}" >/dev/null
-  bash -c "${cmds[2]#*	}" >/dev/null
-  # The cache is a pure accelerator: the cached outputs must equal the uncached ones.
-  same=yes
-  for pair in "0 1" "2 3"; do
-    read -r c u <<<"$pair"
-    cmp -s <(bash -c "${cmds[$c]#*	}") <(bash -c "${cmds[$u]#*	}") || same="NO: ${cmds[$c]%%	*} differs"
-  done
-  [ -z "$(ls -A "$cache/none")" ] || same="$same; --no-cache WROTE into PISESS_CACHE_DIR"
-  [ "$same" = yes ] || say "$n sessions: cached output = --no-cache output? $same"
-  printf '%s\t%s\n' "$n" "$same" >>"$results/same.tsv"
-
-  warm="xargs -0 cat <$(q "$sdir/files") >/dev/null && find $(q "$cache") -type f -print0 | xargs -0 -r cat >/dev/null"
-  args=()
-  for line in "${cmds[@]}"; do args+=(--command-name "${line%%	*}" "${line#*	}"); done
-  for r in $(seq 1 "$rounds"); do
-    say "$n sessions: round $r/$rounds"
-    hyperfine --style none --runs "$runs" --warmup "$([ "$r" = 1 ] && echo 1 || echo 0)" --prepare "$warm" \
-      --export-json "$results/s$n-$r.json" "${args[@]}" >/dev/null
-  done
-  for line in "${cmds[@]}"; do
-    # Peak RSS of the whole process tree (GNU time reports the largest process).
-    bash -c "$warm"
-    /usr/bin/time -f "%M" -o "$results/rss.tmp" bash -c "${line#*	}" >/dev/null 2>&1 || true
-    printf 's%s\t%s\t%s\n' "$n" "${line%%	*}" "$(tail -n 1 "$results/rss.tmp")" >>"$results/rss.tsv"
-  done
-done
-load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
-
-cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-python3 - "$here" "$results" "$csv" "$svg" "$out" "$gnuplot" "$commit" "$("$bin" --version)" \
-  "${ccusage:+ccusage $ccusage_version}" "$rounds x $runs" "$(nproc)" "$cpu" "$load_before" "$load_after" <<'EOF'
+python3 - "$here" "$results" "$csv" "$svg" "$out" "$gnuplot" <<'EOF'
 import os, statistics, subprocess, sys
-here, results, csv_path, svg_path, out, gnuplot, commit, pisess, ccusage, runs, nproc, cpu, before, after = sys.argv[1:]
+here, results, csv_path, svg_path, out, gnuplot = sys.argv[1:]
+meta = dict(l.rstrip("\n").split("\t", 1) for l in open(os.path.join(results, "meta.tsv")))
+commit, pisess, ccusage, runs, nproc, cpu, before, after = (
+    meta[k] for k in ("commit", "pisess", "ccusage", "runs", "nproc", "cpu", "before", "after"))
 sys.path.insert(0, here)
 from report import load
 
