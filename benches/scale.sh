@@ -9,8 +9,8 @@
 #
 #   --sizes LIST  comma-separated session counts (default 100,300,1000,3000,10000); 100,300 is a
 #                 smoke test
-#   --rounds N    interleaved rounds (default 3): each round times every command of a store once
-#                 after the other, so a slow moment of the machine hits them all alike
+#   --rounds N    interleaved rounds (default 3): each round times every command of every store
+#                 once after the other, so a slow moment of the machine hits them all alike
 #   --runs N      runs of each command per round (default 2); figures are medians over all of them
 #   --dir DIR     where the stores (DIR/store-N), caches, ccusage and results go (default: a temp
 #                 dir, removed at the end unless --keep); a store of the same size already in DIR
@@ -159,20 +159,32 @@ else
     [ "$same" = yes ] || say "$n sessions: cached output = --no-cache output? $same"
     printf '%s\t%s\n' "$n" "$same" >>"$results/same.tsv"
 
-    warm="xargs -0 cat <$(q "$sdir/files") >/dev/null && find $(q "$cache") -type f -print0 | xargs -0 -r cat >/dev/null"
-    args=()
-    for line in "${cmds[@]}"; do args+=(--command-name "${line%%	*}" "${line#*	}"); done
-    for r in $(seq 1 "$rounds"); do
-      say "$n sessions: round $r/$rounds"
-      hyperfine --style none --runs "$runs" --warmup "$([ "$r" = 1 ] && echo 1 || echo 0)" --prepare "$warm" \
-        --export-json "$results/s$n-$r.json" "${args[@]}" >/dev/null
+    # What each round times of this store, and the warming before each run (its files and
+    # caches: this VM reclaims pages left untouched for a few seconds).
+    printf '%s\n' "${cmds[@]}" >"$sdir/cmds.tsv"
+    echo "xargs -0 cat <$(q "$sdir/files") >/dev/null && find $(q "$cache") -type f -print0 | xargs -0 -r cat >/dev/null" >"$sdir/warm.cmd"
+  done
+
+  # Every round times every store, the smallest first, so a busy minute of the shared machine
+  # falls on all sizes alike rather than bending the graph at one of them.
+  for r in $(seq 1 "$rounds"); do
+    for n in "${size_list[@]}"; do
+      sdir="$dir/store-$n"
+      args=()
+      while IFS=$'\t' read -r label cmd; do args+=(--command-name "$label" "$cmd"); done <"$sdir/cmds.tsv"
+      say "round $r/$rounds: $n sessions"
+      hyperfine --style none --runs "$runs" --warmup "$([ "$r" = 1 ] && echo 1 || echo 0)" \
+        --prepare "$(cat "$sdir/warm.cmd")" --export-json "$results/s$n-$r.json" "${args[@]}" >/dev/null
     done
-    for line in "${cmds[@]}"; do
+  done
+  for n in "${size_list[@]}"; do
+    sdir="$dir/store-$n"
+    while IFS=$'\t' read -r label cmd; do
       # Peak RSS of the whole process tree (GNU time reports the largest process).
-      bash -c "$warm"
-      /usr/bin/time -f "%M" -o "$results/rss.tmp" bash -c "${line#*	}" >/dev/null 2>&1 || true
-      printf 's%s\t%s\t%s\n' "$n" "${line%%	*}" "$(tail -n 1 "$results/rss.tmp")" >>"$results/rss.tsv"
-    done
+      bash -c "$(cat "$sdir/warm.cmd")"
+      /usr/bin/time -f "%M" -o "$results/rss.tmp" bash -c "$cmd" >/dev/null 2>&1 || true
+      printf 's%s\t%s\t%s\n' "$n" "$label" "$(tail -n 1 "$results/rss.tmp")" >>"$results/rss.tsv"
+    done <"$sdir/cmds.tsv"
   done
   load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
   cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
