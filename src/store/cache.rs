@@ -38,7 +38,7 @@ use crate::store::summary::{
     fold_from, modified_from_mtime, with_file_facts, without_file_facts, Detail, FileFacts, Fold,
     Summary,
 };
-use crate::util::file::split_name;
+use crate::util::file::{split_name, FileId};
 use crate::util::readahead::Reading;
 
 pub use folder::CacheDir;
@@ -147,8 +147,7 @@ impl Folder {
             let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
             #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
             let key = FileKey {
-                dev: st.st_dev as u64,
-                ino: st.st_ino as u64,
+                id: FileId::of_stat(&st),
                 size: st.st_size as u64,
                 mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
                 ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
@@ -228,12 +227,13 @@ struct SavedReport {
     tail: scan::Tail,
 }
 
-/// What identifies a file's bytes without reading them. ctime is in it because nothing can set
-/// it back: a rewrite that restores the mtime still changes the key.
+/// What identifies a file's bytes without reading them: which file, and its size and times.
+/// ctime is in it because nothing can set it back: a rewrite that restores the mtime still
+/// changes the key. Encoded as `dev, ino, size, mtime_ns, ctime_ns` (the [`FileId`]'s two
+/// fields first, in place).
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct FileKey {
-    dev: u64,
-    ino: u64,
+    id: FileId,
     size: u64,
     mtime_ns: i128,
     ctime_ns: i128,
@@ -252,8 +252,7 @@ impl FileKey {
         use std::os::unix::fs::MetadataExt;
         let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
         FileKey {
-            dev: meta.dev(),
-            ino: meta.ino(),
+            id: FileId::of(meta),
             size: meta.size(),
             mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
@@ -268,8 +267,7 @@ impl FileKey {
                 .map_or(0, |d| d.as_nanos() as i128)
         };
         FileKey {
-            dev: 0,
-            ino: 0,
+            id: FileId::of(meta),
             size: meta.len(),
             mtime_ns: ns(meta.modified()),
             ctime_ns: ns(meta.created()),
@@ -680,7 +678,7 @@ fn read_on(
     key: FileKey,
 ) -> Option<Result<(Summary, ScanReport, Fold), ScanError>> {
     let old = record.key;
-    if (old.dev, old.ino) != (key.dev, key.ino) {
+    if old.id != key.id {
         return None;
     }
     let resume: Resume = postcard::from_bytes(&folder.blob(record)?).ok()?;
@@ -907,5 +905,52 @@ mod tests {
         assert_eq!(edited.len(), grown.len());
         fs::write(&path, &edited).unwrap();
         assert!(read_on_now(&dir, &path).is_none(), "read on over an edit");
+    }
+
+    /// A key is stored as its five numbers in a row, as it was before the file's id was a
+    /// type of its own: caches written by the older pisess of this format stay readable.
+    #[test]
+    fn a_key_is_encoded_as_before_its_id_was_a_type() {
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct Before {
+            dev: u64,
+            ino: u64,
+            size: u64,
+            mtime_ns: i128,
+            ctime_ns: i128,
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.jsonl");
+        fs::write(&path, b"{}\n").unwrap();
+        let meta = fs::metadata(&path).unwrap();
+        let key = FileKey::of(&meta);
+        #[cfg(unix)]
+        let before = {
+            use std::os::unix::fs::MetadataExt;
+            let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+            Before {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                size: meta.size(),
+                mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+                ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+            }
+        };
+        #[cfg(not(unix))]
+        let before: Before = postcard::from_bytes(&postcard::to_stdvec(&key).unwrap()).unwrap();
+        let old = postcard::to_stdvec(&before).unwrap();
+        assert_eq!(postcard::to_stdvec(&key).unwrap(), old);
+        assert_eq!(postcard::from_bytes::<FileKey>(&old).unwrap(), key);
+        // Big numbers too (varints of every width, a negative time).
+        let far = Before {
+            dev: u64::MAX,
+            ino: 1 << 40,
+            size: 300,
+            mtime_ns: -5,
+            ctime_ns: i128::MAX,
+        };
+        let bytes = postcard::to_stdvec(&far).unwrap();
+        let key: FileKey = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(postcard::to_stdvec(&key).unwrap(), bytes);
     }
 }

@@ -21,6 +21,7 @@ use crate::format::scan::{
     open_file, scan, scan_until, stem_of, whole_file, OpenedFile, ScanError, ScanReport,
 };
 use crate::format::time::parse_js_date;
+use crate::util::file::FileId;
 use crate::util::readahead::Reading;
 use crate::util::warning::Warning;
 
@@ -129,16 +130,20 @@ pub enum Source {
 }
 
 /// What a session file was when it was opened: while `fstat` still says so, what the index
-/// recorded is what the file holds.
+/// recorded is what the file holds. Its size and mtime tell; the [`FileId`] of an open
+/// descriptor cannot change on unix, and it is here so that the question "the file as it
+/// was?" has one shape wherever it is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity {
+struct Unchanged {
+    id: FileId,
     len: u64,
     modified: Option<std::time::SystemTime>,
 }
 
-impl Identity {
-    fn of(meta: &std::fs::Metadata) -> Identity {
-        Identity {
+impl Unchanged {
+    fn of(meta: &std::fs::Metadata) -> Unchanged {
+        Unchanged {
+            id: FileId::of(meta),
             len: meta.len(),
             modified: meta.modified().ok(),
         }
@@ -287,8 +292,8 @@ pub struct Session {
     pub name: String,
     pub source: Source,
     file: Option<File>,
-    /// The file as it was opened (see [`Identity`]).
-    identity: Option<Identity>,
+    /// The file as it was opened (see [`Unchanged`]).
+    opened_as: Option<Unchanged>,
     pub header: Header,
     pub header_line: u64,
     pub header_offset: u64,
@@ -343,7 +348,7 @@ impl Session {
         let reader = whole_file(&opened, Reading::AheadIfBig)?;
         let mut index = Session::index(reader, &opened.stem, name, false, how, observe)?;
         index.session.source = Source::File(path.to_path_buf());
-        index.session.identity = Some(Identity::of(&opened.meta));
+        index.session.opened_as = Some(Unchanged::of(&opened.meta));
         index.session.file = Some(opened.file);
         Ok(index.link())
     }
@@ -483,7 +488,7 @@ impl Session {
             name,
             source: Source::Memory(kept),
             file: None,
-            identity: None,
+            opened_as: None,
             header: report.header,
             header_line: report.header_line,
             header_offset: report.header_offset,

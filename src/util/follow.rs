@@ -20,6 +20,8 @@ use std::time::{Duration, Instant};
 
 use notify::Watcher as _;
 
+use crate::util::file::FileId;
+
 /// The longest sleep without looking at the file, events or not.
 const CHECK_EVERY: Duration = Duration::from_secs(1);
 
@@ -52,7 +54,7 @@ enum Wake {
 pub(crate) struct Tail {
     path: PathBuf,
     /// The file read so far, with its identity; `None` until it exists.
-    file: Option<(File, Identity)>,
+    file: Option<(File, FileId)>,
     /// Bytes read: those handed out (up to just after a `\n`), then [`pending`](Self::pending).
     offset: u64,
     /// The bytes read past the last `\n`: a line pi is still writing. Kept, so that each byte
@@ -64,27 +66,6 @@ pub(crate) struct Tail {
     wake: Receiver<Wake>,
     /// Kept alive: dropping it stops the events.
     _watcher: Option<Box<dyn notify::Watcher + Send>>,
-}
-
-/// Which file a path named: device and inode on unix. Elsewhere the creation time stands in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity(u64, u64);
-
-fn identity(meta: &std::fs::Metadata) -> Identity {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        Identity(meta.dev(), meta.ino())
-    }
-    #[cfg(not(unix))]
-    {
-        let created = meta
-            .created()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as u64);
-        Identity(created, 0)
-    }
 }
 
 impl Tail {
@@ -144,7 +125,7 @@ impl Tail {
         // A FIFO, device or directory in its place is refused as the other commands refuse
         // it: opening a FIFO would block until a writer came, deaf to Ctrl-C.
         refuse_irregular(&meta)?;
-        let now = identity(&meta);
+        let now = FileId::of(&meta);
         match &self.file {
             Some((_, seen)) if *seen != now => {
                 self.file = None;
@@ -214,7 +195,7 @@ fn refuse_irregular(meta: &std::fs::Metadata) -> io::Result<()> {
 
 /// Opens the file without blocking on a FIFO swapped in since it was looked at
 /// (`O_NONBLOCK`, which a regular file ignores), and checks what was opened.
-fn open_regular(path: &Path) -> io::Result<(File, Identity)> {
+fn open_regular(path: &Path) -> io::Result<(File, FileId)> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -226,7 +207,7 @@ fn open_regular(path: &Path) -> io::Result<(File, Identity)> {
     let file = options.open(path)?;
     let meta = file.metadata()?;
     refuse_irregular(&meta)?;
-    Ok((file, identity(&meta)))
+    Ok((file, FileId::of(&meta)))
 }
 
 /// How many of the last bytes read are checked again before reading on.
