@@ -77,9 +77,14 @@ impl fmt::Display for ScanError {
 impl std::error::Error for ScanError {}
 
 /// What a scan learned besides the entries.
-#[derive(Debug)]
-pub struct ScanReport {
-    pub header: Header,
+///
+/// `H` is the header's form: parsed ([`Header`]) for every reader; the summary cache stores
+/// the report as it is, with the header as its stored line ([`ScanReport::with_header`]), so
+/// a field added here is stored with the rest (bump the cache's `FORMAT` then) rather than
+/// forgotten by a copy. What is not stored is marked so.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct ScanReport<H = Header> {
+    pub header: H,
     pub header_line: u64,
     /// Where the header's stored line starts, and its length on disk (terminator included).
     pub header_offset: u64,
@@ -88,9 +93,12 @@ pub struct ScanReport {
     /// Malformed lines (not JSON, not an object, a second header...): each has a warning.
     pub malformed: u64,
     pub warnings: Vec<Warning>,
-    /// The last line had no `\n` and did not parse: pi is probably still writing it.
+    /// The last line had no `\n` and did not parse: pi is probably still writing it. Not
+    /// stored: a report with a torn line is not [`resumable`](Self::resumable).
+    #[serde(skip)]
     pub torn_tail: bool,
-    /// That line's number, for `check`'s findings.
+    /// That line's number, for `check`'s findings (set with `torn_tail`, and not stored).
+    #[serde(skip)]
     pub torn_line: Option<u64>,
     /// Where the scan stopped, for going on from there ([`scan_on`]).
     pub(crate) tail: Tail,
@@ -113,10 +121,40 @@ pub(crate) struct Tail {
     pub(crate) stopped: bool,
 }
 
-impl ScanReport {
+impl<H> ScanReport<H> {
     /// Whether a scan can go on from where this one stopped ([`scan_on`]).
     pub(crate) fn resumable(&self) -> bool {
         !self.tail.open && !self.tail.stopped && !self.torn_tail
+    }
+
+    /// The same report with its header turned into another form by `to`: the summary cache
+    /// stores the header's stored line, and parses it again ([`header_of_stored`]).
+    pub(crate) fn with_header<G>(self, to: impl FnOnce(H) -> G) -> ScanReport<G> {
+        // Every field named: one added to the report is a compile error here, not a loss.
+        let ScanReport {
+            header,
+            header_line,
+            header_offset,
+            header_len,
+            entries,
+            malformed,
+            warnings,
+            torn_tail,
+            torn_line,
+            tail,
+        } = self;
+        ScanReport {
+            header: to(header),
+            header_line,
+            header_offset,
+            header_len,
+            entries,
+            malformed,
+            warnings,
+            torn_tail,
+            torn_line,
+            tail,
+        }
     }
 }
 

@@ -29,6 +29,7 @@ use std::sync::Mutex;
 
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
+use serde_bytes::ByteBuf;
 
 use crate::format::scan::{
     self, open_file, read_exact_at, whole_file, OpenedFile, ScanError, ScanReport,
@@ -205,26 +206,13 @@ impl Blob {
 /// How to read a grown file on.
 #[derive(Serialize, Deserialize)]
 struct Resume {
-    /// The scan's report as it ended, but for its header, which is read again from `header`.
-    report: SavedReport,
+    /// The scan's report as it ended, its header as the stored line it is read again from.
+    report: ScanReport<ByteBuf>,
     /// Without the first message, which the record's summary holds ([`Fold::take_first_message`]).
     fold: Fold,
     had_first_message: bool,
     /// xxh3 of the bytes `[0, end)`: all that was folded ([`prefix_hash`]).
     prefix_hash: u64,
-}
-
-#[derive(Serialize, Deserialize)]
-struct SavedReport {
-    #[serde(with = "serde_bytes")]
-    header: Vec<u8>,
-    header_line: u64,
-    header_offset: u64,
-    header_len: u64,
-    entries: usize,
-    malformed: u64,
-    warnings: Vec<crate::util::warning::Warning>,
-    tail: scan::Tail,
 }
 
 /// What identifies a file's bytes without reading them: which file, and its size and times.
@@ -429,16 +417,7 @@ impl<'a> Cache<'a> {
                 prefix_hash: prefix_hash(file, report.tail.end)?,
                 had_first_message: fold.take_first_message(),
                 fold,
-                report: SavedReport {
-                    header: report.header.stored,
-                    header_line: report.header_line,
-                    header_offset: report.header_offset,
-                    header_len: report.header_len,
-                    entries: report.entries,
-                    malformed: report.malformed,
-                    warnings: report.warnings,
-                    tail: report.tail,
-                },
+                report: report.with_header(|h| ByteBuf::from(h.stored)),
             };
             postcard::to_stdvec(&resume).ok()
         });
@@ -696,7 +675,7 @@ fn read_on(
     // only ever steers what `ls` displays). An edit anywhere before `end`, of any length,
     // shows; hashing is several times faster than folding what it covers again.
     let header = read_at(file, saved.header_offset, saved.header_len)?;
-    if header != saved.header || prefix_hash(file, end)? != resume.prefix_hash {
+    if header != *saved.header || prefix_hash(file, end)? != resume.prefix_hash {
         return None;
     }
     let report = restore(resume.report, &opened.stem)?;
@@ -769,20 +748,9 @@ pub(crate) fn stamp() -> String {
     )
 }
 
-fn restore(saved: SavedReport, stem: &str) -> Option<ScanReport> {
+fn restore(saved: ScanReport<ByteBuf>, stem: &str) -> Option<ScanReport> {
     let header = scan::header_of_stored(&saved.header, stem)?;
-    Some(ScanReport {
-        header,
-        header_line: saved.header_line,
-        header_offset: saved.header_offset,
-        header_len: saved.header_len,
-        entries: saved.entries,
-        malformed: saved.malformed,
-        warnings: saved.warnings,
-        torn_tail: false,
-        torn_line: None,
-        tail: saved.tail,
-    })
+    Some(saved.with_header(|_| header))
 }
 
 /// `len` bytes at `offset` ([`read_exact_at`]: the file's offset does not move); `None` for
@@ -952,5 +920,54 @@ mod tests {
         let bytes = postcard::to_stdvec(&far).unwrap();
         let key: FileKey = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(postcard::to_stdvec(&key).unwrap(), bytes);
+    }
+
+    /// A report is stored as it was when the cache copied it field by field into a
+    /// `SavedReport` of its own: the same bytes, read back into the same report.
+    #[test]
+    fn a_report_is_encoded_as_its_saved_copy_was() {
+        #[derive(Serialize, Deserialize)]
+        struct SavedReport {
+            #[serde(with = "serde_bytes")]
+            header: Vec<u8>,
+            header_line: u64,
+            header_offset: u64,
+            header_len: u64,
+            entries: usize,
+            malformed: u64,
+            warnings: Vec<crate::util::warning::Warning>,
+            tail: scan::Tail,
+        }
+        // A v1 session (the migration's last id is in the tail), with a line that is no JSON.
+        let text = format!(
+            "\n{}\nnot json\n{}\n",
+            r#"{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            r#"{"type":"message","message":{"role":"user","content":"hi"}}"#
+        );
+        let report = scan::scan(
+            text.as_bytes(),
+            "s",
+            crate::format::model::Skimming::Plain,
+            |_, _| {},
+        )
+        .unwrap();
+        assert!(report.resumable() && !report.warnings.is_empty());
+        assert!(report.tail.prev_v1_id.is_some() && report.header_line == 2);
+        let old = postcard::to_stdvec(&SavedReport {
+            header: report.header.stored.clone(),
+            header_line: report.header_line,
+            header_offset: report.header_offset,
+            header_len: report.header_len,
+            entries: report.entries,
+            malformed: report.malformed,
+            warnings: report.warnings.clone(),
+            tail: report.tail.clone(),
+        })
+        .unwrap();
+        let shown = format!("{report:?}");
+        let new = postcard::to_stdvec(&report.with_header(|h| ByteBuf::from(h.stored))).unwrap();
+        assert_eq!(new, old);
+        let back: ScanReport<ByteBuf> = postcard::from_bytes(&old).unwrap();
+        assert_eq!(format!("{:?}", restore(back, "s").unwrap()), shown);
     }
 }
