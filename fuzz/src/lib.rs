@@ -132,7 +132,7 @@ fn assert_json(args: &[&str], out: &[u8]) {
 
 /// The library's own promises about an index.
 fn check_index(data: &[u8]) -> Option<Session> {
-    let session = Session::from_reader(data, "-").ok()?;
+    let session = Session::from_reader(data, "-", Default::default()).ok()?;
     let mut last_line = session.header_line;
     for (i, e) in session.entries.iter().enumerate() {
         assert!(e.line > last_line, "entry lines increase");

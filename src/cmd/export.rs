@@ -43,6 +43,7 @@ pub fn run(
         env,
         diag,
         stdin,
+        Default::default(),
     )?;
     if let Some(file) = destination {
         refuse_input(&session, Path::new(file))?;

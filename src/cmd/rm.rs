@@ -27,9 +27,8 @@ use crate::store::listing::{self, Projects, Window};
 use crate::store::locate::{self, Location};
 use crate::store::removal::{self, cannot_read, not_a_session, Checked, Mode};
 use crate::store::select::{self, SelectError, Selected};
-use crate::store::summary::{summarize_opened, Summary};
+use crate::store::summary::{summarize_opened, Detail, Summary, SummaryOptions};
 use crate::util::file::FileId;
-use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::views::ids::ShortIds;
 use crate::views::style::{self, Theme};
@@ -89,8 +88,8 @@ impl Rule {
             meta,
             stem: crate::format::scan::stem_of(path),
         };
-        let summary =
-            summarize_opened(&opened, path, Reading::AheadIfBig).map_err(|e| not_a_session(&e))?;
+        let summary = summarize_opened(&opened, path, SummaryOptions::default())
+            .map_err(|e| not_a_session(&e))?;
         self.judge(&summary)
     }
 }
@@ -372,7 +371,7 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
         let window = Window::parse(None, args.older_than.as_deref(), env.now_ms, &env.tz)?;
         let projects = Projects::parse(&args.projects, &env.inputs.home)?;
         let scope = projects.scope(args.all);
-        let listing = listing::list(loc, scope)?;
+        let listing = listing::list(loc, scope, Detail::Listing)?;
         incomplete = listing.report(diag);
         for s in listing.sessions {
             if !window.holds(&s) || !projects.holds(&s.cwd) || (args.empty && s.message_count > 0) {
@@ -495,8 +494,8 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
         meta: opened,
         stem: crate::format::scan::stem_of(&path),
     };
-    let summary =
-        summarize_opened(&opened, &path, Reading::AheadIfBig).map_err(|e| not_a_session(&e))?;
+    let summary = summarize_opened(&opened, &path, SummaryOptions::default())
+        .map_err(|e| not_a_session(&e))?;
     if let Some(id) = c.expected.filter(|id| *id != summary.id) {
         return Err(format!(
             "it no longer holds session {id} (it holds {}); left alone",

@@ -18,14 +18,14 @@ use crate::app::cli::TreeArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::cmd::open_session_observed;
+use crate::cmd::open_session;
 use crate::format::model::EntryLine;
 use crate::format::model::{
     decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView, Skimming,
 };
 use crate::format::surrogates;
 use crate::store::select::select;
-use crate::store::session::Session;
+use crate::store::session::{IndexOptions, Session};
 use crate::views::preview::{
     answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls,
 };
@@ -44,13 +44,15 @@ pub fn run(
     let mut seen = Seen::default();
     let mut observe = |at, e: &EntryLine<'_>| seen.observe(at, e, &home);
     let (arg, how) = (args.session.as_deref(), Skimming::NotingSaid);
-    let session = open_session_observed(
+    let session = open_session(
         &select(arg, &env.location, env.pi_session_file.as_deref())?,
         env,
         diag,
         stdin,
-        how,
-        &mut observe,
+        IndexOptions {
+            how,
+            observe: Some(&mut observe),
+        },
     )?;
     let tree = Tree::build(&session);
     diag.session_warnings(&session.name, &tree.warnings);

@@ -861,7 +861,7 @@ mod tests {
         let grown = text.clone() + &line(200, "appended");
         fs::write(&path, &grown).unwrap();
         let on = read_on_now(&dir, &path).expect("read on");
-        let whole = crate::store::summary::summarize(&path, Reading::AheadIfBig).unwrap();
+        let whole = crate::store::summary::summarize(&path, Default::default()).unwrap();
         assert_eq!(
             (on.entries, &on.first_message, &on.leaf_id),
             (whole.entries, &whole.first_message, &whole.leaf_id)

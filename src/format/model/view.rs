@@ -53,8 +53,9 @@ pub struct MessageView<'a> {
 }
 
 /// What the skim of a line notes besides the view's fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Skimming {
+    #[default]
     Plain,
     /// An assistant message's [`ContentSaid`], as its content is passed (`tree`'s filter
     /// reads it of every assistant message; other readers would pay for it for nothing).
