@@ -387,7 +387,7 @@ impl View<'_> {
             && s.role(i) == Some("toolResult")
         {
             let line = s.line_without_content(i)?;
-            let message = LineView::skim(&line).and_then(|view| view.message.0);
+            let message = LineView::skim(&line, Skimming::Plain).and_then(|view| view.message.0);
             if let Some(m) = message.filter(|m| m.tool_name.get().is_some()) {
                 let mut message = Map::new();
                 message.insert("role".into(), "toolResult".into());
@@ -767,11 +767,11 @@ mod tests {
     /// Both as the skim notes it on the way and from the content's span.
     fn seen_as_decoded(line: &str, full: &Value, home: &str, sure: &mut (usize, usize)) {
         let said_as = |how| {
-            let view = LineView::skim_as(line.as_bytes(), how)?;
+            let view = LineView::skim(line.as_bytes(), how)?;
             view.message.0.as_ref().and_then(|m| m.said())
         };
         let said = said_as(Skimming::NotingSaid);
-        let noted = LineView::skim_as(line.as_bytes(), Skimming::NotingSaid)
+        let noted = LineView::skim(line.as_bytes(), Skimming::NotingSaid)
             .and_then(|view| view.message.0)
             .is_some_and(|m| m.content_said.is_some());
         sure.1 += usize::from(noted);

@@ -186,7 +186,7 @@ fn parse_line<'a>(line: &RawLine<'a>, how: Skimming) -> Parsed<'a> {
     }
     // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
     // memory speed. serde_json decides the rest, the same way it always did.
-    if let Some(view) = LineView::skim_as(bytes, how) {
+    if let Some(view) = LineView::skim(bytes, how) {
         return Parsed::View(view);
     }
     // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
@@ -466,7 +466,7 @@ fn scan_from<R: BufRead>(
                 // Written as pi writes it (lone surrogates as escapes, not stand-ins), so that
                 // decoding `json` again gives this value back; read by the skim, which takes them.
                 owned = crate::format::surrogates::to_string(&value);
-                view_storage = LineView::skim(owned.as_bytes())
+                view_storage = LineView::skim(owned.as_bytes(), Skimming::Plain)
                     .or_else(|| serde_json::from_str(&owned).ok())
                     .unwrap_or_default();
                 (&view_storage, owned.as_bytes())
@@ -594,7 +594,7 @@ pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRe
 /// for checking that a line read again by offset is the entry the index recorded.
 pub(crate) fn stored_id(line: &[u8], dialect: Dialect) -> Option<String> {
     if dialect == Dialect::Pi {
-        if let Some(view) = LineView::skim(line) {
+        if let Some(view) = LineView::skim(line, Skimming::Plain) {
             return view.id.get().map(str::to_owned);
         }
     }
