@@ -7,6 +7,9 @@
 //! escaped here (JSON keeps it as stored); human output escapes each part.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::DefaultHashBuilder;
 
 use serde_json::Value;
 
@@ -85,18 +88,23 @@ fn content(v: Option<&Value>) -> String {
     normalize(js_slice(&full_text(v), 200))
 }
 
-/// Which assistant message holds each tool call, by call id, the last call of an id winning
-/// (pi's `/tree` map of one-liners, whose lines [`tool_calls_of`] makes again from that
-/// message). Ids sit in one arena, and lines are kept only for the calls of messages the
-/// filter hides, up to [`LINES_KEPT`] bytes: no row decodes such a message, and each tool
-/// result answering one decoded it again (6,346 messages of the 400 MB benchmark session). A
-/// `HashMap<String, String>` of every line was a third of `tree`'s memory on a session of a
-/// million small entries.
+/// Which assistant messages may hold each tool call, by call id, for pi's `/tree` map of
+/// one-liners, whose lines [`tool_calls_of`] makes again from that message (the last call of
+/// an id winning). A call is kept as its id's hash (keyed anew each run) and its entry: 12
+/// bytes, no id text, so the caller confirms a holder by reading it ([`ToolCalls::holders`]
+/// gives them latest first; a hash two ids share only adds a read). Lines are kept only for
+/// the calls of messages the filter hides, up to [`LINES_KEPT`] bytes: no row decodes such a
+/// message, and each tool result answering one decoded it again (6,346 messages of the 400 MB
+/// benchmark session). The ids' text and a hash table of them were a quarter of `tree`'s
+/// memory on a session of a million small entries (a `HashMap<String, String>` of every line,
+/// before them, a third).
 #[derive(Debug, Default)]
 pub(crate) struct ToolCalls {
-    ids: String,
-    /// Where an id starts in `ids`, its length, and the entry holding the call.
-    by_id: IdIndex<(u64, u32, u32)>,
+    hasher: DefaultHashBuilder,
+    /// `[hash >> 32, hash as u32, entry]` of each call, in the order recorded (file order)
+    /// until [`ToolCalls::sealed`] sorts them.
+    calls: Vec<[u32; 3]>,
+    sorted: bool,
     /// Ids each followed by its call's one-liner.
     lines: String,
     /// Where an id starts in `lines`, its length, its line's length, and the entry holding it.
@@ -111,29 +119,40 @@ const LINES_KEPT: usize = 2 << 20;
 impl ToolCalls {
     pub(crate) fn with_capacity(calls: usize) -> ToolCalls {
         ToolCalls {
-            by_id: IdIndex::with_capacity(calls),
+            calls: Vec::with_capacity(calls),
             ..ToolCalls::default()
         }
     }
 
-    /// Records that call `id` is in entry `entry` (a later call of the id wins).
-    pub(crate) fn insert(&mut self, id: &str, entry: u32) {
-        // A line is far below 4 GiB, so an id is too.
-        let value = (self.ids.len() as u64, id.len() as u32, entry);
-        self.ids.push_str(id);
-        let ToolCalls { ids, by_id, .. } = self;
-        // A replaced call's id stays in the arena, unreferenced: ids used twice are rare.
-        by_id.insert(id, value, |&(start, len, _)| {
-            &ids[start as usize..start as usize + len as usize]
-        });
+    fn hash(&self, id: &str) -> [u32; 2] {
+        let h = self.hasher.hash_one(id);
+        [(h >> 32) as u32, h as u32]
     }
 
-    /// The entry holding call `id`.
-    pub(crate) fn entry_of(&self, id: &str) -> Option<usize> {
-        let held = |&(start, len, _): &(u64, u32, u32)| {
-            Some(&self.ids[start as usize..start as usize + len as usize])
-        };
-        self.by_id.find(id, held).map(|&(.., entry)| entry as usize)
+    /// Records that call `id` is in entry `entry`, entries in file order (a later call of the
+    /// id wins).
+    pub(crate) fn insert(&mut self, id: &str, entry: u32) {
+        let [high, low] = self.hash(id);
+        self.calls.push([high, low, entry]);
+        self.sorted = false;
+    }
+
+    /// The calls sorted for [`ToolCalls::holders`]: by hash, then entry.
+    pub(crate) fn sealed(mut self) -> ToolCalls {
+        self.calls.sort_unstable();
+        self.sorted = true;
+        self
+    }
+
+    /// The entries that may hold call `id`, the latest first: every entry that holds it is
+    /// among them (the first that does is the one that wins), and so may be entries holding
+    /// another id of the same hash. Only once [`ToolCalls::sealed`].
+    pub(crate) fn holders(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
+        debug_assert!(self.sorted || self.calls.is_empty());
+        let [high, low] = self.hash(id);
+        let from = self.calls.partition_point(|c| [c[0], c[1]] < [high, low]);
+        let to = from + self.calls[from..].partition_point(|c| [c[0], c[1]] == [high, low]);
+        self.calls[from..to].iter().rev().map(|c| c[2] as usize)
     }
 
     /// Keeps the one-liner of call `id` of entry `entry`, while there is room.
