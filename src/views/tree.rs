@@ -87,7 +87,6 @@ impl Tree {
         };
         let mut roots = Vec::new();
         for i in (0..n).filter(|&i| in_tree[i]) {
-            let e = &session.entries[i];
             match session.parent_id(i) {
                 None => roots.push(i),
                 Some(p) if Some(p) == session.id(i) => roots.push(i),
@@ -95,7 +94,7 @@ impl Tree {
                     Some(_) => {}
                     None => {
                         warnings.push(Warning {
-                            line: Some(e.line),
+                            line: Some(session.line(i)),
                             message: format!(
                                 "entry {} names a parent {p} that is not in the file; shown as a root",
                                 session.id(i).unwrap_or("?")
@@ -141,7 +140,7 @@ impl Tree {
                 }
                 let cut = *cycle.iter().min().unwrap_or(&cur);
                 warnings.push(Warning {
-                    line: Some(session.entries[cut].line),
+                    line: Some(session.line(cut)),
                     message: format!(
                         "parent cycle through {} entries; entry {} is shown as a root",
                         cycle.len(),
