@@ -105,6 +105,11 @@ pub(crate) struct ToolCalls {
     /// until [`ToolCalls::sealed`] sorts them.
     calls: Vec<[u32; 3]>,
     sorted: bool,
+    /// Once sorted: where the calls whose hash starts with each `bits` bits start in
+    /// `calls` (one more at the end), so that a look-up reads a run of a few calls instead
+    /// of searching a table of megabytes (20 cache misses a tool result).
+    starts: Vec<u32>,
+    bits: u32,
     /// Ids each followed by its call's one-liner.
     lines: String,
     /// Where an id starts in `lines`, its length, its line's length, and the entry holding it.
@@ -140,8 +145,26 @@ impl ToolCalls {
     /// The calls sorted for [`ToolCalls::holders`]: by hash, then entry.
     pub(crate) fn sealed(mut self) -> ToolCalls {
         self.calls.sort_unstable();
+        self.calls.shrink_to_fit();
+        // About four calls a run: a byte a call.
+        let runs = (self.calls.len() / 4).max(1).next_power_of_two();
+        self.bits = runs.trailing_zeros();
+        let mut starts = vec![0u32; runs + 1];
+        // Calls are fewer than entries, which are fewer than u32::MAX.
+        for c in &self.calls {
+            starts[Self::run(self.bits, c[0]) + 1] += 1;
+        }
+        for k in 0..runs {
+            starts[k + 1] += starts[k];
+        }
+        self.starts = starts;
         self.sorted = true;
         self
+    }
+
+    /// The run of a hash whose high half is `high`: its first `bits` bits.
+    fn run(bits: u32, high: u32) -> usize {
+        (u64::from(high) >> (32 - bits)) as usize
     }
 
     /// The entries that may hold call `id`, the latest first: every entry that holds it is
@@ -150,9 +173,13 @@ impl ToolCalls {
     pub(crate) fn holders(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
         debug_assert!(self.sorted || self.calls.is_empty());
         let [high, low] = self.hash(id);
-        let from = self.calls.partition_point(|c| [c[0], c[1]] < [high, low]);
-        let to = from + self.calls[from..].partition_point(|c| [c[0], c[1]] == [high, low]);
-        self.calls[from..to].iter().rev().map(|c| c[2] as usize)
+        let run = match self.starts.get(Self::run(self.bits, high)..) {
+            Some(&[from, to, ..]) => &self.calls[from as usize..to as usize],
+            _ => &self.calls[..],
+        };
+        let from = run.partition_point(|c| [c[0], c[1]] < [high, low]);
+        let to = from + run[from..].partition_point(|c| [c[0], c[1]] == [high, low]);
+        run[from..to].iter().rev().map(|c| c[2] as usize)
     }
 
     /// Keeps the one-liner of call `id` of entry `entry`, while there is room.
@@ -372,6 +399,44 @@ pub(crate) fn thinking_text(content: Option<&Value>) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every entry that holds a call is among its holders, latest first, and the others are
+    /// entries of another id with the same hash; for tables of every size (runs of 1 to
+    /// thousands of calls) and ids recorded several times.
+    #[test]
+    fn holders_are_the_entries_of_an_id_latest_first() {
+        let mut next = crate::format::skim::rng(0x70c5);
+        for calls in [0, 1, 3, 5, 17, 100, 4_000] {
+            let mut table = ToolCalls::default();
+            let mut recorded = Vec::new();
+            for entry in 0..calls as u32 {
+                let id = format!("call_{}", next(calls.max(1) * 2 / 3 + 1));
+                table.insert(&id, entry);
+                recorded.push((id, entry));
+            }
+            let table = table.sealed();
+            for k in 0..calls + 50 {
+                let id = format!("call_{k}");
+                let got: Vec<usize> = table.holders(&id).collect();
+                let mut expected: Vec<usize> = recorded
+                    .iter()
+                    .filter(|(i, _)| *i == id)
+                    .map(|&(_, e)| e as usize)
+                    .collect();
+                expected.reverse();
+                let true_ones: Vec<usize> = got
+                    .iter()
+                    .copied()
+                    .filter(|&e| recorded[e].0 == id)
+                    .collect();
+                assert_eq!(true_ones, expected, "{id} of {calls}");
+                assert!(got.windows(2).all(|w| w[0] >= w[1]));
+                for &e in &got {
+                    assert_eq!(table.hash(&recorded[e].0), table.hash(&id));
+                }
+            }
+        }
+    }
 
     fn text(entry: &Value) -> String {
         let kind = EntryKind::parse(entry.get("type").and_then(Value::as_str));
