@@ -522,15 +522,21 @@ impl View<'_> {
         for (_, text) in &mut parts {
             *text = escape_control(text, false).into_owned();
         }
-        if let Some(width) = look.width {
-            let fixed = style::width(&row.prefix) + style::width(marker) + style::width(suffix);
+        // Whole for a terminal or colour (people read those rows); else in its pieces.
+        let whole = (look.width.is_some() || theme.enabled).then(|| row.prefix.to_string());
+        if let (Some(width), Some(prefix)) = (look.width, &whole) {
+            let fixed = style::width(prefix) + style::width(marker) + style::width(suffix);
             cut_parts(&mut parts, width.saturating_sub(fixed));
         }
         // Written into the chunk's buffer piece by piece: a prefix can be megabytes.
-        if theme.enabled {
-            out.extend_from_slice(theme.dim(&row.prefix).as_bytes());
-        } else {
-            out.extend_from_slice(row.prefix.as_bytes());
+        match &whole {
+            Some(prefix) if theme.enabled => out.extend_from_slice(theme.dim(prefix).as_bytes()),
+            Some(prefix) => out.extend_from_slice(prefix.as_bytes()),
+            None => {
+                for part in row.prefix.parts() {
+                    out.extend_from_slice(part.as_bytes());
+                }
+            }
         }
         out.extend_from_slice(theme.cyan(marker).as_bytes());
         for (tone, text) in &parts {
