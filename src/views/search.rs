@@ -88,12 +88,12 @@ impl Matcher {
             .case_insensitive(ignore_case)
             .build()?;
         // Parsed again as `regex` parses it (same crate, same flags), for the stored regex.
-        let stored = regex_syntax::ParserBuilder::new()
+        let hir = regex_syntax::ParserBuilder::new()
             .case_insensitive(ignore_case)
             .build()
             .parse(&source)
-            .ok()
-            .and_then(|hir| stored::regex(&hir));
+            .ok();
+        let stored = hir.as_ref().and_then(stored::regex);
         Ok(Matcher { regex, stored })
     }
 
@@ -113,14 +113,17 @@ impl Matcher {
     /// leftmost match, or the first `\u`; `None` when nothing in `stored` can match. The stored
     /// regex matches no raw newline, so every line that ends before this byte cannot match.
     pub fn first_may_match(&self, stored: &[u8]) -> Option<usize> {
-        let Some(r) = &self.stored else {
-            return Some(0);
-        };
-        // Its last byte: a match is never empty.
-        let matched = r.search_half(&regex_automata::Input::new(stored));
-        let end = matched.map_or(stored.len(), |m| m.offset().saturating_sub(1));
-        let escape = memchr::memmem::find(&stored[..end], b"\\u");
-        escape.or(matched.map(|_| end))
+        self.stretches(stored).next_from(0)
+    }
+
+    /// The stretches of `stored` (lines of stored JSON) that may hold a match, one after the
+    /// other: [`first_may_match`](Self::first_may_match) from any offset on.
+    pub fn stretches<'a>(&'a self, stored: &'a [u8]) -> Stretches<'a> {
+        Stretches {
+            matcher: self,
+            stored,
+            last: None,
+        }
     }
 
     /// Whether [`may_match`](Self::may_match) can ever say no.
@@ -134,6 +137,53 @@ impl Matcher {
             .find_iter(line)
             .map(|m| (m.start(), m.end()))
             .collect()
+    }
+}
+
+/// Where in stored JSON held in memory a match may be, from any offset on (`grep` reads only
+/// those lines of a file).
+pub struct Stretches<'a> {
+    matcher: &'a Matcher,
+    stored: &'a [u8],
+    /// The last search of the stored regex: where it started, where the next search may
+    /// start and find the same (no match starts in between), and a byte of the leftmost match
+    /// it found (`None`: no match after the start).
+    last: Option<(usize, usize, Option<usize>)>,
+}
+
+impl Stretches<'_> {
+    /// A byte at or after `from` of the first stretch there that may hold a match (see
+    /// [`Matcher::first_may_match`]); `None` when no byte from `from` on can.
+    pub fn next_from(&mut self, from: usize) -> Option<usize> {
+        let stored = self.stored;
+        if from > stored.len() {
+            return None;
+        }
+        let Some(r) = &self.matcher.stored else {
+            return Some(from);
+        };
+        // The last search still answers when it started at or before `from` and no match
+        // starts between the two. (Searching again each time would read the same bytes again
+        // for every `\u` before a match.)
+        let matched = match self.last {
+            Some((start, clear, at)) if start <= from && from <= clear => at,
+            _ => {
+                let input = regex_automata::Input::new(stored).span(from..stored.len());
+                // Its last byte: a match is never empty. The stored regex matches no
+                // raw newline, so the match started in that byte's line.
+                let at = r
+                    .search_half(&input)
+                    .map(|m| m.offset().saturating_sub(1).max(from));
+                let line_start =
+                    |at: usize| memchr::memrchr(b'\n', &stored[..at]).map_or(0, |n| n + 1);
+                let clear = at.map_or(usize::MAX, line_start);
+                self.last = Some((from, clear, at));
+                at
+            }
+        };
+        let end = matched.unwrap_or(stored.len());
+        let escape = memchr::memmem::find(&stored[from..end], b"\\u").map(|at| from + at);
+        escape.or(matched)
     }
 }
 
