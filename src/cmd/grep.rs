@@ -384,11 +384,17 @@ fn search_bytes(
         return Ok(None);
     };
     if search.sparse {
+        // Past the first stretch, a search for the next that is slower than the scan (the
+        // many literals of `-i`) would cost more than it saves: every line is read from there.
+        let cheap = search.matcher.stretches_are_cheap();
         let next = |from: u64| {
+            if !cheap && from >= first as u64 {
+                return Some(from);
+            }
             let at = stretches.next_from(usize::try_from(from).ok()?)?;
             u64::try_from(at).ok()
         };
-        found.vetted = true;
+        found.vetted = cheap;
         return scan_sparse(bytes, stem, next, |header, e| {
             found.entry(search, header, e)
         })

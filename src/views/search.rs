@@ -30,6 +30,8 @@ pub struct Matcher {
     regex: Regex,
     /// The pattern over stored bytes (`search::stored`); `None`: every line may match.
     stored: Option<meta::Regex>,
+    /// The stored regex is one literal (`stored::is_one_literal`).
+    literal: bool,
 }
 
 /// The regex source of a pattern under `syntax`, and whether it ignores case.
@@ -94,7 +96,12 @@ impl Matcher {
             .parse(&source)
             .ok();
         let stored = hir.as_ref().and_then(stored::regex);
-        Ok(Matcher { regex, stored })
+        let literal = stored.is_some() && hir.as_ref().is_some_and(stored::is_one_literal);
+        Ok(Matcher {
+            regex,
+            stored,
+            literal,
+        })
     }
 
     /// Whether stored JSON (a line, or a whole file) can hold a decoded line that matches.
@@ -124,6 +131,13 @@ impl Matcher {
             stored,
             last: None,
         }
+    }
+
+    /// Whether the stretches that may match are found faster than lines are parsed: the stored
+    /// regex is one literal (a byte search). Else only the first is looked for, and every line
+    /// from its own on is parsed.
+    pub fn stretches_are_cheap(&self) -> bool {
+        self.literal
     }
 
     /// Whether [`may_match`](Self::may_match) can ever say no.
