@@ -496,6 +496,58 @@ mod tests {
         assert!(strict.find_in("deploy").is_empty());
     }
 
+    /// Walking a file from stretch to stretch, as `grep` does, reaches every line that
+    /// [`Matcher::may_match`], whatever the `\u` lines before a match (the cached search).
+    #[test]
+    fn stretches_reach_every_line_that_may_match() {
+        let lines = [
+            r#"{"t":"nothing"}"#,
+            r#"{"t":"\u0041 first escape"}"#,
+            r#"{"t":"more \u00e9"}"#,
+            r#"{"t":"none"}"#,
+            r#"{"t":"we deploy"}"#,
+            r#"{"t":"\u0042"}"#,
+            r#"{"t":"DEPLOY"}"#,
+            r#"{"t":"deploy again"}"#,
+            r#"{"t":"end"}"#,
+        ];
+        let file = lines.join("\n");
+        for (pattern, ignore_case) in [("deploy", false), ("deploy", true), (r"d\w+y", false)] {
+            let m = m(
+                pattern,
+                Syntax {
+                    ignore_case,
+                    ..Syntax::default()
+                },
+            );
+            let mut stretches = m.stretches(file.as_bytes());
+            let mut reached = Vec::new();
+            let mut from = 0;
+            while let Some(at) = stretches.next_from(from) {
+                let start = file[..at].rfind('\n').map_or(0, |n| n + 1);
+                let end = file[at..].find('\n').map_or(file.len(), |n| at + n);
+                assert!(start >= from, "{pattern}: back to {start} from {from}");
+                reached.push(&file[start..end]);
+                from = end + 1;
+            }
+            let wanted: Vec<_> = lines
+                .iter()
+                .filter(|l| m.may_match(l.as_bytes()))
+                .copied()
+                .collect();
+            assert_eq!(reached, wanted, "{pattern} (i: {ignore_case})");
+        }
+        // Only one literal is cheap to look for: `-i` spells `deploy` 64 ways, `/` two.
+        assert!(m("deploy", Syntax::default()).stretches_are_cheap());
+        let ci = Syntax {
+            ignore_case: true,
+            ..Syntax::default()
+        };
+        assert!(!m("deploy", ci).stretches_are_cheap());
+        assert!(!m("a/b", Syntax::default()).stretches_are_cheap());
+        assert!(!m(r"\w+ing", Syntax::default()).stretches_are_cheap());
+    }
+
     #[test]
     fn words_and_lines_as_ripgrep() {
         let w = m(
