@@ -134,15 +134,29 @@ fn write_js_integer<W: ?Sized + io::Write>(
     write_js_f64(w, value)
 }
 
-/// The decimal digits of an integer, `-` first when it is negative, at the end of `buf`.
-fn digits(negative: bool, mut magnitude: u128, buf: &mut [u8; 40]) -> &[u8] {
+/// The decimal digits of an integer, `-` first when it is negative, at the end of `buf`: in
+/// u64 where it fits (a u128 division is a call each digit).
+fn digits(negative: bool, magnitude: u128, buf: &mut [u8; 40]) -> &[u8] {
     let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (magnitude % 10) as u8;
-        magnitude /= 10;
-        if magnitude == 0 {
-            break;
+    match u64::try_from(magnitude) {
+        Ok(mut m) => loop {
+            at -= 1;
+            buf[at] = b'0' + (m % 10) as u8;
+            m /= 10;
+            if m == 0 {
+                break;
+            }
+        },
+        Err(_) => {
+            let mut m = magnitude;
+            loop {
+                at -= 1;
+                buf[at] = b'0' + (m % 10) as u8;
+                m /= 10;
+                if m == 0 {
+                    break;
+                }
+            }
         }
     }
     if negative {
@@ -232,20 +246,13 @@ pub(crate) fn push_str(out: &mut Vec<u8>, s: &str) {
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     let mut start = 0;
-    let mut at = 0;
-    while at < bytes.len() {
-        // Eight bytes at a time while none of them is escaped: a control character, `"`, `\\`.
-        while let Some(chunk) = bytes.get(at..at + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            if has_escaped_byte(word) {
-                break;
-            }
-            at += 8;
-        }
+    loop {
+        let at = next_escaped(bytes, start);
+        out.extend_from_slice(&bytes[start..at]);
         let Some(&byte) = bytes.get(at) else {
             break;
         };
-        at += 1;
+        start = at + 1;
         let short = match byte {
             b'"' => b'"',
             b'\\' => b'\\',
@@ -254,11 +261,8 @@ pub(crate) fn push_str(out: &mut Vec<u8>, s: &str) {
             0x0A => b'n',
             0x0C => b'f',
             0x0D => b'r',
-            0x00..=0x1F => b'u',
-            _ => continue,
+            _ => b'u',
         };
-        out.extend_from_slice(&bytes[start..at - 1]);
-        start = at;
         if short == b'u' {
             const HEX: &[u8; 16] = b"0123456789abcdef";
             out.extend_from_slice(&[
@@ -273,22 +277,39 @@ pub(crate) fn push_str(out: &mut Vec<u8>, s: &str) {
             out.extend_from_slice(&[b'\\', short]);
         }
     }
-    out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 
-/// Whether any byte of `word` is one JSON escapes (below 0x20, `"` or `\\`): the classic
-/// "has a zero byte" test on the word, on it xor each of the two, and on it below 0x20. May
-/// say yes wrongly (the byte loop then finds nothing), never no wrongly.
-fn has_escaped_byte(word: u64) -> bool {
+/// Where the first byte from `at` on that JSON escapes is (below 0x20, `"` or `\\`), or the
+/// end: eight bytes at a time.
+fn next_escaped(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mask = escaped_bytes(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        if mask != 0 {
+            // Little-endian: the lowest marked byte is the first.
+            return at + mask.trailing_zeros() as usize / 8;
+        }
+        at += 8;
+    }
+    let escaped = |b: &u8| *b < 0x20 || *b == b'"' || *b == b'\\';
+    bytes[at..]
+        .iter()
+        .position(escaped)
+        .map_or(bytes.len(), |i| at + i)
+}
+
+/// The high bit of each byte of `word` that JSON escapes (below 0x20, `"` or `\\`), by the
+/// classic "has a zero byte" test on the word xor each of the two and on it below 0x20. A
+/// borrow can mark a byte above a marked one wrongly, never one below: the lowest mark is
+/// always right, and none means none.
+fn escaped_bytes(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let zero_in = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
     let below_0x20 = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-    (zero_in(word ^ (ONES * u64::from(b'"')))
+    zero_in(word ^ (ONES * u64::from(b'"')))
         | zero_in(word ^ (ONES * u64::from(b'\\')))
-        | below_0x20)
-        != 0
+        | below_0x20
 }
 
 /// What [`write`] writes of an unsigned integer, into `out`.
@@ -367,6 +388,50 @@ mod tests {
             String::from_utf8_lossy(&out.stderr)
         );
         assert_eq!(ours, String::from_utf8(out.stdout).unwrap());
+    }
+
+    /// [`push_str`] is [`write`] of the string, on random strings of the characters that
+    /// matter to it: every escaped kind, bytes just beside them, multi-byte ones, stand-ins.
+    #[test]
+    fn a_pushed_string_is_the_written_one() {
+        let alphabet = [
+            "a",
+            "\"",
+            "\\",
+            "\n",
+            "\u{1}",
+            "\u{1f}",
+            " ",
+            "!",
+            "#",
+            "[",
+            "]",
+            "\u{7f}",
+            "é",
+            "😀",
+            "\u{10f7ff}",
+        ];
+        let lone = standin(0xD83D).to_string();
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 40) as usize;
+            let mut text = String::new();
+            for i in 0..len {
+                let pick = (x >> (i % 50)) as usize ^ (i * 31);
+                if x.is_multiple_of(97) && i == len / 2 {
+                    text.push_str(&lone);
+                }
+                text.push_str(alphabet[pick % alphabet.len()]);
+            }
+            let mut want = Vec::new();
+            write(&mut want, &text).unwrap();
+            let mut got = Vec::new();
+            push_str(&mut got, &text);
+            assert_eq!(got, want, "{text:?}");
+        }
     }
 
     #[test]

@@ -287,11 +287,16 @@ impl JsonDate {
     }
 
     /// `value` (not negative) in at least `width` digits, zeros before.
-    fn digits(&mut self, value: i64, width: u32) {
-        let width = width.max(value.checked_ilog10().map_or(1, |l| l + 1));
-        for place in (0..width).rev() {
-            let digit = value / 10_i64.pow(place) % 10;
-            self.push(b'0' + digit as u8);
+    fn digits(&mut self, mut value: i64, width: usize) {
+        let mut buf = [b'0'; 20];
+        let mut at = buf.len();
+        while value > 0 || buf.len() - at < width {
+            at -= 1;
+            buf[at] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+        for &b in &buf[at..] {
+            self.push(b);
         }
     }
 }
