@@ -196,23 +196,7 @@ results="$dir/results"
 rm -rf "$results"
 mkdir -p "$results"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
-args=()
-for line in "${cmds[@]}"; do
-  IFS=$'\t' read -r label prep cmd <<<"$line"
-  args+=(--command-name "$label" --prepare "$prep" "$cmd")
-done
-for r in $(seq 1 "$rounds"); do
-  say "round $r/$rounds"
-  hyperfine --style none --runs "$runs" --warmup "$([ "$r" = 1 ] && echo 1 || echo 0)" \
-    --export-json "$results/c-$r.json" "${args[@]}" >/dev/null
-done
-for line in "${cmds[@]}"; do
-  IFS=$'\t' read -r label prep cmd <<<"$line"
-  # Peak RSS of the whole process tree (GNU time reports the largest process).
-  bash -c "$prep"
-  /usr/bin/time -f "%M" -o "$results/rss.tmp" bash -c "$cmd" >/dev/null 2>&1 || true
-  printf 'c\t%s\t%s\n' "$label" "$(tail -n 1 "$results/rss.tmp")" >>"$results/rss.tsv"
-done
+bench_rounds c
 bash -c "$restore_grown"
 
 cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"

@@ -50,3 +50,26 @@ bench_store() { # agent sessions mb stamp
 
 # Shell-quoted, for command lines given to hyperfine and bash -c.
 q() { printf '%q' "$1"; }
+
+# Times `cmds` (lines of "label<TAB>prepare<TAB>command") in $rounds interleaved hyperfine rounds
+# of $runs runs each, into $results/TAG-<round>.json, then appends each command's peak RSS (GNU
+# time: the largest process of its tree) to $results/rss.tsv as "TAG<TAB>label<TAB>KB".
+bench_rounds() { # tag
+  local tag="$1" line label prep cmd r
+  local args=()
+  for line in "${cmds[@]}"; do
+    IFS=$'\t' read -r label prep cmd <<<"$line"
+    args+=(--command-name "$label" --prepare "$prep" "$cmd")
+  done
+  for r in $(seq 1 "$rounds"); do
+    say "round $r/$rounds"
+    hyperfine --style none --runs "$runs" --warmup "$([ "$r" = 1 ] && echo 1 || echo 0)" \
+      --export-json "$results/$tag-$r.json" "${args[@]}" >/dev/null
+  done
+  for line in "${cmds[@]}"; do
+    IFS=$'\t' read -r label prep cmd <<<"$line"
+    bash -c "$prep"
+    /usr/bin/time -f "%M" -o "$results/rss.tmp" bash -c "$cmd" >/dev/null 2>&1 || true
+    printf '%s\t%s\t%s\n' "$tag" "$label" "$(tail -n 1 "$results/rss.tmp")" >>"$results/rss.tsv"
+  done
+}
