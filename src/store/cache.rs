@@ -21,6 +21,7 @@
 //! temporary file renamed into place, so concurrent runs each see a whole cache.
 
 pub mod folder;
+pub mod tallies;
 
 use std::fs::{self, File, Metadata};
 use std::io::{BufReader, Seek, SeekFrom, Write};
@@ -138,35 +139,10 @@ impl Folder {
     /// whole path.
     fn stat(&self, path: &Path, name: &[u8]) -> Option<(FileKey, FileFacts)> {
         #[cfg(unix)]
-        if let Some(dir) = &self.dir {
-            use std::os::unix::ffi::OsStrExt;
-            let name = std::ffi::OsStr::from_bytes(name);
-            let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::empty()).ok()?;
-            let regular = rustix::fs::FileType::from_raw_mode(st.st_mode)
-                == rustix::fs::FileType::RegularFile;
-            let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
-            #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
-            let key = FileKey {
-                dev: st.st_dev as u64,
-                ino: st.st_ino as u64,
-                size: st.st_size as u64,
-                mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
-                ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
-            };
-            #[allow(clippy::unnecessary_cast)]
-            let modified = u64::try_from(st.st_mtime)
-                .ok()
-                .map(|s| std::time::Duration::new(s, st.st_mtime_nsec as u32));
-            let facts = FileFacts {
-                modified,
-                len: key.size,
-            };
-            return regular.then_some((key, facts));
-        }
-        let _ = name;
-        let meta = fs::metadata(path).ok()?;
-        meta.is_file()
-            .then(|| (FileKey::of(&meta), FileFacts::from(&meta)))
+        let dir = self.dir.as_ref();
+        #[cfg(not(unix))]
+        let dir = None;
+        stat_in(dir, path, name)
     }
 
     /// A record's resume blob, when it is whole.
@@ -237,6 +213,41 @@ pub(crate) struct FileKey {
     size: u64,
     mtime_ns: i128,
     ctime_ns: i128,
+}
+
+/// The key and facts of the regular file `name` of the folder `dir` is open on (a symlink
+/// followed), by that descriptor where there is one, else by `path`.
+fn stat_in(dir: Option<&File>, path: &Path, name: &[u8]) -> Option<(FileKey, FileFacts)> {
+    #[cfg(unix)]
+    if let Some(dir) = dir {
+        use std::os::unix::ffi::OsStrExt;
+        let name = std::ffi::OsStr::from_bytes(name);
+        let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::empty()).ok()?;
+        let regular =
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+        let key = FileKey {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            size: st.st_size as u64,
+            mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+        };
+        #[allow(clippy::unnecessary_cast)]
+        let modified = u64::try_from(st.st_mtime)
+            .ok()
+            .map(|s| std::time::Duration::new(s, st.st_mtime_nsec as u32));
+        let facts = FileFacts {
+            modified,
+            len: key.size,
+        };
+        return regular.then_some((key, facts));
+    }
+    let _ = name;
+    let meta = fs::metadata(path).ok()?;
+    meta.is_file()
+        .then(|| (FileKey::of(&meta), FileFacts::from(&meta)))
 }
 
 /// The time now, in ns since 1970 (what a [`FileKey`]'s mtime is racy against).

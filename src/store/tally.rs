@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::format::model::{
     CallFacts, EntryKind, EntryLine, Header, LooseNum, LooseObj, LooseStr, Usage,
@@ -22,7 +22,7 @@ use crate::format::time::parse_js_date;
 pub const TOOLS_AND_SUMMARIES: &str = "Tools/summaries";
 
 /// One message-bearing entry, or an entry with usage: the fact table of `stats --by message`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     pub id: Option<String>,
     /// The entry's own time (its ISO `timestamp`, else the message's ms, else the header's).
@@ -52,7 +52,7 @@ pub struct Row {
 
 /// A model as stored, and pi's breakdown key for it: `provider/model`, where JavaScript's
 /// template spells a missing part `undefined`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelKey {
     pub provider: Option<String>,
     pub model: Option<String>,
@@ -60,7 +60,7 @@ pub struct ModelKey {
 }
 
 /// Per tool name.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCount {
     pub calls: u64,
     /// Results with `isError: true`.
@@ -68,7 +68,7 @@ pub struct ToolCount {
 }
 
 /// Stop reasons of assistant messages.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stops {
     pub error: u64,
     pub aborted: u64,
@@ -82,15 +82,17 @@ pub struct Stops {
 }
 
 /// Paths named by the built-in tools' `path` argument, each once, sorted.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Files {
     pub read: BTreeSet<String>,
     pub written: BTreeSet<String>,
     pub edited: BTreeSet<String>,
 }
 
-/// What `stats` learns from one file, in file order.
-#[derive(Debug, Default, Clone)]
+/// What `stats` learns from one file, in file order. Kept by the tally cache
+/// ([`crate::store::cache::tallies`]) once [`Tally::finish`]ed: what only the pass needs is not
+/// stored.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Tally {
     pub rows: Vec<Row>,
     /// The models the rows point into.
@@ -105,10 +107,13 @@ pub struct Tally {
     pub branch_summaries: u64,
     pub files: Files,
     /// Every entry's parent, to find the active branch at the end.
+    #[serde(skip)]
     links: hashbrown::HashMap<String, Option<String>>,
     /// `bash` tool-call ids and their commands, to name the ones whose result failed.
+    #[serde(skip)]
     bash_calls: hashbrown::HashMap<String, String>,
     /// Tool-call ids and the model that made the call, for the results that answer them.
+    #[serde(skip)]
     call_models: hashbrown::HashMap<String, u32>,
 }
 
@@ -445,6 +450,7 @@ impl Tally {
         drop(active);
         self.links = hashbrown::HashMap::new();
         self.bash_calls = hashbrown::HashMap::new();
+        self.call_models = hashbrown::HashMap::new();
     }
 
     /// `provider/model` of a row's model index.
