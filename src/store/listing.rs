@@ -212,7 +212,8 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
 
 /// [`list_in`] without holding the listing: each session of `scope` goes to `each` as soon as
 /// it is read, in file order, and is dropped after it (a report over thousands of sessions then
-/// holds a few files' facts at a time, not every message). Problems are reported on the way;
+/// holds a few files' facts at a time, not every message; the tally cache, for `stats`, holds its
+/// encoded records). Problems are reported on the way;
 /// true when some file could not be read.
 pub fn walk(
     loc: &Location,
