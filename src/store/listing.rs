@@ -232,7 +232,7 @@ pub fn walk(
     }
     // A report is served from the tally cache where there is one (a display, like `ls`).
     let cache = match &loc.cache {
-        Some(dir) if detail == Detail::Stats => Some(TallyCache::load(dir, &files)),
+        Some(dir) if detail == Detail::Stats => Some(TallyCache::load(dir, &files, false)),
         _ => None,
     };
     let mut fates = Vec::new();
@@ -404,7 +404,7 @@ fn summarize_all(
             (results, problem)
         }
         Some(dir) => {
-            let cache = TallyCache::load(dir, files);
+            let cache = TallyCache::load(dir, files, true);
             let (results, fates) =
                 parallel::map(files, |path, reading| cache.summarize(path, reading))
                     .into_iter()

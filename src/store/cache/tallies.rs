@@ -32,7 +32,7 @@ use super::folder::{body, head, open_cache_file, CacheDir, CacheProblem, MAX_FIL
 use super::{now_ns, stamp, stat_in, FileKey, RACY_NS};
 use crate::format::scan::{open_file, whole_file, ScanError};
 use crate::store::summary::{fold_from, with_file_facts, Detail, Summary};
-use crate::store::tally::Tally;
+use crate::store::tally::{Files, Stops, Tally, ToolCount};
 use crate::util::file::split_name;
 use crate::util::readahead::Reading;
 
@@ -66,11 +66,17 @@ struct Entry<'a> {
     data: &'a [u8],
 }
 
-/// What a record's data holds: the summary without its file's facts, and its tally.
+/// What a record's data holds: the summary without its file's facts, and its tally, of which
+/// what a report over many sessions groups (its rows and models) is decoded with it, and the
+/// rest ([`Rest`]: the rows' entry ids and stop reasons, the tools, files, stops, ...) only when
+/// asked for.
 #[derive(Deserialize)]
-struct Cached {
+struct Cached<'a> {
     summary: Summary,
     tally: Tally,
+    /// A postcard-encoded [`Rest`].
+    #[serde(borrow, with = "serde_bytes")]
+    rest: &'a [u8],
 }
 
 /// [`Cached`] as written, from the summary a read gave.
@@ -78,6 +84,83 @@ struct Cached {
 struct CachedRef<'a> {
     summary: &'a Summary,
     tally: &'a Tally,
+    #[serde(with = "serde_bytes")]
+    rest: &'a [u8],
+}
+
+/// The fields of a [`Tally`] (and its rows) that serde skips.
+#[derive(Serialize, Deserialize)]
+struct Rest {
+    ids: Vec<Option<String>>,
+    stop_reasons: Vec<Option<String>>,
+    tools: std::collections::BTreeMap<String, ToolCount>,
+    failed_commands: Vec<String>,
+    stops: Stops,
+    compactions: u64,
+    tokens_before: f64,
+    branch_summaries: u64,
+    files: Files,
+}
+
+/// [`Rest`] as written.
+#[derive(Serialize)]
+struct RestRef<'a> {
+    ids: Vec<&'a Option<String>>,
+    stop_reasons: Vec<&'a Option<String>>,
+    tools: &'a std::collections::BTreeMap<String, ToolCount>,
+    failed_commands: &'a [String],
+    stops: &'a Stops,
+    compactions: u64,
+    tokens_before: f64,
+    branch_summaries: u64,
+    files: &'a Files,
+}
+
+impl<'a> CachedRef<'a> {
+    fn encode(summary: &'a Summary, t: &'a Tally) -> Option<Vec<u8>> {
+        let rest = postcard::to_stdvec(&RestRef {
+            ids: t.rows.iter().map(|r| &r.id).collect(),
+            stop_reasons: t.rows.iter().map(|r| &r.stop_reason).collect(),
+            tools: &t.tools,
+            failed_commands: &t.failed_commands,
+            stops: &t.stops,
+            compactions: t.compactions,
+            tokens_before: t.tokens_before,
+            branch_summaries: t.branch_summaries,
+            files: &t.files,
+        })
+        .ok()?;
+        postcard::to_stdvec(&CachedRef {
+            summary,
+            tally: t,
+            rest: &rest,
+        })
+        .ok()
+    }
+}
+
+/// `tally` made whole again from `rest` when `wanted`.
+fn with_rest(mut tally: Tally, rest: &[u8], wanted: bool) -> Option<Tally> {
+    if !wanted {
+        return Some(tally);
+    }
+    let rest: Rest = postcard::from_bytes(rest).ok()?;
+    let n = tally.rows.len();
+    if rest.ids.len() != n || rest.stop_reasons.len() != n {
+        return None;
+    }
+    for ((r, id), stop) in tally.rows.iter_mut().zip(rest.ids).zip(rest.stop_reasons) {
+        r.id = id;
+        r.stop_reason = stop;
+    }
+    tally.tools = rest.tools;
+    tally.failed_commands = rest.failed_commands;
+    tally.stops = rest.stops;
+    tally.compactions = rest.compactions;
+    tally.tokens_before = rest.tokens_before;
+    tally.branch_summaries = rest.branch_summaries;
+    tally.files = rest.files;
+    Some(tally)
 }
 
 /// One folder's file as loaded: its bytes, and where each record's data is in them.
@@ -104,6 +187,8 @@ pub(crate) struct TallyCache<'a> {
     dir: &'a CacheDir,
     stamp: String,
     now_ns: i128,
+    /// Whether a tally taken from the cache is decoded whole (`--by message` prints entry ids).
+    whole: bool,
     folders: HashMap<Vec<u8>, Folder>,
     /// The first problem met (the run's one warning).
     problem: Option<CacheProblem>,
@@ -112,12 +197,16 @@ pub(crate) struct TallyCache<'a> {
 }
 
 impl<'a> TallyCache<'a> {
-    /// Loads the records of the folders of `files`.
-    pub(crate) fn load(dir: &'a CacheDir, files: &[PathBuf]) -> TallyCache<'a> {
+    /// Loads the records of the folders of `files`. Without `whole`, a tally taken from the
+    /// cache holds its rows (without [`Row::id`](crate::store::tally::Row::id)) and models
+    /// only, what [`Grouper`](crate::views::stats::Grouper) groups: a report by day, model, ...
+    /// needs no more (a file read gives the whole tally all the same).
+    pub(crate) fn load(dir: &'a CacheDir, files: &[PathBuf], whole: bool) -> TallyCache<'a> {
         let mut cache = TallyCache {
             dir,
             stamp: stamp(),
             now_ns: now_ns(),
+            whole,
             folders: HashMap::new(),
             problem: None,
             off: false,
@@ -186,16 +275,10 @@ impl<'a> TallyCache<'a> {
             .is_ok_and(|now| FileKey::of(&now) == key);
         let settled = key.mtime_ns < self.now_ns - RACY_NS;
         let fate = match (unchanged && settled && !self.off, summary.tally.as_deref()) {
-            (true, Some(tally)) => {
-                let cached = CachedRef {
-                    summary: &summary,
-                    tally,
-                };
-                match postcard::to_stdvec(&cached) {
-                    Ok(data) => Fate::New(key, data),
-                    Err(_) => Fate::Dropped,
-                }
-            }
+            (true, Some(tally)) => match CachedRef::encode(&summary, tally) {
+                Some(data) => Fate::New(key, data),
+                None => Fate::Dropped,
+            },
             _ => Fate::Dropped,
         };
         (
@@ -215,9 +298,14 @@ impl<'a> TallyCache<'a> {
         }
         // The index's checksum held, so data that does not decode is a forgery or another
         // build's: the file is read instead.
-        let cached: Cached = postcard::from_bytes(folder.bytes.get(range.clone())?).ok()?;
-        let mut summary = with_file_facts(cached.summary, path, facts);
-        summary.tally = Some(Box::new(cached.tally));
+        let Cached {
+            summary,
+            tally,
+            rest,
+        } = postcard::from_bytes(folder.bytes.get(range.clone())?).ok()?;
+        let tally = with_rest(tally, rest, self.whole)?;
+        let mut summary = with_file_facts(summary, path, facts);
+        summary.tally = Some(Box::new(tally));
         Some(summary)
     }
 
@@ -394,14 +482,19 @@ pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut T
     let Some((key, range)) = loaded.by_name.get(name).cloned() else {
         return false;
     };
-    let Ok(mut cached) = postcard::from_bytes::<Cached>(&loaded.bytes[range.clone()]) else {
+    let Ok(Cached {
+        mut summary,
+        tally,
+        rest,
+    }) = postcard::from_bytes::<Cached>(&loaded.bytes[range.clone()])
+    else {
         return false;
     };
-    edit(&mut cached.summary, &mut cached.tally);
-    let Ok(data) = postcard::to_stdvec(&CachedRef {
-        summary: &cached.summary,
-        tally: &cached.tally,
-    }) else {
+    let Some(mut tally) = with_rest(tally, rest, true) else {
+        return false;
+    };
+    edit(&mut summary, &mut tally);
+    let Some(data) = CachedRef::encode(&summary, &tally) else {
         return false;
     };
     let records: Vec<ToWrite> = loaded
@@ -419,6 +512,7 @@ pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut T
         dir,
         stamp,
         now_ns: now_ns(),
+        whole: true,
         folders: HashMap::new(),
         problem: None,
         off: false,
