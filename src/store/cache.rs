@@ -21,9 +21,10 @@
 //! temporary file renamed into place, so concurrent runs each see a whole cache.
 
 pub mod folder;
+mod key;
 pub mod tallies;
 
-use std::fs::{self, File, Metadata};
+use std::fs::File;
 use std::io::{BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -45,9 +46,8 @@ use crate::util::readahead::Reading;
 pub use folder::CacheDir;
 use folder::MAX_FILE_BYTES;
 pub(crate) use folder::{body, head, open_cache_file, CacheProblem};
-
-/// A listing of more folders than this stats its files by path.
-const MAX_FOLDER_FDS: usize = 256;
+pub(crate) use key::FileKey;
+use key::{now_ns, stamp, stat_in, MAX_FOLDER_FDS, RACY_NS};
 
 /// The start of every cache file; then [`FORMAT`] (u32, little-endian), the length of the
 /// index (u64), its xxh3 (u64), the index (a postcard-encoded [`Stored`]), and the blobs of
@@ -58,11 +58,6 @@ const MAGIC: &[u8] = b"pisess summary cache\n";
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
 /// format is not read (and is replaced).
 const FORMAT: u32 = 4;
-
-/// A file whose mtime is this close to the run's start may still change within the mtime's
-/// granularity without its key changing (git's "racily clean"): it is checked by its bytes
-/// next time, not trusted by its key.
-const RACY_NS: i128 = 2_000_000_000;
 
 /// What one folder's cache file holds.
 #[derive(Serialize, Deserialize)]
@@ -142,7 +137,9 @@ impl Folder {
         let dir = self.dir.as_ref();
         #[cfg(not(unix))]
         let dir = None;
-        stat_in(dir, path, name)
+        let (key, modified) = stat_in(dir, path, name)?;
+        let len = key.size;
+        Some((key, FileFacts { modified, len }))
     }
 
     /// A record's resume blob, when it is whole.
@@ -202,90 +199,6 @@ struct SavedReport {
     malformed: u64,
     warnings: Vec<crate::util::warning::Warning>,
     tail: scan::Tail,
-}
-
-/// What identifies a file's bytes without reading them. ctime is in it because nothing can set
-/// it back: a rewrite that restores the mtime still changes the key.
-#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct FileKey {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime_ns: i128,
-    ctime_ns: i128,
-}
-
-/// The key and facts of the regular file `name` of the folder `dir` is open on (a symlink
-/// followed), by that descriptor where there is one, else by `path`.
-fn stat_in(dir: Option<&File>, path: &Path, name: &[u8]) -> Option<(FileKey, FileFacts)> {
-    #[cfg(unix)]
-    if let Some(dir) = dir {
-        use std::os::unix::ffi::OsStrExt;
-        let name = std::ffi::OsStr::from_bytes(name);
-        let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::empty()).ok()?;
-        let regular =
-            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile;
-        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
-        #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
-        let key = FileKey {
-            dev: st.st_dev as u64,
-            ino: st.st_ino as u64,
-            size: st.st_size as u64,
-            mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
-        };
-        #[allow(clippy::unnecessary_cast)]
-        let modified = u64::try_from(st.st_mtime)
-            .ok()
-            .map(|s| std::time::Duration::new(s, st.st_mtime_nsec as u32));
-        let facts = FileFacts {
-            modified,
-            len: key.size,
-        };
-        return regular.then_some((key, facts));
-    }
-    let _ = name;
-    let meta = fs::metadata(path).ok()?;
-    meta.is_file()
-        .then(|| (FileKey::of(&meta), FileFacts::from(&meta)))
-}
-
-/// The time now, in ns since 1970 (what a [`FileKey`]'s mtime is racy against).
-fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
-}
-
-impl FileKey {
-    #[cfg(unix)]
-    pub(crate) fn of(meta: &Metadata) -> FileKey {
-        use std::os::unix::fs::MetadataExt;
-        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
-        FileKey {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            size: meta.size(),
-            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
-            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
-        }
-    }
-
-    #[cfg(not(unix))]
-    pub(crate) fn of(meta: &Metadata) -> FileKey {
-        let ns = |t: std::io::Result<std::time::SystemTime>| {
-            t.ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as i128)
-        };
-        FileKey {
-            dev: 0,
-            ino: 0,
-            size: meta.len(),
-            mtime_ns: ns(meta.modified()),
-            ctime_ns: ns(meta.created()),
-        }
-    }
 }
 
 /// The cache of one listing: the records of its folders as loaded, and what this run learned.
@@ -769,19 +682,6 @@ fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<Folder>, St
     }))
 }
 
-/// What a summary depends on besides the file: pisess itself, and the time zone in which
-/// dates without an offset are read (`parse_js_date`).
-pub(crate) fn stamp() -> String {
-    let tz = jiff::tz::TimeZone::system();
-    format!(
-        "pisess {} tz {:?} {:?}",
-        env!("CARGO_PKG_VERSION"),
-        std::env::var_os("TZ"),
-        tz.iana_name()
-            .map_or_else(|| format!("{tz:?}"), str::to_owned),
-    )
-}
-
 fn restore(saved: SavedReport, stem: &str) -> Option<ScanReport> {
     let header = scan::header_of_stored(&saved.header, stem)?;
     Some(ScanReport {
@@ -851,6 +751,7 @@ pub fn forge(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn line(n: u32, text: &str) -> String {
         let parent = match n {

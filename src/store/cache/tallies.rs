@@ -29,9 +29,9 @@ use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::folder::{body, head, open_cache_file, CacheDir, CacheProblem, MAX_FILE_BYTES};
-use super::{now_ns, stamp, stat_in, FileKey, RACY_NS};
+use super::key::{now_ns, stamp, stat_in, FileKey, MAX_FOLDER_FDS, RACY_NS};
 use crate::format::scan::{open_file, whole_file, ScanError};
-use crate::store::summary::{fold_from, with_file_facts, Detail, Summary};
+use crate::store::summary::{fold_from, with_file_facts, Detail, FileFacts, Summary};
 use crate::store::tally::{Files, Stops, Tally, ToolCount};
 use crate::util::file::split_name;
 use crate::util::readahead::Reading;
@@ -223,7 +223,7 @@ impl<'a> TallyCache<'a> {
         let loaded = crate::util::parallel::map(&folders, |folder, _| {
             let (mut loaded, problem) = read_folder(dir, &cache.stamp, folder);
             #[cfg(unix)]
-            if !loaded.by_name.is_empty() && many <= super::MAX_FOLDER_FDS {
+            if !loaded.by_name.is_empty() && many <= MAX_FOLDER_FDS {
                 use std::os::unix::ffi::OsStrExt;
                 loaded.dir = File::open(std::ffi::OsStr::from_bytes(folder)).ok();
             }
@@ -292,10 +292,14 @@ impl<'a> TallyCache<'a> {
         let (folder, name) = split_name(path);
         let folder = self.folders.get(folder)?;
         let (key, range) = folder.by_name.get(name)?;
-        let (now, facts) = stat_in(folder.dir.as_ref(), path, name)?;
+        let (now, modified) = stat_in(folder.dir.as_ref(), path, name)?;
         if now != *key {
             return None;
         }
+        let facts = FileFacts {
+            modified,
+            len: now.size,
+        };
         // The index's checksum held, so data that does not decode is a forgery or another
         // build's: the file is read instead.
         let Cached {
