@@ -10,6 +10,11 @@
         picks COUNT sessions under ROOT and writes each, grown by 2-5 entries appended as pi
         appends them (parentId the last entry, later timestamps), to OUT/<same relative path>;
         prints the relative paths. ROOT is left as it is; mtimes are the new last entry's time.
+    gen.py append FILE OUT [--mb 1] [--seed 4]
+        writes to OUT the lines pi would append to FILE next: turns (user prompt, assistant
+        turns with tool calls and results, side entries) continuing FILE's last entry (parentId
+        chain, ids unused in FILE, later timestamps), about MB of them. FILE is left as it is;
+        `cat OUT >>FILE` is the append.
 
 Sessions look like pi 1.6.0's own (version 3): model and thinking-level changes, user prompts
 (a few with pasted images), assistant turns with thinking, text and tool calls, tool results of
@@ -348,6 +353,21 @@ def grow(args):
     print(f"{len(picked)} sessions grown into {args.out}", file=sys.stderr)
 
 
+def append(args):
+    rng = random.Random(args.seed)
+    pools = Pools(rng)
+    with open(args.file, "rb") as f:
+        lines = f.read().splitlines()
+    with open(args.out, "wb", buffering=1 << 20) as f:
+        w = Writer.resume(rng, pools, f, lines)
+        target = int(args.mb * 1e6)
+        while w.bytes < target:
+            w.turn(target)
+            if rng.random() < 0.35:
+                w.side_entries()
+    print(f"{w.bytes / 1e6:.2f} MB to append to {args.file}: {args.out}", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -366,8 +386,13 @@ def main():
     g.add_argument("out")
     g.add_argument("--count", type=int, default=100)
     g.add_argument("--seed", type=int, default=3)
+    a = sub.add_parser("append")
+    a.add_argument("file")
+    a.add_argument("out")
+    a.add_argument("--mb", type=float, default=1)
+    a.add_argument("--seed", type=int, default=4)
     args = ap.parse_args()
-    {"many": many, "one": one, "grow": grow}[args.cmd](args)
+    {"many": many, "one": one, "grow": grow, "append": append}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -132,7 +132,7 @@ fn assert_json(args: &[&str], out: &[u8]) {
 
 /// The library's own promises about an index.
 fn check_index(data: &[u8]) -> Option<Session> {
-    let session = Session::from_reader(data, "-").ok()?;
+    let session = Session::from_reader(data, "-", Default::default()).ok()?;
     let mut last_line = session.header_line;
     for (i, e) in session.entries.iter().enumerate() {
         assert!(e.line > last_line, "entry lines increase");
@@ -164,7 +164,7 @@ fn check_index(data: &[u8]) -> Option<Session> {
 /// The scan's shortcut (`LineView::skim`) only takes lines serde_json reads the same way.
 pub fn check_skim(data: &[u8]) {
     for line in data.split(|&b| b == b'\n') {
-        if let Some(skimmed) = pisess::format::model::LineView::skim(line) {
+        if let Some(skimmed) = pisess::format::model::LineView::skim(line, Default::default()) {
             let decoded: pisess::format::model::LineView = serde_json::from_slice(line)
                 .unwrap_or_else(|e| panic!("skimmed a line serde_json refuses: {e}"));
             assert_eq!(format!("{skimmed:?}"), format!("{decoded:?}"));

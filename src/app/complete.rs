@@ -14,6 +14,7 @@ use crate::app::cli::Cli;
 use crate::app::env::{Env, Facts};
 use crate::app::global::GlobalArgs;
 use crate::store::listing::{self, Scope};
+use crate::store::summary::Detail;
 use crate::views::style;
 
 /// The SESSION arguments that complete to sessions: (subcommand, argument id).
@@ -61,7 +62,7 @@ pub fn sessions(current: &OsStr) -> Vec<CompletionCandidate> {
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (order, scope) in [(0, Scope::Project), (1, Scope::All)] {
-        let Ok(listing) = listing::list(&env.location, scope) else {
+        let Ok(listing) = listing::list(&env.location, scope, Detail::Listing) else {
             continue;
         };
         for s in listing.sessions {

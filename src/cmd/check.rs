@@ -23,9 +23,8 @@ use crate::format::surrogates;
 use crate::store::listing::{self, Problem, Scope, Window};
 use crate::store::locate::{Location, Skipped};
 use crate::store::select::{select, Selected};
-use crate::store::session::Session;
-use crate::store::summary::{summarize, summarize_bytes, Summary};
-use crate::util::readahead::Reading;
+use crate::store::session::{IndexOptions, Session};
+use crate::store::summary::{summarize, summarize_bytes, Detail, Summary, SummaryOptions};
 use crate::util::usage::UsageError;
 use crate::views::check::{self, Spec};
 use crate::views::style::{self, Role};
@@ -238,7 +237,7 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
             env.now_ms,
             &env.tz,
         )?;
-        let listing = listing::list(loc, scope)?;
+        let listing = listing::list(loc, scope, Detail::Listing)?;
         let mut targets = Vec::new();
         for (path, problem) in &listing.problems {
             let name = path.display().to_string();
@@ -344,7 +343,7 @@ fn check_one(
                 Err(e) => return failed("-".into(), e.to_string()),
             };
             let session = want_index
-                .then(|| Session::from_reader(&bytes[..], "-"))
+                .then(|| Session::from_reader(&bytes[..], "-", IndexOptions::default()))
                 .transpose();
             ("-".to_owned(), summary, session)
         }
@@ -352,12 +351,14 @@ fn check_one(
             let name = path.display().to_string();
             let summary = match listed {
                 Some(s) => *s,
-                None => match summarize(&path, Reading::AheadIfBig) {
+                None => match summarize(&path, SummaryOptions::default()) {
                     Ok(s) => s,
                     Err(e) => return failed(name, e.to_string()),
                 },
             };
-            let session = want_index.then(|| Session::open(&path)).transpose();
+            let session = want_index
+                .then(|| Session::open(&path, IndexOptions::default()))
+                .transpose();
             (name, summary, session)
         }
     };

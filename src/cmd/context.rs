@@ -36,6 +36,7 @@ pub fn run(
         env,
         diag,
         stdin,
+        Default::default(),
     )?;
     let leaf = args
         .leaf

@@ -43,6 +43,7 @@ pub fn run(
         env,
         diag,
         stdin,
+        Default::default(),
     )?;
     if let Some(file) = destination {
         refuse_input(&session, Path::new(file))?;
@@ -164,9 +165,9 @@ fn refuse_input(session: &Session, file: &Path) -> anyhow::Result<()> {
 fn same_file(a: &Path, b: &Path) -> bool {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt as _;
+        use crate::util::file::FileId;
         match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+            (Ok(x), Ok(y)) => FileId::of(&x).same(FileId::of(&y)),
             _ => false,
         }
     }

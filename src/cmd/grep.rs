@@ -30,7 +30,7 @@ use crate::store::listing::{self, Problem, Projects, Window};
 use crate::store::locate::tilde;
 use crate::store::locate::Skipped;
 use crate::store::select::{select, Selected};
-use crate::store::summary::{summarize_with, Detail, Summary};
+use crate::store::summary::{summarize, Summary, SummaryOptions};
 use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::util::warning::Warning;
@@ -323,10 +323,15 @@ fn search_file(
         return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), report));
     }
     if search.summarize {
-        let summary = summarize_with(path, Reading::OnThisThread, Detail::Listing, |header, e| {
+        let mut also = |header: &Header, e: &EntryLine| {
             let _ = found.entry(search, header, e);
-        })
-        .map_err(failed)?;
+        };
+        let options = SummaryOptions {
+            reading: Reading::OnThisThread,
+            also: Some(&mut also),
+            ..SummaryOptions::default()
+        };
+        let summary = summarize(path, options).map_err(failed)?;
         return Ok(found.into_searched(path.to_path_buf(), search, Some(summary), None));
     }
     Ok(
@@ -633,7 +638,13 @@ impl Context {
             before,
             after,
             session: wanted
-                .then(|| crate::store::session::Session::open(&s.path).ok())
+                .then(|| {
+                    crate::store::session::Session::open(
+                        &s.path,
+                        crate::store::session::IndexOptions::default(),
+                    )
+                    .ok()
+                })
                 .flatten(),
         }
     }

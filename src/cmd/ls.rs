@@ -16,7 +16,7 @@ use crate::format::surrogates;
 use crate::format::time::{relative, to_json_date};
 use crate::store::listing::{self, Problem, Projects, Window};
 use crate::store::select::{select, Selected};
-use crate::store::summary::Summary;
+use crate::store::summary::{Detail, Summary};
 use crate::views::style::{self, Theme};
 
 /// The sessions `ls` lists, in pi's order.
@@ -29,7 +29,7 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
     )?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     let scope = projects.scope(args.all);
-    let mut listing = listing::list(&env.location, scope)?;
+    let mut listing = listing::list(&env.location, scope, Detail::Listing)?;
     let mut sessions = std::mem::take(&mut listing.sessions);
     sessions.retain(|s| window.holds(s) && projects.holds(&s.cwd));
 

@@ -20,41 +20,29 @@ use anyhow::Context as _;
 
 use crate::app::diag::Diag;
 use crate::app::env::Env;
-use crate::format::model::Skimming;
 use crate::format::model::PI_ENTRY_TYPES;
 use crate::format::model::{Dialect, EntryKind, Header};
 use crate::format::scan::ScanError;
 use crate::store::locate::Selected;
-use crate::store::session::{Observer, Session};
+use crate::store::session::{IndexOptions, Session};
 
-/// Opens the session a command reads (`store::select::select` chose it), reporting its
-/// warnings once.
+/// Opens the session a command reads (`store::select::select` chose it), indexed as `options`
+/// say, reporting its warnings once.
 pub fn open_session(
     selected: &Selected,
     env: &Env,
     diag: &mut Diag,
     stdin: &mut dyn Read,
-) -> anyhow::Result<Session> {
-    open_session_observed(selected, env, diag, stdin, Skimming::Plain, &mut |_, _| {})
-}
-
-/// [`open_session`], each entry's line skimmed `how` it asks and shown to `observe` as it is
-/// indexed.
-pub fn open_session_observed(
-    selected: &Selected,
-    env: &Env,
-    diag: &mut Diag,
-    stdin: &mut dyn Read,
-    how: Skimming,
-    observe: Observer<'_>,
+    options: IndexOptions<'_>,
 ) -> anyhow::Result<Session> {
     let session = match selected {
         Selected::Stdin => {
             stdin_is_a_stream(env)?;
-            Session::from_reader_observed(stdin, "-", how, observe).context("<stdin>")?
+            Session::from_reader(stdin, "-", options).context("<stdin>")?
         }
-        Selected::File(path) => Session::open_observed(path, how, observe)
-            .with_context(|| path.display().to_string())?,
+        Selected::File(path) => {
+            Session::open(path, options).with_context(|| path.display().to_string())?
+        }
     };
     diag.session_warnings(&session.name, &session.warnings);
     Ok(session)

@@ -25,10 +25,10 @@ use crate::format::scan::OpenedFile;
 use crate::format::surrogates;
 use crate::store::listing::{self, Projects, Window};
 use crate::store::locate::{self, Location};
-use crate::store::removal::{self, cannot_read, not_a_session, Checked, Identity, Mode};
+use crate::store::removal::{self, cannot_read, not_a_session, Checked, Mode};
 use crate::store::select::{self, SelectError, Selected};
-use crate::store::summary::{summarize_opened, Summary};
-use crate::util::readahead::Reading;
+use crate::store::summary::{summarize_opened, Detail, Summary, SummaryOptions};
+use crate::util::file::FileId;
 use crate::util::usage::UsageError;
 use crate::views::ids::ShortIds;
 use crate::views::style::{self, Theme};
@@ -88,8 +88,8 @@ impl Rule {
             meta,
             stem: crate::format::scan::stem_of(path),
         };
-        let summary =
-            summarize_opened(&opened, path, Reading::AheadIfBig).map_err(|e| not_a_session(&e))?;
+        let summary = summarize_opened(&opened, path, SummaryOptions::default())
+            .map_err(|e| not_a_session(&e))?;
         self.judge(&summary)
     }
 }
@@ -103,9 +103,10 @@ struct Target {
     title: String,
     named: bool,
     bytes: u64,
-    identity: Identity,
-    /// The folder it is in, which the removal opens and must find unchanged.
-    folder: Identity,
+    identity: FileId,
+    /// The folder it is in, which the removal opens and must find unchanged (`None`: it could
+    /// not be looked at, and the removal refuses).
+    folder: Option<FileId>,
     rule: Rule,
 }
 
@@ -141,7 +142,8 @@ struct Rules {
 /// symlink to it or a hard link is still recognised).
 struct Live {
     canonical: PathBuf,
-    identity: Identity,
+    /// `None` when it could not be looked at: then only its path tells.
+    identity: Option<FileId>,
 }
 
 impl Rules {
@@ -160,7 +162,7 @@ impl Rules {
                 let path = locate::resolve(&loc.cwd, Path::new(file));
                 Live {
                     canonical: canonical(&path),
-                    identity: fs::metadata(&path).map_or(Identity::UNKNOWN, |m| Identity::of(&m)),
+                    identity: fs::metadata(&path).ok().map(|m| FileId::of(&m)),
                 }
             });
         Rules {
@@ -182,7 +184,8 @@ impl Rules {
 
     fn is_live(&self, path: &Path, meta: &Metadata) -> bool {
         self.live.as_ref().is_some_and(|live| {
-            live.identity.same(Identity::of(meta)) || live.canonical == canonical(path)
+            live.identity.is_some_and(|id| id.same(FileId::of(meta)))
+                || live.canonical == canonical(path)
         })
     }
 }
@@ -368,7 +371,7 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
         let window = Window::parse(None, args.older_than.as_deref(), env.now_ms, &env.tz)?;
         let projects = Projects::parse(&args.projects, &env.inputs.home)?;
         let scope = projects.scope(args.all);
-        let listing = listing::list(loc, scope)?;
+        let listing = listing::list(loc, scope, Detail::Listing)?;
         incomplete = listing.report(diag);
         for s in listing.sessions {
             if !window.holds(&s) || !projects.holds(&s.cwd) || (args.empty && s.message_count > 0) {
@@ -482,7 +485,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
     let changed = || "it changed while it was being checked; left alone".to_owned();
     let file = open_no_follow(&path).map_err(|e| cannot_read(&e))?;
     let opened = file.metadata().map_err(|e| cannot_read(&e))?;
-    if !opened.is_file() || Identity::of(&opened) != Identity::of(&meta) {
+    if !opened.is_file() || FileId::of(&opened) != FileId::of(&meta) {
         return Err(changed());
     }
     // Everything decided from here on is read through the descriptor just checked.
@@ -491,8 +494,8 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
         meta: opened,
         stem: crate::format::scan::stem_of(&path),
     };
-    let summary =
-        summarize_opened(&opened, &path, Reading::AheadIfBig).map_err(|e| not_a_session(&e))?;
+    let summary = summarize_opened(&opened, &path, SummaryOptions::default())
+        .map_err(|e| not_a_session(&e))?;
     if let Some(id) = c.expected.filter(|id| *id != summary.id) {
         return Err(format!(
             "it no longer holds session {id} (it holds {}); left alone",
@@ -517,7 +520,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
             }
         })
         .and_then(|p| fs::metadata(p).ok())
-        .map_or(Identity::UNKNOWN, |m| Identity::of(&m));
+        .map(|m| FileId::of(&m));
     Ok(Target {
         title: summary
             .name
@@ -526,7 +529,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
         named: summary.name.is_some(),
         id: summary.id,
         bytes: opened.meta.len(),
-        identity: Identity::of(&opened.meta),
+        identity: FileId::of(&opened.meta),
         folder,
         path,
         rule: c.rule,

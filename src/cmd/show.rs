@@ -61,6 +61,7 @@ pub fn run(
         env,
         diag,
         stdin,
+        Default::default(),
     )?;
     let selected = select(args, &session, diag)?;
     if args.json {

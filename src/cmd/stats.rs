@@ -22,8 +22,8 @@ use crate::format::surrogates;
 use crate::format::time::to_json_date;
 use crate::store::listing::{self, Scope, Window};
 use crate::store::select::{select, Selected};
-use crate::store::session::Session;
-use crate::store::summary::{summarize_in, summarize_stream, Detail, Summary};
+use crate::store::session::{IndexOptions, Session};
+use crate::store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
 use crate::util::usage::UsageError;
 use crate::views::context;
 use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
@@ -123,21 +123,20 @@ fn read_one(
             // Both reads need the stream, which can be read once.
             let mut bytes = Vec::new();
             stdin.read_to_end(&mut bytes).context("<stdin>")?;
-            let summary = summarize_stream(&bytes[..], "-", Detail::Stats).context("<stdin>")?;
+            let summary = summarize_stream(&bytes[..], "-", stats()).context("<stdin>")?;
             (
                 summary,
-                Session::from_reader(&bytes[..], "-").context("<stdin>")?,
+                Session::from_reader(&bytes[..], "-", IndexOptions::default())
+                    .context("<stdin>")?,
             )
         }
         Selected::File(path) => {
             let name = path.display().to_string();
-            let summary = summarize_in(
-                path,
-                crate::util::readahead::Reading::AheadIfBig,
-                Detail::Stats,
+            let summary = summarize(path, stats()).context(name.clone())?;
+            (
+                summary,
+                Session::open(path, IndexOptions::default()).context(name)?,
             )
-            .context(name.clone())?;
-            (summary, Session::open(path).context(name)?)
         }
     };
     diag.session_warnings(&session.name, &summary.warnings);
@@ -165,7 +164,7 @@ fn read_many(
 ) -> anyhow::Result<(Vec<Summary>, bool)> {
     if args.sessions.is_empty() {
         let scope = if args.all { Scope::All } else { Scope::Project };
-        let listing = listing::list_in(&env.location, scope, Detail::Stats)?;
+        let listing = listing::list(&env.location, scope, Detail::Stats)?;
         let failed = listing.report(diag);
         for s in &listing.sessions {
             crate::cmd::warn_infinite_usage(diag, &s.path.display().to_string(), &s.usage);
@@ -175,16 +174,11 @@ fn read_many(
     let mut sessions: Vec<Summary> = Vec::new();
     for arg in &args.sessions {
         let summary = match select(Some(arg), &env.location, env.pi_session_file.as_deref())? {
-            Selected::Stdin => {
-                summarize_stream(std::io::BufReader::new(&mut *stdin), "-", Detail::Stats)
-                    .context("<stdin>")?
+            Selected::Stdin => summarize_stream(std::io::BufReader::new(&mut *stdin), "-", stats())
+                .context("<stdin>")?,
+            Selected::File(path) => {
+                summarize(&path, stats()).with_context(|| path.display().to_string())?
             }
-            Selected::File(path) => summarize_in(
-                &path,
-                crate::util::readahead::Reading::AheadIfBig,
-                Detail::Stats,
-            )
-            .with_context(|| path.display().to_string())?,
         };
         diag.session_warnings(&summary.path.display().to_string(), &summary.warnings);
         crate::cmd::warn_infinite_usage(diag, &summary.path.display().to_string(), &summary.usage);
@@ -344,4 +338,12 @@ fn write_messages(
         }
     }
     Ok(())
+}
+
+/// A summary with what `stats` reports ([`Detail::Stats`]).
+fn stats() -> SummaryOptions<'static> {
+    SummaryOptions {
+        detail: Detail::Stats,
+        ..SummaryOptions::default()
+    }
 }

@@ -18,14 +18,14 @@ use crate::app::cli::TreeArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::cmd::open_session_observed;
+use crate::cmd::open_session;
 use crate::format::model::EntryLine;
 use crate::format::model::{
     decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView, Skimming,
 };
 use crate::format::surrogates;
 use crate::store::select::select;
-use crate::store::session::Session;
+use crate::store::session::{IndexOptions, Session};
 use crate::views::preview::{
     answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls,
 };
@@ -44,13 +44,15 @@ pub fn run(
     let mut seen = Seen::default();
     let mut observe = |at, e: &EntryLine<'_>| seen.observe(at, e, &home);
     let (arg, how) = (args.session.as_deref(), Skimming::NotingSaid);
-    let session = open_session_observed(
+    let session = open_session(
         &select(arg, &env.location, env.pi_session_file.as_deref())?,
         env,
         diag,
         stdin,
-        how,
-        &mut observe,
+        IndexOptions {
+            how,
+            observe: Some(&mut observe),
+        },
     )?;
     let tree = Tree::build(&session);
     diag.session_warnings(&session.name, &tree.warnings);
@@ -385,7 +387,7 @@ impl View<'_> {
             && s.role(i) == Some("toolResult")
         {
             let line = s.line_without_content(i)?;
-            let message = LineView::skim(&line).and_then(|view| view.message.0);
+            let message = LineView::skim(&line, Skimming::Plain).and_then(|view| view.message.0);
             if let Some(m) = message.filter(|m| m.tool_name.get().is_some()) {
                 let mut message = Map::new();
                 message.insert("role".into(), "toolResult".into());
@@ -765,11 +767,11 @@ mod tests {
     /// Both as the skim notes it on the way and from the content's span.
     fn seen_as_decoded(line: &str, full: &Value, home: &str, sure: &mut (usize, usize)) {
         let said_as = |how| {
-            let view = LineView::skim_as(line.as_bytes(), how)?;
+            let view = LineView::skim(line.as_bytes(), how)?;
             view.message.0.as_ref().and_then(|m| m.said())
         };
         let said = said_as(Skimming::NotingSaid);
-        let noted = LineView::skim_as(line.as_bytes(), Skimming::NotingSaid)
+        let noted = LineView::skim(line.as_bytes(), Skimming::NotingSaid)
             .and_then(|view| view.message.0)
             .is_some_and(|m| m.content_said.is_some());
         sure.1 += usize::from(noted);

@@ -77,9 +77,14 @@ impl fmt::Display for ScanError {
 impl std::error::Error for ScanError {}
 
 /// What a scan learned besides the entries.
-#[derive(Debug)]
-pub struct ScanReport {
-    pub header: Header,
+///
+/// `H` is the header's form: parsed ([`Header`]) for every reader; the summary cache stores
+/// the report as it is, with the header as its stored line ([`ScanReport::with_header`]), so
+/// a field added here is stored with the rest (bump the cache's `FORMAT` then) rather than
+/// forgotten by a copy. What is not stored is marked so.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct ScanReport<H = Header> {
+    pub header: H,
     pub header_line: u64,
     /// Where the header's stored line starts, and its length on disk (terminator included).
     pub header_offset: u64,
@@ -88,9 +93,12 @@ pub struct ScanReport {
     /// Malformed lines (not JSON, not an object, a second header...): each has a warning.
     pub malformed: u64,
     pub warnings: Vec<Warning>,
-    /// The last line had no `\n` and did not parse: pi is probably still writing it.
+    /// The last line had no `\n` and did not parse: pi is probably still writing it. Not
+    /// stored: a report with a torn line is not [`resumable`](Self::resumable).
+    #[serde(skip)]
     pub torn_tail: bool,
-    /// That line's number, for `check`'s findings.
+    /// That line's number, for `check`'s findings (set with `torn_tail`, and not stored).
+    #[serde(skip)]
     pub torn_line: Option<u64>,
     /// Where the scan stopped, for going on from there ([`scan_on`]).
     pub(crate) tail: Tail,
@@ -113,10 +121,40 @@ pub(crate) struct Tail {
     pub(crate) stopped: bool,
 }
 
-impl ScanReport {
+impl<H> ScanReport<H> {
     /// Whether a scan can go on from where this one stopped ([`scan_on`]).
     pub(crate) fn resumable(&self) -> bool {
         !self.tail.open && !self.tail.stopped && !self.torn_tail
+    }
+
+    /// The same report with its header turned into another form by `to`: the summary cache
+    /// stores the header's stored line, and parses it again ([`header_of_stored`]).
+    pub(crate) fn with_header<G>(self, to: impl FnOnce(H) -> G) -> ScanReport<G> {
+        // Every field named: one added to the report is a compile error here, not a loss.
+        let ScanReport {
+            header,
+            header_line,
+            header_offset,
+            header_len,
+            entries,
+            malformed,
+            warnings,
+            torn_tail,
+            torn_line,
+            tail,
+        } = self;
+        ScanReport {
+            header: to(header),
+            header_line,
+            header_offset,
+            header_len,
+            entries,
+            malformed,
+            warnings,
+            torn_tail,
+            torn_line,
+            tail,
+        }
     }
 }
 
@@ -148,7 +186,7 @@ fn parse_line<'a>(line: &RawLine<'a>, how: Skimming) -> Parsed<'a> {
     }
     // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
     // memory speed. serde_json decides the rest, the same way it always did.
-    if let Some(view) = LineView::skim_as(bytes, how) {
+    if let Some(view) = LineView::skim(bytes, how) {
         return Parsed::View(view);
     }
     // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
@@ -428,7 +466,7 @@ fn scan_from<R: BufRead>(
                 // Written as pi writes it (lone surrogates as escapes, not stand-ins), so that
                 // decoding `json` again gives this value back; read by the skim, which takes them.
                 owned = crate::format::surrogates::to_string(&value);
-                view_storage = LineView::skim(owned.as_bytes())
+                view_storage = LineView::skim(owned.as_bytes(), Skimming::Plain)
                     .or_else(|| serde_json::from_str(&owned).ok())
                     .unwrap_or_default();
                 (&view_storage, owned.as_bytes())
@@ -556,7 +594,7 @@ pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRe
 /// for checking that a line read again by offset is the entry the index recorded.
 pub(crate) fn stored_id(line: &[u8], dialect: Dialect) -> Option<String> {
     if dialect == Dialect::Pi {
-        if let Some(view) = LineView::skim(line) {
+        if let Some(view) = LineView::skim(line, Skimming::Plain) {
             return view.id.get().map(str::to_owned);
         }
     }

@@ -31,6 +31,7 @@ use std::sync::Mutex;
 
 use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
+use serde_bytes::ByteBuf;
 
 use crate::format::scan::{
     self, open_file, read_exact_at, whole_file, OpenedFile, ScanError, ScanReport,
@@ -179,26 +180,13 @@ impl Blob {
 /// How to read a grown file on.
 #[derive(Serialize, Deserialize)]
 struct Resume {
-    /// The scan's report as it ended, but for its header, which is read again from `header`.
-    report: SavedReport,
+    /// The scan's report as it ended, its header as the stored line it is read again from.
+    report: ScanReport<ByteBuf>,
     /// Without the first message, which the record's summary holds ([`Fold::take_first_message`]).
     fold: Fold,
     had_first_message: bool,
     /// xxh3 of the bytes `[0, end)`: all that was folded ([`prefix_hash`]).
     prefix_hash: u64,
-}
-
-#[derive(Serialize, Deserialize)]
-struct SavedReport {
-    #[serde(with = "serde_bytes")]
-    header: Vec<u8>,
-    header_line: u64,
-    header_offset: u64,
-    header_len: u64,
-    entries: usize,
-    malformed: u64,
-    warnings: Vec<crate::util::warning::Warning>,
-    tail: scan::Tail,
 }
 
 /// The cache of one listing: the records of its folders as loaded, and what this run learned.
@@ -355,16 +343,7 @@ impl<'a> Cache<'a> {
                 prefix_hash: prefix_hash(file, report.tail.end)?,
                 had_first_message: fold.take_first_message(),
                 fold,
-                report: SavedReport {
-                    header: report.header.stored,
-                    header_line: report.header_line,
-                    header_offset: report.header_offset,
-                    header_len: report.header_len,
-                    entries: report.entries,
-                    malformed: report.malformed,
-                    warnings: report.warnings,
-                    tail: report.tail,
-                },
+                report: report.with_header(|h| ByteBuf::from(h.stored)),
             };
             postcard::to_stdvec(&resume).ok()
         });
@@ -604,7 +583,7 @@ fn read_on(
     key: FileKey,
 ) -> Option<Result<(Summary, ScanReport, Fold), ScanError>> {
     let old = record.key;
-    if (old.dev, old.ino) != (key.dev, key.ino) {
+    if old.id != key.id {
         return None;
     }
     let resume: Resume = postcard::from_bytes(&folder.blob(record)?).ok()?;
@@ -622,7 +601,7 @@ fn read_on(
     // only ever steers what `ls` displays). An edit anywhere before `end`, of any length,
     // shows; hashing is several times faster than folding what it covers again.
     let header = read_at(file, saved.header_offset, saved.header_len)?;
-    if header != saved.header || prefix_hash(file, end)? != resume.prefix_hash {
+    if header != *saved.header || prefix_hash(file, end)? != resume.prefix_hash {
         return None;
     }
     let report = restore(resume.report, &opened.stem)?;
@@ -682,20 +661,9 @@ fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<Folder>, St
     }))
 }
 
-fn restore(saved: SavedReport, stem: &str) -> Option<ScanReport> {
+fn restore(saved: ScanReport<ByteBuf>, stem: &str) -> Option<ScanReport> {
     let header = scan::header_of_stored(&saved.header, stem)?;
-    Some(ScanReport {
-        header,
-        header_line: saved.header_line,
-        header_offset: saved.header_offset,
-        header_len: saved.header_len,
-        entries: saved.entries,
-        malformed: saved.malformed,
-        warnings: saved.warnings,
-        torn_tail: false,
-        torn_line: None,
-        tail: saved.tail,
-    })
+    Some(saved.with_header(|_| header))
 }
 
 /// `len` bytes at `offset` ([`read_exact_at`]: the file's offset does not move); `None` for
@@ -807,7 +775,7 @@ mod tests {
         let grown = text.clone() + &line(200, "appended");
         fs::write(&path, &grown).unwrap();
         let on = read_on_now(&dir, &path).expect("read on");
-        let whole = crate::store::summary::summarize(&path, Reading::AheadIfBig).unwrap();
+        let whole = crate::store::summary::summarize(&path, Default::default()).unwrap();
         assert_eq!(
             (on.entries, &on.first_message, &on.leaf_id),
             (whole.entries, &whole.first_message, &whole.leaf_id)
@@ -819,5 +787,101 @@ mod tests {
         assert_eq!(edited.len(), grown.len());
         fs::write(&path, &edited).unwrap();
         assert!(read_on_now(&dir, &path).is_none(), "read on over an edit");
+    }
+
+    /// A key is stored as its five numbers in a row, as it was before the file's id was a
+    /// type of its own: caches written by the older pisess of this format stay readable.
+    #[test]
+    fn a_key_is_encoded_as_before_its_id_was_a_type() {
+        #[derive(Serialize, Deserialize, PartialEq, Debug)]
+        struct Before {
+            dev: u64,
+            ino: u64,
+            size: u64,
+            mtime_ns: i128,
+            ctime_ns: i128,
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.jsonl");
+        fs::write(&path, b"{}\n").unwrap();
+        let meta = fs::metadata(&path).unwrap();
+        let key = FileKey::of(&meta);
+        #[cfg(unix)]
+        let before = {
+            use std::os::unix::fs::MetadataExt;
+            let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+            Before {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                size: meta.size(),
+                mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+                ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+            }
+        };
+        #[cfg(not(unix))]
+        let before: Before = postcard::from_bytes(&postcard::to_stdvec(&key).unwrap()).unwrap();
+        let old = postcard::to_stdvec(&before).unwrap();
+        assert_eq!(postcard::to_stdvec(&key).unwrap(), old);
+        assert_eq!(postcard::from_bytes::<FileKey>(&old).unwrap(), key);
+        // Big numbers too (varints of every width, a negative time).
+        let far = Before {
+            dev: u64::MAX,
+            ino: 1 << 40,
+            size: 300,
+            mtime_ns: -5,
+            ctime_ns: i128::MAX,
+        };
+        let bytes = postcard::to_stdvec(&far).unwrap();
+        let key: FileKey = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(postcard::to_stdvec(&key).unwrap(), bytes);
+    }
+
+    /// A report is stored as it was when the cache copied it field by field into a
+    /// `SavedReport` of its own: the same bytes, read back into the same report.
+    #[test]
+    fn a_report_is_encoded_as_its_saved_copy_was() {
+        #[derive(Serialize, Deserialize)]
+        struct SavedReport {
+            #[serde(with = "serde_bytes")]
+            header: Vec<u8>,
+            header_line: u64,
+            header_offset: u64,
+            header_len: u64,
+            entries: usize,
+            malformed: u64,
+            warnings: Vec<crate::util::warning::Warning>,
+            tail: scan::Tail,
+        }
+        // A v1 session (the migration's last id is in the tail), with a line that is no JSON.
+        let text = format!(
+            "\n{}\nnot json\n{}\n",
+            r#"{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            r#"{"type":"message","message":{"role":"user","content":"hi"}}"#
+        );
+        let report = scan::scan(
+            text.as_bytes(),
+            "s",
+            crate::format::model::Skimming::Plain,
+            |_, _| {},
+        )
+        .unwrap();
+        assert!(report.resumable() && !report.warnings.is_empty());
+        assert!(report.tail.prev_v1_id.is_some() && report.header_line == 2);
+        let old = postcard::to_stdvec(&SavedReport {
+            header: report.header.stored.clone(),
+            header_line: report.header_line,
+            header_offset: report.header_offset,
+            header_len: report.header_len,
+            entries: report.entries,
+            malformed: report.malformed,
+            warnings: report.warnings.clone(),
+            tail: report.tail.clone(),
+        })
+        .unwrap();
+        let shown = format!("{report:?}");
+        let new = postcard::to_stdvec(&report.with_header(|h| ByteBuf::from(h.stored))).unwrap();
+        assert_eq!(new, old);
+        let back: ScanReport<ByteBuf> = postcard::from_bytes(&old).unwrap();
+        assert_eq!(format!("{:?}", restore(back, "s").unwrap()), shown);
     }
 }

@@ -14,7 +14,7 @@ use crate::format::time::parse_when;
 use crate::store::cache::tallies::{self, TallyCache};
 use crate::store::cache::{Cache, CacheProblem, Fate};
 use crate::store::locate::{name_cmp, Files, Location, Skipped};
-use crate::store::summary::{summarize_in, Detail, Summary};
+use crate::store::summary::{summarize, Detail, Summary, SummaryOptions};
 use crate::util::parallel;
 use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
@@ -155,13 +155,9 @@ pub fn report_damaged(damaged: &[(PathBuf, Vec<Warning>)], diag: &mut dyn Warn) 
 
 /// Lists and summarizes the sessions of `scope`. Only the scope's own folder that cannot be read
 /// is an error; a file or project folder that cannot be read, or is not a session or not a
-/// regular file, is recorded in [`Listing::problems`].
-pub fn list(loc: &Location, scope: Scope) -> anyhow::Result<Listing> {
-    list_in(loc, scope, Detail::Listing)
-}
-
-/// [`list`], each file's one pass gathering `detail` (`stats` asks for more than `ls`).
-pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<Listing> {
+/// regular file, is recorded in [`Listing::problems`]. Each file's one pass gathers `detail`
+/// (`stats` asks for more than `ls`).
+pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<Listing> {
     let Files { files, skipped } = files(loc, scope)?;
     let mut listing = Listing::default();
     listing.problems.extend(
@@ -210,7 +206,7 @@ pub fn list_in(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<L
     Ok(listing)
 }
 
-/// [`list_in`] without holding the listing: each session of `scope` goes to `each` as soon as
+/// [`list`] without holding the listing: each session of `scope` goes to `each` as soon as
 /// it is read, in file order, and is dropped after it (a report over thousands of sessions then
 /// holds a few files' facts at a time, not every message; the tally cache, for `stats`, holds its
 /// encoded records). Problems are reported on the way;
@@ -242,7 +238,14 @@ pub fn walk(
             let (result, fate) = match &cache {
                 Some(cache) => cache.summarize(path, Reading::OnThisThread),
                 None => (
-                    summarize_in(path, Reading::OnThisThread, detail),
+                    summarize(
+                        path,
+                        SummaryOptions {
+                            reading: Reading::OnThisThread,
+                            detail,
+                            also: None,
+                        },
+                    ),
                     tallies::Fate::Dropped,
                 ),
             };
@@ -394,7 +397,7 @@ fn summarize_all(
         Some(dir) if detail == Detail::Listing => {
             let cache = Cache::load(dir, files);
             let mut done = parallel::map(files, |path, reading| cache.summarize(path, reading));
-            // Not unzipped: the summaries stay where they are (see `list_in`).
+            // Not unzipped: the summaries stay where they are (see `list`).
             let fates = done
                 .iter_mut()
                 .map(|(_, fate)| std::mem::replace(fate, Fate::Dropped))
@@ -413,7 +416,17 @@ fn summarize_all(
             (results, problem)
         }
         _ => (
-            parallel::map(files, |path, reading| summarize_in(path, reading, detail)),
+            parallel::map(files, |path, reading| {
+                let also = None;
+                summarize(
+                    path,
+                    SummaryOptions {
+                        reading,
+                        detail,
+                        also,
+                    },
+                )
+            }),
             None,
         ),
     }

@@ -10,7 +10,7 @@ use crate::format::scan::read_header;
 use crate::store::listing::{self, Scope};
 pub use crate::store::locate::Selected;
 use crate::store::locate::{tilde, Location};
-use crate::store::summary::Summary;
+use crate::store::summary::{Detail, Summary};
 use crate::util::usage::{is_blank, UsageError};
 
 /// Why no single session could be chosen (exit 1).
@@ -355,7 +355,7 @@ pub fn choose(
     };
     // What could not be read is said when nothing matches: the session may be there.
     let mut unread = Vec::new();
-    let mut sessions = |scope| match listing::list(loc, scope) {
+    let mut sessions = |scope| match listing::list(loc, scope, Detail::Listing) {
         Ok(l) => {
             unread.extend(l.problems.iter().filter_map(|(path, p)| {
                 let cause = match p {

@@ -21,6 +21,7 @@ use crate::format::scan::{
     open_file, scan, scan_until, stem_of, whole_file, OpenedFile, ScanError, ScanReport,
 };
 use crate::format::time::parse_js_date;
+use crate::util::file::FileId;
 use crate::util::readahead::Reading;
 use crate::util::warning::Warning;
 
@@ -129,16 +130,20 @@ pub enum Source {
 }
 
 /// What a session file was when it was opened: while `fstat` still says so, what the index
-/// recorded is what the file holds.
+/// recorded is what the file holds. Its size and mtime tell; the [`FileId`] of an open
+/// descriptor cannot change on unix, and it is here so that the question "the file as it
+/// was?" has one shape wherever it is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity {
+struct Unchanged {
+    id: FileId,
     len: u64,
     modified: Option<std::time::SystemTime>,
 }
 
-impl Identity {
-    fn of(meta: &std::fs::Metadata) -> Identity {
-        Identity {
+impl Unchanged {
+    fn of(meta: &std::fs::Metadata) -> Unchanged {
+        Unchanged {
+            id: FileId::of(meta),
             len: meta.len(),
             modified: meta.modified().ok(),
         }
@@ -255,9 +260,21 @@ impl Classes {
     }
 }
 
-/// What [`Session::open_observed`] calls with each entry it indexes: its position in
+/// What [`IndexOptions::observe`] calls with each entry it indexes: its position in
 /// `entries`, and its line.
 pub type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
+
+/// How a session is indexed ([`Session::open`], [`Session::from_reader`]); the default skims
+/// plainly and shows the entries to no one.
+#[derive(Default)]
+pub struct IndexOptions<'o> {
+    /// What the skim of each line notes besides the index's fields.
+    pub how: Skimming,
+    /// Called with each entry's position and line as the index takes it in: for a reader of
+    /// something in many lines (`tree`'s filter reads every assistant message), who then
+    /// reads none of them again.
+    pub observe: Option<Observer<'o>>,
+}
 
 /// A session indexed but not yet linked: its entries with their parents as the scan found
 /// them (the one before, or an id in `pending`), before ids are checked.
@@ -287,8 +304,8 @@ pub struct Session {
     pub name: String,
     pub source: Source,
     file: Option<File>,
-    /// The file as it was opened (see [`Identity`]).
-    identity: Option<Identity>,
+    /// The file as it was opened (see [`Unchanged`]).
+    opened_as: Option<Unchanged>,
     pub header: Header,
     pub header_line: u64,
     pub header_offset: u64,
@@ -313,62 +330,44 @@ pub struct Session {
 }
 
 impl Session {
-    /// Opens and indexes a session file.
-    /// Opens and indexes a session file; a FIFO or `/dev/stdin` named on the command line is
-    /// read as a stream ([`Session::from_reader`]).
-    pub fn open(path: &Path) -> Result<Session, ScanError> {
-        Session::open_observed(path, Skimming::Plain, &mut |_, _| {})
-    }
-
-    /// [`Session::open`], calling `observe` with each entry's position and line as the index
-    /// takes it in, each line skimmed `how` it asks: for a reader of something in many lines
-    /// (`tree`'s filter reads every assistant message), who then reads none of them again.
+    /// Opens and indexes a session file, as `options` say; a FIFO or `/dev/stdin` named on
+    /// the command line is read as a stream ([`Session::from_reader`]).
     ///
     /// No index is kept between runs: one from a cache could not be proven to describe the
     /// file's bytes without reading and decoding them, which is the scan itself (the threat
     /// model in docs/guide.md).
-    pub fn open_observed(
-        path: &Path,
-        how: Skimming,
-        observe: Observer<'_>,
-    ) -> Result<Session, ScanError> {
+    pub fn open(path: &Path, options: IndexOptions<'_>) -> Result<Session, ScanError> {
         let name = path.display().to_string();
         let opened = match open_named(path)? {
             Named::File(opened) => opened,
             Named::Stream(file, stem) => {
                 let input = BufReader::new(file);
-                return Ok(Session::index(input, &stem, name, true, how, observe)?.link());
+                return Ok(Session::index(input, &stem, name, true, options)?.link());
             }
         };
         let reader = whole_file(&opened, Reading::AheadIfBig)?;
-        let mut index = Session::index(reader, &opened.stem, name, false, how, observe)?;
+        let mut index = Session::index(reader, &opened.stem, name, false, options)?;
         index.session.source = Source::File(path.to_path_buf());
-        index.session.identity = Some(Identity::of(&opened.meta));
+        index.session.opened_as = Some(Unchanged::of(&opened.meta));
         index.session.file = Some(opened.file);
         Ok(index.link())
     }
 
     /// Indexes a stream (stdin), keeping its header and entry lines in memory: not the lines
     /// it skips, so a line too long to hold is not held here either.
-    pub fn from_reader(input: impl Read, name: &str) -> Result<Session, ScanError> {
-        Session::from_reader_observed(input, name, Skimming::Plain, &mut |_, _| {})
-    }
-
-    /// [`Session::from_reader`], calling `observe` as [`Session::open_observed`] does.
-    pub fn from_reader_observed(
+    pub fn from_reader(
         input: impl Read,
         name: &str,
-        how: Skimming,
-        observe: Observer<'_>,
+        options: IndexOptions<'_>,
     ) -> Result<Session, ScanError> {
         let input = BufReader::with_capacity(256 * 1024, input);
-        Ok(Session::index(input, name, name.to_owned(), true, how, observe)?.link())
+        Ok(Session::index(input, name, name.to_owned(), true, options)?.link())
     }
 
     /// Indexes bytes in memory; `stem` is the id of a seed-000 session (its file's stem).
     pub fn from_bytes(bytes: Vec<u8>, stem: &str, name: &str) -> Result<Session, ScanError> {
-        let how = Skimming::Plain;
-        Ok(Session::index(&bytes[..], stem, name.to_owned(), true, how, &mut |_, _| {})?.link())
+        let plain = IndexOptions::default();
+        Ok(Session::index(&bytes[..], stem, name.to_owned(), true, plain)?.link())
     }
 
     /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
@@ -378,8 +377,7 @@ impl Session {
         stem: &str,
         name: String,
         keep_lines: bool,
-        how: Skimming,
-        observe: Observer<'_>,
+        IndexOptions { how, mut observe }: IndexOptions<'_>,
     ) -> Result<Unlinked, ScanError> {
         let mut kept = Vec::new();
         let mut entries = Vec::new();
@@ -471,7 +469,9 @@ impl Session {
                 id_tag: id.tag,
                 content: e.kind == EntryKind::Message && message.is_some_and(|m| m.content.0),
             });
-            observe(at, e);
+            if let Some(observe) = &mut observe {
+                observe(at, e);
+            }
         })?;
         if too_many {
             return Err(ScanError::Io(io::Error::other(format!(
@@ -483,7 +483,7 @@ impl Session {
             name,
             source: Source::Memory(kept),
             file: None,
-            identity: None,
+            opened_as: None,
             header: report.header,
             header_line: report.header_line,
             header_offset: report.header_offset,
@@ -689,7 +689,7 @@ pub(crate) fn test_session(lines: &[Value]) -> Session {
         text.push_str(&l.to_string());
         text.push('\n');
     }
-    Session::from_reader(text.as_bytes(), "t").unwrap()
+    Session::from_reader(text.as_bytes(), "t", IndexOptions::default()).unwrap()
 }
 
 /// A stored line without its `\n` or `\r\n`.
@@ -709,7 +709,7 @@ mod tests {
     use serde_json::Value;
 
     fn open(text: &str) -> Session {
-        Session::from_reader(text.as_bytes(), "test").unwrap()
+        Session::from_reader(text.as_bytes(), "test", IndexOptions::default()).unwrap()
     }
 
     const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
@@ -749,7 +749,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         std::fs::write(&path, &text).unwrap();
-        for s in [open(&text), Session::open(&path).unwrap()] {
+        for s in [
+            open(&text),
+            Session::open(&path, IndexOptions::default()).unwrap(),
+        ] {
             assert_eq!(s.bulks.len(), 2);
             assert!(s.bulks[0].rest.is_some() && s.bulks[1].rest.is_none());
             for (i, want) in expected.iter().enumerate() {
@@ -757,7 +760,7 @@ mod tests {
                 assert_eq!(String::from_utf8(got).unwrap(), *want);
             }
         }
-        let s = Session::open(&path).unwrap();
+        let s = Session::open(&path, IndexOptions::default()).unwrap();
         std::fs::write(&path, format!("{text}{}\n", lines[2])).unwrap();
         assert_eq!(s.line_without_content(1).unwrap(), lines[1].as_bytes());
     }
@@ -803,14 +806,24 @@ mod tests {
 
     #[test]
     fn not_a_session() {
-        let err = Session::from_reader(&b"\n{\"type\":\"message\"}\n"[..], "x").unwrap_err();
+        let err = Session::from_reader(
+            &b"\n{\"type\":\"message\"}\n"[..],
+            "x",
+            IndexOptions::default(),
+        )
+        .unwrap_err();
         assert!(matches!(err, ScanError::NotASession { line: 2, .. }));
         assert!(matches!(
-            Session::from_reader(&b""[..], "x").unwrap_err(),
+            Session::from_reader(&b""[..], "x", IndexOptions::default()).unwrap_err(),
             ScanError::Empty
         ));
         assert!(matches!(
-            Session::from_reader(&b"{\"type\":\"session\"}\n"[..], "x").unwrap_err(),
+            Session::from_reader(
+                &b"{\"type\":\"session\"}\n"[..],
+                "x",
+                IndexOptions::default()
+            )
+            .unwrap_err(),
             ScanError::NotASession { .. }
         ));
     }
@@ -927,7 +940,7 @@ mod tests {
         bytes.extend_from_slice(
             b"{\"type\":\"message\",\"id\":\"a\",\"id\":\"b\",\"message\":{\"role\":\"user\",\"content\":\"caf\xff\"}}\n",
         );
-        let s = Session::from_reader(&bytes[..], "t").unwrap();
+        let s = Session::from_reader(&bytes[..], "t", IndexOptions::default()).unwrap();
         assert_eq!(s.id(0), Some("b"));
         assert_eq!(s.load(0).unwrap()["message"]["content"], "caf\u{fffd}");
     }

@@ -83,9 +83,10 @@ fn shared_str<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Arc<str>, D::Err
 }
 
 /// How much one pass over a file gathers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Detail {
     /// What `ls` shows.
+    #[default]
     Listing,
     /// That and the facts `stats` reports ([`Tally`]).
     Stats,
@@ -104,27 +105,25 @@ pub struct Counts {
     pub tool_errors: u64,
 }
 
+/// How a summary is read; the default reads a big file ahead on a second thread, gathers what
+/// `ls` shows and hands the entries to no one.
+#[derive(Default)]
+pub struct SummaryOptions<'a> {
+    /// How a whole file is read (a stream is read as it comes).
+    pub reading: Reading,
+    /// How much the pass gathers.
+    pub detail: Detail,
+    /// Handed each entry on the way: `grep` searches a file in the same pass that summarizes
+    /// it.
+    pub also: Option<Also<'a>>,
+}
+
+/// What [`SummaryOptions::also`] calls with each entry.
+pub type Also<'a> = &'a mut dyn FnMut(&Header, &EntryLine);
+
 /// Reads one file into a summary.
-pub fn summarize(path: &Path, reading: Reading) -> Result<Summary, ScanError> {
-    summarize_in(path, reading, Detail::Listing)
-}
-
-/// [`summarize`], gathering `detail`.
-pub fn summarize_in(path: &Path, reading: Reading, detail: Detail) -> Result<Summary, ScanError> {
-    summarize_with(path, reading, detail, |_, _| {})
-}
-
-/// [`summarize_in`], handing each entry to `also` on the way: `grep` searches a file in the
-/// same pass that summarizes it.
-pub fn summarize_with(
-    path: &Path,
-    reading: Reading,
-    detail: Detail,
-    also: impl FnMut(&Header, &EntryLine),
-) -> Result<Summary, ScanError> {
-    let opened = open_file(path)?;
-    let summary = fold(whole_file(&opened, reading)?, &opened.stem, detail, also)?;
-    Ok(with_file_facts(summary, path, (&opened.meta).into()))
+pub fn summarize(path: &Path, options: SummaryOptions<'_>) -> Result<Summary, ScanError> {
+    summarize_opened(&open_file(path)?, path, options)
 }
 
 /// [`summarize`] of a file already open: `rm` judges the descriptor whose identity it checked,
@@ -132,14 +131,10 @@ pub fn summarize_with(
 pub fn summarize_opened(
     opened: &crate::format::scan::OpenedFile,
     path: &Path,
-    reading: Reading,
+    options: SummaryOptions<'_>,
 ) -> Result<Summary, ScanError> {
-    let summary = fold(
-        whole_file(opened, reading)?,
-        &opened.stem,
-        Detail::Listing,
-        |_, _| {},
-    )?;
+    let input = whole_file(opened, options.reading)?;
+    let summary = fold(input, &opened.stem, options)?;
     Ok(with_file_facts(summary, path, (&opened.meta).into()))
 }
 
@@ -206,9 +201,9 @@ const NO_TIME: i64 = i64::MIN;
 pub fn summarize_stream(
     input: impl BufRead,
     name: &str,
-    detail: Detail,
+    options: SummaryOptions<'_>,
 ) -> Result<Summary, ScanError> {
-    let mut summary = fold(input, name, detail, |_, _| {})?;
+    let mut summary = fold(input, name, options)?;
     summary.path = PathBuf::from(name);
     if summary.modified_ms == NO_TIME {
         summary.modified_ms = 0;
@@ -218,19 +213,19 @@ pub fn summarize_stream(
 
 /// [`summarize`] of a session held in memory (`check -`), named `name`: no file times.
 pub fn summarize_bytes(bytes: &[u8], name: &str) -> Result<Summary, ScanError> {
-    let mut summary = summarize_stream(bytes, name, Detail::Listing)?;
+    let mut summary = summarize_stream(bytes, name, SummaryOptions::default())?;
     summary.bytes = bytes.len() as u64;
     Ok(summary)
 }
 
 /// The one pass over the entries.
-fn fold(
-    input: impl BufRead,
-    stem: &str,
-    detail: Detail,
-    also: impl FnMut(&Header, &EntryLine),
-) -> Result<Summary, ScanError> {
-    fold_from(input, stem, None, detail, also).map(|(summary, ..)| summary)
+fn fold(input: impl BufRead, stem: &str, options: SummaryOptions) -> Result<Summary, ScanError> {
+    let SummaryOptions { detail, also, .. } = options;
+    let (summary, ..) = match also {
+        Some(also) => fold_from(input, stem, None, detail, also),
+        None => fold_from(input, stem, None, detail, |_, _| {}),
+    }?;
+    Ok(summary)
 }
 
 /// [`fold`], going on from `before` (a fold of the file up to the report's end, which `input`
@@ -603,7 +598,7 @@ mod tests {
             "garbage",
         ];
         fs::write(&path, lines.join("\n") + "\n").unwrap();
-        let s = summarize(&path, Reading::AheadIfBig).unwrap();
+        let s = summarize(&path, SummaryOptions::default()).unwrap();
         assert_eq!(s.id, "sid");
         assert_eq!(s.name.as_deref(), Some("named"));
         assert_eq!(s.message_count, 3);
@@ -678,7 +673,7 @@ mod tests {
             r#"{"type":"session","id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
         )
         .unwrap();
-        let s = summarize(&path, Reading::AheadIfBig).unwrap();
+        let s = summarize(&path, SummaryOptions::default()).unwrap();
         assert_eq!(&*s.first_message, "(no messages)");
         assert_eq!(s.modified_ms, 1_767_225_600_000);
         assert_eq!(s.created_ms, Some(1_767_225_600_000));

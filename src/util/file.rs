@@ -80,3 +80,86 @@ pub(crate) fn stem_of(path: &Path) -> String {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default()
 }
+
+/// Which file a path or a descriptor names: its device and inode, on unix. Where the platform
+/// has no such numbers the creation time stands in (in `dev`, `ino` 0): it tells a file
+/// replaced since apart from the one seen, but proves nothing, so [`FileId::same`] never holds
+/// there. What a file holds is another question: a key that says whether it changed adds its
+/// size and times (the summary cache's `FileKey`, a session's `Unchanged`).
+///
+/// Serialized as its two numbers in this order (the summary cache stores it in its keys).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The file `meta` (a stat) describes.
+    #[cfg(unix)]
+    pub fn of(meta: &fs::Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub fn of(meta: &fs::Metadata) -> FileId {
+        let created = meta
+            .created()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64);
+        FileId {
+            dev: created,
+            ino: 0,
+        }
+    }
+
+    /// The file a stat by descriptor or by a folder's descriptor (`fstatat`) describes.
+    #[cfg(unix)]
+    #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+    pub(crate) fn of_stat(st: &rustix::fs::Stat) -> FileId {
+        FileId {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+        }
+    }
+
+    /// The device the file is on.
+    #[cfg(unix)]
+    pub(crate) fn device(self) -> u64 {
+        self.dev
+    }
+
+    /// Surely the same file: the same device and inode. Never where the platform has none (a
+    /// creation time shared is no proof).
+    pub fn same(self, other: FileId) -> bool {
+        cfg!(unix) && self == other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_file_by_any_name_is_the_same_and_another_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        fs::write(&a, b"x").unwrap();
+        fs::write(&b, b"x").unwrap();
+        let id = |p: &Path| FileId::of(&fs::metadata(p).unwrap());
+        let link = dir.path().join("link");
+        fs::hard_link(&a, &link).unwrap();
+        assert!(id(&a).same(id(&link)));
+        assert!(!id(&a).same(id(&b)));
+        #[cfg(unix)]
+        {
+            let st = rustix::fs::stat(&a).unwrap();
+            assert_eq!(FileId::of_stat(&st), id(&a));
+        }
+    }
+}

@@ -1,11 +1,14 @@
 //! Watching a session file pi is writing: the bytes it appends, whole lines at a time.
 //!
-//! [`Tail`] hands out what was appended since the last call, cut after the last `\n`, so a line
-//! pi is half way through writing waits until it is whole (its bytes kept: each byte is read
-//! once). What is not a regular file (a FIFO swapped in) is an error, never an open that blocks. It notices a file that shrank
-//! (truncated) or whose path now names another file (replaced: pi's rewrite, an editor's save)
-//! and says so, to start again from the new file's first byte. It decodes nothing: the caller
-//! reads the lines with the one scanner.
+//! [`FollowedFile`] hands out what was appended since the last call, cut after the last `\n`,
+//! so a line pi is half way through writing waits until it is whole (its bytes kept: each byte
+//! is read once). What is not a regular file (a FIFO swapped in) is an error, never an open
+//! that blocks. It notices a file that shrank (truncated) or whose path now names another file
+//! (replaced: pi's rewrite, an editor's save) and says so, to start again from the new file's
+//! first byte. It decodes nothing: the caller reads the lines with the one scanner.
+//!
+//! Not to be confused with `format::scan::Tail`, where a scan of a file stopped (to read it
+//! on from there): that one is a position in bytes already read, this one a file still growing.
 //!
 //! It sleeps between changes: file-system events (`notify`: inotify, FSEvents, ...) wake it, on
 //! the file's folder so a replacement is seen too; where events cannot be had, notify's polling
@@ -19,6 +22,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use notify::Watcher as _;
+
+use crate::util::file::FileId;
 
 /// The longest sleep without looking at the file, events or not.
 const CHECK_EVERY: Duration = Duration::from_secs(1);
@@ -49,10 +54,10 @@ enum Wake {
 }
 
 /// A session file being followed.
-pub(crate) struct Tail {
+pub(crate) struct FollowedFile {
     path: PathBuf,
     /// The file read so far, with its identity; `None` until it exists.
-    file: Option<(File, Identity)>,
+    file: Option<(File, FileId)>,
     /// Bytes read: those handed out (up to just after a `\n`), then [`pending`](Self::pending).
     offset: u64,
     /// The bytes read past the last `\n`: a line pi is still writing. Kept, so that each byte
@@ -66,35 +71,14 @@ pub(crate) struct Tail {
     _watcher: Option<Box<dyn notify::Watcher + Send>>,
 }
 
-/// Which file a path named: device and inode on unix. Elsewhere the creation time stands in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity(u64, u64);
-
-fn identity(meta: &std::fs::Metadata) -> Identity {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        Identity(meta.dev(), meta.ino())
-    }
-    #[cfg(not(unix))]
-    {
-        let created = meta
-            .created()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as u64);
-        Identity(created, 0)
-    }
-}
-
-impl Tail {
+impl FollowedFile {
     /// Starts watching `path` (which need not exist yet: pi creates a session's file with its
     /// first message).
-    pub(crate) fn new(path: &Path) -> Tail {
+    pub(crate) fn new(path: &Path) -> FollowedFile {
         let (tx, rx) = mpsc::channel();
         let watcher = watch(path, &tx);
         interrupts(tx);
-        Tail {
+        FollowedFile {
             path: path.to_path_buf(),
             file: None,
             offset: 0,
@@ -144,7 +128,7 @@ impl Tail {
         // A FIFO, device or directory in its place is refused as the other commands refuse
         // it: opening a FIFO would block until a writer came, deaf to Ctrl-C.
         refuse_irregular(&meta)?;
-        let now = identity(&meta);
+        let now = FileId::of(&meta);
         match &self.file {
             Some((_, seen)) if *seen != now => {
                 self.file = None;
@@ -214,7 +198,7 @@ fn refuse_irregular(meta: &std::fs::Metadata) -> io::Result<()> {
 
 /// Opens the file without blocking on a FIFO swapped in since it was looked at
 /// (`O_NONBLOCK`, which a regular file ignores), and checks what was opened.
-fn open_regular(path: &Path) -> io::Result<(File, Identity)> {
+fn open_regular(path: &Path) -> io::Result<(File, FileId)> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -226,7 +210,7 @@ fn open_regular(path: &Path) -> io::Result<(File, Identity)> {
     let file = options.open(path)?;
     let meta = file.metadata()?;
     refuse_irregular(&meta)?;
-    Ok((file, identity(&meta)))
+    Ok((file, FileId::of(&meta)))
 }
 
 /// How many of the last bytes read are checked again before reading on.
@@ -293,16 +277,16 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    fn appended(tail: &mut Tail) -> Change {
+    fn appended(followed: &mut FollowedFile) -> Change {
         let soon = Instant::now() + Duration::from_secs(5);
-        tail.next(Some(soon)).unwrap().unwrap()
+        followed.next(Some(soon)).unwrap().unwrap()
     }
 
     #[test]
     fn a_ctrl_c_behind_file_events_is_not_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let (tx, rx) = mpsc::channel();
-        let mut tail = Tail {
+        let mut followed = FollowedFile {
             path: dir.path().join("none.jsonl"),
             file: None,
             offset: 0,
@@ -315,48 +299,57 @@ mod tests {
             tx.send(wake).unwrap();
         }
         let soon = Instant::now() + Duration::from_secs(5);
-        assert!(matches!(tail.next(Some(soon)), Ok(Err(Stop::Interrupted))));
+        assert!(matches!(
+            followed.next(Some(soon)),
+            Ok(Err(Stop::Interrupted))
+        ));
     }
 
     #[test]
     fn whole_lines_then_the_torn_line_when_done_then_truncation_and_replacement() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
-        let mut tail = Tail::new(&path);
+        let mut followed = FollowedFile::new(&path);
         let soon = Instant::now() + Duration::from_millis(50);
         assert_eq!(
-            tail.next(Some(soon)).unwrap(),
+            followed.next(Some(soon)).unwrap(),
             Err(Stop::Idle),
             "no file yet"
         );
 
         let mut f = File::create(&path).unwrap();
         f.write_all(b"a\nb").unwrap();
-        assert_eq!(appended(&mut tail), Change::Appended(b"a\n".to_vec()));
+        assert_eq!(appended(&mut followed), Change::Appended(b"a\n".to_vec()));
         f.write_all(b"c\n").unwrap();
-        assert_eq!(appended(&mut tail), Change::Appended(b"bc\n".to_vec()));
+        assert_eq!(appended(&mut followed), Change::Appended(b"bc\n".to_vec()));
 
         f.set_len(0).unwrap();
-        assert_eq!(appended(&mut tail), Change::Truncated);
+        assert_eq!(appended(&mut followed), Change::Truncated);
         // Rewritten to the same length between two looks: still a new start.
         std::fs::write(&path, b"x\nyz\n").unwrap();
-        assert_eq!(appended(&mut tail), Change::Appended(b"x\nyz\n".to_vec()));
+        assert_eq!(
+            appended(&mut followed),
+            Change::Appended(b"x\nyz\n".to_vec())
+        );
         std::fs::write(&path, b"X\nyz\n").unwrap();
-        assert_eq!(appended(&mut tail), Change::Truncated);
-        assert_eq!(appended(&mut tail), Change::Appended(b"X\nyz\n".to_vec()));
+        assert_eq!(appended(&mut followed), Change::Truncated);
+        assert_eq!(
+            appended(&mut followed),
+            Change::Appended(b"X\nyz\n".to_vec())
+        );
         std::fs::write(&path, b"").unwrap();
-        assert_eq!(appended(&mut tail), Change::Truncated);
+        assert_eq!(appended(&mut followed), Change::Truncated);
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
             .unwrap();
         f.write_all(b"d\n").unwrap();
-        assert_eq!(appended(&mut tail), Change::Appended(b"d\n".to_vec()));
+        assert_eq!(appended(&mut followed), Change::Appended(b"d\n".to_vec()));
 
         let other = dir.path().join("new");
         std::fs::write(&other, b"e\n").unwrap();
         std::fs::rename(&other, &path).unwrap();
-        assert_eq!(appended(&mut tail), Change::Replaced);
-        assert_eq!(appended(&mut tail), Change::Appended(b"e\n".to_vec()));
+        assert_eq!(appended(&mut followed), Change::Replaced);
+        assert_eq!(appended(&mut followed), Change::Appended(b"e\n".to_vec()));
     }
 }

@@ -118,9 +118,10 @@ impl BufRead for ReadAhead {
 }
 
 /// How a whole file is read (the scan and the parallel map both choose it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Reading {
     /// A big file is read ahead on a second thread (see [`ReadAhead`]).
+    #[default]
     AheadIfBig,
     /// On the caller's thread only: `ls` already reads one file per core.
     OnThisThread,

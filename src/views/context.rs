@@ -537,7 +537,12 @@ mod tests {
             r#"{"type":"message","id":"e","parentId":"d","message":{"role":"user","content":null}}"#,
             r#"{"type":"context_edit","id":"f","parentId":"e","targetId":"a","replacement":{"content":"y"}}"#,
         );
-        let s = Session::from_reader(text.as_bytes(), "t").unwrap();
+        let s = Session::from_reader(
+            text.as_bytes(),
+            "t",
+            crate::store::session::IndexOptions::default(),
+        )
+        .unwrap();
         let p = plan(&s, None).unwrap();
         let copied: Vec<Option<String>> = p
             .items

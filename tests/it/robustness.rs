@@ -17,7 +17,6 @@ use serde::Deserialize as _;
 
 use crate::common::{env_in, run_with, Run};
 use pisess::app::env::Env;
-use pisess::util::readahead::Reading;
 
 /// Far beyond any run here (the slowest, a 60 MB line in a debug build, takes about a second).
 const WATCHDOG: Duration = Duration::from_secs(60);
@@ -943,7 +942,7 @@ fn files_removed_while_listing_are_warnings() {
     }
     remover.join().unwrap();
     // The warning is what `ls` says when the file is gone by the time it is read.
-    let gone = pisess::store::summary::summarize(&p.dir.join("gone.jsonl"), Reading::AheadIfBig)
+    let gone = pisess::store::summary::summarize(&p.dir.join("gone.jsonl"), Default::default())
         .unwrap_err();
     assert!(
         matches!(&gone, pisess::format::scan::ScanError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)

@@ -10,6 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::format::scan::read_header;
+use crate::util::file::FileId;
 
 /// A path as it would be written to: canonical when it exists (symlinks followed, as the write
 /// would follow them), else its folder canonical and its own name, else as given (a folder that
@@ -32,15 +33,8 @@ fn landing(path: &Path) -> Option<PathBuf> {
     }
 }
 
-#[cfg(unix)]
-fn identity(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn identity(_path: &Path) -> Option<(u64, u64)> {
-    None
+fn identity(path: &Path) -> Option<FileId> {
+    fs::metadata(path).ok().map(|m| FileId::of(&m))
 }
 
 /// Why a report must not be written to `file`, or `None` when it may. `folders` are the
@@ -52,7 +46,7 @@ pub(super) fn refusal(file: &Path, folders: &[&Path], inputs: &[PathBuf]) -> Opt
     let id = identity(file);
     for input in inputs {
         let same_path = input.canonicalize().is_ok_and(|p| p == landing);
-        let same_file = id.is_some() && identity(input) == id;
+        let same_file = id.is_some_and(|id| identity(input).is_some_and(|i| i.same(id)));
         if same_path || same_file {
             return Some(format!(
                 "it is {}, a session this run reads",

@@ -1,7 +1,7 @@
 //! `pisess show -f`: the session as `show` prints it, then each entry as pi appends it.
 //!
-//! The bytes come from [`crate::util::follow::Tail`] (a file) or stdin as it arrives, whole lines at
-//! a time; each batch is read by the one scanner, as a session of the header line and the new
+//! The bytes come from [`crate::util::follow::FollowedFile`] (a file) or stdin as it arrives,
+//! whole lines at a time; each batch is read by the one scanner, as a session of the header line and the new
 //! lines ([`Session::from_bytes`]), so migrations, seed-000 and warnings are what `show` has.
 //! Only the header line and the ids seen are kept between batches.
 
@@ -23,7 +23,7 @@ use crate::format::scan::ScanError;
 use crate::format::time::parse_span;
 use crate::store::select::{select, Selected};
 use crate::store::session::Session;
-use crate::util::follow::{Change, Stop, Tail};
+use crate::util::follow::{Change, FollowedFile, Stop};
 use crate::util::usage::UsageError;
 use crate::util::warning::Warning;
 use crate::views::style::{self, IdCut};
@@ -64,11 +64,11 @@ pub(super) fn run(
     let name = path.display().to_string();
     let stem = crate::util::file::stem_of(&path);
     let mut follower = Follower::new(args, env, name.clone(), stem);
-    let mut tail = Tail::new(&path);
+    let mut file = FollowedFile::new(&path);
     let mut last_entry = Instant::now();
     loop {
         let deadline = idle.map(|span| last_entry + span);
-        let change = tail.next(deadline).with_context(|| name.clone())?;
+        let change = file.next(deadline).with_context(|| name.clone())?;
         let why = match change {
             Ok(Change::Appended(bytes)) => {
                 if follower.feed(bytes, out, diag)? > 0 {

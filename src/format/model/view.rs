@@ -53,8 +53,9 @@ pub struct MessageView<'a> {
 }
 
 /// What the skim of a line notes besides the view's fields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Skimming {
+    #[default]
     Plain,
     /// An assistant message's [`ContentSaid`], as its content is passed (`tree`'s filter
     /// reads it of every assistant message; other readers would pay for it for nothing).
@@ -92,13 +93,9 @@ impl<'a> LineView<'a> {
     /// The view of a line [`Skim`] vouches for, each kept field decoded by serde_json from its
     /// span, so it equals what `serde_json::from_slice::<LineView>` gives; `None` when the skim
     /// is unsure (then serde_json decides, as before). Skipping `message.content`, most of a
-    /// line, is where the time goes, and the skim does that at memory speed.
-    pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
-        LineView::skim_as(bytes, Skimming::Plain)
-    }
-
-    /// [`LineView::skim`], noting what `how` asks for on the way.
-    pub fn skim_as(bytes: &'a [u8], how: Skimming) -> Option<LineView<'a>> {
+    /// line, is where the time goes, and the skim does that at memory speed. It notes what
+    /// `how` asks for on the way ([`Skimming::Plain`]: nothing more).
+    pub fn skim(bytes: &'a [u8], how: Skimming) -> Option<LineView<'a>> {
         let mut s = Skim::new(bytes);
         let mut view = LineView::default();
         each_field(&mut s, LINE_FIELDS, |key, s| {
@@ -973,7 +970,7 @@ mod tests {
     /// The skim is a shortcut, never a second opinion: what it vouches for, serde_json reads
     /// the same way.
     fn assert_skim_agrees(line: &[u8]) -> bool {
-        let Some(mut skimmed) = LineView::skim(line) else {
+        let Some(mut skimmed) = LineView::skim(line, Skimming::Plain) else {
             return false;
         };
         // The spans are the skim's own extras, and must be the stored texts of their values.
@@ -1041,7 +1038,7 @@ mod tests {
         ];
         for line in leave {
             assert!(
-                LineView::skim(line).is_none(),
+                LineView::skim(line, Skimming::Plain).is_none(),
                 "{}",
                 String::from_utf8_lossy(line)
             );

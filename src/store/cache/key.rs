@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::util::file::FileId;
+
 /// A listing of more folders than this stats its files by path.
 pub(super) const MAX_FOLDER_FDS: usize = 256;
 
@@ -17,12 +19,13 @@ pub(super) const MAX_FOLDER_FDS: usize = 256;
 /// next time, not trusted by its key.
 pub(super) const RACY_NS: i128 = 2_000_000_000;
 
-/// What identifies a file's bytes without reading them. ctime is in it because nothing can set
-/// it back: a rewrite that restores the mtime still changes the key.
+/// What identifies a file's bytes without reading them: which file, and its size and times.
+/// ctime is in it because nothing can set it back: a rewrite that restores the mtime still
+/// changes the key. Encoded as `dev, ino, size, mtime_ns, ctime_ns` (the [`FileId`]'s two
+/// fields first, in place).
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct FileKey {
-    pub(super) dev: u64,
-    pub(super) ino: u64,
+    pub(super) id: FileId,
     pub(super) size: u64,
     pub(super) mtime_ns: i128,
     pub(super) ctime_ns: i128,
@@ -46,8 +49,7 @@ pub(super) fn stat_in(
         let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
         #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
         let key = FileKey {
-            dev: st.st_dev as u64,
-            ino: st.st_ino as u64,
+            id: FileId::of_stat(&st),
             size: st.st_size as u64,
             mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
             ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
@@ -80,8 +82,7 @@ impl FileKey {
         use std::os::unix::fs::MetadataExt;
         let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
         FileKey {
-            dev: meta.dev(),
-            ino: meta.ino(),
+            id: FileId::of(meta),
             size: meta.size(),
             mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
@@ -96,8 +97,7 @@ impl FileKey {
                 .map_or(0, |d| d.as_nanos() as i128)
         };
         FileKey {
-            dev: 0,
-            ino: 0,
+            id: FileId::of(meta),
             size: meta.len(),
             mtime_ns: ns(meta.modified()),
             ctime_ns: ns(meta.created()),

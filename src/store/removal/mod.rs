@@ -16,11 +16,11 @@
 #[cfg(target_os = "linux")]
 mod freedesktop;
 
-use std::fs::Metadata;
 use std::io;
 use std::path::Path;
 
 use crate::format::scan::ScanError;
+use crate::util::file::FileId;
 
 /// Where removed files go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,37 +29,14 @@ pub enum Mode {
     Permanent,
 }
 
-/// Which file a path named when it was checked: device and inode where the platform has them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Identity(Option<(u64, u64)>);
-
-impl Identity {
-    #[cfg(unix)]
-    pub fn of(meta: &Metadata) -> Identity {
-        use std::os::unix::fs::MetadataExt;
-        Identity(Some((meta.dev(), meta.ino())))
-    }
-
-    #[cfg(not(unix))]
-    pub fn of(_meta: &Metadata) -> Identity {
-        Identity(None)
-    }
-
-    pub const UNKNOWN: Identity = Identity(None);
-
-    /// Known on both sides and equal (unknown never proves sameness).
-    pub fn same(self, other: Identity) -> bool {
-        self.0.is_some() && self == other
-    }
-}
-
 /// What was checked about a file when the removal was planned.
 #[derive(Clone, Copy)]
 pub struct Checked<'a> {
     pub path: &'a Path,
-    pub file: Identity,
-    /// The folder the file was in.
-    pub folder: Identity,
+    pub file: FileId,
+    /// The folder the file was in; `None` when it could not be looked at (then no folder is
+    /// the same).
+    pub folder: Option<FileId>,
     /// The session id its header held.
     pub id: &'a str,
     /// What else the file must still be (empty, older than, named): judged on the file itself
@@ -132,12 +109,9 @@ mod linux {
     use rustix::fs::{self as rfs, AtFlags, FileType, Mode as Perm, OFlags, RenameFlags};
     use rustix::io::Errno;
 
-    use super::{freedesktop, not_a_session, Checked, Identity, Mode, TrashHome};
+    use super::{freedesktop, not_a_session, Checked, Mode, TrashHome};
     use crate::format::scan::read_header_of;
-
-    fn identity(st: &rfs::Stat) -> Identity {
-        Identity(Some((st.st_dev, st.st_ino)))
-    }
+    use crate::util::file::FileId;
 
     fn words(e: Errno) -> std::io::Error {
         e.into()
@@ -160,7 +134,10 @@ mod linux {
         .map_err(|e| format!("cannot open its folder: {}", words(e)))?;
         let dir_stat =
             rfs::fstat(&dir).map_err(|e| format!("cannot read its folder: {}", words(e)))?;
-        if !identity(&dir_stat).same(checked.folder) {
+        if !checked
+            .folder
+            .is_some_and(|f| f.same(FileId::of_stat(&dir_stat)))
+        {
             return Err("its folder was replaced since it was checked; left alone".into());
         }
         let stage = Stage::make(&dir)?;
@@ -231,7 +208,7 @@ mod linux {
                 Mode::Permanent => rfs::unlinkat(&self.fd, name, AtFlags::empty())
                     .map_err(|e| format!("cannot delete it: {}", words(e))),
                 Mode::Trash => {
-                    let dev = checked.file.0.map_or(0, |(dev, _)| dev);
+                    let dev = checked.file.device();
                     freedesktop::put(trash, self.fd.as_fd(), name, checked.path, dev).map_err(|e| {
                         format!(
                             "cannot move it to the trash ({e}); it was left in place (--permanent deletes without the trash)"
@@ -255,7 +232,7 @@ mod linux {
                 }
                 _ => return Err("it is no longer a regular file; left alone".into()),
             }
-            if !identity(&st).same(checked.file) {
+            if !FileId::of_stat(&st).same(checked.file) {
                 return Err(
                     "it was replaced by another file since it was checked; left alone".into(),
                 );
@@ -289,7 +266,7 @@ mod linux {
             )
             .map_err(|e| format!("cannot read it: {}", words(e)))?;
             let st = rfs::fstat(&fd).map_err(|e| format!("cannot read it: {}", words(e)))?;
-            if !identity(&st).same(checked.file) {
+            if !FileId::of_stat(&st).same(checked.file) {
                 return Err(
                     "it was replaced by another file since it was checked; left alone".into(),
                 );
@@ -331,8 +308,9 @@ mod linux {
 mod by_path {
     use std::fs;
 
-    use super::{cannot_read, not_a_session, Checked, Identity, Mode};
+    use super::{cannot_read, not_a_session, Checked, Mode};
     use crate::format::scan::read_header;
+    use crate::util::file::FileId;
 
     pub(super) fn remove(checked: Checked, mode: Mode) -> Result<(), String> {
         still_the_same(checked)?;
@@ -386,7 +364,7 @@ mod by_path {
         if !meta.is_file() {
             return Err("it is no longer a regular file; left alone".into());
         }
-        if Identity::of(&meta) != checked.file {
+        if FileId::of(&meta) != checked.file {
             return Err("it was replaced by another file since it was checked; left alone".into());
         }
         Ok(())

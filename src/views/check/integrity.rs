@@ -201,7 +201,12 @@ mod tests {
     #[test]
     fn torn_lines_and_bad_headers_are_findings() {
         let text = "{\"type\":\"session\",\"version\":7,\"id\":\"s\"}\n{\"type\":\"custom\",\"id\":\"a\",\"parentId\":null}\nnot json\n{\"type\":\"cus";
-        let s = Session::from_reader(text.as_bytes(), "t").unwrap();
+        let s = Session::from_reader(
+            text.as_bytes(),
+            "t",
+            crate::store::session::IndexOptions::default(),
+        )
+        .unwrap();
         let found = integrity(&s);
         let at = |line: u64| {
             found
