@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The per-entry budgets of issue 18: peak RSS on a session of about a million small entries
-# (`context --json` <= 96 MB, `tree` <= 128 MB; the other commands listed so none grows
-# needlessly), and on the 400 MB benchmark session `tree` <= 3x and human `show` <= 5x the time
-# of `wc -l` on the same file, all timed in the same interleaved rounds.
+# The per-entry budgets of issues 18 and 33: peak RSS on a session of about a million small
+# entries (`context --json` <= 96 MB, `tree` <= 96 MB, `ls --all` <= 32 MB without a cache,
+# priming one and warm; the other commands listed so none grows needlessly), and on the 400 MB
+# benchmark session `tree` <= 3x and human `show` <= 5x the time of `wc -l` on the same file,
+# all timed in the same interleaved rounds.
 #
 #   benches/entries.sh [--rounds N] [--runs N] [--dir DIR] [--quick]
 #
@@ -71,6 +72,17 @@ for b in "${bins[@]}"; do
     /usr/bin/time -f "%M" -o "$dir/rss.tmp" "$b" $c "$small" >/dev/null 2>&1 || true
     printf '%s\t%s\t%s\n' "$b" "$c" "$(tail -n 1 "$dir/rss.tmp")" >>"$rss"
   done
+  # `ls --all` of a session dir holding the session alone: without a cache, priming a cache
+  # of its own, then warm.
+  mkdir -p "$dir/store"
+  ln -f "$small" "$dir/store/" 2>/dev/null || cp "$small" "$dir/store/"
+  rm -rf "$dir/ls-cache"
+  for c in "--no-cache ls --all" "ls --all (priming)" "ls --all (warm)"; do
+    say "RSS: $(basename "$b") $c"
+    PISESS_CACHE_DIR="$dir/ls-cache" /usr/bin/time -f "%M" -o "$dir/rss.tmp" \
+      "$b" --session-dir "$dir/store" ${c% (*} >/dev/null 2>&1 || true
+    printf '%s\t%s\t%s\n' "$b" "$c" "$(tail -n 1 "$dir/rss.tmp")" >>"$rss"
+  done
 done
 
 # ---- time: wc -l and each binary's tree and human show, interleaved, with the cache and
@@ -106,7 +118,8 @@ wc = med["wc -l"]
 print(f"load average {before} before, {after} after (2 shared vCPUs: only the ratios compare)\n")
 print(f"Peak RSS on {small.rsplit('/', 1)[-1]} ({entries:,} entries):\n")
 print("| binary | command | peak RSS | budget |\n|---|---|--:|---|")
-budget = {"context --json": 96, "tree": 128}
+budget = {"context --json": 96, "tree": 96, "--no-cache ls --all": 32,
+          "ls --all (priming)": 32, "ls --all (warm)": 32}
 for line in open(rss):
     b, c, kb = line.rstrip("\n").split("\t")
     mb = int(kb) / 1024 if kb.isdigit() else float("nan")

@@ -135,9 +135,9 @@ fn check_index(data: &[u8]) -> Option<Session> {
     let session = Session::from_reader(data, "-", Default::default()).ok()?;
     let mut last_line = session.header_line;
     for (i, e) in session.entries.iter().enumerate() {
-        assert!(e.line > last_line, "entry lines increase");
-        last_line = e.line;
-        let start = usize::try_from(e.offset).unwrap();
+        assert!(session.line(i) > last_line, "entry lines increase");
+        last_line = session.line(i);
+        let start = usize::try_from(session.offset(i)).unwrap();
         let end = start + usize::try_from(e.stored_len()).unwrap();
         assert_eq!(session.stored_line(i).unwrap(), &data[start..end]);
         session.load(i).expect("an indexed entry decodes again");

@@ -22,7 +22,7 @@ use crate::cmd::{entry_wanted, migrated_role, report_unreadable, warn_unknown_ty
 use crate::format::model::EntryLine;
 use crate::format::model::Header;
 use crate::format::scan::{
-    open_file, read_header_of, scan_until, whole_file, ScanError, ScanReport,
+    open_file, read_header_of, scan_sparse, scan_until, whole_file, ScanError, ScanReport,
 };
 use crate::format::time::relative;
 use crate::store::cache::Cache;
@@ -67,7 +67,9 @@ struct Searched {
 /// Files up to this size are read whole before they are parsed, so that one in which the
 /// pattern's stored form ([`Matcher::may_match`]) has no match is passed over at the speed of a
 /// byte search (as ripgrep reads it). Only its header is read then, so its damaged lines go
-/// unreported. Larger files are read in a stream, line by line, and keep memory flat.
+/// unreported; with `-l`, `-c` and `--json` (no heading, no context, no branch) the same holds
+/// line by line: only the lines that may match are parsed ([`scan_sparse`]). Larger files are
+/// read in a stream, line by line, and keep memory flat.
 const WHOLE_FILE: u64 = 16 << 20;
 
 impl Searched {
@@ -94,6 +96,10 @@ struct Search<'a> {
     keep: Option<u64>,
     /// Whether each file is summarized (for the heading, `--since`, `--until`).
     summarize: bool,
+    /// Whether a file read whole is parsed only in the lines that may match
+    /// ([`scan_sparse`]): when nothing but the matches is printed (no heading, no context,
+    /// no branch to walk), so entries need no ordinal and no line before them.
+    sparse: bool,
     window: Window,
 }
 
@@ -226,6 +232,9 @@ fn prepare<'a>(
         (false, true) => Some(1),
         (false, false) => args.max_count,
     };
+    let summarize = !(args.json || args.count || args.files_with_matches)
+        || window.since.is_some()
+        || window.until.is_some();
     let search = Search {
         args,
         matcher,
@@ -234,9 +243,8 @@ fn prepare<'a>(
             thinking: args.thinking,
         },
         keep,
-        summarize: !(args.json || args.count || args.files_with_matches)
-            || window.since.is_some()
-            || window.until.is_some(),
+        summarize,
+        sparse: !summarize && !args.branch,
         window,
     };
     let loc = &env.location;
@@ -374,11 +382,29 @@ fn search_bytes(
     search: &Search,
     found: &mut Found,
 ) -> Result<Option<ScanReport>, ScanError> {
-    let Some(first) = search.matcher.first_may_match(bytes) else {
+    let mut stretches = search.matcher.stretches(bytes);
+    let Some(first) = stretches.next_from(0) else {
         // Still a pi session? A file that is not is reported, as everywhere.
         read_header_of(bytes, stem)?;
         return Ok(None);
     };
+    if search.sparse {
+        // Past the first stretch, a search for the next that is slower than the scan (the
+        // many literals of `-i`) would cost more than it saves: every line is read from there.
+        let cheap = search.matcher.stretches_are_cheap();
+        let next = |from: u64| {
+            if !cheap && from >= first as u64 {
+                return Some(from);
+            }
+            let at = stretches.next_from(usize::try_from(from).ok()?)?;
+            u64::try_from(at).ok()
+        };
+        found.vetted = cheap;
+        return scan_sparse(bytes, stem, next, |header, e| {
+            found.entry(search, header, e)
+        })
+        .map(Some);
+    }
     found.clear_before = first as u64;
     scan_until(bytes, stem, |header, e| found.entry(search, header, e)).map(Some)
 }
@@ -393,6 +419,10 @@ struct Found {
     /// In a file read whole, the lines that end before this offset cannot match
     /// ([`Matcher::first_may_match`]).
     clear_before: u64,
+    /// [`Matcher::may_match`] is not asked: [`scan_sparse`] hands out only lines that hold a
+    /// stretch that may match (but in the rare v1 and seed-000 files, which it reads whole and
+    /// whose entries are then all decoded; the test only ever saved a decode).
+    vetted: bool,
 }
 
 impl Found {
@@ -450,7 +480,7 @@ impl Found {
         if !searched(&e.kind, role, search.reach)
             || !entry_wanted(&args.types, &args.roles, header, &e.kind, stored_role)
             || e.offset + e.stored.len() as u64 <= self.clear_before
-            || !search.matcher.may_match(e.json)
+            || !(self.vetted || search.matcher.may_match(e.json))
         {
             return ControlFlow::Continue(());
         }

@@ -60,7 +60,7 @@ pub fn stdin_is_a_stream(env: &Env) -> anyhow::Result<()> {
 
 /// The warning for a path walk (`Session::path_to`) that met a parent cycle at entry `id`.
 pub fn warn_cycle(diag: &mut Diag, session: &Session, id: &str) {
-    let line = session.find(id).map(|i| session.entries[i].line);
+    let line = session.find(id).map(|i| session.line(i));
     diag.warn(
         &session.name,
         line,

@@ -139,7 +139,7 @@ impl Seen {
             (0..session.entries.len()).all(|i| tree.in_tree[i] || !is_assistant(session, i));
         let mut said = self.said;
         said.resize(session.entries.len(), 0);
-        (current && !self.unsure && in_tree).then_some((said, self.tool_calls))
+        (current && !self.unsure && in_tree).then(|| (said, self.tool_calls.sealed()))
     }
 }
 
@@ -292,7 +292,7 @@ fn decode_facts(
         seen.record(i, noted);
         ControlFlow::Continue(())
     })?;
-    Ok((seen.said, seen.tool_calls))
+    Ok((seen.said, seen.tool_calls.sealed()))
 }
 
 /// Assistant messages decoded by one worker at a time, for the filter.
@@ -440,17 +440,20 @@ impl View<'_> {
         let Some(id) = answered_call(entry) else {
             return Ok(None);
         };
-        let Some(holder) = self.tool_calls.entry_of(id) else {
-            return Ok(None);
-        };
-        if let Some(line) = self.tool_calls.line_of(id, holder) {
-            return Ok(Some(line.to_owned()));
+        // The latest message that holds the call (the others share its id's hash only).
+        for holder in self.tool_calls.holders(id) {
+            if let Some(line) = self.tool_calls.line_of(id, holder) {
+                return Ok(Some(line.to_owned()));
+            }
+            if lines.holder != Some(holder) {
+                let message = load_with(self.session, holder, &ROW_WITH_ARGUMENTS)?;
+                self.keep_lines(holder, &message, lines);
+            }
+            if let Some(line) = lines.by_id.get(id) {
+                return Ok(Some(line.clone()));
+            }
         }
-        if lines.holder != Some(holder) {
-            let message = load_with(self.session, holder, &ROW_WITH_ARGUMENTS)?;
-            self.keep_lines(holder, &message, lines);
-        }
-        Ok(lines.by_id.get(id).cloned())
+        Ok(None)
     }
 
     fn preview(&self, i: usize, entry: &Value, lines: &mut Lines) -> anyhow::Result<Preview> {
@@ -521,15 +524,21 @@ impl View<'_> {
         for (_, text) in &mut parts {
             *text = escape_control(text, false).into_owned();
         }
-        if let Some(width) = look.width {
-            let fixed = style::width(&row.prefix) + style::width(marker) + style::width(suffix);
+        // Whole for a terminal or colour (people read those rows); else in its pieces.
+        let whole = (look.width.is_some() || theme.enabled).then(|| row.prefix.to_string());
+        if let (Some(width), Some(prefix)) = (look.width, &whole) {
+            let fixed = style::width(prefix) + style::width(marker) + style::width(suffix);
             cut_parts(&mut parts, width.saturating_sub(fixed));
         }
         // Written into the chunk's buffer piece by piece: a prefix can be megabytes.
-        if theme.enabled {
-            out.extend_from_slice(theme.dim(&row.prefix).as_bytes());
-        } else {
-            out.extend_from_slice(row.prefix.as_bytes());
+        match &whole {
+            Some(prefix) if theme.enabled => out.extend_from_slice(theme.dim(prefix).as_bytes()),
+            Some(prefix) => out.extend_from_slice(prefix.as_bytes()),
+            None => {
+                for part in row.prefix.parts() {
+                    out.extend_from_slice(part.as_bytes());
+                }
+            }
         }
         out.extend_from_slice(theme.cyan(marker).as_bytes());
         for (tone, text) in &parts {
@@ -801,6 +810,49 @@ mod tests {
         let mut expected = HashMap::new();
         tool_calls_of(whole, home, &mut expected);
         assert_eq!(lines, expected, "{line}");
+    }
+
+    /// A tool result's one-liner comes from the latest message that holds its call, past a
+    /// later one recorded under the same hash (as two ids sharing a hash are): here entry 3,
+    /// which holds another call, is recorded as holding `c1`.
+    #[test]
+    fn a_call_shared_hash_finds_its_holder() {
+        use serde_json::json;
+        let call = |id: &str, command: &str| json!({"type":"toolCall","id":id,"name":"bash","arguments":{"command":command}});
+        let session = crate::store::session::test_session(&[
+            json!({"type":"message","id":"u","parentId":null,"message":{"role":"user","content":"go"}}),
+            json!({"type":"message","id":"a","parentId":"u","message":{"role":"assistant","content":[call("c1", "ls")]}}),
+            json!({"type":"message","id":"r","parentId":"a","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[]}}),
+            json!({"type":"message","id":"b","parentId":"r","message":{"role":"assistant","content":[call("c2", "pwd")]}}),
+        ]);
+        let tree = Tree::build(&session);
+        let labels = HashMap::new();
+        let line_of_result = |tool_calls: &ToolCalls| {
+            let view = View {
+                session: &session,
+                tree: &tree,
+                tool_calls,
+                labels: &labels,
+                home: "/home/dev",
+            };
+            let mut lines = Lines::default();
+            let entry = view.row_entry(2, &mut lines).unwrap();
+            view.call_line(2, &entry, &mut lines).unwrap()
+        };
+        let mut honest = ToolCalls::default();
+        honest.insert("c1", 1);
+        honest.insert("c2", 3);
+        let expected = line_of_result(&honest.sealed());
+        assert_eq!(expected.as_deref(), Some("[bash: ls]"));
+        let mut shared = ToolCalls::default();
+        shared.insert("c1", 1);
+        shared.insert("c2", 3);
+        shared.insert("c1", 3);
+        assert_eq!(line_of_result(&shared.sealed()), expected);
+        // No message holds it: no line.
+        let mut none = ToolCalls::default();
+        none.insert("c1", 3);
+        assert_eq!(line_of_result(&none.sealed()), None);
     }
 
     #[test]

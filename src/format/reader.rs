@@ -161,6 +161,31 @@ impl<R: BufRead> LineReader<R> {
         }))
     }
 
+    /// The offset of the next line's first byte.
+    pub(crate) fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Passes over, unread but counted, the whole lines in `inner`'s buffer that end before
+    /// `target` (an offset of the stream), so that the next line is the one holding it. A
+    /// line that crosses the buffer's end stops the skip early: the lines after are then read
+    /// as usual, so no line holding `target` or after it is ever passed over.
+    pub(crate) fn skip_before(&mut self, target: u64) -> io::Result<()> {
+        self.inner.consume(std::mem::take(&mut self.pending));
+        while !self.ended && self.offset < target {
+            let available = fill(&mut self.inner)?;
+            let want = usize::try_from(target - self.offset)
+                .map_or(available.len(), |w| w.min(available.len()));
+            let Some(at) = memchr::memrchr(b'\n', &available[..want]) else {
+                break;
+            };
+            self.number += memchr::memchr_iter(b'\n', &available[..=at]).count() as u64;
+            self.offset += at as u64 + 1;
+            self.inner.consume(at + 1);
+        }
+        Ok(())
+    }
+
     /// Copies a line that crosses the end of `inner`'s buffer into `buf`: its length in `buf`
     /// and whether it ends with `\n`. A line that cannot be held is cut (see [`Cut`]).
     fn gather(&mut self) -> io::Result<(usize, bool)> {
@@ -362,6 +387,48 @@ mod tests {
             read(&input, MAX_LINE),
             [(0, nul, Some(Cut::NotJson), true), (nul, 3, None, true)]
         );
+    }
+
+    #[test]
+    fn skipped_lines_are_counted_and_the_line_of_the_target_is_next() {
+        let input = b"{\"a\":1}\n\nlong line here\r\nx\ny";
+        // The target's line (its first byte, inside it, its `\n`) is next, numbered on.
+        for (target, number, offset) in [
+            (0, 1, 0),
+            (8, 2, 8),
+            (9, 3, 9),
+            (20, 3, 9),
+            (24, 3, 9),
+            (25, 4, 25),
+            (28, 5, 27),
+            (99, 5, 27),
+        ] {
+            for capacity in [1, 3, 8, 64] {
+                let mut reader =
+                    LineReader::new(io::BufReader::with_capacity(capacity, &input[..]));
+                reader.skip_before(target).unwrap();
+                let line = reader.next_line().unwrap().unwrap();
+                // A small buffer may stop the skip early: never past the target's line.
+                assert!(line.offset <= offset, "{target} in {capacity}");
+                if capacity == 64 {
+                    assert_eq!((line.number, line.offset), (number, offset), "{target}");
+                }
+                let mut last = line.offset;
+                while let Some(l) = reader.next_line().unwrap() {
+                    last = l.offset;
+                    if l.offset == offset {
+                        assert_eq!(l.number, number);
+                    }
+                }
+                assert_eq!(last, 27);
+            }
+        }
+        // After a line was read, the skip goes on from its end.
+        let mut reader = LineReader::new(&input[..]);
+        reader.next_line().unwrap();
+        reader.skip_before(26).unwrap();
+        assert_eq!(reader.next_line().unwrap().unwrap().number, 4);
+        assert_eq!(reader.offset(), 27);
     }
 
     #[test]

@@ -335,6 +335,30 @@ pub fn scan_until<R: BufRead>(
         stem,
         None,
         Skimming::Plain,
+        None,
+        on_entry,
+    )
+}
+
+/// [`scan_until`] of lines held in memory that reads, after the header, only the lines that
+/// hold a byte `next` points at: `next(from)` is the first offset at or after `from` whose line
+/// may matter, `None` when no line after `from` does. A line passed over is not parsed: it is
+/// neither handed out nor, when malformed, reported, and the entries' ordinals count only the
+/// entries handed out (so they say which comes first, not where). The report's tail is not
+/// resumable. A v1 file (whose ids are ordinals) and a seed-000 file are read whole, as by
+/// [`scan_until`].
+pub fn scan_sparse(
+    bytes: &[u8],
+    stem: &str,
+    mut next: impl FnMut(u64) -> Option<u64>,
+    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+) -> Result<ScanReport, ScanError> {
+    scan_from(
+        LineReader::new(bytes),
+        stem,
+        None,
+        Skimming::Plain,
+        Some(&mut next),
         on_entry,
     )
 }
@@ -353,7 +377,7 @@ pub fn scan<R: BufRead>(
         on_entry(header, entry);
         ControlFlow::Continue(())
     };
-    scan_from(LineReader::new(input), stem, None, how, on_entry)
+    scan_from(LineReader::new(input), stem, None, how, None, on_entry)
 }
 
 /// Goes on with a scan that `before` reported, over `input`: the same file from `before`'s end
@@ -366,7 +390,7 @@ pub(crate) fn scan_on<R: BufRead>(
 ) -> Result<ScanReport, ScanError> {
     debug_assert!(before.resumable());
     let reader = LineReader::resume(input, before.tail.lines, before.tail.end);
-    scan_from(reader, stem, Some(before), Skimming::Plain, on_entry)
+    scan_from(reader, stem, Some(before), Skimming::Plain, None, on_entry)
 }
 
 fn scan_from<R: BufRead>(
@@ -374,6 +398,7 @@ fn scan_from<R: BufRead>(
     stem: &str,
     before: Option<ScanReport>,
     how: Skimming,
+    mut next: Option<&mut dyn FnMut(u64) -> Option<u64>>,
     mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
 ) -> Result<ScanReport, ScanError> {
     // The header, its line number, offset and length on disk.
@@ -396,7 +421,22 @@ fn scan_from<R: BufRead>(
         };
     }
 
-    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
+    loop {
+        // Past the header of a file whose entries need nothing of the lines before them, a
+        // sparse scan goes straight to the next line that may matter.
+        let sparse = header
+            .as_ref()
+            .is_some_and(|(h, ..)| h.dialect == Dialect::Pi && !h.needs_v1_ids());
+        if let Some(next) = next.as_mut().filter(|_| sparse) {
+            tail.stopped = true;
+            match next(reader.offset()) {
+                Some(target) => reader.skip_before(target).map_err(ScanError::Io)?,
+                None => break,
+            }
+        }
+        let Some(line) = reader.next_line().map_err(ScanError::Io)? else {
+            break;
+        };
         (tail.lines, tail.end, tail.open) = (
             line.number,
             line.offset + line.len_on_disk(),

@@ -155,34 +155,57 @@ const NO_ENTRY: u32 = u32::MAX;
 /// `parent_at` while indexing: the entry before, unless ids are used twice.
 const PREVIOUS: u32 = NO_ENTRY - 1;
 
-/// The indexed facts of one entry, 48 bytes: ids inline ([`IdCell`]), kind and role interned
-/// as one class, the time parsed, and what few entries carry (`targetId`, `label`, a parent
-/// not in the file) in side tables, so a million-entry session indexes in about 60 MB.
-/// [`Session`]'s accessors give the text.
+/// The indexed facts of one entry, 32 bytes: ids inline ([`IdCell`]), kind and role interned
+/// as one class, the time parsed and packed with the id's tag, the low half of the offset
+/// (the high halves and the line numbers, which change from one entry to the next only where
+/// the file skips a line or passes 4 GiB, are steps in side tables of [`Session`]), and what
+/// few entries carry (`targetId`, `label`, a parent not in the file) in side tables, so a
+/// million-entry session indexes in about 45 MB. [`Session`]'s accessors give the text.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EntryMeta {
-    pub line: u64,
-    pub offset: u64,
-    /// The entry's ISO `timestamp` in ms (`parse_js_date`); `i64::MIN`: none (no JavaScript
-    /// date is that far from 1970).
-    timestamp_ms: i64,
+    /// The entry's ISO `timestamp` in ms (`parse_js_date` keeps it within ±8.64e15, 54
+    /// bits) times 32 ([`NO_TIME`]: none), plus `IdCell::tag` of `id` (below 16) times 2,
+    /// plus 1 for a `message` whose message is an object with `content` set and not null.
+    stamp: i64,
     id: [u8; 8],
+    /// The low 32 bits of the line's offset (`Session::offset`).
+    offset_low: u32,
     /// Bytes on disk, terminator included (the reader caps a line far below 4 GiB).
     len: u32,
     /// Position of the parent in `entries` ([`NO_ENTRY`]: none in the file).
     parent_at: u32,
     /// Position in `Session::classes`.
     class: u32,
-    /// `IdCell::tag` of `id`.
-    id_tag: u8,
-    /// A `message` whose message is an object with `content` set and not null.
-    content: bool,
 }
 
+/// [`EntryMeta::stamp`]'s time of an entry without one: below every JavaScript date.
+const NO_TIME: i64 = -(1 << 57);
+
 impl EntryMeta {
+    fn new(timestamp_ms: Option<i64>, id: IdCell, content: bool) -> EntryMeta {
+        // `parse_js_date` gives times within ±8.64e15 ms (< 2^53): none is lost.
+        let time = timestamp_ms
+            .filter(|t| t.unsigned_abs() < 1 << 56)
+            .unwrap_or(NO_TIME);
+        EntryMeta {
+            stamp: time * 32 + i64::from(id.tag) * 2 + i64::from(content),
+            id: id.bytes,
+            offset_low: 0,
+            len: 0,
+            parent_at: NO_ENTRY,
+            class: 0,
+        }
+    }
+
     /// The entry's ISO `timestamp` in ms (`parse_js_date`).
     pub fn timestamp_ms(&self) -> Option<i64> {
-        (self.timestamp_ms != i64::MIN).then_some(self.timestamp_ms)
+        let time = self.stamp >> 5;
+        (time != NO_TIME).then_some(time)
+    }
+
+    /// `IdCell::tag` of the entry's id.
+    fn id_tag(&self) -> u8 {
+        ((self.stamp >> 1) & 15) as u8
     }
 
     /// Bytes on disk, terminator included.
@@ -192,7 +215,7 @@ impl EntryMeta {
 
     /// A `message` whose message is an object with `content` set and not null.
     pub fn content(&self) -> bool {
-        self.content
+        self.stamp & 1 == 1
     }
 }
 
@@ -311,6 +334,12 @@ pub struct Session {
     pub header_offset: u64,
     pub header_len: u64,
     pub entries: Vec<EntryMeta>,
+    /// `line - position` of the entries from each entry named on ([`Session::line`]): a step
+    /// where the file skips a line (blank, malformed) between two entries, one in most files.
+    line_steps: Vec<(u32, u64)>,
+    /// The high 32 bits of the entries' offsets from each entry named on (0 before the first):
+    /// a step every 4 GiB.
+    offset_highs: Vec<(u32, u32)>,
     /// Ids longer than an [`IdCell`] holds inline.
     long_ids: Vec<Box<str>>,
     /// Each entry's kind and message role.
@@ -381,6 +410,7 @@ impl Session {
     ) -> Result<Unlinked, ScanError> {
         let mut kept = Vec::new();
         let mut entries = Vec::new();
+        let (mut line_steps, mut offset_highs) = (Vec::new(), Vec::new());
         let mut long_ids = Vec::new();
         let mut classes = Classes::default();
         let mut extras = Vec::new();
@@ -452,23 +482,15 @@ impl Session {
                 }
             };
             let id = IdCell::new(e.id.as_deref(), &mut long_ids);
-            entries.push(EntryMeta {
-                line: e.line,
-                offset,
-                timestamp_ms: e
-                    .view
-                    .timestamp
-                    .get()
-                    .and_then(parse_js_date)
-                    .unwrap_or(i64::MIN),
-                id: id.bytes,
-                // The reader refuses lines of 512 MiB and more.
-                len: u32::try_from(e.len).unwrap_or(u32::MAX),
-                parent_at,
-                class: classes.intern(&e.kind, role),
-                id_tag: id.tag,
-                content: e.kind == EntryKind::Message && message.is_some_and(|m| m.content.0),
-            });
+            let time = e.view.timestamp.get().and_then(parse_js_date);
+            let content = e.kind == EntryKind::Message && message.is_some_and(|m| m.content.0);
+            let mut meta = EntryMeta::new(time, id, content);
+            meta.offset_low = note_steps(&mut line_steps, &mut offset_highs, at, e.line, offset);
+            // The reader refuses lines of 512 MiB and more.
+            meta.len = u32::try_from(e.len).unwrap_or(u32::MAX);
+            meta.parent_at = parent_at;
+            meta.class = classes.intern(&e.kind, role);
+            entries.push(meta);
             if let Some(observe) = &mut observe {
                 observe(at, e);
             }
@@ -479,6 +501,8 @@ impl Session {
                 NO_ENTRY - 1
             ))));
         }
+        // The capacity past the last entry (up to half of it) is given back.
+        entries.shrink_to_fit();
         let session = Session {
             name,
             source: Source::Memory(kept),
@@ -489,6 +513,8 @@ impl Session {
             header_offset: report.header_offset,
             header_len: report.header_len,
             entries,
+            line_steps,
+            offset_highs,
             long_ids,
             classes,
             extras,
@@ -508,6 +534,7 @@ impl Session {
     fn link_parents(&mut self, pending: Vec<(u32, IdCell)>) {
         let Session {
             entries,
+            line_steps,
             long_ids,
             by_id,
             warnings,
@@ -515,17 +542,18 @@ impl Session {
             ..
         } = self;
         let long_ids = &long_ids[..];
+        let line = |i: usize| line_at(line_steps, i);
         let mut table = IdIndex::with_capacity(entries.len());
         let mut duplicates = false;
         for (i, e) in entries.iter().enumerate() {
             let Some(id) = entry_id(e, long_ids) else {
-                warnings.push(missing_id(e.line));
+                warnings.push(missing_id(line(i)));
                 continue;
             };
             let held = |&j: &u32| entry_id(&entries[j as usize], long_ids).unwrap_or_default();
             // `index` keeps positions below `NO_ENTRY`.
             if let Some(earlier) = table.insert(id, i as u32, held) {
-                warnings.push(duplicate_id(id, e.line, entries[earlier as usize].line));
+                warnings.push(duplicate_id(id, line(i), line(earlier as usize)));
                 duplicates = true;
             }
         }
@@ -561,6 +589,16 @@ impl Session {
             }
         }
         *by_id = table;
+    }
+
+    /// The entry's line number in the file (1 is the first).
+    pub fn line(&self, i: usize) -> u64 {
+        line_at(&self.line_steps, i)
+    }
+
+    /// Where the entry's line starts: in the file, or in a [`Source::Memory`].
+    pub fn offset(&self, i: usize) -> u64 {
+        offset_at(&self.offset_highs, i, self.entries[i].offset_low)
     }
 
     /// The entry's effective id: stored, or assigned by the v1 migration.
@@ -692,6 +730,44 @@ pub(crate) fn test_session(lines: &[Value]) -> Session {
     Session::from_reader(text.as_bytes(), "t", IndexOptions::default()).unwrap()
 }
 
+/// The value of the last step at or before entry `i`.
+fn step_at<T: Copy>(steps: &[(u32, T)], i: usize) -> Option<T> {
+    let k = steps.partition_point(|&(from, _)| from as usize <= i);
+    Some(steps[k.checked_sub(1)?].1)
+}
+
+/// Notes entry `at`'s line and offset in the steps where they change ([`line_at`],
+/// [`offset_at`]), entries in order; the low half of the offset, which the entry keeps.
+/// Exact for any numbers: the line's step wraps, and so does [`line_at`].
+fn note_steps(
+    line_steps: &mut Vec<(u32, u64)>,
+    offset_highs: &mut Vec<(u32, u32)>,
+    at: u32,
+    line: u64,
+    offset: u64,
+) -> u32 {
+    let line_step = line.wrapping_sub(u64::from(at));
+    if line_steps.last().map(|&(_, step)| step) != Some(line_step) {
+        line_steps.push((at, line_step));
+    }
+    let high = (offset >> 32) as u32;
+    if offset_highs.last().map_or(0, |&(_, high)| high) != high {
+        offset_highs.push((at, high));
+    }
+    offset as u32
+}
+
+/// [`Session::offset`] from the steps and the entry's low half.
+fn offset_at(highs: &[(u32, u32)], i: usize, low: u32) -> u64 {
+    u64::from(step_at(highs, i).unwrap_or(0)) << 32 | u64::from(low)
+}
+
+/// [`Session::line`] from the steps.
+fn line_at(steps: &[(u32, u64)], i: usize) -> u64 {
+    // Every entry has a step at or before it (the first entry's).
+    (i as u64).wrapping_add(step_at(steps, i).unwrap_or(0))
+}
+
 /// A stored line without its `\n` or `\r\n`.
 fn trim_terminator(line: &mut Vec<u8>) {
     line.truncate(without_terminator(line).len());
@@ -713,6 +789,108 @@ mod tests {
     }
 
     const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    /// The steps give back every entry's line and offset, whatever their gaps: lines skipped
+    /// between entries, offsets past 4 GiB (once and many times, by small and huge jumps), and
+    /// numbers that do not rise.
+    #[test]
+    fn steps_give_back_every_line_and_offset() {
+        let mut next = crate::format::skim::rng(0x5eb5);
+        for round in 0..200 {
+            let (mut lines, mut highs) = (Vec::new(), Vec::new());
+            let (mut line, mut offset) = (1u64 + next(3) as u64, next(100) as u64);
+            let mut expected = Vec::new();
+            for at in 0..next(300) as u32 {
+                line = match next(20) {
+                    0 => line.wrapping_add(1 + next(5) as u64),
+                    1 if round % 7 == 0 => next(1000) as u64,
+                    2 if round % 5 == 0 => u64::MAX - next(3) as u64,
+                    _ => line.wrapping_add(1),
+                };
+                offset = match next(20) {
+                    0 => offset.wrapping_add((1 << 32) * (1 + next(3) as u64)),
+                    1 => offset.wrapping_add((1 << 32) - next(200) as u64),
+                    2 if round % 7 == 0 => next(1 << 20) as u64,
+                    3 => u64::MAX - next(1000) as u64,
+                    _ => offset.wrapping_add(next(2000) as u64 + 1),
+                };
+                let low = note_steps(&mut lines, &mut highs, at, line, offset);
+                expected.push((line, offset, low));
+            }
+            for (i, &(line, offset, low)) in expected.iter().enumerate() {
+                assert_eq!(line_at(&lines, i), line, "round {round}, entry {i}");
+                assert_eq!(
+                    offset_at(&highs, i, low),
+                    offset,
+                    "round {round}, entry {i}"
+                );
+            }
+            // One step for a file of consecutive lines below 4 GiB.
+            if round == 0 {
+                let (mut lines, mut highs) = (Vec::new(), Vec::new());
+                for at in 0..1000u32 {
+                    note_steps(
+                        &mut lines,
+                        &mut highs,
+                        at,
+                        2 + u64::from(at),
+                        100 * u64::from(at),
+                    );
+                }
+                assert_eq!((lines.len(), highs.len()), (1, 0));
+            }
+        }
+    }
+
+    /// An entry's packed time, id tag and content flag come back as they went in.
+    #[test]
+    fn stamps_keep_time_tag_and_content() {
+        let max = 8_640_000_000_000_000;
+        let times = [
+            None,
+            Some(0),
+            Some(-1),
+            Some(1),
+            Some(max),
+            Some(-max),
+            Some(1_767_225_600_123),
+        ];
+        for time in times {
+            for tag in 0..=ids::LONG_ID {
+                for content in [false, true] {
+                    let cell = IdCell { bytes: [7; 8], tag };
+                    let meta = EntryMeta::new(time, cell, content);
+                    assert_eq!(
+                        (meta.timestamp_ms(), meta.id_tag(), meta.content()),
+                        (time, tag, content)
+                    );
+                }
+            }
+        }
+    }
+
+    /// Lines skipped between entries (blank, malformed) move the next entries' line numbers,
+    /// and each entry is still read back from its own offset.
+    #[test]
+    fn lines_after_skipped_lines() {
+        let entry = |id: &str| {
+            format!(r#"{{"type":"custom","id":"{id}","parentId":null,"customType":"x"}}"#)
+        };
+        let text = format!(
+            "{HEADER}\n\n{}\nnot json\n{}\n\n\n{}\n{}",
+            entry("a"),
+            entry("b"),
+            entry("c"),
+            entry("d")
+        );
+        let s = open(&text);
+        let lines: Vec<u64> = (0..s.entries.len()).map(|i| s.line(i)).collect();
+        assert_eq!(lines, [3, 5, 8, 9]);
+        for (i, id) in ["a", "b", "c", "d"].into_iter().enumerate() {
+            let stored = s.stored_line(i).unwrap();
+            assert_eq!(without_terminator(&stored), entry(id).as_bytes());
+        }
+    }
 
     /// A line read without its long content is the line with `null` in its place: from the
     /// index's copy (a short rest), from the file around it (a long rest), or, once the file
@@ -773,7 +951,7 @@ mod tests {
         let s = open(&text);
         assert_eq!(s.entries.len(), 2);
         assert_eq!(s.role(0), Some("user"));
-        assert_eq!(s.entries[0].line, 3);
+        assert_eq!(s.line(0), 3);
         assert_eq!(s.malformed, 1);
         assert!(s.torn_tail);
         assert_eq!(s.warnings.len(), 1);
@@ -905,8 +1083,8 @@ mod tests {
 
     #[test]
     fn entry_meta_stays_small() {
-        // A million entries are indexed in about 60 MB; a field added here costs 8 MB more.
-        assert_eq!(std::mem::size_of::<EntryMeta>(), 48);
+        // A million entries are indexed in about 45 MB; a field added here costs 8 MB more.
+        assert_eq!(std::mem::size_of::<EntryMeta>(), 32);
     }
 
     #[test]

@@ -199,15 +199,7 @@ fn refuse_irregular(meta: &std::fs::Metadata) -> io::Result<()> {
 /// Opens the file without blocking on a FIFO swapped in since it was looked at
 /// (`O_NONBLOCK`, which a regular file ignores), and checks what was opened.
 fn open_regular(path: &Path) -> io::Result<(File, FileId)> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        #[allow(clippy::cast_possible_wrap)]
-        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
-    }
-    let file = options.open(path)?;
+    let file = crate::util::file::open_nonblocking(path, crate::util::file::Links::Follow)?;
     let meta = file.metadata()?;
     refuse_irregular(&meta)?;
     Ok((file, FileId::of(&meta)))

@@ -7,6 +7,9 @@
 //! escaped here (JSON keeps it as stored); human output escapes each part.
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::DefaultHashBuilder;
 
 use serde_json::Value;
 
@@ -85,18 +88,28 @@ fn content(v: Option<&Value>) -> String {
     normalize(js_slice(&full_text(v), 200))
 }
 
-/// Which assistant message holds each tool call, by call id, the last call of an id winning
-/// (pi's `/tree` map of one-liners, whose lines [`tool_calls_of`] makes again from that
-/// message). Ids sit in one arena, and lines are kept only for the calls of messages the
-/// filter hides, up to [`LINES_KEPT`] bytes: no row decodes such a message, and each tool
-/// result answering one decoded it again (6,346 messages of the 400 MB benchmark session). A
-/// `HashMap<String, String>` of every line was a third of `tree`'s memory on a session of a
-/// million small entries.
+/// Which assistant messages may hold each tool call, by call id, for pi's `/tree` map of
+/// one-liners, whose lines [`tool_calls_of`] makes again from that message (the last call of
+/// an id winning). A call is kept as its id's hash (keyed anew each run) and its entry: 12
+/// bytes, no id text, so the caller confirms a holder by reading it ([`ToolCalls::holders`]
+/// gives them latest first; a hash two ids share only adds a read). Lines are kept only for
+/// the calls of messages the filter hides, up to [`LINES_KEPT`] bytes: no row decodes such a
+/// message, and each tool result answering one decoded it again (6,346 messages of the 400 MB
+/// benchmark session). The ids' text and a hash table of them were a quarter of `tree`'s
+/// memory on a session of a million small entries (a `HashMap<String, String>` of every line,
+/// before them, a third).
 #[derive(Debug, Default)]
 pub(crate) struct ToolCalls {
-    ids: String,
-    /// Where an id starts in `ids`, its length, and the entry holding the call.
-    by_id: IdIndex<(u64, u32, u32)>,
+    hasher: DefaultHashBuilder,
+    /// `[hash >> 32, hash as u32, entry]` of each call, in the order recorded (file order)
+    /// until [`ToolCalls::sealed`] sorts them.
+    calls: Vec<[u32; 3]>,
+    sorted: bool,
+    /// Once sorted: where the calls whose hash starts with each `bits` bits start in
+    /// `calls` (one more at the end), so that a look-up reads a run of a few calls instead
+    /// of searching a table of megabytes (20 cache misses a tool result).
+    starts: Vec<u32>,
+    bits: u32,
     /// Ids each followed by its call's one-liner.
     lines: String,
     /// Where an id starts in `lines`, its length, its line's length, and the entry holding it.
@@ -111,29 +124,62 @@ const LINES_KEPT: usize = 2 << 20;
 impl ToolCalls {
     pub(crate) fn with_capacity(calls: usize) -> ToolCalls {
         ToolCalls {
-            by_id: IdIndex::with_capacity(calls),
+            calls: Vec::with_capacity(calls),
             ..ToolCalls::default()
         }
     }
 
-    /// Records that call `id` is in entry `entry` (a later call of the id wins).
-    pub(crate) fn insert(&mut self, id: &str, entry: u32) {
-        // A line is far below 4 GiB, so an id is too.
-        let value = (self.ids.len() as u64, id.len() as u32, entry);
-        self.ids.push_str(id);
-        let ToolCalls { ids, by_id, .. } = self;
-        // A replaced call's id stays in the arena, unreferenced: ids used twice are rare.
-        by_id.insert(id, value, |&(start, len, _)| {
-            &ids[start as usize..start as usize + len as usize]
-        });
+    fn hash(&self, id: &str) -> [u32; 2] {
+        let h = self.hasher.hash_one(id);
+        [(h >> 32) as u32, h as u32]
     }
 
-    /// The entry holding call `id`.
-    pub(crate) fn entry_of(&self, id: &str) -> Option<usize> {
-        let held = |&(start, len, _): &(u64, u32, u32)| {
-            Some(&self.ids[start as usize..start as usize + len as usize])
+    /// Records that call `id` is in entry `entry`, entries in file order (a later call of the
+    /// id wins).
+    pub(crate) fn insert(&mut self, id: &str, entry: u32) {
+        let [high, low] = self.hash(id);
+        self.calls.push([high, low, entry]);
+        self.sorted = false;
+    }
+
+    /// The calls sorted for [`ToolCalls::holders`]: by hash, then entry.
+    pub(crate) fn sealed(mut self) -> ToolCalls {
+        self.calls.sort_unstable();
+        self.calls.shrink_to_fit();
+        // About four calls a run: a byte a call.
+        let runs = (self.calls.len() / 4).max(1).next_power_of_two();
+        self.bits = runs.trailing_zeros();
+        let mut starts = vec![0u32; runs + 1];
+        // Calls are fewer than entries, which are fewer than u32::MAX.
+        for c in &self.calls {
+            starts[Self::run(self.bits, c[0]) + 1] += 1;
+        }
+        for k in 0..runs {
+            starts[k + 1] += starts[k];
+        }
+        self.starts = starts;
+        self.sorted = true;
+        self
+    }
+
+    /// The run of a hash whose high half is `high`: its first `bits` bits.
+    fn run(bits: u32, high: u32) -> usize {
+        (u64::from(high) >> (32 - bits)) as usize
+    }
+
+    /// The entries that may hold call `id`, the latest first: every entry that holds it is
+    /// among them (the first that does is the one that wins), and so may be entries holding
+    /// another id of the same hash. Only once [`ToolCalls::sealed`].
+    pub(crate) fn holders(&self, id: &str) -> impl Iterator<Item = usize> + '_ {
+        debug_assert!(self.sorted || self.calls.is_empty());
+        let [high, low] = self.hash(id);
+        let run = match self.starts.get(Self::run(self.bits, high)..) {
+            Some(&[from, to, ..]) => &self.calls[from as usize..to as usize],
+            _ => &self.calls[..],
         };
-        self.by_id.find(id, held).map(|&(.., entry)| entry as usize)
+        let from = run.partition_point(|c| [c[0], c[1]] < [high, low]);
+        let to = from + run[from..].partition_point(|c| [c[0], c[1]] == [high, low]);
+        run[from..to].iter().rev().map(|c| c[2] as usize)
     }
 
     /// Keeps the one-liner of call `id` of entry `entry`, while there is room.
@@ -353,6 +399,44 @@ pub(crate) fn thinking_text(content: Option<&Value>) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every entry that holds a call is among its holders, latest first, and the others are
+    /// entries of another id with the same hash; for tables of every size (runs of 1 to
+    /// thousands of calls) and ids recorded several times.
+    #[test]
+    fn holders_are_the_entries_of_an_id_latest_first() {
+        let mut next = crate::format::skim::rng(0x70c5);
+        for calls in [0, 1, 3, 5, 17, 100, 4_000] {
+            let mut table = ToolCalls::default();
+            let mut recorded = Vec::new();
+            for entry in 0..calls as u32 {
+                let id = format!("call_{}", next(calls.max(1) * 2 / 3 + 1));
+                table.insert(&id, entry);
+                recorded.push((id, entry));
+            }
+            let table = table.sealed();
+            for k in 0..calls + 50 {
+                let id = format!("call_{k}");
+                let got: Vec<usize> = table.holders(&id).collect();
+                let mut expected: Vec<usize> = recorded
+                    .iter()
+                    .filter(|(i, _)| *i == id)
+                    .map(|&(_, e)| e as usize)
+                    .collect();
+                expected.reverse();
+                let true_ones: Vec<usize> = got
+                    .iter()
+                    .copied()
+                    .filter(|&e| recorded[e].0 == id)
+                    .collect();
+                assert_eq!(true_ones, expected, "{id} of {calls}");
+                assert!(got.windows(2).all(|w| w[0] >= w[1]));
+                for &e in &got {
+                    assert_eq!(table.hash(&recorded[e].0), table.hash(&id));
+                }
+            }
+        }
+    }
 
     fn text(entry: &Value) -> String {
         let kind = EntryKind::parse(entry.get("type").and_then(Value::as_str));

@@ -30,6 +30,8 @@ pub struct Matcher {
     regex: Regex,
     /// The pattern over stored bytes (`search::stored`); `None`: every line may match.
     stored: Option<meta::Regex>,
+    /// The stored regex is one literal (`stored::is_one_literal`).
+    literal: bool,
 }
 
 /// The regex source of a pattern under `syntax`, and whether it ignores case.
@@ -88,13 +90,18 @@ impl Matcher {
             .case_insensitive(ignore_case)
             .build()?;
         // Parsed again as `regex` parses it (same crate, same flags), for the stored regex.
-        let stored = regex_syntax::ParserBuilder::new()
+        let hir = regex_syntax::ParserBuilder::new()
             .case_insensitive(ignore_case)
             .build()
             .parse(&source)
-            .ok()
-            .and_then(|hir| stored::regex(&hir));
-        Ok(Matcher { regex, stored })
+            .ok();
+        let stored = hir.as_ref().and_then(stored::regex);
+        let literal = stored.is_some() && hir.as_ref().is_some_and(stored::is_one_literal);
+        Ok(Matcher {
+            regex,
+            stored,
+            literal,
+        })
     }
 
     /// Whether stored JSON (a line, or a whole file) can hold a decoded line that matches.
@@ -113,14 +120,24 @@ impl Matcher {
     /// leftmost match, or the first `\u`; `None` when nothing in `stored` can match. The stored
     /// regex matches no raw newline, so every line that ends before this byte cannot match.
     pub fn first_may_match(&self, stored: &[u8]) -> Option<usize> {
-        let Some(r) = &self.stored else {
-            return Some(0);
-        };
-        // Its last byte: a match is never empty.
-        let matched = r.search_half(&regex_automata::Input::new(stored));
-        let end = matched.map_or(stored.len(), |m| m.offset().saturating_sub(1));
-        let escape = memchr::memmem::find(&stored[..end], b"\\u");
-        escape.or(matched.map(|_| end))
+        self.stretches(stored).next_from(0)
+    }
+
+    /// The stretches of `stored` (lines of stored JSON) that may hold a match, one after the
+    /// other: [`first_may_match`](Self::first_may_match) from any offset on.
+    pub fn stretches<'a>(&'a self, stored: &'a [u8]) -> Stretches<'a> {
+        Stretches {
+            matcher: self,
+            stored,
+            last: None,
+        }
+    }
+
+    /// Whether the stretches that may match are found faster than lines are parsed: the stored
+    /// regex is one literal (a byte search). Else only the first is looked for, and every line
+    /// from its own on is parsed.
+    pub fn stretches_are_cheap(&self) -> bool {
+        self.literal
     }
 
     /// Whether [`may_match`](Self::may_match) can ever say no.
@@ -134,6 +151,53 @@ impl Matcher {
             .find_iter(line)
             .map(|m| (m.start(), m.end()))
             .collect()
+    }
+}
+
+/// Where in stored JSON held in memory a match may be, from any offset on (`grep` reads only
+/// those lines of a file).
+pub struct Stretches<'a> {
+    matcher: &'a Matcher,
+    stored: &'a [u8],
+    /// The last search of the stored regex: where it started, where the next search may
+    /// start and find the same (no match starts in between), and a byte of the leftmost match
+    /// it found (`None`: no match after the start).
+    last: Option<(usize, usize, Option<usize>)>,
+}
+
+impl Stretches<'_> {
+    /// A byte at or after `from` of the first stretch there that may hold a match (see
+    /// [`Matcher::first_may_match`]); `None` when no byte from `from` on can.
+    pub fn next_from(&mut self, from: usize) -> Option<usize> {
+        let stored = self.stored;
+        if from > stored.len() {
+            return None;
+        }
+        let Some(r) = &self.matcher.stored else {
+            return Some(from);
+        };
+        // The last search still answers when it started at or before `from` and no match
+        // starts between the two. (Searching again each time would read the same bytes again
+        // for every `\u` before a match.)
+        let matched = match self.last {
+            Some((start, clear, at)) if start <= from && from <= clear => at,
+            _ => {
+                let input = regex_automata::Input::new(stored).span(from..stored.len());
+                // Its last byte: a match is never empty. The stored regex matches no
+                // raw newline, so the match started in that byte's line.
+                let at = r
+                    .search_half(&input)
+                    .map(|m| m.offset().saturating_sub(1).max(from));
+                let line_start =
+                    |at: usize| memchr::memrchr(b'\n', &stored[..at]).map_or(0, |n| n + 1);
+                let clear = at.map_or(usize::MAX, line_start);
+                self.last = Some((from, clear, at));
+                at
+            }
+        };
+        let end = matched.unwrap_or(stored.len());
+        let escape = memchr::memmem::find(&stored[from..end], b"\\u").map(|at| from + at);
+        escape.or(matched)
     }
 }
 
@@ -430,6 +494,58 @@ mod tests {
             },
         );
         assert!(strict.find_in("deploy").is_empty());
+    }
+
+    /// Walking a file from stretch to stretch, as `grep` does, reaches every line that
+    /// [`Matcher::may_match`], whatever the `\u` lines before a match (the cached search).
+    #[test]
+    fn stretches_reach_every_line_that_may_match() {
+        let lines = [
+            r#"{"t":"nothing"}"#,
+            r#"{"t":"\u0041 first escape"}"#,
+            r#"{"t":"more \u00e9"}"#,
+            r#"{"t":"none"}"#,
+            r#"{"t":"we deploy"}"#,
+            r#"{"t":"\u0042"}"#,
+            r#"{"t":"DEPLOY"}"#,
+            r#"{"t":"deploy again"}"#,
+            r#"{"t":"end"}"#,
+        ];
+        let file = lines.join("\n");
+        for (pattern, ignore_case) in [("deploy", false), ("deploy", true), (r"d\w+y", false)] {
+            let m = m(
+                pattern,
+                Syntax {
+                    ignore_case,
+                    ..Syntax::default()
+                },
+            );
+            let mut stretches = m.stretches(file.as_bytes());
+            let mut reached = Vec::new();
+            let mut from = 0;
+            while let Some(at) = stretches.next_from(from) {
+                let start = file[..at].rfind('\n').map_or(0, |n| n + 1);
+                let end = file[at..].find('\n').map_or(file.len(), |n| at + n);
+                assert!(start >= from, "{pattern}: back to {start} from {from}");
+                reached.push(&file[start..end]);
+                from = end + 1;
+            }
+            let wanted: Vec<_> = lines
+                .iter()
+                .filter(|l| m.may_match(l.as_bytes()))
+                .copied()
+                .collect();
+            assert_eq!(reached, wanted, "{pattern} (i: {ignore_case})");
+        }
+        // Only one literal is cheap to look for: `-i` spells `deploy` 64 ways, `/` two.
+        assert!(m("deploy", Syntax::default()).stretches_are_cheap());
+        let ci = Syntax {
+            ignore_case: true,
+            ..Syntax::default()
+        };
+        assert!(!m("deploy", ci).stretches_are_cheap());
+        assert!(!m("a/b", Syntax::default()).stretches_are_cheap());
+        assert!(!m(r"\w+ing", Syntax::default()).stretches_are_cheap());
     }
 
     #[test]

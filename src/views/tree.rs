@@ -5,6 +5,8 @@
 //! and returns rows; nothing is printed. Every walk is iterative and cycle-safe, since a parent
 //! cycle would make pi hang and a 100k-entry chain would overflow a recursive walk.
 
+use std::sync::Arc;
+
 use crate::format::model::EntryKind;
 use crate::store::session::Session;
 use crate::util::warning::Warning;
@@ -87,7 +89,6 @@ impl Tree {
         };
         let mut roots = Vec::new();
         for i in (0..n).filter(|&i| in_tree[i]) {
-            let e = &session.entries[i];
             match session.parent_id(i) {
                 None => roots.push(i),
                 Some(p) if Some(p) == session.id(i) => roots.push(i),
@@ -95,7 +96,7 @@ impl Tree {
                     Some(_) => {}
                     None => {
                         warnings.push(Warning {
-                            line: Some(e.line),
+                            line: Some(session.line(i)),
                             message: format!(
                                 "entry {} names a parent {p} that is not in the file; shown as a root",
                                 session.id(i).unwrap_or("?")
@@ -141,7 +142,7 @@ impl Tree {
                 }
                 let cut = *cycle.iter().min().unwrap_or(&cur);
                 warnings.push(Warning {
-                    line: Some(session.entries[cut].line),
+                    line: Some(session.line(cut)),
                     message: format!(
                         "parent cycle through {} entries; entry {} is shown as a root",
                         cycle.len(),
@@ -268,11 +269,44 @@ pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: Tr
 }
 
 /// One drawn line of the tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Row {
     pub entry: usize,
     /// Connectors and gutters (`│  ├─ `), three columns per level.
-    pub prefix: String,
+    pub prefix: Prefix,
+}
+
+/// A row's prefix: the start of the gutters drawn for its path, shared with the rows drawn
+/// while they stay (a session that keeps branching draws rows of tens of KB of gutters: 16 GB
+/// for a million entries, each copied once more for its row), then the row's own levels.
+#[derive(Debug, Clone, Default)]
+pub struct Prefix {
+    head: Arc<String>,
+    head_len: usize,
+    tail: String,
+}
+
+impl Prefix {
+    /// The prefix in its two pieces, in order.
+    pub fn parts(&self) -> [&str; 2] {
+        [&self.head[..self.head_len], &self.tail]
+    }
+
+    /// Its bytes.
+    pub fn len(&self) -> usize {
+        self.head_len + self.tail.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl std::fmt::Display for Prefix {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let [head, tail] = self.parts();
+        write!(f, "{head}{tail}")
+    }
 }
 
 /// The shown entries re-attached to their nearest shown ancestor.
@@ -493,7 +527,9 @@ impl Gutter {
 /// `tree`'s time; the rows of a path share all but their ends.
 #[derive(Debug, Default)]
 struct Drawn {
-    text: String,
+    /// Shared with the rows drawn from it: changed (copied, when a row still holds it) only
+    /// where the path's gutters change, at a branch.
+    text: Arc<String>,
     /// The gutters drawn, and where each one's drawing ends in `text`.
     gutters: Vec<(Gutter, usize)>,
 }
@@ -502,22 +538,25 @@ impl Drawn {
     /// Draws `gutter`, right of every gutter drawn.
     fn push(&mut self, gutter: Gutter) {
         let from = self.gutters.last().map_or(0, |(g, _)| g.position + 1);
+        let text = Arc::make_mut(&mut self.text);
         for _ in from..gutter.position {
-            self.text.push_str(BLANK);
+            text.push_str(BLANK);
         }
-        self.text.push_str(gutter.glyph());
-        self.gutters.push((gutter, self.text.len()));
+        text.push_str(gutter.glyph());
+        self.gutters.push((gutter, text.len()));
     }
 
     /// Keeps the first `n` gutters.
     fn truncate(&mut self, n: usize) {
         self.gutters.truncate(n);
-        self.text
-            .truncate(self.gutters.last().map_or(0, |&(_, end)| end));
+        let end = self.gutters.last().map_or(0, |&(_, end)| end);
+        if self.text.len() != end {
+            Arc::make_mut(&mut self.text).truncate(end);
+        }
     }
 
     /// What [`Rows::prefix_level_by_level`] draws, from the drawn gutters.
-    fn prefix(&self, levels: usize, connector: Option<&str>) -> String {
+    fn prefix(&self, levels: usize, connector: Option<&str>) -> Prefix {
         // The gutters on the prefix's levels (positions rise, so they are a run from the
         // first), and the levels after the last of them.
         let on = self.gutters.partition_point(|(g, _)| g.position < levels);
@@ -525,12 +564,15 @@ impl Drawn {
             Some((g, end)) => (end, g.position + 1),
             None => (0, 0),
         };
-        let mut prefix = String::with_capacity(levels * "│  ".len());
-        prefix.push_str(&self.text[..at]);
+        let mut tail = String::with_capacity(levels.saturating_sub(level) * "│  ".len());
         for l in level..levels {
-            prefix.push_str(connector.filter(|_| l + 1 == levels).unwrap_or(BLANK));
+            tail.push_str(connector.filter(|_| l + 1 == levels).unwrap_or(BLANK));
         }
-        prefix
+        Prefix {
+            head: Arc::clone(&self.text),
+            head_len: at,
+            tail,
+        }
     }
 }
 
@@ -556,7 +598,10 @@ impl Iterator for Rows<'_> {
         let corner = if f.is_last { "└─ " } else { "├─ " };
         let prefix = match self.drawn.as_mut() {
             Some(drawn) => drawn.prefix(display_indent, connector.then_some(corner)),
-            None => self.prefix_level_by_level(display_indent, connector.then_some(corner)),
+            None => Prefix {
+                tail: self.prefix_level_by_level(display_indent, connector.then_some(corner)),
+                ..Prefix::default()
+            },
         };
 
         let kids = self.v.children.of(f.entry);
@@ -796,7 +841,7 @@ mod tests {
                 drawn: None,
             };
             assert_eq!(
-                drawn.prefix(levels, connector),
+                drawn.prefix(levels, connector).to_string(),
                 rows.prefix_level_by_level(levels, connector),
                 "{gutters:?} {levels} {connector:?}"
             );

@@ -446,3 +446,79 @@ fn human_output() {
     snap!("grep_terminal", r.stdout);
     assert!(!r.stdout.contains("\x1b[2J"));
 }
+
+/// `-l`, `-c` and `--json` parse only the lines whose stored bytes may match (a sparse scan):
+/// what is found only decoded (`\u00e9`, an escaped capital, a line after `\n`), case folding
+/// beyond ASCII, line numbers counted over the lines passed over, and a damaged or unsearched
+/// line among them.
+#[test]
+fn lines_passed_over_unparsed_change_no_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let user = |id: &str, content: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2026-07-01T10:00:01.000Z","message":{{"role":"user","content":"{content}","timestamp":1782900001000}}}}"#
+        )
+    };
+    let tool = r#"{"type":"message","id":"t1","parentId":null,"timestamp":"2026-07-01T10:00:02.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"école café ÉCOLE"}],"isError":false,"timestamp":1782900002000}}"#;
+    let filler: Vec<String> = (0..50).map(|i| user(&format!("f{i}"), "nothing")).collect();
+    let mut lines: Vec<String> = filler[..20].to_vec();
+    lines.push(tool.to_owned());
+    lines.push("{\"broken".to_owned());
+    lines.push(user("u1", r"une \u00c9cole"));
+    lines.extend(filler[20..40].iter().cloned());
+    lines.push(user("u2", r"the caf\u00e9\nÉCOLE again"));
+    lines.extend(filler[40..].iter().cloned());
+    lines.push(user("u3", "école, Ecole"));
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    session(
+        tmp.path(),
+        "/w",
+        "dddd0004-0000-7000-8000-000000000004",
+        &refs,
+    );
+    let json = |args: &[&str]| {
+        let mut all = vec!["--json", "--all"];
+        all.extend_from_slice(args);
+        let r = grep(&tmp, &all);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        objects(&r)
+            .iter()
+            .map(|o| {
+                (
+                    o["entryId"].as_str().unwrap().to_owned(),
+                    o["fileLine"].as_u64().unwrap(),
+                    o["lineNumber"].as_u64().unwrap(),
+                    o["line"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let at = |id: &str, file: u64, n: u64, line: &str| (id.to_owned(), file, n, line.to_owned());
+    // Header line 1, filler 2-21, the tool result 22, the damaged line 23, u1 24, u2 45, u3 56.
+    assert_eq!(
+        json(&["-i", "école"]),
+        [
+            at("u1", 24, 1, "une École"),
+            at("u2", 45, 2, "ÉCOLE again"),
+            at("u3", 56, 1, "école, Ecole"),
+        ]
+    );
+    assert_eq!(json(&["^ÉCOLE"]), [at("u2", 45, 2, "ÉCOLE again")]);
+    assert_eq!(json(&["-F", "café"]), [at("u2", 45, 1, "the café")]);
+    assert_eq!(
+        json(&["-i", r"\bEcole\b"]),
+        [at("u3", 56, 1, "école, Ecole")]
+    );
+    let tools = json(&["--tools", "-F", "ÉCOLE"]);
+    assert_eq!(tools[0], at("t1", 22, 1, "école café ÉCOLE"));
+    assert_eq!(tools.len(), 2);
+    // -c counts lines as --json lists them; -l stops at the first.
+    let r = grep(&tmp, &["-c", "--all", "-i", "école"]);
+    assert!(r.stdout.trim_end().ends_with(".jsonl:3"), "{}", r.stdout);
+    let r = grep(&tmp, &["-l", "--all", "-i", "école"]);
+    assert_eq!(r.stdout.lines().count(), 1, "{}", r.stdout);
+    // The human view reads every line: the same matches, and the damaged line reported.
+    let r = grep(&tmp, &["--all", "-i", "école"]);
+    assert_eq!(r.stdout.matches("user  ").count(), 3, "{}", r.stdout);
+    assert!(r.stderr.contains(":23: "), "{}", r.stderr);
+}

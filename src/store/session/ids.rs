@@ -129,7 +129,7 @@ impl IdCell {
 
 /// The id of an entry, held inline or in `long_ids`.
 pub(super) fn entry_id<'a>(e: &'a EntryMeta, long_ids: &'a [Box<str>]) -> Option<&'a str> {
-    cell_text(&e.id, e.id_tag, long_ids)
+    cell_text(&e.id, e.id_tag(), long_ids)
 }
 
 /// The text of an [`IdCell`]'s parts.

@@ -50,7 +50,7 @@ impl Session {
         );
         let mut line = match (&self.source, &self.file, self.opened_as) {
             (Source::Memory(bytes), ..) => {
-                let start = usize::try_from(e.offset).map_err(io::Error::other)?;
+                let start = usize::try_from(self.offset(i)).map_err(io::Error::other)?;
                 let stored = &bytes[start..start + len];
                 [&stored[..head], b"null", &stored[tail..]].concat()
             }
@@ -62,9 +62,10 @@ impl Session {
                 let mut line = vec![0; head + 4 + (len - tail)];
                 let (before, after) = line.split_at_mut(head);
                 let failed = |err: io::Error| self.at_line(i, err.kind(), &err);
-                read_exact_at(file, before, e.offset).map_err(failed)?;
+                read_exact_at(file, before, self.offset(i)).map_err(failed)?;
                 after[..4].copy_from_slice(b"null");
-                read_exact_at(file, &mut after[4..], e.offset + tail as u64).map_err(failed)?;
+                read_exact_at(file, &mut after[4..], self.offset(i) + tail as u64)
+                    .map_err(failed)?;
                 line
             }
             _ => return self.raw_line(i),
@@ -99,7 +100,7 @@ impl Session {
 
     /// An error about entry `i`, named `FILE:LINE` as every message about a line is.
     fn at_line(&self, i: usize, kind: io::ErrorKind, e: &dyn std::fmt::Display) -> io::Error {
-        let line = self.entries[i].line;
+        let line = self.line(i);
         io::Error::new(kind, format!("{}:{line}: {e}", self.name))
     }
 
@@ -128,7 +129,7 @@ impl Session {
         let len = e.len as usize;
         let (file, opened_as) = match (&self.source, &self.file, self.opened_as) {
             (Source::Memory(bytes), _, _) => {
-                let start = usize::try_from(e.offset).map_err(io::Error::other)?;
+                let start = usize::try_from(self.offset(i)).map_err(io::Error::other)?;
                 buf.clear();
                 buf.extend_from_slice(&bytes[start..start + len]);
                 return Ok(0..len);
@@ -143,11 +144,15 @@ impl Session {
             .metadata()
             .is_ok_and(|m| Unchanged::of(&m) == opened_as);
         // The byte before the line too, when checking: it must end a line.
-        let before = usize::from(!unchanged && e.offset > 0);
+        let before = usize::from(!unchanged && self.offset(i) > 0);
         if buf.len() < len + before {
             buf.resize(len + before, 0);
         }
-        match read_exact_at(file, &mut buf[..len + before], e.offset - before as u64) {
+        match read_exact_at(
+            file,
+            &mut buf[..len + before],
+            self.offset(i) - before as u64,
+        ) {
             Err(err) if err.kind() == io::ErrorKind::UnexpectedEof => return Err(changed()),
             other => other?,
         }

@@ -46,8 +46,8 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
     }
     let roles_ok =
         |role: &str| PI_ROLES.contains(&role) || (role == "hookMessage" && header.version < 3);
-    for (i, e) in session.entries.iter().enumerate() {
-        let line = Some(e.line);
+    for i in 0..session.entries.len() {
+        let line = Some(session.line(i));
         let kind = session.kind(i);
         let id = session.id(i).unwrap_or("?");
         if let (Some(parent), None) = (session.parent_id(i), session.parent_of(i)) {
@@ -131,7 +131,7 @@ fn cycles(session: &Session) -> Vec<(u64, String)> {
                 }
                 1 => {
                     let id = session.id(i).unwrap_or("?").to_owned();
-                    found.push((session.entries[i].line, id));
+                    found.push((session.line(i), id));
                     break;
                 }
                 _ => break,

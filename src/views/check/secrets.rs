@@ -30,7 +30,7 @@ pub(super) fn no_secrets(
             };
             for f in detector.find_in_entry(&value) {
                 findings.push(Finding {
-                    line: Some(s.entries[i].line),
+                    line: Some(s.line(i)),
                     message: format!(
                         "secret {} {}… [{}] in entry {} at {} line {}",
                         f.kind,

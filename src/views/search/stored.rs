@@ -54,6 +54,16 @@ pub(super) fn regex(hir: &Hir) -> Option<meta::Regex> {
         .ok()
 }
 
+/// Whether the stored regex of `hir` is one literal, which a byte search finds faster than the
+/// scan reads lines (the many literals of a pattern that ignores case are slower than that).
+pub(super) fn is_one_literal(hir: &Hir) -> bool {
+    use regex_syntax::hir::literal::Extractor;
+    spelled(hir).is_some_and(|stored| {
+        let seq = Extractor::new().extract(&stored);
+        seq.is_exact() && seq.len() == Some(1)
+    })
+}
+
 /// What matches the stored spellings of what `hir` matches; `None` where `hir` holds bytes that
 /// are not whole characters (not a pattern over text).
 pub(super) fn spelled(hir: &Hir) -> Option<Hir> {
