@@ -422,12 +422,34 @@ pub fn name_cmp(a: &[u8], b: &[u8]) -> Ordering {
     // after a common ASCII prefix: there the root collation's first primary difference is
     // that pair's, in ASCII order (digits before letters, each in order), so no collator is
     // needed. A listing of 10,000 files sorted by the collator alone spent 14% of a warm run.
-    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let common = common_prefix(a, b);
     let simple = |c: Option<&u8>| c.is_some_and(|c| c.is_ascii_digit() || c.is_ascii_lowercase());
     if a[..common].is_ascii() && simple(a.get(common)) && simple(b.get(common)) {
         return a[common].cmp(&b[common]);
     }
     COLLATOR.compare_utf8(a, b)
+}
+
+/// How many bytes `a` and `b` share from their start, found eight at a time: a listing's
+/// names share some 20 (`2026-01-01T`...), and byte by byte that was most of its sort.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 8)
+            .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+    };
+    let mut at = 0;
+    while let (Some(x), Some(y)) = (word(a, at), word(b, at)) {
+        if x != y {
+            // Little-endian: the lowest differing byte is the first.
+            return at + (x ^ y).trailing_zeros() as usize / 8;
+        }
+        at += 8;
+    }
+    at + a[at..]
+        .iter()
+        .zip(&b[at..])
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// The `*.jsonl` files of a listing, and what it passed over.
@@ -498,6 +520,25 @@ pub fn jsonl_files(dir: &Path) -> io::Result<Files> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_common_prefix_is_counted_as_byte_by_byte() {
+        let names: [&[u8]; 7] = [
+            b"",
+            b"a",
+            b"2026-01-01T00",
+            b"2026-01-01T01",
+            b"2026-01-01T00-00",
+            b"2026-01-0",
+            b"x2026-01-01T00",
+        ];
+        for a in names {
+            for b in names {
+                let slow = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+                assert_eq!(common_prefix(a, b), slow, "{a:?} {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn the_fast_name_order_is_the_collators() {

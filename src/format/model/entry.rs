@@ -623,6 +623,17 @@ pub fn number(x: f64) -> Value {
     }
 }
 
+/// What [`number`] is when written, into `out`, without making the [`Value`].
+pub(crate) fn push_number(out: &mut Vec<u8>, x: f64) {
+    #[allow(clippy::cast_possible_truncation)]
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        crate::format::surrogates::push_i64(out, x as i64);
+    } else {
+        // Not finite: `null`, as `Number::from_f64` gives none.
+        crate::format::surrogates::push_f64(out, x);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
