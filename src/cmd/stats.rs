@@ -1,6 +1,7 @@
 //! `pisess stats`: what one run did and cost, or usage reports over many sessions.
 //!
-//! The data comes from the listing's one pass per file ([`Detail::Stats`]); for one session the
+//! The data comes from the listing's one pass per file ([`Detail::Stats`]), which a report over
+//! many sessions takes from the tally cache for the files that did not change; for one session the
 //! next request's size also needs the index `context` builds, a second read of that file only.
 //! Data first ([`One`], buckets, rows), then one of the renderers.
 

@@ -21,8 +21,10 @@
 //! temporary file renamed into place, so concurrent runs each see a whole cache.
 
 pub mod folder;
+mod key;
+pub mod tallies;
 
-use std::fs::{self, File, Metadata};
+use std::fs::File;
 use std::io::{BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -39,15 +41,14 @@ use crate::store::summary::{
     fold_from, modified_from_mtime, with_file_facts, without_file_facts, Detail, FileFacts, Fold,
     Summary,
 };
-use crate::util::file::{split_name, FileId};
+use crate::util::file::split_name;
 use crate::util::readahead::Reading;
 
 pub use folder::CacheDir;
 use folder::MAX_FILE_BYTES;
 pub(crate) use folder::{body, head, open_cache_file, CacheProblem};
-
-/// A listing of more folders than this stats its files by path.
-const MAX_FOLDER_FDS: usize = 256;
+pub(crate) use key::FileKey;
+use key::{now_ns, stamp, stat_in, MAX_FOLDER_FDS, RACY_NS};
 
 /// The start of every cache file; then [`FORMAT`] (u32, little-endian), the length of the
 /// index (u64), its xxh3 (u64), the index (a postcard-encoded [`Stored`]), and the blobs of
@@ -58,11 +59,6 @@ const MAGIC: &[u8] = b"pisess summary cache\n";
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
 /// format is not read (and is replaced).
 const FORMAT: u32 = 4;
-
-/// A file whose mtime is this close to the run's start may still change within the mtime's
-/// granularity without its key changing (git's "racily clean"): it is checked by its bytes
-/// next time, not trusted by its key.
-const RACY_NS: i128 = 2_000_000_000;
 
 /// What one folder's cache file holds.
 #[derive(Serialize, Deserialize)]
@@ -139,34 +135,12 @@ impl Folder {
     /// whole path.
     fn stat(&self, path: &Path, name: &[u8]) -> Option<(FileKey, FileFacts)> {
         #[cfg(unix)]
-        if let Some(dir) = &self.dir {
-            use std::os::unix::ffi::OsStrExt;
-            let name = std::ffi::OsStr::from_bytes(name);
-            let st = rustix::fs::statat(dir, name, rustix::fs::AtFlags::empty()).ok()?;
-            let regular = rustix::fs::FileType::from_raw_mode(st.st_mode)
-                == rustix::fs::FileType::RegularFile;
-            let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
-            #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
-            let key = FileKey {
-                id: FileId::of_stat(&st),
-                size: st.st_size as u64,
-                mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
-                ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
-            };
-            #[allow(clippy::unnecessary_cast)]
-            let modified = u64::try_from(st.st_mtime)
-                .ok()
-                .map(|s| std::time::Duration::new(s, st.st_mtime_nsec as u32));
-            let facts = FileFacts {
-                modified,
-                len: key.size,
-            };
-            return regular.then_some((key, facts));
-        }
-        let _ = name;
-        let meta = fs::metadata(path).ok()?;
-        meta.is_file()
-            .then(|| (FileKey::of(&meta), FileFacts::from(&meta)))
+        let dir = self.dir.as_ref();
+        #[cfg(not(unix))]
+        let dir = None;
+        let (key, modified) = stat_in(dir, path, name)?;
+        let len = key.size;
+        Some((key, FileFacts { modified, len }))
     }
 
     /// A record's resume blob, when it is whole.
@@ -213,54 +187,6 @@ struct Resume {
     had_first_message: bool,
     /// xxh3 of the bytes `[0, end)`: all that was folded ([`prefix_hash`]).
     prefix_hash: u64,
-}
-
-/// What identifies a file's bytes without reading them: which file, and its size and times.
-/// ctime is in it because nothing can set it back: a rewrite that restores the mtime still
-/// changes the key. Encoded as `dev, ino, size, mtime_ns, ctime_ns` (the [`FileId`]'s two
-/// fields first, in place).
-#[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct FileKey {
-    id: FileId,
-    size: u64,
-    mtime_ns: i128,
-    ctime_ns: i128,
-}
-
-/// The time now, in ns since 1970 (what a [`FileKey`]'s mtime is racy against).
-fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
-}
-
-impl FileKey {
-    #[cfg(unix)]
-    pub(crate) fn of(meta: &Metadata) -> FileKey {
-        use std::os::unix::fs::MetadataExt;
-        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
-        FileKey {
-            id: FileId::of(meta),
-            size: meta.size(),
-            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
-            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
-        }
-    }
-
-    #[cfg(not(unix))]
-    pub(crate) fn of(meta: &Metadata) -> FileKey {
-        let ns = |t: std::io::Result<std::time::SystemTime>| {
-            t.ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as i128)
-        };
-        FileKey {
-            id: FileId::of(meta),
-            size: meta.len(),
-            mtime_ns: ns(meta.modified()),
-            ctime_ns: ns(meta.created()),
-        }
-    }
 }
 
 /// The cache of one listing: the records of its folders as loaded, and what this run learned.
@@ -735,19 +661,6 @@ fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<Folder>, St
     }))
 }
 
-/// What a summary depends on besides the file: pisess itself, and the time zone in which
-/// dates without an offset are read (`parse_js_date`).
-pub(crate) fn stamp() -> String {
-    let tz = jiff::tz::TimeZone::system();
-    format!(
-        "pisess {} tz {:?} {:?}",
-        env!("CARGO_PKG_VERSION"),
-        std::env::var_os("TZ"),
-        tz.iana_name()
-            .map_or_else(|| format!("{tz:?}"), str::to_owned),
-    )
-}
-
 fn restore(saved: ScanReport<ByteBuf>, stem: &str) -> Option<ScanReport> {
     let header = scan::header_of_stored(&saved.header, stem)?;
     Some(saved.with_header(|_| header))
@@ -806,6 +719,7 @@ pub fn forge(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn line(n: u32, text: &str) -> String {
         let parent = match n {

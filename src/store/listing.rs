@@ -11,6 +11,7 @@ use anyhow::Context as _;
 use crate::format::scan::ScanError;
 
 use crate::format::time::parse_when;
+use crate::store::cache::tallies::{self, TallyCache};
 use crate::store::cache::{Cache, CacheProblem, Fate};
 use crate::store::locate::{name_cmp, Files, Location, Skipped};
 use crate::store::summary::{summarize, Detail, Summary, SummaryOptions};
@@ -207,7 +208,8 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
 
 /// [`list`] without holding the listing: each session of `scope` goes to `each` as soon as
 /// it is read, in file order, and is dropped after it (a report over thousands of sessions then
-/// holds a few files' facts at a time, not every message). Problems are reported on the way;
+/// holds a few files' facts at a time, not every message; the tally cache, for `stats`, holds its
+/// encoded records). Problems are reported on the way;
 /// true when some file could not be read.
 pub fn walk(
     loc: &Location,
@@ -224,22 +226,33 @@ pub fn walk(
         incomplete |= matches!(problem, Problem::Skipped(Skipped::Folder(_)));
         problem.report(&path, diag);
     }
+    // A report is served from the tally cache where there is one (a display, like `ls`).
+    let cache = match &loc.cache {
+        Some(dir) if detail == Detail::Stats => Some(TallyCache::load(dir, &files, false)),
+        _ => None,
+    };
+    let mut fates = Vec::new();
     crate::util::parallel::ordered(
         &files,
         |path: &PathBuf| {
-            (
-                path.clone(),
-                summarize(
-                    path,
-                    SummaryOptions {
-                        reading: Reading::OnThisThread,
-                        detail,
-                        also: None,
-                    },
+            let (result, fate) = match &cache {
+                Some(cache) => cache.summarize(path, Reading::OnThisThread),
+                None => (
+                    summarize(
+                        path,
+                        SummaryOptions {
+                            reading: Reading::OnThisThread,
+                            detail,
+                            also: None,
+                        },
+                    ),
+                    tallies::Fate::Dropped,
                 ),
-            )
+            };
+            (path.clone(), result, fate)
         },
-        |(path, result)| {
+        |(path, result, fate)| {
+            fates.push(fate);
             match result {
                 Ok(s) => {
                     if !s.warnings.is_empty() {
@@ -258,6 +271,9 @@ pub fn walk(
             std::ops::ControlFlow::Continue(())
         },
     );
+    if let Some((path, why)) = cache.and_then(|c| c.save(&files, fates)) {
+        Problem::Cache(why).report(&path, diag);
+    }
     report_damaged(&damaged, diag);
     Ok(incomplete)
 }
@@ -370,8 +386,8 @@ impl Window {
     }
 }
 
-/// Summarizes every file, through the summary cache when there is one and `detail` is what it
-/// holds; also the cache's one problem, if it had any.
+/// Summarizes every file, through the summary cache (`ls`) or the tally cache (`stats`) when
+/// there is one; also the cache's one problem, if it had any.
 fn summarize_all(
     loc: &Location,
     files: &[PathBuf],
@@ -388,6 +404,15 @@ fn summarize_all(
                 .collect();
             let results: Vec<_> = done.into_iter().map(|(result, _)| result).collect();
             let problem = cache.save(files, fates, &results);
+            (results, problem)
+        }
+        Some(dir) => {
+            let cache = TallyCache::load(dir, files, true);
+            let (results, fates) =
+                parallel::map(files, |path, reading| cache.summarize(path, reading))
+                    .into_iter()
+                    .unzip();
+            let problem = cache.save(files, fates);
             (results, problem)
         }
         _ => (

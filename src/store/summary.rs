@@ -60,7 +60,8 @@ pub struct Summary {
     pub bytes: u64,
     pub malformed_lines: u64,
     pub warnings: Vec<Warning>,
-    /// What `stats` gathers in the same pass, when asked for ([`Detail::Stats`]); never cached.
+    /// What `stats` gathers in the same pass, when asked for ([`Detail::Stats`]); not in the
+    /// summary cache (the tally cache keeps it beside its summary).
     #[serde(skip)]
     pub tally: Option<Box<Tally>>,
 }

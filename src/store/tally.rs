@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::format::model::{
     CallFacts, EntryKind, EntryLine, Header, LooseNum, LooseObj, LooseStr, Usage,
@@ -22,13 +22,15 @@ use crate::format::time::parse_js_date;
 pub const TOOLS_AND_SUMMARIES: &str = "Tools/summaries";
 
 /// One message-bearing entry, or an entry with usage: the fact table of `stats --by message`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
+    /// Kept by the tally cache apart (only `--by message` prints it).
+    #[serde(skip)]
     pub id: Option<String>,
     /// The entry's own time (its ISO `timestamp`, else the message's ms, else the header's).
     pub ts_ms: Option<i64>,
     /// The message role, or the entry type for `usage`, `compaction` and `branch_summary`.
-    pub role: String,
+    pub role: Name,
     /// A `message` entry (what pi's `totalMessages` counts), not an entry with usage.
     pub message: bool,
     /// Index into [`Tally::models`], as pi's `getUsageCostBreakdown` keys usage: an assistant's
@@ -37,10 +39,12 @@ pub struct Row {
     pub model: Option<u32>,
     pub usage: Option<Usage>,
     /// A tool result's `toolName`.
-    pub tool: Option<String>,
+    pub tool: Option<Name>,
     /// An assistant message's tool calls, by name (`""` when a call has none).
-    pub calls: Vec<String>,
+    pub calls: Vec<Name>,
     pub is_error: Option<bool>,
+    /// Kept by the tally cache apart, as [`Row::id`] is.
+    #[serde(skip)]
     pub stop_reason: Option<String>,
     /// A tool result's: the model of the assistant message whose call it answers (by its
     /// `toolCallId`), which `--by model` counts it under. [`Row::model`] stays pi's key for
@@ -50,9 +54,97 @@ pub struct Row {
     pub active: bool,
 }
 
+/// A role or tool name: pi's own are static, not one allocation per row (a report from the
+/// tally cache decodes hundreds of thousands of rows).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Name(std::borrow::Cow<'static, str>);
+
+impl Name {
+    /// pi's roles, entry types and built-in tools, and `""`.
+    const KNOWN: [&'static str; 18] = [
+        "",
+        "user",
+        "assistant",
+        "toolResult",
+        "usage",
+        "compaction",
+        "branch_summary",
+        "bashExecution",
+        "custom",
+        "branchSummary",
+        "compactionSummary",
+        "bash",
+        "read",
+        "edit",
+        "write",
+        "grep",
+        "find",
+        "ls",
+    ];
+
+    pub fn new(s: &str) -> Name {
+        match Name::KNOWN.iter().find(|k| **k == s) {
+            Some(k) => Name(std::borrow::Cow::Borrowed(k)),
+            None => Name(std::borrow::Cow::Owned(s.to_owned())),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name::new(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Name;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Name, E> {
+                Ok(Name::new(s))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
 /// A model as stored, and pi's breakdown key for it: `provider/model`, where JavaScript's
 /// template spells a missing part `undefined`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelKey {
     pub provider: Option<String>,
     pub model: Option<String>,
@@ -60,7 +152,7 @@ pub struct ModelKey {
 }
 
 /// Per tool name.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCount {
     pub calls: u64,
     /// Results with `isError: true`.
@@ -68,7 +160,7 @@ pub struct ToolCount {
 }
 
 /// Stop reasons of assistant messages.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stops {
     pub error: u64,
     pub aborted: u64,
@@ -82,33 +174,46 @@ pub struct Stops {
 }
 
 /// Paths named by the built-in tools' `path` argument, each once, sorted.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Files {
     pub read: BTreeSet<String>,
     pub written: BTreeSet<String>,
     pub edited: BTreeSet<String>,
 }
 
-/// What `stats` learns from one file, in file order.
-#[derive(Debug, Default, Clone)]
+/// What `stats` learns from one file, in file order. Kept by the tally cache
+/// ([`crate::store::cache::tallies`]) once [`Tally::finish`]ed: what only the pass needs is not
+/// stored, and what a report over many sessions does not need (the fields skipped by serde
+/// here, and [`Row::id`]) is stored apart and decoded only when asked for.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub struct Tally {
     pub rows: Vec<Row>,
     /// The models the rows point into.
     pub models: Vec<ModelKey>,
+    #[serde(skip)]
     pub tools: BTreeMap<String, ToolCount>,
     /// `bash` commands whose result was an error, in file order.
+    #[serde(skip)]
     pub failed_commands: Vec<String>,
+    #[serde(skip)]
     pub stops: Stops,
+    #[serde(skip)]
     pub compactions: u64,
     /// The sum of the compactions' `tokensBefore`.
+    #[serde(skip)]
     pub tokens_before: f64,
+    #[serde(skip)]
     pub branch_summaries: u64,
+    #[serde(skip)]
     pub files: Files,
     /// Every entry's parent, to find the active branch at the end.
+    #[serde(skip)]
     links: hashbrown::HashMap<String, Option<String>>,
     /// `bash` tool-call ids and their commands, to name the ones whose result failed.
+    #[serde(skip)]
     bash_calls: hashbrown::HashMap<String, String>,
     /// Tool-call ids and the model that made the call, for the results that answer them.
+    #[serde(skip)]
     call_models: hashbrown::HashMap<String, u32>,
 }
 
@@ -232,7 +337,7 @@ impl Tally {
         let row = |role: &str, model, usage| Row {
             id: e.id.as_deref().map(str::to_owned),
             ts_ms,
-            role: role.to_owned(),
+            role: Name::new(role),
             message: e.kind == EntryKind::Message,
             model,
             usage,
@@ -335,7 +440,7 @@ impl Tally {
                         }
                     }
                 }
-                r.tool = m.tool_name.get().map(str::to_owned);
+                r.tool = m.tool_name.get().map(Name::new);
                 r.is_error = Some(is_error);
                 r.answers = m
                     .tool_call_id
@@ -360,7 +465,7 @@ impl Tally {
         &mut self,
         blocks: &[LooseObj<CallBlock>],
         model: Option<u32>,
-        names: &mut Vec<String>,
+        names: &mut Vec<Name>,
     ) {
         for b in blocks.iter().filter_map(|b| b.0.as_ref()) {
             if b.kind.get() != Some("toolCall") {
@@ -370,7 +475,7 @@ impl Tally {
                 self.call_models.insert(id.to_owned(), model);
             }
             let name = b.name.get().unwrap_or("");
-            names.push(name.to_owned());
+            names.push(Name::new(name));
             self.tools.entry(name.to_owned()).or_default().calls += 1;
             let args = b.arguments.0.as_ref();
             let path = args.and_then(|a| a.path.get()).map(str::to_owned);
@@ -445,6 +550,7 @@ impl Tally {
         drop(active);
         self.links = hashbrown::HashMap::new();
         self.bash_calls = hashbrown::HashMap::new();
+        self.call_models = hashbrown::HashMap::new();
     }
 
     /// `provider/model` of a row's model index.

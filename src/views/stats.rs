@@ -111,12 +111,20 @@ impl RowWindow {
 
 /// The calendar key of a time in `tz`.
 pub fn time_key(ms: Option<i64>, by: By, tz: &TimeZone) -> String {
-    let Some(date) = ms
-        .and_then(|ms| Timestamp::from_millisecond(ms).ok())
-        .map(|t| t.to_zoned(tz.clone()).date())
-    else {
-        return "(no time)".to_owned();
-    };
+    match date_in(ms, tz) {
+        Some(date) => date_key(date, by),
+        None => "(no time)".to_owned(),
+    }
+}
+
+/// The date of a time in `tz`.
+fn date_in(ms: Option<i64>, tz: &TimeZone) -> Option<jiff::civil::Date> {
+    ms.and_then(|ms| Timestamp::from_millisecond(ms).ok())
+        .map(|t| tz.to_datetime(t).date())
+}
+
+/// The calendar key of a date.
+fn date_key(date: jiff::civil::Date, by: By) -> String {
     match by {
         By::Week => {
             let w = date.iso_week_date();
@@ -135,6 +143,9 @@ pub struct Grouper<'a> {
     window: RowWindow,
     buckets: hashbrown::HashMap<String, Bucket>,
     total: Bucket,
+    /// The last date keyed and its key: the rows of a session come a day at a time, and
+    /// formatting a key for each was a sixth of a report from the cache.
+    last: Option<(jiff::civil::Date, String)>,
 }
 
 impl<'a> Grouper<'a> {
@@ -145,6 +156,7 @@ impl<'a> Grouper<'a> {
             window,
             buckets: hashbrown::HashMap::new(),
             total: Bucket::default(),
+            last: None,
         }
     }
 
@@ -160,11 +172,11 @@ impl<'a> Grouper<'a> {
             match by {
                 By::Tool => {
                     for name in &r.calls {
-                        let b = mine.entry(name.clone()).or_default();
+                        let b = mine.entry_ref(name.as_str()).or_default();
                         b.counts.tool_calls += 1;
                     }
                     if r.role == "toolResult" && r.message {
-                        let b = mine.entry(r.tool.clone().unwrap_or_default()).or_default();
+                        let b = mine.entry_ref(r.tool.as_deref().unwrap_or("")).or_default();
                         b.counts.tool_results += 1;
                         b.counts.tool_errors += u64::from(r.is_error == Some(true));
                         if let Some(u) = &r.usage {
@@ -185,14 +197,27 @@ impl<'a> Grouper<'a> {
                         mine.entry(name(r.model)).or_default().usage.add(u);
                     }
                 }
-                _ => {
-                    let key = match by {
-                        By::Day | By::Week | By::Month => time_key(r.ts_ms, by, tz),
-                        By::Model => t.model_name(r.model).unwrap_or_else(|| "(no model)".into()),
-                        By::Project => s.cwd.clone(),
-                        _ => s.id.clone(),
+                By::Day | By::Week | By::Month => {
+                    let key = match date_in(r.ts_ms, tz) {
+                        Some(date) => match &self.last {
+                            Some((d, key)) if *d == date => key.as_str(),
+                            _ => &self.last.insert((date, date_key(date, by))).1,
+                        },
+                        None => "(no time)",
                     };
-                    mine.entry(key).or_default().add_row(r);
+                    mine.entry_ref(key).or_default().add_row(r);
+                }
+                _ => {
+                    // Borrowed: a key is made only for a bucket this session has not met yet.
+                    let key = match by {
+                        By::Model => r
+                            .model
+                            .and_then(|i| t.models.get(i as usize))
+                            .map_or("(no model)", |m| m.key.as_str()),
+                        By::Project => s.cwd.as_str(),
+                        _ => s.id.as_str(),
+                    };
+                    mine.entry_ref(key).or_default().add_row(r);
                 }
             }
         }

@@ -181,7 +181,7 @@ impl Store {
     }
 
     /// One change of one file (or a new file); its description, for a failure message.
-    fn change(&mut self) -> String {
+    pub(crate) fn change(&mut self) -> String {
         if self.files.is_empty() || self.rng.chance(5) {
             self.create();
             return "create".to_owned();
@@ -303,7 +303,7 @@ const SESSION_COMMANDS: [&[&str]; 7] = [
     &["check", "--max-turns", "9"],
 ];
 
-fn same(agent: &Path, cache: &Path, args: &[&str], context: &str) {
+pub(crate) fn same(agent: &Path, cache: &Path, args: &[&str], context: &str) {
     let cached = run_with(env_for(agent, Some(cache)), args, b"");
     let mut plain_args = vec!["--no-cache"];
     plain_args.extend_from_slice(args);

@@ -359,3 +359,51 @@ fn no_index_is_kept_or_read() {
         );
     }
 }
+
+/// The tally cache (`stats`) keeps the same rules: its folder or a file of it that others can
+/// write is not read, even holding a record whose key is right.
+#[cfg(unix)]
+#[test]
+fn a_tally_cache_others_can_write_is_not_used() {
+    for target in ["folder", "file"] {
+        let (_tmp, agent, cache) = store();
+        let first = run(&agent, &cache, &["stats", "--all", "--by", "day", "--json"]);
+        assert!(first.stderr.is_empty(), "{}", first.stderr);
+        let folder = cache.join("tallies");
+        let file = fs::read_dir(&folder)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let session = fs::read_dir(agent.join("sessions").join("--home-dev-webshop--"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let dir = pisess::store::cache::CacheDir::new(cache.clone());
+        assert!(pisess::store::cache::tallies::forge(
+            &dir,
+            &session,
+            |s, _| {
+                s.id = "FORGERY".into();
+            }
+        ));
+        // The forgery shows while the cache is ours (what is checked below could fail).
+        let by_session = ["stats", "--all", "--by", "session", "--json"];
+        assert!(run(&agent, &cache, &by_session).stdout.contains("FORGERY"));
+        let report = by_session;
+        let (named, by) = if target == "folder" {
+            chmod(&folder, 0o777);
+            (folder.clone(), "group and others (mode 0777)")
+        } else {
+            chmod(&file, 0o666);
+            (file.clone(), "writable by group and others")
+        };
+        let got = run(&agent, &cache, &report);
+        let mut plain_args = vec!["--no-cache"];
+        plain_args.extend_from_slice(&report);
+        passed_over(&got, &run(&agent, &cache, &plain_args), &named, by);
+    }
+}

@@ -28,6 +28,7 @@ mod secrets;
 mod secrets_corpus;
 mod show;
 mod stats;
+mod stats_cache;
 mod streams;
 mod surrogates;
 mod terminal;

@@ -352,3 +352,30 @@ fn tree_of(root: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// The tally cache is a display's, like the summary cache: a forged cost (its key kept) shows
+/// in a warm `stats` report, and never in `check --max-cost`, which reads the file.
+#[test]
+fn a_forged_tally_shows_in_stats_but_does_not_pass_check_max_cost() {
+    let fx = Fx::new();
+    let dear = fx.session("dear", &[NOW_MS - DAY], "spend", 50.0, "dear");
+    settle(&dear);
+    assert_eq!(fx.run(&["stats", "--all", "--json"]).code, 0);
+    let dir = CacheDir::new(fx.cache());
+    assert!(pisess::store::cache::tallies::forge(&dir, &dear, |s, t| {
+        s.usage.cost = 0.01;
+        for r in &mut t.rows {
+            if let Some(u) = &mut r.usage {
+                u.cost = 0.01;
+            }
+        }
+    }));
+    let shown = fx.run(&["stats", "--all", "--json"]);
+    assert!(
+        shown.stdout.contains("\"cost\":0.01") && !shown.stdout.contains("\"cost\":50"),
+        "the forgery did not show where only display follows the cache: {shown:?}"
+    );
+    let r = fx.run(&["check", "--all", "--max-cost", "1"]);
+    assert_eq!(r.code, 1, "a $50 run passed --max-cost 1: {r:?}");
+    assert!(r.stdout.contains("$50"), "{r:?}");
+}

@@ -409,7 +409,7 @@ pub(super) fn message_row(
         .ts_ms
         .map_or_else(|| "-".repeat(19), |ms| local_time(ms, tz));
     let what = match (&r.tool, r.calls.is_empty()) {
-        (Some(tool), _) => tool.clone(),
+        (Some(tool), _) => tool.to_string(),
         (None, false) => r.calls.join(","),
         _ => String::new(),
     };

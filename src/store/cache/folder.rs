@@ -11,6 +11,10 @@ use std::sync::{Arc, OnceLock};
 
 use crate::util::file::{open_nonblocking, Links};
 
+/// The folder of the summary cache's files (`ls`), beside which each other family of cache
+/// files has its own (`tallies`, for `stats`).
+pub(super) const SUMMARIES: &str = "summaries";
+
 /// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
 pub(crate) type CacheProblem = (PathBuf, String);
 
@@ -50,23 +54,39 @@ impl CacheDir {
     /// The folders, made 0700 where missing, then checked as [`CacheDir::check`] does
     /// (someone else may have made them first).
     pub(super) fn make(&self) -> Result<(), CacheProblem> {
-        let summaries = self.dir.join("summaries");
-        let made = make_private(&summaries);
+        self.make_family(SUMMARIES, "summary")
+    }
+
+    /// [`CacheDir::make`] for the folder of one family of cache files (`summaries`, `tallies`),
+    /// whose cache a warning calls the `what` cache.
+    pub(super) fn make_family(&self, family: &str, what: &str) -> Result<(), CacheProblem> {
+        let made = make_private(&self.dir.join(family));
         if let Err(e) = made {
             let why = format!(
-                "cannot write the summary cache: {}; going on without it",
+                "cannot write the {what} cache: {}; going on without it",
                 crate::util::warning::io_cause(&e)
             );
             return Err((self.dir.clone(), why));
         }
-        self.not_ours()
+        self.family_not_ours(family)
+    }
+
+    /// [`CacheDir::check`] for another family of cache files: the folder and that family's.
+    pub(super) fn check_family(&self, family: &str) -> Result<(), Option<CacheProblem>> {
+        self.check()?;
+        self.family_not_ours(family)
+            .map_err(|(path, why)| self.problem(&path, why))
     }
 
     /// The folder and its `summaries` folder, where they exist, owned by the effective user
     /// and writable by no one else (as OpenSSH's StrictModes and git's `safe.directory` ask):
     /// otherwise anyone who can write there chooses what `ls` shows, or fills it with links.
     fn not_ours(&self) -> Result<(), CacheProblem> {
-        for folder in [&self.dir, &self.dir.join("summaries")] {
+        self.family_not_ours(SUMMARIES)
+    }
+
+    fn family_not_ours(&self, family: &str) -> Result<(), CacheProblem> {
+        for folder in [&self.dir, &self.dir.join(family)] {
             match folder_owner_and_mode(folder) {
                 Ok(None) => {}
                 Ok(Some(Ok(()))) => {}
@@ -89,8 +109,13 @@ impl CacheDir {
     }
 
     pub(super) fn folder_file(&self, folder: &[u8]) -> PathBuf {
+        self.family_file(SUMMARIES, folder)
+    }
+
+    /// The cache file of a session folder in one family's folder.
+    pub(super) fn family_file(&self, family: &str, folder: &[u8]) -> PathBuf {
         let hash = xxhash_rust::xxh3::xxh3_64(folder);
-        self.dir.join("summaries").join(format!("{hash:016x}.bin"))
+        self.dir.join(family).join(format!("{hash:016x}.bin"))
     }
 
     /// The first problem of a run becomes its one warning; later ones are dropped.

@@ -1,0 +1,525 @@
+//! The tally cache: what `stats` learns of each session file ([`Tally`] and the [`Summary`] it
+//! came with), kept between runs, so a report over thousands of sessions reads only the files
+//! that changed.
+//!
+//! A family of its own beside the summary cache (`<cache dir>/tallies/<hash of the folder>.bin`),
+//! so a warm `ls` never decodes what only `stats` needs. It keeps that cache's rules: the same
+//! folder checks ([`CacheDir::check_family`]), files opened by [`open_cache_file`], the same
+//! framing and checksum ([`head`], [`body`]), a temporary file renamed into place, and the same
+//! [`FileKey`]: a record is used only while the file's device, inode, size, mtime and ctime are
+//! what they were, and a file is recorded only when its mtime was older than [`RACY_NS`] when it
+//! was read (a write since shows in the key). A file that changed is read whole (a tally is not
+//! resumed).
+//!
+//! What is kept is what the fold gave, not a report: every row with its own time, model and
+//! usage, so any `--by`, `--tz`, `--since`/`--until` is computed from it as from a full read.
+//! Each record is its own postcard blob inside the index, so a record kept is copied as bytes,
+//! and decoded only by the run that uses it (on the thread that would have read the file).
+//!
+//! Like the summary cache it only steers a display: whoever can write it can make `stats` show
+//! any figures for a file whose key it knows, and nothing that decides (`check --max-cost`)
+//! reads it (docs/guide.md, "Threat model").
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use hashbrown::HashMap;
+use serde::{Deserialize, Serialize};
+
+use super::folder::{body, head, open_cache_file, CacheDir, CacheProblem, MAX_FILE_BYTES};
+use super::key::{now_ns, stamp, stat_in, FileKey, MAX_FOLDER_FDS, RACY_NS};
+use crate::format::scan::{open_file, whole_file, ScanError};
+use crate::store::summary::{fold_from, with_file_facts, Detail, FileFacts, Summary};
+use crate::store::tally::{Files, Stops, Tally, ToolCount};
+use crate::util::file::split_name;
+use crate::util::readahead::Reading;
+
+/// The family's folder under the cache dir.
+const FAMILY: &str = "tallies";
+
+/// The start of every tally cache file; then [`FORMAT`] and the index ([`head`]).
+const MAGIC: &[u8] = b"pisess tally cache\n";
+
+/// Bumped whenever what is stored, or how a tally is computed, changes.
+const FORMAT: u32 = 1;
+
+/// One folder's file: the index.
+#[derive(Serialize, Deserialize)]
+struct Stored<'a> {
+    /// pisess's version and the time zone dates without an offset were read in.
+    stamp: String,
+    #[serde(with = "serde_bytes")]
+    folder: &'a [u8],
+    records: Vec<Entry<'a>>,
+}
+
+/// One session file's record.
+#[derive(Serialize, Deserialize)]
+struct Entry<'a> {
+    #[serde(with = "serde_bytes")]
+    name: &'a [u8],
+    key: FileKey,
+    /// A postcard-encoded [`Cached`].
+    #[serde(with = "serde_bytes")]
+    data: &'a [u8],
+}
+
+/// What a record's data holds: the summary without its file's facts, and its tally, of which
+/// what a report over many sessions groups (its rows and models) is decoded with it, and the
+/// rest ([`Rest`]: the rows' entry ids and stop reasons, the tools, files, stops, ...) only when
+/// asked for.
+#[derive(Deserialize)]
+struct Cached<'a> {
+    summary: Summary,
+    tally: Tally,
+    /// A postcard-encoded [`Rest`].
+    #[serde(borrow, with = "serde_bytes")]
+    rest: &'a [u8],
+}
+
+/// [`Cached`] as written, from the summary a read gave.
+#[derive(Serialize)]
+struct CachedRef<'a> {
+    summary: &'a Summary,
+    tally: &'a Tally,
+    #[serde(with = "serde_bytes")]
+    rest: &'a [u8],
+}
+
+/// The fields of a [`Tally`] (and its rows) that serde skips.
+#[derive(Serialize, Deserialize)]
+struct Rest {
+    ids: Vec<Option<String>>,
+    stop_reasons: Vec<Option<String>>,
+    tools: std::collections::BTreeMap<String, ToolCount>,
+    failed_commands: Vec<String>,
+    stops: Stops,
+    compactions: u64,
+    tokens_before: f64,
+    branch_summaries: u64,
+    files: Files,
+}
+
+/// [`Rest`] as written.
+#[derive(Serialize)]
+struct RestRef<'a> {
+    ids: Vec<&'a Option<String>>,
+    stop_reasons: Vec<&'a Option<String>>,
+    tools: &'a std::collections::BTreeMap<String, ToolCount>,
+    failed_commands: &'a [String],
+    stops: &'a Stops,
+    compactions: u64,
+    tokens_before: f64,
+    branch_summaries: u64,
+    files: &'a Files,
+}
+
+impl<'a> CachedRef<'a> {
+    fn encode(summary: &'a Summary, t: &'a Tally) -> Option<Vec<u8>> {
+        let rest = postcard::to_stdvec(&RestRef {
+            ids: t.rows.iter().map(|r| &r.id).collect(),
+            stop_reasons: t.rows.iter().map(|r| &r.stop_reason).collect(),
+            tools: &t.tools,
+            failed_commands: &t.failed_commands,
+            stops: &t.stops,
+            compactions: t.compactions,
+            tokens_before: t.tokens_before,
+            branch_summaries: t.branch_summaries,
+            files: &t.files,
+        })
+        .ok()?;
+        postcard::to_stdvec(&CachedRef {
+            summary,
+            tally: t,
+            rest: &rest,
+        })
+        .ok()
+    }
+}
+
+/// `tally` made whole again from `rest` when `wanted`.
+fn with_rest(mut tally: Tally, rest: &[u8], wanted: bool) -> Option<Tally> {
+    if !wanted {
+        return Some(tally);
+    }
+    let rest: Rest = postcard::from_bytes(rest).ok()?;
+    let n = tally.rows.len();
+    if rest.ids.len() != n || rest.stop_reasons.len() != n {
+        return None;
+    }
+    for ((r, id), stop) in tally.rows.iter_mut().zip(rest.ids).zip(rest.stop_reasons) {
+        r.id = id;
+        r.stop_reason = stop;
+    }
+    tally.tools = rest.tools;
+    tally.failed_commands = rest.failed_commands;
+    tally.stops = rest.stops;
+    tally.compactions = rest.compactions;
+    tally.tokens_before = rest.tokens_before;
+    tally.branch_summaries = rest.branch_summaries;
+    tally.files = rest.files;
+    Some(tally)
+}
+
+/// One folder's file as loaded: its bytes, and where each record's data is in them.
+#[derive(Default)]
+struct Folder {
+    bytes: Vec<u8>,
+    by_name: HashMap<Vec<u8>, (FileKey, Range<usize>)>,
+    /// The folder itself, open, for stats by name.
+    dir: Option<File>,
+}
+
+/// What became of a file's record.
+pub(crate) enum Fate {
+    /// Still right: copied as it is.
+    Kept,
+    /// Read and recorded: its key and data.
+    New(FileKey, Vec<u8>),
+    /// No record for it (it changed, is being written, or cannot be read).
+    Dropped,
+}
+
+/// The tally cache of one report.
+pub(crate) struct TallyCache<'a> {
+    dir: &'a CacheDir,
+    stamp: String,
+    now_ns: i128,
+    /// Whether a tally taken from the cache is decoded whole (`--by message` prints entry ids).
+    whole: bool,
+    folders: HashMap<Vec<u8>, Folder>,
+    /// The first problem met (the run's one warning).
+    problem: Option<CacheProblem>,
+    /// The folder is not ours: nothing is read from it or written to it.
+    off: bool,
+}
+
+impl<'a> TallyCache<'a> {
+    /// Loads the records of the folders of `files`. Without `whole`, a tally taken from the
+    /// cache holds its rows (without [`Row::id`](crate::store::tally::Row::id)) and models
+    /// only, what [`Grouper`](crate::views::stats::Grouper) groups: a report by day, model, ...
+    /// needs no more (a file read gives the whole tally all the same).
+    pub(crate) fn load(dir: &'a CacheDir, files: &[PathBuf], whole: bool) -> TallyCache<'a> {
+        let mut cache = TallyCache {
+            dir,
+            stamp: stamp(),
+            now_ns: now_ns(),
+            whole,
+            folders: HashMap::new(),
+            problem: None,
+            off: false,
+        };
+        if let Err(problem) = dir.check_family(FAMILY) {
+            cache.problem = problem;
+            cache.off = true;
+            return cache;
+        }
+        let mut folders: Vec<&[u8]> = files.iter().map(|f| split_name(f).0).collect();
+        folders.sort_unstable();
+        folders.dedup();
+        let many = folders.len();
+        let loaded = crate::util::parallel::map(&folders, |folder, _| {
+            let (mut loaded, problem) = read_folder(dir, &cache.stamp, folder);
+            #[cfg(unix)]
+            if !loaded.by_name.is_empty() && many <= MAX_FOLDER_FDS {
+                use std::os::unix::ffi::OsStrExt;
+                loaded.dir = File::open(std::ffi::OsStr::from_bytes(folder)).ok();
+            }
+            #[cfg(not(unix))]
+            let _ = many;
+            (loaded, problem)
+        });
+        for (folder, (loaded, problem)) in folders.into_iter().zip(loaded) {
+            if let Some((path, why)) = problem {
+                cache.note(&path, why);
+            }
+            cache.folders.insert(folder.to_vec(), loaded);
+        }
+        cache
+    }
+
+    fn note(&mut self, path: &Path, why: String) {
+        if self.problem.is_none() {
+            self.problem = self.dir.problem(path, why);
+        }
+    }
+
+    /// The summary of `path` with its tally ([`Detail::Stats`]): from the record when its key
+    /// is the file's now, else read whole; and what became of the record.
+    pub(crate) fn summarize(
+        &self,
+        path: &Path,
+        reading: Reading,
+    ) -> (Result<Summary, ScanError>, Fate) {
+        if let Some(summary) = self.vouched(path) {
+            return (Ok(summary), Fate::Kept);
+        }
+        let opened = match open_file(path) {
+            Ok(o) => o,
+            Err(e) => return (Err(e), Fate::Dropped),
+        };
+        let key = FileKey::of(&opened.meta);
+        let read = whole_file(&opened, reading)
+            .and_then(|input| fold_from(input, &opened.stem, None, Detail::Stats, |_, _| {}));
+        let summary = match read {
+            Ok((summary, ..)) => summary,
+            Err(e) => return (Err(e), Fate::Dropped),
+        };
+        // Bytes that changed while they were read, or may still change unseen within the
+        // mtime's granularity, are not recorded.
+        let unchanged = opened
+            .file
+            .metadata()
+            .is_ok_and(|now| FileKey::of(&now) == key);
+        let settled = key.mtime_ns < self.now_ns - RACY_NS;
+        let fate = match (unchanged && settled && !self.off, summary.tally.as_deref()) {
+            (true, Some(tally)) => match CachedRef::encode(&summary, tally) {
+                Some(data) => Fate::New(key, data),
+                None => Fate::Dropped,
+            },
+            _ => Fate::Dropped,
+        };
+        (
+            Ok(with_file_facts(summary, path, (&opened.meta).into())),
+            fate,
+        )
+    }
+
+    /// The record of `path` when its key is the file's now (a stat, not an open).
+    fn vouched(&self, path: &Path) -> Option<Summary> {
+        let (folder, name) = split_name(path);
+        let folder = self.folders.get(folder)?;
+        let (key, range) = folder.by_name.get(name)?;
+        let (now, modified) = stat_in(folder.dir.as_ref(), path, name)?;
+        if now != *key {
+            return None;
+        }
+        let facts = FileFacts {
+            modified,
+            len: now.size,
+        };
+        // The index's checksum held, so data that does not decode is a forgery or another
+        // build's: the file is read instead.
+        let Cached {
+            summary,
+            tally,
+            rest,
+        } = postcard::from_bytes(folder.bytes.get(range.clone())?).ok()?;
+        let tally = with_rest(tally, rest, self.whole)?;
+        let mut summary = with_file_facts(summary, path, facts);
+        summary.tally = Some(Box::new(tally));
+        Some(summary)
+    }
+
+    /// Writes the folders whose records changed: `fates` holds each listed file's, in the
+    /// order of `files`. Records of files no longer listed are dropped.
+    pub(crate) fn save(mut self, files: &[PathBuf], fates: Vec<Fate>) -> Option<CacheProblem> {
+        if self.off {
+            return self.problem;
+        }
+        let mut out: HashMap<&[u8], (bool, Vec<ToWrite>)> = HashMap::new();
+        for (path, fate) in files.iter().zip(fates) {
+            let (folder, name) = split_name(path);
+            let (changed, records) = out.entry(folder).or_default();
+            match fate {
+                Fate::Kept => {
+                    let stored = self.folders.get(folder).and_then(|f| f.by_name.get(name));
+                    if let Some((key, range)) = stored {
+                        records.push((name, *key, Data::Old(range.clone())));
+                    }
+                }
+                Fate::New(key, data) => {
+                    *changed = true;
+                    records.push((name, key, Data::New(data)));
+                }
+                Fate::Dropped => {
+                    *changed |= self
+                        .folders
+                        .get(folder)
+                        .is_some_and(|f| f.by_name.contains_key(name));
+                }
+            }
+        }
+        let mut made = false;
+        for (folder, (changed, records)) in out {
+            let stored = self.folders.get(folder).map_or(0, |f| f.by_name.len());
+            // Also when a file recorded is gone from the folder.
+            if !changed && stored == records.len() {
+                continue;
+            }
+            if !made {
+                if let Err((path, why)) = self.dir.make_family(FAMILY, "tally") {
+                    self.note(&path, why);
+                    return self.problem;
+                }
+                made = true;
+            }
+            let old = self.folders.get(folder).map_or(&[][..], |f| &f.bytes[..]);
+            if let Err(e) = self.write_folder(folder, old, &records) {
+                let dir = self.dir.dir.clone();
+                self.note(
+                    &dir,
+                    format!("cannot write the tally cache: {e}; going on without it"),
+                );
+                break;
+            }
+        }
+        self.problem
+    }
+
+    fn write_folder(&self, folder: &[u8], old: &[u8], records: &[ToWrite]) -> std::io::Result<()> {
+        let path = self.dir.family_file(FAMILY, folder);
+        let parent = path.parent().expect("a cache file is in a folder");
+        let stored = Stored {
+            stamp: self.stamp.clone(),
+            folder,
+            records: records
+                .iter()
+                .map(|(name, key, data)| Entry {
+                    name,
+                    key: *key,
+                    data: match data {
+                        Data::Old(range) => &old[range.clone()],
+                        Data::New(bytes) => bytes,
+                    },
+                })
+                .collect(),
+        };
+        let index = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
+        // One the next run would not read is not written (its sessions are read whole).
+        if index.len() as u64 + 64 > MAX_FILE_BYTES {
+            return Ok(());
+        }
+        // Made 0600 (`tempfile`), in a folder just checked to be ours.
+        let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
+        tmp.write_all(&head(MAGIC, FORMAT, &index))?;
+        tmp.write_all(&index)?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+/// A record to write: the file's name, its key and its data.
+type ToWrite<'a> = (&'a [u8], FileKey, Data);
+
+/// A record's data to write: where it is in the folder's old file, or new.
+enum Data {
+    Old(Range<usize>),
+    New(Vec<u8>),
+}
+
+/// One folder's file, and the problem reading it.
+fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<CacheProblem>) {
+    let path = dir.family_file(FAMILY, folder);
+    let mut bytes = Vec::new();
+    let read = open_cache_file(&path).and_then(|mut file| file.read_to_end(&mut bytes));
+    match read {
+        Ok(_) => {}
+        // No cache yet (or where none can be: said when it is written).
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return (Folder::default(), None)
+        }
+        Err(e) => {
+            let why = format!(
+                "cannot read the tally cache: {}; not used",
+                crate::util::warning::io_cause(&e)
+            );
+            return (Folder::default(), Some((path, why)));
+        }
+    }
+    match decode(&bytes, stamp, folder) {
+        Ok(Some(by_name)) => (
+            Folder {
+                bytes,
+                by_name,
+                dir: None,
+            },
+            None,
+        ),
+        // Another format or stamp: rebuilt without a word, as a new pisess should.
+        Ok(None) => (Folder::default(), None),
+        Err(why) => {
+            let why = format!("the tally cache is damaged ({why}); it is rebuilt");
+            (Folder::default(), Some((path, why)))
+        }
+    }
+}
+
+type ByName = HashMap<Vec<u8>, (FileKey, Range<usize>)>;
+
+/// Where each record's data is in a folder's file: `None` when it is of another format, pisess,
+/// time zone or folder; an error when it is damaged.
+fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<ByName>, String> {
+    let Some((index, _)) = body(bytes, MAGIC, FORMAT)? else {
+        return Ok(None);
+    };
+    let stored: Stored = postcard::from_bytes(index).map_err(|e| e.to_string())?;
+    if stored.stamp != stamp || stored.folder != folder {
+        return Ok(None);
+    }
+    let base = bytes.as_ptr() as usize;
+    let mut by_name = HashMap::with_capacity(stored.records.len());
+    for e in stored.records {
+        // Borrowed from `bytes`: its place in them.
+        let at = e.data.as_ptr() as usize - base;
+        by_name.insert(e.name.to_vec(), (e.key, at..at + e.data.len()));
+    }
+    Ok(Some(by_name))
+}
+
+/// Rewrites the tally cache's record of `file` through `edit`, with every checksum recomputed
+/// as a real write computes it: the forgery of a writer of the cache, which `stats` may show
+/// but `check` must not be steered by (tests/it/trust.rs). For tests only; false when the
+/// cache holds no record of `file`.
+#[doc(hidden)]
+pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut Tally)) -> bool {
+    let (folder, name) = split_name(file);
+    let stamp = stamp();
+    let (loaded, _) = read_folder(dir, &stamp, folder);
+    let Some((key, range)) = loaded.by_name.get(name).cloned() else {
+        return false;
+    };
+    let Ok(Cached {
+        mut summary,
+        tally,
+        rest,
+    }) = postcard::from_bytes::<Cached>(&loaded.bytes[range.clone()])
+    else {
+        return false;
+    };
+    let Some(mut tally) = with_rest(tally, rest, true) else {
+        return false;
+    };
+    edit(&mut summary, &mut tally);
+    let Some(data) = CachedRef::encode(&summary, &tally) else {
+        return false;
+    };
+    let records: Vec<ToWrite> = loaded
+        .by_name
+        .iter()
+        .map(|(n, (k, r))| {
+            if n == name {
+                (&n[..], key, Data::New(data.clone()))
+            } else {
+                (&n[..], *k, Data::Old(r.clone()))
+            }
+        })
+        .collect();
+    let cache = TallyCache {
+        dir,
+        stamp,
+        now_ns: now_ns(),
+        whole: true,
+        folders: HashMap::new(),
+        problem: None,
+        off: false,
+    };
+    cache.write_folder(folder, &loaded.bytes, &records).is_ok()
+}
