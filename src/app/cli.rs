@@ -92,9 +92,9 @@ Environment:
   PISESS_PAGER, PAGER          the pager for long output on a terminal (default less -FRX;
                                empty or cat: none); --no-pager turns it off
   COLUMNS                      the width tables and previews are cut to
-  PISESS_CACHE_DIR             where listings keep what they learned of each session file,
-                               and big sessions their index (default $XDG_CACHE_HOME/pisess,
-                               ~/.cache/pisess); --no-cache neither reads nor writes it
+  PISESS_CACHE_DIR             where listings and stats keep what they learned of each session
+                               file (default $XDG_CACHE_HOME/pisess, ~/.cache/pisess);
+                               --no-cache neither reads nor writes it
 
 Completion of session ids: source <(COMPLETE=bash pisess)  (or zsh; fish: COMPLETE=fish pisess | source)"
 );

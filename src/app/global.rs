@@ -45,12 +45,11 @@ pub struct GlobalArgs {
     pub no_pager: bool,
     /// Read every session file whole, neither using nor writing the cache
     ///
-    /// Listings (ls, rm's selection, SESSION lookups, grep's scope) keep what they learn of each
-    /// file in $PISESS_CACHE_DIR, else $XDG_CACHE_HOME/pisess (~/.cache/pisess), and next time
-    /// read only files that changed, and of a file pi appended to only the new lines. tree,
-    /// show and context keep there the index of a session file of 8 MB or more, and next
-    /// time, while it is unchanged, read only the lines they decode. Output is the same with
-    /// and without it.
+    /// Listings (ls, SESSION lookups, grep's headings) and `stats` over many sessions keep what
+    /// they learn of each file in $PISESS_CACHE_DIR, else $XDG_CACHE_HOME/pisess
+    /// (~/.cache/pisess), and next time read only files that changed. It only speeds up what is
+    /// shown: rm, check and grep's matches decide from the files themselves. Output is the same
+    /// with and without it.
     #[arg(long, global = true)]
     pub no_cache: bool,
 }
