@@ -72,6 +72,12 @@ struct Searched {
 /// read in a stream, line by line, and keep memory flat.
 const WHOLE_FILE: u64 = 16 << 20;
 
+thread_local! {
+    /// The bytes of the file a thread is searching, at most [`WHOLE_FILE`] and a few more
+    /// (a file that grew while read): kept between files.
+    static WHOLE: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Searched {
     /// A file that cannot hold a match.
     fn nothing(path: &Path) -> Searched {
@@ -359,12 +365,16 @@ fn search_stream(
 ) -> Result<Option<ScanReport>, ScanError> {
     let opened = open_file(path)?;
     if search.matcher.prefilters() && opened.meta.len() <= WHOLE_FILE {
-        // Read whole first: a file that cannot hold a match is passed over unparsed.
-        let mut bytes = Vec::new();
-        (&opened.file)
-            .read_to_end(&mut bytes)
-            .map_err(ScanError::Io)?;
-        search_bytes(&bytes, &opened.stem, search, found)
+        // Read whole first: a file that cannot hold a match is passed over unparsed. Into
+        // this thread's buffer of the last file: a fresh one a file was grown and its pages
+        // faulted in and zeroed afresh, twice rg's system time for the same reads.
+        WHOLE.with_borrow_mut(|bytes| {
+            bytes.clear();
+            let len = usize::try_from(opened.meta.len()).unwrap_or(0);
+            bytes.reserve(len.saturating_add(1));
+            (&opened.file).read_to_end(bytes).map_err(ScanError::Io)?;
+            search_bytes(bytes, &opened.stem, search, found)
+        })
     } else {
         let input = whole_file(&opened, Reading::OnThisThread)?;
         scan_until(input, &opened.stem, |header, e| {
