@@ -47,8 +47,10 @@ use crate::util::readahead::Reading;
 pub use folder::CacheDir;
 use folder::MAX_FILE_BYTES;
 pub(crate) use folder::{body, head, open_cache_file, CacheProblem};
+#[cfg(unix)]
+use key::open_folder;
 pub(crate) use key::FileKey;
-use key::{now_ns, stamp, stat_in, MAX_FOLDER_FDS, RACY_NS};
+use key::{folders_of, now_ns, stamp, stat_in, RACY_NS};
 
 /// The start of every cache file; then [`FORMAT`] (u32, little-endian), the length of the
 /// index (u64), its xxh3 (u64), the index (a postcard-encoded [`Stored`]), and the blobs of
@@ -232,18 +234,16 @@ impl<'a> Cache<'a> {
             cache.off = true;
             return cache;
         }
-        let mut folders: Vec<&[u8]> = files.iter().map(|f| split_name(f).0).collect();
-        folders.sort_unstable();
-        folders.dedup();
-        let many_folders = folders.len();
+        let folders = folders_of(files);
+        let many = folders.len();
         let loaded = crate::util::parallel::map(&folders, |folder, _| {
             let (mut loaded, problem) = read_folder(dir, &cache.stamp, folder);
-            // A descriptor per folder, but not so many that the files' own opens could fail.
             #[cfg(unix)]
-            if !loaded.by_name.is_empty() && many_folders <= MAX_FOLDER_FDS {
-                use std::os::unix::ffi::OsStrExt;
-                loaded.dir = File::open(std::ffi::OsStr::from_bytes(folder)).ok();
+            if !loaded.by_name.is_empty() {
+                loaded.dir = open_folder(folder, many);
             }
+            #[cfg(not(unix))]
+            let _ = many;
             (loaded, problem)
         });
         for (folder, (loaded, problem)) in folders.into_iter().zip(loaded) {

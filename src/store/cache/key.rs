@@ -12,7 +12,28 @@ use serde::{Deserialize, Serialize};
 use crate::util::file::FileId;
 
 /// A listing of more folders than this stats its files by path.
-pub(super) const MAX_FOLDER_FDS: usize = 256;
+const MAX_FOLDER_FDS: usize = 256;
+
+/// The folders of `files`, each once, in order: a cache file each.
+pub(super) fn folders_of(files: &[std::path::PathBuf]) -> Vec<&[u8]> {
+    let mut folders: Vec<&[u8]> = files
+        .iter()
+        .map(|f| crate::util::file::split_name(f).0)
+        .collect();
+    folders.sort_unstable();
+    folders.dedup();
+    folders
+}
+
+/// The folder itself, open, for [`stat_in`] by name: a descriptor per folder of the `many`
+/// listed, but not so many that the files' own opens could fail.
+#[cfg(unix)]
+pub(super) fn open_folder(folder: &[u8], many: usize) -> Option<File> {
+    use std::os::unix::ffi::OsStrExt;
+    (many <= MAX_FOLDER_FDS)
+        .then(|| File::open(std::ffi::OsStr::from_bytes(folder)).ok())
+        .flatten()
+}
 
 /// A file whose mtime is this close to the run's start may still change within the mtime's
 /// granularity without its key changing (git's "racily clean"): it is checked by its bytes

@@ -29,7 +29,9 @@ use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::folder::{body, head, open_cache_file, CacheDir, CacheProblem, MAX_FILE_BYTES};
-use super::key::{now_ns, stamp, stat_in, FileKey, MAX_FOLDER_FDS, RACY_NS};
+#[cfg(unix)]
+use super::key::open_folder;
+use super::key::{folders_of, now_ns, stamp, stat_in, FileKey, RACY_NS};
 use crate::format::scan::{open_file, whole_file, ScanError};
 use crate::store::summary::{fold_from, with_file_facts, Detail, FileFacts, Summary};
 use crate::store::tally::{Files, Stops, Tally, ToolCount};
@@ -216,16 +218,13 @@ impl<'a> TallyCache<'a> {
             cache.off = true;
             return cache;
         }
-        let mut folders: Vec<&[u8]> = files.iter().map(|f| split_name(f).0).collect();
-        folders.sort_unstable();
-        folders.dedup();
+        let folders = folders_of(files);
         let many = folders.len();
         let loaded = crate::util::parallel::map(&folders, |folder, _| {
             let (mut loaded, problem) = read_folder(dir, &cache.stamp, folder);
             #[cfg(unix)]
-            if !loaded.by_name.is_empty() && many <= MAX_FOLDER_FDS {
-                use std::os::unix::ffi::OsStrExt;
-                loaded.dir = File::open(std::ffi::OsStr::from_bytes(folder)).ok();
+            if !loaded.by_name.is_empty() {
+                loaded.dir = open_folder(folder, many);
             }
             #[cfg(not(unix))]
             let _ = many;
