@@ -332,14 +332,22 @@ pub(crate) fn same(agent: &Path, cache: &Path, args: &[&str], context: &str) {
     );
 }
 
-/// One of the cache's files damaged: a bit flipped, or cut short; what was done.
-fn damage(cache: &Path, rng: &mut Rng) -> Option<String> {
-    let mut files: Vec<PathBuf> = fs::read_dir(cache.join("summaries"))
-        .ok()?
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "bin"))
-        .collect();
+/// The cache files of one family (`summaries`, `tallies`) under `cache`, in order.
+pub(crate) fn cache_files(cache: &Path, family: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(cache.join(family))
+        .map(|d| {
+            d.map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+                .collect()
+        })
+        .unwrap_or_default();
     files.sort();
+    files
+}
+
+/// One of a family's cache files damaged: a bit flipped, or cut short; what was done.
+pub(crate) fn damage(cache: &Path, family: &str, rng: &mut Rng) -> Option<String> {
+    let files = cache_files(cache, family);
     let file = files.get(rng.below(files.len().max(1)))?.clone();
     let mut bytes = fs::read(&file).ok()?;
     if bytes.is_empty() {
@@ -376,7 +384,7 @@ fn output_is_the_same_with_and_without_the_cache_under_every_change() {
                 store.age(80);
             }
             if store.rng.chance(30) {
-                history.extend(damage(&cache, &mut store.rng));
+                history.extend(damage(&cache, "summaries", &mut store.rng));
             }
             let context = format!("seed {seed} step {step}: {}", history.join(", "));
             // Twice: the first run may read and write, the second reads what it wrote.
@@ -415,21 +423,12 @@ fn ls(agent: &Path, cache: Option<&Path>) -> Run {
     run_with(env_for(agent, cache), &["ls", "--all", "--json"], b"")
 }
 
-fn cache_files(cache: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<_> = fs::read_dir(cache.join("summaries"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn a_damaged_cache_is_one_warning_and_rebuilt() {
     let (_tmp, agent, cache) = store_with_cache();
     let want = ls(&agent, None);
     assert_eq!(ls(&agent, Some(&cache)).stdout, want.stdout);
-    let files = cache_files(&cache);
+    let files = cache_files(&cache, "summaries");
     assert!(files.len() >= 2, "{files:?}");
     // One file cut short, one with a byte flipped in its index (after the magic line, the
     // format, the index's length and hash), one with its last byte (in a blob) flipped.
@@ -461,7 +460,7 @@ fn a_cache_of_another_format_is_replaced_without_a_word() {
     let (_tmp, agent, cache) = store_with_cache();
     let want = ls(&agent, None);
     ls(&agent, Some(&cache));
-    for file in cache_files(&cache) {
+    for file in cache_files(&cache, "summaries") {
         let mut bytes = fs::read(&file).unwrap();
         // The format number follows the magic line.
         let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
@@ -479,8 +478,8 @@ fn a_cache_of_another_format_is_replaced_without_a_word() {
         bytes[at..at + 4].to_vec()
     };
     assert_eq!(
-        format(&cache_files(&cache)[0]),
-        format(&cache_files(fresh.path())[0])
+        format(&cache_files(&cache, "summaries")[0]),
+        format(&cache_files(fresh.path(), "summaries")[0])
     );
 }
 
@@ -513,7 +512,7 @@ fn the_cache_is_not_read_again_and_no_cache_writes_nothing() {
     );
     assert!(!cache.exists(), "--no-cache wrote a cache");
     ls(&agent, Some(&cache));
-    let files = cache_files(&cache);
+    let files = cache_files(&cache, "summaries");
     let written: Vec<_> = files
         .iter()
         .map(|f| fs::metadata(f).unwrap().modified().unwrap())
@@ -617,7 +616,7 @@ fn a_fifo_in_the_cache_is_not_waited_on() {
     let (_tmp, agent, cache) = store_with_cache();
     let want = ls(&agent, None);
     ls(&agent, Some(&cache));
-    let file = cache_files(&cache).remove(0);
+    let file = cache_files(&cache, "summaries").remove(0);
     fs::remove_file(&file).unwrap();
     let made = std::process::Command::new("mkfifo").arg(&file).status();
     if !made.is_ok_and(|s| s.success()) {

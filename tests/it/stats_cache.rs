@@ -4,12 +4,11 @@
 //! the tally cache damaged now and then; and a warm report reads the cache, not the sessions.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use pisess::format::model::Usage;
 use pisess::store::tally::{ModelKey, Row};
 
-use crate::cache::{env_for, same, Rng, Store};
+use crate::cache::{cache_files, damage, env_for, same, Store};
 use crate::common::run_with;
 
 const REPORTS: [&[&str]; 14] = [
@@ -61,40 +60,6 @@ const REPORTS: [&[&str]; 14] = [
     ],
 ];
 
-fn tally_files(cache: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(cache.join("tallies"))
-        .map(|d| {
-            d.map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|e| e == "bin"))
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    files
-}
-
-/// One of the tally cache's files damaged: a bit flipped, or cut short; what was done.
-fn damage(cache: &Path, rng: &mut Rng) -> Option<String> {
-    let files = tally_files(cache);
-    let file = files.get(rng.below(files.len().max(1)))?.clone();
-    let mut bytes = fs::read(&file).ok()?;
-    if bytes.is_empty() {
-        return None;
-    }
-    let what = if rng.chance(50) {
-        let at = rng.below(bytes.len());
-        let bit = rng.below(8);
-        bytes[at] ^= 1 << bit;
-        format!("bit {bit} of byte {at} of {} flipped", file.display())
-    } else {
-        let to = rng.below(bytes.len());
-        bytes.truncate(to);
-        format!("{} cut to {to} bytes", file.display())
-    };
-    fs::write(&file, &bytes).unwrap();
-    Some(what)
-}
-
 #[test]
 fn stats_is_the_same_with_and_without_the_tally_cache_under_every_change() {
     for seed in [11u64, 12, 13] {
@@ -113,7 +78,7 @@ fn stats_is_the_same_with_and_without_the_tally_cache_under_every_change() {
                 store.age(80);
             }
             if store.rng.chance(30) {
-                history.extend(damage(&cache, &mut store.rng));
+                history.extend(damage(&cache, "tallies", &mut store.rng));
             }
             let context = format!("seed {seed} step {step}: {}", history.join(", "));
             // Twice: the first run may read and write, the second reads what it wrote.
@@ -125,7 +90,7 @@ fn stats_is_the_same_with_and_without_the_tally_cache_under_every_change() {
                 same(&agent, &cache, args, &context);
                 same(&agent, &cache, args, &context);
             }
-            used += usize::from(!tally_files(&cache).is_empty());
+            used += usize::from(!cache_files(&cache, "tallies").is_empty());
         }
         assert!(
             used > 20,
@@ -152,7 +117,10 @@ fn a_warm_report_reads_the_cache_not_the_sessions() {
     let args = ["stats", "--all", "--by", "model", "--json"];
     let first = run_with(env(), &args, b"");
     assert_eq!(first.code, 0, "{first:?}");
-    assert!(!tally_files(&cache).is_empty(), "no tally cache written");
+    assert!(
+        !cache_files(&cache, "tallies").is_empty(),
+        "no tally cache written"
+    );
     let path = store.files[0].0.clone();
     let dir = pisess::store::cache::CacheDir::new(cache.clone());
     assert!(pisess::store::cache::tallies::forge(
