@@ -152,18 +152,13 @@ fn in_order<T, R: Send>(
                             waiting.insert(i, r);
                         }
                         Err(_) if own.is_some() => alone_now = true,
-                        Err(_) => break,
+                        // Nothing left to take or to receive: the loop's top emitted the last.
+                        Err(_) => return,
                     }
                 }
             }
             while let Ok((i, r)) = rx.try_recv() {
                 waiting.insert(i, r);
-            }
-        }
-        while let Some(r) = waiting.remove(&at) {
-            at += 1;
-            if emit(r).is_break() {
-                return;
             }
         }
     });
