@@ -374,6 +374,10 @@ impl<'a> Cache<'a> {
         // lookups a file below, which were 5% of a warm listing of 10,000.
         let stored: usize = self.folders.values().map(|f| f.by_name.len()).sum();
         if self.off || stored == files.len() && fates.iter().all(|f| matches!(f, Fate::Kept)) {
+            // Not freed: a listing is a process's one job, and 10,000 records freed string by
+            // string (allocated on the workers) took 1.5-1.8 ms of the one thread every later
+            // step waits on.
+            std::mem::forget(std::mem::take(&mut self.folders));
             return self.problem;
         }
         // First which folders changed (a record new or dropped, or of a file gone), so that a

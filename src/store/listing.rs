@@ -158,7 +158,7 @@ pub fn report_damaged(damaged: &[(PathBuf, Vec<Warning>)], diag: &mut dyn Warn) 
 /// regular file, is recorded in [`Listing::problems`]. Each file's one pass gathers `detail`
 /// (`stats` asks for more than `ls`).
 pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<Listing> {
-    let Files { files, skipped } = files(loc, scope)?;
+    let Files { files, skipped, .. } = files(loc, scope)?;
     let mut listing = Listing::default();
     listing.problems.extend(
         skipped
@@ -218,7 +218,7 @@ pub fn walk(
     diag: &mut dyn Warn,
     mut each: impl FnMut(Summary),
 ) -> anyhow::Result<bool> {
-    let Files { files, skipped } = files(loc, scope)?;
+    let Files { files, skipped, .. } = files(loc, scope)?;
     let mut incomplete = false;
     let mut damaged = Vec::new();
     for (path, why) in skipped {
@@ -293,20 +293,11 @@ pub fn files(loc: &Location, scope: Scope) -> anyhow::Result<Files> {
         ),
         Scope::Project => (loc.project_files(), &loc.session_dir),
     };
-    let Files { files, skipped } = files
+    let files = files
         .map_err(|e| anyhow::anyhow!("{}", crate::util::warning::io_cause(&e)))
         .with_context(|| format!("cannot list {}", dir.display()))?;
-    // Each name found once, not at every comparison.
-    let mut named: Vec<(usize, PathBuf)> = files
-        .into_iter()
-        .map(|p| (p.as_os_str().len() - file_name(&p).len(), p))
-        .collect();
-    fn name((at, p): &(usize, PathBuf)) -> &[u8] {
-        &p.as_os_str().as_encoded_bytes()[*at..]
-    }
-    named.sort_by(|a, b| name_cmp(name(b), name(a)));
-    let files = named.into_iter().map(|(_, p)| p).collect();
-    Ok(Files { files, skipped })
+    let files = files.newest_name_first();
+    Ok(files)
 }
 
 /// Whether a session read from `scope`'s files belongs to it: in a custom dir, "this project"

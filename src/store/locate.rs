@@ -332,10 +332,7 @@ impl Location {
         let found = crate::util::parallel::map(&folders, |path, _| jsonl_files(path));
         for (path, found) in folders.into_iter().zip(found) {
             match found {
-                Ok(mut found) => {
-                    files.files.append(&mut found.files);
-                    files.skipped.append(&mut found.skipped);
-                }
+                Ok(mut found) => files.append(&mut found),
                 // A symlink to a file is not a project folder.
                 Err(e) if e.kind() == io::ErrorKind::NotADirectory => {}
                 Err(e) => files.skipped.push((path, Skipped::Folder(e))),
@@ -458,6 +455,113 @@ pub struct Files {
     /// Regular files, or symlinks to them: the only files pisess opens without being told to.
     pub files: Vec<PathBuf>,
     pub skipped: Vec<(PathBuf, Skipped)>,
+    /// What sorts `files` by name, made as each was found ([`Files::newest_name_first`]).
+    names: Names,
+}
+
+/// The names of a listing's files as sort keys, while they all have one shape: pi's
+/// `<ISO time>_<uuid>.jsonl` are of one length, each byte an ASCII digit or lowercase letter
+/// or else the byte every other name has there. Two such names first differ where both have a
+/// digit or a letter after an ASCII prefix, so [`name_cmp`] is their bytes' order, and their
+/// first 32 bytes (big-endian, so that the words compare as the bytes do) order them but for
+/// ties. Made where each path is made, on the thread that walked its folder: a path read
+/// again on the thread that sorts was a cache miss, and sorting 10,000 names by `name_cmp` on
+/// the thread a listing waits on took 2-2.6 ms, against 0.7 ms by key.
+#[derive(Debug, Default)]
+struct Names {
+    /// The shape: each name's bytes, 0 where a digit or a letter may be; `None` before the
+    /// first name.
+    shape: Option<Vec<u8>>,
+    /// Some name had another shape: sorted by [`name_cmp`].
+    mixed: bool,
+    /// Each file's key, in `files`' order, while not `mixed`.
+    keys: Vec<(u128, u128)>,
+}
+
+impl Names {
+    fn free(b: u8) -> bool {
+        b.is_ascii_digit() || b.is_ascii_lowercase()
+    }
+
+    fn push(&mut self, name: &[u8]) {
+        if self.mixed {
+            return;
+        }
+        let shape = self.shape.get_or_insert_with(|| {
+            name.iter()
+                .map(|&b| if Self::free(b) { 0 } else { b })
+                .collect()
+        });
+        let same = name.len() == shape.len()
+            && name.iter().zip(shape.iter()).all(|(&b, &s)| {
+                b.is_ascii() && b != 0 && if s == 0 { Self::free(b) } else { b == s }
+            });
+        if !same {
+            self.mixed = true;
+            self.keys = Vec::new();
+            return;
+        }
+        let word = |at: usize| {
+            let mut w = [0u8; 16];
+            let part = name.get(at..).unwrap_or_default();
+            let len = part.len().min(16);
+            w[..len].copy_from_slice(&part[..len]);
+            u128::from_be_bytes(w)
+        };
+        self.keys.push((word(0), word(16)));
+    }
+
+    fn append(&mut self, other: &mut Names) {
+        match (&self.shape, &other.shape) {
+            (_, None) => {}
+            (None, Some(_)) => std::mem::swap(self, other),
+            (Some(a), Some(b)) => {
+                if self.mixed || other.mixed || a != b {
+                    self.mixed = true;
+                    self.keys = Vec::new();
+                } else {
+                    self.keys.append(&mut other.keys);
+                }
+            }
+        }
+    }
+}
+
+impl Files {
+    fn push(&mut self, path: PathBuf) {
+        self.names.push(crate::util::file::split_name(&path).1);
+        self.files.push(path);
+    }
+
+    /// Takes in `other`'s files and what it skipped.
+    fn append(&mut self, other: &mut Files) {
+        self.names.append(&mut other.names);
+        self.files.append(&mut other.files);
+        self.skipped.append(&mut other.skipped);
+    }
+
+    /// The files in pi's read order, `b.localeCompare(a)` of their names; names that compare
+    /// equal keep their order (a stable sort), as in pi.
+    pub fn newest_name_first(mut self) -> Files {
+        fn name(p: &Path) -> &[u8] {
+            crate::util::file::split_name(p).1
+        }
+        if self.names.mixed || self.names.keys.len() != self.files.len() {
+            self.files.sort_by(|a, b| name_cmp(name(b), name(a)));
+            return self;
+        }
+        let keys = std::mem::take(&mut self.names.keys);
+        let mut order: Vec<usize> = (0..keys.len()).collect();
+        let files = &self.files;
+        let rest = |i: usize| name(&files[i]).get(32..).unwrap_or_default();
+        order.sort_by(|&a, &b| keys[b].cmp(&keys[a]).then_with(|| rest(b).cmp(rest(a))));
+        let mut taken: Vec<Option<PathBuf>> = std::mem::take(&mut self.files)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.files = order.into_iter().filter_map(|i| taken[i].take()).collect();
+        self
+    }
 }
 
 /// Why a `*.jsonl` (or a project folder) of a listing was not read.
@@ -501,13 +605,13 @@ pub fn jsonl_files(dir: &Path) -> io::Result<Files> {
                 }
                 // Left to the read, which says why it fails.
                 Err(_) => {
-                    files.files.push(path);
+                    files.push(path);
                     continue;
                 }
             }
         }
         if kind.is_file() {
-            files.files.push(path);
+            files.push(path);
         } else {
             files
                 .skipped
@@ -565,6 +669,66 @@ mod tests {
                     String::from_utf8_lossy(b)
                 );
             }
+        }
+    }
+
+    /// The keyed sort of [`Files::newest_name_first`] is the stable `name_cmp` sort, whether the
+    /// names share pi's shape or not, and across folders walked apart and then joined.
+    #[test]
+    fn the_keyed_name_order_is_name_cmps() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        // pi's shape; a few names off it (a capital, a longer tail, a byte that is not ASCII, a
+        // NUL-free but different separator) turn the keyed path off for their listing.
+        let shaped = |next: &mut dyn FnMut(u64) -> u64| {
+            let free = b"0123456789abcdefz";
+            let mut name = b"2026-01-0XT1X-00-00-000Z_019XXXXX-XXXX-7XXX.jsonl".to_vec();
+            for b in name.iter_mut().filter(|b| **b == b'X') {
+                // Few choices, so that ties and long common prefixes happen.
+                let few = next(2) == 0;
+                *b = free[next(if few { 3 } else { free.len() as u64 }) as usize];
+            }
+            name
+        };
+        for round in 0..200 {
+            let odd = round % 4 == 3;
+            let folders: Vec<Vec<Vec<u8>>> = (0..1 + next(3))
+                .map(|_| {
+                    (0..next(40))
+                        .map(|_| {
+                            let mut name = shaped(&mut next);
+                            if odd && next(10) == 0 {
+                                match next(4) {
+                                    0 => name[3] = b'A',
+                                    1 => name.insert(30, b'7'),
+                                    2 => name.splice(5..6, "é".bytes()).for_each(drop),
+                                    _ => name[4] = b'_',
+                                }
+                            }
+                            name
+                        })
+                        .collect()
+                })
+                .collect();
+            let mut joined = Files::default();
+            let mut expected = Vec::new();
+            for (i, names) in folders.iter().enumerate() {
+                let mut files = Files::default();
+                for name in names {
+                    let path = PathBuf::from(format!("/s/f{i}/{}", String::from_utf8_lossy(name)));
+                    expected.push(path.clone());
+                    files.push(path);
+                }
+                joined.append(&mut files);
+            }
+            let name = |p: &PathBuf| crate::util::file::split_name(p).1.to_vec();
+            expected.sort_by(|a, b| name_cmp(&name(b), &name(a)));
+            assert_eq!(joined.newest_name_first().files, expected, "round {round}");
         }
     }
 

@@ -39,6 +39,9 @@ pub(crate) fn kind_of(kind: fs::FileType) -> &'static str {
 /// parses components, in sorts and lookups of 10,000 files.
 pub(crate) fn split_name(path: &Path) -> (&[u8], &[u8]) {
     let bytes = path.as_os_str().as_encoded_bytes();
+    #[cfg(unix)]
+    let at = memchr::memrchr(b'/', bytes).map_or(0, |i| i + 1);
+    #[cfg(not(unix))]
     let at = bytes
         .iter()
         .rposition(|&b| std::path::is_separator(char::from(b)))

@@ -14,14 +14,22 @@ use crate::util::file::FileId;
 /// A listing of more folders than this stats its files by path.
 const MAX_FOLDER_FDS: usize = 256;
 
-/// The folders of `files`, each once, in order: a cache file each.
+/// The folders of `files`, each once, in order: a cache file each. Found by hashing, and only
+/// the few found sorted: 10,000 paths that share a long prefix took a millisecond to sort, on
+/// the one thread every listing waits on.
 pub(super) fn folders_of(files: &[std::path::PathBuf]) -> Vec<&[u8]> {
-    let mut folders: Vec<&[u8]> = files
-        .iter()
-        .map(|f| crate::util::file::split_name(f).0)
-        .collect();
+    let mut seen = hashbrown::HashSet::new();
+    let mut last = None;
+    let mut folders: Vec<&[u8]> = Vec::new();
+    for file in files {
+        let folder = crate::util::file::split_name(file).0;
+        // A project's files come in a run: one hash a run.
+        if last != Some(folder) && seen.insert(folder) {
+            folders.push(folder);
+        }
+        last = Some(folder);
+    }
     folders.sort_unstable();
-    folders.dedup();
     folders
 }
 
