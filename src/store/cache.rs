@@ -60,7 +60,7 @@ const MAGIC: &[u8] = b"pisess summary cache\n";
 
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
 /// format is not read (and is replaced).
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// What one folder's cache file holds.
 #[derive(Serialize, Deserialize)]
@@ -86,8 +86,6 @@ pub(crate) struct Record {
     /// pi's `modified` was the file's mtime (no message or header time), which the summary the
     /// listing holds has filled in.
     modified_from_mtime: bool,
-    /// The file's large tool results ([`Fold::skips`]), as offsets and lengths.
-    skips: Vec<(u64, u64)>,
     /// Where its [`Resume`] is among the blobs; `None` when the file ended in a line without
     /// `\n` (what is appended would continue it).
     resume: Option<Blob>,
@@ -264,11 +262,6 @@ impl<'a> Cache<'a> {
     /// The summary of `path` when the cache vouches for it without reading the file: a record
     /// not racy when written, whose key is the file's now. A stat, not an open.
     pub(crate) fn peek(&self, path: &Path) -> Option<Summary> {
-        self.vouched(path).map(|(summary, _)| summary)
-    }
-
-    /// [`peek`](Self::peek), and where the file's large tool results are (offsets, lengths).
-    pub(crate) fn vouched(&self, path: &Path) -> Option<(Summary, &[(u64, u64)])> {
         let (folder, name) = split_name(path);
         let folder = self.folders.get(folder)?;
         let record = folder.get(name).filter(|r| r.trusted)?;
@@ -280,7 +273,7 @@ impl<'a> Cache<'a> {
             return None;
         }
         let summary = record.summary.lock().ok()?.take()?;
-        Some((with_file_facts(summary, path, facts), &record.skips[..]))
+        Some(with_file_facts(summary, path, facts))
     }
 
     /// The summary of `path` (pi's listing fields only), from the cache where it holds, and
@@ -337,7 +330,6 @@ impl<'a> Cache<'a> {
         report: ScanReport,
         mut fold: Fold,
     ) -> Fate {
-        let skips = fold.take_skips();
         let resume = report.resumable().then(|| {
             let resume = Resume {
                 prefix_hash: prefix_hash(file, report.tail.end)?,
@@ -354,7 +346,6 @@ impl<'a> Cache<'a> {
                 trusted: key.mtime_ns < self.now_ns - RACY_NS,
                 summary: Mutex::new(Some(summary.clone())),
                 modified_from_mtime: modified_from_mtime(summary),
-                skips,
                 resume: None,
             }),
             resume.flatten(),
@@ -614,7 +605,6 @@ fn read_on(
         resume.had_first_message,
         record.summary.lock().ok()?.as_ref()?,
     );
-    fold.restore_skips(record.skips.clone());
     // A clone shares the offset, but nothing reads the file after this.
     let mut file = file.try_clone().ok()?;
     file.seek(SeekFrom::Start(end)).ok()?;
@@ -686,11 +676,7 @@ fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
 /// `rm`, `check` and `grep` must not be steered by (tests/it/trust.rs). For tests only; false
 /// when the cache holds no record of `file`.
 #[doc(hidden)]
-pub fn forge(
-    dir: &CacheDir,
-    file: &Path,
-    edit: impl FnOnce(&mut Summary, &mut Vec<(u64, u64)>),
-) -> bool {
+pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary)) -> bool {
     let (folder, name) = split_name(file);
     let mut cache = Cache::load(dir, &[file.to_path_buf()]);
     let Some(mut loaded) = cache.folders.remove(folder) else {
@@ -710,7 +696,7 @@ pub fn forge(
                 edit.take(),
                 record.summary.get_mut().ok().and_then(Option::as_mut),
             ) {
-                edit(summary, &mut record.skips);
+                edit(summary);
                 record.trusted = true;
                 found = true;
             }

@@ -283,14 +283,7 @@ pub(crate) struct Fold {
     models: Vec<String>,
     leaf_id: Option<String>,
     tips: Tips,
-    /// Where the file's large tool results are: `grep` without `--tools` never searches them,
-    /// and most of a session's bytes are in them.
-    skips: Vec<(u64, u64)>,
 }
-
-/// A tool result line this long or longer is one [`Fold::skips`] keeps (shorter ones are not
-/// worth a read of their own).
-const SKIP_AT_LEAST: u64 = 4096;
 
 impl Fold {
     /// The first user message's text is what a summary holds most of, and the summary is kept
@@ -306,15 +299,6 @@ impl Fold {
         if had {
             self.first_message = summary.first_message.to_string();
         }
-    }
-
-    /// Kept beside the fold too (they serve `grep` without decoding it): stored once.
-    pub(crate) fn take_skips(&mut self) -> Vec<(u64, u64)> {
-        std::mem::take(&mut self.skips)
-    }
-
-    pub(crate) fn restore_skips(&mut self, skips: Vec<(u64, u64)>) {
-        self.skips = skips;
     }
 
     fn entry(&mut self, e: &EntryLine, facts: Option<CallFacts>) {
@@ -355,12 +339,6 @@ impl Fold {
             return;
         };
         let role = m.role.get();
-        if role == Some("toolResult") && e.len >= SKIP_AT_LEAST {
-            match self.skips.last_mut() {
-                Some((at, len)) if *at + *len == e.offset => *len += e.len,
-                _ => self.skips.push((e.offset, e.len)),
-            }
-        }
         let counts = &mut self.counts;
         match role {
             Some("user") => counts.user_messages += 1,
