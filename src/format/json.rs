@@ -92,29 +92,167 @@ pub(crate) fn may_hold_surrogates(bytes: &[u8]) -> bool {
             .any(|at| matches!(bytes.get(at + 2), Some(b'd' | b'D')))
 }
 
-/// Whether JSON text (valid, UTF-8) is what `JSON.stringify` would write for its value, as far
-/// as copying instead of decoding and re-encoding needs: no `\\u` escape of a UTF-16 surrogate
-/// (JSON.stringify writes a pair back as its character, a lone one as a lowercase escape)
-/// and no number whose value decoding changes (beyond f64 or 2^53: an exponent of 3 digits or
-/// an integer part of 16).
-pub(crate) fn decodes_as_stored(text: &[u8]) -> bool {
-    if surrogate_escapes(text).next().is_some() {
-        return false;
+/// Whether JSON text (valid, UTF-8) is byte for byte what `JSON.stringify(JSON.parse(text))`
+/// writes, so that copying it is writing it: no space between tokens; every number spelled as
+/// JavaScript spells its value (`1000`, not `1E3`, `1.0` or `-0`); in strings only the escapes
+/// `JSON.stringify` makes (`\"`, `\\`, the five short ones, and lowercase `\u00XX` for the
+/// other control characters), so no `\/`, no `\u00e9` and no surrogate escape (a pair is
+/// written as its character, a lone half is left to [`decode`]); no key twice in an object
+/// (`JSON.parse` keeps the last value); and no key that is an array index (`"0"`, `"17"`), which
+/// JavaScript moves to the front of its object. pi writes its files with `JSON.stringify`, so
+/// its lines pass; anything else is decoded and written again.
+pub(crate) fn is_stringify_output(text: &[u8]) -> bool {
+    // The keys of each open object (`None` for an array).
+    let mut open: Vec<Option<Keys>> = Vec::new();
+    let mut at = 0;
+    while let Some(&b) = text.get(at) {
+        match b {
+            b'{' => open.push(Some(Keys::default())),
+            b'[' => open.push(None),
+            b'}' | b']' => {
+                open.pop();
+            }
+            b'"' => {
+                let end = string_end(text, at);
+                let inside = &text[at + 1..end.min(text.len())];
+                if !stringify_escapes(inside) {
+                    return false;
+                }
+                let is_key = text.get(end + 1) == Some(&b':');
+                if let (true, Some(Some(keys))) = (is_key, open.last_mut()) {
+                    if is_array_index(inside) || !keys.insert(inside) {
+                        return false;
+                    }
+                }
+                at = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let len = text[at..]
+                    .iter()
+                    .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+                    .count();
+                if !stringify_number(&text[at..at + len]) {
+                    return false;
+                }
+                at += len - 1;
+            }
+            // Punctuation, and the letters of `true`, `false` and `null`.
+            b',' | b':' | b't' | b'r' | b'u' | b'e' | b'f' | b'a' | b'l' | b's' | b'n' => {}
+            // Space between tokens, which `JSON.stringify` never writes.
+            _ => return false,
+        }
+        at += 1;
     }
-    numbers(text).all(|span| {
-        let number = &text[span];
-        let digits = |n: &[u8]| n.iter().take_while(|b| b.is_ascii_digit()).count();
-        let integer = digits(number.strip_prefix(b"-").unwrap_or(number));
-        let exponent = number
-            .iter()
-            .position(|b| matches!(b, b'e' | b'E'))
-            .map_or(0, |e| {
-                let rest = &number[e + 1..];
-                let sign = rest.strip_prefix(b"+").or(rest.strip_prefix(b"-"));
-                digits(sign.unwrap_or(rest))
-            });
-        integer < 16 && exponent < 3
-    })
+    true
+}
+
+/// An object's keys so far, as stored (their escapes are `JSON.stringify`'s, one spelling per
+/// string, so equal strings are equal bytes): a list while short, a set once there are many.
+#[derive(Default)]
+struct Keys<'a> {
+    few: Vec<&'a [u8]>,
+    many: Option<hashbrown::HashSet<&'a [u8]>>,
+}
+
+impl<'a> Keys<'a> {
+    /// False when the key was there already.
+    fn insert(&mut self, key: &'a [u8]) -> bool {
+        if let Some(many) = &mut self.many {
+            return many.insert(key);
+        }
+        if self.few.contains(&key) {
+            return false;
+        }
+        self.few.push(key);
+        if self.few.len() > 16 {
+            self.many = Some(self.few.drain(..).collect());
+        }
+        true
+    }
+}
+
+/// A string's insides (between its quotes) hold only the escapes `JSON.stringify` writes.
+fn stringify_escapes(inside: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(found) = inside.get(at..).and_then(|r| memchr::memchr(b'\\', r)) {
+        at += found + 1;
+        match inside.get(at) {
+            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => at += 1,
+            Some(b'u') => {
+                let Some(hex) = inside.get(at + 1..at + 5) else {
+                    return false;
+                };
+                let lower = hex.iter().all(|h| matches!(h, b'0'..=b'9' | b'a'..=b'f'));
+                let unit = std::str::from_utf8(hex)
+                    .ok()
+                    .and_then(|h| u16::from_str_radix(h, 16).ok());
+                // Only control characters without a short escape (`\b` is 8, `\t` 9, `\n` 10,
+                // `\f` 12, `\r` 13).
+                let control = unit.is_some_and(|u| u < 0x20 && !matches!(u, 8 | 9 | 10 | 12 | 13));
+                if !lower || !control {
+                    return false;
+                }
+                at += 5;
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// `JSON.stringify`'s spelling of the number's value (`Number.prototype.toString`).
+fn stringify_number(number: &[u8]) -> bool {
+    let digits = number.strip_prefix(b"-").unwrap_or(number);
+    // Most numbers: an integer of fewer than 16 digits is exact in a double and written as it
+    // is (JSON has no leading zeros), but for `-0`, which JavaScript writes `0`.
+    if digits.len() < 16 && digits.iter().all(u8::is_ascii_digit) {
+        return number != b"-0";
+    }
+    std::str::from_utf8(number)
+        .ok()
+        .and_then(|n| n.parse::<f64>().ok())
+        .filter(|x| x.is_finite())
+        .is_some_and(|x| ryu_js::Buffer::new().format_finite(x).as_bytes() == number)
+}
+
+/// A key JavaScript takes for an array index: `0`, or digits without a leading zero up to
+/// 2^32 - 2. Such keys come first in an object, in numeric order, whatever order they came in.
+fn is_array_index(key: &[u8]) -> bool {
+    match key {
+        [b'0'] => true,
+        [b'1'..=b'9', rest @ ..] if key.len() <= 10 && rest.iter().all(u8::is_ascii_digit) => {
+            std::str::from_utf8(key)
+                .ok()
+                .and_then(|k| k.parse::<u64>().ok())
+                .is_some_and(|n| n < u64::from(u32::MAX))
+        }
+        _ => false,
+    }
+}
+
+/// `value`'s objects in the order `JSON.parse` gives their keys: the keys that are array
+/// indexes first, in numeric order, then the others as they came. What pisess writes of a
+/// decoded value then lists its keys as pi's `JSON.stringify` does.
+pub(crate) fn js_key_order(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.keys().any(|k| is_array_index(k.as_bytes())) {
+                let mut entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+                // Stable: the other keys keep their order.
+                entries.sort_by_key(|(k, _)| {
+                    if is_array_index(k.as_bytes()) {
+                        k.parse::<u64>().unwrap_or(u64::MAX)
+                    } else {
+                        u64::MAX
+                    }
+                });
+                map.extend(entries);
+            }
+            map.values_mut().for_each(js_key_order);
+        }
+        Value::Array(items) => items.iter_mut().for_each(js_key_order),
+        _ => {}
+    }
 }
 
 /// Why a line did not decode, in the words a warning uses.
@@ -344,14 +482,76 @@ fn surrogate_escapes(bytes: &[u8]) -> impl Iterator<Item = (usize, bool)> + '_ {
 mod tests {
     use super::*;
 
+    /// What `JSON.stringify` writes passes; every other spelling of the same value does not.
+    #[test]
+    fn stringify_output_is_told_from_other_spellings() {
+        let pass: [&[u8]; 6] = [
+            br#"{"a":[1,-2,0.1,1e+21,1.5e-7,1234567890123456,null,true,false,{}],"b":"x"}"#,
+            r#"{"s":"\"\\\b\f\n\r\t\u0000\u001f","é":"é"}"#.as_bytes(),
+            br#"{"k":{"a":1},"j":{"a":2},"18446744073709552000":0,"4294967295":1}"#,
+            br#"{"t":"\\ud800 \\/"}"#,
+            br#"[{"a":1},{"a":1}]"#,
+            br#"{"a":9007199254740992}"#,
+        ];
+        for text in pass {
+            assert!(
+                is_stringify_output(text),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        let fail: [&[u8]; 16] = [
+            br#"{"a":1E3}"#,
+            br#"{"a":1e3}"#,
+            br#"{"a":1.0}"#,
+            br#"{"a":1.50}"#,
+            br#"{"a":-0}"#,
+            br#"{"a":12345678901234567}"#,
+            br#"{"a": 1}"#,
+            b"{\"a\":1}\n",
+            br#"{"a":"\/"}"#,
+            br#"{"a":"\u00e9"}"#,
+            br#"{"a":"\u001F"}"#,
+            br#"{"a":"\u000a"}"#,
+            br#"{"a":"\ud83d\ude00"}"#,
+            br#"{"a":1,"b":{"c":2},"a":3}"#,
+            br#"{"x":1,"0":2}"#,
+            br#"{"17":1}"#,
+        ];
+        for text in fail {
+            assert!(
+                !is_stringify_output(text),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        // Many keys, one twice: found among the set as among the few.
+        let many: String = (0..40).map(|i| format!("\"k{i}\":{i},")).collect();
+        assert!(is_stringify_output(format!("{{{many}\"z\":0}}").as_bytes()));
+        assert!(!is_stringify_output(
+            format!("{{{many}\"k3\":0}}").as_bytes()
+        ));
+    }
+
+    #[test]
+    fn keys_are_put_in_json_parse_order() {
+        let mut v: Value =
+            serde_json::from_str(r#"{"b":1,"10":2,"2":3,"a":{"1":0,"x":0,"0":0},"01":4}"#).unwrap();
+        js_key_order(&mut v);
+        assert_eq!(
+            v.to_string(),
+            r#"{"2":3,"10":2,"b":1,"a":{"0":0,"1":0,"x":0},"01":4}"#
+        );
+    }
+
     #[test]
     fn walkers_skip_strings() {
         let text = br#"{"a":"1e999 \" [[","b":[-1.5e3,12345678901234567]}"#;
         let spans: Vec<_> = numbers(text).map(|s| &text[s]).collect();
         assert_eq!(spans, [&b"-1.5e3"[..], b"12345678901234567"]);
-        assert!(!decodes_as_stored(text));
-        assert!(decodes_as_stored(br#"{"a":"\\ud800","b":1.5}"#));
-        assert!(!decodes_as_stored(br#"{"a":"\ud83d\ude00"}"#));
+        assert!(!is_stringify_output(text));
+        assert!(is_stringify_output(br#"{"a":"\\ud800","b":1.5}"#));
+        assert!(!is_stringify_output(br#"{"a":"\ud83d\ude00"}"#));
     }
 
     #[test]

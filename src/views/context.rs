@@ -296,17 +296,23 @@ pub fn apply_edit(messages: Vec<Value>, edit: &Value) -> (Vec<Value>, Option<Edi
 pub fn project(session: &Session, item: &Item) -> io::Result<(Vec<Value>, Option<EditEffect>)> {
     let entry = session.load(item.entry)?;
     let messages = entry_messages(&entry, item.leading_compaction);
-    match item.edit {
-        Some(edit) => Ok(apply_edit(messages, &session.load(edit)?)),
-        None => Ok((messages, None)),
-    }
+    let (mut messages, effect) = match item.edit {
+        Some(edit) => apply_edit(messages, &session.load(edit)?),
+        None => (messages, None),
+    };
+    messages
+        .iter_mut()
+        .for_each(crate::format::json::js_key_order);
+    Ok((messages, effect))
 }
 
 /// Pass 3 for an item whose messages are its stored `message`, as is: an unedited `message`
 /// entry of pi's own dialect whose message is an object with content, of a role no migration
-/// renames, that decodes without mending. Its text is then what decoding and re-encoding would
-/// give, as JSON (the same value; spacing and number spelling as stored), at a fraction of the
-/// cost: nearly all of a context is such messages. `None`: take [`project`].
+/// renames, stored as `JSON.stringify` writes it (as pi stores it: [`is_stringify_output`]).
+/// Its text is then what decoding and writing again gives, at a fraction of the cost: nearly
+/// all of a context is such messages. `None`: take [`project`].
+///
+/// [`is_stringify_output`]: crate::format::json::is_stringify_output
 pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<String>> {
     #[derive(serde::Deserialize)]
     struct Line<'a> {
@@ -326,7 +332,7 @@ pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<Str
         return Ok(None);
     };
     let text = message.get();
-    let usable = text.starts_with('{') && crate::format::json::decodes_as_stored(text.as_bytes());
+    let usable = text.starts_with('{') && crate::format::json::is_stringify_output(text.as_bytes());
     Ok(usable.then(|| text.to_owned()))
 }
 

@@ -248,3 +248,53 @@ fn timestamps_javascript_accepts_are_read_as_it_reads_them() {
         assert!(!r.stderr.contains("invalid"), "{stored}: {r:?}");
     }
 }
+
+/// `context --json` copies a stored message only when its text is what `JSON.stringify` writes
+/// of it (pi's files always are); any other spelling (numbers in exponent form, `1.50`, `-0`,
+/// spaces, `\/` and `\u00e9` escapes, a key twice, array-index keys, which JavaScript moves to
+/// the front) is written as pi writes it. Each expected text is pi 1.6.0's `buildSessionContext`
+/// of the same line, through `JSON.stringify`.
+#[test]
+fn context_writes_stored_messages_as_json_stringify_would() {
+    let cases = [
+        (
+            r#"{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"p","model":"m","usage":{"input":1E3,"output":12e-1,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"total":5e9}},"stopReason":"stop","timestamp":1747389936000}"#,
+            r#"{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"p","model":"m","usage":{"input":1000,"output":1.2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"total":5000000000}},"stopReason":"stop","timestamp":1747389936000}"#,
+        ),
+        (
+            r#"{"role":"user", "content":"sp\u00e9\/","timestamp":1747389936000, "n":-0, "m":1.50}"#,
+            r#"{"role":"user","content":"spé/","timestamp":1747389936000,"n":0,"m":1.5}"#,
+        ),
+        (
+            r#"{"role":"user","content":"dup","content":"second","timestamp":1747389936000}"#,
+            r#"{"role":"user","content":"second","timestamp":1747389936000}"#,
+        ),
+        (
+            r#"{"role":"user","content":[{"type":"text","text":"x","2":"b","1":"a"}],"timestamp":1747389936000}"#,
+            r#"{"role":"user","content":[{"1":"a","2":"b","type":"text","text":"x"}],"timestamp":1747389936000}"#,
+        ),
+        // Already as JSON.stringify writes it: copied as it is.
+        (
+            r#"{"role":"user","content":"tab\t\u001f \"q\" 1e+21","timestamp":1747389936000,"x":[1e+21,1.5e-7,0.1,-3]}"#,
+            r#"{"role":"user","content":"tab\t\u001f \"q\" 1e+21","timestamp":1747389936000,"x":[1e+21,1.5e-7,0.1,-3]}"#,
+        ),
+    ];
+    for (stored, want) in cases {
+        let text = format!(
+            "{HEADER}\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-05-16T10:05:36.000Z\",\"message\":{stored}}}\n"
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        let r = run_with(
+            env_in(tmp.path(), "/p"),
+            &["context", "--json", "-"],
+            text.as_bytes(),
+        );
+        assert_eq!(r.code, 0, "{r:?}");
+        let messages = r.stdout.split_once(r#""messages":["#).unwrap().1;
+        assert_eq!(
+            messages.trim_end().strip_suffix("]}").unwrap(),
+            want,
+            "{stored}"
+        );
+    }
+}
