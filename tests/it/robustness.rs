@@ -459,6 +459,13 @@ fn crlf_bom_and_invalid_utf8() {
     let r = every_command(&bytes);
     r.all_exit(0).no_errors().warned_at(3, "malformed JSON");
     assert!(r.of("show {}").stdout.contains("caf\u{fffd}\u{fffd}"));
+    // ... and the listing's first message reads it as pi does, not as "(no messages)".
+    let ls = r.of("ls --all --json");
+    assert!(
+        ls.stdout
+            .contains("\"firstMessage\":\"caf\u{fffd}\u{fffd}\""),
+        "{ls:?}"
+    );
 }
 
 #[test]

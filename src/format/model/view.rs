@@ -665,8 +665,16 @@ pub fn message_content_text(line: &[u8]) -> Option<String> {
         #[serde(default, borrow)]
         content: Option<&'a RawValue>,
     }
-    let line: Line = serde_json::from_slice(line).ok()?;
-    content_text(line.message.0?.content)
+    match serde_json::from_slice::<Line>(line) {
+        Ok(line) => content_text(line.message.0?.content),
+        // Bytes that are not UTF-8 read as pi reads them, each bad run a U+FFFD.
+        Err(_) if std::str::from_utf8(line).is_err() => {
+            let lossy = String::from_utf8_lossy(line);
+            let line: Line = serde_json::from_str(&lossy).ok()?;
+            content_text(line.message.0?.content)
+        }
+        Err(_) => None,
+    }
 }
 
 /// What pi's `/session` counts of a message beyond its role: the tool calls of an assistant
