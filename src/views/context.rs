@@ -177,11 +177,21 @@ fn model_object(provider: Option<&Value>, model_id: Option<&Value>) -> Value {
 
 /// `new Date(ts).getTime()` of an entry's ISO timestamp; `null` where JavaScript has NaN.
 fn ms_of(entry: &Value) -> Value {
-    entry
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .and_then(parse_js_date)
-        .map_or(Value::Null, Value::from)
+    // `new Date(entry.timestamp).getTime()`: a string is parsed, a number is the time itself
+    // (TimeClip: whole ms, NaN beyond 8.64e15), `null` and `false` are 0 and `true` 1; NaN,
+    // and what is not there, `JSON.stringify` writes as `null`. (An object or array would be
+    // parsed as its string form: `null` here, as nearly always in JavaScript.)
+    let ms = match entry.get("timestamp") {
+        Some(Value::String(s)) => parse_js_date(s),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .filter(|t| t.is_finite() && t.abs() <= 8.64e15)
+            .map(|t| t.trunc() as i64),
+        Some(Value::Null) => Some(0),
+        Some(Value::Bool(b)) => Some(i64::from(*b)),
+        _ => None,
+    };
+    ms.map_or(Value::Null, Value::from)
 }
 
 /// Inserts `key` only when `value` is defined.
@@ -196,9 +206,14 @@ pub fn entry_messages(entry: &Value, leading_compaction: bool) -> Vec<Value> {
     let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
         "message" => {
-            let Some(message) = entry.get("message").filter(|m| m.is_object()) else {
+            // pi pushes whatever `message` holds ("x", -1, [..] too, which `--llm` then drops);
+            // only `null` or none makes it throw.
+            let Some(message) = entry.get("message").filter(|m| !m.is_null()) else {
                 return Vec::new();
             };
+            if !message.is_object() {
+                return vec![message.clone()];
+            }
             let role = message.get("role").and_then(Value::as_str);
             let content_missing = message.get("content").is_none_or(Value::is_null);
             let mut message = message.clone();

@@ -124,3 +124,39 @@ fn human_view() {
     snap!("context_edits", run(&["context", "0196d88e"]).stdout);
     snap!("context_compaction", run(&["context", "0196cdea"]).stdout);
 }
+
+/// pi's `new Date(entry.timestamp).getTime()` for the messages it builds from entries (a number
+/// is the time, `null` is 0), and a `message` that is no object pushed as it is (pi 1.6.0's
+/// `buildSessionContext` of this file gives exactly these messages); `--llm` drops it, as pi's
+/// `convertToLlm` does.
+#[test]
+fn entry_times_and_odd_messages_as_pi_has_them() {
+    let text = [
+        r#"{"type":"session","version":3,"id":"cm000000-0000-7000-8000-000000000001","timestamp":"2025-05-16T10:05:33.900Z","cwd":"/tmp/p"}"#,
+        r#"{"type":"custom_message","id":"c","parentId":null,"timestamp":1747389935000.7,"customType":"x","content":"c","display":true}"#,
+        r#"{"type":"branch_summary","id":"b","parentId":"c","timestamp":null,"fromId":"c","summary":"s"}"#,
+        r#"{"type":"branch_summary","id":"t","parentId":"b","timestamp":1e300,"fromId":"c","summary":"far"}"#,
+        r#"{"type":"message","id":"m","parentId":"t","timestamp":"2025-05-16T10:05:36.000Z","message":"x"}"#,
+        r#"{"type":"message","id":"u","parentId":"m","timestamp":"2025-05-16T10:05:37.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+    ]
+    .join("\n")
+        + "\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let messages = |flags: &[&str]| {
+        let mut args = vec!["context", "--json"];
+        args.extend_from_slice(flags);
+        args.push("-");
+        let r = crate::common::run_with(
+            crate::common::env_in(tmp.path(), "/p"),
+            &args,
+            text.as_bytes(),
+        );
+        assert_eq!(r.code, 0, "{r:?}");
+        serde_json::from_str::<Value>(&r.stdout).unwrap()["messages"].to_string()
+    };
+    assert_eq!(
+        messages(&[]),
+        r#"[{"role":"custom","customType":"x","content":"c","display":true,"timestamp":1747389935000},{"role":"branchSummary","summary":"s","fromId":"c","timestamp":0},{"role":"branchSummary","summary":"far","fromId":"c","timestamp":null},"x",{"role":"user","content":"hi","timestamp":1}]"#
+    );
+    assert!(!messages(&["--llm"]).contains(r#""x""#));
+}
