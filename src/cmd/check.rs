@@ -19,14 +19,17 @@ use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
 use crate::app::exit::{NotChecked, Outcome};
 use crate::format::model::number;
+use crate::format::scan::{open_file, whole_file};
 use crate::format::surrogates;
 use crate::store::listing::{self, Problem, Scope, Window};
 use crate::store::locate::{Location, Skipped};
 use crate::store::select::{select, Selected};
 use crate::store::session::{IndexOptions, Session};
 use crate::store::summary::{summarize, summarize_bytes, Detail, Summary, SummaryOptions};
+use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::views::check::{self, Spec};
+use crate::views::secrets::search_stream;
 use crate::views::style::{self, Role};
 pub use verdicts::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
 
@@ -331,7 +334,7 @@ fn check_one(
         title: String::new(),
         result: Err(e),
     };
-    let (name, summary, session) = match target {
+    let (name, summary, session, secrets) = match target {
         Target::Failed(name, e) => return failed(name, e),
         Target::Stdin => {
             let mut bytes = Vec::new();
@@ -345,7 +348,12 @@ fn check_one(
             let session = want_index
                 .then(|| Session::from_reader(&bytes[..], "-", IndexOptions::default()))
                 .transpose();
-            ("-".to_owned(), summary, session)
+            let secrets = spec
+                .no_secrets
+                .as_ref()
+                .map(|d| search_stream(&bytes[..], "-", d).map(|(_, hits)| hits))
+                .transpose();
+            ("-".to_owned(), summary, session, secrets)
         }
         Target::File(path, listed) => {
             let name = path.display().to_string();
@@ -359,11 +367,26 @@ fn check_one(
             let session = want_index
                 .then(|| Session::open(&path, IndexOptions::default()))
                 .transpose();
-            (name, summary, session)
+            // The file read once more, every line of it: a secret on a line that no entry
+            // holds (the header, a line pi skips) is in the file all the same.
+            let secrets = spec
+                .no_secrets
+                .as_ref()
+                .map(|d| {
+                    let opened = open_file(&path)?;
+                    let input = whole_file(&opened, Reading::OnThisThread)?;
+                    search_stream(input, &opened.stem, d).map(|(_, hits)| hits)
+                })
+                .transpose();
+            (name, summary, session, secrets)
         }
     };
     let session = match session {
         Ok(s) => s,
+        Err(e) => return failed(name, e.to_string()),
+    };
+    let secrets = match secrets {
+        Ok(hits) => hits.unwrap_or_default(),
         Err(e) => return failed(name, e.to_string()),
     };
     match &session {
@@ -377,13 +400,17 @@ fn check_one(
     if let Some(why) = check::undecidable(spec, &summary) {
         return failed(name, why);
     }
-    let verdict = check::judge(spec, &summary, session.as_ref());
+    let verdict = check::judge(spec, &summary, session.as_ref(), &secrets);
     let title = summary
         .name
         .clone()
         .unwrap_or_else(|| summary.first_message.to_string());
     Checked {
-        name,
+        // A path holds the cwd pi was run in, which may hold the very secret reported.
+        name: match &spec.no_secrets {
+            Some(detector) => detector.redact(&name).into_owned(),
+            None => name,
+        },
         id: Some(summary.id.clone()),
         short_id: None,
         title: match &spec.no_secrets {

@@ -19,23 +19,22 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{migrated_role, report_unreadable, Source};
-use crate::format::model::EntryLine;
-use crate::format::model::Header;
-use crate::format::scan::{open_file, scan_until, whole_file, ScanError};
+use crate::format::scan::{open_file, whole_file, ScanError};
 use crate::store::listing::{self, Problem, Projects};
 use crate::store::locate::{tilde, Skipped};
 use crate::store::select::{select, Selected};
 use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::util::warning::Warning;
-use crate::views::secrets::{Detector, Located};
+use crate::views::secrets::{search_stream, Detector, Located, Place};
 use crate::views::style::{self, IdCut, Role};
 
 /// One secret in one entry.
 struct Hit {
     file_line: u64,
     entry_id: Option<String>,
-    kind: String,
+    /// The entry's type; `session` for the header; `None` for a line pi skips.
+    kind: Option<String>,
     role: Option<String>,
     found: Located,
 }
@@ -99,7 +98,7 @@ pub fn run(
             }
             let first = !found;
             found = true;
-            match write_session(args, env, theme, &s, first, out) {
+            match write_session(args, env, theme, &detector, &s, first, out) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => {
                     failed = Some(e);
@@ -157,27 +156,45 @@ fn sources(
     Ok((files, true, false))
 }
 
-/// Every finding of one session, read as a stream by the one reader.
+/// Every finding of one session, read as a stream by the one reader: every line of it, entry
+/// or not ([`search_stream`]).
 fn search(source: &Source, detector: &Detector) -> Result<Searched, (PathBuf, ScanError)> {
-    let mut hits = Vec::new();
-    let mut on_entry = |header: &Header, e: &EntryLine| {
-        entry(detector, header, e, &mut hits);
-        ControlFlow::Continue(())
-    };
-    let (path, report) = match source {
+    let (path, (report, found)) = match source {
         Source::File(path) => {
             let failed = |e| (path.clone(), e);
             let opened = open_file(path).map_err(failed)?;
             let input = whole_file(&opened, Reading::OnThisThread).map_err(failed)?;
-            let report = scan_until(input, &opened.stem, &mut on_entry).map_err(failed)?;
-            (path.clone(), report)
+            let searched = search_stream(input, &opened.stem, detector).map_err(failed)?;
+            (path.clone(), searched)
         }
         Source::Stdin(bytes) => {
-            let report =
-                scan_until(&bytes[..], "-", &mut on_entry).map_err(|e| (PathBuf::from("-"), e))?;
-            (PathBuf::from("-"), report)
+            let searched =
+                search_stream(&bytes[..], "-", detector).map_err(|e| (PathBuf::from("-"), e))?;
+            (PathBuf::from("-"), searched)
         }
     };
+    let header = &report.header;
+    let hits = found
+        .into_iter()
+        .map(|h| {
+            let (entry_id, kind, role) = match h.place {
+                Place::Entry { id, kind, role } => (
+                    id,
+                    Some(kind),
+                    role.map(|r| migrated_role(header, &r).to_owned()),
+                ),
+                Place::Header => (None, Some("session".to_owned()), None),
+                Place::Skipped => (None, None, None),
+            };
+            Hit {
+                file_line: h.file_line,
+                entry_id,
+                kind,
+                role,
+                found: h.found,
+            }
+        })
+        .collect();
     Ok(Searched {
         path,
         id: report.header.id,
@@ -187,41 +204,18 @@ fn search(source: &Source, detector: &Detector) -> Result<Searched, (PathBuf, Sc
     })
 }
 
-fn entry(detector: &Detector, header: &Header, e: &EntryLine, hits: &mut Vec<Hit>) {
-    if !detector.may_hold(e.json) {
-        return;
-    }
-    // The scan read the line as an object; a decode that fails now has nothing to say.
-    let Ok(value) = crate::format::json::decode(e.json) else {
-        return;
-    };
-    let role = e
-        .view
-        .message
-        .0
-        .as_ref()
-        .and_then(|m| m.role.get())
-        .map(|r| migrated_role(header, r).to_owned());
-    for found in detector.find_in_entry(&value) {
-        hits.push(Hit {
-            file_line: e.line,
-            entry_id: e.id.as_deref().map(str::to_owned),
-            kind: e.kind.as_str().to_owned(),
-            role: role.clone(),
-            found,
-        });
-    }
-}
-
 fn write_session(
     args: &GrepArgs,
     env: &Env,
     theme: style::Theme,
+    detector: &Detector,
     s: &Searched,
     first: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let path = s.path.display().to_string();
+    // The header's cwd (and so the path) may hold the very secret reported: never printed.
+    let path = detector.redact(&s.path.display().to_string()).into_owned();
+    let session_cwd = detector.redact(&s.cwd).into_owned();
     let shown = |p: &str| -> String {
         if env.stdout_tty {
             style::escape_control(p, false).into_owned()
@@ -240,7 +234,7 @@ fn write_session(
             let object = json!({
                 "session": s.id,
                 "path": path,
-                "cwd": s.cwd,
+                "cwd": session_cwd,
                 "entry": h.entry_id,
                 "type": h.kind,
                 "role": h.role,
@@ -260,7 +254,7 @@ fn write_session(
         out.write_all(b"\n")?;
     }
     let esc = |t: &str| style::escape_control(t, false).into_owned();
-    let cwd = esc(&tilde(Path::new(&s.cwd), &env.inputs.home));
+    let cwd = esc(&tilde(Path::new(&session_cwd), &env.inputs.home));
     writeln!(
         out,
         "{}  {}  {}",
@@ -269,10 +263,11 @@ fn write_session(
         theme.dim(&esc(&path))
     )?;
     for h in &s.hits {
-        let id = h
-            .entry_id
-            .as_deref()
-            .map_or("-".to_owned(), |id| style::shown_id(id, IdCut::Typed));
+        let id = match (&h.entry_id, h.kind.as_deref()) {
+            (Some(id), _) => style::shown_id(id, IdCut::Typed),
+            (None, Some("session")) => "header".to_owned(),
+            (None, _) => "-".to_owned(),
+        };
         let f = &h.found;
         writeln!(
             out,

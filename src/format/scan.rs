@@ -337,6 +337,31 @@ pub fn scan_until<R: BufRead>(
         Skimming::Plain,
         None,
         on_entry,
+        None,
+    )
+}
+
+/// A callback for the lines a scan hands out as no entry: the header, malformed lines (a
+/// byte-order mark, trailing bytes, not JSON...), a second header, a torn last line. Each with
+/// its number and its bytes (without the terminator; a cut line's first bytes only).
+pub type OtherLine<'f> = &'f mut dyn FnMut(u64, &[u8]);
+
+/// [`scan_until`] that also hands out every other non-blank line ([`OtherLine`]): for the
+/// readers that must see every byte of a file, whatever pi makes of it (`--secrets`).
+pub fn scan_every_line<R: BufRead>(
+    input: R,
+    stem: &str,
+    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+    on_other: OtherLine,
+) -> Result<ScanReport, ScanError> {
+    scan_from(
+        LineReader::new(input),
+        stem,
+        None,
+        Skimming::Plain,
+        None,
+        on_entry,
+        Some(on_other),
     )
 }
 
@@ -360,6 +385,7 @@ pub fn scan_sparse(
         Skimming::Plain,
         Some(&mut next),
         on_entry,
+        None,
     )
 }
 
@@ -377,7 +403,15 @@ pub fn scan<R: BufRead>(
         on_entry(header, entry);
         ControlFlow::Continue(())
     };
-    scan_from(LineReader::new(input), stem, None, how, None, on_entry)
+    scan_from(
+        LineReader::new(input),
+        stem,
+        None,
+        how,
+        None,
+        on_entry,
+        None,
+    )
 }
 
 /// Goes on with a scan that `before` reported, over `input`: the same file from `before`'s end
@@ -390,7 +424,15 @@ pub(crate) fn scan_on<R: BufRead>(
 ) -> Result<ScanReport, ScanError> {
     debug_assert!(before.resumable());
     let reader = LineReader::resume(input, before.tail.lines, before.tail.end);
-    scan_from(reader, stem, Some(before), Skimming::Plain, None, on_entry)
+    scan_from(
+        reader,
+        stem,
+        Some(before),
+        Skimming::Plain,
+        None,
+        on_entry,
+        None,
+    )
 }
 
 fn scan_from<R: BufRead>(
@@ -400,7 +442,13 @@ fn scan_from<R: BufRead>(
     how: Skimming,
     mut next: Option<&mut dyn FnMut(u64) -> Option<u64>>,
     mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+    mut on_other: Option<OtherLine>,
 ) -> Result<ScanReport, ScanError> {
+    let mut other = |line: &RawLine| {
+        if let Some(f) = on_other.as_mut() {
+            f(line.number, line.content());
+        }
+    };
     // The header, its line number, offset and length on disk.
     let mut header: Option<(Header, u64, u64, u64)> = None;
     let mut warnings = Vec::new();
@@ -455,13 +503,18 @@ fn scan_from<R: BufRead>(
         let Some((head, ..)) = &header else {
             match header_step(parsed, &line, stem) {
                 HeaderStep::Skip => {}
-                HeaderStep::Torn => (torn_tail, torn_line) = (true, Some(line.number)),
+                HeaderStep::Torn => {
+                    other(&line);
+                    (torn_tail, torn_line) = (true, Some(line.number));
+                }
                 HeaderStep::Malformed(reason) => {
+                    other(&line);
                     malformed += 1;
                     unread.get_or_insert((line.number, reason.clone()));
                     warn(reason);
                 }
                 HeaderStep::Found(mut h) => {
+                    other(&line);
                     h.stored = line.bytes.to_vec();
                     if line.terminated {
                         h.stored.push(b'\n');
@@ -485,6 +538,7 @@ fn scan_from<R: BufRead>(
         let (view, json): (&LineView, &[u8]) = match parsed {
             Parsed::Null => continue,
             Parsed::Bad(reason) => {
+                other(&line);
                 // A cut line is no write in progress, even at the end.
                 if line.terminated || line.cut.is_some() {
                     malformed += 1;
@@ -514,6 +568,7 @@ fn scan_from<R: BufRead>(
         };
         let kind_str = view.kind.get();
         if matches!(kind_str, Some("session" | "session_header")) {
+            other(&line);
             malformed += 1;
             warn("a second session header; ignored".to_owned());
             continue;

@@ -10,10 +10,10 @@ use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
-use crate::format::model::EntryLine;
 use crate::format::model::{
     message_call_facts, message_content_text, CallFacts, EntryKind, Header, Usage,
 };
+use crate::format::model::{Dialect, EntryLine};
 use crate::format::scan::{open_file, scan, scan_on, whole_file, ScanError, ScanReport};
 use crate::format::time::parse_js_date;
 use crate::store::tally::Tally;
@@ -249,7 +249,7 @@ pub(crate) fn fold_from(
                     also(header, e);
                     // With a tally, its decode of the line also gives the call facts.
                     let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
-                    fold.entry(e, facts);
+                    fold.entry(e, facts, header.dialect == Dialect::Seed000);
                 },
             )?;
             (report, fold)
@@ -258,7 +258,7 @@ pub(crate) fn fold_from(
             debug_assert!(tally.is_none(), "a tally is never resumed");
             let report = scan_on(input, stem, before, |header: &Header, e: &EntryLine| {
                 also(header, e);
-                fold.entry(e, None);
+                fold.entry(e, None, header.dialect == Dialect::Seed000);
                 ControlFlow::Continue(())
             })?;
             (report, fold)
@@ -266,6 +266,18 @@ pub(crate) fn fold_from(
     };
     let summary = fold.summary(&report, tally);
     Ok((summary, report, fold))
+}
+
+/// The `tool_result` blocks of a seed-000 user message's content, and how many are errors.
+pub(crate) fn seed000_tool_results(json: &[u8]) -> (u64, u64) {
+    let Ok(v) = crate::format::json::decode(json) else {
+        return (0, 0);
+    };
+    let blocks = v["message"]["content"].as_array().into_iter().flatten();
+    let results = blocks.filter(|b| b["type"] == "tool_result");
+    results.fold((0, 0), |(n, errors), b| {
+        (n + 1, errors + u64::from(b["isError"] == true))
+    })
 }
 
 /// What the pass over the entries has gathered so far: all a [`Summary`] needs but the header
@@ -301,7 +313,7 @@ impl Fold {
         }
     }
 
-    fn entry(&mut self, e: &EntryLine, facts: Option<CallFacts>) {
+    fn entry(&mut self, e: &EntryLine, facts: Option<CallFacts>, seed000: bool) {
         let call_facts = || facts.unwrap_or_else(|| message_call_facts(e.json));
         let v = e.view;
         if let Some(id) = &e.id {
@@ -341,7 +353,16 @@ impl Fold {
         let role = m.role.get();
         let counts = &mut self.counts;
         match role {
-            Some("user") => counts.user_messages += 1,
+            Some("user") => {
+                counts.user_messages += 1;
+                // The seed-000 dialect carries tool results as `tool_result` blocks of a user
+                // message too: they are results (and errors) all the same.
+                if seed000 {
+                    let (results, errors) = seed000_tool_results(e.json);
+                    counts.tool_results += results;
+                    counts.tool_errors += errors;
+                }
+            }
             Some("assistant") => {
                 counts.assistant_messages += 1;
                 counts.tool_calls += call_facts().tool_calls;

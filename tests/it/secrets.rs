@@ -466,3 +466,142 @@ fn the_bundled_examples_leak_one_stripe_key_in_three_places() {
     assert_eq!(check.code, 1, "{}", check.stdout);
     assert!(!check.stdout.contains("sk_test_51"));
 }
+
+/// A gate finds what the file's bytes leak, whatever pi makes of the line: the header, a line
+/// pi skips (a byte-order mark, bytes after the JSON, not JSON, a second header), the earlier
+/// value of a key written twice, a key, and escapes in any of them. `grep --secrets` and
+/// `check --no-secrets` agree, name the line and field, and print none of it.
+#[test]
+fn a_secret_in_any_line_shape_is_found_by_grep_and_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A Stripe-format test value (not a live key), in pieces so that no scanner takes this
+    // file for a leak.
+    let key = ["sk_", "live_", "4eC39HqLyjWDarjtT1zdp7dc"].concat();
+    let fp = pisess::views::secrets::fingerprint(&key);
+    // The key with its first letter after the prefix as a JSON escape.
+    let escaped = key.replacen("4eC", "\\u0034eC", 1);
+    let header = |cwd: &str| {
+        format!(
+            r#"{{"type":"session","version":3,"id":"5e000000-0000-7000-8000-000000000001","timestamp":"2025-05-16T10:05:33.900Z","cwd":"{cwd}"}}"#
+        )
+    };
+    let clean = r#"{"type":"message","id":"a","parentId":null,"timestamp":"2025-05-16T10:05:35.000Z","message":{"role":"user","content":"hello","timestamp":1}}"#;
+    let leak = |content: &str| {
+        format!(
+            r#"{{"type":"message","id":"b","parentId":"a","timestamp":"2025-05-16T10:05:36.000Z","message":{{"role":"user","content":"key {content}","timestamp":2}}}}"#
+        )
+    };
+    let shapes: Vec<(&str, Vec<String>, u64, String)> = vec![
+        (
+            "header cwd",
+            vec![header(&format!("/tmp/{key}")), clean.into()],
+            1,
+            "cwd".into(),
+        ),
+        (
+            "escaped header cwd",
+            vec![header(&format!("/tmp/{escaped}")), clean.into()],
+            1,
+            "cwd".into(),
+        ),
+        (
+            "byte-order mark",
+            vec![
+                header("/tmp/p"),
+                clean.into(),
+                format!("\u{feff}{}", leak(&key)),
+            ],
+            3,
+            "message.content".into(),
+        ),
+        (
+            "trailing bytes",
+            vec![header("/tmp/p"), clean.into(), format!("{}x", leak(&key))],
+            3,
+            "message.content".into(),
+        ),
+        (
+            "trailing bytes, escaped",
+            vec![
+                header("/tmp/p"),
+                clean.into(),
+                format!("{}x", leak(&escaped)),
+            ],
+            3,
+            "message.content".into(),
+        ),
+        (
+            "second header",
+            vec![
+                header("/tmp/p"),
+                clean.into(),
+                header(&format!("/tmp/{key}")),
+            ],
+            3,
+            "cwd".into(),
+        ),
+        (
+            "duplicate key",
+            vec![
+                header("/tmp/p"),
+                clean.into(),
+                leak(&key).replace(r#","timestamp":2"#, r#","content":"clean","timestamp":2"#),
+            ],
+            3,
+            "message.content".into(),
+        ),
+        (
+            "object key",
+            vec![
+                header("/tmp/p"),
+                clean.into(),
+                format!(
+                    r#"{{"type":"custom","id":"c","parentId":"a","timestamp":"2025-05-16T10:05:37.000Z","customType":"x","data":{{"{key}":1}}}}"#
+                ),
+            ],
+            3,
+            format!("data.[REDACTED stripe-secret-key {fp}]@key"),
+        ),
+        (
+            "not JSON",
+            vec![header("/tmp/p"), clean.into(), format!("STRIPE {key}")],
+            3,
+            "(raw line)".into(),
+        ),
+    ];
+    for (i, (shape, lines, line, field)) in shapes.iter().enumerate() {
+        let path = tmp.path().join(format!("{i}.jsonl"));
+        fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let path = path.to_str().unwrap();
+
+        let check = run_in(tmp.path(), &["check", "--no-secrets", path]);
+        assert_eq!(check.code, 1, "{shape}: {}{}", check.stdout, check.stderr);
+        assert!(
+            check.stdout.contains(&format!(
+                "{path}:{line}: secret stripe-secret-key sk_l… [{fp}]"
+            )) && check.stdout.contains(&format!(" at {field} line 1")),
+            "{shape}: {}",
+            check.stdout
+        );
+        assert_silent(&check, &[&key]);
+
+        let grep = run_in(tmp.path(), &["grep", "--secrets", "--json", path]);
+        assert_eq!(grep.code, 0, "{shape}: {}", grep.stderr);
+        let hits: Vec<Value> = grep
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(hits.len(), 1, "{shape}: one secret, once: {}", grep.stdout);
+        assert_eq!(hits[0]["fileLine"], *line, "{shape}");
+        assert_eq!(hits[0]["field"], field.as_str(), "{shape}");
+        assert_eq!(hits[0]["fingerprint"], fp.as_str(), "{shape}");
+        assert_silent(&grep, &[&key]);
+        let human = run_in(tmp.path(), &["grep", "--secrets", path]);
+        assert_silent(&human, &[&key]);
+
+        // What export writes of the file holds no secret either (a key included).
+        let export = run_in(tmp.path(), &["export", "--redact", "-f", "jsonl", path]);
+        assert_silent(&export, &[&key]);
+    }
+}

@@ -55,6 +55,16 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
                 line,
                 format!("entry {id}: parent {parent} is not in the file"),
             );
+        } else if session.parent_of(i).is_none()
+            && !header.needs_v1_ids()
+            && session.id(i).is_some()
+        {
+            // Drawn as a root. pi's getTree roots only `parentId === null` (or its own id);
+            // any other value (absent, "", a number, an object) is an orphan there, as a
+            // missing parent is. Only roots are read again: a file has few.
+            if let Some(why) = session.load(i).ok().and_then(|v| not_a_root(&v)) {
+                add(line, format!("entry {id}: {why}"));
+            }
         }
         match kind {
             EntryKind::Unknown(t) if t.is_empty() => {
@@ -112,6 +122,26 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
     }
     findings.sort_by_key(|f| f.line);
     findings
+}
+
+/// Why an entry pisess draws as a root is an orphan for pi: its `parentId` is not `null`.
+fn not_a_root(entry: &Value) -> Option<String> {
+    match entry.get("parentId") {
+        Some(Value::Null) => None,
+        None => Some("no parentId (pi's tree takes it for an orphan; a root has null)".into()),
+        Some(p) => {
+            let mut shown = p.to_string();
+            if shown.len() > 40 {
+                let cut = (0..=40)
+                    .rev()
+                    .find(|&n| shown.is_char_boundary(n))
+                    .unwrap_or(0);
+                shown.truncate(cut);
+                shown.push('…');
+            }
+            Some(format!("parent {shown} is not in the file (pi's tree takes it for an orphan; a root has null)"))
+        }
+    }
 }
 
 /// Each parent cycle once, named by the entry where the walk up from it closes: its line and id.
@@ -196,6 +226,24 @@ mod tests {
         let mut sorted = lines.clone();
         sorted.sort();
         assert_eq!(lines, sorted);
+    }
+
+    #[test]
+    fn a_parent_id_that_is_not_null_and_names_no_entry_is_an_orphan_as_in_pi() {
+        let s = test_session(&[
+            json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}),
+            json!({"type":"message","id":"b","parentId":"","message":{"role":"user","content":"x"}}),
+            json!({"type":"message","id":"c","parentId":5,"message":{"role":"user","content":"x"}}),
+            json!({"type":"message","id":"d","parentId":{"x":1},"message":{"role":"user","content":"x"}}),
+            json!({"type":"message","id":"e","message":{"role":"user","content":"x"}}),
+            json!({"type":"message","id":"f","parentId":"a","message":{"role":"user","content":"x"}}),
+        ]);
+        let found = integrity(&s);
+        let lines: Vec<_> = found.iter().map(|f| f.line).collect();
+        assert_eq!(lines, [Some(3), Some(4), Some(5), Some(6)], "{found:#?}");
+        assert!(found[0].message.contains("parent \"\" is not in the file"));
+        assert!(found[1].message.contains("parent 5 is not"));
+        assert!(found[3].message.contains("entry e: no parentId"));
     }
 
     #[test]

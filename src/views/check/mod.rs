@@ -131,8 +131,14 @@ impl Verdict {
 }
 
 /// Judges one session: `summary` holds its totals, `session` its index when [`Spec`] needs one
-/// (see [`needs_index`]).
-pub fn judge(spec: &Spec, summary: &Summary, session: Option<&Session>) -> Verdict {
+/// (see [`needs_index`]), `secrets` every line's secrets when `--no-secrets` asks
+/// ([`crate::views::secrets::search_stream`] of the same file).
+pub fn judge(
+    spec: &Spec,
+    summary: &Summary,
+    session: Option<&Session>,
+    secrets: &[crate::views::secrets::Hit],
+) -> Verdict {
     let branch = session.map(Branch::of);
     let figures = Figures {
         cost: summary.usage.cost,
@@ -244,10 +250,11 @@ pub fn judge(spec: &Spec, summary: &Summary, session: Option<&Session>) -> Verdi
     if let Some(re) = &spec.require_text {
         assertions.push(require_text(re, figures.final_assistant.as_ref()));
     }
+    let hits = secrets;
     let mut secrets = Vec::new();
     let mut figures = figures;
     if let Some(detector) = &spec.no_secrets {
-        let (assertion, found) = secrets::no_secrets(detector, session);
+        let (assertion, found) = secrets::no_secrets(hits);
         // What the reports quote of the session is redacted too.
         secrets::redact_quotes(detector, &mut figures, &mut assertions);
         assertions.push(assertion);

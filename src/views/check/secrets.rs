@@ -2,58 +2,35 @@
 //! line, entry, field, kind and fingerprint, never the secret.
 
 use super::{plural, Assertion, Figures, Finding};
-use crate::store::session::Session;
-use crate::views::secrets::Detector;
+use crate::views::secrets::{Detector, Hit, Place};
 
-/// The assertion, and one finding per secret (at its file line).
-pub(super) fn no_secrets(
-    detector: &Detector,
-    session: Option<&Session>,
-) -> (Assertion, Vec<Finding>) {
-    let mut findings = Vec::new();
-    let mut unread = 0u64;
-    if let Some(s) = session {
-        let mut scratch = Vec::new();
-        for i in 0..s.entries.len() {
-            let value = match s.raw_line_in(i, &mut scratch) {
-                Ok(line) if !detector.may_hold(line) => continue,
-                Ok(line) => {
-                    let line = line.to_vec();
-                    s.decode_entry(i, &line)
-                }
-                Err(e) => Err(e),
+/// The assertion, and one finding per secret (at its file line): `hits` are every line's
+/// ([`crate::views::secrets::search_stream`]), the header and the lines pi skips included.
+pub(super) fn no_secrets(hits: &[Hit]) -> (Assertion, Vec<Finding>) {
+    let findings: Vec<Finding> = hits
+        .iter()
+        .map(|h| {
+            let f = &h.found;
+            let place = match &h.place {
+                Place::Entry { id, .. } => format!("entry {}", id.as_deref().unwrap_or("-")),
+                Place::Header => "the header".to_owned(),
+                Place::Skipped => "a line pi skips".to_owned(),
             };
-            // An entry that cannot be read again cannot be vouched for.
-            let Ok(value) = value else {
-                unread += 1;
-                continue;
-            };
-            for f in detector.find_in_entry(&value) {
-                findings.push(Finding {
-                    line: Some(s.line(i)),
-                    message: format!(
-                        "secret {} {}… [{}] in entry {} at {} line {}",
-                        f.kind,
-                        f.preview,
-                        f.fingerprint,
-                        s.id(i).unwrap_or("-"),
-                        f.field,
-                        f.line
-                    ),
-                });
+            Finding {
+                line: Some(h.file_line),
+                message: format!(
+                    "secret {} {}… [{}] in {place} at {} line {}",
+                    f.kind, f.preview, f.fingerprint, f.field, f.line
+                ),
             }
-        }
-    }
+        })
+        .collect();
     let n = findings.len() as u64;
-    let held = n == 0 && unread == 0;
-    let mut measured = plural(n, "secret");
-    if unread > 0 {
-        measured.push_str(&format!(", {} unread", plural(unread, "entry")));
-    }
+    let held = n == 0;
     let assertion = Assertion {
         name: "no-secrets".into(),
         held,
-        measured,
+        measured: plural(n, "secret"),
         limit: "none".into(),
         relation: if held { "" } else { "; want" }.into(),
         measured_json: n.into(),

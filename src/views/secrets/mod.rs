@@ -13,6 +13,8 @@
 //! versions), so the same secret is recognisable wherever it appears.
 
 mod config;
+mod file;
+mod line;
 mod rules;
 mod validate;
 mod walk;
@@ -23,6 +25,8 @@ use std::path::Path;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 
+pub use file::{search_stream, Hit, Place};
+pub use line::RAW_LINE;
 pub use walk::Located;
 
 use rules::{Check, Filters};

@@ -560,10 +560,15 @@ fn hostile_entries_do_not_panic_or_recurse_without_end() {
         found[0].field, "[\"k\\u001b[31m\"].token",
         "a key that is not a name is quoted"
     );
-    // A key that is a secret is redacted in the path that names it.
+    // A key that is a secret is a finding of its own (`@key`), and is redacted in every path
+    // that names it.
     let token = checksummed("ghp_", 8, true);
     let v = serde_json::json!({ token.clone(): {"api_key": chars(3, 24, ALNUM)} });
     let found = d.find_in_entry(&v);
-    assert_eq!(found.len(), 1);
-    assert!(!found[0].field.contains(&token) && found[0].field.contains("[REDACTED github-pat"));
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[0].kind, "github-pat");
+    assert!(found[0].field.ends_with("]@key"), "{}", found[0].field);
+    for f in &found {
+        assert!(!f.field.contains(&token) && f.field.contains("[REDACTED github-pat"));
+    }
 }

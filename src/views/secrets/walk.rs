@@ -33,7 +33,7 @@ pub struct Located {
 }
 
 #[derive(Clone, Copy)]
-enum Seg<'a> {
+pub(super) enum Seg<'a> {
     Root,
     Key(&'a str),
     Index(usize),
@@ -63,6 +63,13 @@ impl Detector {
                         }
                         arena.push((node, Seg::Key(k)));
                         let at = arena.len() - 1;
+                        // A key is text in the file too (a pasted token used as a name).
+                        let in_key = self.find(k);
+                        if !in_key.is_empty() {
+                            let path = format!("{}@key", path_of(&arena, at, base));
+                            let path = self.redact(&path);
+                            out.extend(in_key.iter().map(|f| located(&path, k, f)));
+                        }
                         match child {
                             Value::String(s) => {
                                 self.text(s, Some(k), &|| path_of(&arena, at, base), depth, out);
@@ -93,7 +100,7 @@ impl Detector {
 
     /// One string at `path` (made only when needed: most strings hold nothing), under `key`
     /// when it is an object's member.
-    fn text(
+    pub(super) fn text(
         &self,
         s: &str,
         key: Option<&str>,
@@ -166,7 +173,7 @@ impl Detector {
     }
 }
 
-fn located(path: &str, text: &str, f: &Finding) -> Located {
+pub(super) fn located(path: &str, text: &str, f: &Finding) -> Located {
     Located {
         field: path.to_owned(),
         line: line_of(text, f.start),
@@ -177,7 +184,7 @@ fn located(path: &str, text: &str, f: &Finding) -> Located {
 }
 
 /// Keys whose values are random by design and never text.
-fn skipped_key(k: &str) -> bool {
+pub(super) fn skipped_key(k: &str) -> bool {
     k.ends_with("Signature") || k == "encrypted_content"
 }
 
@@ -202,25 +209,30 @@ fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
     }
     let mut path = base.to_owned();
     for seg in segs.into_iter().rev() {
-        match seg {
-            Seg::Root => {}
-            Seg::Key(k) => {
-                let plain = !k.is_empty()
-                    && k.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-                if !plain {
-                    path.push_str(&format!("[{}]", Value::from(k)));
-                } else {
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(k);
-                }
-            }
-            Seg::Index(i) => path.push_str(&format!("[{i}]")),
-        }
+        push_seg(&mut path, seg);
     }
     path
+}
+
+/// `seg` added to a JSON path: `.key`, `["odd key"]` or `[i]`.
+pub(super) fn push_seg(path: &mut String, seg: Seg) {
+    match seg {
+        Seg::Root => {}
+        Seg::Key(k) => {
+            let plain = !k.is_empty()
+                && k.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            if !plain {
+                path.push_str(&format!("[{}]", Value::from(k)));
+            } else {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+        }
+        Seg::Index(i) => path.push_str(&format!("[{i}]")),
+    }
 }
 
 /// `text` redacted as JSON when it is JSON as a whole: every string in it redacted (as
@@ -285,6 +297,15 @@ fn redact_value(d: &Detector, value: &mut Value, depth: u8) -> bool {
             }
             Value::Array(items) => stack.extend(items.iter_mut().map(|i| (i, None))),
             Value::Object(map) => {
+                // A key is written out too: one that is a secret (a token used as a name) is
+                // redacted like any text, in its place.
+                if map.keys().any(|k| !d.find(k).is_empty()) {
+                    *map = std::mem::take(map)
+                        .into_iter()
+                        .map(|(k, v)| (d.redact(&k).into_owned(), v))
+                        .collect();
+                    changed = true;
+                }
                 stack.extend(map.iter_mut().map(|(k, v)| (v, Some(k.clone()))));
             }
             _ => {}

@@ -1,0 +1,91 @@
+//! Secrets in a whole session file: every non-blank line, entry or not, so that
+//! `grep --secrets` and `check --no-secrets` find what the file's bytes leak, whatever pi
+//! makes of the line (docs/secrets.md, "Where it looks").
+
+use std::io::BufRead;
+use std::ops::ControlFlow;
+
+use crate::format::model::{Dialect, EntryLine, Header};
+use crate::format::scan::{scan_every_line, ScanError, ScanReport};
+
+use super::{Detector, Located};
+
+/// What holds a finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// An entry: its id, type and stored role (as stored: a caller migrates it).
+    Entry {
+        id: Option<String>,
+        kind: String,
+        role: Option<String>,
+    },
+    /// The session header.
+    Header,
+    /// A line that is neither (malformed, a second header, a torn last line): pi skips it,
+    /// but it is in the file.
+    Skipped,
+}
+
+/// One secret at one line of a file.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    pub file_line: u64,
+    pub place: Place,
+    pub found: Located,
+}
+
+/// Reads a session stream through the one scan and finds every secret of every line, in line
+/// order.
+pub fn search_stream<R: BufRead>(
+    input: R,
+    stem: &str,
+    detector: &Detector,
+) -> Result<(ScanReport, Vec<Hit>), ScanError> {
+    let mut hits = Vec::new();
+    let mut on_entry = |header: &Header, e: &EntryLine| {
+        let mapped = (header.dialect == Dialect::Seed000).then_some(e.json);
+        let found = detector.find_in_line(e.stored.strip_suffix(b"\r").unwrap_or(e.stored), mapped);
+        if !found.is_empty() {
+            let place = Place::Entry {
+                id: e.id.as_deref().map(str::to_owned),
+                kind: e.kind.as_str().to_owned(),
+                role: e
+                    .view
+                    .message
+                    .0
+                    .as_ref()
+                    .and_then(|m| m.role.get())
+                    .map(str::to_owned),
+            };
+            hits.extend(found.into_iter().map(|found| Hit {
+                file_line: e.line,
+                place: place.clone(),
+                found,
+            }));
+        }
+        ControlFlow::Continue(())
+    };
+    let mut others: Vec<(u64, Vec<Located>)> = Vec::new();
+    let mut on_other = |line: u64, bytes: &[u8]| {
+        let found = detector.find_in_line(bytes, None);
+        if !found.is_empty() {
+            others.push((line, found));
+        }
+    };
+    let report = scan_every_line(input, stem, &mut on_entry, &mut on_other)?;
+    for (line, found) in others {
+        let place = if line == report.header_line {
+            Place::Header
+        } else {
+            Place::Skipped
+        };
+        hits.extend(found.into_iter().map(|found| Hit {
+            file_line: line,
+            place: place.clone(),
+            found,
+        }));
+    }
+    // The two lists merged by line; stable, so a line's findings keep their order.
+    hits.sort_by_key(|h| h.file_line);
+    Ok((report, hits))
+}

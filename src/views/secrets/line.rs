@@ -1,0 +1,353 @@
+//! Secrets in a stored line, whatever its shape: a gate must find what the file's bytes leak,
+//! not only what pi (or serde) makes of them. A line that pi skips (a byte-order mark, bytes
+//! after the JSON, not JSON at all), the header, a second header, the earlier value of a key
+//! written twice (`JSON.parse` and serde keep the last): all of them are on disk.
+//!
+//! Three passes, each reporting only secrets (kind and fingerprint) the ones before did not:
+//! 1. the line decoded as JSON (its first value, after a byte-order mark) and walked as an
+//!    entry ([`Detector::find_in_entry`]): findings named by their field;
+//! 2. when that decode left something out (a key twice, bytes after it, no JSON at all),
+//!    every string literal of the line, decoded leniently, named by the path a lenient
+//!    reading of the brackets gives;
+//! 3. then the line's raw text: what sits outside any string (`(raw line)`).
+
+use serde_json::Value;
+
+use super::walk::{push_seg, skipped_key, Seg};
+use super::{Detector, Located};
+
+/// The field of a finding that no JSON string holds.
+pub const RAW_LINE: &str = "(raw line)";
+
+impl Detector {
+    /// Every secret in one stored line of a session file (without its terminator).
+    /// `mapped`: the entry as pisess reads it, when that is not the stored JSON (the seed-000
+    /// mapping); its paths then name what pass 1 finds.
+    pub fn find_in_line(&self, raw: &[u8], mapped: Option<&[u8]>) -> Vec<Located> {
+        if !self.may_hold(raw) && !mapped.is_some_and(|m| self.may_hold(m)) {
+            return Vec::new();
+        }
+        let body = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
+        let (stored, whole) = first_value(body);
+        let model = mapped.and_then(|m| crate::format::json::decode(m).ok());
+        let mut out = match model.as_ref().or(stored.as_ref()) {
+            Some(v) if v.is_object() || v.is_array() => self.find_in_entry(v),
+            _ => Vec::new(),
+        };
+        let lexed = lex(body);
+        let complete = whole && stored.as_ref().is_some_and(|v| members(v) == lexed.keys);
+        if complete {
+            return out;
+        }
+        let mut more = Vec::new();
+        for t in &lexed.tokens {
+            let text = unescape(&body[t.start..t.end]);
+            if t.key {
+                let path = || format!("{}@key", lexed.path(t.node));
+                for f in self.find(&text) {
+                    more.push(super::walk::located(&self.redact(&path()), &text, &f));
+                }
+                continue;
+            }
+            let key = lexed.key_of(t.node);
+            if key.is_some_and(|k| skipped_key(k) || (k == "data" && lexed.images[t.frame])) {
+                continue;
+            }
+            self.text(&text, key, &|| lexed.path(t.node), 0, &mut more);
+        }
+        let text = String::from_utf8_lossy(body);
+        for f in self.find(&text) {
+            more.push(super::walk::located(RAW_LINE, &text, &f));
+        }
+        for m in more {
+            if !out
+                .iter()
+                .any(|o| o.kind == m.kind && o.fingerprint == m.fingerprint)
+            {
+                out.push(m);
+            }
+        }
+        out
+    }
+}
+
+/// The line's first JSON value, and whether nothing but whitespace follows it.
+fn first_value(body: &[u8]) -> (Option<Value>, bool) {
+    let mut values = serde_json::Deserializer::from_slice(body).into_iter::<Value>();
+    match values.next() {
+        Some(Ok(v)) => {
+            let rest = &body[values.byte_offset()..];
+            let whole = rest.iter().all(u8::is_ascii_whitespace);
+            (Some(v), whole)
+        }
+        _ => (None, false),
+    }
+}
+
+/// The members of every object in `v`: fewer than the line's keys when one was written twice.
+fn members(v: &Value) -> usize {
+    let mut n = 0;
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                n += map.len();
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    n
+}
+
+/// A string literal of a line: its bytes between the quotes.
+struct Token {
+    start: usize,
+    end: usize,
+    /// The path node of the value, or of the member whose key this is.
+    node: usize,
+    key: bool,
+    /// The container it is in (its object, for `images`).
+    frame: usize,
+}
+
+enum Owned {
+    Key(String),
+    Index(usize),
+}
+
+/// A line read leniently: its string literals and the paths the brackets around them give.
+struct Lexed {
+    tokens: Vec<Token>,
+    /// Path nodes: (parent, segment); node 0 is the root.
+    arena: Vec<(usize, Option<Owned>)>,
+    /// Per container: an object whose `type` is `image` (its `data` is pixels, passed over).
+    images: Vec<bool>,
+    /// Object keys seen, duplicates included.
+    keys: usize,
+}
+
+impl Lexed {
+    fn path(&self, mut node: usize) -> String {
+        let mut segs = Vec::new();
+        while node != 0 {
+            if let Some(seg) = &self.arena[node].1 {
+                segs.push(seg);
+            }
+            node = self.arena[node].0;
+        }
+        let mut path = String::new();
+        for seg in segs.into_iter().rev() {
+            match seg {
+                Owned::Key(k) => push_seg(&mut path, Seg::Key(k)),
+                Owned::Index(i) => push_seg(&mut path, Seg::Index(*i)),
+            }
+        }
+        path
+    }
+
+    fn key_of(&self, node: usize) -> Option<&str> {
+        match &self.arena[node].1 {
+            Some(Owned::Key(k)) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+struct Frame {
+    id: usize,
+    /// The container's own path node.
+    node: usize,
+    object: bool,
+    expect_key: bool,
+    index: usize,
+    /// An object's member in hand (the node its value takes).
+    member: Option<usize>,
+}
+
+/// Reads the brackets, commas and string literals of a line, never failing: unbalanced or
+/// broken JSON still yields every string and the best path it can.
+fn lex(b: &[u8]) -> Lexed {
+    let mut lexed = Lexed {
+        tokens: Vec::new(),
+        arena: vec![(0, None)],
+        images: Vec::new(),
+        keys: 0,
+    };
+    let mut frames: Vec<Frame> = Vec::new();
+    // The node a value at this point takes.
+    let value_node = |frames: &mut Vec<Frame>, arena: &mut Vec<(usize, Option<Owned>)>| match frames
+        .last_mut()
+    {
+        None => 0,
+        Some(f) if f.object => f.member.unwrap_or(f.node),
+        Some(f) => {
+            arena.push((f.node, Some(Owned::Index(f.index))));
+            arena.len() - 1
+        }
+    };
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = j.min(b.len());
+                let frame = frames.last().map_or(usize::MAX, |f| f.id);
+                if let Some(f) = frames.last_mut().filter(|f| f.object && f.expect_key) {
+                    let k = unescape(&b[start..end]);
+                    lexed.arena.push((f.node, Some(Owned::Key(k))));
+                    let node = lexed.arena.len() - 1;
+                    (f.member, f.expect_key) = (Some(node), false);
+                    lexed.keys += 1;
+                    lexed.tokens.push(Token {
+                        start,
+                        end,
+                        node,
+                        key: true,
+                        frame,
+                    });
+                } else {
+                    let node = value_node(&mut frames, &mut lexed.arena);
+                    if lexed.key_of(node) == Some("type") && &b[start..end] == b"image" {
+                        lexed.images[frame] = true;
+                    }
+                    lexed.tokens.push(Token {
+                        start,
+                        end,
+                        node,
+                        key: false,
+                        frame,
+                    });
+                }
+                i = end + 1;
+                continue;
+            }
+            open @ (b'{' | b'[') => {
+                let node = value_node(&mut frames, &mut lexed.arena);
+                frames.push(Frame {
+                    id: lexed.images.len(),
+                    node,
+                    object: open == b'{',
+                    expect_key: open == b'{',
+                    index: 0,
+                    member: None,
+                });
+                lexed.images.push(false);
+            }
+            b'}' | b']' => {
+                frames.pop();
+            }
+            b',' => {
+                if let Some(f) = frames.last_mut() {
+                    if f.object {
+                        (f.expect_key, f.member) = (true, None);
+                    } else {
+                        f.index += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // A string outside any container names no object.
+    lexed.images.push(false);
+    let outside = lexed.images.len() - 1;
+    for t in &mut lexed.tokens {
+        t.frame = t.frame.min(outside);
+    }
+    lexed
+}
+
+/// A string literal's text, its escapes decoded as JSON's are; an escape JSON does not have is
+/// kept as written, a lone surrogate becomes U+FFFD, invalid UTF-8 too.
+fn unescape(b: &[u8]) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let hex = |at: usize| -> Option<u32> {
+        let h = b.get(at..at + 4)?;
+        u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 >= b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        let simple = match b[i + 1] {
+            b'"' => Some(b'"'),
+            b'\\' => Some(b'\\'),
+            b'/' => Some(b'/'),
+            b'b' => Some(8),
+            b'f' => Some(12),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            _ => None,
+        };
+        if let Some(c) = simple {
+            out.push(c);
+            i += 2;
+            continue;
+        }
+        let Some(u) = (b[i + 1] == b'u').then(|| hex(i + 2)).flatten() else {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        };
+        i += 6;
+        let c = if (0xD800..0xDC00).contains(&u) {
+            match (b.get(i..i + 2) == Some(b"\\u"))
+                .then(|| hex(i + 2))
+                .flatten()
+                .filter(|l| (0xDC00..0xE000).contains(l))
+            {
+                Some(low) => {
+                    i += 6;
+                    char::from_u32(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00))
+                }
+                None => None,
+            }
+        } else {
+            char::from_u32(u)
+        };
+        let mut buf = [0; 4];
+        out.extend_from_slice(
+            c.unwrap_or(char::REPLACEMENT_CHARACTER)
+                .encode_utf8(&mut buf)
+                .as_bytes(),
+        );
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_decode_as_json_and_broken_ones_stay() {
+        assert_eq!(unescape(br#"a\u0041\n\/\"\\"#), "aA\n/\"\\");
+        assert_eq!(unescape(br"\ud83d\ude00"), "\u{1F600}");
+        assert_eq!(unescape(br"\ud83dx"), "\u{FFFD}x");
+        assert_eq!(unescape(br"\q\u12"), r"\q\u12");
+    }
+
+    #[test]
+    fn the_lexer_names_paths_and_counts_every_key() {
+        let l = lex(br#"{"a":{"b":["x",{"c":"y"}]},"a":"z"} trailing "t""#);
+        assert_eq!(l.keys, 4);
+        let paths: Vec<String> = l
+            .tokens
+            .iter()
+            .filter(|t| !t.key)
+            .map(|t| l.path(t.node))
+            .collect();
+        assert_eq!(paths, ["a.b[0]", "a.b[1].c", "a", ""]);
+    }
+}
