@@ -456,6 +456,27 @@ fn html_is_one_page_within_its_budget_that_allows_nothing_from_outside() {
     }
 }
 
+/// Links other than http(s), mailto and fragments are inert: relative and protocol-relative
+/// ones too (a saved page must not point at what lies beside it, or at another site).
+#[test]
+fn html_links_that_are_relative_or_protocol_relative_are_inert() {
+    let text = "[a](//evil.example/x) [b](/etc/passwd) [c](../../.ssh/id_rsa) [d](file:///etc/passwd) [e](javascript:alert(1)) ![f](//evil.example/i.png) [g](https://ok.example/) [h](#m-a1)";
+    let input = format!(
+        "{}\n{}\n",
+        r#"{"type":"session","version":3,"id":"ht000000-0000-7000-8000-000000000001","timestamp":"2025-05-16T10:05:33.900Z","cwd":"/tmp"}"#,
+        serde_json::json!({"type":"message","id":"a1","parentId":null,"timestamp":"2025-05-16T10:05:36.000Z","message":{"role":"assistant","content":[{"type":"text","text":text}],"provider":"p","model":"m","api":"a","usage":{},"stopReason":"stop","timestamp":2}})
+    );
+    let html = export_stdin(&["-f", "html"], &input);
+    for inert in ["a", "b", "c", "d", "e", "[image] f"] {
+        assert!(
+            html.contains(&format!("<a href=\"#\">{inert}</a>")),
+            "{inert}"
+        );
+    }
+    assert!(html.contains("<a href=\"https://ok.example/\">g</a>"));
+    assert!(html.contains("<a href=\"#m-a1\">h</a>"));
+}
+
 /// The bytes of text an export of the active branch shows, counted from the stored entries:
 /// message and summary texts, thinking, each call's name and pretty arguments, results, shell
 /// commands and output, image data.
