@@ -50,13 +50,10 @@ pub fn run(
     }
     let leaf = match args.leaf.as_deref() {
         Some(id) => Some(find_entry(&session, id)?),
-        // pi's leaf is the id of the file's last entry: when that one has none, pi's branch
-        // (and so its export) is empty.
-        None => session
-            .entries
-            .len()
-            .checked_sub(1)
-            .filter(|&last| session.id(last).is_some()),
+        // The leaf every command takes (the last entry with an id; docs/format.md). pi's
+        // would be the last entry's id, none when it has none: an empty branch, a deliberate
+        // difference.
+        None => session.leaf(),
     };
     let path = match leaf {
         Some(leaf) => {

@@ -118,15 +118,34 @@ fn jsonl_migrates_v1_and_writes_numbers_as_javascript() {
 }
 
 #[test]
-fn jsonl_of_a_file_whose_last_entry_has_no_id_is_the_header_alone() {
-    // pi's leaf is the last entry's id: undefined here, so its branch is empty.
+fn a_file_whose_last_entry_has_no_id_exports_the_branch_of_the_last_entry_with_one() {
+    // The leaf of `context`, `show --branch`, `tree` and `check` (docs/format.md); pi's would
+    // be undefined, its branch empty: a deliberate difference.
     let input = concat!(
         "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
         "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
-        "{\"type\":\"custom\",\"customType\":\"x\",\"timestamp\":\"2025-01-01T00:00:02.000Z\"}\n",
+        "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"timestamp\":\"2025-01-01T00:00:02.000Z\",\"message\":{\"role\":\"user\",\"content\":\"there\"}}\n",
+        "{\"type\":\"custom\",\"customType\":\"x\",\"timestamp\":\"2025-01-01T00:00:03.000Z\"}\n",
     );
     let out = export_stdin(&["--format", "jsonl"], input);
-    assert_eq!(out.lines().count(), 1, "{out}");
+    let ids: Vec<String> = out
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+        .collect();
+    assert_eq!(ids, ["\"a\"", "\"b\""], "{out}");
+    let context = run_with(
+        example_env(),
+        &["-q", "context", "-", "--json"],
+        input.as_bytes(),
+    );
+    assert!(
+        context.stdout.contains("\"leafId\":\"b\""),
+        "{}",
+        context.stdout
+    );
+    let md = export_stdin(&["--format", "md"], input);
+    assert!(md.contains("there"), "{md}");
     let out = export_stdin(&["--format", "jsonl", "--leaf", "a"], input);
     assert_eq!(out.lines().count(), 2, "{out}");
 }
