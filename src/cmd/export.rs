@@ -17,6 +17,7 @@ use crate::store::session::{Session, Source};
 use crate::util::usage::UsageError;
 use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
 use crate::views::secrets::Detector;
+use crate::views::style;
 
 pub fn run(
     args: &ExportArgs,
@@ -106,6 +107,13 @@ pub fn run(
                     export::md::render(&t, view)
                 } else {
                     export::html::render(&t, view)
+                };
+                // Session text may hold escape sequences (OSC 52, ESC[2J): on a terminal they
+                // are shown escaped, as `show` shows them; a file or a pipe gets the bytes.
+                let text = if destination.is_none() && env.stdout_tty {
+                    style::escape_control(&text, true)
+                } else {
+                    text.into()
                 };
                 Ok(w.write_all(text.as_bytes())?)
             }

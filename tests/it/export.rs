@@ -571,3 +571,30 @@ fn deeply_nested_arguments_do_not_blow_up_the_export() {
         );
     }
 }
+
+/// A session with terminal escapes in its text (OSC 52 sets the clipboard, ESC[2J clears the
+/// screen) and a bidi override.
+const ESCAPES: &str = concat!(
+    "{\"type\":\"session\",\"version\":3,\"id\":\"es000000-0000-7000-8000-000000000001\",\"timestamp\":\"2025-05-16T10:05:33.900Z\",\"cwd\":\"/tmp\"}\n",
+    "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-05-16T10:05:35.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi \\u001b]52;c;ZWNobyBwd25lZA==\\u0007 \\u001b[2J \\u009b2J \\u202e there\",\"timestamp\":1}}\n",
+);
+
+#[test]
+fn markdown_and_html_on_a_terminal_show_escapes_escaped_and_elsewhere_as_they_are() {
+    for format in ["md", "html"] {
+        let mut tty = example_env();
+        tty.stdout_tty = true;
+        let r = run_with(
+            tty,
+            &["-q", "export", "-", "-f", format],
+            ESCAPES.as_bytes(),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let bad = |c: char| c.is_control() && c != '\n' && c != '\t' || c == '\u{202e}';
+        assert!(!r.stdout.contains(bad), "{format}: {:?}", r.stdout);
+        assert!(r.stdout.contains("hi \\u{1b}]52;c;"), "{format}");
+        // A file or a pipe gets the bytes.
+        let piped = export_stdin(&["-f", format], ESCAPES);
+        assert!(piped.contains("hi \u{1b}]52;c;"), "{format}");
+    }
+}
