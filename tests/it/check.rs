@@ -737,3 +737,21 @@ fn a_closed_pipe_keeps_the_verdict() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// A report is not written over the file on stdin (`check - --junit f < f`), session or not:
+/// the run reads it.
+#[test]
+fn a_report_over_the_file_on_stdin_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.xml");
+    fs::write(&notes, "not a session\n").unwrap();
+    let mut env = env_in(&examples_agent_dir(), "/home/dev/webshop");
+    env.stdin_file = Some(pisess::util::file::FileId::of(
+        &fs::metadata(&notes).unwrap(),
+    ));
+    let file = notes.to_str().unwrap();
+    let r = run_with(env, &["check", "-", "--junit", file], b"not a session\n");
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("the file on standard input"), "{r:?}");
+    assert_eq!(fs::read_to_string(&notes).unwrap(), "not a session\n");
+}

@@ -186,11 +186,130 @@ fn format_follows_the_output_extension_and_never_the_input() {
     let r = run(&["export", p, "-f", "md", "-o", p]);
     assert_eq!(r.code, 1);
     assert!(
-        r.stderr.contains("never writes to its input"),
+        r.stderr.contains("a session this run reads"),
         "{}",
         r.stderr
     );
     assert_eq!(std::fs::read(&input).unwrap(), before);
+}
+
+/// `-o` never replaces a session: not another one (as `check --junit` refuses it), not the file
+/// on stdin (`- < s.jsonl`), whatever the format; the error is one line naming the file.
+#[test]
+fn output_over_a_session_or_the_file_on_stdin_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("b.jsonl");
+    std::fs::write(&other, hostile().jsonl).unwrap();
+    let before = std::fs::read(&other).unwrap();
+    let o = other.to_str().unwrap();
+    for format in ["jsonl", "md"] {
+        let r = run(&["export", SESSION, "-f", format, "-o", o]);
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        assert!(r.stderr.contains("holds a pi session"), "{}", r.stderr);
+        assert!(
+            r.stderr.contains(o) && r.stderr.lines().count() == 1,
+            "{}",
+            r.stderr
+        );
+        assert_eq!(std::fs::read(&other).unwrap(), before);
+    }
+
+    // stdin is that very file (what the binary reads with fstat).
+    let mut env = example_env();
+    env.stdin_file = Some(pisess::util::file::FileId::of(
+        &std::fs::metadata(&other).unwrap(),
+    ));
+    let r = run_with(env, &["export", "-", "-f", "md", "-o", o], &before);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("the file on standard input"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+
+    // The same through the binary, stdin redirected from the file.
+    let r = std::process::Command::new(env!("CARGO_BIN_EXE_pisess"))
+        .args(["export", "-f", "md", "-o", o, "-"])
+        .stdin(std::fs::File::open(&other).unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the file on standard input"), "{stderr}");
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+
+    // A file that holds no session is replaced as before.
+    let notes = dir.path().join("notes.md");
+    std::fs::write(&notes, "old notes\n").unwrap();
+    let r = run(&["export", SESSION, "-o", notes.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::read_to_string(&notes).unwrap().starts_with("# "));
+}
+
+/// `-o` replaces a regular file by renaming a finished one over it, but never a FIFO or a
+/// device (they are written to, as `check --junit` writes to them) nor a symbolic link (the file
+/// it names is replaced, the link kept).
+#[cfg(unix)]
+#[test]
+fn output_is_written_through_a_fifo_and_a_symlink() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("out.md");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reading = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::read(&reading));
+    });
+    let r = run(&["export", SESSION, "-f", "md", "-o", fifo.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let read = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("nothing was written to the FIFO")
+        .unwrap();
+    assert!(
+        read.starts_with(b"# "),
+        "{}",
+        String::from_utf8_lossy(&read)
+    );
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+
+    let real = dir.path().join("real.html");
+    std::fs::write(&real, "old").unwrap();
+    let link = dir.path().join("link.html");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let r = run(&["export", SESSION, "-o", link.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&real)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+    let mut left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["link.html", "out.md", "real.html"],
+        "no temporary file left"
+    );
+
+    // A link to nothing: where it would land is unknown, so nothing is written.
+    let dangling = dir.path().join("dangling.md");
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+    let r = run(&["export", SESSION, "-o", dangling.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(!dir.path().join("nowhere").exists());
 }
 
 /// What a GFM parser makes of a Markdown export.
