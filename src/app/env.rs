@@ -15,6 +15,7 @@ use jiff::tz::TimeZone;
 use crate::app::global::{ColorChoice, GlobalArgs};
 use crate::store::locate::{self, Inputs, Location};
 use crate::store::removal::TrashHome;
+use crate::util::file::FileId;
 use crate::views::ids::ShortIds;
 use crate::views::style::Theme;
 
@@ -42,6 +43,9 @@ pub struct Facts {
     /// What stdin is when it is a device but no terminal (`< /dev/zero`): read as a session it
     /// would never end, so `-` refuses it.
     pub stdin_device: Option<&'static str>,
+    /// Which file stdin is when it is a regular file (`- < s.jsonl`): a command that writes a
+    /// file must not write over the one it reads.
+    pub stdin_file: Option<FileId>,
     pub stdout_tty: bool,
     pub stderr_tty: bool,
     /// stdout's terminal width; `None` when it is no terminal or reports 0 columns.
@@ -76,6 +80,7 @@ impl Facts {
             home: dirs::home_dir().unwrap_or_else(|| PathBuf::from("/")),
             stdin_tty: std::io::stdin().is_terminal(),
             stdin_device: stdin_device(),
+            stdin_file: stdin_file(),
             stdout_tty,
             stderr_tty: std::io::stderr().is_terminal(),
             width,
@@ -95,6 +100,7 @@ impl Facts {
             home: home.into(),
             stdin_tty: false,
             stdin_device: None,
+            stdin_file: None,
             stdout_tty: false,
             stderr_tty: false,
             width: None,
@@ -117,6 +123,8 @@ pub struct Env {
     pub tz: TimeZone,
     pub stdin_tty: bool,
     pub stdin_device: Option<&'static str>,
+    /// [`Facts::stdin_file`].
+    pub stdin_file: Option<FileId>,
     pub stdout_tty: bool,
     pub stderr_tty: bool,
     /// `$NO_COLOR`, which `--color auto` consults.
@@ -163,6 +171,22 @@ fn stdin_device() -> Option<&'static str> {
     None
 }
 
+/// Which file stdin is, when it is a regular file.
+fn stdin_file() -> Option<FileId> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        let stat = rustix::fs::fstat(&stdin).ok()?;
+        (rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile)
+            .then(|| FileId::of_stat(&stat))
+    }
+    #[cfg(not(unix))]
+    None
+}
+
 /// Whether a stream gets colour: `--color`, else a terminal with `NO_COLOR` unset or empty.
 pub fn use_color(choice: ColorChoice, is_tty: bool, no_color: Option<&str>) -> bool {
     match choice {
@@ -181,6 +205,7 @@ impl Env {
             home,
             stdin_tty,
             stdin_device,
+            stdin_file,
             stdout_tty,
             stderr_tty,
             width,
@@ -220,6 +245,7 @@ impl Env {
             tz,
             stdin_tty,
             stdin_device,
+            stdin_file,
             stdout_tty,
             stderr_tty,
             no_color: vars.remove("NO_COLOR"),

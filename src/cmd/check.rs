@@ -4,7 +4,6 @@
 //! Exit codes keep the agent's failure apart from the tool's: 0 every assertion held, 1 one
 //! failed, 2 the check could not be made; with several sessions the worst decides.
 
-mod destination;
 mod reports;
 mod verdicts;
 
@@ -18,6 +17,7 @@ use crate::app::cli::CheckArgs;
 use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
 use crate::app::exit::{NotChecked, Outcome};
+use crate::cmd::destination;
 use crate::format::model::number;
 use crate::format::scan::{open_file, whole_file};
 use crate::format::surrogates;
@@ -120,12 +120,17 @@ fn refuse_destinations(args: &CheckArgs, env: &Env, targets: &[Target]) -> anyho
             Target::Stdin | Target::Failed(..) => None,
         })
         .collect();
+    let stdin = env
+        .stdin_file
+        .filter(|_| targets.iter().any(|t| matches!(t, Target::Stdin)));
     let reports = [("--junit", &args.junit), ("--summary", &args.summary)];
     for (flag, file) in reports {
         let Some(file) = file.as_deref().filter(|f| *f != "-") else {
             continue;
         };
-        if let Some(why) = destination::refusal(std::path::Path::new(file), &folders, &inputs) {
+        if let Some(why) =
+            destination::refusal(std::path::Path::new(file), &folders, &inputs, stdin)
+        {
             anyhow::bail!(
                 "{flag}: not writing the report to {}: {why}",
                 style::escape_control(&show(file), false)

@@ -2,21 +2,20 @@
 //! renderers are `crate::export`'s.
 
 use std::ffi::OsStr;
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
-
-use anyhow::Context as _;
+use std::io::{Read, Write};
+use std::path::Path;
 
 use crate::app::cli::{ExportArgs, ExportFormat, ToolsArg};
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::cmd::{find_entry, open_session, warn_cycle};
+use crate::cmd::{destination, find_entry, open_session, warn_cycle};
+use crate::store::locate::Selected;
 use crate::store::select::select;
-use crate::store::session::{Session, Source};
 use crate::util::usage::UsageError;
 use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
 use crate::views::secrets::Detector;
+use crate::views::style;
 
 pub fn run(
     args: &ExportArgs,
@@ -34,29 +33,21 @@ pub fn run(
         .into());
     }
     let destination = args.output.as_deref().filter(|o| *o != OsStr::new("-"));
-    let session = open_session(
-        &select(
-            args.session.as_deref(),
-            &env.location,
-            env.pi_session_file.as_deref(),
-        )?,
-        env,
-        diag,
-        stdin,
-        Default::default(),
+    let selected = select(
+        args.session.as_deref(),
+        &env.location,
+        env.pi_session_file.as_deref(),
     )?;
+    let session = open_session(&selected, env, diag, stdin, Default::default())?;
     if let Some(file) = destination {
-        refuse_input(&session, Path::new(file))?;
+        refuse_destination(&selected, Path::new(file), env)?;
     }
     let leaf = match args.leaf.as_deref() {
         Some(id) => Some(find_entry(&session, id)?),
-        // pi's leaf is the id of the file's last entry: when that one has none, pi's branch
-        // (and so its export) is empty.
-        None => session
-            .entries
-            .len()
-            .checked_sub(1)
-            .filter(|&last| session.id(last).is_some()),
+        // The leaf every command takes (the last entry with an id; docs/format.md). pi's
+        // would be the last entry's id, none when it has none: an empty branch, a deliberate
+        // difference.
+        None => session.leaf(),
     };
     let path = match leaf {
         Some(leaf) => {
@@ -110,13 +101,20 @@ pub fn run(
                 } else {
                     export::html::render(&t, view)
                 };
+                // Session text may hold escape sequences (OSC 52, ESC[2J): on a terminal they
+                // are shown escaped, as `show` shows them; a file or a pipe gets the bytes.
+                let text = if destination.is_none() && env.stdout_tty {
+                    style::escape_control(&text, true)
+                } else {
+                    text.into()
+                };
                 Ok(w.write_all(text.as_bytes())?)
             }
         }
     };
     match destination {
         None => write(out)?,
-        Some(file) => write_file(Path::new(file), write)?,
+        Some(file) => destination::write_whole(Path::new(file), write)?,
     }
     Ok(Outcome::Done)
 }
@@ -148,56 +146,19 @@ fn format_of(args: &ExportArgs) -> anyhow::Result<ExportFormat> {
     }
 }
 
-/// pisess never writes to a session it reads: `-o` naming the input is refused.
-fn refuse_input(session: &Session, file: &Path) -> anyhow::Result<()> {
-    let Source::File(input) = &session.source else {
-        return Ok(());
+/// pisess never writes to a session it reads, nor over any session: `-o` naming the input
+/// (by any name, or as the file on stdin) or an existing file that holds a session is refused,
+/// by the rule `check --junit` follows.
+fn refuse_destination(selected: &Selected, file: &Path, env: &Env) -> anyhow::Result<()> {
+    let (inputs, stdin) = match selected {
+        Selected::File(input) => (vec![input.clone()], None),
+        Selected::Stdin => (Vec::new(), env.stdin_file),
     };
-    if same_file(input, file) {
+    if let Some(why) = destination::refusal(file, &[], &inputs, stdin) {
         anyhow::bail!(
-            "-o {}: that is the session being exported; pisess never writes to its input",
-            file.display()
+            "-o {}: not writing the export there: {why}",
+            style::escape_control(&file.display().to_string(), false)
         );
     }
-    Ok(())
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use crate::util::file::FileId;
-        match (std::fs::metadata(a), std::fs::metadata(b)) {
-            (Ok(x), Ok(y)) => FileId::of(&x).same(FileId::of(&y)),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
-    }
-}
-
-/// Writes to a temporary file beside `file` and renames it into place: a failed export leaves
-/// no half-written file, and an existing one stays whole until the new one is complete.
-fn write_file(
-    file: &Path,
-    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let shown = file.display().to_string();
-    let dir = match file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let tmp = tempfile::Builder::new()
-        .prefix(".pisess-export")
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot write {shown}"))?;
-    let mut w = io::BufWriter::new(tmp);
-    write(&mut w)?;
-    let tmp = w
-        .into_inner()
-        .map_err(|e| anyhow::anyhow!("cannot write {shown}: {}", e.error()))?;
-    tmp.persist(file)
-        .map_err(|e| anyhow::anyhow!("cannot write {shown}: {}", e.error))?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod context;
+mod destination;
 pub mod export;
 pub mod generate;
 pub mod grep;

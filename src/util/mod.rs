@@ -2,7 +2,7 @@
 //! growing file.
 
 pub(crate) mod bytes;
-pub(crate) mod file;
+pub mod file;
 pub(crate) mod follow;
 pub(crate) mod parallel;
 pub mod readahead;

@@ -770,3 +770,21 @@ fn a_seed000_tool_result_block_with_is_error_is_a_tool_error() {
         run.stdout
     );
 }
+
+/// A report is not written over the file on stdin (`check - --junit f < f`), session or not:
+/// the run reads it.
+#[test]
+fn a_report_over_the_file_on_stdin_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.xml");
+    fs::write(&notes, "not a session\n").unwrap();
+    let mut env = env_in(&examples_agent_dir(), "/home/dev/webshop");
+    env.stdin_file = Some(pisess::util::file::FileId::of(
+        &fs::metadata(&notes).unwrap(),
+    ));
+    let file = notes.to_str().unwrap();
+    let r = run_with(env, &["check", "-", "--junit", file], b"not a session\n");
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("the file on standard input"), "{r:?}");
+    assert_eq!(fs::read_to_string(&notes).unwrap(), "not a session\n");
+}

@@ -118,15 +118,34 @@ fn jsonl_migrates_v1_and_writes_numbers_as_javascript() {
 }
 
 #[test]
-fn jsonl_of_a_file_whose_last_entry_has_no_id_is_the_header_alone() {
-    // pi's leaf is the last entry's id: undefined here, so its branch is empty.
+fn a_file_whose_last_entry_has_no_id_exports_the_branch_of_the_last_entry_with_one() {
+    // The leaf of `context`, `show --branch`, `tree` and `check` (docs/format.md); pi's would
+    // be undefined, its branch empty: a deliberate difference.
     let input = concat!(
         "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n",
         "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
-        "{\"type\":\"custom\",\"customType\":\"x\",\"timestamp\":\"2025-01-01T00:00:02.000Z\"}\n",
+        "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"timestamp\":\"2025-01-01T00:00:02.000Z\",\"message\":{\"role\":\"user\",\"content\":\"there\"}}\n",
+        "{\"type\":\"custom\",\"customType\":\"x\",\"timestamp\":\"2025-01-01T00:00:03.000Z\"}\n",
     );
     let out = export_stdin(&["--format", "jsonl"], input);
-    assert_eq!(out.lines().count(), 1, "{out}");
+    let ids: Vec<String> = out
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].to_string())
+        .collect();
+    assert_eq!(ids, ["\"a\"", "\"b\""], "{out}");
+    let context = run_with(
+        example_env(),
+        &["-q", "context", "-", "--json"],
+        input.as_bytes(),
+    );
+    assert!(
+        context.stdout.contains("\"leafId\":\"b\""),
+        "{}",
+        context.stdout
+    );
+    let md = export_stdin(&["--format", "md"], input);
+    assert!(md.contains("there"), "{md}");
     let out = export_stdin(&["--format", "jsonl", "--leaf", "a"], input);
     assert_eq!(out.lines().count(), 2, "{out}");
 }
@@ -167,11 +186,140 @@ fn format_follows_the_output_extension_and_never_the_input() {
     let r = run(&["export", p, "-f", "md", "-o", p]);
     assert_eq!(r.code, 1);
     assert!(
-        r.stderr.contains("never writes to its input"),
+        r.stderr.contains("a session this run reads"),
         "{}",
         r.stderr
     );
     assert_eq!(std::fs::read(&input).unwrap(), before);
+}
+
+/// `-o` never replaces a session: not another one (as `check --junit` refuses it), not the file
+/// on stdin (`- < s.jsonl`), whatever the format; the error is one line naming the file.
+#[test]
+fn output_over_a_session_or_the_file_on_stdin_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("b.jsonl");
+    std::fs::write(&other, hostile().jsonl).unwrap();
+    let before = std::fs::read(&other).unwrap();
+    let o = other.to_str().unwrap();
+    for format in ["jsonl", "md"] {
+        let r = run(&["export", SESSION, "-f", format, "-o", o]);
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        assert!(r.stderr.contains("holds a pi session"), "{}", r.stderr);
+        assert!(
+            r.stderr.contains(o) && r.stderr.lines().count() == 1,
+            "{}",
+            r.stderr
+        );
+        assert_eq!(std::fs::read(&other).unwrap(), before);
+    }
+
+    // stdin is that very file (what the binary reads with fstat).
+    let mut env = example_env();
+    env.stdin_file = Some(pisess::util::file::FileId::of(
+        &std::fs::metadata(&other).unwrap(),
+    ));
+    let r = run_with(env, &["export", "-", "-f", "md", "-o", o], &before);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("the file on standard input"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+
+    // The same through the binary, stdin redirected from the file.
+    let r = std::process::Command::new(env!("CARGO_BIN_EXE_pisess"))
+        .args(["export", "-f", "md", "-o", o, "-"])
+        .stdin(std::fs::File::open(&other).unwrap())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the file on standard input"), "{stderr}");
+    assert_eq!(std::fs::read(&other).unwrap(), before);
+
+    // A file that holds no session is replaced as before.
+    let notes = dir.path().join("notes.md");
+    std::fs::write(&notes, "old notes\n").unwrap();
+    let r = run(&["export", SESSION, "-o", notes.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::read_to_string(&notes).unwrap().starts_with("# "));
+}
+
+/// `-o` replaces a regular file by renaming a finished one over it, but never a FIFO or a
+/// device (they are written to, as `check --junit` writes to them) nor a symbolic link (the file
+/// it names is replaced, the link kept).
+#[cfg(unix)]
+#[test]
+fn output_is_written_through_a_fifo_and_a_symlink() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("out.md");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reading = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::read(&reading));
+    });
+    let r = run(&["export", SESSION, "-f", "md", "-o", fifo.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let read = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("nothing was written to the FIFO")
+        .unwrap();
+    assert!(
+        read.starts_with(b"# "),
+        "{}",
+        String::from_utf8_lossy(&read)
+    );
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced: {kind:?}");
+
+    let real = dir.path().join("real.html");
+    std::fs::write(&real, "old").unwrap();
+    // Written again, a file keeps its mode (not the temporary file's 0600).
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let link = dir.path().join("link.html");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let r = run(&["export", SESSION, "-o", link.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&real)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "{mode:o}");
+    }
+    let mut left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        ["link.html", "out.md", "real.html"],
+        "no temporary file left"
+    );
+
+    // A link to nothing: where it would land is unknown, so nothing is written.
+    let dangling = dir.path().join("dangling.md");
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+    let r = run(&["export", SESSION, "-o", dangling.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(!dir.path().join("nowhere").exists());
 }
 
 /// What a GFM parser makes of a Markdown export.
@@ -456,6 +604,27 @@ fn html_is_one_page_within_its_budget_that_allows_nothing_from_outside() {
     }
 }
 
+/// Links other than http(s), mailto and fragments are inert: relative and protocol-relative
+/// ones too (a saved page must not point at what lies beside it, or at another site).
+#[test]
+fn html_links_that_are_relative_or_protocol_relative_are_inert() {
+    let text = "[a](//evil.example/x) [b](/etc/passwd) [c](../../.ssh/id_rsa) [d](file:///etc/passwd) [e](javascript:alert(1)) ![f](//evil.example/i.png) [g](https://ok.example/) [h](#m-a1)";
+    let input = format!(
+        "{}\n{}\n",
+        r#"{"type":"session","version":3,"id":"ht000000-0000-7000-8000-000000000001","timestamp":"2025-05-16T10:05:33.900Z","cwd":"/tmp"}"#,
+        serde_json::json!({"type":"message","id":"a1","parentId":null,"timestamp":"2025-05-16T10:05:36.000Z","message":{"role":"assistant","content":[{"type":"text","text":text}],"provider":"p","model":"m","api":"a","usage":{},"stopReason":"stop","timestamp":2}})
+    );
+    let html = export_stdin(&["-f", "html"], &input);
+    for inert in ["a", "b", "c", "d", "e", "[image] f"] {
+        assert!(
+            html.contains(&format!("<a href=\"#\">{inert}</a>")),
+            "{inert}"
+        );
+    }
+    assert!(html.contains("<a href=\"https://ok.example/\">g</a>"));
+    assert!(html.contains("<a href=\"#m-a1\">h</a>"));
+}
+
 /// The bytes of text an export of the active branch shows, counted from the stored entries:
 /// message and summary texts, thinking, each call's name and pretty arguments, results, shell
 /// commands and output, image data.
@@ -529,5 +698,32 @@ fn deeply_nested_arguments_do_not_blow_up_the_export() {
             "{format}: {} bytes",
             out.len()
         );
+    }
+}
+
+/// A session with terminal escapes in its text (OSC 52 sets the clipboard, ESC[2J clears the
+/// screen) and a bidi override.
+const ESCAPES: &str = concat!(
+    "{\"type\":\"session\",\"version\":3,\"id\":\"es000000-0000-7000-8000-000000000001\",\"timestamp\":\"2025-05-16T10:05:33.900Z\",\"cwd\":\"/tmp\"}\n",
+    "{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2025-05-16T10:05:35.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi \\u001b]52;c;ZWNobyBwd25lZA==\\u0007 \\u001b[2J \\u009b2J \\u202e there\",\"timestamp\":1}}\n",
+);
+
+#[test]
+fn markdown_and_html_on_a_terminal_show_escapes_escaped_and_elsewhere_as_they_are() {
+    for format in ["md", "html"] {
+        let mut tty = example_env();
+        tty.stdout_tty = true;
+        let r = run_with(
+            tty,
+            &["-q", "export", "-", "-f", format],
+            ESCAPES.as_bytes(),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let bad = |c: char| c.is_control() && c != '\n' && c != '\t' || c == '\u{202e}';
+        assert!(!r.stdout.contains(bad), "{format}: {:?}", r.stdout);
+        assert!(r.stdout.contains("hi \\u{1b}]52;c;"), "{format}");
+        // A file or a pipe gets the bytes.
+        let piped = export_stdin(&["-f", format], ESCAPES);
+        assert!(piped.contains("hi \u{1b}]52;c;"), "{format}");
     }
 }

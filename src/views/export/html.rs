@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use base64::Engine as _;
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
 
 use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
@@ -295,19 +295,15 @@ fn esc_text(out: &mut String, s: &str) {
     }
 }
 
-/// Whether a link target may stay: http(s), mailto, a fragment, or a relative path (no
-/// scheme). `javascript:`, `data:`, `file:` and the rest become inert.
+/// Whether a link target may stay: http(s), mailto or a fragment of this page. Anything else
+/// becomes inert: `javascript:`, `data:`, `file:` and the rest, and relative targets too
+/// (`/etc/passwd`, `../../.ssh/id_rsa`, and `//host/x`, which is another site), since a page
+/// saved anywhere must not point at what lies beside it.
 fn safe_url(url: &str) -> bool {
     let lower = url.trim().to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("mailto:")
-    {
-        return true;
-    }
-    // A scheme is letters before a colon that comes before any `/`, `?` or `#`.
-    match lower.find([':', '/', '?', '#']) {
-        Some(at) => lower.as_bytes()[at] != b':',
-        None => true,
-    }
+    ["http://", "https://", "mailto:", "#"]
+        .iter()
+        .any(|p| lower.starts_with(p))
 }
 
 /// Message Markdown as HTML: raw HTML as text, images as links, unsafe links inert.
@@ -325,7 +321,7 @@ fn markdown(out: &mut String, text: &str) {
             }) => vec![
                 Event::Start(Tag::Link {
                     link_type,
-                    dest_url: inert(dest_url),
+                    dest_url: inert(link_type, dest_url),
                     title,
                     id,
                 }),
@@ -339,7 +335,7 @@ fn markdown(out: &mut String, text: &str) {
                 id,
             }) => vec![Event::Start(Tag::Link {
                 link_type,
-                dest_url: inert(dest_url),
+                dest_url: inert(link_type, dest_url),
                 title,
                 id,
             })],
@@ -349,8 +345,9 @@ fn markdown(out: &mut String, text: &str) {
     pulldown_cmark::html::push_html(out, events);
 }
 
-fn inert(url: CowStr<'_>) -> CowStr<'_> {
-    if safe_url(&url) {
+fn inert(link_type: LinkType, url: CowStr<'_>) -> CowStr<'_> {
+    // An email autolink (`<a@b.c>`) is written `mailto:` + its target by the renderer.
+    if link_type == LinkType::Email || safe_url(&url) {
         url
     } else {
         CowStr::Borrowed("#")
@@ -383,8 +380,34 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("<a href=\"https://e/\">ok</a>"), "{out}");
-        assert!(
-            !safe_url("data:text/html,x") && !safe_url(" javascript:x") && safe_url("src/a.rs#L3")
+        assert!(!safe_url("data:text/html,x") && !safe_url(" javascript:x") && safe_url("#m-a1"));
+    }
+
+    #[test]
+    fn relative_and_protocol_relative_links_and_images_are_inert() {
+        let mut out = String::new();
+        markdown(
+            &mut out,
+            "[a](//evil.example/x) [b](/etc/passwd) [c](../../.ssh/id_rsa) [d](\\\\evil/x) \
+             ![e](//evil.example/i.png) ![f](img/x.png) [g](#m-a1) [h](mailto:a@b.c) <a@b.c>",
         );
+        for text in ["a", "b", "c", "d", "[image] e", "[image] f"] {
+            assert!(
+                out.contains(&format!("<a href=\"#\">{text}</a>")),
+                "{text}: {out}"
+            );
+        }
+        for live in [
+            "href=\"/",
+            "href=\".",
+            "href=\"\\",
+            "href=\"img",
+            "href=\"%5C",
+        ] {
+            assert!(!out.contains(live), "{live}: {out}");
+        }
+        assert!(out.contains("<a href=\"#m-a1\">g</a>"), "{out}");
+        assert!(out.contains("<a href=\"mailto:a@b.c\">h</a>"), "{out}");
+        assert!(out.contains("<a href=\"mailto:a@b.c\">a@b.c</a>"), "{out}");
     }
 }
