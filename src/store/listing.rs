@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use crate::format::scan::ScanError;
 
 use crate::format::time::parse_when;
-use crate::store::cache::tallies::{self, TallyCache};
+use crate::store::cache::tallies::TallyCache;
 use crate::store::cache::{Cache, CacheProblem, Fate};
 use crate::store::locate::{name_cmp, Files, Location, Skipped};
 use crate::store::summary::{summarize, Detail, Summary, SummaryOptions};
@@ -230,35 +230,30 @@ pub fn walk<T: Send>(
         incomplete |= matches!(problem, Problem::Skipped(Skipped::Folder(_)));
         problem.report(&path, diag);
     }
-    // A report is served from the tally cache where there is one (a display, like `ls`).
-    let cache = match &loc.cache {
-        Some(dir) if detail == Detail::Stats => Some(TallyCache::load(dir, &files, false)),
-        _ => None,
+    let made = |result: Result<Summary, ScanError>| {
+        result.map(|mut s| {
+            let warnings = std::mem::take(&mut s.warnings);
+            (warnings, in_scope(loc, scope, &s.cwd).then(|| work(s)))
+        })
     };
-    let done = parallel::map(&files, |path, reading| {
-        let (result, fate) = match &cache {
-            Some(cache) => cache.summarize(path, reading),
-            None => (
-                summarize(
+    // A report is served from the tally cache where there is one (a display, like `ls`).
+    let (done, cache_problem) = match &loc.cache {
+        Some(dir) if detail == Detail::Stats => TallyCache::map(dir, &files, false, made),
+        _ => {
+            let done = parallel::map(&files, |path, reading| {
+                made(summarize(
                     path,
                     SummaryOptions {
                         reading,
                         detail,
                         also: None,
                     },
-                ),
-                tallies::Fate::Dropped,
-            ),
-        };
-        let result = result.map(|mut s| {
-            let warnings = std::mem::take(&mut s.warnings);
-            (warnings, in_scope(loc, scope, &s.cwd).then(|| work(s)))
-        });
-        (result, fate)
-    });
-    let mut fates = Vec::with_capacity(done.len());
-    for ((result, fate), path) in done.into_iter().zip(&files) {
-        fates.push(fate);
+                ))
+            });
+            (done, None)
+        }
+    };
+    for (result, path) in done.into_iter().zip(&files) {
         match result {
             Ok((warnings, made)) => {
                 if !warnings.is_empty() {
@@ -275,7 +270,7 @@ pub fn walk<T: Send>(
             }
         }
     }
-    if let Some((path, why)) = cache.and_then(|c| c.save(&files, fates)) {
+    if let Some((path, why)) = cache_problem {
         Problem::Cache(why).report(&path, diag);
     }
     report_damaged(&damaged, diag);
@@ -401,15 +396,7 @@ fn summarize_all(
             let problem = cache.save(files, fates, &results);
             (results, problem)
         }
-        Some(dir) => {
-            let cache = TallyCache::load(dir, files, true);
-            let (results, fates) =
-                parallel::map(files, |path, reading| cache.summarize(path, reading))
-                    .into_iter()
-                    .unzip();
-            let problem = cache.save(files, fates);
-            (results, problem)
-        }
+        Some(dir) => TallyCache::map(dir, files, true, |result| result),
         _ => (
             parallel::map(files, |path, reading| {
                 let also = None;

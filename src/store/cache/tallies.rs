@@ -31,11 +31,12 @@ use serde::{Deserialize, Serialize};
 use super::folder::{body, head, open_cache_file, CacheDir, CacheProblem, MAX_FILE_BYTES};
 #[cfg(unix)]
 use super::key::open_folder;
-use super::key::{folders_of, now_ns, stamp, stat_in, FileKey, RACY_NS};
+use super::key::{now_ns, stamp, stat_in, FileKey, RACY_NS};
 use crate::format::scan::{open_file, whole_file, ScanError};
 use crate::store::summary::{fold_from, with_file_facts, Detail, FileFacts, Summary};
 use crate::store::tally::{Files, Stops, Tally, ToolCount};
 use crate::util::file::split_name;
+use crate::util::parallel;
 use crate::util::readahead::Reading;
 
 /// The family's folder under the cache dir.
@@ -165,13 +166,11 @@ fn with_rest(mut tally: Tally, rest: &[u8], wanted: bool) -> Option<Tally> {
     Some(tally)
 }
 
-/// One folder's file as loaded: its bytes, and where each record's data is in them.
-#[derive(Default)]
+/// One folder's file as loaded, kept for its rewrite: its bytes, and where each record's data
+/// is in them.
 struct Folder {
     bytes: Vec<u8>,
-    by_name: HashMap<Vec<u8>, (FileKey, Range<usize>)>,
-    /// The folder itself, open, for stats by name.
-    dir: Option<File>,
+    by_name: ByName,
 }
 
 /// What became of a file's record.
@@ -199,11 +198,25 @@ pub(crate) struct TallyCache<'a> {
 }
 
 impl<'a> TallyCache<'a> {
-    /// Loads the records of the folders of `files`. Without `whole`, a tally taken from the
-    /// cache holds its rows (without [`Row::id`](crate::store::tally::Row::id)) and models
-    /// only, what [`Grouper`](crate::views::stats::Grouper) groups: a report by day, model, ...
-    /// needs no more (a file read gives the whole tally all the same).
-    pub(crate) fn load(dir: &'a CacheDir, files: &[PathBuf], whole: bool) -> TallyCache<'a> {
+    /// Every file of `files` summarized with its tally ([`Detail::Stats`]), each handed to
+    /// `each` on the thread that made it: from its record when the record's key is the file's
+    /// now, else read whole. The results are in the order of `files`; then the cache's one
+    /// problem. Without `whole`, a tally taken from the cache holds its rows (without
+    /// [`Row::id`](crate::store::tally::Row::id)) and models only, what
+    /// [`Grouper`](crate::views::stats::Grouper) groups: a report by day, model, ... needs no
+    /// more (a file read gives the whole tally all the same).
+    ///
+    /// A folder's records are decoded by the thread that read its cache file, into that
+    /// thread's one buffer, which the next folder reuses: every cache file read into fresh
+    /// memory first, and decoded after, spent a sixth of a warm report zeroing pages, and
+    /// waited for the slowest folder before any decoding began. The files no record vouches
+    /// for are read afterwards, each by the next free thread.
+    pub(crate) fn map<T: Send>(
+        dir: &'a CacheDir,
+        files: &[PathBuf],
+        whole: bool,
+        each: impl Fn(Result<Summary, ScanError>) -> T + Sync,
+    ) -> (Vec<T>, Option<CacheProblem>) {
         let mut cache = TallyCache {
             dir,
             stamp: stamp(),
@@ -216,27 +229,48 @@ impl<'a> TallyCache<'a> {
         if let Err(problem) = dir.check_family(FAMILY) {
             cache.problem = problem;
             cache.off = true;
-            return cache;
         }
-        let folders = folders_of(files);
-        let many = folders.len();
-        let loaded = crate::util::parallel::map(&folders, |folder, _| {
-            let (mut loaded, problem) = read_folder(dir, &cache.stamp, folder);
-            #[cfg(unix)]
-            if !loaded.by_name.is_empty() {
-                loaded.dir = open_folder(folder, many);
+        let tasks = if cache.off { Vec::new() } else { tasks(files) };
+        // Parallel from two tasks: one project's folder is cut in as many.
+        let done = parallel::map_from(2, &tasks, |task, _| cache.decode_task(files, task, &each));
+        let mut results: Vec<Option<T>> =
+            std::iter::repeat_with(|| None).take(files.len()).collect();
+        let mut pending = Vec::new();
+        let mut first = None;
+        for (task, done) in tasks.iter().zip(done) {
+            for (at, made) in done.made {
+                results[at] = Some(made);
             }
-            #[cfg(not(unix))]
-            let _ = many;
-            (loaded, problem)
+            pending.extend(done.pending);
+            if let Some(old) = done.old {
+                cache.folders.entry(task.folder.to_vec()).or_insert(old);
+            }
+            first = first.or(done.problem);
+        }
+        if cache.off {
+            pending.extend(0..files.len());
+        }
+        if let Some((path, why)) = first {
+            cache.note(&path, why);
+        }
+        pending.sort_unstable();
+        let read = parallel::map(&pending, |&at, reading| {
+            let (result, fate) = cache.read_whole(&files[at], reading);
+            (each(result), fate)
         });
-        for (folder, (loaded, problem)) in folders.into_iter().zip(loaded) {
-            if let Some((path, why)) = problem {
-                cache.note(&path, why);
-            }
-            cache.folders.insert(folder.to_vec(), loaded);
+        let mut fates: Vec<Fate> = std::iter::repeat_with(|| Fate::Kept)
+            .take(files.len())
+            .collect();
+        for (&at, (made, fate)) in pending.iter().zip(read) {
+            results[at] = Some(made);
+            fates[at] = fate;
         }
-        cache
+        let results = results
+            .into_iter()
+            .map(|r| r.expect("every file is summarized once"))
+            .collect();
+        let problem = cache.save(files, fates);
+        (results, problem)
     }
 
     fn note(&mut self, path: &Path, why: String) {
@@ -245,16 +279,55 @@ impl<'a> TallyCache<'a> {
         }
     }
 
-    /// The summary of `path` with its tally ([`Detail::Stats`]): from the record when its key
-    /// is the file's now, else read whole; and what became of the record.
-    pub(crate) fn summarize(
+    /// The files of `task` its folder's records vouch for, each through `each`; the others are
+    /// left pending. The folder's loaded file is kept (for [`save`](Self::save)) only when
+    /// it is to be rewritten.
+    fn decode_task<T>(
         &self,
-        path: &Path,
-        reading: Reading,
-    ) -> (Result<Summary, ScanError>, Fate) {
-        if let Some(summary) = self.vouched(path) {
-            return (Ok(summary), Fate::Kept);
+        files: &[PathBuf],
+        task: &Task,
+        each: &impl Fn(Result<Summary, ScanError>) -> T,
+    ) -> FromRecords<T> {
+        thread_local! {
+            /// Each thread's buffer, for the next folder it reads.
+            static BYTES: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
         }
+        BYTES.with_borrow_mut(|bytes| {
+            let mut done = FromRecords {
+                made: Vec::with_capacity(task.files.len()),
+                pending: Vec::new(),
+                old: None,
+                problem: None,
+            };
+            let (by_name, problem) = read_folder_into(self.dir, &self.stamp, task.folder, bytes);
+            done.problem = problem;
+            #[cfg(unix)]
+            let dir = (!by_name.is_empty())
+                .then(|| open_folder(task.folder, 1))
+                .flatten();
+            #[cfg(not(unix))]
+            let dir = None;
+            for &at in &task.files {
+                let path = &files[at];
+                match self.vouched(bytes, &by_name, dir.as_ref(), path) {
+                    Some(summary) => done.made.push((at, each(Ok(summary)))),
+                    None => done.pending.push(at),
+                }
+            }
+            // Also when the folder's file holds a record of a file no longer listed.
+            let stale = task.first && by_name.len() != task.in_folder;
+            if !by_name.is_empty() && (stale || !done.pending.is_empty()) {
+                done.old = Some(Folder {
+                    bytes: std::mem::take(bytes),
+                    by_name,
+                });
+            }
+            done
+        })
+    }
+
+    /// `path` read whole, and what became of its record.
+    fn read_whole(&self, path: &Path, reading: Reading) -> (Result<Summary, ScanError>, Fate) {
         let opened = match open_file(path) {
             Ok(o) => o,
             Err(e) => return (Err(e), Fate::Dropped),
@@ -286,12 +359,18 @@ impl<'a> TallyCache<'a> {
         )
     }
 
-    /// The record of `path` when its key is the file's now (a stat, not an open).
-    fn vouched(&self, path: &Path) -> Option<Summary> {
-        let (folder, name) = split_name(path);
-        let folder = self.folders.get(folder)?;
-        let (key, range) = folder.by_name.get(name)?;
-        let (now, modified) = stat_in(folder.dir.as_ref(), path, name)?;
+    /// The record of `path` in its folder's `bytes` when its key is the file's now (a stat,
+    /// not an open).
+    fn vouched(
+        &self,
+        bytes: &[u8],
+        by_name: &ByName,
+        dir: Option<&File>,
+        path: &Path,
+    ) -> Option<Summary> {
+        let name = split_name(path).1;
+        let (key, range) = by_name.get(name)?;
+        let (now, modified) = stat_in(dir, path, name)?;
         if now != *key {
             return None;
         }
@@ -305,7 +384,7 @@ impl<'a> TallyCache<'a> {
             summary,
             tally,
             rest,
-        } = postcard::from_bytes(folder.bytes.get(range.clone())?).ok()?;
+        } = postcard::from_bytes(bytes.get(range.clone())?).ok()?;
         let tally = with_rest(tally, rest, self.whole)?;
         let mut summary = with_file_facts(summary, path, facts);
         summary.tally = Some(Box::new(tally));
@@ -409,11 +488,72 @@ enum Data {
     New(Vec<u8>),
 }
 
-/// One folder's file, and the problem reading it.
-fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<CacheProblem>) {
+/// A task of [`TallyCache::map`]: files of one folder, by their place in the listing.
+struct Task<'f> {
+    folder: &'f [u8],
+    files: Vec<usize>,
+    /// The folder's first task, and how many listed files the folder has in all.
+    first: bool,
+    in_folder: usize,
+}
+
+/// What a [`Task`] made: results by place, the places left to read whole, the folder's file
+/// when it is to be rewritten, and the problem reading it.
+struct FromRecords<T> {
+    made: Vec<(usize, T)>,
+    pending: Vec<usize>,
+    old: Option<Folder>,
+    problem: Option<CacheProblem>,
+}
+
+/// The files by folder, a task a folder; a folder that holds a large part of the files is cut
+/// into a task for each core (each reads the folder's file), so one project's report is not
+/// decoded on one core. Largest first, so the last to end are small.
+fn tasks(files: &[PathBuf]) -> Vec<Task<'_>> {
+    let mut by_folder: HashMap<&[u8], Vec<usize>> = HashMap::new();
+    for (at, path) in files.iter().enumerate() {
+        by_folder.entry(split_name(path).0).or_default().push(at);
+    }
+    let cores = parallel::cores();
+    let mut tasks = Vec::new();
+    for (folder, all) in by_folder {
+        let n = all.len();
+        let cut = (n * cores * 2).div_ceil(files.len()).clamp(1, cores);
+        let size = n.div_ceil(cut);
+        for (i, chunk) in all.chunks(size).enumerate() {
+            tasks.push(Task {
+                folder,
+                files: chunk.to_vec(),
+                first: i == 0,
+                in_folder: n,
+            });
+        }
+    }
+    tasks.sort_unstable_by(|a, b| {
+        b.files
+            .len()
+            .cmp(&a.files.len())
+            .then_with(|| a.folder.cmp(b.folder))
+            .then_with(|| a.files.cmp(&b.files))
+    });
+    tasks
+}
+
+/// One folder's file into `bytes`: where its records are, and the problem reading it.
+fn read_folder_into(
+    dir: &CacheDir,
+    stamp: &str,
+    folder: &[u8],
+    bytes: &mut Vec<u8>,
+) -> (ByName, Option<CacheProblem>) {
     let path = dir.family_file(FAMILY, folder);
-    let mut bytes = Vec::new();
-    let read = open_cache_file(&path).and_then(|mut file| file.read_to_end(&mut bytes));
+    bytes.clear();
+    let read = open_cache_file(&path).and_then(|mut file| {
+        // Sized first: grown by doubling, the bytes were copied and faulted in twice.
+        let len = file.metadata()?.len();
+        bytes.reserve_exact(usize::try_from(len).unwrap_or(0));
+        file.read_to_end(bytes)
+    });
     match read {
         Ok(_) => {}
         // No cache yet (or where none can be: said when it is written).
@@ -423,30 +563,23 @@ fn read_folder(dir: &CacheDir, stamp: &str, folder: &[u8]) -> (Folder, Option<Ca
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
             ) =>
         {
-            return (Folder::default(), None)
+            return (ByName::new(), None)
         }
         Err(e) => {
             let why = format!(
                 "cannot read the tally cache: {}; not used",
                 crate::util::warning::io_cause(&e)
             );
-            return (Folder::default(), Some((path, why)));
+            return (ByName::new(), Some((path, why)));
         }
     }
-    match decode(&bytes, stamp, folder) {
-        Ok(Some(by_name)) => (
-            Folder {
-                bytes,
-                by_name,
-                dir: None,
-            },
-            None,
-        ),
+    match decode(bytes, stamp, folder) {
+        Ok(Some(by_name)) => (by_name, None),
         // Another format or stamp: rebuilt without a word, as a new pisess should.
-        Ok(None) => (Folder::default(), None),
+        Ok(None) => (ByName::new(), None),
         Err(why) => {
             let why = format!("the tally cache is damaged ({why}); it is rebuilt");
-            (Folder::default(), Some((path, why)))
+            (ByName::new(), Some((path, why)))
         }
     }
 }
@@ -481,15 +614,16 @@ fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<ByName>, St
 pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut Tally)) -> bool {
     let (folder, name) = split_name(file);
     let stamp = stamp();
-    let (loaded, _) = read_folder(dir, &stamp, folder);
-    let Some((key, range)) = loaded.by_name.get(name).cloned() else {
+    let mut bytes = Vec::new();
+    let (by_name, _) = read_folder_into(dir, &stamp, folder, &mut bytes);
+    let Some((key, range)) = by_name.get(name).cloned() else {
         return false;
     };
     let Ok(Cached {
         mut summary,
         tally,
         rest,
-    }) = postcard::from_bytes::<Cached>(&loaded.bytes[range.clone()])
+    }) = postcard::from_bytes::<Cached>(&bytes[range.clone()])
     else {
         return false;
     };
@@ -500,8 +634,7 @@ pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut T
     let Some(data) = CachedRef::encode(&summary, &tally) else {
         return false;
     };
-    let records: Vec<ToWrite> = loaded
-        .by_name
+    let records: Vec<ToWrite> = by_name
         .iter()
         .map(|(n, (k, r))| {
             if n == name {
@@ -520,5 +653,43 @@ pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut T
         problem: None,
         off: false,
     };
-    cache.write_folder(folder, &loaded.bytes, &records).is_ok()
+    cache.write_folder(folder, &bytes, &records).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_hold_every_file_once_and_cut_only_a_large_folder() {
+        // One large project and several small ones, their files interleaved as names order them.
+        let mut files = Vec::new();
+        for i in 0..300 {
+            let folder = if i % 3 == 0 { i % 7 } else { 99 };
+            files.push(PathBuf::from(format!("/s/f{folder}/{i:04}.jsonl")));
+        }
+        let tasks = tasks(&files);
+        let mut seen: Vec<usize> = tasks.iter().flat_map(|t| t.files.clone()).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..files.len()).collect::<Vec<_>>());
+        for t in &tasks {
+            assert!(t
+                .files
+                .iter()
+                .all(|&at| split_name(&files[at]).0 == t.folder));
+            let firsts = tasks
+                .iter()
+                .filter(|u| u.folder == t.folder && u.first)
+                .count();
+            assert_eq!(firsts, 1);
+        }
+        // 200 of the 300 files: a task a core; the others, some 14 each, one task.
+        let f99 = split_name(&files[1]).0;
+        let big = tasks.iter().filter(|t| t.folder == f99).count();
+        assert_eq!(big, parallel::cores());
+        assert_eq!(tasks.len(), big + 7);
+        assert!(tasks
+            .windows(2)
+            .all(|w| w[0].files.len() >= w[1].files.len()));
+    }
 }
