@@ -88,6 +88,7 @@ pub fn run(
                 &env.location,
                 scope,
                 Detail::Stats,
+                by == By::Session,
                 diag,
                 |s| rules.share(&s),
                 |share| grouper.merge(share),

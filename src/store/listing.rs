@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use crate::format::scan::ScanError;
 
 use crate::format::time::parse_when;
-use crate::store::cache::tallies::TallyCache;
+use crate::store::cache::tallies::{TallyCache, Want};
 use crate::store::cache::{Cache, CacheProblem, Fate};
 use crate::store::locate::{name_cmp, Files, Location, Skipped};
 use crate::store::summary::{summarize, Detail, Summary, SummaryOptions};
@@ -208,8 +208,9 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
 /// [`list`] without holding the listing: each session of `scope` goes to `work` on the thread
 /// that read it, and is dropped there; what `work` makes of it goes to `each` in file order, on
 /// the calling thread, once every file is read. A report over thousands of sessions then holds
-/// a small share of each, not every message (the tally cache, for `stats`, holds its encoded
-/// records). Problems are reported in file order; true when some file could not be read.
+/// a small share of each, not every message. A session taken from the tally cache has no first
+/// message unless `titles`. Problems are reported in file order; true when some file could not
+/// be read.
 ///
 /// Every file is read as `list` reads them ([`parallel::map`]), not handed over one at a time:
 /// a hand-over per file, and each session's rows freed on the calling thread while the workers
@@ -218,6 +219,7 @@ pub fn walk<T: Send>(
     loc: &Location,
     scope: Scope,
     detail: Detail,
+    titles: bool,
     diag: &mut dyn Warn,
     work: impl Fn(Summary) -> T + Sync,
     mut each: impl FnMut(T),
@@ -238,7 +240,10 @@ pub fn walk<T: Send>(
     };
     // A report is served from the tally cache where there is one (a display, like `ls`).
     let (done, cache_problem) = match &loc.cache {
-        Some(dir) if detail == Detail::Stats => TallyCache::map(dir, &files, false, made),
+        Some(dir) if detail == Detail::Stats => {
+            let want = if titles { Want::Titles } else { Want::Rows };
+            TallyCache::map(dir, &files, want, made)
+        }
         _ => {
             let done = parallel::map(&files, |path, reading| {
                 made(summarize(
@@ -396,7 +401,7 @@ fn summarize_all(
             let problem = cache.save(files, fates, &results);
             (results, problem)
         }
-        Some(dir) => TallyCache::map(dir, files, true, |result| result),
+        Some(dir) => TallyCache::map(dir, files, Want::Whole, |result| result),
         _ => (
             parallel::map(files, |path, reading| {
                 let also = None;
