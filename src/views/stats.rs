@@ -123,6 +123,14 @@ fn date_in(ms: Option<i64>, tz: &TimeZone) -> Option<jiff::civil::Date> {
         .map(|t| tz.to_datetime(t).date())
 }
 
+/// The number of `t`'s local day in `tz` (days since 1970-01-01 there), one to one with its
+/// date; `None` near the ends of the time line, where a date may be clamped.
+fn local_day(t: Timestamp, tz: &TimeZone) -> Option<i64> {
+    let ms = t.as_millisecond();
+    (ms.unsigned_abs() < 200_000_000_000_000)
+        .then(|| (ms + i64::from(tz.to_offset(t).seconds()) * 1000).div_euclid(86_400_000))
+}
+
 /// The calendar key of a date.
 fn date_key(date: jiff::civil::Date, by: By) -> String {
     match by {
@@ -166,9 +174,10 @@ impl Rules<'_> {
         let Some(t) = s.tally.as_deref() else {
             return share;
         };
-        // The last date keyed and its key: the rows of a session come a day at a time, and
-        // formatting a key for each was a sixth of a report from the cache.
-        let mut last: Option<(jiff::civil::Date, String)> = None;
+        // The local day (`local_day`) last keyed and its key: the rows of a session come a day
+        // at a time, and formatting a key for each was a sixth of a report from the cache,
+        // making a date for each a fifteenth.
+        let mut last: Option<(Option<i64>, String)> = None;
         // This session's share of each bucket, so a session is counted once per bucket.
         let mut mine: hashbrown::HashMap<String, Bucket> = hashbrown::HashMap::new();
         for r in t.rows.iter().filter(|r| window.holds(r)) {
@@ -201,11 +210,18 @@ impl Rules<'_> {
                     }
                 }
                 By::Day | By::Week | By::Month => {
-                    let key = match date_in(r.ts_ms, tz) {
-                        Some(date) => match &last {
-                            Some((d, key)) if *d == date => key.as_str(),
-                            _ => &last.insert((date, date_key(date, by))).1,
-                        },
+                    let time = r.ts_ms.and_then(|ms| Timestamp::from_millisecond(ms).ok());
+                    let key = match time {
+                        Some(t) => {
+                            let day = local_day(t, tz);
+                            match &last {
+                                Some((d, key)) if day.is_some() && *d == day => key.as_str(),
+                                _ => {
+                                    let date = tz.to_datetime(t).date();
+                                    &last.insert((day, date_key(date, by))).1
+                                }
+                            }
+                        }
                         None => "(no time)",
                     };
                     mine.entry_ref(key).or_default().add_row(r);
@@ -343,5 +359,39 @@ impl One {
             .tally
             .as_deref()
             .expect("read with Detail::Stats")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_day_is_the_date_a_time_has_in_the_zone() {
+        let zones = [
+            "UTC",
+            "Europe/Berlin",
+            "America/Santiago",
+            "Pacific/Kiritimati",
+            "Asia/Kolkata",
+        ];
+        for zone in zones {
+            let tz = TimeZone::get(zone).unwrap();
+            // Every 17 minutes and some milliseconds over 2025, and times before 1970.
+            let times = (0..31_000i64)
+                .map(|i| 1_735_689_600_000 + i * 1_020_123)
+                .chain((0..2_000).map(|i| -86_400_000 * 400 + i * 1_234_567));
+            for ms in times {
+                let t = Timestamp::from_millisecond(ms).unwrap();
+                let date = tz.to_datetime(t).date();
+                let days = date
+                    .to_zoned(TimeZone::UTC)
+                    .unwrap()
+                    .timestamp()
+                    .as_second()
+                    .div_euclid(86_400);
+                assert_eq!(local_day(t, &tz), Some(days), "{zone} {ms}");
+            }
+        }
     }
 }
