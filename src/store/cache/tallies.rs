@@ -14,7 +14,9 @@
 //! What is kept is what the fold gave, not a report: every row with its own time, model and
 //! usage, so any `--by`, `--tz`, `--since`/`--until` is computed from it as from a full read.
 //! Each record is its own postcard blob inside the index, so a record kept is copied as bytes,
-//! and decoded only by the run that uses it (on the thread that would have read the file).
+//! and decoded only by the run that uses it, on the thread that read its folder's file; what
+//! only `--by session` and `--by message` show (first messages, entry ids, tools, files, ...)
+//! follows the index, a checksummed [`More`] a record, and is not read by the other reports.
 //!
 //! Like the summary cache it only steers a display: whoever can write it can make `stats` show
 //! any figures for a file whose key it knows, and nothing that decides (`check --max-cost`)
