@@ -80,11 +80,19 @@ pub fn run(
     } else {
         let mut grouper = Grouper::new(by, &tz, rows);
         if args.sessions.is_empty() {
-            // Each session is bucketed as it is read and dropped: memory stays flat.
+            // Each session is grouped and dropped on the thread that read it; only its share
+            // is kept until the shares are added in file order.
             let scope = if args.all { Scope::All } else { Scope::Project };
-            failed = listing::walk(&env.location, scope, Detail::Stats, diag, |s| {
-                grouper.add(&s);
-            })?;
+            let rules = grouper.rules();
+            failed = listing::walk(
+                &env.location,
+                scope,
+                Detail::Stats,
+                by == By::Session,
+                diag,
+                |s| rules.share(&s),
+                |share| grouper.merge(share),
+            )?;
         } else {
             let (sessions, read_failed) = read_many(args, env, diag, stdin)?;
             failed = read_failed;

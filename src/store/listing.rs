@@ -11,12 +11,11 @@ use anyhow::Context as _;
 use crate::format::scan::ScanError;
 
 use crate::format::time::parse_when;
-use crate::store::cache::tallies::{self, TallyCache};
+use crate::store::cache::tallies::{TallyCache, Want};
 use crate::store::cache::{Cache, CacheProblem, Fate};
 use crate::store::locate::{name_cmp, Files, Location, Skipped};
 use crate::store::summary::{summarize, Detail, Summary, SummaryOptions};
 use crate::util::parallel;
-use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::util::warning::{Warn, Warning};
 
@@ -206,17 +205,24 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
     Ok(listing)
 }
 
-/// [`list`] without holding the listing: each session of `scope` goes to `each` as soon as
-/// it is read, in file order, and is dropped after it (a report over thousands of sessions then
-/// holds a few files' facts at a time, not every message; the tally cache, for `stats`, holds its
-/// encoded records). Problems are reported on the way;
-/// true when some file could not be read.
-pub fn walk(
+/// [`list`] without holding the listing: each session of `scope` goes to `work` on the thread
+/// that read it, and is dropped there; what `work` makes of it goes to `each` in file order, on
+/// the calling thread, once every file is read. A report over thousands of sessions then holds
+/// a small share of each, not every message. A session taken from the tally cache has no first
+/// message unless `titles`. Problems are reported in file order; true when some file could not
+/// be read.
+///
+/// Every file is read as `list` reads them ([`parallel::map`]), not handed over one at a time:
+/// a hand-over per file, and each session's rows freed on the calling thread while the workers
+/// allocated in the same arenas (malloc's lock), made warm `stats` wait more than it worked.
+pub fn walk<T: Send>(
     loc: &Location,
     scope: Scope,
     detail: Detail,
+    titles: bool,
     diag: &mut dyn Warn,
-    mut each: impl FnMut(Summary),
+    work: impl Fn(Summary) -> T + Sync,
+    mut each: impl FnMut(T),
 ) -> anyhow::Result<bool> {
     let Files { files, skipped, .. } = files(loc, scope)?;
     let mut incomplete = false;
@@ -226,52 +232,50 @@ pub fn walk(
         incomplete |= matches!(problem, Problem::Skipped(Skipped::Folder(_)));
         problem.report(&path, diag);
     }
-    // A report is served from the tally cache where there is one (a display, like `ls`).
-    let cache = match &loc.cache {
-        Some(dir) if detail == Detail::Stats => Some(TallyCache::load(dir, &files, false)),
-        _ => None,
+    let made = |result: Result<Summary, ScanError>| {
+        result.map(|mut s| {
+            let warnings = std::mem::take(&mut s.warnings);
+            (warnings, in_scope(loc, scope, &s.cwd).then(|| work(s)))
+        })
     };
-    let mut fates = Vec::new();
-    crate::util::parallel::ordered(
-        &files,
-        |path: &PathBuf| {
-            let (result, fate) = match &cache {
-                Some(cache) => cache.summarize(path, Reading::OnThisThread),
-                None => (
-                    summarize(
-                        path,
-                        SummaryOptions {
-                            reading: Reading::OnThisThread,
-                            detail,
-                            also: None,
-                        },
-                    ),
-                    tallies::Fate::Dropped,
-                ),
-            };
-            (path.clone(), result, fate)
-        },
-        |(path, result, fate)| {
-            fates.push(fate);
-            match result {
-                Ok(s) => {
-                    if !s.warnings.is_empty() {
-                        damaged.push((s.path.clone(), s.warnings.clone()));
-                    }
-                    if in_scope(loc, scope, &s.cwd) {
-                        each(s);
-                    }
+    // A report is served from the tally cache where there is one (a display, like `ls`).
+    let (done, cache_problem) = match &loc.cache {
+        Some(dir) if detail == Detail::Stats => {
+            let want = if titles { Want::Titles } else { Want::Rows };
+            TallyCache::map(dir, &files, want, made)
+        }
+        _ => {
+            let done = parallel::map(&files, |path, reading| {
+                made(summarize(
+                    path,
+                    SummaryOptions {
+                        reading,
+                        detail,
+                        also: None,
+                    },
+                ))
+            });
+            (done, None)
+        }
+    };
+    for (result, path) in done.into_iter().zip(&files) {
+        match result {
+            Ok((warnings, made)) => {
+                if !warnings.is_empty() {
+                    damaged.push((path.clone(), warnings));
                 }
-                Err(e) => {
-                    let problem = Problem::of(e);
-                    incomplete |= matches!(problem, Problem::Unreadable(_));
-                    problem.report(&path, diag);
+                if let Some(made) = made {
+                    each(made);
                 }
             }
-            std::ops::ControlFlow::Continue(())
-        },
-    );
-    if let Some((path, why)) = cache.and_then(|c| c.save(&files, fates)) {
+            Err(e) => {
+                let problem = Problem::of(e);
+                incomplete |= matches!(problem, Problem::Unreadable(_));
+                problem.report(path, diag);
+            }
+        }
+    }
+    if let Some((path, why)) = cache_problem {
         Problem::Cache(why).report(&path, diag);
     }
     report_damaged(&damaged, diag);
@@ -397,15 +401,7 @@ fn summarize_all(
             let problem = cache.save(files, fates, &results);
             (results, problem)
         }
-        Some(dir) => {
-            let cache = TallyCache::load(dir, files, true);
-            let (results, fates) =
-                parallel::map(files, |path, reading| cache.summarize(path, reading))
-                    .into_iter()
-                    .unzip();
-            let problem = cache.save(files, fates);
-            (results, problem)
-        }
+        Some(dir) => TallyCache::map(dir, files, Want::Whole, |result| result),
         _ => (
             parallel::map(files, |path, reading| {
                 let also = None;

@@ -84,10 +84,18 @@ impl Name {
     ];
 
     pub fn new(s: &str) -> Name {
-        match Name::KNOWN.iter().find(|k| **k == s) {
+        match Name::known(s.as_bytes()) {
             Some(k) => Name(std::borrow::Cow::Borrowed(k)),
             None => Name(std::borrow::Cow::Owned(s.to_owned())),
         }
+    }
+
+    /// pi's own name spelled by `b`, if it is one: lengths compared first, bytes only then.
+    fn known(b: &[u8]) -> Option<&'static str> {
+        Name::KNOWN
+            .iter()
+            .find(|k| k.len() == b.len() && k.as_bytes() == b)
+            .copied()
     }
 
     pub fn as_str(&self) -> &str {
@@ -126,6 +134,9 @@ impl From<&str> for Name {
     }
 }
 
+/// Asked for as bytes, which postcard (the tally cache) stores as it stores a string: one of
+/// pi's names is found without checking its UTF-8 first (that check of every row's role and
+/// tool names was a tenth of a warm report's instructions); any other is checked.
 impl<'de> Deserialize<'de> for Name {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
         struct V;
@@ -137,8 +148,16 @@ impl<'de> Deserialize<'de> for Name {
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Name, E> {
                 Ok(Name::new(s))
             }
+            fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<Name, E> {
+                match Name::known(b) {
+                    Some(k) => Ok(Name(std::borrow::Cow::Borrowed(k))),
+                    None => std::str::from_utf8(b)
+                        .map(|s| Name(std::borrow::Cow::Owned(s.to_owned())))
+                        .map_err(|_| E::invalid_value(de::Unexpected::Bytes(b), &self)),
+                }
+            }
         }
-        d.deserialize_str(V)
+        d.deserialize_bytes(V)
     }
 }
 
@@ -608,6 +627,31 @@ impl Tally {
 mod tests {
     use super::*;
     use crate::format::model::message_call_facts;
+
+    #[test]
+    fn names_read_back_from_postcard_as_written_and_bad_utf8_is_refused() {
+        for s in [
+            "",
+            "user",
+            "toolResult",
+            "ls",
+            "lsx",
+            "mcp__tool",
+            "ünïcode",
+        ] {
+            let bytes = postcard::to_stdvec(&Name::new(s)).unwrap();
+            let back: Name = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back.as_str(), s);
+            assert_eq!(
+                matches!(back.0, std::borrow::Cow::Borrowed(_)),
+                Name::KNOWN.contains(&s)
+            );
+        }
+        // A string's encoding, its length then its bytes: not UTF-8.
+        assert!(postcard::from_bytes::<Name>(&[2, 0xc3, 0x28]).is_err());
+        let json: Name = serde_json::from_str("\"bash\"").unwrap();
+        assert_eq!(json.as_str(), "bash");
+    }
     use crate::format::scan::scan;
 
     const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;

@@ -16,7 +16,7 @@ const AHEAD: usize = 64;
 /// The threads to work on: the cores this process may use, up to 8 (files are read one per
 /// core; more threads add nothing but contention). Asked once: each asking reads the cgroup's
 /// files again, and `show` and `tree` used to ask for every batch of a session's entries.
-fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| {
         std::thread::available_parallelism()
@@ -237,8 +237,18 @@ pub(crate) fn write_in_order<T: Send, S: Default>(
 /// Not `parallel::ordered`: a listing wants every result at once, and that window's hand-over
 /// (a channel, a wake-up per file) cost `ls --all --json` 15% on 2,000 sessions.
 pub(crate) fn map<I: Sync, T: Send>(items: &[I], each: impl Fn(&I, Reading) -> T + Sync) -> Vec<T> {
+    map_from(8, items, each)
+}
+
+/// [`map`] on one thread for fewer than `least` items (a few files are read sooner than
+/// threads are made; a few large tasks are not).
+pub(crate) fn map_from<I: Sync, T: Send>(
+    least: usize,
+    items: &[I],
+    each: impl Fn(&I, Reading) -> T + Sync,
+) -> Vec<T> {
     let threads = cores();
-    if threads <= 1 || items.len() < 8 {
+    if threads <= 1 || items.len() < least.max(2) {
         return items.iter().map(|p| each(p, Reading::AheadIfBig)).collect();
     }
     let next = AtomicUsize::new(0);

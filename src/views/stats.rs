@@ -123,6 +123,14 @@ fn date_in(ms: Option<i64>, tz: &TimeZone) -> Option<jiff::civil::Date> {
         .map(|t| tz.to_datetime(t).date())
 }
 
+/// The number of `t`'s local day in `tz` (days since 1970-01-01 there), one to one with its
+/// date; `None` near the ends of the time line, where a date may be clamped.
+fn local_day(t: Timestamp, tz: &TimeZone) -> Option<i64> {
+    let ms = t.as_millisecond();
+    (ms.unsigned_abs() < 200_000_000_000_000)
+        .then(|| (ms + i64::from(tz.to_offset(t).seconds()) * 1000).div_euclid(86_400_000))
+}
+
 /// The calendar key of a date.
 fn date_key(date: jiff::civil::Date, by: By) -> String {
     match by {
@@ -135,37 +143,41 @@ fn date_key(date: jiff::civil::Date, by: By) -> String {
     }
 }
 
-/// The rows of sessions (each read with a [`Tally`](crate::store::tally::Tally)) grouped into
-/// buckets, one session at a time, so a report need not hold every session's rows.
-pub struct Grouper<'a> {
+/// What rows are grouped by, in which zone and window: all a session's [`Share`] needs, so it
+/// can be made on the thread that read the session ([`Grouper::rules`]).
+#[derive(Clone, Copy)]
+pub struct Rules<'a> {
     by: By,
     tz: &'a TimeZone,
     window: RowWindow,
-    buckets: hashbrown::HashMap<String, Bucket>,
-    total: Bucket,
-    /// The last date keyed and its key: the rows of a session come a day at a time, and
-    /// formatting a key for each was a sixth of a report from the cache.
-    last: Option<(jiff::civil::Date, String)>,
 }
 
-impl<'a> Grouper<'a> {
-    pub fn new(by: By, tz: &'a TimeZone, window: RowWindow) -> Grouper<'a> {
-        Grouper {
-            by,
-            tz,
-            window,
-            buckets: hashbrown::HashMap::new(),
-            total: Bucket::default(),
-            last: None,
-        }
-    }
+/// One session's part of a report: its buckets (each with `sessions` 1) and their sum. Made
+/// apart from the [`Grouper`], so the rows can be grouped, and the session freed, by the thread
+/// that decoded it; adding the shares in file order gives the sums a fold in file order gives.
+pub struct Share {
+    parts: Vec<(String, Bucket)>,
+    whole: Bucket,
+    /// `--by session`: the session's title.
+    title: Option<String>,
+}
 
-    /// Adds one session's rows (none unless it was read with a tally).
-    pub fn add(&mut self, s: &Summary) {
+impl Rules<'_> {
+    /// The share of one session (none unless it was read with a tally).
+    pub fn share(&self, s: &Summary) -> Share {
         let (by, tz, window) = (self.by, self.tz, self.window);
-        let Some(t) = s.tally.as_deref() else {
-            return;
+        let mut share = Share {
+            parts: Vec::new(),
+            whole: Bucket::default(),
+            title: None,
         };
+        let Some(t) = s.tally.as_deref() else {
+            return share;
+        };
+        // The local day (`local_day`) last keyed and its key: the rows of a session come a day
+        // at a time, and formatting a key for each was a sixth of a report from the cache,
+        // making a date for each a fifteenth.
+        let mut last: Option<(Option<i64>, String)> = None;
         // This session's share of each bucket, so a session is counted once per bucket.
         let mut mine: hashbrown::HashMap<String, Bucket> = hashbrown::HashMap::new();
         for r in t.rows.iter().filter(|r| window.holds(r)) {
@@ -198,11 +210,18 @@ impl<'a> Grouper<'a> {
                     }
                 }
                 By::Day | By::Week | By::Month => {
-                    let key = match date_in(r.ts_ms, tz) {
-                        Some(date) => match &self.last {
-                            Some((d, key)) if *d == date => key.as_str(),
-                            _ => &self.last.insert((date, date_key(date, by))).1,
-                        },
+                    let time = r.ts_ms.and_then(|ms| Timestamp::from_millisecond(ms).ok());
+                    let key = match time {
+                        Some(t) => {
+                            let day = local_day(t, tz);
+                            match &last {
+                                Some((d, key)) if day.is_some() && *d == day => key.as_str(),
+                                _ => {
+                                    let date = tz.to_datetime(t).date();
+                                    &last.insert((day, date_key(date, by))).1
+                                }
+                            }
+                        }
                         None => "(no time)",
                     };
                     mine.entry_ref(key).or_default().add_row(r);
@@ -221,20 +240,71 @@ impl<'a> Grouper<'a> {
                 }
             }
         }
-        let mut whole = Bucket::default();
-        for (key, mut b) in mine {
-            b.sessions = 1;
-            whole.add(&b);
-            let bucket = self.buckets.entry(key).or_default();
-            if by == By::Session && bucket.title.is_empty() {
-                bucket.title = s
-                    .name
+        share.parts = mine
+            .into_iter()
+            .map(|(key, mut b)| {
+                b.sessions = 1;
+                share.whole.add(&b);
+                (key, b)
+            })
+            .collect();
+        if by == By::Session && !share.parts.is_empty() {
+            share.title = Some(
+                s.name
                     .clone()
-                    .unwrap_or_else(|| s.first_message.to_string());
+                    .unwrap_or_else(|| s.first_message.to_string()),
+            );
+        }
+        share
+    }
+}
+
+/// The rows of sessions (each read with a [`Tally`](crate::store::tally::Tally)) grouped into
+/// buckets, one session's [`Share`] at a time, so a report need not hold every session's rows.
+pub struct Grouper<'a> {
+    rules: Rules<'a>,
+    buckets: hashbrown::HashMap<String, Bucket>,
+    total: Bucket,
+}
+
+impl<'a> Grouper<'a> {
+    pub fn new(by: By, tz: &'a TimeZone, window: RowWindow) -> Grouper<'a> {
+        Grouper {
+            rules: Rules { by, tz, window },
+            buckets: hashbrown::HashMap::new(),
+            total: Bucket::default(),
+        }
+    }
+
+    /// How this grouper makes a session's share.
+    pub fn rules(&self) -> Rules<'a> {
+        self.rules
+    }
+
+    /// Adds one session's rows (none unless it was read with a tally).
+    pub fn add(&mut self, s: &Summary) {
+        let share = self.rules.share(s);
+        self.merge(share);
+    }
+
+    /// Adds one session's share; shares must come in the order the sessions are to be summed.
+    pub fn merge(&mut self, share: Share) {
+        let Share {
+            parts,
+            whole,
+            title,
+        } = share;
+        for (key, b) in parts {
+            let bucket = self.buckets.entry(key).or_default();
+            if let Some(title) = &title {
+                if bucket.title.is_empty() {
+                    bucket.title.clone_from(title);
+                }
             }
             bucket.add(&b);
         }
         if whole.sessions > 0 {
+            let mut whole = whole;
             whole.sessions = 1;
             self.total.add(&whole);
         }
@@ -242,7 +312,7 @@ impl<'a> Grouper<'a> {
 
     /// The buckets in report order, and their total.
     pub fn finish(self) -> (Vec<Bucket>, Bucket) {
-        let (by, buckets, mut total) = (self.by, self.buckets, self.total);
+        let (by, buckets, mut total) = (self.rules.by, self.buckets, self.total);
         let mut rows: Vec<Bucket> = buckets
             .into_iter()
             .map(|(key, mut b)| {
@@ -289,5 +359,39 @@ impl One {
             .tally
             .as_deref()
             .expect("read with Detail::Stats")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_day_is_the_date_a_time_has_in_the_zone() {
+        let zones = [
+            "UTC",
+            "Europe/Berlin",
+            "America/Santiago",
+            "Pacific/Kiritimati",
+            "Asia/Kolkata",
+        ];
+        for zone in zones {
+            let tz = TimeZone::get(zone).unwrap();
+            // Every 17 minutes and some milliseconds over 2025, and times before 1970.
+            let times = (0..31_000i64)
+                .map(|i| 1_735_689_600_000 + i * 1_020_123)
+                .chain((0..2_000).map(|i| -86_400_000 * 400 + i * 1_234_567));
+            for ms in times {
+                let t = Timestamp::from_millisecond(ms).unwrap();
+                let date = tz.to_datetime(t).date();
+                let days = date
+                    .to_zoned(TimeZone::UTC)
+                    .unwrap()
+                    .timestamp()
+                    .as_second()
+                    .div_euclid(86_400);
+                assert_eq!(local_day(t, &tz), Some(days), "{zone} {ms}");
+            }
+        }
     }
 }

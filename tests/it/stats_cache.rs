@@ -188,3 +188,40 @@ fn a_warm_report_reads_the_cache_not_the_sessions() {
     );
     assert_eq!(after.stdout, plain.stdout);
 }
+
+/// What follows a tally file's index (each record's first message and the rest of its tally,
+/// read only by `--by session` and `--by message`) is checked record by record: a byte changed
+/// there is passed over (that session is read instead), and a report by day, which reads the
+/// index alone, still reads the cache.
+#[test]
+fn a_damaged_record_after_the_index_is_read_from_its_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let agent = tmp.path().join("agent");
+    let cache = tmp.path().join("cache");
+    let mut store = Store::new(&agent, 7);
+    store.age(100);
+    let env = || env_for(&agent, Some(&cache));
+    let reports: [&[&str]; 4] = [
+        &["stats", "--all", "--by", "session", "--json"],
+        &["stats", "--all", "--by", "session"],
+        &["stats", "--all", "--by", "message", "--json"],
+        &["stats", "--all", "--by", "day", "--json"],
+    ];
+    for args in reports {
+        let plain = run_with(env(), &[&["--no-cache"], args].concat(), b"");
+        // Written, read, then read again after each file's last byte is changed.
+        for damaged in [false, false, true] {
+            if damaged {
+                for file in cache_files(&cache, "tallies") {
+                    let mut bytes = fs::read(&file).unwrap();
+                    *bytes.last_mut().unwrap() ^= 0x5a;
+                    fs::write(&file, &bytes).unwrap();
+                }
+            }
+            let warm = run_with(env(), args, b"");
+            assert_eq!(warm.code, 0, "{args:?}: {warm:?}");
+            assert_eq!(warm.stdout, plain.stdout, "{args:?}, damaged {damaged}");
+            assert!(!warm.stderr.contains("panicked"), "{warm:?}");
+        }
+    }
+}
