@@ -122,8 +122,8 @@ group_b=(
 # rg exits 1 when nothing matched, which hyperfine would take for a failure: `|| true`.
 rare=kubernetes regex='parse \w+ error' common=session
 sa="$(q "$agent/sessions")"
-# With the cache, `-l` without --tools reads no large tool result (their places are cached);
-# the --no-cache rows read every file, as rg does.
+# The cache only lists the files (grep decides from the files themselves since issue 29); the
+# --no-cache rows read every file, as rg does.
 group_gl=(
   "rg -l -F (a)	rg -l -F $rare $sa || true"
   "grep --all --tools -l	$env_a $(q "$bin") grep --all --tools -l $rare || true"
