@@ -268,18 +268,6 @@ pub(crate) fn fold_from(
     Ok((summary, report, fold))
 }
 
-/// The `tool_result` blocks of a seed-000 user message's content, and how many are errors.
-pub(crate) fn seed000_tool_results(json: &[u8]) -> (u64, u64) {
-    let Ok(v) = crate::format::json::decode(json) else {
-        return (0, 0);
-    };
-    let blocks = v["message"]["content"].as_array().into_iter().flatten();
-    let results = blocks.filter(|b| b["type"] == "tool_result");
-    results.fold((0, 0), |(n, errors), b| {
-        (n + 1, errors + u64::from(b["isError"] == true))
-    })
-}
-
 /// What the pass over the entries has gathered so far: all a [`Summary`] needs but the header
 /// and the file's own facts, kept by the summary cache to go on from when the file grows.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -358,9 +346,9 @@ impl Fold {
                 // The seed-000 dialect carries tool results as `tool_result` blocks of a user
                 // message too: they are results (and errors) all the same.
                 if seed000 {
-                    let (results, errors) = seed000_tool_results(e.json);
-                    counts.tool_results += results;
-                    counts.tool_errors += errors;
+                    let results = crate::store::tally::seed000_tool_results(e.json);
+                    counts.tool_results += results.len() as u64;
+                    counts.tool_errors += results.iter().filter(|r| r.is_error).count() as u64;
                 }
             }
             Some("assistant") => {

@@ -234,6 +234,36 @@ pub struct Tally {
     /// Tool-call ids and the model that made the call, for the results that answer them.
     #[serde(skip)]
     call_models: hashbrown::HashMap<String, u32>,
+    /// Tool-call ids and the tool's name, for the seed-000 results, which name none (kept for
+    /// that dialect's files only).
+    #[serde(skip)]
+    call_names: hashbrown::HashMap<String, Name>,
+    #[serde(skip)]
+    seed000: bool,
+}
+
+/// A `tool_result` block of a seed-000 user message: the call it answers, and whether it
+/// failed.
+pub(crate) struct BlockResult {
+    pub call_id: Option<String>,
+    pub is_error: bool,
+}
+
+/// The `tool_result` blocks of a seed-000 user message's content (its line, mapped to pi's
+/// shape): the dialect carries a tool's result there, and it counts as a result (and an error)
+/// all the same, as SPEC.md maps the dialect onto pi's model.
+pub(crate) fn seed000_tool_results(json: &[u8]) -> Vec<BlockResult> {
+    let Ok(v) = crate::format::json::decode(json) else {
+        return Vec::new();
+    };
+    let blocks = v["message"]["content"].as_array().into_iter().flatten();
+    blocks
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| BlockResult {
+            call_id: b["toolUseId"].as_str().map(str::to_owned),
+            is_error: b["isError"] == true,
+        })
+        .collect()
 }
 
 /// The fields of a line `stats` needs beyond the listing's [`LineView`](crate::format::model::LineView).
@@ -390,7 +420,10 @@ impl Tally {
                 }
                 None
             }
-            EntryKind::Message => self.observe_message(e, row),
+            EntryKind::Message => {
+                self.seed000 = header.dialect == crate::format::model::Dialect::Seed000;
+                self.observe_message(e, row)
+            }
             _ => None,
         }
     }
@@ -451,20 +484,9 @@ impl Tally {
                 // The view holds a tool result's fields: its content is never decoded here.
                 let is_error = m.is_error.0;
                 let name = m.tool_name.get().unwrap_or("");
-                if is_error {
-                    self.tools.entry(name.to_owned()).or_default().errors += 1;
-                    if let Some(cmd) = m.tool_call_id.get().and_then(|id| self.bash_calls.get(id)) {
-                        if name == "bash" {
-                            self.failed_commands.push(cmd.clone());
-                        }
-                    }
-                }
+                r.answers = self.note_result(name, m.tool_call_id.get(), is_error);
                 r.tool = m.tool_name.get().map(Name::new);
                 r.is_error = Some(is_error);
-                r.answers = m
-                    .tool_call_id
-                    .get()
-                    .and_then(|id| self.call_models.get(id).copied());
                 self.rows.push(r);
                 Some(CallFacts {
                     tool_calls: 0,
@@ -473,9 +495,38 @@ impl Tally {
             }
             _ => {
                 self.rows.push(row(role, None, None));
+                if self.seed000 && role == "user" {
+                    // A row each, which is no message of its own (`Row::message` false): the
+                    // user message holding them is.
+                    for b in seed000_tool_results(e.json) {
+                        let id = b.call_id.as_deref();
+                        let name = id.and_then(|id| self.call_names.get(id)).cloned();
+                        let mut r = row("toolResult", None, None);
+                        r.message = false;
+                        let shown = name.as_deref().unwrap_or("");
+                        r.answers = self.note_result(shown, id, b.is_error);
+                        r.tool = name;
+                        r.is_error = Some(b.is_error);
+                        self.rows.push(r);
+                    }
+                }
                 None
             }
         }
+    }
+
+    /// A tool result of `name` answering call `call_id`: a failure counted under its tool (and
+    /// a failed `bash` command kept); the model whose call it answers.
+    fn note_result(&mut self, name: &str, call_id: Option<&str>, is_error: bool) -> Option<u32> {
+        if is_error {
+            self.tools.entry(name.to_owned()).or_default().errors += 1;
+            if let Some(cmd) = call_id.and_then(|id| self.bash_calls.get(id)) {
+                if name == "bash" {
+                    self.failed_commands.push(cmd.clone());
+                }
+            }
+        }
+        call_id.and_then(|id| self.call_models.get(id).copied())
     }
 
     /// The `toolCall` blocks of an assistant's content: counted by name, files noted, `bash`
@@ -494,6 +545,9 @@ impl Tally {
                 self.call_models.insert(id.to_owned(), model);
             }
             let name = b.name.get().unwrap_or("");
+            if let (true, Some(id)) = (self.seed000, b.id.get()) {
+                self.call_names.insert(id.to_owned(), Name::new(name));
+            }
             names.push(Name::new(name));
             self.tools.entry(name.to_owned()).or_default().calls += 1;
             let args = b.arguments.0.as_ref();
@@ -570,6 +624,7 @@ impl Tally {
         self.links = hashbrown::HashMap::new();
         self.bash_calls = hashbrown::HashMap::new();
         self.call_models = hashbrown::HashMap::new();
+        self.call_names = hashbrown::HashMap::new();
     }
 
     /// `provider/model` of a row's model index.

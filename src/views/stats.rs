@@ -60,19 +60,18 @@ pub struct Bucket {
 impl Bucket {
     fn add_row(&mut self, r: &Row) {
         self.messages += u64::from(r.message);
-        if r.message {
-            match r.role.as_str() {
-                "user" => self.counts.user_messages += 1,
-                "assistant" => {
-                    self.counts.assistant_messages += 1;
-                    self.counts.tool_calls += r.calls.len() as u64;
-                }
-                "toolResult" => {
-                    self.counts.tool_results += 1;
-                    self.counts.tool_errors += u64::from(r.is_error == Some(true));
-                }
-                _ => {}
+        match r.role.as_str() {
+            "user" if r.message => self.counts.user_messages += 1,
+            "assistant" if r.message => {
+                self.counts.assistant_messages += 1;
+                self.counts.tool_calls += r.calls.len() as u64;
             }
+            // A toolResult message, or a seed-000 `tool_result` block (no message of its own).
+            "toolResult" => {
+                self.counts.tool_results += 1;
+                self.counts.tool_errors += u64::from(r.is_error == Some(true));
+            }
+            _ => {}
         }
         if let Some(u) = &r.usage {
             self.usage.add(u);
@@ -187,7 +186,7 @@ impl Rules<'_> {
                         let b = mine.entry_ref(name.as_str()).or_default();
                         b.counts.tool_calls += 1;
                     }
-                    if r.role == "toolResult" && r.message {
+                    if r.role == "toolResult" {
                         let b = mine.entry_ref(r.tool.as_deref().unwrap_or("")).or_default();
                         b.counts.tool_results += 1;
                         b.counts.tool_errors += u64::from(r.is_error == Some(true));

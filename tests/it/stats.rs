@@ -302,3 +302,50 @@ fn several_sessions_make_a_report() {
     assert_eq!(rows.len(), 3);
     assert_eq!(rows[2]["sessions"], 2);
 }
+
+/// A seed-000 `tool_result` block of a user message is a tool result (and here an error) in
+/// every view of `stats`, as in `check`: the session's figures, its tools and failed commands,
+/// and the rows a report groups, where the block is no message of its own.
+#[test]
+fn seed000_tool_result_blocks_count_in_every_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp
+        .path()
+        .join("0196f8c8-1b00-7d21-8a44-6e0f9c3b7a12.jsonl");
+    let lines = [
+        r#"{"type":"session_header","version":1,"createdAt":"2025-04-03T08:00:00Z","cwd":"/Users/x/app"}"#,
+        r#"{"type":"user_message","id":"e1","parentId":null,"timestamp":"2025-04-03T08:00:01Z","content":[{"type":"text","text":"List src."}]}"#,
+        r#"{"type":"assistant_message","id":"e2","parentId":"e1","timestamp":"2025-04-03T08:00:02Z","modelId":"m","content":[{"type":"tool_use","id":"tc_001","name":"bash","input":{"command":"ls src"}}],"usage":{"inputTokens":9,"outputTokens":2,"cacheReadTokens":0,"cacheWriteTokens":0},"cost":0.003}"#,
+        r#"{"type":"user_message","id":"e3","parentId":"e2","timestamp":"2025-04-03T08:00:03Z","content":[{"type":"tool_result","toolUseId":"tc_001","content":[{"type":"text","text":"ls: src: No such file"}],"isError":true}]}"#,
+        r#"{"type":"assistant_message","id":"e4","parentId":"e3","timestamp":"2025-04-03T08:00:05Z","modelId":"m","content":[{"type":"text","text":"Done."}],"usage":{"inputTokens":9,"outputTokens":2,"cacheReadTokens":0,"cacheWriteTokens":0},"cost":0.001}"#,
+    ];
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let file = path.to_str().unwrap();
+    let stats = |args: &[&str]| {
+        let mut all = vec!["stats", "--json"];
+        all.extend_from_slice(args);
+        all.push(file);
+        let r = run_with(env_in(tmp.path(), "/Users/x/app"), &all, b"");
+        assert_eq!(r.code, 0, "{r:?}");
+        json_lines(&r.stdout)
+    };
+    let s = &stats(&[])[0];
+    assert_eq!(
+        (&s["toolResults"], &s["toolErrors"]),
+        (&1.into(), &1.into()),
+        "{s}"
+    );
+    assert_eq!(s["tools"][0]["errors"], 1, "{s}");
+    assert_eq!(s["tools"][0]["failedCommands"][0], "ls src", "{s}");
+    for by in ["day", "tool", "model", "session"] {
+        let total = stats(&["--by", by]).pop().unwrap();
+        assert_eq!(total["total"], true, "{total}");
+        assert_eq!(
+            (&total["toolResults"], &total["toolErrors"]),
+            (&1.into(), &1.into()),
+            "--by {by}: {total}"
+        );
+    }
+    // Still four messages: the block is counted, not added as a message.
+    assert_eq!(stats(&["--by", "day"]).pop().unwrap()["totalMessages"], 4);
+}
