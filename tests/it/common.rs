@@ -75,3 +75,18 @@ macro_rules! snap {
         })
     };
 }
+
+/// A seed-000 session whose one tool call fails: the result is a `tool_result` block with
+/// `isError` in a user message, as that dialect carries it (`check` and `stats` count it).
+pub(crate) const SEED000_FAILED_TOOL: &str = concat!(
+    r#"{"type":"session_header","version":1,"createdAt":"2025-04-03T08:00:00Z","cwd":"/Users/x/app"}"#,
+    "\n",
+    r#"{"type":"user_message","id":"e1","parentId":null,"timestamp":"2025-04-03T08:00:01Z","content":[{"type":"text","text":"List src."}]}"#,
+    "\n",
+    r#"{"type":"assistant_message","id":"e2","parentId":"e1","timestamp":"2025-04-03T08:00:02Z","modelId":"m","content":[{"type":"tool_use","id":"tc_001","name":"bash","input":{"command":"ls src"}}],"usage":{"inputTokens":9,"outputTokens":2,"cacheReadTokens":0,"cacheWriteTokens":0},"cost":0.003}"#,
+    "\n",
+    r#"{"type":"user_message","id":"e3","parentId":"e2","timestamp":"2025-04-03T08:00:03Z","content":[{"type":"tool_result","toolUseId":"tc_001","content":[{"type":"text","text":"ls: src: No such file"}],"isError":true}]}"#,
+    "\n",
+    r#"{"type":"assistant_message","id":"e4","parentId":"e3","timestamp":"2025-04-03T08:00:05Z","modelId":"m","content":[{"type":"text","text":"Done."}],"usage":{"inputTokens":9,"outputTokens":2,"cacheReadTokens":0,"cacheWriteTokens":0},"cost":0.001}"#,
+    "\n",
+);

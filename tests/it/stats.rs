@@ -312,14 +312,7 @@ fn seed000_tool_result_blocks_count_in_every_report() {
     let path = tmp
         .path()
         .join("0196f8c8-1b00-7d21-8a44-6e0f9c3b7a12.jsonl");
-    let lines = [
-        r#"{"type":"session_header","version":1,"createdAt":"2025-04-03T08:00:00Z","cwd":"/Users/x/app"}"#,
-        r#"{"type":"user_message","id":"e1","parentId":null,"timestamp":"2025-04-03T08:00:01Z","content":[{"type":"text","text":"List src."}]}"#,
-        r#"{"type":"assistant_message","id":"e2","parentId":"e1","timestamp":"2025-04-03T08:00:02Z","modelId":"m","content":[{"type":"tool_use","id":"tc_001","name":"bash","input":{"command":"ls src"}}],"usage":{"inputTokens":9,"outputTokens":2,"cacheReadTokens":0,"cacheWriteTokens":0},"cost":0.003}"#,
-        r#"{"type":"user_message","id":"e3","parentId":"e2","timestamp":"2025-04-03T08:00:03Z","content":[{"type":"tool_result","toolUseId":"tc_001","content":[{"type":"text","text":"ls: src: No such file"}],"isError":true}]}"#,
-        r#"{"type":"assistant_message","id":"e4","parentId":"e3","timestamp":"2025-04-03T08:00:05Z","modelId":"m","content":[{"type":"text","text":"Done."}],"usage":{"inputTokens":9,"outputTokens":2,"cacheReadTokens":0,"cacheWriteTokens":0},"cost":0.001}"#,
-    ];
-    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    fs::write(&path, crate::common::SEED000_FAILED_TOOL).unwrap();
     let file = path.to_str().unwrap();
     let stats = |args: &[&str]| {
         let mut all = vec!["stats", "--json"];
