@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::format::scan::read_header;
 use crate::util::file::FileId;
+use crate::util::warning::io_cause;
 
 /// A path as it would be written to: canonical when it exists (symlinks followed, as the write
 /// would follow them), else its folder canonical and its own name, else as given (a folder that
@@ -135,10 +136,6 @@ pub(super) fn write_whole(
     }
     tmp.persist(&target).map_err(|e| fail(e.error))?;
     Ok(())
-}
-
-fn io_cause(e: &io::Error) -> String {
-    crate::util::warning::io_cause(e)
 }
 
 /// A writer whose errors name the file ("No space left on device" alone does not say where);

@@ -126,7 +126,7 @@ fn walk(b: &[u8]) -> Option<(usize, usize)> {
 
 /// The escape at `k` (a backslash that starts one): its length and the character it stands
 /// for. `None` for anything but JSON's escapes of a character (a surrogate is not one).
-fn escape(b: &[u8], k: usize) -> Option<(usize, char)> {
+pub(crate) fn escape(b: &[u8], k: usize) -> Option<(usize, char)> {
     let c = match *b.get(k + 1)? {
         b'u' => {
             // Four hex digits (`from_str_radix` alone would take a sign).

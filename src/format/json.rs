@@ -127,14 +127,11 @@ pub(crate) fn is_stringify_output(text: &[u8]) -> bool {
                 at = end;
             }
             b'-' | b'0'..=b'9' => {
-                let len = text[at..]
-                    .iter()
-                    .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-                    .count();
-                if !stringify_number(&text[at..at + len]) {
+                let end = number_end(text, at);
+                if !stringify_number(&text[at..end]) {
                     return false;
                 }
-                at += len - 1;
+                at = end - 1;
             }
             // Punctuation, and the letters of `true`, `false` and `null`.
             b',' | b':' | b't' | b'r' | b'u' | b'e' | b'f' | b'a' | b'l' | b's' | b'n' => {}
@@ -441,13 +438,17 @@ fn numbers(bytes: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
         if at < skip_to || !matches!(b, b'-' | b'0'..=b'9') {
             continue;
         }
-        let len = bytes[at..]
-            .iter()
-            .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-            .count();
-        skip_to = at + len;
+        skip_to = number_end(bytes, at);
         return Some(at..skip_to);
     })
+}
+
+/// Where the number that starts at `at` ends.
+fn number_end(bytes: &[u8], at: usize) -> usize {
+    at + bytes[at..]
+        .iter()
+        .take_while(|b| matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+        .count()
 }
 
 /// Each `\uXXXX` escape of a UTF-16 surrogate: its position, and whether it is the high half

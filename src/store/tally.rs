@@ -253,6 +253,12 @@ pub(crate) struct BlockResult {
 /// shape): the dialect carries a tool's result there, and it counts as a result (and an error)
 /// all the same, as SPEC.md maps the dialect onto pi's model.
 pub(crate) fn seed000_tool_results(json: &[u8]) -> Vec<BlockResult> {
+    // Decoded only when it may hold one, as written or behind a `\u` escape: both the summary
+    // and the tally ask of every user message of such a file.
+    let holds = |needle: &[u8]| memchr::memmem::find(json, needle).is_some();
+    if !holds(b"tool_result") && !holds(b"\\u") {
+        return Vec::new();
+    }
     let Ok(v) = crate::format::json::decode(json) else {
         return Vec::new();
     };

@@ -192,11 +192,7 @@ fn lex(b: &[u8]) -> Lexed {
         match b[i] {
             b'"' => {
                 let start = i + 1;
-                let mut j = start;
-                while j < b.len() && b[j] != b'"' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                let end = j.min(b.len());
+                let end = crate::format::json::string_end(b, i);
                 let frame = frames.last().map_or(usize::MAX, |f| f.id);
                 if let Some(f) = frames.last_mut().filter(|f| f.object && f.expect_key) {
                     let k = unescape(&b[start..end]);
@@ -268,61 +264,48 @@ fn lex(b: &[u8]) -> Lexed {
 /// kept as written, a lone surrogate becomes U+FFFD, invalid UTF-8 too.
 fn unescape(b: &[u8]) -> String {
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    let hex = |at: usize| -> Option<u32> {
-        let h = b.get(at..at + 4)?;
+    let unit = |at: usize| -> Option<u32> {
+        let h = b
+            .get(at..at + 4)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
         u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
     };
+    let mut buf = [0; 4];
     let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' || i + 1 >= b.len() {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        let simple = match b[i + 1] {
-            b'"' => Some(b'"'),
-            b'\\' => Some(b'\\'),
-            b'/' => Some(b'/'),
-            b'b' => Some(8),
-            b'f' => Some(12),
-            b'n' => Some(b'\n'),
-            b'r' => Some(b'\r'),
-            b't' => Some(b'\t'),
-            _ => None,
-        };
-        if let Some(c) = simple {
-            out.push(c);
-            i += 2;
-            continue;
-        }
-        let Some(u) = (b[i + 1] == b'u').then(|| hex(i + 2)).flatten() else {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        };
-        i += 6;
-        let c = if (0xD800..0xDC00).contains(&u) {
-            match (b.get(i..i + 2) == Some(b"\\u"))
-                .then(|| hex(i + 2))
-                .flatten()
-                .filter(|l| (0xDC00..0xE000).contains(l))
-            {
-                Some(low) => {
-                    i += 6;
-                    char::from_u32(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00))
+    while let Some(found) = memchr::memchr(b'\\', &b[i..]) {
+        let k = i + found;
+        out.extend_from_slice(&b[i..k]);
+        // JSON's escapes of a character; then a surrogate, which is none: a pair is its
+        // character, a lone half U+FFFD; anything else stays as written.
+        let (len, c) = match crate::format::escaped::escape(b, k) {
+            Some(escaped) => escaped,
+            None => match (b.get(k + 1) == Some(&b'u')).then(|| unit(k + 2)).flatten() {
+                Some(u) => {
+                    let high = (0xD800..0xDC00).contains(&u);
+                    let low = if high && b.get(k + 6..k + 8) == Some(b"\\u") {
+                        unit(k + 8).filter(|l| (0xDC00..0xE000).contains(l))
+                    } else {
+                        None
+                    };
+                    match low {
+                        Some(low) => {
+                            let c = char::from_u32(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00));
+                            (12, c.unwrap_or(char::REPLACEMENT_CHARACTER))
+                        }
+                        None => (6, char::REPLACEMENT_CHARACTER),
+                    }
                 }
-                None => None,
-            }
-        } else {
-            char::from_u32(u)
+                None => {
+                    out.push(b'\\');
+                    i = k + 1;
+                    continue;
+                }
+            },
         };
-        let mut buf = [0; 4];
-        out.extend_from_slice(
-            c.unwrap_or(char::REPLACEMENT_CHARACTER)
-                .encode_utf8(&mut buf)
-                .as_bytes(),
-        );
+        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        i = k + len;
     }
+    out.extend_from_slice(&b[i..]);
     String::from_utf8_lossy(&out).into_owned()
 }
 
