@@ -5,7 +5,8 @@
 #
 # PI_PKG_DIR: an npm prefix that already holds @earendil-works/pi-coding-agent (else a temp install).
 # PISESS:     the binary to test (else `cargo build --release` and target/release/pisess).
-# Without npm, or when the install fails, the test is skipped (exit 0).
+# Without npm, or when the install fails, the test is skipped (exit 0), except under CI
+# (`CI` set), where .ci/run has what it needs and a skip would be a silent pass: exit 1.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,7 +14,10 @@ repo="$(cd "$here/../.." && pwd)"
 pkg=@earendil-works/pi-coding-agent
 version=1.6.0
 
-skip() { echo "differential: SKIPPED ($1)"; exit 0; }
+skip() {
+  if [ -n "${CI:-}" ]; then echo "differential: FAILED under CI: cannot run ($1)" >&2; exit 1; fi
+  echo "differential: SKIPPED ($1)"; exit 0
+}
 
 command -v node >/dev/null 2>&1 || skip "node not found"
 prefix="${PI_PKG_DIR:-}"

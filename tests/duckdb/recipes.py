@@ -7,7 +7,8 @@ Every ```sql block of the guide that starts with `-- recipe: NAME` is run by Duc
 package) against `facts.ndjson`, written by `pisess stats --all --by message --json`. Each must
 run and return rows; the `cost per model` and `cost per day` recipes must give what
 `pisess stats --by model` and `--by day --tz UTC` give. Exit 1 on a difference; without the
-duckdb package, prints SKIPPED and exits 0 (.ci/run installs it).
+duckdb package, prints SKIPPED and exits 0 (.ci/run installs it), except under CI (`CI` set),
+where a skip would be a silent pass: there it exits 1.
 """
 
 import json
@@ -20,6 +21,9 @@ import tempfile
 try:
     import duckdb
 except ImportError:
+    if os.environ.get("CI"):
+        print("duckdb recipes: FAILED under CI (the duckdb Python package is not installed)")
+        sys.exit(1)
     print("duckdb recipes: SKIPPED (the duckdb Python package is not installed)")
     sys.exit(0)
 

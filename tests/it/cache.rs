@@ -620,7 +620,7 @@ fn a_fifo_in_the_cache_is_not_waited_on() {
     fs::remove_file(&file).unwrap();
     let made = std::process::Command::new("mkfifo").arg(&file).status();
     if !made.is_ok_and(|s| s.success()) {
-        eprintln!("SKIPPED: mkfifo is not available");
+        crate::common::missing_tool("mkfifo");
         return;
     }
     let (tx, rx) = std::sync::mpsc::channel();

@@ -12,6 +12,17 @@ use pisess::app::global::GlobalArgs;
 /// 2026-08-01T00:00:00Z: "now" for every in-process test, so relative times are stable.
 pub(crate) const NOW_MS: i64 = 1_785_542_400_000;
 
+/// A test that needs an outside tool and cannot find it: under `CI` (where `.ci/run` installs
+/// every tool the tests drive) that is a failure, not a silent pass; elsewhere the test says
+/// what it skipped and returns. Call it where the tool was looked for and not found.
+pub(crate) fn missing_tool(what: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} is missing under CI: .ci/run must install it"
+    );
+    eprintln!("SKIPPED: {what} is missing (.ci/run installs it)");
+}
+
 pub(crate) fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

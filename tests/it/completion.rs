@@ -225,7 +225,7 @@ fn installed(shell: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !found {
-        eprintln!("SKIPPED: {shell} is not installed (.ci/run installs it)");
+        crate::common::missing_tool(shell);
     }
     found
 }

@@ -288,9 +288,7 @@ fn png_size(png: &[u8]) -> (u32, u32) {
 #[test]
 fn html_export_in_a_headless_browser_with_the_network_cut() {
     let Some(bin) = chromium() else {
-        eprintln!(
-            "export_browser: SKIPPED (no chromium on PATH; .ci/run installs Debian's chromium)"
-        );
+        crate::common::missing_tool("chromium (the HTML export's browser test)");
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -333,7 +333,7 @@ fn file_names_compare_as_nodes_locale_compare() {
 fn collation_table_matches_node() {
     let script = crate::common::repo().join("tests/collation/gen.mjs");
     let Ok(out) = std::process::Command::new("node").arg(script).output() else {
-        eprintln!("node not found: the committed table is checked alone");
+        crate::common::missing_tool("node (the committed collation table is checked alone)");
         return;
     };
     assert!(

@@ -139,7 +139,7 @@ fn computed_numbers_are_written_as_json_stringify_writes_them() {
         ])
         .output()
     else {
-        eprintln!("node not found: the fixed expectations are checked alone");
+        crate::common::missing_tool("node (the fixed expectations are checked alone)");
         return;
     };
     assert_eq!(String::from_utf8(out.stdout).unwrap(), ours[0]);

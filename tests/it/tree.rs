@@ -422,7 +422,7 @@ fn jq(input: &str, args: &[&str]) -> Option<String> {
     {
         Ok(child) => child,
         Err(_) => {
-            eprintln!("jq not found: the rows were checked with serde_json alone");
+            crate::common::missing_tool("jq (the rows were checked with serde_json alone)");
             return None;
         }
     };
