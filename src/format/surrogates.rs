@@ -379,7 +379,7 @@ mod tests {
             .arg(ODD_NUMBERS)
             .output()
         else {
-            eprintln!("node not found: the fixed expectations are checked alone");
+            crate::util::missing_tool("node (the fixed expectations are checked alone)");
             return;
         };
         assert!(

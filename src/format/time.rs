@@ -577,7 +577,7 @@ mod tests {
                 .arg(&table)
                 .output()
             else {
-                eprintln!("node not found: the fixed expectations are checked alone");
+                crate::util::missing_tool("node (the fixed expectations are checked alone)");
                 return;
             };
             assert!(

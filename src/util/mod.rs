@@ -9,3 +9,15 @@ pub mod readahead;
 pub mod stack;
 pub mod usage;
 pub mod warning;
+
+/// A unit test that needs an outside tool and cannot find it: a failure under `CI` (where
+/// `.ci/run` installs what the tests drive), elsewhere a note on stderr and a skip.
+#[cfg(test)]
+#[allow(clippy::print_stderr)] // a test's note, not a run's output
+pub(crate) fn missing_tool(what: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} is missing under CI: .ci/run must install it"
+    );
+    eprintln!("SKIPPED: {what} is missing");
+}

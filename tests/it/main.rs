@@ -2,6 +2,9 @@
 //! Most drive `pisess::run` in-process with a hand-built `Env`; a few run the real binary
 //! for exit codes, pipes and terminals.
 
+// Tests report what they measured and skipped on stderr: the print lints guard the product.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod common;
 
 mod architecture;
