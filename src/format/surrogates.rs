@@ -18,6 +18,8 @@ use std::io;
 
 use serde::Serialize;
 
+use super::controls;
+
 /// The stand-in of code unit 0xD800; 0xDFFF's is U+10FFFF.
 const BASE: u32 = 0x10_F800;
 
@@ -114,6 +116,8 @@ pub(crate) fn units(c: char) -> usize {
 /// what they stand for (a lone surrogate as its lowercase `\uXXXX` escape, a pair as its
 /// character), and numbers as JavaScript's `Number.prototype.toString` (`0.000005`, not `5e-6`;
 /// `10000000000000000`, not `1e16`; an integer beyond 2^53 as the double JavaScript holds).
+/// One departure from `JSON.stringify`, for the value's sake on a terminal: the C1 and bidi
+/// controls ([`controls`]) are written as `\u` escapes, the same JSON value.
 struct PiFormatter;
 
 /// An integer as JavaScript holds it: exact up to 2^53, else the nearest double, written as
@@ -210,11 +214,19 @@ impl serde_json::ser::Formatter for PiFormatter {
         fragment: &str,
     ) -> io::Result<()> {
         if !has_standins(fragment) {
-            return w.write_all(fragment.as_bytes());
+            if !controls::has_terminal_controls(fragment) {
+                return w.write_all(fragment.as_bytes());
+            }
+            return w.write_all(&controls::escape_json_line(fragment.as_bytes()));
         }
         let mut buf = [0; 4];
         for piece in pieces(fragment) {
             match piece {
+                Piece::Char(c) if controls::is_terminal_control(c) => {
+                    let mut escape = Vec::with_capacity(6);
+                    controls::push_escape(&mut escape, c);
+                    w.write_all(&escape)?;
+                }
                 Piece::Char(c) => w.write_all(c.encode_utf8(&mut buf).as_bytes())?,
                 Piece::Lone(unit) => write!(w, "\\u{unit:04x}")?,
             }
@@ -233,12 +245,12 @@ pub(crate) fn write<W: io::Write, T: Serialize + ?Sized>(
 
 /// What [`write`] writes of a string, into `out`, without going through serde: `ls --json`
 /// writes 10,000 rows from the cache, where serde_json's byte-at-a-time escape was a third of
-/// the run. A string with a stand-in goes through [`write`] itself; any other is escaped as
+/// the run. A string with a stand-in or a terminal control goes through [`write`] itself; any other is escaped as
 /// serde_json escapes it (`"`, `\\`, the short escapes of `\b \t \n \f \r`, every other
 /// control character as lowercase `\u00XX`), runs of plain bytes copied whole.
 pub(crate) fn push_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    if has_standins(s) {
+    if has_standins(s) || controls::has_terminal_controls(s) {
         // Into memory: cannot fail.
         let _ = write(&mut *out, s);
         return;

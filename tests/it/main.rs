@@ -18,6 +18,7 @@ mod export_redact;
 mod first_use;
 mod grep;
 mod grep_reference;
+mod json_controls;
 mod ls;
 mod markdown;
 mod numbers;
