@@ -14,6 +14,7 @@ mod conventions;
 mod export;
 mod export_browser;
 mod export_fixture;
+mod export_md;
 mod export_redact;
 mod first_use;
 mod grep;

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use base64::Engine as _;
-use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Alignment, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
 
 use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
@@ -306,12 +306,39 @@ fn safe_url(url: &str) -> bool {
         .any(|p| lower.starts_with(p))
 }
 
-/// Message Markdown as HTML: raw HTML as text, images as links, unsafe links inert.
+/// Message Markdown as HTML: raw HTML as text, images as links, unsafe links inert, table
+/// alignment as a class (pulldown-cmark writes it as a `style` attribute, which the page's
+/// policy refuses: a CSP violation on every aligned cell), and container markers past
+/// [`md::MAX_NESTING`] as text (pulldown-cmark's tree holds a node for each: ~85 bytes per `>`
+/// of a line of them).
 fn markdown(out: &mut String, text: &str) {
+    let text = super::md::cap_nesting(text);
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    let events = Parser::new_ext(text, options).flat_map(|event| -> Vec<Event> {
+    let mut cells = Cells::default();
+    let events = Parser::new_ext(&text, options).flat_map(|event| -> Vec<Event> {
         match event {
+            Event::Start(Tag::Table(alignments)) => {
+                cells = Cells {
+                    alignments,
+                    ..Cells::default()
+                };
+                vec![Event::Start(Tag::Table(Vec::new()))]
+            }
+            Event::Start(Tag::TableHead) => {
+                cells.head = true;
+                cells.index = 0;
+                vec![Event::Start(Tag::TableHead)]
+            }
+            Event::End(TagEnd::TableHead) => {
+                cells.head = false;
+                vec![Event::End(TagEnd::TableHead)]
+            }
+            Event::Start(Tag::TableRow) => {
+                cells.index = 0;
+                vec![Event::Start(Tag::TableRow)]
+            }
+            Event::Start(Tag::TableCell) => vec![Event::Html(cells.open().into())],
             Event::Html(s) | Event::InlineHtml(s) => vec![Event::Text(s)],
             Event::Start(Tag::Image {
                 link_type,
@@ -345,6 +372,32 @@ fn markdown(out: &mut String, text: &str) {
     pulldown_cmark::html::push_html(out, events);
 }
 
+/// Where the table being written is: its columns' alignment, and the cell next opened.
+#[derive(Default)]
+struct Cells {
+    alignments: Vec<Alignment>,
+    head: bool,
+    index: usize,
+}
+
+impl Cells {
+    /// The opening tag of the next cell, its alignment as a class of the page's style.
+    fn open(&mut self) -> &'static str {
+        let align = self.alignments.get(self.index).copied();
+        self.index += 1;
+        match (self.head, align) {
+            (true, Some(Alignment::Left)) => "<th class=al>",
+            (true, Some(Alignment::Center)) => "<th class=ac>",
+            (true, Some(Alignment::Right)) => "<th class=ar>",
+            (true, _) => "<th>",
+            (false, Some(Alignment::Left)) => "<td class=al>",
+            (false, Some(Alignment::Center)) => "<td class=ac>",
+            (false, Some(Alignment::Right)) => "<td class=ar>",
+            (false, _) => "<td>",
+        }
+    }
+}
+
 fn inert(link_type: LinkType, url: CowStr<'_>) -> CowStr<'_> {
     // An email autolink (`<a@b.c>`) is written `mailto:` + its target by the renderer.
     if link_type == LinkType::Email || safe_url(&url) {
@@ -356,6 +409,7 @@ fn inert(link_type: LinkType, url: CowStr<'_>) -> CowStr<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::md;
     use super::*;
 
     #[test]
@@ -381,6 +435,47 @@ mod tests {
         );
         assert!(out.contains("<a href=\"https://e/\">ok</a>"), "{out}");
         assert!(!safe_url("data:text/html,x") && !safe_url(" javascript:x") && safe_url("#m-a1"));
+    }
+
+    /// Issue 42: pulldown-cmark writes a column's alignment as `style="text-align: …"`, which
+    /// the page's own CSP refuses; it is a class of the page's style instead.
+    #[test]
+    fn table_alignment_is_a_class_not_an_inline_style() {
+        let mut out = String::new();
+        markdown(
+            &mut out,
+            "| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |\n| 5 |\n",
+        );
+        assert!(!out.contains("style"), "{out}");
+        assert!(
+            out.contains(
+                "<table><thead><tr><th class=al>a</th><th class=ac>b</th><th class=ar>c</th><th>d</th></tr></thead><tbody>"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("<tr><td class=al>1</td><td class=ac>2</td><td class=ar>3</td><td>4</td></tr>"),
+            "{out}"
+        );
+        assert!(out.contains("<tr><td class=al>5</td>"), "{out}");
+        for class in ["al", "ac", "ar"] {
+            assert!(CSS.contains(&format!(".{class}{{text-align:")), "{class}");
+        }
+    }
+
+    /// Issue 42: a line of nested `>` is nested no deeper than the cap (pulldown-cmark held
+    /// ~85 bytes per level: 2.5 GB for a 30 MB line); the rest is text.
+    #[test]
+    fn blockquotes_nest_no_deeper_than_the_cap() {
+        let mut out = String::new();
+        let deep = format!("{}x", ">".repeat(10_000));
+        markdown(&mut out, &deep);
+        assert_eq!(out.matches("<blockquote>").count(), md::MAX_NESTING, "{out}");
+        assert!(out.contains(&format!("{}x", "&gt;".repeat(10_000 - md::MAX_NESTING))));
+        let lists = format!("{}y", "- ".repeat(1000));
+        let mut out = String::new();
+        markdown(&mut out, &lists);
+        assert_eq!(out.matches("<ul>").count(), md::MAX_NESTING, "{out}");
     }
 
     #[test]
