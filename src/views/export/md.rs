@@ -18,11 +18,10 @@
 use std::fmt::Write as _;
 
 use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
-use super::{Tools, View};
+use super::{Out, Tools, View};
 
 /// The whole document.
-pub fn render(t: &Transcript, view: View) -> String {
-    let mut out = String::new();
+pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
     let _ = writeln!(out, "# {}\n", inline(&t.title));
     let mut fact = |k: &str, v: &str| {
         let _ = writeln!(out, "- **{k}:** {}", inline(v));
@@ -33,15 +32,15 @@ pub fn render(t: &Transcript, view: View) -> String {
     out.push('\n');
     let mut model = None;
     for item in &t.items {
-        render_item(&mut out, item, view, &mut model);
+        render_item(out, item, view, &mut model);
+        out.spill();
     }
-    out
 }
 
 /// One item; `model` is the last assistant's, named again only when it changes.
-fn render_item<'t>(out: &mut String, item: &'t Item, view: View, last_model: &mut Option<&'t str>) {
+fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, last_model: &mut Option<&'t str>) {
     let time = item.time_ms.map(transcript::utc_time).unwrap_or_default();
-    let heading = |out: &mut String, title: &str| {
+    let heading = |out: &mut Out<'_>, title: &str| {
         let _ = writeln!(
             out,
             "### <a id=\"{a}\"></a>{} · {} [¶](#{a})\n",
@@ -115,7 +114,7 @@ fn render_item<'t>(out: &mut String, item: &'t Item, view: View, last_model: &mu
     }
 }
 
-fn render_parts(out: &mut String, parts: &[Part], view: View) {
+fn render_parts(out: &mut Out<'_>, parts: &[Part], view: View) {
     for part in parts {
         match part {
             Part::Text(text) => markdown(out, text),
@@ -146,7 +145,7 @@ fn render_parts(out: &mut String, parts: &[Part], view: View) {
     }
 }
 
-fn render_call(out: &mut String, call: &Call, view: View) {
+fn render_call(out: &mut Out<'_>, call: &Call, view: View) {
     let mut summary = format!("Tool call: {}", call.name);
     if call.result.as_ref().is_some_and(|r| r.is_error) {
         summary.push_str(" (error)");
@@ -164,7 +163,7 @@ fn render_call(out: &mut String, call: &Call, view: View) {
     close_details(out);
 }
 
-fn render_result(out: &mut String, result: &ToolResult, view: View) {
+fn render_result(out: &mut Out<'_>, result: &ToolResult, view: View) {
     let summary = if result.is_error {
         "Output (error)"
     } else {
@@ -176,7 +175,7 @@ fn render_result(out: &mut String, result: &ToolResult, view: View) {
 }
 
 /// A tool's output is text, not Markdown: fenced as it is.
-fn result_parts(out: &mut String, result: &ToolResult) {
+fn result_parts(out: &mut Out<'_>, result: &ToolResult) {
     for part in &result.parts {
         match part {
             Part::Text(t) | Part::Thinking(t) => fence(out, "text", t),
@@ -193,7 +192,7 @@ fn result_parts(out: &mut String, result: &ToolResult) {
 
 /// `<details>` (open with `--tools full`) with a one-line, HTML-escaped summary: inside an
 /// HTML block nothing is Markdown, and a blank line would end the block.
-fn open_details(out: &mut String, summary: &str, view: View) {
+fn open_details(out: &mut Out<'_>, summary: &str, view: View) {
     let open = if view.tools == Tools::Full {
         " open"
     } else {
@@ -206,16 +205,16 @@ fn open_details(out: &mut String, summary: &str, view: View) {
     );
 }
 
-fn close_details(out: &mut String) {
+fn close_details(out: &mut Out<'_>) {
     out.push_str("</details>\n\n");
 }
 
 /// `text` in a fence of backticks longer than its longest backtick run (at least three), so no
 /// line of it can close the fence; `info` is ours, never the session's.
-pub fn fence(out: &mut String, info: &str, text: &str) {
+pub fn fence(out: &mut Out<'_>, info: &str, text: &str) {
     let ticks = "`".repeat((longest_run(text, '`') + 1).max(3));
     let _ = writeln!(out, "{ticks}{info}");
-    out.push_str(text);
+    out.push_chunked(text);
     if !text.is_empty() && !text.ends_with('\n') {
         out.push('\n');
     }
@@ -267,7 +266,7 @@ fn html_escape(s: &str) -> String {
 /// The lines of a text as CommonMark reads them: a line ends at `\n`, `\r\n` or a bare `\r`
 /// (a bare `\r` is a line break to CommonMark and GitHub, so a check made line by line must
 /// see the line after it).
-fn lines(text: &str) -> impl Iterator<Item = &str> {
+fn lines(text: &str) -> impl Iterator<Item = &str> + Clone {
     let mut rest = Some(text);
     std::iter::from_fn(move || {
         let r = rest?;
@@ -312,8 +311,8 @@ fn fence_closes(line: &str, c: char, len: usize) -> bool {
 /// Message text (Markdown) made safe to embed: see the module's comment. Lines are read one
 /// at a time (a text of a million short lines holds no list of them), and each is written as
 /// it is read.
-pub fn markdown(out: &mut String, text: &str) {
-    let mut lines = lines(text).peekable();
+pub fn markdown(out: &mut Out<'_>, text: &str) {
+    let mut lines = lines(text);
     let mut in_text = false;
     // The line before, when it was text a setext underline would turn into a heading.
     let mut paragraph = false;
@@ -324,25 +323,36 @@ pub fn markdown(out: &mut String, text: &str) {
                 in_text = false;
             }
             paragraph = false;
-            let mut body = String::new();
-            for line in lines.by_ref() {
-                if fence_closes(line, c, len) {
-                    break;
-                }
-                let strip = line.len() - line.trim_start_matches(' ').len();
-                body.push_str(&line[strip.min(indent)..]);
-                body.push('\n');
-            }
             let info: String = info
                 .chars()
                 .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '_' | '.' | '#'))
                 .take(30)
                 .collect();
-            fence(out, &info, &body);
+            // Two passes over the block's lines, none of them copied: the longest backtick
+            // run, then the lines inside a fence longer than it.
+            let mut longest = 0;
+            for line in lines.clone() {
+                if fence_closes(line, c, len) {
+                    break;
+                }
+                longest = longest.max(longest_run(line, '`'));
+            }
+            let ticks = "`".repeat((longest + 1).max(3));
+            let _ = writeln!(out, "{ticks}{info}");
+            for line in lines.by_ref() {
+                if fence_closes(line, c, len) {
+                    break;
+                }
+                let strip = line.len() - line.trim_start_matches(' ').len();
+                out.push_chunked(&line[strip.min(indent)..]);
+                out.push('\n');
+            }
+            let _ = writeln!(out, "{ticks}\n");
             continue;
         }
         paragraph = text_line(out, line, paragraph);
         out.push('\n');
+        out.spill();
         in_text = true;
     }
     out.push('\n');
@@ -425,7 +435,7 @@ fn setext_underline(rest: &str) -> bool {
 
 /// One line of text outside code blocks; `paragraph`: the line before was paragraph text.
 /// Returns whether this one is.
-fn text_line(out: &mut String, line: &str, paragraph: bool) -> bool {
+fn text_line(out: &mut Out<'_>, line: &str, paragraph: bool) -> bool {
     // Container markers (quotes, list items) and whitespace: what follows them starts a block.
     let (at, capped) = containers(line);
     if let Some(escape) = capped {
@@ -466,7 +476,7 @@ fn safe_target(after: &str) -> bool {
 /// entity, images as links, links only to safe targets, no link reference definition. One
 /// pass over the bytes: each backtick run's closing run is found through an index of the runs
 /// by length, so a line of runs of every length costs its length, not its square.
-fn inline_markdown(out: &mut String, s: &str) {
+fn inline_markdown(out: &mut Out<'_>, s: &str) {
     let bytes = s.as_bytes();
     let mut closers = Closers::new(bytes);
     let mut i = 0;
@@ -478,7 +488,7 @@ fn inline_markdown(out: &mut String, s: &str) {
             i += 1;
             continue;
         }
-        out.push_str(&s[plain..i]);
+        out.push_chunked(&s[plain..i]);
         match b {
             b'\\' if bytes.get(i + 1).is_some_and(u8::is_ascii_punctuation) => {
                 out.push('\\');
@@ -526,7 +536,7 @@ fn inline_markdown(out: &mut String, s: &str) {
         }
         plain = i;
     }
-    out.push_str(&s[plain..]);
+    out.push_chunked(&s[plain..]);
 }
 
 /// The backtick runs of a line, by length: where a code span opened by a run of `n` ends is
@@ -595,9 +605,7 @@ mod tests {
     use super::*;
 
     fn md(text: &str) -> String {
-        let mut out = String::new();
-        markdown(&mut out, text);
-        out
+        super::super::rendered(|out| markdown(out, text))
     }
 
     #[test]
@@ -668,8 +676,7 @@ mod tests {
             line.push('x');
         }
         let mut closers = Closers::new(line.as_bytes());
-        let mut out = String::new();
-        inline_markdown(&mut out, &line);
+        let out = super::super::rendered(|out| inline_markdown(out, &line));
         // Every run unmatched: all escaped.
         assert_eq!(out.matches("\\`").count(), 400 * 401 / 2);
         let mut at = 0;
@@ -682,6 +689,21 @@ mod tests {
         assert_eq!(closers.after(1, 1), Some(5));
         assert_eq!(closers.after(4, 2), Some(7));
         assert_eq!(md("`a``b`c``"), "`a``b`c\\`\\`\n\n");
+    }
+
+    /// Issue 42: the output is written as it grows, never held whole: a message of 3 MB that
+    /// renders to 7 MB is written in pieces of at most twice `Out::SPILL`.
+    #[test]
+    fn long_messages_are_written_in_pieces() {
+        let line = "`x<".repeat(1_000_000);
+        let code = format!("```\n{}\n```", "y".repeat(3_000_000));
+        for text in [line.as_str(), code.as_str()] {
+            let (total, largest) = super::super::writes(|out| markdown(out, text));
+            assert!(total >= text.len(), "{total}");
+            assert!(largest <= 2 * Out::SPILL, "a write of {largest} bytes");
+        }
+        let (total, largest) = super::super::writes(|out| fence(out, "text", &code));
+        assert!(total > code.len() && largest <= 2 * Out::SPILL, "{total} {largest}");
     }
 
     /// Container markers past the cap are text.
