@@ -6,6 +6,7 @@ mod common;
 
 mod architecture;
 mod cache;
+mod cache_stamp;
 mod cache_trust;
 mod check;
 mod completion;
