@@ -104,7 +104,9 @@ fn write_json(
                 }
                 first = false;
                 // The one JSON writer's rule for terminal controls holds here too.
-                out.write_all(&crate::format::surrogates::escape_json_line(text.as_bytes()))?;
+                out.write_all(&crate::format::surrogates::escape_json_line(
+                    text.as_bytes(),
+                ))?;
                 continue;
             }
         }

@@ -350,7 +350,6 @@ pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-
 // ---- Terminal controls ----
 // Characters a terminal acts on that JSON does not escape: the C1 controls (U+0080 to U+009F;
 // VTE, screen and mosh read U+009B as CSI and U+009D as OSC) and the bidirectional overrides
@@ -575,6 +574,9 @@ mod control_tests {
         let a: serde_json::Value = serde_json::from_slice(line).unwrap();
         let b: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(a, b);
-        assert!(matches!(escape_json_line(b"{\"a\":\"\xff\"}"), Cow::Borrowed(_)));
+        assert!(matches!(
+            escape_json_line(b"{\"a\":\"\xff\"}"),
+            Cow::Borrowed(_)
+        ));
     }
 }

@@ -29,7 +29,11 @@ fn session(tmp: &std::path::Path) -> PathBuf {
                "cost":{"total":2.5}},"timestamp":1_767_225_601_000_i64}}),
     ];
     let path = dir.join("2026-01-01T00-00-00-000Z_stamp.jsonl");
-    fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    fs::write(
+        &path,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .unwrap();
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     fs::File::options()
         .write(true)
@@ -54,20 +58,37 @@ fn a_summary_cache_of_other_code_is_not_served() {
     let tmp = tempfile::tempdir().unwrap();
     let path = session(tmp.path());
     let cache = tmp.path().join("cache");
-    let run = || run_with(env_for(&tmp.path().join("agent"), Some(&cache)), &["ls", "--all", "--json"], b"");
+    let run = || {
+        run_with(
+            env_for(&tmp.path().join("agent"), Some(&cache)),
+            &["ls", "--all", "--json"],
+            b"",
+        )
+    };
     let cold = run();
     assert_eq!(cold.code, 0, "{}", cold.stderr);
     let dir = CacheDir::new(cache.clone());
     // The other code summarized the session otherwise.
-    assert!(forge_stamped(&dir, &path, Some(&other_codes_stamp()), |s| {
-        s.name = Some("stale".into());
-        s.message_count = 99;
-    }));
+    assert!(forge_stamped(
+        &dir,
+        &path,
+        Some(&other_codes_stamp()),
+        |s| {
+            s.name = Some("stale".into());
+            s.message_count = 99;
+        }
+    ));
     let warm = run();
     assert_eq!(warm.code, 0, "{}", warm.stderr);
-    assert_eq!(warm.stdout, cold.stdout, "the other code's summary was served");
+    assert_eq!(
+        warm.stdout, cold.stdout,
+        "the other code's summary was served"
+    );
     // Written again under this build's stamp: a record this build reads.
-    assert!(forge(&dir, &path, |_| {}), "the cache file was not rewritten");
+    assert!(
+        forge(&dir, &path, |_| {}),
+        "the cache file was not rewritten"
+    );
 }
 
 #[test]
@@ -85,16 +106,27 @@ fn a_tally_cache_of_other_code_is_not_served() {
     let cold = run();
     assert_eq!(cold.code, 0, "{}", cold.stderr);
     let dir = CacheDir::new(cache.clone());
-    assert!(tallies::forge_stamped(&dir, &path, Some(&other_codes_stamp()), |s, t| {
-        s.usage.cost = 0.01;
-        for r in &mut t.rows {
-            if let Some(u) = &mut r.usage {
-                u.cost = 0.01;
+    assert!(tallies::forge_stamped(
+        &dir,
+        &path,
+        Some(&other_codes_stamp()),
+        |s, t| {
+            s.usage.cost = 0.01;
+            for r in &mut t.rows {
+                if let Some(u) = &mut r.usage {
+                    u.cost = 0.01;
+                }
             }
         }
-    }));
+    ));
     let warm = run();
     assert_eq!(warm.code, 0, "{}", warm.stderr);
-    assert_eq!(warm.stdout, cold.stdout, "the other code's tally was served");
-    assert!(tallies::forge(&dir, &path, |_, _| {}), "the cache file was not rewritten");
+    assert_eq!(
+        warm.stdout, cold.stdout,
+        "the other code's tally was served"
+    );
+    assert!(
+        tallies::forge(&dir, &path, |_, _| {}),
+        "the cache file was not rewritten"
+    );
 }

@@ -381,7 +381,10 @@ fn html_export_in_a_headless_browser_with_the_network_cut() {
             );
             assert_eq!(d["foreign"], 0, "{what}: an element from the session");
             assert_eq!(d["handlers"], 0, "{what}: an event handler attribute");
-            assert_eq!(d["styled"], 0, "{what}: a style attribute, which the CSP refuses");
+            assert_eq!(
+                d["styled"], 0,
+                "{what}: a style attribute, which the CSP refuses"
+            );
             assert_eq!(d["scripts"], 1, "{what}: only the page's own script");
             assert_eq!(
                 d["scriptLinks"],
@@ -436,7 +439,13 @@ fn html_export_in_a_headless_browser_with_the_network_cut() {
 }
 
 /// Texts of [`export_rich`]'s session a reader must find; the last is searched for.
-const RICH_TEXTS: &[&str] = &["left cell", "centred", "fn main()", "deep quote", "rich probe"];
+const RICH_TEXTS: &[&str] = &[
+    "left cell",
+    "centred",
+    "fn main()",
+    "deep quote",
+    "rich probe",
+];
 
 /// A session with what real sessions hold and the hostile one does not: tables with aligned
 /// columns (pulldown-cmark wrote them as `style` attributes, refused by the page's CSP on
@@ -472,7 +481,10 @@ fn export_rich(page: &Path) {
         jsonl.as_bytes(),
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout.contains("<th class=al>"), "the aligned table is there");
+    assert!(
+        r.stdout.contains("<th class=al>"),
+        "the aligned table is there"
+    );
     std::fs::write(page, &r.stdout).unwrap();
 }
 
@@ -532,7 +544,9 @@ fn every_example_exports_a_page_without_console_errors() {
                 l.errors
             );
             assert!(
-                l.requests.iter().all(|u| *u == page_url || u.starts_with("data:")),
+                l.requests
+                    .iter()
+                    .all(|u| *u == page_url || u.starts_with("data:")),
                 "{what}: {:?}",
                 l.requests
             );

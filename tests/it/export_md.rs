@@ -149,7 +149,11 @@ fn markdown_export_keeps_each_message_in_its_place() {
             assert!(h.starts_with(want), "{tools}: heading {k} is {h:?}");
         }
         for (k, s) in seen.iter().enumerate() {
-            assert_eq!(*s, Some(k + 1), "{tools}: END-{k} under heading {s:?}\n{md}");
+            assert_eq!(
+                *s,
+                Some(k + 1),
+                "{tools}: END-{k} under heading {s:?}\n{md}"
+            );
         }
         for (k, s) in results.iter().enumerate() {
             if k % 2 == 1 && tools != "none" {

@@ -80,7 +80,11 @@ fn escaped(r: &Run, args: &[&str], want: &[char]) {
     }
     for &c in want {
         let escape = format!("\\u{:04x}", c as u32);
-        assert!(r.stdout.contains(&escape), "{args:?}: no {escape} in {}", r.stdout);
+        assert!(
+            r.stdout.contains(&escape),
+            "{args:?}: no {escape} in {}",
+            r.stdout
+        );
         assert!(
             all.iter().any(|s| s.contains(c)),
             "{args:?}: {c:?} not read back from {}",
@@ -96,17 +100,38 @@ fn every_json_output_escapes_terminal_controls() {
     let csi = '\u{9b}';
     let cases: Vec<(Vec<&str>, Vec<char>)> = vec![
         (vec!["ls", "--json"], vec![csi, '\u{202e}', '\u{9d}']),
-        (vec!["tree", &file, "--json"], vec![csi, '\u{202e}', '\u{9d}']),
-        (vec!["context", &file, "--json"], vec![csi, '\u{202e}', '\u{2066}']),
-        (vec!["context", &file, "--llm", "--json"], vec![csi, '\u{202e}']),
-        (vec!["stats", &file, "--json"], vec![csi, '\u{202e}', '\u{2066}']),
+        (
+            vec!["tree", &file, "--json"],
+            vec![csi, '\u{202e}', '\u{9d}'],
+        ),
+        (
+            vec!["context", &file, "--json"],
+            vec![csi, '\u{202e}', '\u{2066}'],
+        ),
+        (
+            vec!["context", &file, "--llm", "--json"],
+            vec![csi, '\u{202e}'],
+        ),
+        (
+            vec!["stats", &file, "--json"],
+            vec![csi, '\u{202e}', '\u{2066}'],
+        ),
         (vec!["stats", "--by", "project", "--json"], vec![csi]),
         (vec!["stats", &file, "--by", "message", "--json"], vec![csi]),
         (vec!["check", &file, "--json", "--no-secrets"], vec![csi]),
-        (vec!["grep", "red", "--json"], vec![csi, '\u{202e}', '\u{9d}']),
+        (
+            vec!["grep", "red", "--json"],
+            vec![csi, '\u{202e}', '\u{9d}'],
+        ),
         (vec!["grep", "--secrets", "--json"], vec![csi]),
-        (vec!["rm", &file, "--dry-run", "--json"], vec![csi, '\u{202e}']),
-        (vec!["export", &file, "-f", "jsonl"], vec![csi, '\u{202e}', '\u{9d}']),
+        (
+            vec!["rm", &file, "--dry-run", "--json"],
+            vec![csi, '\u{202e}'],
+        ),
+        (
+            vec!["export", &file, "-f", "jsonl"],
+            vec![csi, '\u{202e}', '\u{9d}'],
+        ),
     ];
     for (args, want) in cases {
         for terminal in [false, true] {
@@ -130,7 +155,11 @@ fn show_json_escapes_stored_lines_on_a_terminal_only() {
         assert_eq!(piped.stdout, SESSION, "{args:?}: verbatim in a pipe");
         let shown = pisess(dir, true, &args);
         assert_eq!(shown.code, 0, "{}", shown.stderr);
-        escaped(&shown, &args, &['\u{9b}', '\u{9d}', '\u{9c}', '\u{202e}', '\u{2066}']);
+        escaped(
+            &shown,
+            &args,
+            &['\u{9b}', '\u{9d}', '\u{9c}', '\u{202e}', '\u{2066}'],
+        );
         for (a, b) in piped.stdout.lines().zip(shown.stdout.lines()) {
             let a: serde_json::Value = serde_json::from_str(a).unwrap();
             let b: serde_json::Value = serde_json::from_str(b).unwrap();

@@ -449,9 +449,7 @@ mod tests {
     /// the page's own CSP refuses; it is a class of the page's style instead.
     #[test]
     fn table_alignment_is_a_class_not_an_inline_style() {
-        let out = html_of(
-            "| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |\n| 5 |\n",
-        );
+        let out = html_of("| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |\n| 5 |\n");
         assert!(!out.contains("style"), "{out}");
         assert!(
             out.contains(
@@ -460,7 +458,9 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("<tr><td class=al>1</td><td class=ac>2</td><td class=ar>3</td><td>4</td></tr>"),
+            out.contains(
+                "<tr><td class=al>1</td><td class=ac>2</td><td class=ar>3</td><td>4</td></tr>"
+            ),
             "{out}"
         );
         assert!(out.contains("<tr><td class=al>5</td>"), "{out}");
@@ -475,12 +475,14 @@ mod tests {
     fn blockquotes_nest_no_deeper_than_the_cap() {
         let deep = format!("{}x", ">".repeat(10_000));
         let out = html_of(&deep);
-        assert_eq!(out.matches("<blockquote>").count(), md::MAX_NESTING, "{out}");
+        assert_eq!(
+            out.matches("<blockquote>").count(),
+            md::MAX_NESTING,
+            "{out}"
+        );
         assert!(out.contains(&format!("{}x", "&gt;".repeat(10_000 - md::MAX_NESTING))));
         let lists = format!("{}y", "- ".repeat(1000));
-        let out = html_of(
-            &lists,
-        );
+        let out = html_of(&lists);
         assert_eq!(out.matches("<ul>").count(), md::MAX_NESTING, "{out}");
     }
 

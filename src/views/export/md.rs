@@ -38,7 +38,12 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
 }
 
 /// One item; `model` is the last assistant's, named again only when it changes.
-fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, last_model: &mut Option<&'t str>) {
+fn render_item<'t>(
+    out: &mut Out<'_>,
+    item: &'t Item,
+    view: View,
+    last_model: &mut Option<&'t str>,
+) {
     let time = item.time_ms.map(transcript::utc_time).unwrap_or_default();
     let heading = |out: &mut Out<'_>, title: &str| {
         let _ = writeln!(
@@ -272,7 +277,11 @@ fn lines(text: &str) -> impl Iterator<Item = &str> + Clone {
         let r = rest?;
         match memchr::memchr2(b'\n', b'\r', r.as_bytes()) {
             Some(at) => {
-                let next = if r[at..].starts_with("\r\n") { at + 2 } else { at + 1 };
+                let next = if r[at..].starts_with("\r\n") {
+                    at + 2
+                } else {
+                    at + 1
+                };
                 rest = Some(&r[next..]);
                 Some(&r[..at])
             }
@@ -648,7 +657,10 @@ mod tests {
     /// underline under a paragraph is text.
     #[test]
     fn message_headings_sit_below_the_exports() {
-        assert_eq!(md("# a\n## b\n### c\n#### d\n#x"), "#### a\n##### b\n###### c\n#### d\n#x\n\n");
+        assert_eq!(
+            md("# a\n## b\n### c\n#### d\n#x"),
+            "#### a\n##### b\n###### c\n#### d\n#x\n\n"
+        );
         assert_eq!(md("a\n===\nb\n-\n\n---"), "a\n\\===\nb\n\\-\n\n---\n\n");
         assert_eq!(md("> a\n> ---"), "> a\n> \\---\n\n");
     }
@@ -663,7 +675,10 @@ mod tests {
         );
         assert_eq!(md("[a](\njavascript:x)"), "[a]\\(\njavascript:x)\n\n");
         assert_eq!(md("[a](java&#115;cript:x)"), "[a]\\(java&#115;cript:x)\n\n");
-        assert_eq!(md("![i](data:image/png;base64,AA)"), "\\![i]\\(data:image/png;base64,AA)\n\n");
+        assert_eq!(
+            md("![i](data:image/png;base64,AA)"),
+            "\\![i]\\(data:image/png;base64,AA)\n\n"
+        );
     }
 
     /// Issue 42: each backtick run's closer is found by walking each length's runs once: a
@@ -703,7 +718,10 @@ mod tests {
             assert!(largest <= 2 * Out::SPILL, "a write of {largest} bytes");
         }
         let (total, largest) = super::super::writes(|out| fence(out, "text", &code));
-        assert!(total > code.len() && largest <= 2 * Out::SPILL, "{total} {largest}");
+        assert!(
+            total > code.len() && largest <= 2 * Out::SPILL,
+            "{total} {largest}"
+        );
     }
 
     /// Container markers past the cap are text.
@@ -714,8 +732,14 @@ mod tests {
         let head = "> ".repeat(MAX_NESTING);
         assert_eq!(out, format!("{head}\\> > > x\n\n"));
         assert_eq!(cap_nesting(&deep), format!("{head}\\> > > x"));
-        assert!(matches!(cap_nesting("> > a\n- b"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(
+            cap_nesting("> > a\n- b"),
+            std::borrow::Cow::Borrowed(_)
+        ));
         let numbered = format!("{}z", "1. ".repeat(MAX_NESTING + 1));
-        assert_eq!(cap_nesting(&numbered), format!("{}1\\. z", "1. ".repeat(MAX_NESTING)));
+        assert_eq!(
+            cap_nesting(&numbered),
+            format!("{}1\\. z", "1. ".repeat(MAX_NESTING))
+        );
     }
 }
