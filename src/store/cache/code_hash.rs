@@ -5,9 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-/// The files under `root` (or `root` itself, a file), sorted by their path from it.
+/// The files under `root` (or `root` itself, a file), sorted by their path from it; none when
+/// it is missing (a package without `Cargo.lock`).
 fn files(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
+    if !root.exists() {
+        return Ok(out);
+    }
     let mut todo = vec![root.to_path_buf()];
     while let Some(p) = todo.pop() {
         if p.is_dir() {
@@ -78,6 +82,8 @@ mod tests {
         let locked = at(base);
         std::fs::write(base.join("Cargo.lock"), "v1").unwrap();
         assert_ne!(at(base), locked);
+        std::fs::remove_file(base.join("Cargo.lock")).unwrap();
+        assert_ne!(at(base), locked, "a missing root is no error");
     }
 
     /// The caches' stamp holds the hash of this very code (build.rs computed it over the
