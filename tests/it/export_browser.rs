@@ -490,7 +490,7 @@ fn export_rich(page: &Path) {
 
 /// Issue 42: every bundled example session's page, and the rich one, load with no console
 /// error, no CSP violation (reported by the Audits domain too) and no `style` attribute, with
-/// JavaScript on and off.
+/// JavaScript on and off; so do those of `PISESS_BROWSER_SESSIONS` when it names a folder.
 #[test]
 fn every_example_exports_a_page_without_console_errors() {
     let Some(bin) = chromium() else {
@@ -516,6 +516,21 @@ fn every_example_exports_a_page_without_console_errors() {
     }
     files.sort();
     assert!(files.len() >= 10, "the examples: {files:?}");
+    // Real sessions, which the repository does not hold: `PISESS_BROWSER_SESSIONS=DIR` adds
+    // every `.jsonl` file of DIR.
+    if let Some(extra) = std::env::var_os("PISESS_BROWSER_SESSIONS") {
+        let mut more: Vec<PathBuf> = std::fs::read_dir(&extra)
+            .unwrap()
+            .map(|f| f.unwrap().path())
+            .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+        more.sort();
+        eprintln!(
+            "export_browser: {} more sessions from {extra:?}",
+            more.len()
+        );
+        files.extend(more);
+    }
     for (k, f) in files.iter().enumerate() {
         let page = dir.path().join(format!("example-{k}.html"));
         let r = run(&[
