@@ -103,7 +103,10 @@ fn write_json(
                     out.write_all(b",")?;
                 }
                 first = false;
-                out.write_all(text.as_bytes())?;
+                // The one JSON writer's rule for terminal controls holds here too.
+                out.write_all(&crate::format::surrogates::escape_json_line(
+                    text.as_bytes(),
+                ))?;
                 continue;
             }
         }

@@ -96,19 +96,17 @@ pub fn run(
             }
             ExportFormat::Md | ExportFormat::Html => {
                 let t = export::transcript::build(&session, &path, &cwd, redact)?;
-                let text = if format == ExportFormat::Md {
-                    export::md::render(&t, view)
-                } else {
-                    export::html::render(&t, view)
-                };
                 // Session text may hold escape sequences (OSC 52, ESC[2J): on a terminal they
                 // are shown escaped, as `show` shows them; a file or a pipe gets the bytes.
-                let text = if destination.is_none() && env.stdout_tty {
-                    style::escape_control(&text, true)
+                let escape = destination.is_none() && env.stdout_tty;
+                // Written as it is rendered, never held whole (`Out`).
+                let mut out = export::Out::new(w, escape);
+                if format == ExportFormat::Md {
+                    export::md::render(&t, view, &mut out);
                 } else {
-                    text.into()
-                };
-                Ok(w.write_all(text.as_bytes())?)
+                    export::html::render(&t, view, &mut out);
+                }
+                Ok(out.finish()?)
             }
         }
     };

@@ -65,7 +65,7 @@ pub fn run(
     )?;
     let selected = select(args, &session, diag)?;
     if args.json {
-        write_json(&session, &selected, !args.no_header, out)?;
+        write_json(&session, &selected, !args.no_header, env.stdout_tty, out)?;
     } else {
         write_human(args, env, &session, &selected, out)?;
     }
@@ -183,14 +183,15 @@ fn write_json(
     session: &Session,
     selected: &[usize],
     header: bool,
+    terminal: bool,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     if header {
-        write_line(out, &session.header.stored)?;
+        write_line(out, &session.header.stored, terminal)?;
     }
     for &i in selected {
         let bytes = session.stored_line(i)?;
-        write_line(out, &bytes)?;
+        write_line(out, &bytes, terminal)?;
     }
     Ok(())
 }
@@ -221,12 +222,12 @@ fn stream_json(
     let mut failed = None;
     let mut copy = |header: &Header, e: &EntryLine| -> io::Result<()> {
         if !header_done {
-            write_line(out, &header.stored)?;
+            write_line(out, &header.stored, env.stdout_tty)?;
             header_done = true;
         }
         let role = e.view.message.0.as_ref().and_then(|m| m.role.get());
         if entry_wanted(&args.types, &args.roles, header, &e.kind, role) {
-            write_line(out, e.stored)?;
+            write_line(out, e.stored, env.stdout_tty)?;
         }
         Ok(())
     };
@@ -247,7 +248,7 @@ fn stream_json(
         return Err(err.into());
     }
     if !header_done {
-        write_line(out, &report.header.stored)?;
+        write_line(out, &report.header.stored, env.stdout_tty)?;
     }
     Ok(())
 }

@@ -12,6 +12,10 @@
 //! no other string type. Only output looks at them: JSON through [`write`] / [`to_string`]
 //! (the escape pi writes), text for people through [`for_display`] (U+FFFD), lengths in UTF-16
 //! units through [`js_len_of`].
+//!
+//! The one JSON writer lives here too, and with it the one other character rule of every JSON
+//! pisess writes: the C1 and bidi controls a terminal acts on are written as `\u` escapes
+//! ([`is_terminal_control`], [`escape_json_line`]).
 
 use std::borrow::Cow;
 use std::io;
@@ -114,6 +118,8 @@ pub(crate) fn units(c: char) -> usize {
 /// what they stand for (a lone surrogate as its lowercase `\uXXXX` escape, a pair as its
 /// character), and numbers as JavaScript's `Number.prototype.toString` (`0.000005`, not `5e-6`;
 /// `10000000000000000`, not `1e16`; an integer beyond 2^53 as the double JavaScript holds).
+/// One departure from `JSON.stringify`, for the value's sake on a terminal: the C1 and bidi
+/// controls ([`is_terminal_control`]) are written as `\u` escapes, the same JSON value.
 struct PiFormatter;
 
 /// An integer as JavaScript holds it: exact up to 2^53, else the nearest double, written as
@@ -210,11 +216,19 @@ impl serde_json::ser::Formatter for PiFormatter {
         fragment: &str,
     ) -> io::Result<()> {
         if !has_standins(fragment) {
-            return w.write_all(fragment.as_bytes());
+            if !has_terminal_controls(fragment) {
+                return w.write_all(fragment.as_bytes());
+            }
+            return w.write_all(&escape_json_line(fragment.as_bytes()));
         }
         let mut buf = [0; 4];
         for piece in pieces(fragment) {
             match piece {
+                Piece::Char(c) if is_terminal_control(c) => {
+                    let mut escape = Vec::with_capacity(6);
+                    push_escape(&mut escape, c);
+                    w.write_all(&escape)?;
+                }
                 Piece::Char(c) => w.write_all(c.encode_utf8(&mut buf).as_bytes())?,
                 Piece::Lone(unit) => write!(w, "\\u{unit:04x}")?,
             }
@@ -233,12 +247,12 @@ pub(crate) fn write<W: io::Write, T: Serialize + ?Sized>(
 
 /// What [`write`] writes of a string, into `out`, without going through serde: `ls --json`
 /// writes 10,000 rows from the cache, where serde_json's byte-at-a-time escape was a third of
-/// the run. A string with a stand-in goes through [`write`] itself; any other is escaped as
+/// the run. A string with a stand-in or a terminal control goes through [`write`] itself; any other is escaped as
 /// serde_json escapes it (`"`, `\\`, the short escapes of `\b \t \n \f \r`, every other
 /// control character as lowercase `\u00XX`), runs of plain bytes copied whole.
 pub(crate) fn push_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    if has_standins(s) {
+    if has_standins(s) || has_terminal_controls(s) {
         // Into memory: cannot fail.
         let _ = write(&mut *out, s);
         return;
@@ -334,6 +348,81 @@ pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> String {
     // Writing to a Vec cannot fail, and the formatter writes UTF-8 only.
     let _ = write(&mut out, value);
     String::from_utf8(out).unwrap_or_default()
+}
+
+// ---- Terminal controls ----
+// Characters a terminal acts on that JSON does not escape: the C1 controls (U+0080 to U+009F;
+// VTE, screen and mosh read U+009B as CSI and U+009D as OSC) and the bidirectional overrides
+// and isolates (U+202A to U+202E, U+2066 to U+2069), which reorder what is shown around them.
+//
+// Every JSON pisess writes spells them as `\u` escapes (the same JSON value, see
+// docs/json.md); the stored lines `show --json` copies are rewritten so on a terminal only.
+
+/// Whether `c` is one of the characters this module escapes.
+pub(crate) fn is_terminal_control(c: char) -> bool {
+    matches!(c, '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// The length of the UTF-8 sequence at `b[at..]` when it encodes such a character (2 or 3),
+/// else 0. A C1 control is `C2 80..9F`; the bidi controls are `E2 80 AA..AE` and
+/// `E2 81 A6..A9`.
+fn control_len(b: &[u8], at: usize) -> usize {
+    match (b[at], b.get(at + 1), b.get(at + 2)) {
+        (0xC2, Some(0x80..=0x9F), _) => 2,
+        (0xE2, Some(0x80), Some(0xAA..=0xAE)) | (0xE2, Some(0x81), Some(0xA6..=0xA9)) => 3,
+        _ => 0,
+    }
+}
+
+/// Where the first such character of `b` at or after `from` starts, or `None`: only bytes
+/// `C2` and `E2` can start one.
+pub(crate) fn next_control(b: &[u8], from: usize) -> Option<usize> {
+    memchr::memchr2_iter(0xC2, 0xE2, &b[from..])
+        .map(|i| from + i)
+        .find(|&at| control_len(b, at) > 0)
+}
+
+/// Whether UTF-8 text holds such a character.
+pub(crate) fn has_terminal_controls(s: &str) -> bool {
+    next_control(s.as_bytes(), 0).is_some()
+}
+
+/// Appends the JSON escape of a character (`\u009b`), lowercase as `JSON.stringify` writes the
+/// escapes it makes.
+pub(crate) fn push_escape(out: &mut Vec<u8>, c: char) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let u = c as u32;
+    out.extend_from_slice(b"\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(HEX[((u >> shift) & 0xF) as usize]);
+    }
+}
+
+/// A line of JSON with each such character written as its escape. JSON text outside strings
+/// is ASCII, so every one of them is inside a string, whose value the escape keeps; bytes that
+/// are not UTF-8 pass through unchanged.
+pub(crate) fn escape_json_line(b: &[u8]) -> Cow<'_, [u8]> {
+    let Some(mut at) = next_control(b, 0) else {
+        return Cow::Borrowed(b);
+    };
+    let mut out = Vec::with_capacity(b.len() + 16);
+    let mut start = 0;
+    loop {
+        let len = control_len(b, at);
+        out.extend_from_slice(&b[start..at]);
+        let c = std::str::from_utf8(&b[at..at + len])
+            .ok()
+            .and_then(|s| s.chars().next())
+            .expect("a matched control is UTF-8");
+        push_escape(&mut out, c);
+        start = at + len;
+        match next_control(b, start) {
+            Some(next) => at = next,
+            None => break,
+        }
+    }
+    out.extend_from_slice(&b[start..]);
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -458,5 +547,36 @@ mod tests {
         // A high stand-in before a real character's pair stays lone.
         let mixed = format!("{lone_high}{real}");
         assert_eq!(to_string(&mixed), "\"\\ud83d\u{10ffff}\"");
+    }
+}
+
+#[cfg(test)]
+mod control_tests {
+    use super::*;
+
+    #[test]
+    fn every_control_and_only_those_is_found_by_its_bytes() {
+        for c in (0..=0x2100u32).filter_map(char::from_u32) {
+            let s = format!("a{c}b");
+            assert_eq!(has_terminal_controls(&s), is_terminal_control(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn a_stored_line_keeps_its_value() {
+        let line = "{\"t\":\"x\u{9b}31m \u{202e}cba \u{9d}0;t\u{2069}é→\"}".as_bytes();
+        let escaped = escape_json_line(line);
+        let text = std::str::from_utf8(&escaped).unwrap();
+        assert_eq!(
+            text,
+            "{\"t\":\"x\\u009b31m \\u202ecba \\u009d0;t\\u2069é→\"}"
+        );
+        let a: serde_json::Value = serde_json::from_slice(line).unwrap();
+        let b: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(a, b);
+        assert!(matches!(
+            escape_json_line(b"{\"a\":\"\xff\"}"),
+            Cow::Borrowed(_)
+        ));
     }
 }

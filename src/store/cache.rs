@@ -20,6 +20,8 @@
 //! one project reads one, and a run rewrites only the folders whose sessions changed, to a
 //! temporary file renamed into place, so concurrent runs each see a whole cache.
 
+#[cfg(test)]
+mod code_hash;
 pub mod folder;
 mod key;
 pub mod tallies;
@@ -65,7 +67,8 @@ const FORMAT: u32 = 6;
 /// What one folder's cache file holds.
 #[derive(Serialize, Deserialize)]
 struct Stored {
-    /// pisess's version and the time zone dates without an offset were read in.
+    /// pisess's version and code hash, and the time zone dates without an offset were read
+    /// in ([`key::stamp`]).
     stamp: String,
     /// The folder, in case two hash alike.
     folder: Vec<u8>,
@@ -677,6 +680,18 @@ fn read_at(file: &File, offset: u64, len: u64) -> Option<Vec<u8>> {
 /// when the cache holds no record of `file`.
 #[doc(hidden)]
 pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary)) -> bool {
+    forge_stamped(dir, file, None, edit)
+}
+
+/// [`forge`], the folder's file written under `stamp` when given: what a build of other code
+/// (another [`this_stamp`]) would have written. For tests only.
+#[doc(hidden)]
+pub fn forge_stamped(
+    dir: &CacheDir,
+    file: &Path,
+    stamp: Option<&str>,
+    edit: impl FnOnce(&mut Summary),
+) -> bool {
     let (folder, name) = split_name(file);
     let mut cache = Cache::load(dir, &[file.to_path_buf()]);
     let Some(mut loaded) = cache.folders.remove(folder) else {
@@ -703,7 +718,16 @@ pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary)) -> bo
         }
         records.push((record, blob));
     }
+    if let Some(stamp) = stamp {
+        stamp.clone_into(&mut cache.stamp);
+    }
     found && cache.write_folder(folder, records).is_ok()
+}
+
+/// The stamp this build writes its caches under ([`key::stamp`]). For tests only.
+#[doc(hidden)]
+pub fn this_stamp() -> String {
+    stamp()
 }
 
 #[cfg(test)]

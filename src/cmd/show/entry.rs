@@ -44,9 +44,14 @@ pub(super) fn decode_for_block(
 const SCRATCH_KEPT: usize = 4 << 20;
 
 /// A stored line, byte for byte (CRLF kept); a last line without `\n` gets one, so the output
-/// is always NDJSON.
-pub(super) fn write_line(out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
-    out.write_all(bytes)?;
+/// is always NDJSON. On a terminal (`escape`), the C1 and bidi controls in it are written as
+/// `\u` escapes (`format::surrogates::escape_json_line`): the same value, which the terminal does not act on.
+pub(super) fn write_line(out: &mut dyn Write, bytes: &[u8], escape: bool) -> io::Result<()> {
+    if escape {
+        out.write_all(&crate::format::surrogates::escape_json_line(bytes))?;
+    } else {
+        out.write_all(bytes)?;
+    }
     if bytes.last() != Some(&b'\n') {
         out.write_all(b"\n")?;
     }

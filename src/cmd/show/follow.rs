@@ -231,7 +231,7 @@ impl<'a> Follower<'a> {
             (false, _) => (0..session.entries.len()).collect(),
         };
         if first && args.json && !args.no_header {
-            write_line(out, &session.header.stored)?;
+            write_line(out, &session.header.stored, self.env.stdout_tty)?;
         }
         let notes = args.types.is_empty() && args.roles.is_empty();
         for i in candidates {
@@ -255,7 +255,7 @@ impl<'a> Follower<'a> {
                 continue;
             }
             if args.json {
-                write_line(out, &session.stored_line(i)?)?;
+                write_line(out, &session.stored_line(i)?, self.env.stdout_tty)?;
             } else {
                 let note = if notes {
                     self.note(session.parent_id(i))

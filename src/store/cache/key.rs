@@ -134,13 +134,15 @@ impl FileKey {
     }
 }
 
-/// What a summary depends on besides the file: pisess itself, and the time zone in which
-/// dates without an offset are read (`parse_js_date`).
+/// What a summary depends on besides the file: pisess itself, by its version and by a hash of
+/// its code (`build.rs`: a fix shipped without a version bump changes it too), and the time
+/// zone in which dates without an offset are read (`parse_js_date`).
 pub(super) fn stamp() -> String {
     let tz = jiff::tz::TimeZone::system();
     format!(
-        "pisess {} tz {:?} {:?}",
+        "pisess {} code {} tz {:?} {:?}",
         env!("CARGO_PKG_VERSION"),
+        env!("PISESS_CODE_HASH"),
         std::env::var_os("TZ"),
         tz.iana_name()
             .map_or_else(|| format!("{tz:?}"), str::to_owned),

@@ -53,7 +53,8 @@ const FORMAT: u32 = 3;
 /// One folder's file: the index.
 #[derive(Serialize, Deserialize)]
 struct Stored<'a> {
-    /// pisess's version and the time zone dates without an offset were read in.
+    /// pisess's version and code hash, and the time zone dates without an offset were read
+    /// in (`key::stamp`).
     stamp: String,
     #[serde(with = "serde_bytes")]
     folder: &'a [u8],
@@ -735,8 +736,21 @@ fn decode(bytes: &[u8], stamp: &str, folder: &[u8]) -> Result<Option<ByName>, St
 /// cache holds no record of `file`.
 #[doc(hidden)]
 pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut Tally)) -> bool {
+    forge_stamped(dir, file, None, edit)
+}
+
+/// [`forge`], the folder's file written under `stamp` when given: what a build of other code
+/// would have written. For tests only.
+#[doc(hidden)]
+pub fn forge_stamped(
+    dir: &CacheDir,
+    file: &Path,
+    stamp: Option<&str>,
+    edit: impl FnOnce(&mut Summary, &mut Tally),
+) -> bool {
     let (folder, name) = split_name(file);
-    let stamp = stamp();
+    let written = stamp.map(str::to_owned);
+    let stamp = super::key::stamp();
     let mut bytes = Vec::new();
     let (by_name, _) = read_folder_into(dir, &stamp, folder, true, &mut bytes);
     let Some(record) = by_name.get(name).cloned() else {
@@ -775,7 +789,7 @@ pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut T
         .collect();
     let cache = TallyCache {
         dir,
-        stamp,
+        stamp: written.unwrap_or(stamp),
         now_ns: now_ns(),
         want: Want::Whole,
         folders: HashMap::new(),

@@ -10,11 +10,11 @@
 use std::fmt::Write as _;
 
 use base64::Engine as _;
-use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Alignment, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
 
 use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
-use super::{Tools, View};
+use super::{Out, Tools, View};
 
 const CSS: &str = include_str!("assets/export.css");
 const JS: &str = include_str!("assets/export.js");
@@ -38,8 +38,7 @@ pub fn policy() -> String {
 }
 
 /// The whole page.
-pub fn render(t: &Transcript, view: View) -> String {
-    let mut out = String::with_capacity(16 * 1024);
+pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
     let title = esc(&t.title);
     let _ = write!(
         out,
@@ -62,14 +61,14 @@ pub fn render(t: &Transcript, view: View) -> String {
     out.push_str("</dl>\n</header>\n<main>\n");
     let mut state = State::default();
     for item in &t.items {
-        render_item(&mut out, item, view, &mut state);
+        render_item(out, item, view, &mut state);
+        out.spill();
     }
     let _ = write!(
         out,
         "</main>\n<footer>Exported by pisess {}: one branch, root to leaf.</footer>\n<script>{JS}</script>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION")
     );
-    out
 }
 
 /// What the items before said, so that a long session's page does not repeat it: the last
@@ -83,7 +82,7 @@ struct State<'t> {
 /// One item: an `<article>` whose id is its anchor, headed by an `<h3>` (the script adds the
 /// copy-link to it: with JavaScript off the fragment works, the link is not needed). Attribute
 /// values pisess makes (classes, anchors of `[A-Za-z0-9_.-]`) are unquoted, which HTML allows.
-fn render_item<'t>(out: &mut String, item: &'t Item, view: View, state: &mut State<'t>) {
+fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut State<'t>) {
     let (class, title) = match &item.body {
         Body::User(_) => ("u", "User".to_owned()),
         Body::Assistant { model: m, .. } => {
@@ -168,7 +167,7 @@ fn render_item<'t>(out: &mut String, item: &'t Item, view: View, state: &mut Sta
     out.push_str("</article>\n");
 }
 
-fn render_parts(out: &mut String, parts: &[Part], view: View) {
+fn render_parts(out: &mut Out<'_>, parts: &[Part], view: View) {
     for part in parts {
         match part {
             Part::Text(t) => markdown(out, t),
@@ -197,7 +196,7 @@ fn render_parts(out: &mut String, parts: &[Part], view: View) {
     }
 }
 
-fn render_call(out: &mut String, call: &Call, view: View) {
+fn render_call(out: &mut Out<'_>, call: &Call, view: View) {
     let error = call.result.as_ref().is_some_and(|r| r.is_error);
     let summary = format!("Tool call: {}", call.name);
     open_details(out, &summary, if error { " (error)" } else { "" }, view);
@@ -210,7 +209,7 @@ fn render_call(out: &mut String, call: &Call, view: View) {
 }
 
 /// A result's parts; its texts in `<pre>`s of `class` ("Result" is the style's `.r::before`).
-fn result_parts(out: &mut String, r: &ToolResult, class: &str) {
+fn result_parts(out: &mut Out<'_>, r: &ToolResult, class: &str) {
     for part in &r.parts {
         match part {
             Part::Text(t) | Part::Thinking(t) => pre_class(out, class, t),
@@ -223,7 +222,7 @@ fn result_parts(out: &mut String, r: &ToolResult, class: &str) {
     }
 }
 
-fn open_details(out: &mut String, summary: &str, note: &str, view: View) {
+fn open_details(out: &mut Out<'_>, summary: &str, note: &str, view: View) {
     let open = if view.tools == Tools::Full {
         " open"
     } else {
@@ -238,7 +237,7 @@ fn open_details(out: &mut String, summary: &str, note: &str, view: View) {
 
 /// An image the transcript holds as base64 of an allowed type, as a `data:` URL; any other
 /// only named.
-fn image(out: &mut String, mime: &str, data: Option<&str>) {
+fn image(out: &mut Out<'_>, mime: &str, data: Option<&str>) {
     match data {
         Some(data) => {
             let _ = writeln!(
@@ -253,11 +252,11 @@ fn image(out: &mut String, mime: &str, data: Option<&str>) {
     }
 }
 
-fn pre(out: &mut String, text: &str) {
+fn pre(out: &mut Out<'_>, text: &str) {
     pre_class(out, "", text);
 }
 
-fn pre_class(out: &mut String, class: &str, text: &str) {
+fn pre_class(out: &mut Out<'_>, class: &str, text: &str) {
     match class {
         "" => out.push_str("<pre>"),
         c => {
@@ -285,14 +284,20 @@ pub fn esc(s: &str) -> String {
 }
 
 /// Text inside an element (never an attribute): only `&` and `<` need escaping.
-fn esc_text(out: &mut String, s: &str) {
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            c => out.push(c),
-        }
+fn esc_text(out: &mut Out<'_>, s: &str) {
+    let mut plain = 0;
+    for (at, b) in s.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            _ => continue,
+        };
+        out.push_str(&s[plain..at]);
+        out.push_str(entity);
+        out.spill();
+        plain = at + 1;
     }
+    out.push_chunked(&s[plain..]);
 }
 
 /// Whether a link target may stay: http(s), mailto or a fragment of this page. Anything else
@@ -306,12 +311,39 @@ fn safe_url(url: &str) -> bool {
         .any(|p| lower.starts_with(p))
 }
 
-/// Message Markdown as HTML: raw HTML as text, images as links, unsafe links inert.
-fn markdown(out: &mut String, text: &str) {
+/// Message Markdown as HTML: raw HTML as text, images as links, unsafe links inert, table
+/// alignment as a class (pulldown-cmark writes it as a `style` attribute, which the page's
+/// policy refuses: a CSP violation on every aligned cell), and container markers past
+/// [`md::MAX_NESTING`] as text (pulldown-cmark's tree holds a node for each: ~85 bytes per `>`
+/// of a line of them).
+fn markdown(out: &mut Out<'_>, text: &str) {
+    let text = super::md::cap_nesting(text);
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    let events = Parser::new_ext(text, options).flat_map(|event| -> Vec<Event> {
+    let mut cells = Cells::default();
+    let events = Parser::new_ext(&text, options).flat_map(|event| -> Vec<Event> {
         match event {
+            Event::Start(Tag::Table(alignments)) => {
+                cells = Cells {
+                    alignments,
+                    ..Cells::default()
+                };
+                vec![Event::Start(Tag::Table(Vec::new()))]
+            }
+            Event::Start(Tag::TableHead) => {
+                cells.head = true;
+                cells.index = 0;
+                vec![Event::Start(Tag::TableHead)]
+            }
+            Event::End(TagEnd::TableHead) => {
+                cells.head = false;
+                vec![Event::End(TagEnd::TableHead)]
+            }
+            Event::Start(Tag::TableRow) => {
+                cells.index = 0;
+                vec![Event::Start(Tag::TableRow)]
+            }
+            Event::Start(Tag::TableCell) => vec![Event::Html(cells.open().into())],
             Event::Html(s) | Event::InlineHtml(s) => vec![Event::Text(s)],
             Event::Start(Tag::Image {
                 link_type,
@@ -342,7 +374,34 @@ fn markdown(out: &mut String, text: &str) {
             other => vec![other],
         }
     });
-    pulldown_cmark::html::push_html(out, events);
+    // Through `Out`, which writes the page out as it grows.
+    let _ = pulldown_cmark::html::write_html_fmt(&mut *out, events);
+}
+
+/// Where the table being written is: its columns' alignment, and the cell next opened.
+#[derive(Default)]
+struct Cells {
+    alignments: Vec<Alignment>,
+    head: bool,
+    index: usize,
+}
+
+impl Cells {
+    /// The opening tag of the next cell, its alignment as a class of the page's style.
+    fn open(&mut self) -> &'static str {
+        let align = self.alignments.get(self.index).copied();
+        self.index += 1;
+        match (self.head, align) {
+            (true, Some(Alignment::Left)) => "<th class=al>",
+            (true, Some(Alignment::Center)) => "<th class=ac>",
+            (true, Some(Alignment::Right)) => "<th class=ar>",
+            (true, _) => "<th>",
+            (false, Some(Alignment::Left)) => "<td class=al>",
+            (false, Some(Alignment::Center)) => "<td class=ac>",
+            (false, Some(Alignment::Right)) => "<td class=ar>",
+            (false, _) => "<td>",
+        }
+    }
 }
 
 fn inert(link_type: LinkType, url: CowStr<'_>) -> CowStr<'_> {
@@ -356,13 +415,16 @@ fn inert(link_type: LinkType, url: CowStr<'_>) -> CowStr<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::md;
     use super::*;
+
+    fn html_of(text: &str) -> String {
+        super::super::rendered(|out| markdown(out, text))
+    }
 
     #[test]
     fn markdown_keeps_no_html_and_no_unsafe_link() {
-        let mut out = String::new();
-        markdown(
-            &mut out,
+        let out = html_of(
             "<script>alert(1)</script>\n\n[x](javascript:alert(1)) [y](JavaScript:x) ![i](https://e/i.png) <img src=x onerror=y> [ok](https://e/)",
         );
         assert!(!out.contains("<script"), "{out}");
@@ -383,11 +445,63 @@ mod tests {
         assert!(!safe_url("data:text/html,x") && !safe_url(" javascript:x") && safe_url("#m-a1"));
     }
 
+    /// Issue 42: pulldown-cmark writes a column's alignment as `style="text-align: …"`, which
+    /// the page's own CSP refuses; it is a class of the page's style instead.
+    #[test]
+    fn table_alignment_is_a_class_not_an_inline_style() {
+        let out = html_of("| a | b | c | d |\n|:--|:-:|--:|---|\n| 1 | 2 | 3 | 4 |\n| 5 |\n");
+        assert!(!out.contains("style"), "{out}");
+        assert!(
+            out.contains(
+                "<table><thead><tr><th class=al>a</th><th class=ac>b</th><th class=ar>c</th><th>d</th></tr></thead><tbody>"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "<tr><td class=al>1</td><td class=ac>2</td><td class=ar>3</td><td>4</td></tr>"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("<tr><td class=al>5</td>"), "{out}");
+        for class in ["al", "ac", "ar"] {
+            assert!(CSS.contains(&format!(".{class}{{text-align:")), "{class}");
+        }
+    }
+
+    /// Issue 42: a line of nested `>` is nested no deeper than the cap (pulldown-cmark held
+    /// ~85 bytes per level: 2.5 GB for a 30 MB line); the rest is text.
+    #[test]
+    fn blockquotes_nest_no_deeper_than_the_cap() {
+        let deep = format!("{}x", ">".repeat(10_000));
+        let out = html_of(&deep);
+        assert_eq!(
+            out.matches("<blockquote>").count(),
+            md::MAX_NESTING,
+            "{out}"
+        );
+        assert!(out.contains(&format!("{}x", "&gt;".repeat(10_000 - md::MAX_NESTING))));
+        let lists = format!("{}y", "- ".repeat(1000));
+        let out = html_of(&lists);
+        assert_eq!(out.matches("<ul>").count(), md::MAX_NESTING, "{out}");
+    }
+
+    /// Issue 42: the page is written as it grows: 3 MB of `>` and `<` that render to 12 MB
+    /// are written in pieces of at most twice `Out::SPILL`, as Markdown and as a tool output.
+    #[test]
+    fn long_texts_are_written_in_pieces() {
+        let text = format!("{}x", "><".repeat(1_500_000));
+        let (total, largest) = super::super::writes(|out| markdown(out, &text));
+        assert!(total >= 4 * text.len() - 8, "{total}");
+        assert!(largest <= 2 * Out::SPILL, "a write of {largest} bytes");
+        let (total, largest) = super::super::writes(|out| pre(out, &text));
+        assert!(total >= 2 * text.len(), "{total}");
+        assert!(largest <= 2 * Out::SPILL, "a write of {largest} bytes");
+    }
+
     #[test]
     fn relative_and_protocol_relative_links_and_images_are_inert() {
-        let mut out = String::new();
-        markdown(
-            &mut out,
+        let out = html_of(
             "[a](//evil.example/x) [b](/etc/passwd) [c](../../.ssh/id_rsa) [d](\\\\evil/x) \
              ![e](//evil.example/i.png) ![f](img/x.png) [g](#m-a1) [h](mailto:a@b.c) <a@b.c>",
         );

@@ -52,3 +52,128 @@ pub struct View {
     pub tools: Tools,
     pub thinking: bool,
 }
+
+/// Where the Markdown and HTML renderers write: a buffer handed to the writer each time it
+/// passes [`Out::SPILL`] bytes, so a long message's page is never held whole (its output can
+/// be four times its text: `>` is `&gt;`). Renderers push to it as to a `String`; the first
+/// write error is kept and returned by [`Out::finish`].
+pub struct Out<'w> {
+    buf: String,
+    sink: &'w mut dyn std::io::Write,
+    /// Control characters made visible as they pass (`style::escape_control`): a terminal.
+    escape: bool,
+    error: Option<std::io::Error>,
+}
+
+impl<'w> Out<'w> {
+    /// The buffer's size at which it is written out.
+    pub const SPILL: usize = 1 << 16;
+
+    pub fn new(sink: &'w mut dyn std::io::Write, escape: bool) -> Out<'w> {
+        Out {
+            buf: String::with_capacity(Self::SPILL + 1024),
+            sink,
+            escape,
+            error: None,
+        }
+    }
+
+    /// Writes the buffer out once it is past [`Out::SPILL`]. Cheap: renderers call it after
+    /// any piece of output.
+    pub fn spill(&mut self) {
+        if self.buf.len() >= Self::SPILL {
+            self.write_out();
+        }
+    }
+
+    /// Pushes a long text a piece at a time, each written out in turn: a 30 MB tool output
+    /// is never copied whole into the buffer.
+    pub fn push_chunked(&mut self, mut text: &str) {
+        while text.len() > Self::SPILL {
+            let mut cut = Self::SPILL;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            self.buf.push_str(&text[..cut]);
+            self.write_out();
+            text = &text[cut..];
+        }
+        self.buf.push_str(text);
+        self.spill();
+    }
+
+    fn write_out(&mut self) {
+        if self.error.is_none() {
+            let text = if self.escape {
+                crate::views::style::escape_control(&self.buf, true)
+            } else {
+                Cow::Borrowed(self.buf.as_str())
+            };
+            if let Err(e) = self.sink.write_all(text.as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+        self.buf.clear();
+        // A piece larger than the threshold (a message pushed whole) is not kept.
+        self.buf.shrink_to(Self::SPILL + 1024);
+    }
+
+    /// Writes what is left; the first write error, if any.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.write_out();
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
+impl std::ops::Deref for Out<'_> {
+    type Target = String;
+    fn deref(&self) -> &String {
+        &self.buf
+    }
+}
+
+impl std::ops::DerefMut for Out<'_> {
+    fn deref_mut(&mut self) -> &mut String {
+        &mut self.buf
+    }
+}
+
+impl std::fmt::Write for Out<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.buf.push_str(s);
+        self.spill();
+        Ok(())
+    }
+}
+
+/// Text rendered into memory, for tests.
+#[cfg(test)]
+pub(crate) fn rendered(f: impl FnOnce(&mut Out)) -> String {
+    let mut bytes = Vec::new();
+    let mut out = Out::new(&mut bytes, false);
+    f(&mut out);
+    out.finish().unwrap();
+    String::from_utf8(bytes).unwrap()
+}
+
+/// What a render wrote: its total size and the largest single write (the most the renderer
+/// held at once), for the tests of bounded memory.
+#[cfg(test)]
+pub(crate) fn writes(f: impl FnOnce(&mut Out)) -> (usize, usize) {
+    struct Sizes(usize, usize);
+    impl std::io::Write for Sizes {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            self.1 = self.1.max(b.len());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut sizes = Sizes(0, 0);
+    let mut out = Out::new(&mut sizes, false);
+    f(&mut out);
+    out.finish().unwrap();
+    (sizes.0, sizes.1)
+}

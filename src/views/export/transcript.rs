@@ -167,7 +167,8 @@ pub fn build(
                         let parts = parts(m.get("content"), redact);
                         if first_user.is_none() {
                             first_user = parts.iter().find_map(|p| match p {
-                                Part::Text(t) if !t.trim().is_empty() => Some(t.clone()),
+                                // The title's share only: the message may be megabytes.
+                                Part::Text(t) if !t.trim().is_empty() => Some(one_line(t, 80)),
                                 _ => None,
                             });
                         }
@@ -218,8 +219,8 @@ pub fn build(
                         Body::ToolResult(result)
                     }
                     "bashExecution" => Body::Bash {
-                        command: r(&text_field(m, "command")),
-                        output: r(&text_field(m, "output")),
+                        command: clean_text(m.get("command"), redact),
+                        output: clean_text(m.get("output"), redact),
                         exit_code: m
                             .get("exitCode")
                             .filter(|v| !v.is_null())
@@ -227,11 +228,11 @@ pub fn build(
                     },
                     "branchSummary" => Body::Summary {
                         kind: "Branch summary",
-                        text: r(&text_field(m, "summary")),
+                        text: clean_text(m.get("summary"), redact),
                     },
                     "compactionSummary" => Body::Summary {
                         kind: "Compaction summary",
-                        text: r(&text_field(m, "summary")),
+                        text: clean_text(m.get("summary"), redact),
                     },
                     // `custom` (and v2's `hookMessage`, migrated), `system`, anything else.
                     other => Body::Custom {
@@ -252,11 +253,11 @@ pub fn build(
             },
             EntryKind::Compaction => Body::Summary {
                 kind: "Compaction",
-                text: r(&text_field(&entry, "summary")),
+                text: clean_text(entry.get("summary"), redact),
             },
             EntryKind::BranchSummary => Body::Summary {
                 kind: "Branch summary",
-                text: r(&text_field(&entry, "summary")),
+                text: clean_text(entry.get("summary"), redact),
             },
             EntryKind::ModelChange => {
                 let provider = text_field(&entry, "provider");
@@ -342,9 +343,9 @@ fn parts(content: Option<&Value>, redact: &dyn Redact) -> Vec<Part> {
         Content::Blocks(_) => Content::of(content)
             .blocks()
             .map(|b| match b {
-                Block::Text { text } => Part::Text(r(&text_of(text))),
+                Block::Text { text } => Part::Text(clean_text(text, redact)),
                 Block::Thinking { redacted: true, .. } => Part::RedactedThinking,
-                Block::Thinking { thinking, .. } => Part::Thinking(r(&text_of(thinking))),
+                Block::Thinking { thinking, .. } => Part::Thinking(clean_text(thinking, redact)),
                 Block::ToolCall(call) => Part::Call(Call {
                     name: r(&call
                         .name
@@ -398,6 +399,14 @@ fn clean(s: &str, redact: &dyn Redact) -> String {
         .into_owned()
 }
 
+/// [`text_of`] through [`clean`], a string copied once (a message may be megabytes).
+fn clean_text(v: Option<&Value>, redact: &dyn Redact) -> String {
+    match v {
+        Some(Value::String(s)) => clean(s, redact),
+        other => clean(&text_of(other), redact),
+    }
+}
+
 /// A text field: a string as it is, another value as JavaScript's `String(x)`, absent empty.
 fn text_of(v: Option<&Value>) -> String {
     match v {
@@ -446,19 +455,24 @@ fn anchor_for(id: &str, seen: &mut HashMap<String, usize>) -> String {
 
 /// Whitespace folded, control characters dropped, cut to `max` characters with `…`.
 pub fn one_line(s: &str, max: usize) -> String {
-    let folded: String = s
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .chars()
-        .filter(|c| !c.is_control())
-        .collect();
-    if folded.chars().count() <= max {
-        return folded;
+    // One pass that stops at `max`: a title taken from a 30 MB message of short words must
+    // not list its words first (16 bytes each).
+    let mut out = String::new();
+    let mut count = 0;
+    for (k, word) in s.split_whitespace().enumerate() {
+        let word = word.chars().filter(|c| !c.is_control());
+        for c in (k > 0).then_some(' ').into_iter().chain(word) {
+            if count == max {
+                // One more character than fits: cut, with `…` in the last place.
+                out.pop();
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
     }
-    let mut cut: String = folded.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
+    out
 }
 
 /// `2025-05-13 14:02:41` (UTC, as the facts say).
@@ -488,5 +502,45 @@ pub fn cost_text(c: f64) -> String {
         "$0.00".to_owned()
     } else {
         crate::views::style::cost(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    /// The words folded and cut as before, by the simple reading that listed every word.
+    fn reference(s: &str, max: usize) -> String {
+        let folded: String = s
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .filter(|c| !c.is_control())
+            .collect();
+        if folded.chars().count() <= max {
+            return folded;
+        }
+        let mut cut: String = folded.chars().take(max.saturating_sub(1)).collect();
+        cut.push('…');
+        cut
+    }
+
+    #[test]
+    fn one_line_folds_and_cuts_in_one_pass() {
+        let texts = [
+            "",
+            "a",
+            "  a \n b\t\tc  ",
+            "\u{1} b",
+            "a \u{1} b \u{7f}",
+            "Übersetze die Fehlermeldungen 🛒 ins Japanische",
+            "word word word word word",
+        ];
+        for t in texts {
+            for max in [0, 1, 2, 3, 5, 9, 80, usize::MAX] {
+                assert_eq!(one_line(t, max), reference(t, max), "{t:?} {max}");
+            }
+        }
     }
 }
