@@ -11,10 +11,12 @@
 //!    reading of the brackets gives;
 //! 3. then the line's raw text: what sits outside any string (`(raw line)`).
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::walk::{push_seg, skipped_key, Seg};
-use super::{Detector, Located};
+use super::{Detector, LineIndex, Located};
 
 /// The field of a finding that no JSON string holds.
 pub const RAW_LINE: &str = "(raw line)";
@@ -30,10 +32,10 @@ impl Detector {
         let body = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
         let (stored, whole) = first_value(body);
         let model = mapped.and_then(|m| crate::format::json::decode(m).ok());
-        let mut out = match model.as_ref().or(stored.as_ref()) {
+        let mut out = once_each(match model.as_ref().or(stored.as_ref()) {
             Some(v) if v.is_object() || v.is_array() => self.find_in_entry(v),
             _ => Vec::new(),
-        };
+        });
         let lexed = lex(body);
         let complete = whole && stored.as_ref().is_some_and(|v| members(v) == lexed.keys);
         if complete {
@@ -44,8 +46,14 @@ impl Detector {
             let text = unescape(&body[t.start..t.end]);
             if t.key {
                 let path = || format!("{}@key", lexed.path(t.node));
+                let mut lines = LineIndex::default();
                 for f in self.find(&text) {
-                    more.push(super::walk::located(&self.redact(&path()), &text, &f));
+                    more.push(super::walk::located(
+                        &self.redact(&path()),
+                        &text,
+                        &f,
+                        &mut lines,
+                    ));
                 }
                 continue;
             }
@@ -56,19 +64,42 @@ impl Detector {
             self.text(&text, key, &|| lexed.path(t.node), 0, &mut more);
         }
         let text = String::from_utf8_lossy(body);
+        let mut lines = LineIndex::default();
         for f in self.find(&text) {
-            more.push(super::walk::located(RAW_LINE, &text, &f));
+            more.push(super::walk::located(RAW_LINE, &text, &f, &mut lines));
         }
+        // What the later passes find is reported only when no pass before found it at all.
+        let mut seen: HashSet<(String, String)> = out
+            .iter()
+            .map(|o| (o.kind.clone(), o.fingerprint.clone()))
+            .collect();
         for m in more {
-            if !out
-                .iter()
-                .any(|o| o.kind == m.kind && o.fingerprint == m.fingerprint)
-            {
+            super::work::spent(1);
+            if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
                 out.push(m);
             }
         }
         out
     }
+}
+
+/// Each distinct secret (kind and fingerprint) of one line of a field's text once, where it
+/// was found first: a key pasted twice on a line is one finding (docs/secrets.md). The same
+/// key in two fields, or on two lines of one text, is two: each is a place to clean.
+fn once_each(found: Vec<Located>) -> Vec<Located> {
+    let mut seen: HashSet<(String, usize, String, String)> = HashSet::with_capacity(found.len());
+    found
+        .into_iter()
+        .filter(|f| {
+            super::work::spent(1);
+            seen.insert((
+                f.field.clone(),
+                f.line,
+                f.kind.clone(),
+                f.fingerprint.clone(),
+            ))
+        })
+        .collect()
 }
 
 /// The line's first JSON value, and whether nothing but whitespace follows it.

@@ -10,10 +10,11 @@
 //! (`…Signature`, `encrypted_content`), which are random by design.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{line_of, preview, Detector, Finding};
+use super::{preview, Detector, Finding, LineIndex};
 
 /// How deep JSON inside strings is followed (each level is a string decoded again).
 const JSON_DEPTH: u8 = 8;
@@ -68,7 +69,8 @@ impl Detector {
                         if !in_key.is_empty() {
                             let path = format!("{}@key", path_of(&arena, at, base));
                             let path = self.redact(&path);
-                            out.extend(in_key.iter().map(|f| located(&path, k, f)));
+                            let mut lines = LineIndex::default();
+                            out.extend(in_key.iter().map(|f| located(&path, k, f, &mut lines)));
                         }
                         match child {
                             Value::String(s) => {
@@ -126,13 +128,18 @@ impl Detector {
             // A key is printed as part of the path: one that is itself a secret is not.
             let path = path();
             let path = self.redact(&path);
+            let mut lines = LineIndex::default();
             for f in &found {
-                out.push(located(&path, s, f));
+                out.push(located(&path, s, f, &mut lines));
             }
         }
         // Lines of JSON in a text (NDJSON output, a log): decoded too, for what their escapes
         // hide; a secret already found in the text is not reported twice.
         if depth < JSON_DEPTH && s.contains('\\') {
+            let mut seen: HashSet<(String, String)> = out[first..]
+                .iter()
+                .map(|o| (o.kind.clone(), o.fingerprint.clone()))
+                .collect();
             for (n, line) in s.lines().enumerate() {
                 let Some(inner) = as_json(line) else {
                     continue;
@@ -145,10 +152,8 @@ impl Detector {
                     &mut more,
                 );
                 for m in more {
-                    let seen = out[first..]
-                        .iter()
-                        .any(|o| o.fingerprint == m.fingerprint && o.kind == m.kind);
-                    if !seen {
+                    super::work::spent(1);
+                    if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
                         out.push(m);
                     }
                 }
@@ -173,10 +178,10 @@ impl Detector {
     }
 }
 
-pub(super) fn located(path: &str, text: &str, f: &Finding) -> Located {
+pub(super) fn located(path: &str, text: &str, f: &Finding, lines: &mut LineIndex) -> Located {
     Located {
         field: path.to_owned(),
-        line: line_of(text, f.start),
+        line: lines.line_of(text, f.start),
         kind: f.kind.clone(),
         fingerprint: f.fingerprint.clone(),
         preview: preview(&text[f.start..f.end]),

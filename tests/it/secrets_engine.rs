@@ -1,0 +1,85 @@
+//! The mechanics of the secrets scan as the commands show them (issue 42, lane sec-engine):
+//! each distinct secret of a line once in every mode, seed-000 lines read whole, lines the
+//! reader passes over read for secrets, redaction as deep as detection.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{env_in, run_with, Run};
+
+fn run_in(root: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    run_with(env_in(root, "/home/dev/webshop"), args, stdin)
+}
+
+/// An AWS-format access key id, random at run time (no real key is ever in a test).
+pub(crate) fn aws_id(seed: u64) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let tail: String = (0..16)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            alphabet[(x % 32) as usize] as char
+        })
+        .collect();
+    format!("AKIA{tail}")
+}
+
+const HEADER: &str = r#"{"type":"session","version":3,"id":"5e000000-0000-7000-8000-0000000000e1","timestamp":"2026-07-01T10:00:00.000Z","cwd":"/home/dev/webshop"}"#;
+
+/// A session file of `lines` after a v3 header, in pi's folder for the webshop.
+pub(crate) fn session(root: &Path, lines: &[String]) -> PathBuf {
+    let dir = root.join("sessions").join("--home-dev-webshop--");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("2026-07-01T10-00-00-000Z_5e000000-0000-7000-8000-0000000000e1.jsonl");
+    let mut text = format!("{HEADER}\n");
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    fs::write(&path, text).unwrap();
+    path
+}
+
+pub(crate) fn user(id: &str, text: &str) -> String {
+    serde_json::json!({"type": "message", "id": id, "parentId": null,
+        "timestamp": "2026-07-01T10:00:01.000Z",
+        "message": {"role": "user", "content": text, "timestamp": 1}})
+    .to_string()
+}
+
+/// Case "the same secret twice on one line is reported twice": once in the human view, in
+/// `--json`, in `-c`'s count and in `check --no-secrets`'s.
+#[test]
+fn a_secret_twice_on_a_line_is_one_finding_in_every_mode() {
+    let tmp = tempfile::tempdir().unwrap();
+    let key = aws_id(7);
+    let file = session(
+        tmp.path(),
+        &[user("u1", &format!("export A={key}; echo {key}"))],
+    );
+    let f = file.to_str().unwrap();
+    let human = run_in(tmp.path(), &["grep", "--secrets", f], b"");
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    assert_eq!(
+        human.stdout.matches("aws-access-key-id").count(),
+        1,
+        "{}",
+        human.stdout
+    );
+    let json = run_in(tmp.path(), &["grep", "--secrets", "--json", f], b"");
+    assert_eq!(json.stdout.lines().count(), 1, "{}", json.stdout);
+    let count = run_in(tmp.path(), &["grep", "--secrets", "-c", f], b"");
+    assert_eq!(count.stdout, format!("{f}:1\n"));
+    let check = run_in(tmp.path(), &["check", "--no-secrets", "--json", f], b"");
+    assert_eq!(check.code, 1, "{}", check.stderr);
+    let v: Value = serde_json::from_str(check.stdout.lines().next().unwrap()).unwrap();
+    let text = v.to_string();
+    assert_eq!(text.matches("aws-access-key-id").count(), 1, "{text}");
+    for run in [&human, &json, &count, &check] {
+        assert!(!run.stdout.contains(&key) && !run.stderr.contains(&key));
+    }
+}
