@@ -83,3 +83,54 @@ fn a_secret_twice_on_a_line_is_one_finding_in_every_mode() {
         assert!(!run.stdout.contains(&key) && !run.stderr.contains(&key));
     }
 }
+
+/// Case "a line over about 1.5 MB that cannot start JSON is passed over unread": a raw log
+/// line, and a run of NUL bytes a crash left followed by text, with a key near their ends, are
+/// read for secrets by `grep --secrets` (a file and stdin) and `check --no-secrets`.
+#[test]
+fn a_long_line_that_is_no_json_is_read_for_secrets() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (k1, k2) = (aws_id(11), aws_id(12));
+    let log = format!("Error: {} key {k1} end", "x ".repeat(900_000));
+    let crash = format!("{}then {k2} and more", "\0".repeat(1_600_000));
+    let file = session(tmp.path(), &[user("u1", "hello"), log, crash]);
+    let f = file.to_str().unwrap();
+    let (fp1, fp2) = (
+        pisess::views::secrets::fingerprint(&k1),
+        pisess::views::secrets::fingerprint(&k2),
+    );
+    let bytes = fs::read(&file).unwrap();
+    for (source, input) in [(f, &b""[..]), ("-", &bytes[..])] {
+        let json = run_in(tmp.path(), &["grep", "--secrets", "--json", source], input);
+        assert_eq!(json.code, 0, "{source}: {}", json.stderr);
+        let found: Vec<Value> = json
+            .stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let got: Vec<(&str, &str)> = found
+            .iter()
+            .map(|v| {
+                (
+                    v["field"].as_str().unwrap(),
+                    v["fingerprint"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [("(raw line)", fp1.as_str()), ("(raw line)", fp2.as_str())],
+            "{source}: {}",
+            json.stdout
+        );
+        assert!(!json.stdout.contains(&k1) && !json.stdout.contains(&k2));
+    }
+    let check = run_in(tmp.path(), &["check", "--no-secrets", f], b"");
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    assert!(
+        check.stdout.contains(&fp1) && check.stdout.contains(&fp2),
+        "{}",
+        check.stdout
+    );
+    assert!(!check.stdout.contains(&k1) && !check.stdout.contains(&k2));
+}

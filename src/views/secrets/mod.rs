@@ -16,6 +16,7 @@ mod config;
 mod file;
 mod line;
 mod rules;
+mod stream;
 mod validate;
 mod walk;
 
