@@ -134,3 +134,90 @@ fn a_long_line_that_is_no_json_is_read_for_secrets() {
     );
     assert!(!check.stdout.contains(&k1) && !check.stdout.contains(&k2));
 }
+
+/// Case "seed-000 files are searched only as mapped": fields the dialect mapping drops (an
+/// extra field, `output.stdout`) are read by `grep --secrets` and `check --no-secrets`, named
+/// by their stored path, and `export --redact` (every format) publishes none of them.
+#[test]
+fn seed000_fields_the_mapping_drops_are_searched_and_never_exported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (k1, k2, k3) = (aws_id(21), aws_id(22), aws_id(23));
+    let lines = [
+        r#"{"type":"session_header","version":1,"createdAt":"2025-04-03T08:00:00Z","cwd":"/home/dev/webshop"}"#.to_owned(),
+        serde_json::json!({"type": "user_message", "id": "e1", "parentId": null,
+            "timestamp": "2025-04-03T08:00:01Z", "content": [{"type": "text", "text": "List src."}],
+            "env": {"AWS_ACCESS_KEY_ID": k1}}).to_string(),
+        serde_json::json!({"type": "assistant_message", "id": "e2", "parentId": "e1",
+            "timestamp": "2025-04-03T08:00:02Z", "modelId": "m",
+            "content": [{"type": "tool_use", "id": "tc_001", "name": "bash", "input": {"command": "env"}}],
+            "usage": {"inputTokens": 9, "outputTokens": 2}, "cost": 0.003}).to_string(),
+        serde_json::json!({"type": "tool_result", "id": "e3", "parentId": "e2",
+            "timestamp": "2025-04-03T08:00:03Z", "toolCallId": "tc_001", "toolName": "bash",
+            "output": {"content": [{"type": "text", "text": "done"}], "stdout": format!("KEY={k2}"),
+                       "extra": [{"note": format!("{k3}")}]}}).to_string(),
+    ];
+    let dir = tmp.path().join("sessions").join("--home-dev-webshop--");
+    fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("seed-session-0001.jsonl");
+    fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let f = file.to_str().unwrap();
+    let fp = |k: &str| pisess::views::secrets::fingerprint(k);
+
+    let json = run_in(tmp.path(), &["grep", "--secrets", "--json", f], b"");
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let mut got: Vec<(String, String)> = json
+        .stdout
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["field"].as_str().unwrap().to_owned(),
+                v["fingerprint"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    got.sort();
+    let mut want = vec![
+        ("env.AWS_ACCESS_KEY_ID".to_owned(), fp(&k1)),
+        ("output.stdout".to_owned(), fp(&k2)),
+        ("output.extra[0].note".to_owned(), fp(&k3)),
+    ];
+    want.sort();
+    assert_eq!(got, want, "{}", json.stdout);
+
+    let check = run_in(tmp.path(), &["check", "--no-secrets", f], b"");
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    for k in [&k1, &k2, &k3] {
+        assert!(check.stdout.contains(&fp(k)), "{}", check.stdout);
+    }
+    for format in ["jsonl", "md", "html"] {
+        let args = [
+            "-q", "export", f, "--format", format, "--tools", "full", "--redact",
+        ];
+        let args: Vec<&str> = if format == "jsonl" {
+            args.iter()
+                .copied()
+                .filter(|a| *a != "--tools" && *a != "full")
+                .collect()
+        } else {
+            args.to_vec()
+        };
+        let out = run_in(tmp.path(), &args, b"");
+        assert_eq!(out.code, 0, "{format}: {}", out.stderr);
+        assert!(
+            out.stdout.contains("List src."),
+            "{format}: the export is there"
+        );
+        for k in [&k1, &k2, &k3] {
+            assert!(
+                !out.stdout.contains(k.as_str()),
+                "{format}: a key was exported"
+            );
+        }
+    }
+    for run in [&json, &check] {
+        for k in [&k1, &k2, &k3] {
+            assert!(!run.stdout.contains(k.as_str()));
+        }
+    }
+}

@@ -36,12 +36,38 @@ impl Detector {
             Some(v) if v.is_object() || v.is_array() => self.find_in_entry(v),
             _ => Vec::new(),
         });
+        let mut more = Vec::new();
+        // A mapped line (seed-000) holds more than its mapping keeps (extra fields,
+        // `output.stdout`): the stored JSON is walked too, every string of it, named by its
+        // stored path, for what the mapping left out.
+        if let Some(v) = stored
+            .as_ref()
+            .filter(|v| model.is_some() && (v.is_object() || v.is_array()))
+        {
+            more = self.find_in_entry(v);
+        }
         let lexed = lex(body);
         let complete = whole && stored.as_ref().is_some_and(|v| members(v) == lexed.keys);
-        if complete {
-            return out;
+        if !complete {
+            self.find_in_lexed(body, &lexed, &mut more);
         }
-        let mut more = Vec::new();
+        // What the later passes find is reported only when no pass before found it at all.
+        let mut seen: HashSet<(String, String)> = out
+            .iter()
+            .map(|o| (o.kind.clone(), o.fingerprint.clone()))
+            .collect();
+        for m in more {
+            super::work::spent(1);
+            if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    /// Passes 2 and 3 of [`Detector::find_in_line`]: every string literal of a line the
+    /// decode did not take whole, then its raw text.
+    fn find_in_lexed(&self, body: &[u8], lexed: &Lexed, more: &mut Vec<Located>) {
         for t in &lexed.tokens {
             let text = unescape(&body[t.start..t.end]);
             if t.key {
@@ -61,25 +87,13 @@ impl Detector {
             if key.is_some_and(|k| skipped_key(k) || (k == "data" && lexed.images[t.frame])) {
                 continue;
             }
-            self.text(&text, key, &|| lexed.path(t.node), 0, &mut more);
+            self.text(&text, key, &|| lexed.path(t.node), 0, more);
         }
         let text = String::from_utf8_lossy(body);
         let mut lines = LineIndex::default();
         for f in self.find(&text) {
             more.push(super::walk::located(RAW_LINE, &text, &f, &mut lines));
         }
-        // What the later passes find is reported only when no pass before found it at all.
-        let mut seen: HashSet<(String, String)> = out
-            .iter()
-            .map(|o| (o.kind.clone(), o.fingerprint.clone()))
-            .collect();
-        for m in more {
-            super::work::spent(1);
-            if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
-                out.push(m);
-            }
-        }
-        out
     }
 }
 
