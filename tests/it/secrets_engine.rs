@@ -221,3 +221,74 @@ fn seed000_fields_the_mapping_drops_are_searched_and_never_exported() {
         }
     }
 }
+
+/// A text holding JSON in a string `levels` times: the innermost holds `key` with its first
+/// letter written as a JSON escape, so only a reader that decodes every level sees the key.
+fn nested(levels: usize, key: &str) -> String {
+    let hidden = format!("\\u0041{}", &key[1..]);
+    let mut text = format!("{{\"v\":\"{hidden}\"}}");
+    for _ in 1..levels {
+        text = serde_json::json!({ "v": text }).to_string();
+    }
+    text
+}
+
+/// Case "redaction follows JSON inside strings one level less deep than detection": at 7, 8
+/// and 9 levels, in a message's text and in a tool call's arguments, `export --redact` (jsonl,
+/// md, html) removes exactly what `grep --secrets` reports (at 8 the key was reported and then
+/// exported). Detection follows 8 levels: a key at 9 is neither found nor redacted.
+#[test]
+fn redaction_follows_json_in_strings_as_deep_as_detection() {
+    for levels in [7, 8, 9] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (k1, k2) = (aws_id(30 + levels as u64), aws_id(40 + levels as u64));
+        let call = serde_json::json!({"type": "message", "id": "a1", "parentId": "u1",
+            "timestamp": "2026-07-01T10:00:02.000Z",
+            "message": {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c1", "name": "bash",
+                 "arguments": {"command": nested(levels, &k2)}}],
+                "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": 2,
+                "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0,
+                    "totalTokens": 2, "cost": {"input": 0, "output": 0, "cacheRead": 0,
+                    "cacheWrite": 0, "total": 0}}}})
+        .to_string();
+        let file = session(tmp.path(), &[user("u1", &nested(levels, &k1)), call]);
+        let f = file.to_str().unwrap();
+        let json = run_in(tmp.path(), &["grep", "--secrets", "--json", f], b"");
+        let reported: Vec<String> = json
+            .stdout
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                v["fingerprint"].as_str().unwrap().to_owned()
+            })
+            .collect();
+        for k in [&k1, &k2] {
+            let fp = pisess::views::secrets::fingerprint(k);
+            let found = reported.contains(&fp);
+            assert_eq!(found, levels <= 8, "{levels} levels: found {found}");
+            for format in ["jsonl", "md", "html"] {
+                let mut args = vec!["-q", "export", f, "--format", format, "--redact"];
+                if format != "jsonl" {
+                    args.extend(["--tools", "full"]);
+                }
+                let out = run_in(tmp.path(), &args, b"");
+                assert_eq!(out.code, 0, "{}", out.stderr);
+                // The key as a reader of the export would see it: JSON escapes undone as
+                // often as they were written.
+                let mut seen = out.stdout.clone();
+                for _ in 0..12 {
+                    seen = seen.replace("\\\\", "\\").replace("\\u0041", "A");
+                }
+                let left = seen.contains(k.as_str());
+                assert_eq!(
+                    left, !found,
+                    "{levels} levels, {format}: reported {found}, left in the export {left}"
+                );
+                if found {
+                    assert!(out.stdout.contains(&fp), "{levels} levels, {format}: named");
+                }
+            }
+        }
+    }
+}

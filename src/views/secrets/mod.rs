@@ -367,12 +367,19 @@ impl Detector {
             out.push_str(&text[at..]);
             Cow::Owned(out)
         };
-        if out.contains('\\') {
-            if let Some(lines) = walk::redact_json_lines(self, &out, depth) {
-                out = Cow::Owned(lines);
-            }
+        if let Some(lines) = walk::redact_json_lines(self, &out, depth) {
+            out = Cow::Owned(lines);
         }
         out
+    }
+
+    /// A decoded entry (or any JSON value of one: a tool call's arguments) with every string
+    /// redacted as [`Detector::redact`] does, each with its key, and every key that is a
+    /// secret: its strings are at the depth [`Detector::find_in_entry`] reads them at, so
+    /// what `grep --secrets` finds in an entry, however deep in JSON inside its strings, is
+    /// what this removes. Whether anything changed.
+    pub fn redact_entry(&self, value: &mut serde_json::Value) -> bool {
+        walk::redact_value(self, value, 0)
     }
 }
 
