@@ -111,3 +111,83 @@ fn a_secret_twice_on_one_line_is_one_finding() {
         [("message.content".to_owned(), 1)]
     );
 }
+
+/// A text holding JSON in a string `levels` times around `inner` (a JSON text).
+fn nest(levels: usize, inner: String) -> String {
+    let mut text = inner;
+    for _ in 0..levels {
+        text = serde_json::json!({ "v": text }).to_string();
+    }
+    text
+}
+
+/// Detection and redaction cannot drift: for keys hidden behind an escape at every depth from
+/// 0 to 10, plainly, as NDJSON lines, under a secret's name and as keys, every key
+/// `find_in_entry` reports is gone from `redact_entry`'s output (escapes undone), and every key
+/// it does not report is left as it was.
+#[test]
+fn redaction_removes_exactly_what_detection_reports_at_every_depth() {
+    let d = Detector::default();
+    for levels in 0..=10 {
+        let k: Vec<String> = (0..4)
+            .map(|i| {
+                let seed = 1000 + 10 * levels as u64 + i;
+                format!(
+                    "AKIA{}",
+                    chars(seed, 16, b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+                )
+            })
+            .collect();
+        let hide = |key: &str| format!("\\u0041{}", &key[1..]);
+        let texts = [
+            nest(levels, format!("{{\"a\":\"{}\"}}", hide(&k[0]))),
+            format!(
+                "log\n{}\nend",
+                nest(levels, format!("{{\"b\":\"{}\"}}", hide(&k[1])))
+            ),
+            nest(levels, format!("{{\"c\":{{\"{}\":1}}}}", hide(&k[2]))),
+            nest(levels, format!("{{\"d\":[\"x {} y\"]}}", hide(&k[3]))),
+        ];
+        let entry = serde_json::json!({"type": "message", "id": "a1",
+            "message": {"role": "user", "content": [
+                {"type": "text", "text": texts[0]}, {"type": "text", "text": texts[1]},
+                {"type": "toolCall", "id": "c", "name": "x",
+                 "arguments": {"p": texts[2], "q": texts[3]}}]}});
+        let reported: Vec<String> = d
+            .find_in_entry(&entry)
+            .into_iter()
+            .map(|f| f.fingerprint)
+            .collect();
+        let mut redacted = entry.clone();
+        d.redact_entry(&mut redacted);
+        let mut seen = redacted.to_string();
+        for _ in 0..14 {
+            seen = seen.replace("\\\\", "\\").replace("\\u0041", "A");
+        }
+        // The test can fail both ways: shallow keys are found, keys past the depth are not.
+        let hits = k
+            .iter()
+            .filter(|key| reported.contains(&fingerprint(key)))
+            .count();
+        match levels {
+            0..=7 => assert_eq!(
+                hits,
+                4,
+                "{levels} levels: {:?}",
+                k.iter()
+                    .map(|key| reported.contains(&fingerprint(key)))
+                    .collect::<Vec<_>>()
+            ),
+            10 => assert_eq!(hits, 0, "{levels} levels"),
+            _ => {}
+        }
+        for (i, key) in k.iter().enumerate() {
+            let found = reported.contains(&fingerprint(key));
+            let left = seen.contains(key.as_str());
+            assert_eq!(
+                left, !found,
+                "{levels} levels, key {i}: reported {found}, left {left}"
+            );
+        }
+    }
+}
