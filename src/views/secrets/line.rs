@@ -101,18 +101,20 @@ impl Detector {
 /// was found first: a key pasted twice on a line is one finding (docs/secrets.md). The same
 /// key in two fields, or on two lines of one text, is two: each is a place to clean.
 fn once_each(found: Vec<Located>) -> Vec<Located> {
-    let mut seen: HashSet<(String, usize, String, String)> = HashSet::with_capacity(found.len());
+    let first: Vec<bool> = {
+        let mut seen: HashSet<(&str, usize, &str, &str)> = HashSet::with_capacity(found.len());
+        found
+            .iter()
+            .map(|f| {
+                super::work::spent(1);
+                seen.insert((&f.field, f.line, &f.kind, &f.fingerprint))
+            })
+            .collect()
+    };
     found
         .into_iter()
-        .filter(|f| {
-            super::work::spent(1);
-            seen.insert((
-                f.field.clone(),
-                f.line,
-                f.kind.clone(),
-                f.fingerprint.clone(),
-            ))
-        })
+        .zip(first)
+        .filter_map(|(f, first)| first.then_some(f))
         .collect()
 }
 
