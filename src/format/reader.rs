@@ -375,6 +375,50 @@ mod tests {
         }
     }
 
+    /// A reader that asks for them gets every byte of each line passed over, in order, with
+    /// its number, then its end; of no other line. (Issue 42: the secrets scan reads them.)
+    #[test]
+    fn passed_over_lines_are_spilled_whole() {
+        let mut input = b"{\"a\":1}\n".to_vec();
+        let mut raw = b"Error: ".to_vec();
+        raw.extend((0..NOT_JSON_AFTER + 5000).map(|i| b'a' + (i % 26) as u8));
+        input.extend_from_slice(&raw);
+        input.extend_from_slice(b"\n{\"b\":2}\n");
+        let mut too_long = vec![b'{'; 2 * NOT_JSON_AFTER + 300];
+        too_long.extend_from_slice(b"tail");
+        input.extend_from_slice(&too_long);
+        let mut spilled: Vec<(u64, Vec<u8>, bool)> = Vec::new();
+        let mut spill = |n: u64, bytes: &[u8], end: bool| match spilled.last_mut() {
+            Some((m, got, done)) if *m == n && !*done => {
+                got.extend_from_slice(bytes);
+                *done = end;
+            }
+            _ => spilled.push((n, bytes.to_vec(), end)),
+        };
+        let mut reader =
+            LineReader::new(io::BufReader::with_capacity(4096, &input[..])).spilling(&mut spill);
+        reader.limit = 2 * NOT_JSON_AFTER;
+        let mut cuts = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            cuts.push((line.number, line.cut));
+        }
+        drop(reader);
+        assert_eq!(
+            cuts,
+            [
+                (1, None),
+                (2, Some(Cut::NotJson)),
+                (3, None),
+                (4, Some(Cut::TooLong))
+            ]
+        );
+        assert_eq!(spilled.len(), 2);
+        assert_eq!((spilled[0].0, spilled[0].2), (2, true));
+        assert!(spilled[0].1 == raw, "line 2 whole");
+        assert_eq!((spilled[1].0, spilled[1].2), (4, true));
+        assert!(spilled[1].1 == too_long, "line 4 whole");
+    }
+
     #[test]
     fn lines_that_cannot_be_held_are_passed_over() {
         let long = |first: u8, n: usize| {
