@@ -69,14 +69,22 @@ impl<'a> RawLine<'a> {
     }
 }
 
+/// Where the bytes of a line passed over go, for a reader that must see every byte of a file
+/// (the secrets scan): called with the line's number and each piece of it in order (the bytes
+/// gathered before it was cut, then each buffer's worth), then once with `end` true and no
+/// bytes. Memory stays bounded: no piece outlives the call.
+pub(crate) type Spill<'s> = &'s mut dyn FnMut(u64, &[u8], bool);
+
 /// A pull reader of lines over any `BufRead` (a file, stdin, a byte slice).
 ///
 /// A line that lies whole in the `BufRead`'s buffer is handed out from there, uncopied; only a
 /// line that crosses the buffer's end is gathered into the reader's own buffer. Newlines are
 /// found with `memchr` (SIMD), not `read_until`'s byte-wise fallback: with a copy per line, the
 /// two were a fifth of a scan's time.
-pub(crate) struct LineReader<R> {
+pub(crate) struct LineReader<'s, R> {
     inner: R,
+    /// Where a passed-over line's bytes go ([`Spill`]); `None`: nowhere.
+    spill: Option<Spill<'s>>,
     buf: Vec<u8>,
     /// Bytes of `inner`'s buffer handed out by the last call, consumed by the next one.
     pending: usize,
@@ -93,10 +101,11 @@ pub(crate) struct LineReader<R> {
     ended: bool,
 }
 
-impl<R: BufRead> LineReader<R> {
+impl<'s, R: BufRead> LineReader<'s, R> {
     pub(crate) fn new(inner: R) -> Self {
         LineReader {
             inner,
+            spill: None,
             buf: Vec::new(),
             pending: 0,
             number: 0,
@@ -115,6 +124,14 @@ impl<R: BufRead> LineReader<R> {
             number: lines,
             offset,
             ..LineReader::new(inner)
+        }
+    }
+
+    /// The reader with the bytes of every line it passes over handed to `spill`.
+    pub(crate) fn spilling(self, spill: Spill<'s>) -> Self {
+        LineReader {
+            spill: Some(spill),
+            ..self
         }
     }
 
@@ -221,6 +238,10 @@ impl<R: BufRead> LineReader<R> {
 
     /// Skips the rest of the line being gathered, keeping its first bytes in `buf`.
     fn pass_over(&mut self, cut: Cut) -> io::Result<(usize, bool)> {
+        let number = self.number + 1;
+        if let Some(spill) = self.spill.as_mut() {
+            spill(number, &self.buf, false);
+        }
         let kept = self.buf.len().min(CUT_KEEPS);
         self.dropped = (self.buf.len() - kept) as u64;
         self.buf.truncate(kept);
@@ -228,10 +249,17 @@ impl<R: BufRead> LineReader<R> {
         self.cut = Some(cut);
         loop {
             let available = fill(&mut self.inner)?;
+            let end = memchr::memchr(b'\n', available);
+            if let Some(spill) = self.spill.as_mut() {
+                spill(number, &available[..end.unwrap_or(available.len())], false);
+                if end.is_some() || available.is_empty() {
+                    spill(number, &[], true);
+                }
+            }
             if available.is_empty() {
                 return Ok((self.buf.len(), false));
             }
-            if let Some(at) = memchr::memchr(b'\n', available) {
+            if let Some(at) = end {
                 self.dropped += at as u64;
                 self.inner.consume(at + 1);
                 // The `\n` is the line's terminator, counted as such, not as dropped.
@@ -345,6 +373,50 @@ mod tests {
                 "buffer of {capacity} bytes"
             );
         }
+    }
+
+    /// A reader that asks for them gets every byte of each line passed over, in order, with
+    /// its number, then its end; of no other line. (Issue 42: the secrets scan reads them.)
+    #[test]
+    fn passed_over_lines_are_spilled_whole() {
+        let mut input = b"{\"a\":1}\n".to_vec();
+        let mut raw = b"Error: ".to_vec();
+        raw.extend((0..NOT_JSON_AFTER + 5000).map(|i| b'a' + (i % 26) as u8));
+        input.extend_from_slice(&raw);
+        input.extend_from_slice(b"\n{\"b\":2}\n");
+        let mut too_long = vec![b'{'; 2 * NOT_JSON_AFTER + 300];
+        too_long.extend_from_slice(b"tail");
+        input.extend_from_slice(&too_long);
+        let mut spilled: Vec<(u64, Vec<u8>, bool)> = Vec::new();
+        let mut spill = |n: u64, bytes: &[u8], end: bool| match spilled.last_mut() {
+            Some((m, got, done)) if *m == n && !*done => {
+                got.extend_from_slice(bytes);
+                *done = end;
+            }
+            _ => spilled.push((n, bytes.to_vec(), end)),
+        };
+        let mut reader =
+            LineReader::new(io::BufReader::with_capacity(4096, &input[..])).spilling(&mut spill);
+        reader.limit = 2 * NOT_JSON_AFTER;
+        let mut cuts = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            cuts.push((line.number, line.cut));
+        }
+        drop(reader);
+        assert_eq!(
+            cuts,
+            [
+                (1, None),
+                (2, Some(Cut::NotJson)),
+                (3, None),
+                (4, Some(Cut::TooLong))
+            ]
+        );
+        assert_eq!(spilled.len(), 2);
+        assert_eq!((spilled[0].0, spilled[0].2), (2, true));
+        assert!(spilled[0].1 == raw, "line 2 whole");
+        assert_eq!((spilled[1].0, spilled[1].2), (4, true));
+        assert!(spilled[1].1 == too_long, "line 4 whole");
     }
 
     #[test]

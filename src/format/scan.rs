@@ -347,15 +347,19 @@ pub fn scan_until<R: BufRead>(
 pub type OtherLine<'f> = &'f mut dyn FnMut(u64, &[u8]);
 
 /// [`scan_until`] that also hands out every other non-blank line ([`OtherLine`]): for the
-/// readers that must see every byte of a file, whatever pi makes of it (`--secrets`).
+/// readers that must see every byte of a file, whatever pi makes of it (`--secrets`). A line
+/// the reader passes over unheld (longer than pi reads, or a long one that cannot be JSON) is
+/// handed to `on_other` by its first bytes only, and whole, piece by piece, to `spill`: its
+/// number, each piece, then `true` at its end.
 pub fn scan_every_line<R: BufRead>(
     input: R,
     stem: &str,
     on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
     on_other: OtherLine,
+    spill: &mut dyn FnMut(u64, &[u8], bool),
 ) -> Result<ScanReport, ScanError> {
     scan_from(
-        LineReader::new(input),
+        LineReader::new(input).spilling(spill),
         stem,
         None,
         Skimming::Plain,
@@ -436,7 +440,7 @@ pub(crate) fn scan_on<R: BufRead>(
 }
 
 fn scan_from<R: BufRead>(
-    mut reader: LineReader<R>,
+    mut reader: LineReader<'_, R>,
     stem: &str,
     before: Option<ScanReport>,
     how: Skimming,

@@ -32,6 +32,7 @@ mod rm;
 mod robustness;
 mod secrets;
 mod secrets_corpus;
+mod secrets_engine;
 mod show;
 mod stats;
 mod stats_cache;

@@ -63,35 +63,21 @@ pub fn write(
         }
         previous_id = id;
         line.clear();
-        write_value(&mut line, &entry);
-        if let Some(redacted) = redacted_line(&line, &entry, redact) {
-            line = redacted;
-        }
+        write_value(&mut line, &redacted(&entry, redact));
         line.push(b'\n');
         out.write_all(&line)?;
     }
     Ok(())
 }
 
-/// The entry's line through `redact` as one text, so that a detector judges each string with
-/// the key it is under (`"password": …`), then written again as pi writes; its structure
-/// fields as they were. When the redacted text is no longer one JSON object, every string of
-/// the entry is redacted on its own instead. `None`: nothing to redact.
-fn redacted_line(line: &[u8], entry: &Value, redact: &dyn Redact) -> Option<Vec<u8>> {
-    let text = std::str::from_utf8(line).ok()?;
-    let std::borrow::Cow::Owned(redacted) = redact.text(text) else {
-        return None;
-    };
-    let Value::Object(original) = entry else {
-        return None;
-    };
-    let mut obj = match crate::format::json::decode(redacted.as_bytes()) {
-        Ok(Value::Object(obj)) => obj,
-        _ => {
-            let mut obj = original.clone();
-            redact_fields(&mut obj, redact);
-            obj
-        }
+/// The entry through `redact` as a value, so that a detector judges each string with the key
+/// it is under (`"password": …`) and at the depth it finds it at; its structure fields as
+/// they were.
+fn redacted<'e>(entry: &'e Value, redact: &dyn Redact) -> std::borrow::Cow<'e, Value> {
+    let (std::borrow::Cow::Owned(Value::Object(mut obj)), Value::Object(original)) =
+        (redact.value(entry), entry)
+    else {
+        return std::borrow::Cow::Borrowed(entry);
     };
     for key in STRUCTURE {
         match original.get(key) {
@@ -103,31 +89,7 @@ fn redacted_line(line: &[u8], entry: &Value, redact: &dyn Redact) -> Option<Vec<
             }
         }
     }
-    let mut out = Vec::with_capacity(line.len());
-    write_value(&mut out, &Value::Object(obj));
-    Some(out)
-}
-
-/// Every string of an entry through `redact`, but its structure fields and all keys.
-fn redact_fields(entry: &mut Map<String, Value>, redact: &dyn Redact) {
-    for (k, v) in entry.iter_mut() {
-        if !STRUCTURE.contains(&k.as_str()) {
-            redact_value(v, redact);
-        }
-    }
-}
-
-fn redact_value(v: &mut Value, redact: &dyn Redact) {
-    match v {
-        Value::String(s) => {
-            if let std::borrow::Cow::Owned(new) = redact.text(s) {
-                *s = new;
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|x| redact_value(x, redact)),
-        Value::Object(map) => map.values_mut().for_each(|x| redact_value(x, redact)),
-        _ => {}
-    }
+    std::borrow::Cow::Owned(Value::Object(obj))
 }
 
 /// `JSON.stringify(value)`.

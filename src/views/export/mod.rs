@@ -16,6 +16,13 @@ use std::borrow::Cow;
 /// The one hook every text of an export passes through on its way out (`--redact`).
 pub trait Redact {
     fn text<'s>(&self, s: &'s str) -> Cow<'s, str>;
+
+    /// A JSON value of an entry (the entry, a call's arguments) with every string and key
+    /// through the hook, its strings judged as the entry's own are (not one JSON level deeper,
+    /// as they would be if it were written out and passed as one text).
+    fn value<'v>(&self, v: &'v serde_json::Value) -> Cow<'v, serde_json::Value> {
+        Cow::Borrowed(v)
+    }
 }
 
 /// No redaction: every text as it is.
@@ -32,6 +39,15 @@ impl Redact for Verbatim {
 impl Redact for crate::views::secrets::Detector {
     fn text<'s>(&self, s: &'s str) -> Cow<'s, str> {
         self.redact(s)
+    }
+
+    fn value<'v>(&self, v: &'v serde_json::Value) -> Cow<'v, serde_json::Value> {
+        let mut owned = v.clone();
+        if self.redact_entry(&mut owned) {
+            Cow::Owned(owned)
+        } else {
+            Cow::Borrowed(v)
+        }
     }
 }
 

@@ -350,7 +350,15 @@ fn parts(content: Option<&Value>, redact: &dyn Redact) -> Vec<Part> {
                     name: r(&call
                         .name
                         .map_or_else(|| "?".to_owned(), |n| text_of(Some(n)))),
-                    arguments: r(&call.arguments.map(arguments_text).unwrap_or_default()),
+                    // Redacted as a value: its strings are judged at the depth detection
+                    // reads them at, not one JSON level deeper as the text written from them.
+                    arguments: call
+                        .arguments
+                        .map(|a| {
+                            let text = arguments_text(&redact.value(a));
+                            crate::format::surrogates::for_display(&text).into_owned()
+                        })
+                        .unwrap_or_default(),
                     result: None,
                 }),
                 Block::Image { mime_type, data } => {

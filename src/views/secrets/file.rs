@@ -2,12 +2,14 @@
 //! `grep --secrets` and `check --no-secrets` find what the file's bytes leak, whatever pi
 //! makes of the line (docs/secrets.md, "Where it looks").
 
+use std::cell::RefCell;
 use std::io::BufRead;
 use std::ops::ControlFlow;
 
 use crate::format::model::{Dialect, EntryLine, Header};
 use crate::format::scan::{scan_every_line, ScanError, ScanReport};
 
+use super::stream::LineStream;
 use super::{Detector, Located};
 
 /// What holds a finding.
@@ -65,15 +67,28 @@ pub fn search_stream<R: BufRead>(
         }
         ControlFlow::Continue(())
     };
-    let mut others: Vec<(u64, Vec<Located>)> = Vec::new();
-    let mut on_other = |line: u64, bytes: &[u8]| {
-        let found = detector.find_in_line(bytes, None);
-        if !found.is_empty() {
-            others.push((line, found));
+    // The lines the reader hands out whole, and those it passes over, read as they stream
+    // past (their first bytes, handed out too, are then not read again).
+    let others: RefCell<Vec<(u64, Vec<Located>)>> = RefCell::new(Vec::new());
+    let mut streamed: Option<(u64, LineStream)> = None;
+    let mut spill = |line: u64, bytes: &[u8], end: bool| {
+        let (_, stream) = streamed.get_or_insert_with(|| (line, LineStream::new(detector)));
+        stream.feed(bytes);
+        if end {
+            let (line, stream) = streamed.take().expect("a line being streamed");
+            others.borrow_mut().push((line, stream.finish()));
         }
     };
-    let report = scan_every_line(input, stem, &mut on_entry, &mut on_other)?;
-    for (line, found) in others {
+    let mut on_other = |line: u64, bytes: &[u8]| {
+        let mut others = others.borrow_mut();
+        if others.last().is_some_and(|(l, _)| *l == line) {
+            return;
+        }
+        others.push((line, detector.find_in_line(bytes, None)));
+    };
+    let report = scan_every_line(input, stem, &mut on_entry, &mut on_other, &mut spill)?;
+    let others = others.into_inner();
+    for (line, found) in others.into_iter().filter(|(_, f)| !f.is_empty()) {
         let place = if line == report.header_line {
             Place::Header
         } else {

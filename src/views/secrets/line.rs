@@ -11,10 +11,12 @@
 //!    reading of the brackets gives;
 //! 3. then the line's raw text: what sits outside any string (`(raw line)`).
 
+use std::collections::HashSet;
+
 use serde_json::Value;
 
 use super::walk::{push_seg, skipped_key, Seg};
-use super::{Detector, Located};
+use super::{Detector, LineIndex, Located};
 
 /// The field of a finding that no JSON string holds.
 pub const RAW_LINE: &str = "(raw line)";
@@ -30,22 +32,54 @@ impl Detector {
         let body = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
         let (stored, whole) = first_value(body);
         let model = mapped.and_then(|m| crate::format::json::decode(m).ok());
-        let mut out = match model.as_ref().or(stored.as_ref()) {
+        let mut out = once_each(match model.as_ref().or(stored.as_ref()) {
             Some(v) if v.is_object() || v.is_array() => self.find_in_entry(v),
             _ => Vec::new(),
-        };
+        });
+        let mut more = Vec::new();
+        // A mapped line (seed-000) holds more than its mapping keeps (extra fields,
+        // `output.stdout`): the stored JSON is walked too, every string of it, named by its
+        // stored path, for what the mapping left out.
+        if let Some(v) = stored
+            .as_ref()
+            .filter(|v| model.is_some() && (v.is_object() || v.is_array()))
+        {
+            more = self.find_in_entry(v);
+        }
         let lexed = lex(body);
         let complete = whole && stored.as_ref().is_some_and(|v| members(v) == lexed.keys);
-        if complete {
-            return out;
+        if !complete {
+            self.find_in_lexed(body, &lexed, &mut more);
         }
-        let mut more = Vec::new();
+        // What the later passes find is reported only when no pass before found it at all.
+        let mut seen: HashSet<(String, String)> = out
+            .iter()
+            .map(|o| (o.kind.clone(), o.fingerprint.clone()))
+            .collect();
+        for m in more {
+            super::work::spent(1);
+            if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    /// Passes 2 and 3 of [`Detector::find_in_line`]: every string literal of a line the
+    /// decode did not take whole, then its raw text.
+    fn find_in_lexed(&self, body: &[u8], lexed: &Lexed, more: &mut Vec<Located>) {
         for t in &lexed.tokens {
             let text = unescape(&body[t.start..t.end]);
             if t.key {
                 let path = || format!("{}@key", lexed.path(t.node));
+                let mut lines = LineIndex::default();
                 for f in self.find(&text) {
-                    more.push(super::walk::located(&self.redact(&path()), &text, &f));
+                    more.push(super::walk::located(
+                        &self.redact(&path()),
+                        &text,
+                        &f,
+                        &mut lines,
+                    ));
                 }
                 continue;
             }
@@ -53,22 +87,35 @@ impl Detector {
             if key.is_some_and(|k| skipped_key(k) || (k == "data" && lexed.images[t.frame])) {
                 continue;
             }
-            self.text(&text, key, &|| lexed.path(t.node), 0, &mut more);
+            self.text(&text, key, &|| lexed.path(t.node), 0, more);
         }
         let text = String::from_utf8_lossy(body);
+        let mut lines = LineIndex::default();
         for f in self.find(&text) {
-            more.push(super::walk::located(RAW_LINE, &text, &f));
+            more.push(super::walk::located(RAW_LINE, &text, &f, &mut lines));
         }
-        for m in more {
-            if !out
-                .iter()
-                .any(|o| o.kind == m.kind && o.fingerprint == m.fingerprint)
-            {
-                out.push(m);
-            }
-        }
-        out
     }
+}
+
+/// Each distinct secret (kind and fingerprint) of one line of a field's text once, where it
+/// was found first: a key pasted twice on a line is one finding (docs/secrets.md). The same
+/// key in two fields, or on two lines of one text, is two: each is a place to clean.
+fn once_each(found: Vec<Located>) -> Vec<Located> {
+    let first: Vec<bool> = {
+        let mut seen: HashSet<(&str, usize, &str, &str)> = HashSet::with_capacity(found.len());
+        found
+            .iter()
+            .map(|f| {
+                super::work::spent(1);
+                seen.insert((&f.field, f.line, &f.kind, &f.fingerprint))
+            })
+            .collect()
+    };
+    found
+        .into_iter()
+        .zip(first)
+        .filter_map(|(f, first)| first.then_some(f))
+        .collect()
 }
 
 /// The line's first JSON value, and whether nothing but whitespace follows it.

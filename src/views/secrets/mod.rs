@@ -16,6 +16,7 @@ mod config;
 mod file;
 mod line;
 mod rules;
+mod stream;
 mod validate;
 mod walk;
 
@@ -57,6 +58,11 @@ struct Allow {
 }
 
 impl Allow {
+    /// Whether a regex of this list is matched against the line around a secret.
+    fn wants_line(&self) -> bool {
+        self.regexes.iter().any(|(_, t)| *t == Target::Line)
+    }
+
     fn allows(&self, secret: &str, matched: &str, line: &str) -> bool {
         self.regexes.iter().any(|(re, target)| {
             let on = match target {
@@ -237,6 +243,7 @@ impl Detector {
             active[i] = true;
         }
         if let Some(ac) = &self.keywords {
+            work::spent(bytes.len());
             for m in ac.find_overlapping_iter(bytes) {
                 for &i in &self.keyword_rules[m.pattern().as_usize()] {
                     active[i] = true;
@@ -244,9 +251,10 @@ impl Detector {
             }
         }
         let mut candidates: Vec<(usize, usize, usize)> = Vec::new();
+        let mut lines = LineIndex::default();
         for (i, rule) in self.rules.iter().enumerate() {
             if active[i] {
-                self.candidates(i, rule, text, &mut candidates);
+                self.candidates(i, rule, text, &mut lines, &mut candidates);
             }
         }
         // Earlier rules first; a candidate overlapping one already taken is dropped. Taken
@@ -273,14 +281,24 @@ impl Detector {
     }
 
     /// Rule `i`'s accepted matches in `text` as `(i, start, end)`.
-    fn candidates(&self, i: usize, rule: &Rule, text: &str, out: &mut Vec<(usize, usize, usize)>) {
+    fn candidates(
+        &self,
+        i: usize,
+        rule: &Rule,
+        text: &str,
+        lines: &mut LineIndex,
+        out: &mut Vec<(usize, usize, usize)>,
+    ) {
         let bytes = text.as_bytes();
         let mut at = 0;
         while at <= bytes.len() {
             let Some(caps) = rule.regex.captures_at(bytes, at) else {
+                work::spent(bytes.len() - at);
                 break;
             };
             let whole = caps.get(0).expect("group 0 always takes part");
+            // What the search read: from where it began to the end of the match.
+            work::spent(whole.end().max(at) - at + 1);
             let span = match rule.group {
                 Some(g) => caps.get(g),
                 None => (1..caps.len()).find_map(|g| caps.get(g)).or(Some(whole)),
@@ -303,7 +321,14 @@ impl Detector {
                 continue;
             }
             let matched = &text[floor(text, whole.start())..ceil(text, whole.end())];
-            let line = line_around(text, start, end);
+            // The line around a candidate is found only for a list that asks for it, and from
+            // the index of the text's newlines: a search from the candidate for them would walk
+            // the whole of a long line once per candidate.
+            let line = if rule.allow.wants_line() || self.allow.wants_line() {
+                lines.around(text, start, end)
+            } else {
+                ""
+            };
             if rule.allow.allows(secret, matched, line) || self.allow.allows(secret, matched, line)
             {
                 continue;
@@ -342,12 +367,19 @@ impl Detector {
             out.push_str(&text[at..]);
             Cow::Owned(out)
         };
-        if out.contains('\\') {
-            if let Some(lines) = walk::redact_json_lines(self, &out, depth) {
-                out = Cow::Owned(lines);
-            }
+        if let Some(lines) = walk::redact_json_lines(self, &out, depth) {
+            out = Cow::Owned(lines);
         }
         out
+    }
+
+    /// A decoded entry (or any JSON value of one: a tool call's arguments) with every string
+    /// redacted as [`Detector::redact`] does, each with its key, and every key that is a
+    /// secret: its strings are at the depth [`Detector::find_in_entry`] reads them at, so
+    /// what `grep --secrets` finds in an entry, however deep in JSON inside its strings, is
+    /// what this removes. Whether anything changed.
+    pub fn redact_entry(&self, value: &mut serde_json::Value) -> bool {
+        walk::redact_value(self, value, 0)
     }
 }
 
@@ -387,17 +419,68 @@ fn ceil(text: &str, mut at: usize) -> usize {
     at
 }
 
-/// The line(s) of `text` holding `start..end`.
-fn line_around(text: &str, start: usize, end: usize) -> &str {
-    let from = text[..start].rfind('\n').map_or(0, |n| n + 1);
-    let to = text[end..].find('\n').map_or(text.len(), |n| end + n);
-    &text[from..to]
+/// The newlines of a text, found once (on first use) for every question asked of it: a
+/// search per finding from the start of a text, or back and forth from the finding, would walk
+/// a long line once per finding (quadratic in the findings of one line).
+#[derive(Default)]
+pub(crate) struct LineIndex {
+    newlines: Option<Vec<usize>>,
 }
 
-/// The 1-based line of `text` at byte `at`.
+impl LineIndex {
+    fn newlines(&mut self, text: &str) -> &[usize] {
+        self.newlines.get_or_insert_with(|| {
+            work::spent(text.len());
+            memchr::memchr_iter(b'\n', text.as_bytes()).collect()
+        })
+    }
+
+    /// The 1-based line of `text` at byte `at`.
+    pub(crate) fn line_of(&mut self, text: &str, at: usize) -> usize {
+        let nl = self.newlines(text);
+        work::spent(usize::BITS as usize);
+        nl.partition_point(|&n| n < at) + 1
+    }
+
+    /// The line(s) of `text` holding `start..end`.
+    fn around<'t>(&mut self, text: &'t str, start: usize, end: usize) -> &'t str {
+        let nl = self.newlines(text);
+        work::spent(2 * usize::BITS as usize);
+        let before = nl.partition_point(|&n| n < start);
+        let from = before.checked_sub(1).map_or(0, |i| nl[i] + 1);
+        let after = nl.partition_point(|&n| n < end);
+        let to = nl.get(after).copied().unwrap_or(text.len());
+        &text[from..to]
+    }
+}
+
+/// The 1-based line of `text` at byte `at` (one question: [`LineIndex`] for several).
 pub(crate) fn line_of(text: &str, at: usize) -> usize {
     memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
+/// A count of the work the scan does per text (bytes walked, comparisons made), for tests
+/// that bound how it grows with the number of secrets on a line; nothing outside tests.
+pub(crate) mod work {
+    #[cfg(test)]
+    thread_local! {
+        static SPENT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    #[inline]
+    pub(crate) fn spent(_units: usize) {
+        #[cfg(test)]
+        SPENT.with(|s| s.set(s.get() + _units as u64));
+    }
+
+    /// The work counted on this thread since it started.
+    #[cfg(test)]
+    pub(crate) fn so_far() -> u64 {
+        SPENT.with(std::cell::Cell::get)
+    }
+}
+
+#[cfg(test)]
+mod engine_tests;
 #[cfg(test)]
 mod tests;

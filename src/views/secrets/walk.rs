@@ -10,13 +10,31 @@
 //! (`…Signature`, `encrypted_content`), which are random by design.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::{line_of, preview, Detector, Finding};
+use super::{preview, Detector, Finding, LineIndex};
 
-/// How deep JSON inside strings is followed (each level is a string decoded again).
-const JSON_DEPTH: u8 = 8;
+/// How deep JSON inside strings is followed (each level is a string decoded again): the
+/// strings of an entry are at depth 0, those of JSON decoded from one of them at depth 1...
+/// Detection and redaction both ask [`decoded`], so they follow it equally deep.
+pub(super) const JSON_DEPTH: u8 = 8;
+
+/// A string at `depth` that is JSON as a whole, decoded, when JSON at that depth is followed:
+/// the one rule of detection ([`Detector::text`]) and redaction ([`redact_json`]).
+fn decoded(s: &str, depth: u8) -> Option<Value> {
+    if depth < JSON_DEPTH {
+        as_json(s)
+    } else {
+        None
+    }
+}
+
+/// Whether the lines of a text at `depth` are decoded, each that is JSON (NDJSON output).
+fn lines_decoded(s: &str, depth: u8) -> bool {
+    depth < JSON_DEPTH && s.contains('\\')
+}
 
 /// A secret found in an entry, without the secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,7 +86,8 @@ impl Detector {
                         if !in_key.is_empty() {
                             let path = format!("{}@key", path_of(&arena, at, base));
                             let path = self.redact(&path);
-                            out.extend(in_key.iter().map(|f| located(&path, k, f)));
+                            let mut lines = LineIndex::default();
+                            out.extend(in_key.iter().map(|f| located(&path, k, f, &mut lines)));
                         }
                         match child {
                             Value::String(s) => {
@@ -111,11 +130,9 @@ impl Detector {
         if s.is_empty() {
             return;
         }
-        if depth < JSON_DEPTH {
-            if let Some(inner) = as_json(s) {
-                self.walk(&inner, &format!("{}@json", path()), depth + 1, out);
-                return;
-            }
+        if let Some(inner) = decoded(s, depth) {
+            self.walk(&inner, &format!("{}@json", path()), depth + 1, out);
+            return;
         }
         let found = match key.filter(|k| self.keyword_in(k)) {
             Some(k) => self.find_keyed(k, s),
@@ -126,15 +143,20 @@ impl Detector {
             // A key is printed as part of the path: one that is itself a secret is not.
             let path = path();
             let path = self.redact(&path);
+            let mut lines = LineIndex::default();
             for f in &found {
-                out.push(located(&path, s, f));
+                out.push(located(&path, s, f, &mut lines));
             }
         }
         // Lines of JSON in a text (NDJSON output, a log): decoded too, for what their escapes
         // hide; a secret already found in the text is not reported twice.
-        if depth < JSON_DEPTH && s.contains('\\') {
+        if lines_decoded(s, depth) {
+            let mut seen: HashSet<(String, String)> = out[first..]
+                .iter()
+                .map(|o| (o.kind.clone(), o.fingerprint.clone()))
+                .collect();
             for (n, line) in s.lines().enumerate() {
-                let Some(inner) = as_json(line) else {
+                let Some(inner) = decoded(line, depth) else {
                     continue;
                 };
                 let mut more = Vec::new();
@@ -145,10 +167,8 @@ impl Detector {
                     &mut more,
                 );
                 for m in more {
-                    let seen = out[first..]
-                        .iter()
-                        .any(|o| o.fingerprint == m.fingerprint && o.kind == m.kind);
-                    if !seen {
+                    super::work::spent(1);
+                    if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
                         out.push(m);
                     }
                 }
@@ -173,10 +193,10 @@ impl Detector {
     }
 }
 
-pub(super) fn located(path: &str, text: &str, f: &Finding) -> Located {
+pub(super) fn located(path: &str, text: &str, f: &Finding, lines: &mut LineIndex) -> Located {
     Located {
         field: path.to_owned(),
-        line: line_of(text, f.start),
+        line: lines.line_of(text, f.start),
         kind: f.kind.clone(),
         fingerprint: f.fingerprint.clone(),
         preview: preview(&text[f.start..f.end]),
@@ -239,10 +259,7 @@ pub(super) fn push_seg(path: &mut String, seg: Seg) {
 /// [`Detector::redact`], with its key), then written back, pretty when it was on several lines.
 /// `None` when it is not JSON or too deep; `Some(Borrowed)` when nothing was found.
 pub(super) fn redact_json<'a>(d: &Detector, text: &'a str, depth: u8) -> Option<Cow<'a, str>> {
-    if depth >= JSON_DEPTH {
-        return None;
-    }
-    let mut value = as_json(text)?;
+    let mut value = decoded(text, depth)?;
     if !redact_value(d, &mut value, depth + 1) {
         return Some(Cow::Borrowed(text));
     }
@@ -262,8 +279,12 @@ pub(super) fn redact_json<'a>(d: &Detector, text: &'a str, depth: u8) -> Option<
     )))
 }
 
-/// `text` with each of its lines that is JSON redacted as JSON; `None` when none changed.
+/// `text` with each of its lines that is JSON redacted as JSON; `None` when none changed (or
+/// its lines are not followed at this depth).
 pub(super) fn redact_json_lines(d: &Detector, text: &str, depth: u8) -> Option<String> {
+    if !lines_decoded(text, depth) {
+        return None;
+    }
     let mut changed = false;
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
@@ -283,8 +304,8 @@ pub(super) fn redact_json_lines(d: &Detector, text: &str, depth: u8) -> Option<S
     changed.then_some(out)
 }
 
-/// Redacts every string of `value` in place; whether any changed.
-fn redact_value(d: &Detector, value: &mut Value, depth: u8) -> bool {
+/// Redacts every string of `value` in place, its strings being at `depth`; whether any changed.
+pub(super) fn redact_value(d: &Detector, value: &mut Value, depth: u8) -> bool {
     let mut changed = false;
     let mut stack: Vec<(&mut Value, Option<String>)> = vec![(value, None)];
     while let Some((v, key)) = stack.pop() {
