@@ -306,6 +306,11 @@ pub enum Command {
     ///
     /// The tree of pi's /tree: children in pi's order, the leaf pi resumes at marked
     /// "← active", labels shown, and pi's filter modes.
+    ///
+    /// A row more than 40 levels deep (a session retried thousands of times) draws only its
+    /// last 40 levels, after "+N " where N is how many levels were left out: pi's /tree
+    /// scrolls sideways instead, and whole rows would make the output grow with the square of
+    /// the depth. --json gives every row's depth.
     #[command(after_long_help = TREE_HELP)]
     Tree(TreeArgs),
     /// Print the session dir for this project, or a session's file
