@@ -22,7 +22,7 @@ use anyhow::Context as _;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::format::model::PI_ENTRY_TYPES;
-use crate::format::model::{Dialect, EntryKind, Header};
+use crate::format::model::{EntryKind, Header};
 use crate::format::scan::ScanError;
 use crate::store::locate::Selected;
 use crate::store::session::{IndexOptions, Session};
@@ -144,7 +144,7 @@ pub fn entry_wanted(
 /// The index keeps roles as stored; pi reads v1/v2 `hookMessage` as `custom`, and so does
 /// `--role custom` (the stored name matches too).
 pub fn migrated_role<'a>(h: &Header, role: &'a str) -> &'a str {
-    if role == "hookMessage" && h.dialect == Dialect::Pi && h.version < 3 {
+    if role == "hookMessage" && h.renames_hook_messages() {
         "custom"
     } else {
         role

@@ -781,3 +781,30 @@ fn a_report_over_the_file_on_stdin_is_refused() {
     assert!(r.stderr.contains("the file on standard input"), "{r:?}");
     assert_eq!(fs::read_to_string(&notes).unwrap(), "not a session\n");
 }
+
+/// issue 42: a header `"version": 3.0` (or `3e0`, `"3"`, `[3]`) is version 3 to pi (`version >=
+/// 3` on the parsed value); on 63e6fc9 it was read as version 1, the tree flattened, and a call
+/// made only on an abandoned branch counted as on the active one.
+#[test]
+fn a_header_version_is_compared_as_pi_compares_it() {
+    for version in ["3.0", "3e0", r#""3""#, "[3]"] {
+        let body =
+            text(&good_run()).replacen(r#""version":3"#, &format!(r#""version":{version}"#), 1);
+        let r = check(
+            &["-", "--require-tool", "edit", "--forbid-tool", "edit"],
+            &body,
+        );
+        assert_eq!(r.code, 1, "version {version}: {}", r.stdout);
+        assert!(
+            r.stdout
+                .contains("FAIL require-tool edit: 0 calls on the active branch"),
+            "version {version}: {}",
+            r.stdout
+        );
+        assert!(
+            r.stdout.contains("ok   forbid-tool edit: 0 calls"),
+            "version {version}: {}",
+            r.stdout
+        );
+    }
+}

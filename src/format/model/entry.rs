@@ -343,8 +343,13 @@ pub enum Dialect {
 #[derive(Debug, Clone)]
 pub struct Header {
     pub id: String,
-    /// pi's version (1 when absent); seed-000 files report their own.
+    /// pi's version (1 when absent); seed-000 files report their own. A version that is not a
+    /// whole number is shown as the version pi migrates it from ([`Header::version_number`]).
     pub version: u64,
+    /// `header.version ?? 1` as pi's `migrateToCurrentVersion` compares it (`version >= 3`,
+    /// `version < 2`: JavaScript's ToNumber, so `3.0`, `"3"` and `[3]` are 3, and NaN, from
+    /// `"v3"` or `{}`, is below nothing and migrates nothing).
+    pub version_number: f64,
     pub timestamp: Option<String>,
     /// `new Date(header.timestamp).getTime()`: an ISO string or a number of ms.
     pub timestamp_ms: Option<i64>,
@@ -418,10 +423,15 @@ impl Header {
                 .map(|x| x.trunc() as i64),
             _ => None,
         };
+        let version_number = match value.get("version") {
+            None | Some(Value::Null) => 1.0,
+            v => crate::format::js::js_to_number(v),
+        };
         Ok(Header {
             id,
             timestamp_ms,
-            version: value.get("version").and_then(Value::as_u64).unwrap_or(1),
+            version: shown_version(version_number),
+            version_number,
             timestamp,
             cwd: text("cwd"),
             parent_session: text("parentSession"),
@@ -433,7 +443,27 @@ impl Header {
 
     /// Whether pi would migrate this file's entries from v1 (assign ids and parents).
     pub fn needs_v1_ids(&self) -> bool {
-        self.dialect == Dialect::Pi && self.version < 2
+        self.dialect == Dialect::Pi && self.version_number < 2.0
+    }
+
+    /// Whether pi would migrate this file's entries from v2 (rename role `hookMessage`).
+    pub fn renames_hook_messages(&self) -> bool {
+        self.dialect == Dialect::Pi && self.version_number < 3.0
+    }
+}
+
+/// The version shown for a header's JS `version`: a whole number as it is, else the version
+/// pi migrates from (below 2: 1, below 3: 2, else 3, NaN included: pi migrates nothing).
+fn shown_version(v: f64) -> u64 {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    if v.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&v) {
+        v as u64
+    } else if v < 2.0 {
+        1
+    } else if v < 3.0 {
+        2
+    } else {
+        3
     }
 }
 
@@ -466,7 +496,7 @@ pub fn migrate_entry(
             }
         }
     }
-    if header.dialect == Dialect::Pi && header.version < 3 {
+    if header.renames_hook_messages() {
         if let Some(message) = obj.get_mut("message").and_then(Value::as_object_mut) {
             if message.get("role").and_then(Value::as_str) == Some("hookMessage") {
                 message.insert("role".into(), Value::from("custom"));
@@ -685,6 +715,44 @@ mod tests {
         let numeric =
             Header::from_value(json!({"type":"session","id":"n","timestamp":1000.7}), "f").unwrap();
         assert_eq!(numeric.timestamp_ms, Some(1000));
+    }
+
+    /// issue 42: the header's version as pi's `migrateToCurrentVersion` compares it; on
+    /// 63e6fc9 every one of these but the absent and null ones was read as version 1.
+    #[test]
+    fn header_version_as_javascript_compares_it() {
+        let header = |v: &str| {
+            let text = format!(r#"{{"type":"session","id":"h","version":{v}}}"#);
+            Header::from_value(serde_json::from_str(&text).unwrap(), "f").unwrap()
+        };
+        // (stored, shown, v1 ids, hookMessage renamed)
+        for (v, shown, v1, renames) in [
+            ("3", 3, false, false),
+            ("3.0", 3, false, false),
+            ("3e0", 3, false, false),
+            (r#""3""#, 3, false, false),
+            ("[3]", 3, false, false),
+            ("2.5", 2, false, true),
+            ("2", 2, false, true),
+            (r#""2""#, 2, false, true),
+            ("1.0", 1, true, true),
+            ("true", 1, true, true),
+            ("false", 0, true, true),
+            ("null", 1, true, true),
+            ("-7", 1, true, true),
+            ("7", 7, false, false),
+            // NaN: pi's three comparisons are all false, so nothing is migrated.
+            (r#""v3""#, 3, false, false),
+            ("{}", 3, false, false),
+            ("[1,2]", 3, false, false),
+        ] {
+            let h = header(v);
+            assert_eq!(
+                (h.version, h.needs_v1_ids(), h.renames_hook_messages()),
+                (shown, v1, renames),
+                "version {v}"
+            );
+        }
     }
 
     #[test]
