@@ -225,7 +225,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do not ask (required when stdin is not a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do not ask (required when stdin is not a terminal)')
             [CompletionResult]::new('--permanent', '--permanent', [CompletionResultType]::ParameterName, 'Unlink instead of moving to the trash')
-            [CompletionResult]::new('--empty', '--empty', [CompletionResultType]::ParameterName, 'Also this project''s sessions without messages (with --older-than: the old ones)')
+            [CompletionResult]::new('--empty', '--empty', [CompletionResultType]::ParameterName, 'Also this project''s empty sessions (with --older-than: the old ones)')
             [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'With --older-than/--empty: every project, not only this one')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --older-than/--empty: every project, not only this one')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Allow removing the live session ($PI_SESSION_FILE)')

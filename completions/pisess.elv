@@ -213,7 +213,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -y 'Do not ask (required when stdin is not a terminal)'
             cand --yes 'Do not ask (required when stdin is not a terminal)'
             cand --permanent 'Unlink instead of moving to the trash'
-            cand --empty 'Also this project''s sessions without messages (with --older-than: the old ones)'
+            cand --empty 'Also this project''s empty sessions (with --older-than: the old ones)'
             cand -a 'With --older-than/--empty: every project, not only this one'
             cand --all 'With --older-than/--empty: every project, not only this one'
             cand --force 'Allow removing the live session ($PI_SESSION_FILE)'

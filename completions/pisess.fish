@@ -215,7 +215,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s n -l dry-run -d 'Print what would be removed, remove nothing'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s y -l yes -d 'Do not ask (required when stdin is not a terminal)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l permanent -d 'Unlink instead of moving to the trash'
-complete -c pisess -n "__fish_pisess_using_subcommand rm" -l empty -d 'Also this project\'s sessions without messages (with --older-than: the old ones)'
+complete -c pisess -n "__fish_pisess_using_subcommand rm" -l empty -d 'Also this project\'s empty sessions (with --older-than: the old ones)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s a -l all -d 'With --older-than/--empty: every project, not only this one'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow removing the live session ($PI_SESSION_FILE)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l json -d 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'

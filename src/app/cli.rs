@@ -259,7 +259,7 @@ const RM_HELP: &str = "\
 Examples:
   pisess rm 0196cdea                   show the session, ask, move it to the trash
   pisess rm --older-than 30d --empty --dry-run   what a clean-up would remove
-  pisess rm --all --empty --yes        remove every session without messages, without asking
+  pisess rm --all --empty --yes        remove every empty session (see --empty), without asking
   pisess rm --json --yes \"$S\" | jq -c 'select(.event == \"failed\")'
 
 What goes is the file that was checked: on Linux it is moved aside by one atomic rename,
@@ -654,7 +654,13 @@ pub struct RmArgs {
     /// Also this project's sessions whose last activity is older than SPAN (30d, 2w, ...)
     #[arg(long, value_name = "SPAN")]
     pub older_than: Option<String>,
-    /// Also this project's sessions without messages (with --older-than: the old ones)
+    /// Also this project's empty sessions (with --older-than: the old ones)
+    ///
+    /// Empty: nothing a person would miss. No message of any role, no custom message pi
+    /// showed the user (display true: a subagent's report), no compaction or branch summary,
+    /// no session name or label, no entry of a type pisess does not know. Model and thinking
+    /// changes, usage records, context edits, extension state and hidden custom messages alone
+    /// leave a session empty.
     #[arg(long)]
     pub empty: bool,
     /// With --older-than/--empty: every project, not only this one
