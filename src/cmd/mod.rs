@@ -151,10 +151,18 @@ pub fn migrated_role<'a>(h: &Header, role: &'a str) -> &'a str {
     }
 }
 
-/// What is searched: a file, or standard input read whole (`-`).
-pub(crate) enum Source {
+/// What is searched: a file, or standard input (`-`), searched as it was read (a stream read
+/// once, never held whole) and its result `S` kept for its place among the files.
+pub(crate) enum Source<S> {
     File(PathBuf),
-    Stdin(Vec<u8>),
+    Stdin(std::sync::Mutex<Option<S>>),
+}
+
+impl<S> Source<S> {
+    /// Standard input searched: its result, taken (it is written once).
+    pub(crate) fn stdin(searched: S) -> Source<S> {
+        Source::Stdin(std::sync::Mutex::new(Some(searched)))
+    }
 }
 
 /// A file that `grep` or `grep --secrets` could not search: a warning; true when it may

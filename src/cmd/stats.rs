@@ -128,14 +128,23 @@ fn read_one(
     let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
     let (summary, session) = match &selected {
         Selected::Stdin => {
-            // Both reads need the stream, which can be read once.
-            let mut bytes = Vec::new();
-            stdin.read_to_end(&mut bytes).context("<stdin>")?;
-            let summary = summarize_stream(&bytes[..], "-", stats()).context("<stdin>")?;
+            crate::cmd::stdin_is_a_stream(env)?;
+            // Both reads need the stream, which can be read once: they read it side by side,
+            // as it comes, never held whole.
+            let (mut summary, mut session) = (None, None);
+            let readers: Vec<crate::util::tee::Reader> = vec![
+                Box::new(|r| {
+                    summary = Some(summarize_stream(std::io::BufReader::new(r), "-", stats()));
+                }),
+                Box::new(|r| {
+                    session = Some(Session::from_reader(r, "-", IndexOptions::default()));
+                }),
+            ];
+            crate::util::tee::tee(stdin, readers);
+            let unread = || anyhow::anyhow!("standard input was not read");
             (
-                summary,
-                Session::from_reader(&bytes[..], "-", IndexOptions::default())
-                    .context("<stdin>")?,
+                summary.ok_or_else(unread)?.context("<stdin>")?,
+                session.ok_or_else(unread)?.context("<stdin>")?,
             )
         }
         Selected::File(path) => {
@@ -182,8 +191,11 @@ fn read_many(
     let mut sessions: Vec<Summary> = Vec::new();
     for arg in &args.sessions {
         let summary = match select(Some(arg), &env.location, env.pi_session_file.as_deref())? {
-            Selected::Stdin => summarize_stream(std::io::BufReader::new(&mut *stdin), "-", stats())
-                .context("<stdin>")?,
+            Selected::Stdin => {
+                crate::cmd::stdin_is_a_stream(env)?;
+                summarize_stream(std::io::BufReader::new(&mut *stdin), "-", stats())
+                    .context("<stdin>")?
+            }
             Selected::File(path) => {
                 summarize(&path, stats()).with_context(|| path.display().to_string())?
             }
