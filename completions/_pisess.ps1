@@ -185,6 +185,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Check this project''s sessions (every project''s with --all) modified before WHEN')
             [CompletionResult]::new('--max-cost', '--max-cost', [CompletionResultType]::ParameterName, 'Total cost at most USD dollars (pi''s /session cost)')
+            [CompletionResult]::new('--unpriced', '--unpriced', [CompletionResultType]::ParameterName, 'With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges the recorded cost alone; fail fails the assertion. Without it such usage is undecided')
             [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Total tokens at most N (input + output + cache read + cache write)')
             [CompletionResult]::new('--max-turns', '--max-turns', [CompletionResultType]::ParameterName, 'At most N assistant messages')
             [CompletionResult]::new('--max-duration', '--max-duration', [CompletionResultType]::ParameterName, 'From the header''s time to the last user or assistant message at most SPAN (90s, 30m, 2h)')

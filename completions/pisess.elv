@@ -174,6 +174,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --since 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
             cand --until 'Check this project''s sessions (every project''s with --all) modified before WHEN'
             cand --max-cost 'Total cost at most USD dollars (pi''s /session cost)'
+            cand --unpriced 'With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges the recorded cost alone; fail fails the assertion. Without it such usage is undecided'
             cand --max-tokens 'Total tokens at most N (input + output + cache read + cache write)'
             cand --max-turns 'At most N assistant messages'
             cand --max-duration 'From the header''s time to the last user or assistant message at most SPAN (90s, 30m, 2h)'

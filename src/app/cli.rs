@@ -371,6 +371,15 @@ pub enum Command {
     Generate(GenerateArgs),
 }
 
+/// How `check --max-cost` treats usage without a price.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Unpriced {
+    /// Judge the recorded cost, leaving the unpriced tokens out
+    Ok,
+    /// The assertion fails
+    Fail,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SortKey {
     /// Last activity, newest first (pi's order)
@@ -570,8 +579,22 @@ pub struct CheckArgs {
     #[arg(long, help_heading = "Assertions")]
     pub integrity: bool,
     /// Total cost at most USD dollars (pi's /session cost)
+    ///
+    /// pi records a cost of 0 for a model it has no price for (a local model, one its registry
+    /// does not know): the recorded total then leaves those tokens out, and the assertion is
+    /// undecided (exit 2) unless --unpriced says how to treat them.
     #[arg(long, value_name = "USD", help_heading = "Assertions", value_parser = non_negative)]
     pub max_cost: Option<f64>,
+    /// With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges
+    /// the recorded cost alone; fail fails the assertion. Without it such usage is undecided
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        requires = "max_cost",
+        help_heading = "Assertions"
+    )]
+    pub unpriced: Option<Unpriced>,
     /// Total tokens at most N (input + output + cache read + cache write)
     #[arg(long, value_name = "N", help_heading = "Assertions")]
     pub max_tokens: Option<u64>,

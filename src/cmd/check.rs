@@ -111,7 +111,8 @@ pub fn run(
     Ok(match worst(&checked) {
         Status::Passed => Outcome::Done,
         Status::Failed => Outcome::Partial,
-        Status::Error => Outcome::NotChecked,
+        // Some assertion could not be decided: as for a session that could not be checked.
+        Status::Undecided | Status::Error => Outcome::NotChecked,
     })
 }
 
@@ -191,6 +192,7 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
     let mut spec = Spec {
         integrity: args.integrity,
         max_cost: args.max_cost,
+        unpriced: args.unpriced,
         max_tokens: args.max_tokens,
         max_turns: args.max_turns,
         max_duration,
@@ -471,6 +473,8 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
         for a in &v.assertions {
             let status = if a.held {
                 theme.green("ok  ")
+            } else if a.undecided {
+                theme.paint(Role::Warn, "UNDECIDED")
             } else {
                 theme.paint(Role::Error, "FAIL")
             };
@@ -487,10 +491,10 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
             }
         }
         let line = verdict_line(c);
-        let role = if v.held() {
-            Role::Assistant
-        } else {
-            Role::Error
+        let role = match c.status() {
+            Status::Passed => Role::Assistant,
+            Status::Undecided => Role::Warn,
+            Status::Failed | Status::Error => Role::Error,
         };
         writeln!(out, "{}", theme.paint(role, &theme.bold(&line)))?;
     }
@@ -519,7 +523,7 @@ fn to_json(c: &Checked) -> Value {
                 .map(|a| {
                     json!({
                         "name": a.name,
-                        "status": if a.held { "ok" } else { "fail" },
+                        "status": a.status(),
                         "measured": a.measured_json,
                         "limit": a.limit_json,
                         "message": assertion_text(a),
@@ -540,6 +544,7 @@ fn to_json(c: &Checked) -> Value {
             }
             object["figures"] = json!({
                 "cost": number(f.cost),
+                "unpricedTokens": number(f.unpriced_tokens),
                 "totalTokens": number(f.tokens),
                 "assistantMessages": f.turns,
                 "userMessages": f.user_messages,
