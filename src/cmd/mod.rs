@@ -80,7 +80,11 @@ pub fn warn_infinite_usage(diag: &mut Diag, name: &str, usage: &crate::format::m
         diag.warn(
             name,
             None,
-            "a usage holds a number beyond JavaScript's range: its totals are Infinity (or NaN), as pi counts them",
+            if usage.input.is_nan() || usage.output.is_nan() || usage.cache_read.is_nan() || usage.cache_write.is_nan() || usage.cost.is_nan() {
+                "a usage holds a count pi does not add as a number (a string, an array, an object) or Infinity and -Infinity together: its totals are NaN here (pi's are text: see stats --json SESSION)"
+            } else {
+                "a usage holds a number beyond JavaScript's range: its totals are Infinity (or NaN), as pi counts them"
+            },
         );
     }
 }

@@ -129,6 +129,77 @@ pub(crate) fn js_string_to_number(s: &str) -> f64 {
     unsigned.parse::<f64>().map_or(f64::NAN, |x| sign * x)
 }
 
+/// A value as JavaScript's `+` sees it after `ToPrimitive`: an array or an object has become
+/// its string (`[3]` is `"3"`, `{}` is `"[object Object]"`), so a sum is a number or a string.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum JsValue {
+    Undefined,
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+}
+
+impl JsValue {
+    /// A parsed JSON value (`None`: an absent field, `undefined`).
+    pub(crate) fn of(v: Option<&Value>) -> JsValue {
+        match v {
+            None => JsValue::Undefined,
+            Some(Value::Null) => JsValue::Null,
+            Some(Value::Bool(b)) => JsValue::Bool(*b),
+            Some(Value::Number(n)) => JsValue::Num(n.as_f64().unwrap_or(f64::NAN)),
+            Some(Value::String(s)) => JsValue::Str(s.clone()),
+            Some(other) => JsValue::Str(js_string(Some(other))),
+        }
+    }
+
+    /// `a + b`: string concatenation when either side is a string, else numeric addition
+    /// (`true` is 1, `null` 0, `undefined` NaN).
+    pub(crate) fn plus(&self, b: &JsValue) -> JsValue {
+        match (self, b) {
+            (JsValue::Str(_), _) | (_, JsValue::Str(_)) => {
+                JsValue::Str(self.to_js_string() + &b.to_js_string())
+            }
+            _ => JsValue::Num(self.to_number() + b.to_number()),
+        }
+    }
+
+    fn to_number(&self) -> f64 {
+        match self {
+            JsValue::Undefined => f64::NAN,
+            JsValue::Null => 0.0,
+            JsValue::Bool(b) => f64::from(u8::from(*b)),
+            JsValue::Num(n) => *n,
+            JsValue::Str(s) => js_string_to_number(s),
+        }
+    }
+
+    /// `String(x)`; a number as JavaScript prints it (`0.30000000000000004`, `1e+21`).
+    fn to_js_string(&self) -> String {
+        match self {
+            JsValue::Undefined => "undefined".to_owned(),
+            JsValue::Null => "null".to_owned(),
+            JsValue::Bool(b) => b.to_string(),
+            JsValue::Num(n) => ryu_js::Buffer::new().format(*n).to_owned(),
+            JsValue::Str(s) => s.clone(),
+        }
+    }
+
+    /// What `JSON.stringify` writes of it (NaN and the infinities are `null`).
+    pub(crate) fn to_json(&self) -> Value {
+        match self {
+            JsValue::Undefined | JsValue::Null => Value::Null,
+            JsValue::Bool(b) => Value::Bool(*b),
+            JsValue::Num(n) => crate::format::model::number(*n),
+            JsValue::Str(s) => Value::String(s.clone()),
+        }
+    }
+
+    pub(crate) fn is_string(&self) -> bool {
+        matches!(self, JsValue::Str(_))
+    }
+}
+
 /// The longest prefix of `s` that is at most `units` UTF-16 code units (JavaScript's
 /// `s.slice(0, units)`, without splitting a surrogate pair).
 pub(crate) fn js_slice(s: &str, units: usize) -> &str {
@@ -208,6 +279,41 @@ mod tests {
             assert!(js_to_number(Some(&v)).is_nan(), "{v}");
         }
         assert!(js_to_number(None).is_nan());
+        // `+` as pi's usage totals apply it (issue 42): numbers add, a string concatenates.
+        let sum = |vs: &[Value]| {
+            vs.iter()
+                .fold(JsValue::Num(0.0), |acc, v| acc.plus(&JsValue::of(Some(v))))
+        };
+        assert_eq!(sum(&[json!(1250), json!(true)]), JsValue::Num(1251.0));
+        assert_eq!(sum(&[json!(1250), json!(null)]), JsValue::Num(1250.0));
+        assert_eq!(
+            sum(&[json!(1250), json!("5"), json!(3)]),
+            JsValue::Str("12505".to_owned() + "3")
+        );
+        assert_eq!(
+            sum(&[json!(0.1), json!(0.2), json!("")]),
+            JsValue::Str("0.30000000000000004".into())
+        );
+        assert_eq!(sum(&[json!(1), json!([2, 3])]), JsValue::Str("12,3".into()));
+        assert_eq!(
+            sum(&[json!(1), json!({})]),
+            JsValue::Str("1[object Object]".into())
+        );
+        assert_eq!(
+            sum(&[json!("a"), json!(true), json!(null)]),
+            JsValue::Str("0atruenull".into())
+        );
+        let undefined = JsValue::Num(1.0).plus(&JsValue::of(None));
+        assert!(matches!(undefined, JsValue::Num(n) if n.is_nan()));
+        assert_eq!(undefined.to_json(), json!(null));
+        assert_eq!(
+            JsValue::Str("x".into()).plus(&JsValue::of(None)),
+            JsValue::Str("xundefined".into())
+        );
+        assert_eq!(
+            JsValue::Num(1e21).plus(&JsValue::Str(String::new())),
+            JsValue::Str("1e+21".into())
+        );
         assert!(!js_truthy(Some(&json!(0))));
         assert!(!js_truthy(Some(&json!(""))));
         assert!(js_truthy(Some(&json!([]))));

@@ -598,6 +598,24 @@ const EDGE_CASES = {
   },
   bom: { bom: true, build(b) { b.user("file starts with a BOM"); } },
   headerWithoutId: { header: { id: undefined }, build(b) { b.user("header has no id"); } },
+  // issue 42: usage counts pi adds as JavaScript does (`totals.x += usage.x`): `true` is 1,
+  // `null` 0, and a string, array or object makes the total a string.
+  usageBoolean(b) {
+    b.user("hi");
+    b.assistant([{ type: "text", text: "one" }], { usage: { input: true, output: 7, cacheRead: null, cacheWrite: false, totalTokens: 8, cost: { total: true } } });
+    b.assistant([{ type: "text", text: "two" }]);
+  },
+  usageString(b) {
+    b.user("hi");
+    b.assistant([{ type: "text", text: "one" }]);
+    b.assistant([{ type: "text", text: "two" }], { usage: { input: "5", output: 7, cacheRead: 0, cacheWrite: 0, totalTokens: 12, cost: { total: "0.5" } } });
+    b.assistant([{ type: "text", text: "three" }]);
+  },
+  usageArrayAndObject(b) {
+    b.user("hi");
+    b.assistant([{ type: "text", text: "one" }], { usage: { input: [3], output: {}, cacheRead: 1, cacheWrite: 2, totalTokens: 3, cost: { total: [0.25] } } });
+    b.assistant([{ type: "text", text: "two" }]);
+  },
   // issue 42: pi compares the header's version as JavaScript does (`version >= 3`, `< 2`, `< 3`
   // on the parsed value), so each of these is the version written after it, never 1.
   versionFloat: { rawVersion: "3.0", build: callOnAbandonedBranch }, // 3

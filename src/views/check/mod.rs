@@ -351,7 +351,7 @@ pub fn undecidable(spec: &Spec, summary: &Summary) -> Option<String> {
         return None;
     };
     Some(format!(
-        "cannot decide {}: the {} is {}, from a usage number beyond JavaScript's range",
+        "cannot decide {}: the {} is {}, from a usage number beyond JavaScript's range or a count pi does not add as a number",
         what.0,
         what.1,
         crate::views::style::js_non_finite(what.2)
