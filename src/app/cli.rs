@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::app::global::GlobalArgs;
 use crate::format::model::PI_ROLES;
+use crate::views::check::Unpriced;
 use crate::views::stats::By;
 use crate::views::tree::TreeFilter;
 
@@ -369,15 +370,6 @@ pub enum Command {
     /// Write shell completions or the man page (for packagers)
     #[command(hide = true)]
     Generate(GenerateArgs),
-}
-
-/// How `check --max-cost` treats usage without a price.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Unpriced {
-    /// Judge the recorded cost, leaving the unpriced tokens out
-    Ok,
-    /// The assertion fails
-    Fail,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

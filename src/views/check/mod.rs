@@ -18,13 +18,22 @@ use crate::format::model::{message_call_facts, EntryKind};
 use crate::store::session::Session;
 use crate::store::summary::Summary;
 
+/// How `check --max-cost` treats usage without a price (`--unpriced`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Unpriced {
+    /// Judge the recorded cost, leaving the unpriced tokens out
+    Ok,
+    /// The assertion fails
+    Fail,
+}
+
 /// What was asked, as parsed from the flags.
 #[derive(Debug, Default)]
 pub struct Spec {
     pub integrity: bool,
     pub max_cost: Option<f64>,
     /// How `max_cost` treats usage without a price; `None`: such usage leaves it undecided.
-    pub unpriced: Option<crate::app::cli::Unpriced>,
+    pub unpriced: Option<Unpriced>,
     pub max_tokens: Option<u64>,
     pub max_turns: Option<u64>,
     /// The limit in ms, and the span as given (`30m`).
@@ -368,9 +377,8 @@ pub fn undecidable(spec: &Spec, summary: &Summary) -> Option<String> {
 fn cost_assertion(
     usage: &crate::format::model::Usage,
     max: f64,
-    unpriced: Option<crate::app::cli::Unpriced>,
+    unpriced: Option<Unpriced>,
 ) -> Assertion {
-    use crate::app::cli::Unpriced;
     let cost = usage.cost;
     let within = nano_dollars(cost) <= nano_dollars(max);
     let cents = |x: f64| format!("${x:.2}");
