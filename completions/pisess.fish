@@ -179,6 +179,8 @@ complete -c pisess -n "__fish_pisess_using_subcommand stats" -s h -l help -d 'Pr
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l since -d 'Check this project\'s sessions (every project\'s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l until -d 'Check this project\'s sessions (every project\'s with --all) modified before WHEN' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-cost -d 'Total cost at most USD dollars (pi\'s /session cost)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l unpriced -d 'With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges the recorded cost alone; fail fails the assertion. Without it such usage is undecided' -r -f -a "ok\t'Judge the recorded cost, leaving the unpriced tokens out'
+fail\t'The assertion fails'"
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tokens -d 'Total tokens at most N (input + output + cache read + cache write)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-turns -d 'At most N assistant messages' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-duration -d 'From the header\'s time to the last user or assistant message at most SPAN (90s, 30m, 2h)' -r
@@ -215,7 +217,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s n -l dry-run -d 'Print what would be removed, remove nothing'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s y -l yes -d 'Do not ask (required when stdin is not a terminal)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l permanent -d 'Unlink instead of moving to the trash'
-complete -c pisess -n "__fish_pisess_using_subcommand rm" -l empty -d 'Also this project\'s sessions without messages (with --older-than: the old ones)'
+complete -c pisess -n "__fish_pisess_using_subcommand rm" -l empty -d 'Also this project\'s empty sessions (with --older-than: the old ones)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s a -l all -d 'With --older-than/--empty: every project, not only this one'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow removing the live session ($PI_SESSION_FILE)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l json -d 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'

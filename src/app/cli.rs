@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::app::global::GlobalArgs;
 use crate::format::model::PI_ROLES;
+use crate::views::check::Unpriced;
 use crate::views::stats::By;
 use crate::views::tree::TreeFilter;
 
@@ -259,7 +260,7 @@ const RM_HELP: &str = "\
 Examples:
   pisess rm 0196cdea                   show the session, ask, move it to the trash
   pisess rm --older-than 30d --empty --dry-run   what a clean-up would remove
-  pisess rm --all --empty --yes        remove every session without messages, without asking
+  pisess rm --all --empty --yes        remove every empty session (see --empty), without asking
   pisess rm --json --yes \"$S\" | jq -c 'select(.event == \"failed\")'
 
 What goes is the file that was checked: on Linux it is moved aside by one atomic rename,
@@ -306,6 +307,11 @@ pub enum Command {
     ///
     /// The tree of pi's /tree: children in pi's order, the leaf pi resumes at marked
     /// "← active", labels shown, and pi's filter modes.
+    ///
+    /// A row more than 40 levels deep (a session retried thousands of times) draws only its
+    /// last 40 levels, after "+N " where N is how many levels were left out: pi's /tree
+    /// scrolls sideways instead, and whole rows would make the output grow with the square of
+    /// the depth. --json gives every row's depth.
     #[command(after_long_help = TREE_HELP)]
     Tree(TreeArgs),
     /// Print the session dir for this project, or a session's file
@@ -565,8 +571,22 @@ pub struct CheckArgs {
     #[arg(long, help_heading = "Assertions")]
     pub integrity: bool,
     /// Total cost at most USD dollars (pi's /session cost)
+    ///
+    /// pi records a cost of 0 for a model it has no price for (a local model, one its registry
+    /// does not know): the recorded total then leaves those tokens out, and the assertion is
+    /// undecided (exit 2) unless --unpriced says how to treat them.
     #[arg(long, value_name = "USD", help_heading = "Assertions", value_parser = non_negative)]
     pub max_cost: Option<f64>,
+    /// With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges
+    /// the recorded cost alone; fail fails the assertion. Without it such usage is undecided
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        requires = "max_cost",
+        help_heading = "Assertions"
+    )]
+    pub unpriced: Option<Unpriced>,
     /// Total tokens at most N (input + output + cache read + cache write)
     #[arg(long, value_name = "N", help_heading = "Assertions")]
     pub max_tokens: Option<u64>,
@@ -649,7 +669,13 @@ pub struct RmArgs {
     /// Also this project's sessions whose last activity is older than SPAN (30d, 2w, ...)
     #[arg(long, value_name = "SPAN")]
     pub older_than: Option<String>,
-    /// Also this project's sessions without messages (with --older-than: the old ones)
+    /// Also this project's empty sessions (with --older-than: the old ones)
+    ///
+    /// Empty: nothing a person would miss. No message of any role, no custom message pi
+    /// showed the user (display true: a subagent's report), no compaction or branch summary,
+    /// no session name or label, no entry of a type pisess does not know. Model and thinking
+    /// changes, usage records, context edits, extension state and hidden custom messages alone
+    /// leave a session empty.
     #[arg(long)]
     pub empty: bool,
     /// With --older-than/--empty: every project, not only this one

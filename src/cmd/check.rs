@@ -25,8 +25,9 @@ use crate::store::listing::{self, Problem, Scope, Window};
 use crate::store::locate::{Location, Skipped};
 use crate::store::select::{select, Selected};
 use crate::store::session::{IndexOptions, Session};
-use crate::store::summary::{summarize, summarize_bytes, Detail, Summary, SummaryOptions};
+use crate::store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
 use crate::util::readahead::Reading;
+use crate::util::tee;
 use crate::util::usage::UsageError;
 use crate::views::check::{self, Spec};
 use crate::views::secrets::search_stream;
@@ -54,6 +55,12 @@ pub fn run(
     let want_index = check::needs_index(&spec);
     let mut checked = Vec::with_capacity(targets.len());
     for target in targets {
+        // A device that is no terminal (`< /dev/zero`) would never end: refused as `show -`
+        // refuses it.
+        let target = match (target, crate::cmd::stdin_is_a_stream(env)) {
+            (Target::Stdin, Err(e)) => Target::Failed("-".into(), format!("{e:#}")),
+            (target, _) => target,
+        };
         let mut c = check_one(target, &spec, want_index, diag, stdin);
         c.short_id = c.id.as_deref().map(|id| env.short_id(id));
         if let Err(e) = &c.result {
@@ -104,7 +111,8 @@ pub fn run(
     Ok(match worst(&checked) {
         Status::Passed => Outcome::Done,
         Status::Failed => Outcome::Partial,
-        Status::Error => Outcome::NotChecked,
+        // Some assertion could not be decided: as for a session that could not be checked.
+        Status::Undecided | Status::Error => Outcome::NotChecked,
     })
 }
 
@@ -184,6 +192,7 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
     let mut spec = Spec {
         integrity: args.integrity,
         max_cost: args.max_cost,
+        unpriced: args.unpriced,
         max_tokens: args.max_tokens,
         max_turns: args.max_turns,
         max_duration,
@@ -342,23 +351,40 @@ fn check_one(
     let (name, summary, session, secrets) = match target {
         Target::Failed(name, e) => return failed(name, e),
         Target::Stdin => {
-            let mut bytes = Vec::new();
-            if let Err(e) = stdin.read_to_end(&mut bytes) {
-                return failed("-".into(), e.to_string());
+            // Read once, as it comes, by each reader at the same time: never held whole.
+            let (mut summary, mut session, mut secrets) = (None, None, None);
+            let mut readers: Vec<tee::Reader> = vec![Box::new(|r| {
+                summary = Some(summarize_stream(
+                    std::io::BufReader::new(r),
+                    "-",
+                    SummaryOptions::default(),
+                ));
+            })];
+            if want_index {
+                readers.push(Box::new(|r| {
+                    session = Some(Session::from_reader(r, "-", IndexOptions::default()));
+                }));
             }
-            let summary = match summarize_bytes(&bytes, "-") {
-                Ok(s) => s,
-                Err(e) => return failed("-".into(), e.to_string()),
+            if let Some(d) = &spec.no_secrets {
+                let secrets = &mut secrets;
+                readers.push(Box::new(move |r| {
+                    let found = search_stream(std::io::BufReader::new(r), "-", d);
+                    *secrets = Some(found.map(|(_, hits)| hits));
+                }));
+            }
+            let bytes = tee::tee(stdin, readers);
+            let mut summary = match summary {
+                Some(Ok(s)) => s,
+                Some(Err(e)) => return failed("-".into(), e.to_string()),
+                None => return failed("-".into(), "standard input was not read".into()),
             };
-            let session = want_index
-                .then(|| Session::from_reader(&bytes[..], "-", IndexOptions::default()))
-                .transpose();
-            let secrets = spec
-                .no_secrets
-                .as_ref()
-                .map(|d| search_stream(&bytes[..], "-", d).map(|(_, hits)| hits))
-                .transpose();
-            ("-".to_owned(), summary, session, secrets)
+            summary.bytes = bytes;
+            (
+                "-".to_owned(),
+                summary,
+                session.transpose(),
+                secrets.transpose(),
+            )
         }
         Target::File(path, listed) => {
             let name = path.display().to_string();
@@ -447,6 +473,8 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
         for a in &v.assertions {
             let status = if a.held {
                 theme.green("ok  ")
+            } else if a.undecided {
+                theme.paint(Role::Warn, "UNDECIDED")
             } else {
                 theme.paint(Role::Error, "FAIL")
             };
@@ -463,10 +491,10 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
             }
         }
         let line = verdict_line(c);
-        let role = if v.held() {
-            Role::Assistant
-        } else {
-            Role::Error
+        let role = match c.status() {
+            Status::Passed => Role::Assistant,
+            Status::Undecided => Role::Warn,
+            Status::Failed | Status::Error => Role::Error,
         };
         writeln!(out, "{}", theme.paint(role, &theme.bold(&line)))?;
     }
@@ -495,7 +523,7 @@ fn to_json(c: &Checked) -> Value {
                 .map(|a| {
                     json!({
                         "name": a.name,
-                        "status": if a.held { "ok" } else { "fail" },
+                        "status": a.status(),
                         "measured": a.measured_json,
                         "limit": a.limit_json,
                         "message": assertion_text(a),
@@ -516,6 +544,7 @@ fn to_json(c: &Checked) -> Value {
             }
             object["figures"] = json!({
                 "cost": number(f.cost),
+                "unpricedTokens": number(f.unpriced_tokens),
                 "totalTokens": number(f.tokens),
                 "assistantMessages": f.turns,
                 "userMessages": f.user_messages,

@@ -11,7 +11,6 @@ use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use serde_json::json;
 
 use crate::app::cli::GrepArgs;
@@ -194,7 +193,14 @@ pub fn run(
 
 /// The search, its files, whether they were named, the filters, and whether the listing may
 /// have missed a file (an unreadable folder: exit 2, as an unreadable file).
-type Prepared<'a> = (Search<'a>, Vec<Source>, bool, Window, Projects, bool);
+type Prepared<'a> = (
+    Search<'a>,
+    Vec<Source<SearchedSource>>,
+    bool,
+    Window,
+    Projects,
+    bool,
+);
 
 /// The pattern, the filters and the files, each checked before any file is read.
 fn prepare<'a>(
@@ -286,11 +292,11 @@ fn prepare<'a>(
         for arg in &args.sessions {
             match select(Some(arg), loc, env.pi_session_file.as_deref())? {
                 Selected::File(path) => files.push(Source::File(path)),
-                // Read whole, so it is searched in its place among the files.
+                // Searched as it comes (never held whole), its result shown in its place
+                // among the files.
                 Selected::Stdin => {
-                    let mut bytes = Vec::new();
-                    stdin.read_to_end(&mut bytes).context("<stdin>")?;
-                    files.push(Source::Stdin(bytes));
+                    super::stdin_is_a_stream(env)?;
+                    files.push(Source::stdin(search_stdin(stdin, &search)));
                 }
             }
         }
@@ -302,20 +308,37 @@ fn prepare<'a>(
 /// Searches a file, or standard input: without a file there is no summary (its heading is the
 /// header's).
 fn search_source(
-    source: &Source,
+    source: &Source<SearchedSource>,
     search: &Search,
     cache: Option<&Cache>,
 ) -> Result<Searched, (PathBuf, ScanError)> {
     match source {
         Source::File(path) => search_file(path, search, cache),
-        Source::Stdin(bytes) => {
-            let mut found = Found::default();
-            let report = scan_until(&bytes[..], "-", |header, e| found.entry(search, header, e))
-                .map_err(|e| (PathBuf::from("-"), e))?;
-            Ok(found.into_searched(PathBuf::from("-"), search, None, Some(report)))
-        }
+        Source::Stdin(searched) => searched
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+            .unwrap_or_else(|| {
+                Err((
+                    PathBuf::from("-"),
+                    ScanError::Io(io::Error::other("standard input was already searched")),
+                ))
+            }),
     }
 }
+
+/// Searches standard input as it is read: without a file there is no summary (its heading is
+/// the header's).
+fn search_stdin(stdin: &mut dyn Read, search: &Search) -> SearchedSource {
+    let mut found = Found::default();
+    let input = io::BufReader::with_capacity(256 * 1024, stdin);
+    let report = scan_until(input, "-", |header, e| found.entry(search, header, e))
+        .map_err(|e| (PathBuf::from("-"), e))?;
+    Ok(found.into_searched(PathBuf::from("-"), search, None, Some(report)))
+}
+
+/// What searching one source gives.
+type SearchedSource = Result<Searched, (PathBuf, ScanError)>;
 
 /// Searches one file, always all of it that can match. The human view's heading needs the
 /// file's summary: from the cache when it vouches for the file (the heading only: the id and

@@ -11,7 +11,6 @@ use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use serde_json::json;
 
 use crate::app::cli::GrepArgs;
@@ -67,8 +66,8 @@ pub fn run(
     if !named.is_empty() && (args.all || !args.projects.is_empty()) {
         return Err(UsageError("SESSIONs cannot be given with --all or --project".into()).into());
     }
-    let (files, explicit, mut trouble) = sources(&named, args.all, &projects, env, diag, stdin)
-        .map_err(|e| {
+    let (files, explicit, mut trouble) =
+        sources(&named, args.all, &projects, env, diag, stdin, &detector).map_err(|e| {
             if e.is::<UsageError>() {
                 e
             } else {
@@ -119,6 +118,15 @@ pub fn run(
     })
 }
 
+/// Standard input's search, done as it was read.
+type StdinSearched = Result<
+    (
+        crate::format::scan::ScanReport,
+        Vec<crate::views::secrets::Hit>,
+    ),
+    (PathBuf, ScanError),
+>;
+
 /// The files to read, whether they were named, and whether a listing may have missed one.
 fn sources(
     named: &[std::ffi::OsString],
@@ -127,7 +135,8 @@ fn sources(
     env: &Env,
     diag: &mut Diag,
     stdin: &mut dyn Read,
-) -> anyhow::Result<(Vec<Source>, bool, bool)> {
+    detector: &Detector,
+) -> anyhow::Result<(Vec<Source<StdinSearched>>, bool, bool)> {
     let loc = &env.location;
     if named.is_empty() {
         let listed = listing::files(loc, projects.scope(all))?;
@@ -146,10 +155,13 @@ fn sources(
     for arg in named {
         match select(Some(arg), loc, env.pi_session_file.as_deref())? {
             Selected::File(path) => files.push(Source::File(path)),
+            // Searched as it comes (never held whole), its result reported in its place.
             Selected::Stdin => {
-                let mut bytes = Vec::new();
-                stdin.read_to_end(&mut bytes).context("<stdin>")?;
-                files.push(Source::Stdin(bytes));
+                super::stdin_is_a_stream(env)?;
+                let input = std::io::BufReader::with_capacity(256 * 1024, &mut *stdin);
+                let searched =
+                    search_stream(input, "-", detector).map_err(|e| (PathBuf::from("-"), e));
+                files.push(Source::stdin(searched));
             }
         }
     }
@@ -158,7 +170,10 @@ fn sources(
 
 /// Every finding of one session, read as a stream by the one reader: every line of it, entry
 /// or not ([`search_stream`]).
-fn search(source: &Source, detector: &Detector) -> Result<Searched, (PathBuf, ScanError)> {
+fn search(
+    source: &Source<StdinSearched>,
+    detector: &Detector,
+) -> Result<Searched, (PathBuf, ScanError)> {
     let (path, (report, found)) = match source {
         Source::File(path) => {
             let failed = |e| (path.clone(), e);
@@ -167,9 +182,15 @@ fn search(source: &Source, detector: &Detector) -> Result<Searched, (PathBuf, Sc
             let searched = search_stream(input, &opened.stem, detector).map_err(failed)?;
             (path.clone(), searched)
         }
-        Source::Stdin(bytes) => {
-            let searched =
-                search_stream(&bytes[..], "-", detector).map_err(|e| (PathBuf::from("-"), e))?;
+        Source::Stdin(searched) => {
+            let searched = searched
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
+                .unwrap_or_else(|| {
+                    let again = std::io::Error::other("standard input was already searched");
+                    Err((PathBuf::from("-"), ScanError::Io(again)))
+                })?;
             (PathBuf::from("-"), searched)
         }
     };

@@ -549,6 +549,12 @@ fn render_human(
         });
         writeln!(out, "{}", line.trim_end())?;
     }
+    // The legend of a cost marked as leaving out tokens without a price, once under the table
+    // that shows one (on a terminal, as the headings: piped rows stay rows).
+    let unpriced: f64 = sessions.iter().map(|s| s.usage.unpriced).sum();
+    if header && unpriced > 0.0 && droppable.iter().any(|c| c.heading == "COST") {
+        writeln!(out, "{}", theme.dim(&style::unpriced_legend(unpriced)))?;
+    }
     Ok(())
 }
 

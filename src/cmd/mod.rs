@@ -22,7 +22,7 @@ use anyhow::Context as _;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::format::model::PI_ENTRY_TYPES;
-use crate::format::model::{Dialect, EntryKind, Header};
+use crate::format::model::{EntryKind, Header};
 use crate::format::scan::ScanError;
 use crate::store::locate::Selected;
 use crate::store::session::{IndexOptions, Session};
@@ -80,7 +80,11 @@ pub fn warn_infinite_usage(diag: &mut Diag, name: &str, usage: &crate::format::m
         diag.warn(
             name,
             None,
-            "a usage holds a number beyond JavaScript's range: its totals are Infinity (or NaN), as pi counts them",
+            if usage.input.is_nan() || usage.output.is_nan() || usage.cache_read.is_nan() || usage.cache_write.is_nan() || usage.cost.is_nan() {
+                "a usage holds a count pi does not add as a number (a string, an array, an object) or Infinity and -Infinity together: its totals are NaN here (pi's are text: see stats --json SESSION)"
+            } else {
+                "a usage holds a number beyond JavaScript's range: its totals are Infinity (or NaN), as pi counts them"
+            },
         );
     }
 }
@@ -144,17 +148,25 @@ pub fn entry_wanted(
 /// The index keeps roles as stored; pi reads v1/v2 `hookMessage` as `custom`, and so does
 /// `--role custom` (the stored name matches too).
 pub fn migrated_role<'a>(h: &Header, role: &'a str) -> &'a str {
-    if role == "hookMessage" && h.dialect == Dialect::Pi && h.version < 3 {
+    if role == "hookMessage" && h.renames_hook_messages() {
         "custom"
     } else {
         role
     }
 }
 
-/// What is searched: a file, or standard input read whole (`-`).
-pub(crate) enum Source {
+/// What is searched: a file, or standard input (`-`), searched as it was read (a stream read
+/// once, never held whole) and its result `S` kept for its place among the files.
+pub(crate) enum Source<S> {
     File(PathBuf),
-    Stdin(Vec<u8>),
+    Stdin(std::sync::Mutex<Option<S>>),
+}
+
+impl<S> Source<S> {
+    /// Standard input searched: its result, taken (it is written once).
+    pub(crate) fn stdin(searched: S) -> Source<S> {
+        Source::Stdin(std::sync::Mutex::new(Some(searched)))
+    }
 }
 
 /// A file that `grep` or `grep --secrets` could not search: a warning; true when it may

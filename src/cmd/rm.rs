@@ -53,14 +53,16 @@ struct Candidate {
 struct Rule {
     /// The id prefix or name a lookup chose it by.
     query: Option<String>,
-    /// Chosen by `--empty`: it holds no message.
+    /// Chosen by `--empty`: it holds nothing a person would miss ([`kept`]).
     empty: bool,
     /// Chosen by `--older-than`: pi's `modified` is before this (ms since the epoch).
     before: Option<i64>,
 }
 
 impl Rule {
-    fn judge(&self, s: &Summary) -> Result<(), String> {
+    /// `keeps`: what of the file a person would miss, from [`summarize_keeping`] (asked for
+    /// when the rule is `--empty`).
+    fn judge(&self, s: &Summary, keeps: Option<&str>) -> Result<(), String> {
         if let Some(q) = &self.query {
             if !s.id.starts_with(q.as_str()) && s.name.as_deref() != Some(q.as_str()) {
                 return Err(format!(
@@ -73,6 +75,9 @@ impl Rule {
                 "it is not empty (it holds {} messages)",
                 s.message_count
             ));
+        }
+        if let Some(what) = keeps.filter(|_| self.empty) {
+            return Err(format!("it is not empty (it holds {what})"));
         }
         if self.before.is_some_and(|t| s.modified_ms >= t) {
             return Err("it is not older than --older-than (it was modified since)".into());
@@ -88,10 +93,66 @@ impl Rule {
             meta,
             stem: crate::format::scan::stem_of(path),
         };
-        let summary = summarize_opened(&opened, path, SummaryOptions::default())
-            .map_err(|e| not_a_session(&e))?;
-        self.judge(&summary)
+        let (summary, keeps) =
+            summarize_keeping(&opened, path, self.empty).map_err(|e| not_a_session(&e))?;
+        self.judge(&summary, keeps.as_deref())
     }
+}
+
+/// What an entry holds that a person would miss, if anything: what makes a session without
+/// messages not empty for `rm --empty`. A message of any role; a custom message pi showed the
+/// user (`display`: a subagent's report, an extension's notice); a compaction or branch
+/// summary (a summary of work); a name or a label someone gave; an entry of a type pisess does
+/// not know (what it holds cannot be told), or a seed-000 tool call or thinking entry. Not
+/// kept: model and thinking-level changes, usage records, context edits, extensions' `custom`
+/// state and hidden custom messages, none of which pi shows in the conversation.
+fn kept(e: &crate::format::model::EntryLine) -> Option<&'static str> {
+    use crate::format::model::EntryKind as K;
+    match &e.kind {
+        K::Message => Some("a message"),
+        K::CustomMessage => {
+            #[derive(serde::Deserialize)]
+            struct Shown {
+                display: Option<serde_json::Value>,
+            }
+            let shown = serde_json::from_slice::<Shown>(e.json)
+                .is_ok_and(|m| crate::format::js::js_truthy(m.display.as_ref()));
+            shown.then_some("a custom message shown to the user")
+        }
+        K::Compaction => Some("a compaction summary"),
+        K::BranchSummary => Some("a branch summary"),
+        K::SessionInfo => e
+            .view
+            .name
+            .get()
+            .is_some_and(|n| !n.trim().is_empty())
+            .then_some("a session name"),
+        K::Label => Some("a label"),
+        K::ToolCall | K::Thinking => Some("a tool call or thinking entry"),
+        K::Unknown(_) => Some("an entry of a type pisess does not know"),
+        K::ModelChange | K::ThinkingLevelChange | K::Usage | K::ContextEdit | K::Custom => None,
+    }
+}
+
+/// The file's summary and, when `keeps` asks, the first thing in it a person would miss
+/// ([`kept`]), with its line.
+fn summarize_keeping(
+    opened: &OpenedFile,
+    path: &Path,
+    keeps: bool,
+) -> Result<(Summary, Option<String>), crate::format::scan::ScanError> {
+    let mut found: Option<String> = None;
+    let mut also = |_: &crate::format::model::Header, e: &crate::format::model::EntryLine| {
+        if found.is_none() {
+            found = kept(e).map(|what| format!("{what}, line {}", e.line));
+        }
+    };
+    let options = SummaryOptions {
+        also: keeps.then_some(&mut also as crate::store::summary::Also),
+        ..SummaryOptions::default()
+    };
+    let summary = summarize_opened(opened, path, options)?;
+    Ok((summary, found))
 }
 
 /// A session that passed every check and will be removed.
@@ -377,6 +438,11 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
             if !window.holds(&s) || !projects.holds(&s.cwd) || (args.empty && s.message_count > 0) {
                 continue;
             }
+            // Without messages, and yet holding what a person would miss: not chosen (the
+            // check reads it again, through the descriptor it removes by).
+            if args.empty && holds_what_a_person_would_miss(&s.path) {
+                continue;
+            }
             add(Candidate {
                 path: s.path.clone(),
                 explicit: false,
@@ -409,6 +475,15 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
         refused,
         incomplete,
     })
+}
+
+/// Whether the session at `path` holds anything [`kept`] names; a file that cannot be read is
+/// left to the check, which says why.
+fn holds_what_a_person_would_miss(path: &Path) -> bool {
+    crate::format::scan::open_file(path)
+        .ok()
+        .and_then(|opened| summarize_keeping(&opened, path, true).ok())
+        .is_some_and(|(_, keeps)| keeps.is_some())
 }
 
 /// One SESSION argument through the shared selection.
@@ -494,8 +569,8 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
         meta: opened,
         stem: crate::format::scan::stem_of(&path),
     };
-    let summary = summarize_opened(&opened, &path, SummaryOptions::default())
-        .map_err(|e| not_a_session(&e))?;
+    let (summary, keeps) =
+        summarize_keeping(&opened, &path, c.rule.empty).map_err(|e| not_a_session(&e))?;
     if let Some(id) = c.expected.filter(|id| *id != summary.id) {
         return Err(format!(
             "it no longer holds session {id} (it holds {}); left alone",
@@ -503,7 +578,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
         ));
     }
     c.rule
-        .judge(&summary)
+        .judge(&summary, keeps.as_deref())
         .map_err(|reason| format!("{reason}; left alone"))?;
     if !rules.force && rules.is_live(&path, &meta) {
         return Err(
@@ -934,6 +1009,24 @@ mod tests {
         let err = removal::remove(checked, Mode::Permanent, &TrashHome::default()).unwrap_err();
         assert!(err.contains("not empty"), "{err}");
         assert!(path.is_file());
+    }
+
+    /// issue 42: chosen as empty, a file that holds a custom message pi showed the user is
+    /// refused, saying what it holds and where (on 63e6fc9 it went).
+    #[test]
+    fn a_file_chosen_as_empty_that_holds_a_shown_custom_message_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.jsonl");
+        session(&path, "a");
+        let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"type\":\"custom_message\",\"id\":\"m\",\"parentId\":null,\"customType\":\"subagent\",\"content\":\"report\",\"display\":true}\n").unwrap();
+        let mut candidate = explicit(&path);
+        candidate.rule.empty = true;
+        let err = check(candidate, &rules()).unwrap_err();
+        assert!(
+            err.contains("not empty (it holds a custom message shown to the user, line 2)"),
+            "{err}"
+        );
     }
 
     #[test]

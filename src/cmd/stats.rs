@@ -17,7 +17,8 @@ use crate::app::cli::StatsArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::format::model::{number, Usage};
+use crate::format::js::JsValue;
+use crate::format::model::{number, EntryLine, Header, Usage};
 use crate::format::surrogates;
 use crate::format::time::to_json_date;
 use crate::store::listing::{self, Scope, Window};
@@ -126,21 +127,41 @@ fn read_one(
     stdin: &mut dyn Read,
 ) -> anyhow::Result<One> {
     let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
+    let mut js = JsTotals::default();
     let (summary, session) = match &selected {
         Selected::Stdin => {
-            // Both reads need the stream, which can be read once.
-            let mut bytes = Vec::new();
-            stdin.read_to_end(&mut bytes).context("<stdin>")?;
-            let summary = summarize_stream(&bytes[..], "-", stats()).context("<stdin>")?;
+            crate::cmd::stdin_is_a_stream(env)?;
+            // Both reads need the stream, which can be read once: they read it side by side,
+            // as it comes, never held whole.
+            let (mut summary, mut session) = (None, None);
+            let readers: Vec<crate::util::tee::Reader> = vec![
+                Box::new(|r| {
+                    let mut observe = |_: &Header, e: &EntryLine| js.observe(e);
+                    let options = SummaryOptions {
+                        also: Some(&mut observe),
+                        ..stats()
+                    };
+                    summary = Some(summarize_stream(std::io::BufReader::new(r), "-", options));
+                }),
+                Box::new(|r| {
+                    session = Some(Session::from_reader(r, "-", IndexOptions::default()));
+                }),
+            ];
+            crate::util::tee::tee(stdin, readers);
+            let unread = || anyhow::anyhow!("standard input was not read");
             (
-                summary,
-                Session::from_reader(&bytes[..], "-", IndexOptions::default())
-                    .context("<stdin>")?,
+                summary.ok_or_else(unread)?.context("<stdin>")?,
+                session.ok_or_else(unread)?.context("<stdin>")?,
             )
         }
         Selected::File(path) => {
             let name = path.display().to_string();
-            let summary = summarize(path, stats()).context(name.clone())?;
+            let mut observe = |_: &Header, e: &EntryLine| js.observe(e);
+            let options = SummaryOptions {
+                also: Some(&mut observe),
+                ..stats()
+            };
+            let summary = summarize(path, options).context(name.clone())?;
             (
                 summary,
                 Session::open(path, IndexOptions::default()).context(name)?,
@@ -160,7 +181,96 @@ fn read_one(
         summary,
         next_messages,
         next_tokens,
+        pi_totals: js.strings().then(|| js.to_json()),
     })
+}
+
+/// pi's `getSessionStats` totals as JavaScript adds them: `totals.input += usage.input` and so
+/// on from 0, over the entries it counts, so a string count makes the total a string (`0 + "5"`
+/// is `"05"`) and an object or array one its text. Kept beside the numeric [`Usage`] (which
+/// cannot hold a string: NaN there) for `stats --json SESSION` to give what pi gives.
+struct JsTotals {
+    input: JsValue,
+    output: JsValue,
+    cache_read: JsValue,
+    cache_write: JsValue,
+    cost: JsValue,
+}
+
+impl Default for JsTotals {
+    fn default() -> Self {
+        JsTotals {
+            input: JsValue::Num(0.0),
+            output: JsValue::Num(0.0),
+            cache_read: JsValue::Num(0.0),
+            cache_write: JsValue::Num(0.0),
+            cost: JsValue::Num(0.0),
+        }
+    }
+}
+
+impl JsTotals {
+    /// pi's choice of usages: every `usage` entry's, a compaction's or branch summary's and a
+    /// tool result's when it has one, every assistant message's. (Where pi would throw, an
+    /// absent usage of a `usage` entry or an assistant message, nothing is added.)
+    fn observe(&mut self, e: &EntryLine) {
+        use crate::format::model::EntryKind as K;
+        let message = e.view.message.0.as_ref();
+        let (raw, always) = match &e.kind {
+            K::Usage => (e.view.usage, true),
+            K::Compaction | K::BranchSummary => (e.view.usage, false),
+            K::Message => match message.and_then(|m| m.role.get()) {
+                Some("assistant") => (message.and_then(|m| m.usage), true),
+                Some("toolResult") => (message.and_then(|m| m.usage), false),
+                _ => return,
+            },
+            _ => return,
+        };
+        let Some(usage) = raw.and_then(|r| serde_json::from_str::<Value>(r.get()).ok()) else {
+            return;
+        };
+        if !always && !crate::format::js::js_truthy(Some(&usage)) {
+            return;
+        }
+        let field = |k: &str| JsValue::of(usage.get(k));
+        self.input = self.input.plus(&field("input"));
+        self.output = self.output.plus(&field("output"));
+        self.cache_read = self.cache_read.plus(&field("cacheRead"));
+        self.cache_write = self.cache_write.plus(&field("cacheWrite"));
+        let total = usage.get("cost").and_then(|c| c.get("total"));
+        self.cost = self.cost.plus(&JsValue::of(total));
+    }
+
+    /// Whether a total is a string: only then do pi's totals differ from the numeric ones in
+    /// more than a count pisess reads as 0 where pi has NaN (format.md).
+    fn strings(&self) -> bool {
+        [
+            &self.input,
+            &self.output,
+            &self.cache_read,
+            &self.cache_write,
+            &self.cost,
+        ]
+        .iter()
+        .any(|v| v.is_string())
+    }
+
+    /// `{tokens: {input, output, cacheRead, cacheWrite, total}, cost}` as pi's object has them.
+    fn to_json(&self) -> (Value, Value) {
+        let total = self
+            .input
+            .plus(&self.output)
+            .plus(&self.cache_read)
+            .plus(&self.cache_write);
+        let tokens = json!({
+            "input": self.input.to_json(),
+            "output": self.output.to_json(),
+            "cacheRead": self.cache_read.to_json(),
+            "cacheWrite": self.cache_write.to_json(),
+            "total": total.to_json(),
+        });
+        (tokens, self.cost.to_json())
+    }
 }
 
 /// The sessions of a report: `--all`, the SESSIONs given, or this project's.
@@ -182,8 +292,11 @@ fn read_many(
     let mut sessions: Vec<Summary> = Vec::new();
     for arg in &args.sessions {
         let summary = match select(Some(arg), &env.location, env.pi_session_file.as_deref())? {
-            Selected::Stdin => summarize_stream(std::io::BufReader::new(&mut *stdin), "-", stats())
-                .context("<stdin>")?,
+            Selected::Stdin => {
+                crate::cmd::stdin_is_a_stream(env)?;
+                summarize_stream(std::io::BufReader::new(&mut *stdin), "-", stats())
+                    .context("<stdin>")?
+            }
             Selected::File(path) => {
                 summarize(&path, stats()).with_context(|| path.display().to_string())?
             }
@@ -245,8 +358,8 @@ fn one_json(one: &One) -> Value {
         "toolCalls": s.counts.tool_calls,
         "toolResults": s.counts.tool_results,
         "totalMessages": s.message_count,
-        "tokens": tokens_json(&s.usage),
-        "cost": number(s.usage.cost),
+        "tokens": one.pi_totals.as_ref().map_or_else(|| tokens_json(&s.usage), |t| t.0.clone()),
+        "cost": one.pi_totals.as_ref().map_or_else(|| number(s.usage.cost), |t| t.1.clone()),
         "unpricedTokens": number(s.usage.unpriced),
         "toolErrors": s.counts.tool_errors,
         "models": models,

@@ -239,7 +239,7 @@ fn each_assistant<R: Send>(
 
 /// A file of pi's current version, whose lines are read as stored (no migration).
 fn read_as_stored(session: &Session) -> bool {
-    session.header.dialect == Dialect::Pi && session.header.version >= 3
+    session.header.dialect == Dialect::Pi && !session.header.renames_hook_messages()
 }
 
 fn is_assistant(session: &Session, i: usize) -> bool {

@@ -244,7 +244,8 @@ enum HeaderStep {
     Skip,
     Torn,
     Malformed(String),
-    Found(Header),
+    /// Boxed: a header is far larger than the other steps.
+    Found(Box<Header>),
     NotASession(NotAHeader),
 }
 
@@ -261,7 +262,7 @@ fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
         Parsed::View(_) | Parsed::Slow => {
             let value = json::decode(line.content()).unwrap_or(Value::Null);
             match Header::from_value(value, stem) {
-                Ok(h) => HeaderStep::Found(h),
+                Ok(h) => HeaderStep::Found(Box::new(h)),
                 Err(reason) => HeaderStep::NotASession(reason),
             }
         }
@@ -298,7 +299,7 @@ pub fn read_header_of(input: impl io::Read, stem: &str) -> Result<Header, ScanEr
             continue;
         }
         match header_step(parse_line(&line, Skimming::Plain), &line, stem) {
-            HeaderStep::Found(h) => return Ok(h),
+            HeaderStep::Found(h) => return Ok(*h),
             HeaderStep::NotASession(reason) => {
                 return Err(ScanError::NotASession {
                     line: line.number,
@@ -523,7 +524,7 @@ fn scan_from<R: BufRead>(
                     if line.terminated {
                         h.stored.push(b'\n');
                     }
-                    header = Some((h, line.number, line.offset, line.len_on_disk()));
+                    header = Some((*h, line.number, line.offset, line.len_on_disk()));
                 }
                 HeaderStep::NotASession(reason) => {
                     return Err(ScanError::NotASession {

@@ -62,7 +62,7 @@ const MAGIC: &[u8] = b"pisess summary cache\n";
 
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
 /// format is not read (and is replaced).
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 
 /// What one folder's cache file holds.
 #[derive(Serialize, Deserialize)]

@@ -1022,6 +1022,26 @@ mod tests {
         let c = s.load(2).unwrap();
         assert_eq!(c["firstKeptEntryId"], "00000002");
         assert_eq!(c["parentId"], "00000002");
+        // issue 42: JSON.parse reads `2.0` and `2e0` as 2, and `entries[2]` is the same entry
+        // (on 63e6fc9 only `2` was an index); `2.5` names no entry.
+        for (index, kept) in [
+            ("2.0", Some("00000002")),
+            ("2e0", Some("00000002")),
+            ("-0", None),
+            ("2.5", None),
+        ] {
+            let s = open(&text.replace(
+                r#""firstKeptEntryIndex":2"#,
+                &format!(r#""firstKeptEntryIndex":{index}"#),
+            ));
+            let c = s.load(2).unwrap();
+            assert_eq!(
+                c.get("firstKeptEntryId").and_then(Value::as_str),
+                kept,
+                "{index}"
+            );
+            assert!(c.get("firstKeptEntryIndex").is_none(), "{index}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub(crate) mod follow;
 pub(crate) mod parallel;
 pub mod readahead;
 pub mod stack;
+pub(crate) mod tee;
 pub mod usage;
 pub mod warning;
 

@@ -350,6 +350,9 @@ pub struct One {
     /// The messages `context` would send next and pi's estimate of their tokens.
     pub next_messages: usize,
     pub next_tokens: usize,
+    /// pi's `getSessionStats` `tokens` and `cost` where JavaScript's `+` made a total a string
+    /// (a count stored as `"5"`): what `stats --json` gives instead of the numeric totals.
+    pub pi_totals: Option<(serde_json::Value, serde_json::Value)>,
 }
 
 impl One {

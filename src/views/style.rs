@@ -216,23 +216,38 @@ pub fn cost(c: f64) -> String {
     }
 }
 
-/// [`cost`] of `usage`, marked [`UNPRICED`] when some of its tokens had no price: a total
-/// that leaves them out must not look complete.
+/// [`money`] of `usage`.
 pub fn cost_of(usage: &crate::format::model::Usage) -> String {
-    let c = cost(usage.cost);
-    if usage.unpriced > 0.0 {
+    money(usage.cost, usage.unpriced)
+}
+
+/// Money as every command and format prints it (`ls`, `stats`, `check`, `export`): the
+/// recorded cost ([`cost`]), marked [`UNPRICED`] when `unpriced_tokens` of its usage had no
+/// price (pi records a cost of 0 for a model it cannot price): a total that leaves them out is
+/// a lower bound and must not look complete, so there is never a bare `$0.00` for usage that
+/// was not free. (An estimate, from prices pisess would supply, is to be written apart:
+/// `~$1.23`.)
+pub fn money(recorded: f64, unpriced_tokens: f64) -> String {
+    let c = cost(recorded);
+    if unpriced_tokens > 0.0 {
         format!("{c}{UNPRICED}")
     } else {
         c
     }
 }
 
-/// The mark of a cost that leaves out tokens without a price.
-pub const UNPRICED: &str = "*";
+/// The mark of a cost that leaves out tokens without a price: "at least". Not `*`, which
+/// marks the default session in `ls`.
+pub const UNPRICED: &str = "+";
 
-/// The note under a table with [`UNPRICED`] costs.
+/// The legend printed once under a table (or a report) with [`UNPRICED`] costs.
+pub fn unpriced_legend(n: f64) -> String {
+    format!("{UNPRICED} at least: {} tokens had no price", tokens(n))
+}
+
+/// [`unpriced_legend`], as `stats` has named it.
 pub fn unpriced_note(n: f64) -> String {
-    format!("{UNPRICED} {} tokens have no price (cost 0)", tokens(n))
+    unpriced_legend(n)
 }
 
 /// `512 B`, `120 KB`, `3.4 MB` (sizes, 1 KB = 1024 B).
@@ -302,7 +317,9 @@ mod tests {
             unpriced: 10.0,
             ..Default::default()
         };
-        assert_eq!(cost_of(&unpriced), "$0.00*");
+        assert_eq!(cost_of(&unpriced), "$0.00+");
+        assert_eq!(money(1.5, 0.0), "$1.50");
+        assert_eq!(money(1.5, 3.0), "$1.50+");
         assert_eq!(cost_of(&crate::format::model::Usage::default()), "$0.00");
         assert_eq!(cost(0.1234), "$0.12");
         assert_eq!(cost(0.001), "$0.0010");

@@ -493,9 +493,21 @@ impl Rows<'_> {
     /// The prefix of `levels` levels with the gutters that fall on them, and the connector on
     /// the last level where no gutter does (pi's `render`, one level at a time).
     fn prefix_level_by_level(&self, levels: usize, connector: Option<&str>) -> String {
-        let mut prefix = String::with_capacity(levels * "│  ".len());
-        let mut gutters = self.gutters.iter().peekable();
-        for level in 0..levels {
+        self.prefix_levels(0, levels, connector)
+    }
+
+    /// Levels `from..levels` of [`Rows::prefix_level_by_level`]'s prefix.
+    fn prefix_levels(&self, from: usize, levels: usize, connector: Option<&str>) -> String {
+        let mut prefix = String::with_capacity((levels - from) * "│  ".len());
+        // The gutters rise along a path while `drawn` holds (see its comment): then the first
+        // one on the drawn levels is found by halving, not by a walk over the path.
+        let first = if self.drawn.is_some() {
+            self.gutters.partition_point(|g| g.position < from)
+        } else {
+            0
+        };
+        let mut gutters = self.gutters[first..].iter().peekable();
+        for level in from..levels {
             while gutters.next_if(|g| g.position < level).is_some() {}
             if let Some(g) = gutters.next_if(|g| g.position == level) {
                 prefix.push_str(g.glyph());
@@ -508,6 +520,12 @@ impl Rows<'_> {
         prefix
     }
 }
+
+/// The most levels a row's prefix draws (three columns each). A session that retries thousands
+/// of times is thousands of levels deep: drawn whole, its rows grow with the depth and the output
+/// with its square (8,000 retries in 2.6 MB drew 320 MB). A deeper row draws its last
+/// `MAX_LEVELS` levels after `+N `, the N levels left out (docs/guide.md, `tree --help`).
+pub const MAX_LEVELS: usize = 40;
 
 /// A level without a gutter or connector.
 const BLANK: &str = "   ";
@@ -596,12 +614,24 @@ impl Iterator for Rows<'_> {
         // a path (branch points indent their children, so a connector sits right of every
         // connector above it), so one pass over the gutters finds them all.
         let corner = if f.is_last { "└─ " } else { "├─ " };
-        let prefix = match self.drawn.as_mut() {
-            Some(drawn) => drawn.prefix(display_indent, connector.then_some(corner)),
-            None => Prefix {
-                tail: self.prefix_level_by_level(display_indent, connector.then_some(corner)),
+        let prefix = if display_indent > MAX_LEVELS {
+            // Our rule, not pi's (its `/tree` scrolls sideways): only the last levels are
+            // drawn, after how many were left out, so a row costs the same at any depth.
+            let from = display_indent - MAX_LEVELS;
+            let mut tail = format!("+{from} ");
+            tail.push_str(&self.prefix_levels(from, display_indent, connector.then_some(corner)));
+            Prefix {
+                tail,
                 ..Prefix::default()
-            },
+            }
+        } else {
+            match self.drawn.as_mut() {
+                Some(drawn) => drawn.prefix(display_indent, connector.then_some(corner)),
+                None => Prefix {
+                    tail: self.prefix_level_by_level(display_indent, connector.then_some(corner)),
+                    ..Prefix::default()
+                },
+            }
         };
 
         let kids = self.v.children.of(f.entry);
@@ -846,6 +876,43 @@ mod tests {
                 "{gutters:?} {levels} {connector:?}"
             );
         }
+    }
+
+    /// issue 42: a session that retries at every turn (each entry has a retry and a
+    /// continuation) draws rows of at most `MAX_LEVELS` levels: its output grows with the
+    /// entries, not with their square. On 63e6fc9 the prefixes of 2,000 retries took 12 MB.
+    #[test]
+    fn deep_retries_draw_capped_prefixes() {
+        let depth = 2_000;
+        let mut lines = vec![e("n0", None, 0)];
+        for k in 1..depth {
+            let ts = u32::try_from(2 * k).unwrap();
+            lines.push(e(&format!("r{k}"), Some(&format!("n{}", k - 1)), ts));
+            lines.push(e(&format!("n{k}"), Some(&format!("n{}", k - 1)), ts + 1));
+        }
+        let s = session(&lines);
+        let t = Tree::build(&s);
+        let v = visible(&t, &vec![true; lines.len()]);
+        let rows: Vec<Row> = layout(&v).into_iter().collect();
+        assert_eq!(rows.len(), lines.len());
+        let widest = rows.iter().map(|r| r.prefix.len()).max().unwrap();
+        // `+N ` and at most MAX_LEVELS levels of at most 5 bytes (`│  `).
+        assert!(widest <= 8 + MAX_LEVELS * 5, "{widest}");
+        let total: usize = rows.iter().map(|r| r.prefix.len()).sum();
+        assert!(total <= rows.len() * (8 + MAX_LEVELS * 5), "{total}");
+        // The deepest rows say how many levels were left out, and draw MAX_LEVELS levels.
+        let deepest = rows
+            .iter()
+            .map(|r| r.prefix.to_string())
+            .filter(|p| p.starts_with('+'))
+            .max_by_key(|p| p.split(' ').next().unwrap()[1..].parse::<usize>().unwrap())
+            .unwrap();
+        let (skipped, drawn) = deepest.split_once(' ').unwrap();
+        let skipped: usize = skipped.strip_prefix('+').unwrap().parse().unwrap();
+        assert!(skipped > depth - MAX_LEVELS - 10, "{deepest}");
+        assert_eq!(drawn.chars().count(), MAX_LEVELS * 3, "{deepest:?}");
+        // A row within the cap is drawn whole, as before.
+        assert!(!rows[3].prefix.to_string().starts_with('+'));
     }
 
     #[test]

@@ -598,7 +598,63 @@ const EDGE_CASES = {
   },
   bom: { bom: true, build(b) { b.user("file starts with a BOM"); } },
   headerWithoutId: { header: { id: undefined }, build(b) { b.user("header has no id"); } },
+  // issue 42: usage counts pi adds as JavaScript does (`totals.x += usage.x`): `true` is 1,
+  // `null` 0, and a string, array or object makes the total a string.
+  usageBoolean(b) {
+    b.user("hi");
+    b.assistant([{ type: "text", text: "one" }], { usage: { input: true, output: 7, cacheRead: null, cacheWrite: false, totalTokens: 8, cost: { total: true } } });
+    b.assistant([{ type: "text", text: "two" }]);
+  },
+  usageString(b) {
+    b.user("hi");
+    b.assistant([{ type: "text", text: "one" }]);
+    b.assistant([{ type: "text", text: "two" }], { usage: { input: "5", output: 7, cacheRead: 0, cacheWrite: 0, totalTokens: 12, cost: { total: "0.5" } } });
+    b.assistant([{ type: "text", text: "three" }]);
+  },
+  usageArrayAndObject(b) {
+    b.user("hi");
+    b.assistant([{ type: "text", text: "one" }], { usage: { input: [3], output: {}, cacheRead: 1, cacheWrite: 2, totalTokens: 3, cost: { total: [0.25] } } });
+    b.assistant([{ type: "text", text: "two" }]);
+  },
+  // issue 42: pi compares the header's version as JavaScript does (`version >= 3`, `< 2`, `< 3`
+  // on the parsed value), so each of these is the version written after it, never 1.
+  versionFloat: { rawVersion: "3.0", build: callOnAbandonedBranch }, // 3
+  versionExponent: { rawVersion: "3e0", build: callOnAbandonedBranch }, // 3
+  versionString: { rawVersion: '"3"', build: callOnAbandonedBranch }, // 3
+  versionArray: { rawVersion: "[3]", build: callOnAbandonedBranch }, // 3
+  versionHalf: { rawVersion: "2.5", build: hookOnBranch }, // 2: hookMessage becomes custom
+  versionNotANumber: { rawVersion: '"v3"', build: hookOnBranch }, // NaN: nothing migrated
+  versionObject: { rawVersion: "{}", build: hookOnBranch }, // NaN
+  versionTrue: { rawVersion: "true", version: 1, v1: true, build: v1Compaction }, // 1
+  // A v1 compaction's index written `2.0`: JSON.parse reads 2, `entries[2]` is kept.
+  v1FirstKeptFloat: { version: 1, v1: true, build: v1Compaction, rewrite: (t) => t.replace('"firstKeptEntryIndex":2,', '"firstKeptEntryIndex":2.0,') },
 };
+
+/** A tool call on a branch left behind: the active branch has none. */
+function callOnAbandonedBranch(b) {
+  const root = b.user("list the files");
+  b.assistant([{ type: "toolCall", id: "call_1", name: "bash", arguments: { command: "ls" } }]);
+  b.leaf = root;
+  b.assistant([{ type: "text", text: "answered without a tool" }]);
+}
+
+/** A v2 `hookMessage` on a branch. */
+function hookOnBranch(b) {
+  const root = b.user("hello");
+  b.message({ role: "hookMessage", customType: "git-status", content: "clean", display: true });
+  b.assistant([{ type: "text", text: "abandoned" }]);
+  b.leaf = root;
+  b.assistant([{ type: "text", text: "active" }]);
+}
+
+/** A v1 file with a compaction that keeps from the second parsed line after the header. */
+function v1Compaction(b) {
+  b.user("one");
+  b.assistant([{ type: "text", text: "two" }]);
+  b.user("three");
+  b.add("compaction", { summary: "Earlier work.", firstKeptEntryIndex: 2, tokensBefore: 1200 });
+  b.user("after");
+}
 
 // ------------------------------------------------------------------------------------------------
 
@@ -728,11 +784,16 @@ export function generateCorpus(root, { seed = 1, count = 420 } = {}) {
     for (const custom of [false, true]) {
       const start = nextStart();
       const header = { ...(spec.header ?? {}) };
-      const b = new SessionBuilder(rng, { cwd: "/home/dev/edge", start, header });
+      const version = spec.version ?? 3;
+      if (spec.rawVersion) header.version = version;
+      const b = new SessionBuilder(rng, { version, cwd: "/home/dev/edge", start, header });
+      if (spec.rawVersion) b.lines[0] = b.lines[0].replace(/"version":\d+/, `"version":${spec.rawVersion}`);
       spec.build(b);
       let text = b.text();
+      if (spec.rewrite) text = spec.rewrite(text);
       if (spec.bom) text = "\uFEFF" + text;
-      place("edge", b, { custom, folderCwd: "/home/dev/edge", text, kind: name, leaves: name === "duplicateIds" ? [] : undefined });
+      const leaves = name === "duplicateIds" || spec.v1 ? [] : undefined;
+      place("edge", b, { custom, folderCwd: "/home/dev/edge", text, kind: name, v1: spec.v1 ?? false, leaves });
       if (spec.mtime) fs.utimesSync(sessions.at(-1).file, new Date(start + 777), new Date(start + 777));
     }
   }

@@ -43,6 +43,10 @@ const count = (cat, ok, diff) => {
 
 // ---- 1. one session at a time
 const files = manifest.sessions.filter((s) => !s.dialect).map((s) => s.file);
+// Sessions whose usage counts make pi's totals strings (`0 + "5"` is `"05"`): `stats --json
+// SESSION` gives pi's strings; the per-model figures and the reports over many sessions are
+// numbers, and count such a usage as NaN (null), so they are compared on the other sessions.
+const stringTotals = new Set(manifest.sessions.filter((s) => ["usageString", "usageArrayAndObject"].includes(s.kind)).map((s) => s.file));
 const lsRows = new Map();
 for (const g of Object.values(manifest.groups)) {
   for (const args of [["ls", "--all", "--json"], ["ls", "--all", "--json", "--session-dir", g.customDir]]) {
@@ -82,13 +86,13 @@ const outcomes = await pool(files, async (file) => {
     .filter((m) => m.cost > 0 || m.tokens > 0)
     .sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : 1));
   const piModels = pi.breakdown.map((b) => ({ key: b.key, cost: b.cost, tokens: b.tokens })).sort((a, b) => b.cost - a.cost || (a.key < b.key ? -1 : 1));
-  out.push(["stats --json models = getUsageCostBreakdown", same(models, piModels), { file, pi: piModels, pisess: models }]);
+  if (!stringTotals.has(file)) out.push(["stats --json models = getUsageCostBreakdown", same(models, piModels), { file, pi: piModels, pisess: models }]);
   return out;
 });
 for (const o of outcomes.flat()) if (o[0] !== "pi-open") count(...o);
 
 // ---- 2. buckets over many sessions against an independent sum of the raw files
-const compared = files.filter((f) => piTotals.has(f));
+const compared = files.filter((f) => piTotals.has(f) && !stringTotals.has(f));
 for (const by of ["day", "model"]) {
   const r = await pisess(["stats", "--by", by, "--json", "--tz", "UTC", ...compared]);
   if (r.code !== 0) {

@@ -106,6 +106,9 @@ fn every_assertion_holds_on_a_good_run() {
             "-",
             "--max-cost",
             "2",
+            // The abandoned branch's message recorded cost 0 for its tokens (no price).
+            "--unpriced",
+            "ok",
             "--max-tokens",
             "5000",
             "--max-turns",
@@ -132,7 +135,7 @@ fn every_assertion_holds_on_a_good_run() {
         [
             "0196aaaa  -",
             "ok   integrity: 0 findings",
-            "ok   max-cost: $1.50 <= $2.00",
+            "ok   max-cost: $1.50+ (1.2k tokens without a price) <= $2.00",
             "ok   max-tokens: 3750 <= 5000",
             "ok   max-turns: 3 <= 3",
             "ok   max-duration: 10m 0s <= 15m",
@@ -444,7 +447,7 @@ fn json_is_one_object_per_session() {
     );
     assert_eq!(
         v["figures"],
-        json!({"cost":1.5,"totalTokens":3750,"assistantMessages":3,"userMessages":1,
+        json!({"cost":1.5,"unpricedTokens":1250,"totalTokens":3750,"assistantMessages":3,"userMessages":1,
                "toolCalls":2,"toolResults":1,"toolErrors":1,"durationMs":600_000,
                "malformedLines":0,"entries":5})
     );
@@ -780,4 +783,114 @@ fn a_report_over_the_file_on_stdin_is_refused() {
     assert_eq!(r.code, 2, "{r:?}");
     assert!(r.stderr.contains("the file on standard input"), "{r:?}");
     assert_eq!(fs::read_to_string(&notes).unwrap(), "not a session\n");
+}
+
+/// issue 42: a header `"version": 3.0` (or `3e0`, `"3"`, `[3]`) is version 3 to pi (`version >=
+/// 3` on the parsed value); on 63e6fc9 it was read as version 1, the tree flattened, and a call
+/// made only on an abandoned branch counted as on the active one.
+#[test]
+fn a_header_version_is_compared_as_pi_compares_it() {
+    for version in ["3.0", "3e0", r#""3""#, "[3]"] {
+        let body =
+            text(&good_run()).replacen(r#""version":3"#, &format!(r#""version":{version}"#), 1);
+        let r = check(
+            &["-", "--require-tool", "edit", "--forbid-tool", "edit"],
+            &body,
+        );
+        assert_eq!(r.code, 1, "version {version}: {}", r.stdout);
+        assert!(
+            r.stdout
+                .contains("FAIL require-tool edit: 0 calls on the active branch"),
+            "version {version}: {}",
+            r.stdout
+        );
+        assert!(
+            r.stdout.contains("ok   forbid-tool edit: 0 calls"),
+            "version {version}: {}",
+            r.stdout
+        );
+    }
+}
+
+/// issue 42: `--max-cost` over usage pi had no price for (tokens at a recorded cost of 0, as pi
+/// writes for a model its registry cannot price) said a plain "ok" on 63e6fc9. Now it is
+/// undecided (exit 2) in every report form unless `--unpriced ok|fail` says how to treat it;
+/// a recorded cost over the limit still fails.
+#[test]
+fn max_cost_over_unpriced_usage_is_undecided_unless_told() {
+    let unpriced = text(&[
+        message("u1", None, 0, json!({"role":"user","content":"hi"})),
+        message(
+            "a1",
+            Some("u1"),
+            1,
+            json!({"role":"assistant","content":[{"type":"text","text":"done"}],
+            "provider":"ollama","model":"qwen","usage":usage(0.0),"stopReason":"stop"}),
+        ),
+    ]);
+    let r = check(&["-", "--max-cost", "5"], &unpriced);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        lines_of(&r)[1..],
+        [
+            "UNDECIDED max-cost: $0.00+ (1.2k tokens without a price); cannot decide (--unpriced ok|fail says how to treat them), limit $5.00",
+            "UNDECIDED: 1 of 1 assertions could not be decided",
+        ]
+    );
+    let ok = check(&["-", "--max-cost", "5", "--unpriced", "ok"], &unpriced);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+    assert!(
+        ok.stdout
+            .contains("ok   max-cost: $0.00+ (1.2k tokens without a price) <= $5.00"),
+        "{}",
+        ok.stdout
+    );
+    let fail = check(&["-", "--max-cost", "5", "--unpriced", "fail"], &unpriced);
+    assert_eq!(fail.code, 1, "{}", fail.stdout);
+    assert!(
+        fail.stdout.contains(
+            "FAIL max-cost: $0.00+ (1.2k tokens without a price); --unpriced fail, limit $5.00"
+        ),
+        "{}",
+        fail.stdout
+    );
+    // Over the limit on the recorded cost alone: failed, whatever the rest would cost.
+    let over = text(&good_run());
+    assert_eq!(check(&["-", "--max-cost", "1"], &over).code, 1);
+    // Other assertions are still judged beside an undecided one; a failure decides.
+    let r = check(&["-", "--max-cost", "5", "--max-turns", "0"], &unpriced);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+
+    // --json: the assertion's and the session's status, and the unpriced tokens.
+    let r = check(&["-", "--max-cost", "5", "--json"], &unpriced);
+    assert_eq!(r.code, 2);
+    let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(v["status"], "undecided");
+    assert_eq!(v["assertions"][0]["status"], "undecided");
+    assert_eq!(v["figures"]["unpricedTokens"], 1250);
+    assert_eq!(v["figures"]["cost"], 0);
+    // --junit: an error of type undecided, not a failure.
+    let r = check(&["-", "--max-cost", "5", "--junit", "-"], &unpriced);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stdout.contains(r#"failures="0" errors="1""#),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains(r#"type="undecided""#), "{}", r.stdout);
+    // --summary: the mark, the money with its legend.
+    let r = check(&["-", "--max-cost", "5", "--summary", "-"], &unpriced);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stdout.contains("## ❔ pisess check: undecided"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("| ❔ | max-cost |"), "{}", r.stdout);
+    assert!(r.stdout.contains("| \\$0.00+ |"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("1.2k tokens had no price"),
+        "{}",
+        r.stdout
+    );
 }

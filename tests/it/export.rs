@@ -727,3 +727,27 @@ fn markdown_and_html_on_a_terminal_show_escapes_escaped_and_elsewhere_as_they_ar
         assert!(piped.contains("hi \u{1b}]52;c;"), "{format}");
     }
 }
+
+/// issue 42: the cost fact of a branch whose assistant messages recorded cost 0 for their
+/// tokens (a model without a price) was a bare `$0.00`; it is the money every command prints,
+/// marked `+` (at least) with its legend, in Markdown and HTML.
+#[test]
+fn export_marks_a_cost_that_leaves_out_unpriced_tokens() {
+    let input = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"provider":"ollama","model":"qwen","usage":{"input":900,"output":300,"cacheRead":0,"cacheWrite":0,"cost":{"total":0}},"stopReason":"stop","timestamp":2}}"#,
+    ]
+    .join("\n")
+        + "\n";
+    let md = export_stdin(&["-f", "md"], &input);
+    assert!(
+        md.contains("$0.00+ (+ at least: 1.2k tokens had no price)"),
+        "{md}"
+    );
+    let html = export_stdin(&["-f", "html"], &input);
+    assert!(
+        html.contains("$0.00+ (+ at least: 1.2k tokens had no price)"),
+        "html"
+    );
+}

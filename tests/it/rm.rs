@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use pisess::app::env::Env;
 use pisess::store::locate::encode_cwd;
-use serde_json::json;
+use serde_json::{json, Value};
 use tempfile::TempDir;
 
 use crate::common::{env_in, run_with, Run, NOW_MS};
@@ -339,6 +339,66 @@ fn empty_selects_sessions_without_messages_and_both_filters_must_hold() {
     let r = fx.run(&["rm", "--empty", "--yes", "--permanent"]);
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(r.stdout, "Nothing to remove.\n");
+}
+
+/// issue 42: "empty" is nothing a person would miss. On 63e6fc9 `rm --empty` trashed a
+/// session whose only content was a custom message pi showed the user (a subagent's report),
+/// and a named one. Settings, usage and hidden custom messages alone still make it empty.
+#[test]
+fn empty_keeps_what_a_person_would_miss() {
+    let fx = Fx::new();
+    let cwd = fx.cwd_str();
+    let write = |id: &str, entries: &[Value]| {
+        let path = fx.project().join(format!("{id}.jsonl"));
+        let mut text = json!({"type": "session", "version": 3, "id": id,
+            "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd})
+        .to_string();
+        for (k, e) in entries.iter().enumerate() {
+            let mut e = e.clone();
+            e["id"] = json!(format!("e{k}"));
+            e["parentId"] = if k == 0 {
+                Value::Null
+            } else {
+                json!(format!("e{}", k - 1))
+            };
+            e["timestamp"] = json!("2026-01-01T00:00:01.000Z");
+            text.push('\n');
+            text.push_str(&e.to_string());
+        }
+        text.push('\n');
+        fs::write(&path, text).unwrap();
+        path
+    };
+    let model = json!({"type": "model_change", "provider": "anthropic", "modelId": "m"});
+    let report = write(
+        "report",
+        &[
+            model.clone(),
+            json!({"type": "custom_message", "customType": "subagent", "content": "Found 3 bugs", "display": true}),
+        ],
+    );
+    let named = write(
+        "named",
+        &[json!({"type": "session_info", "name": "keep me"})],
+    );
+    let future = write("future", &[json!({"type": "checkpoint_v9", "note": "?"})]);
+    let settings = write(
+        "settings",
+        &[
+            model,
+            json!({"type": "thinking_level_change", "thinkingLevel": "high"}),
+            json!({"type": "custom_message", "customType": "ctx", "content": "hidden", "display": false}),
+            json!({"type": "custom", "customType": "ext", "data": {"x": 1}}),
+            json!({"type": "session_info", "name": "  "}),
+        ],
+    );
+    let r = fx.run(&["rm", "--empty", "--yes", "--permanent"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(!settings.exists(), "settings alone are empty");
+    for kept in [&report, &named, &future] {
+        assert!(kept.exists(), "{} removed: {r:?}", kept.display());
+    }
+    assert!(r.stdout.contains("Deleted 1 session"), "{r:?}");
 }
 
 #[test]

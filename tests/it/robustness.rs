@@ -1538,3 +1538,63 @@ fn path_escapes_names_on_a_terminal_only() {
     assert!(shown.ends_with("_\\u{1b}[2J\\nx.jsonl\n"), "{shown}");
     assert_eq!(shown.lines().count(), 1);
 }
+
+/// issue 42: `check -`, `stats -`, `grep -` and `grep --secrets -` read stdin whole: `/dev/zero`
+/// was read until memory ran out and a pipe of NUL bytes grew memory by ~1 GB/s. Now stdin is
+/// refused when it is a device, as `show -` refuses it, and read as a stream: a 300 MB pipe of
+/// NULs after a header is read under a 200 MB address-space limit (on 63e6fc9 each command
+/// took ~600 MB of it and was killed).
+#[cfg(unix)]
+#[test]
+fn stdin_is_streamed_and_devices_refused_by_check_stats_and_grep() {
+    let p = Project::new();
+    let agent_dir = p.agent_dir();
+    let commands: [&[&str]; 5] = [
+        &["check", "-"],
+        &["check", "-", "--no-secrets", "--max-turns", "5"],
+        &["stats", "-"],
+        &["grep", "x", "-"],
+        &["grep", "--secrets", "-"],
+    ];
+    for args in commands {
+        let start = std::time::Instant::now();
+        let (code, _, stderr) = limited(
+            agent_dir,
+            args,
+            &[],
+            Some(Path::new("/dev/zero")),
+            256 * 1024,
+        );
+        assert!(matches!(code, Some(1 | 2)), "{args:?}: {code:?} {stderr}");
+        assert!(start.elapsed() < Duration::from_secs(20), "{args:?}");
+        assert!(
+            stderr.contains("standard input is a character device"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+    for args in commands {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {} && {{ printf '%s\\n' '{header}'; head -c 300000000 /dev/zero; }} | \"$0\" \"$@\"",
+                200 * 1024
+            ))
+            .arg(env!("CARGO_BIN_EXE_pisess"))
+            .args(["--cwd", "/p"])
+            .args(args)
+            .env("PI_CODING_AGENT_DIR", agent_dir)
+            .env_remove("PI_SESSION_FILE")
+            .output()
+            .unwrap();
+        // Both: `check --integrity` reports on stdout what the others warn of.
+        let said = String::from_utf8_lossy(&out.stderr) + String::from_utf8_lossy(&out.stdout);
+        // Read to its end: the NUL run is a warning on line 2, and the header a session.
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{args:?}: {:?} {said}",
+            out.status
+        );
+        assert!(said.contains("-:2: NUL bytes"), "{args:?}: {said}");
+    }
+}

@@ -385,3 +385,18 @@ fn wrong_json_types_do_not_panic() {
         ok(&["tree", &path, "--filter", filter, "--json"]);
     }
 }
+
+/// issue 42: a `usage` entry whose tokens recorded cost 0 (no price) showed a bare `$0.00`; it
+/// is the money every command prints, marked and said.
+#[test]
+fn a_usage_entry_without_a_price_is_marked() {
+    let (_tmp, path) = temp_session(&[
+        HEADER,
+        r#"{"type":"usage","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","kind":"title","provider":"ollama","model":"qwen","usage":{"input":700,"output":50,"cacheRead":0,"cacheWrite":0,"cost":{"total":0}}}"#,
+    ]);
+    let out = ok(&["show", &path]).stdout;
+    assert!(
+        out.contains("title · ollama/qwen · 750 tokens · $0.00+ (no price)"),
+        "{out}"
+    );
+}

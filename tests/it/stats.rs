@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::{env_in, repo, run, run_with};
 use crate::snap;
@@ -341,4 +341,69 @@ fn seed000_tool_result_blocks_count_in_every_report() {
     }
     // Still four messages: the block is counted, not added as a message.
     assert_eq!(stats(&["--by", "day"]).pop().unwrap()["totalMessages"], 4);
+}
+
+/// issue 42: usage counts are summed as pi's `getSessionStats` sums them (`totals.x +=
+/// usage.x`): `true` is 1, and a string makes the total a string (`"5"` after 1000 is
+/// `"10005"`), which `stats --json SESSION` gives as pi does; on 63e6fc9 both counted as 0. A
+/// gate on such a total cannot be decided. (tests/differential/stats.mjs compares this with
+/// pi's own code.)
+#[test]
+fn usage_counts_are_summed_as_javascript_sums_them() {
+    let header = r#"{"type":"session","version":3,"id":"js","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+    let assistant = |id: &str, parent: &str, usage: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"ok"}}],"provider":"p","model":"m","usage":{usage},"stopReason":"stop","timestamp":1}}}}"#
+        )
+    };
+    let user = r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:00.500Z","message":{"role":"user","content":"hi","timestamp":0}}"#;
+    let text = |second: &str| {
+        [
+            header.to_owned(),
+            user.to_owned(),
+            assistant(
+                "a",
+                "u",
+                r#"{"input":1000,"output":10,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.5}}"#,
+            ),
+            assistant("b", "a", second),
+        ]
+        .join("\n")
+            + "\n"
+    };
+    let env = || crate::common::example_env();
+    let stats = |body: &str| run_with(env(), &["stats", "--json", "-"], body.as_bytes());
+    // Booleans are numbers to `+`.
+    let r = stats(&text(
+        r#"{"input":true,"output":true,"cacheRead":0,"cacheWrite":0,"cost":{"total":true}}"#,
+    ));
+    let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(
+        v["tokens"],
+        json!({"input":1001,"output":11,"cacheRead":0,"cacheWrite":0,"total":1012})
+    );
+    assert_eq!(v["cost"], json!(1.5));
+    // A string concatenates, as in pi.
+    let strings =
+        text(r#"{"input":"5","output":1,"cacheRead":0,"cacheWrite":0,"cost":{"total":"0.25"}}"#);
+    let r = stats(&strings);
+    let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(
+        v["tokens"],
+        json!({"input":"10005","output":11,"cacheRead":0,"cacheWrite":0,"total":"100051100"})
+    );
+    assert_eq!(v["cost"], json!("0.50.25"));
+    assert!(
+        r.stderr.contains("pi does not add as a number"),
+        "{}",
+        r.stderr
+    );
+    // No gate passes on it.
+    let r = run_with(
+        env(),
+        &["check", "-", "--max-cost", "5"],
+        strings.as_bytes(),
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stdout.contains("cannot decide max-cost"), "{}", r.stdout);
 }

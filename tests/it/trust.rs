@@ -108,7 +108,8 @@ fn settle(path: &Path) {
 fn a_forged_cache_does_not_make_rm_empty_remove_a_session_with_messages() {
     let fx = Fx::new();
     let full = fx.session("full", &[NOW_MS - DAY], "keep me", 0.1, "full");
-    let empty = fx.session("empty", &[], "", 0.0, "empty");
+    // No name either: a named session is not empty (issue 42, `rm --empty`).
+    let empty = fx.session("empty", &[], "", 0.0, "");
     fx.forge(&full, |s| s.message_count = 0);
     // The forgery shows where only display follows the cache.
     assert!(fx.run(&["ls"]).stdout.contains("full"));

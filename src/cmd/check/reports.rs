@@ -23,6 +23,7 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
     let (mark, word) = match worst(checked) {
         Status::Passed => ("✅", "passed"),
         Status::Failed => ("❌", "failed"),
+        Status::Undecided => ("❔", "undecided"),
         Status::Error => ("⚠️", "could not check"),
     };
     writeln!(out, "## {mark} pisess check: {word}\n")?;
@@ -46,7 +47,11 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
             writeln!(
                 out,
                 "| {} | {} | {} | {} |",
-                if a.held { "✅" } else { "❌" },
+                match a.status() {
+                    "ok" => "✅",
+                    "undecided" => "❔",
+                    _ => "❌",
+                },
                 md(&a.name),
                 md(&a.measured),
                 md(&a.limit)
@@ -61,8 +66,8 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
         writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|")?;
         writeln!(
             out,
-            "| ${:.2} | {} | {} | {} | {} | {} | {} |",
-            f.cost,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            md(&style::money(f.cost, f.unpriced_tokens)),
             style::tokens(f.tokens),
             f.turns,
             f.tool_calls,
@@ -70,6 +75,9 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
             f.duration_ms.map_or("?".to_owned(), span_text),
             f.malformed_lines
         )?;
+        if f.unpriced_tokens > 0.0 {
+            writeln!(out, "\n{}", md(&style::unpriced_legend(f.unpriced_tokens)))?;
+        }
         if !f.tools_with_errors.is_empty() {
             let tools: Vec<String> = f
                 .tools_with_errors
@@ -189,7 +197,9 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
         match &c.result {
             Ok(v) => {
                 tests += v.assertions.len();
-                failures += v.assertions.iter().filter(|a| !a.held).count();
+                let (failed, undecided) = v.tally();
+                failures += failed;
+                errors += undecided;
             }
             Err(_) => {
                 tests += 1;
@@ -220,10 +230,10 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
                 )?;
             }
             Ok(v) => {
-                let failed = v.assertions.iter().filter(|a| !a.held).count();
+                let (failed, undecided) = v.tally();
                 writeln!(
                     out,
-                    r#"  <testsuite name="{}" tests="{}" failures="{failed}" errors="0" file="{}">"#,
+                    r#"  <testsuite name="{}" tests="{}" failures="{failed}" errors="{undecided}" file="{}">"#,
                     xml(suite),
                     v.assertions.len(),
                     xml(&c.name)
@@ -239,6 +249,15 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
                         continue;
                     }
                     let name = a.name.split(' ').next().unwrap_or_default();
+                    if a.undecided {
+                        // Not a failure of the run: the check itself could not be made.
+                        writeln!(
+                            out,
+                            r#"{open}><error message="{}" type="undecided"/></testcase>"#,
+                            xml(&assertion_text(a)),
+                        )?;
+                        continue;
+                    }
                     let body: Vec<String> = if a.name == "integrity" {
                         v.findings
                             .iter()

@@ -21,8 +21,11 @@ impl Checked {
     pub(super) fn status(&self) -> Status {
         match &self.result {
             Err(_) => Status::Error,
-            Ok(v) if v.held() => Status::Passed,
-            Ok(_) => Status::Failed,
+            Ok(v) => match v.tally() {
+                (0, 0) => Status::Passed,
+                (0, _) => Status::Undecided,
+                _ => Status::Failed,
+            },
         }
     }
 }
@@ -32,6 +35,8 @@ impl Checked {
 pub enum Status {
     Passed,
     Failed,
+    /// Checked, nothing failed, and some assertion could not be decided (exit 2, as an error).
+    Undecided,
     Error,
 }
 
@@ -40,6 +45,7 @@ impl Status {
         match self {
             Status::Passed => "passed",
             Status::Failed => "failed",
+            Status::Undecided => "undecided",
             Status::Error => "error",
         }
     }
@@ -71,11 +77,12 @@ pub fn verdict_line(c: &Checked) -> String {
         Err(e) => format!("ERROR: could not check: {e}"),
         Ok(v) => {
             let n = v.assertions.len();
-            let failed = v.assertions.iter().filter(|a| !a.held).count();
-            if failed == 0 {
-                format!("ok: {}", held_text(n))
-            } else {
-                format!("FAIL: {failed} of {n} assertions failed")
+            match v.tally() {
+                (0, 0) => format!("ok: {}", held_text(n)),
+                (0, undecided) => {
+                    format!("UNDECIDED: {undecided} of {n} assertions could not be decided")
+                }
+                (failed, _) => format!("FAIL: {failed} of {n} assertions failed"),
             }
         }
     }
@@ -92,9 +99,10 @@ fn held_text(n: usize) -> String {
 /// The run's one-line verdict over several sessions.
 pub fn run_line(checked: &[Checked]) -> String {
     let count = |s| checked.iter().filter(|c| c.status() == s).count();
-    let (passed, failed, errors) = (
+    let (passed, failed, undecided, errors) = (
         count(Status::Passed),
         count(Status::Failed),
+        count(Status::Undecided),
         count(Status::Error),
     );
     let mut line = format!(
@@ -102,6 +110,7 @@ pub fn run_line(checked: &[Checked]) -> String {
         match worst(checked) {
             Status::Passed => "ok",
             Status::Failed => "FAIL",
+            Status::Undecided => "UNDECIDED",
             Status::Error => "ERROR",
         },
         if checked.len() == 1 {
@@ -110,6 +119,9 @@ pub fn run_line(checked: &[Checked]) -> String {
             format!("{} sessions", checked.len())
         }
     );
+    if undecided > 0 {
+        line.push_str(&format!(", {undecided} undecided"));
+    }
     if errors > 0 {
         line.push_str(&format!(", {errors} could not be checked"));
     }

@@ -296,11 +296,14 @@ fn usage_line(e: &Value) -> String {
         .and_then(Value::as_f64)
         .unwrap_or(0.0);
     let model = format!("{}/{}", str_or(e.get("provider")), str_or(e.get("model")));
+    // Tokens at a recorded cost of 0 had no price: the money every command prints, said.
+    let unpriced = if cost == 0.0 { tokens } else { 0.0 };
+    let no_price = if unpriced > 0.0 { " (no price)" } else { "" };
     format!(
-        "{} · {model} · {} tokens · {}",
+        "{} · {model} · {} tokens · {}{no_price}",
         str_or(e.get("kind")),
         style::tokens(tokens),
-        style::cost(cost)
+        style::money(cost, unpriced)
     )
 }
 

@@ -343,8 +343,13 @@ pub enum Dialect {
 #[derive(Debug, Clone)]
 pub struct Header {
     pub id: String,
-    /// pi's version (1 when absent); seed-000 files report their own.
+    /// pi's version (1 when absent); seed-000 files report their own. A version that is not a
+    /// whole number is shown as the version pi migrates it from ([`Header::version_number`]).
     pub version: u64,
+    /// `header.version ?? 1` as pi's `migrateToCurrentVersion` compares it (`version >= 3`,
+    /// `version < 2`: JavaScript's ToNumber, so `3.0`, `"3"` and `[3]` are 3, and NaN, from
+    /// `"v3"` or `{}`, is below nothing and migrates nothing).
+    pub version_number: f64,
     pub timestamp: Option<String>,
     /// `new Date(header.timestamp).getTime()`: an ISO string or a number of ms.
     pub timestamp_ms: Option<i64>,
@@ -418,10 +423,15 @@ impl Header {
                 .map(|x| x.trunc() as i64),
             _ => None,
         };
+        let version_number = match value.get("version") {
+            None | Some(Value::Null) => 1.0,
+            v => crate::format::js::js_to_number(v),
+        };
         Ok(Header {
             id,
             timestamp_ms,
-            version: value.get("version").and_then(Value::as_u64).unwrap_or(1),
+            version: shown_version(version_number),
+            version_number,
             timestamp,
             cwd: text("cwd"),
             parent_session: text("parentSession"),
@@ -433,7 +443,27 @@ impl Header {
 
     /// Whether pi would migrate this file's entries from v1 (assign ids and parents).
     pub fn needs_v1_ids(&self) -> bool {
-        self.dialect == Dialect::Pi && self.version < 2
+        self.dialect == Dialect::Pi && self.version_number < 2.0
+    }
+
+    /// Whether pi would migrate this file's entries from v2 (rename role `hookMessage`).
+    pub fn renames_hook_messages(&self) -> bool {
+        self.dialect == Dialect::Pi && self.version_number < 3.0
+    }
+}
+
+/// The version shown for a header's JS `version`: a whole number as it is, else the version
+/// pi migrates from (below 2: 1, below 3: 2, else 3, NaN included: pi migrates nothing).
+fn shown_version(v: f64) -> u64 {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    if v.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&v) {
+        v as u64
+    } else if v < 2.0 {
+        1
+    } else if v < 3.0 {
+        2
+    } else {
+        3
     }
 }
 
@@ -466,7 +496,7 @@ pub fn migrate_entry(
             }
         }
     }
-    if header.dialect == Dialect::Pi && header.version < 3 {
+    if header.renames_hook_messages() {
         if let Some(message) = obj.get_mut("message").and_then(Value::as_object_mut) {
             if message.get("role").and_then(Value::as_str) == Some("hookMessage") {
                 message.insert("role".into(), Value::from("custom"));
@@ -518,9 +548,35 @@ impl<'de> Deserialize<'de> for MarkedNum {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         Ok(MarkedNum(match Value::deserialize(d)? {
             Value::Number(n) => n.as_f64(),
-            Value::String(s) => json::marked_infinity(&s),
-            _ => None,
+            Value::String(s) => json::marked_infinity(&s).or(Some(f64::NAN)),
+            Value::Bool(b) => Some(f64::from(u8::from(b))),
+            Value::Null => Some(0.0),
+            Value::Array(_) | Value::Object(_) => Some(f64::NAN),
         }))
+    }
+}
+
+/// A usage count as pi's `totals.x += usage.x` adds it to a number: a number as it is, `true`
+/// 1, `false` and `null` 0; a string, an array or an object makes pi's total a string (`0 +
+/// "5"` is `"05"`), no number at all: NaN here, so every total and gate on it is undecided
+/// (`stats --json SESSION` gives pi's string: [`crate::format::js::JsValue`]).
+#[derive(Default)]
+struct UsageNum(Option<f64>);
+
+impl<'de> Deserialize<'de> for UsageNum {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(UsageNum(Some(match Value::deserialize(d)? {
+            Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+            Value::Bool(b) => f64::from(u8::from(b)),
+            Value::Null => 0.0,
+            Value::String(_) | Value::Array(_) | Value::Object(_) => f64::NAN,
+        })))
+    }
+}
+
+impl From<UsageNum> for Option<f64> {
+    fn from(n: UsageNum) -> Self {
+        n.0
     }
 }
 
@@ -561,7 +617,7 @@ impl Usage {
     /// `-Infinity`, which pi adds to its totals: the usage is kept, and its totals are not
     /// finite ([`Usage::is_finite`]), which the commands flag.
     pub fn from_raw(raw: &RawValue) -> Option<Usage> {
-        match serde_json::from_str::<LooseObj<UsageView<LooseNum>>>(raw.get()) {
+        match serde_json::from_str::<LooseObj<UsageView<UsageNum>>>(raw.get()) {
             Ok(view) => view.0.map(UsageView::usage),
             Err(_) => match json::mark_infinities(raw.get()) {
                 Some(marked) => {
@@ -687,6 +743,44 @@ mod tests {
         assert_eq!(numeric.timestamp_ms, Some(1000));
     }
 
+    /// issue 42: the header's version as pi's `migrateToCurrentVersion` compares it; on
+    /// 63e6fc9 every one of these but the absent and null ones was read as version 1.
+    #[test]
+    fn header_version_as_javascript_compares_it() {
+        let header = |v: &str| {
+            let text = format!(r#"{{"type":"session","id":"h","version":{v}}}"#);
+            Header::from_value(serde_json::from_str(&text).unwrap(), "f").unwrap()
+        };
+        // (stored, shown, v1 ids, hookMessage renamed)
+        for (v, shown, v1, renames) in [
+            ("3", 3, false, false),
+            ("3.0", 3, false, false),
+            ("3e0", 3, false, false),
+            (r#""3""#, 3, false, false),
+            ("[3]", 3, false, false),
+            ("2.5", 2, false, true),
+            ("2", 2, false, true),
+            (r#""2""#, 2, false, true),
+            ("1.0", 1, true, true),
+            ("true", 1, true, true),
+            ("false", 0, true, true),
+            ("null", 1, true, true),
+            ("-7", 1, true, true),
+            ("7", 7, false, false),
+            // NaN: pi's three comparisons are all false, so nothing is migrated.
+            (r#""v3""#, 3, false, false),
+            ("{}", 3, false, false),
+            ("[1,2]", 3, false, false),
+        ] {
+            let h = header(v);
+            assert_eq!(
+                (h.version, h.needs_v1_ids(), h.renames_hook_messages()),
+                (shown, v1, renames),
+                "version {v}"
+            );
+        }
+    }
+
     #[test]
     fn migrations() {
         let header =
@@ -709,6 +803,30 @@ mod tests {
         assert!(c.get("firstKeptEntryIndex").is_none());
     }
 
+    /// issue 42: a count pi adds with `+=`: `true` is 1 and `null` 0 (on 63e6fc9 both were 0);
+    /// a string makes pi's total a string, no number: NaN (was 0, so a gate passed on it).
+    #[test]
+    fn usage_counts_as_javascript_adds_them() {
+        let usage = |text: &str| Usage::from_raw(&RawValue::from_string(text.into()).unwrap());
+        let u = usage(r#"{"input":true,"output":null,"cacheRead":false,"cacheWrite":2,"cost":{"total":true}}"#).unwrap();
+        assert_eq!(
+            (u.input, u.output, u.cache_read, u.cache_write, u.cost),
+            (1.0, 0.0, 0.0, 2.0, 1.0)
+        );
+        assert!(u.is_finite());
+        let u = usage(
+            r#"{"input":"5","output":[3],"cacheRead":{},"cacheWrite":1,"cost":{"total":"0.5"}}"#,
+        )
+        .unwrap();
+        assert!(u.input.is_nan() && u.output.is_nan() && u.cache_read.is_nan() && u.cost.is_nan());
+        assert!(!u.is_finite());
+        // With a number beyond f64 on the same usage, the same.
+        let u =
+            usage(r#"{"input":"5","output":1e999,"cacheRead":true,"cost":{"total":1}}"#).unwrap();
+        assert!(u.input.is_nan());
+        assert_eq!((u.output, u.cache_read, u.cost), (f64::INFINITY, 1.0, 1.0));
+    }
+
     #[test]
     fn a_usage_number_beyond_f64_is_infinity_as_json_parse_reads_it() {
         let usage = |text: &str| Usage::from_raw(&RawValue::from_string(text.into()).unwrap());
@@ -719,14 +837,15 @@ mod tests {
         );
         assert!(!u.is_finite());
         assert!(usage(r#"{"input":1,"output":2}"#).unwrap().is_finite());
-        // A string is a mistyped count (0), even one spelling the mark; with a number beyond
-        // f64 beside it, no count is known, and none is left out.
+        // A string is no number to pi's `+=` (its total becomes a string: NaN here), even one
+        // spelling the mark; with a number beyond f64 beside it, no count is known, and none
+        // is left out.
         let u = usage(r#"{"input":"\u0000pisess:Infinity","output":1e999}"#).unwrap();
         assert!(u.input.is_nan() && u.cost.is_nan() && !u.is_finite());
         let u = usage(r#"{"input":"\u0000pisess:Infinity","output":2}"#).unwrap();
-        assert_eq!((u.input, u.output), (0.0, 2.0));
+        assert!(u.input.is_nan() && u.output == 2.0);
         let u = usage(r#"{"input":"-1e999","output":"\u0000x"}"#).unwrap();
-        assert!(u.is_finite());
+        assert!(u.input.is_nan() && u.output.is_nan() && !u.is_finite());
     }
 
     #[test]
@@ -736,7 +855,9 @@ mod tests {
         )
         .unwrap();
         let u = Usage::from_raw(&raw).unwrap();
-        assert_eq!(u.total_tokens(), 6.0);
+        // `"x"` makes pi's total a string (issue 42): no number.
+        assert!(u.total_tokens().is_nan());
+        assert_eq!(u.input + u.output + u.cache_read, 6.0);
         assert_eq!(u.cost, 0.5);
         let blocks = RawValue::from_string(
             r#"[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"},{"type":"text"}]"#.into(),

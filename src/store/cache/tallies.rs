@@ -48,7 +48,7 @@ const FAMILY: &str = "tallies";
 const MAGIC: &[u8] = b"pisess tally cache\n";
 
 /// Bumped whenever what is stored, or how a tally is computed, changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// One folder's file: the index.
 #[derive(Serialize, Deserialize)]

@@ -22,11 +22,17 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
     let header = &session.header;
     let at_header = Some(session.header_line);
     if header.dialect == Dialect::Pi {
-        if !(1..=3).contains(&header.version) {
+        // pi writes the whole numbers 1 to 3; anything else it compares as JavaScript does.
+        let stored = header.value.get("version");
+        let whole = stored.is_none_or(|v| v.as_u64().is_some_and(|n| (1..=3).contains(&n)));
+        if !whole {
             add(
                 at_header,
                 format!(
-                    "header version {} is not one pi writes (1 to 3)",
+                    "header version {} is not one pi writes (1 to 3); read as version {}",
+                    crate::views::style::one_line(
+                        &stored.map(Value::to_string).unwrap_or_default()
+                    ),
                     header.version
                 ),
             );
@@ -44,8 +50,9 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
             "the last line is cut short (no newline, not JSON): pi may still be writing it".into(),
         );
     }
-    let roles_ok =
-        |role: &str| PI_ROLES.contains(&role) || (role == "hookMessage" && header.version < 3);
+    let roles_ok = |role: &str| {
+        PI_ROLES.contains(&role) || (role == "hookMessage" && header.renames_hook_messages())
+    };
     for i in 0..session.entries.len() {
         let line = Some(session.line(i));
         let kind = session.kind(i);

@@ -18,11 +18,22 @@ use crate::format::model::{message_call_facts, EntryKind};
 use crate::store::session::Session;
 use crate::store::summary::Summary;
 
+/// How `check --max-cost` treats usage without a price (`--unpriced`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Unpriced {
+    /// Judge the recorded cost, leaving the unpriced tokens out
+    Ok,
+    /// The assertion fails
+    Fail,
+}
+
 /// What was asked, as parsed from the flags.
 #[derive(Debug, Default)]
 pub struct Spec {
     pub integrity: bool,
     pub max_cost: Option<f64>,
+    /// How `max_cost` treats usage without a price; `None`: such usage leaves it undecided.
+    pub unpriced: Option<Unpriced>,
     pub max_tokens: Option<u64>,
     pub max_turns: Option<u64>,
     /// The limit in ms, and the span as given (`30m`).
@@ -61,6 +72,9 @@ pub struct Assertion {
     /// assertions (`require-tool bash`).
     pub name: String,
     pub held: bool,
+    /// Neither held nor failed: what it measures is not known well enough to say (a cost with
+    /// usage pi had no price for). `held` is false.
+    pub undecided: bool,
     /// What was measured, for people (`$2.31`, `3 calls`).
     pub measured: String,
     /// The limit, for people (`$2.00`).
@@ -93,6 +107,8 @@ pub struct LastMessage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figures {
     pub cost: f64,
+    /// Tokens of usage records whose recorded cost is 0 (no price): `cost` leaves them out.
+    pub unpriced_tokens: f64,
     pub tokens: f64,
     /// Assistant messages (pi's `/session` count).
     pub turns: u64,
@@ -128,6 +144,30 @@ impl Verdict {
     pub fn held(&self) -> bool {
         self.assertions.iter().all(|a| a.held)
     }
+
+    /// Assertions that failed, and those that could not be decided.
+    pub fn tally(&self) -> (usize, usize) {
+        let failed = self
+            .assertions
+            .iter()
+            .filter(|a| !a.held && !a.undecided)
+            .count();
+        let undecided = self.assertions.iter().filter(|a| a.undecided).count();
+        (failed, undecided)
+    }
+}
+
+impl Assertion {
+    /// `ok`, `fail` or `undecided`: the assertion's status in every report form.
+    pub fn status(&self) -> &'static str {
+        if self.held {
+            "ok"
+        } else if self.undecided {
+            "undecided"
+        } else {
+            "fail"
+        }
+    }
 }
 
 /// Judges one session: `summary` holds its totals, `session` its index when [`Spec`] needs one
@@ -142,6 +182,7 @@ pub fn judge(
     let branch = session.map(Branch::of);
     let figures = Figures {
         cost: summary.usage.cost,
+        unpriced_tokens: summary.usage.unpriced,
         tokens: summary.usage.total_tokens(),
         turns: summary.counts.assistant_messages,
         user_messages: summary.counts.user_messages,
@@ -168,6 +209,7 @@ pub fn judge(
         assertions.push(Assertion {
             name: "integrity".into(),
             held: n == 0,
+            undecided: false,
             measured: plural(n as u64, "finding"),
             limit: "none".into(),
             relation: if n == 0 { "" } else { "; want" }.into(),
@@ -176,7 +218,7 @@ pub fn judge(
         });
     }
     if let Some(max) = spec.max_cost {
-        assertions.push(cost_assertion(figures.cost, max));
+        assertions.push(cost_assertion(&summary.usage, max, spec.unpriced));
     }
     if let Some(max) = spec.max_tokens {
         #[allow(clippy::cast_precision_loss)]
@@ -228,6 +270,7 @@ pub fn judge(
         assertions.push(Assertion {
             name: format!("require-tool {tool}"),
             held: n > 0,
+            undecided: false,
             measured: format!("{} on the active branch", plural(n, "call")),
             limit: "at least 1".into(),
             relation: if n > 0 { "" } else { "; want" }.into(),
@@ -240,6 +283,7 @@ pub fn judge(
         assertions.push(Assertion {
             name: format!("forbid-tool {tool}"),
             held: n == 0,
+            undecided: false,
             measured: format!("{} on the active branch", plural(n, "call")),
             limit: "none".into(),
             relation: if n == 0 { "" } else { "; want" }.into(),
@@ -286,6 +330,7 @@ fn at_most(name: &str, held: bool, measured: Value, limit: u64) -> Assertion {
     Assertion {
         name: name.into(),
         held,
+        undecided: false,
         measured: match &measured {
             Value::Number(n) => n.to_string(),
             other => other.to_string(),
@@ -315,7 +360,7 @@ pub fn undecidable(spec: &Spec, summary: &Summary) -> Option<String> {
         return None;
     };
     Some(format!(
-        "cannot decide {}: the {} is {}, from a usage number beyond JavaScript's range",
+        "cannot decide {}: the {} is {}, from a usage number beyond JavaScript's range or a count pi does not add as a number",
         what.0,
         what.1,
         crate::views::style::js_non_finite(what.2)
@@ -324,29 +369,63 @@ pub fn undecidable(spec: &Spec, summary: &Summary) -> Option<String> {
 
 /// Dollars with cents, or with enough digits that a failing value does not print as its limit
 /// (`$2.0012 > $2.00`, not `$2.00 > $2.00`).
-fn cost_assertion(cost: f64, max: f64) -> Assertion {
-    let held = nano_dollars(cost) <= nano_dollars(max);
+///
+/// Usage pi had no price for (tokens at a recorded cost of 0) makes the recorded cost a lower
+/// bound: a gate that passed on it could pass a run of any real cost. Unless `unpriced` says
+/// how to treat it, the assertion is undecided; `fail` fails it (when the recorded cost alone
+/// does not); `ok` judges the recorded cost.
+fn cost_assertion(
+    usage: &crate::format::model::Usage,
+    max: f64,
+    unpriced: Option<Unpriced>,
+) -> Assertion {
+    let cost = usage.cost;
+    let within = nano_dollars(cost) <= nano_dollars(max);
     let cents = |x: f64| format!("${x:.2}");
     let mut measured = cents(cost);
     if cost > 0.0 && cost < 0.01 {
         measured = format!("${cost:.4}");
     }
-    if !held && measured == cents(max) {
+    if !within && measured == cents(max) {
         // The fewest digits (from 4, up to the nano-dollars compared) that tell them apart.
         measured = (4..=9)
             .map(|d| (format!("${cost:.d$}"), format!("${max:.d$}")))
             .find(|(c, m)| c != m)
             .map_or_else(|| format!("${cost:.9}"), |(c, _)| c);
     }
-    Assertion {
+    let mut a = Assertion {
         name: "max-cost".into(),
-        held,
+        held: within,
+        undecided: false,
         measured,
         limit: cents(max),
-        relation: if held { "<=" } else { ">" }.into(),
+        relation: if within { "<=" } else { ">" }.into(),
         measured_json: crate::format::model::number(cost),
         limit_json: crate::format::model::number(max),
+    };
+    if usage.unpriced > 0.0 && within {
+        let tokens = crate::views::style::tokens(usage.unpriced);
+        a.measured = format!(
+            "{}{} ({tokens} tokens without a price)",
+            a.measured,
+            crate::views::style::UNPRICED
+        );
+        match unpriced {
+            // The recorded cost judged, the tokens left out said in `measured`.
+            Some(Unpriced::Ok) => {}
+            Some(Unpriced::Fail) => {
+                a.held = false;
+                a.relation = "; --unpriced fail, limit".into();
+            }
+            None => {
+                a.held = false;
+                a.undecided = true;
+                a.relation =
+                    "; cannot decide (--unpriced ok|fail says how to treat them), limit".into();
+            }
+        }
     }
+    a
 }
 
 fn duration_assertion(duration: Option<i64>, max: i64, shown: &str) -> Assertion {
@@ -364,6 +443,7 @@ fn duration_assertion(duration: Option<i64>, max: i64, shown: &str) -> Assertion
     Assertion {
         name: "max-duration".into(),
         held,
+        undecided: false,
         measured,
         limit: shown.to_owned(),
         relation: relation.into(),
@@ -392,6 +472,7 @@ fn ended(last: Option<&LastMessage>) -> Assertion {
     Assertion {
         name: "ended".into(),
         held,
+        undecided: false,
         measured,
         limit: "assistant, stopReason stop".into(),
         relation: if held { "" } else { "; want" }.into(),
@@ -417,6 +498,7 @@ fn require_text(re: &regex::Regex, last: Option<&LastMessage>) -> Assertion {
     Assertion {
         name: "require-text".into(),
         held,
+        undecided: false,
         measured,
         limit: format!("/{}/", re.as_str()),
         relation: if held { "" } else { "; want" }.into(),

@@ -30,6 +30,7 @@ pub(super) fn no_secrets(hits: &[Hit]) -> (Assertion, Vec<Finding>) {
     let assertion = Assertion {
         name: "no-secrets".into(),
         held,
+        undecided: false,
         measured: plural(n, "secret"),
         limit: "none".into(),
         relation: if held { "" } else { "; want" }.into(),

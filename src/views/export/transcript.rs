@@ -27,6 +27,8 @@ pub struct Transcript {
     pub end_ms: Option<i64>,
     /// pi's cost of the branch's assistant messages.
     pub cost: f64,
+    /// Their tokens at a recorded cost of 0 (a model without a price): `cost` leaves them out.
+    pub unpriced_tokens: f64,
     pub leaf: Option<String>,
     pub items: Vec<Item>,
 }
@@ -50,7 +52,12 @@ impl Transcript {
                 facts.push(("Duration", duration(end - start)));
             }
         }
-        facts.push(("Cost", cost_text(self.cost)));
+        let mut cost = crate::views::style::money(self.cost, self.unpriced_tokens);
+        if self.unpriced_tokens > 0.0 {
+            let legend = crate::views::style::unpriced_legend(self.unpriced_tokens);
+            cost = format!("{cost} ({legend})");
+        }
+        facts.push(("Cost", cost));
         facts.push(("Messages", self.items.len().to_string()));
         if let Some(leaf) = &self.leaf {
             facts.push(("Branch", format!("root to {leaf}")));
@@ -145,6 +152,7 @@ pub fn build(
     let mut items: Vec<Item> = Vec::new();
     let mut models: Vec<String> = Vec::new();
     let mut cost = 0.0;
+    let mut unpriced_tokens = 0.0;
     let mut name: Option<String> = None;
     let mut first_user: Option<String> = None;
     // Unanswered calls by id: (item, part) where the result goes.
@@ -181,10 +189,23 @@ pub fn build(
                                 models.push(model.clone());
                             }
                         }
-                        cost += m
+                        let recorded = m
                             .pointer("/usage/cost/total")
                             .and_then(Value::as_f64)
                             .unwrap_or(0.0);
+                        cost += recorded;
+                        if recorded == 0.0 {
+                            let count = |k: &str| {
+                                m.get("usage")
+                                    .and_then(|u| u.get(k))
+                                    .and_then(Value::as_f64)
+                                    .unwrap_or(0.0)
+                            };
+                            unpriced_tokens += ["input", "output", "cacheRead", "cacheWrite"]
+                                .into_iter()
+                                .map(count)
+                                .sum::<f64>();
+                        }
                         let error = m
                             .get("errorMessage")
                             .and_then(Value::as_str)
@@ -306,6 +327,7 @@ pub fn build(
         start_ms: session.header.timestamp_ms,
         end_ms,
         cost,
+        unpriced_tokens,
         leaf: path.last().and_then(|&l| session.id(l)).map(r),
         items,
     })
@@ -501,15 +523,6 @@ pub fn duration(ms: i64) -> String {
         format!("{m}m {sec:02}s")
     } else {
         format!("{sec}s")
-    }
-}
-
-/// `$0.12`, `$0.0042`, `$0.00` for nothing spent.
-pub fn cost_text(c: f64) -> String {
-    if c == 0.0 {
-        "$0.00".to_owned()
-    } else {
-        crate::views::style::cost(c)
     }
 }
 
