@@ -81,12 +81,14 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
     let mut rules: Vec<Rule> = Vec::new();
     if file.extend.use_default {
         let defaults = Detector::default();
-        rules.extend(
-            defaults
-                .rules
-                .into_iter()
-                .filter(|r| !file.extend.disabled_rules.contains(&r.kind)),
-        );
+        // A built-in rule is disabled by its id or by gitleaks's id for it (an alias).
+        rules.extend(defaults.rules.into_iter().filter(|r| {
+            !file
+                .extend
+                .disabled_rules
+                .iter()
+                .any(|id| builtin_answers_to(&r.kind, id))
+        }));
     }
     for (n, r) in file.rules.into_iter().enumerate() {
         let which = if r.id.is_empty() {
@@ -128,9 +130,18 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
             keywords: r.keywords,
             allow,
         };
-        // A rule of a built-in id replaces it, as gitleaks's extension does.
-        match rules.iter().position(|x| x.kind == rule.kind) {
-            Some(at) => rules[at] = rule,
+        // A rule of a built-in id (or gitleaks's id for it) replaces every rule answering
+        // to that id, in the first one's place, as gitleaks's extension does.
+        let answering = |x: &Rule| x.kind == rule.kind || builtin_answers_to(&x.kind, &rule.kind);
+        match rules.iter().position(answering) {
+            Some(at) => {
+                let mut i = 0;
+                rules.retain(|x| {
+                    i += 1;
+                    i - 1 == at || !answering(x)
+                });
+                rules[at] = rule;
+            }
             None => rules.push(rule),
         }
     }
@@ -139,6 +150,11 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
         add_allow(&mut allow, a, "allowlist")?;
     }
     Ok(Detector::new(rules, allow))
+}
+
+/// Whether the built-in rule `kind` answers to `id`: its own id or one of its aliases.
+fn builtin_answers_to(kind: &str, id: &str) -> bool {
+    kind == id || super::rules::all().any(|d| d.kind == kind && super::rules::answers_to(d, id))
 }
 
 fn add_allow(allow: &mut Allow, a: AllowConfig, which: &str) -> anyhow::Result<()> {

@@ -17,6 +17,7 @@ mod file;
 mod line;
 mod rules;
 mod validate;
+mod vendors;
 mod walk;
 
 use std::borrow::Cow;
@@ -106,8 +107,7 @@ impl std::fmt::Debug for Detector {
 impl Default for Detector {
     /// The built-in rules (docs/secrets.md).
     fn default() -> Detector {
-        let rules = rules::DEFS
-            .iter()
+        let rules = rules::all()
             .map(|d| Rule {
                 kind: d.kind.to_owned(),
                 regex: compile(d.regex).expect("built-in rules compile"),
@@ -120,11 +120,10 @@ impl Default for Detector {
                     regexes: d
                         .allow
                         .iter()
-                        .map(|r| {
-                            (
-                                compile(r).expect("built-in allowlists compile"),
-                                Target::Secret,
-                            )
+                        .map(|r| (r, Target::Secret))
+                        .chain(d.allow_match.iter().map(|r| (r, Target::Match)))
+                        .map(|(r, target)| {
+                            (compile(r).expect("built-in allowlists compile"), target)
                         })
                         .collect(),
                     stopwords: Vec::new(),
@@ -354,7 +353,7 @@ impl Detector {
 /// The built-in rules' regexes, for a benchmark's `rg -f` (the same patterns, one a line).
 #[doc(hidden)]
 pub fn builtin_patterns() -> impl Iterator<Item = &'static str> {
-    rules::DEFS.iter().map(|d| d.regex)
+    rules::all().map(|d| d.regex)
 }
 
 /// The first 8 hex digits of xxh3-64 of a secret: enough to tell secrets apart in one
