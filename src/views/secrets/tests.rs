@@ -4,6 +4,7 @@
 use super::validate::{base62_6, crc32};
 use super::*;
 
+mod forms;
 mod vendors;
 
 /// Deterministic characters from `alphabet` (an LCG: tests must not depend on a seed).
