@@ -492,6 +492,11 @@ fn parse(template: &str) -> Vec<Part> {
 
 /// The template's text; with `shorten`, its longest run at half its length.
 pub(super) fn expand(template: &str, seed: u64, shorten: bool) -> String {
+    expand_run(template, seed, shorten).0
+}
+
+/// [`expand`], and the text of its longest run (part of the secret in every template).
+fn expand_run(template: &str, seed: u64, shorten: bool) -> (String, String) {
     let parts = parse(template);
     let longest = parts
         .iter()
@@ -503,6 +508,7 @@ pub(super) fn expand(template: &str, seed: u64, shorten: bool) -> String {
         .max_by_key(|&(n, i)| (n, std::cmp::Reverse(i)))
         .map(|(_, i)| i);
     let mut out = String::new();
+    let mut run = String::new();
     for (i, p) in parts.iter().enumerate() {
         match p {
             Part::Text(t) => out.push_str(t),
@@ -512,11 +518,15 @@ pub(super) fn expand(template: &str, seed: u64, shorten: bool) -> String {
                 } else {
                     *n
                 };
-                out.push_str(&chars(seed + i as u64, n, &alphabet(name)));
+                let text = chars(seed + i as u64, n, &alphabet(name));
+                if Some(i) == longest {
+                    run.clone_from(&text);
+                }
+                out.push_str(&text);
             }
         }
     }
-    out
+    (out, run)
 }
 
 #[test]
@@ -545,10 +555,14 @@ fn every_vendor_rule_finds_its_positive_and_not_its_near_miss() {
     let mut failures = Vec::new();
     for (i, (kind, positive, near)) in CASES.iter().enumerate() {
         let seed = 1000 + 97 * i as u64;
-        let text = expand(positive, seed, false);
-        let found: Vec<String> = d.find(&text).into_iter().map(|f| f.kind).collect();
+        let (text, run) = expand_run(positive, seed, false);
+        let findings = d.find(&text);
+        let found: Vec<&str> = findings.iter().map(|f| f.kind.as_str()).collect();
         if found != [*kind] {
             failures.push(format!("{kind}: positive found {found:?}"));
+        } else if !text[findings[0].start..findings[0].end].contains(&run) {
+            // The secret is the value, not a name or a part of one.
+            failures.push(format!("{kind}: the finding misses the value"));
         }
         let miss = if near.is_empty() {
             expand(positive, seed, true)
