@@ -239,6 +239,33 @@ stopwords = ["00000000"]
     }
 
     #[test]
+    fn gitleaks_ids_disable_and_replace_the_rules_that_answer_to_them() {
+        // Issue 42: a gitleaks user's config names gitleaks's ids.
+        let secret = format!("sk_live_{}", "Zx9Qv2Lm8Rt4Wk6Yp3Nb7Hc1");
+        let restricted = format!("rk_live_{}", "Zx9Qv2Lm8Rt4Wk6Yp3Nb7Hc1");
+        let d = parse("[extend]\ndisabledRules = ['stripe-access-token']\n").unwrap();
+        assert!(d.find(&secret).is_empty() && d.find(&restricted).is_empty());
+        assert!(!d.kinds().any(|k| k.starts_with("stripe-")));
+        let d = parse(
+            "[[rules]]\nid = 'generic-api-key'\nregex = 'acme=([0-9]{6})'\nkeywords = ['acme']\n",
+        )
+        .unwrap();
+        assert!(!d.kinds().any(|k| k == "generic-secret"), "replaced");
+        let at = |k: &str| d.kinds().position(|x| x == k).unwrap();
+        assert!(at("generic-api-key") > at("postgres-url"), "in its place");
+        assert_eq!(d.find("acme=123456")[0].kind, "generic-api-key");
+        let d = parse(
+            "[[rules]]\nid = 'stripe-access-token'\nregex = 'zz([0-9]+)'\nkeywords = ['zz']\n",
+        )
+        .unwrap();
+        assert_eq!(
+            d.kinds().filter(|k| k.starts_with("stripe-")).count(),
+            1,
+            "both stripe rules replaced by one"
+        );
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let e = parse("[[rules]]\nid = 'x'\nregex = 'a(b'\n")
             .err()

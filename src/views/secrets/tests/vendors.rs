@@ -546,7 +546,9 @@ fn every_gitleaks_default_rule_id_has_a_rule() {
         .may_hold(b"ghp_")
         .then_some(())
         .is_some());
-    assert!(!Detector::default().may_hold(b"{\"type\":\"message\",\"role\":\"user\"}"));
+    // Nor may a keyword be in every sentence (gitleaks's `sk` and `s.` are: `task`, `this.`).
+    let prose = br#"{"type":"message","message":{"role":"user","content":"Run the task on this disk. Then the tests, as I said: all of them."}}"#;
+    assert!(!Detector::default().may_hold(prose));
 }
 
 #[test]
