@@ -122,7 +122,7 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
         }
         let rule = Rule {
             kind: r.id.clone(),
-            regex,
+            regex: super::rules::LazyRegex::compiled(regex),
             group: r.secret_group,
             entropy: r.entropy.unwrap_or(0.0),
             check: Check::None,

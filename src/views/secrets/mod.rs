@@ -23,7 +23,7 @@ mod walk;
 use std::borrow::Cow;
 use std::path::Path;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 
 pub use file::{search_stream, Hit, Place};
@@ -73,7 +73,7 @@ impl Allow {
 #[derive(Debug)]
 struct Rule {
     kind: String,
-    regex: Regex,
+    regex: rules::LazyRegex,
     group: Option<usize>,
     entropy: f64,
     check: Check,
@@ -110,7 +110,7 @@ impl Default for Detector {
         let rules = rules::all()
             .map(|d| Rule {
                 kind: d.kind.to_owned(),
-                regex: compile(d.regex).expect("built-in rules compile"),
+                regex: rules::LazyRegex::new(d.regex),
                 group: d.group,
                 entropy: d.entropy,
                 check: d.check,
@@ -178,8 +178,11 @@ impl Detector {
                 }
             }
         }
+        // A DFA: with the ~550 keywords of the vendor families no SIMD prefilter applies,
+        // and the DFA reads a text 3-4 times as fast as the NFAs (built in ~2 ms).
         let automaton = |patterns: &[String]| {
             AhoCorasickBuilder::new()
+                .kind(Some(AhoCorasickKind::DFA))
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
                 .build(patterns)

@@ -7,6 +7,47 @@
 //! Regexes are compiled as byte regexes without Unicode (as RE2, which gitleaks uses, has an
 //! ASCII `\b`): every token format here is ASCII, and the lazy DFA then serves every rule.
 
+/// A rule's regex, compiled the first time a text holds one of its keywords: a run reads
+/// texts that wake a few of the ~240 rules, and compiling them all would cost more than
+/// searching a small store.
+pub(crate) struct LazyRegex {
+    pattern: &'static str,
+    cell: std::sync::OnceLock<regex::bytes::Regex>,
+}
+
+impl LazyRegex {
+    /// A built-in pattern (they all compile: a test compiles each).
+    pub(crate) fn new(pattern: &'static str) -> LazyRegex {
+        LazyRegex {
+            pattern,
+            cell: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A regex already compiled (a configuration's, whose errors are reported as it loads).
+    pub(crate) fn compiled(regex: regex::bytes::Regex) -> LazyRegex {
+        LazyRegex {
+            pattern: "",
+            cell: std::sync::OnceLock::from(regex),
+        }
+    }
+}
+
+impl std::ops::Deref for LazyRegex {
+    type Target = regex::bytes::Regex;
+
+    fn deref(&self) -> &regex::bytes::Regex {
+        self.cell
+            .get_or_init(|| super::compile(self.pattern).expect("built-in rules compile"))
+    }
+}
+
+impl std::fmt::Debug for LazyRegex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.cell.get().map_or(self.pattern, |r| r.as_str()))
+    }
+}
+
 /// A format's own check of a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Check {

@@ -7,7 +7,7 @@
 use super::chars;
 use crate::views::secrets::{rules, Detector};
 
-/// gitleaks's default configuration's rule ids (config/gitleaks.toml, 222 rules).
+/// gitleaks's default configuration's rule ids (config/gitleaks.toml of 8.30.1: 222 rules).
 const GITLEAKS_IDS: &[&str] = &[
     "1password-secret-key",
     "1password-service-account-token",
@@ -530,6 +530,18 @@ fn expand_run(template: &str, seed: u64, shorten: bool) -> (String, String) {
 }
 
 #[test]
+fn every_built_in_rule_compiles() {
+    // Rules compile lazily (rules::LazyRegex): a bad one would fail only when woken.
+    for d in rules::all() {
+        assert!(
+            crate::views::secrets::compile(d.regex).is_ok(),
+            "{} does not compile",
+            d.kind
+        );
+    }
+}
+
+#[test]
 fn every_gitleaks_default_rule_id_has_a_rule() {
     let missing: Vec<&&str> = GITLEAKS_IDS
         .iter()
@@ -577,4 +589,91 @@ fn every_vendor_rule_finds_its_positive_and_not_its_near_miss() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Where the time goes: each rule's regex over the texts that wake it, on the stored lines
+/// of `PISESS_PROFILE_DIR`'s sessions (their strings). Run by hand:
+/// `PISESS_PROFILE_DIR=… cargo test --release --lib profile_rules -- --ignored --nocapture`.
+#[test]
+#[ignore = "a profile, run by hand"]
+fn profile_rules() {
+    let dir = std::env::var("PISESS_PROFILE_DIR").expect("PISESS_PROFILE_DIR");
+    let mut texts = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from(dir)];
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else if let Ok(s) = std::fs::read_to_string(&p) {
+            for line in s.lines() {
+                let mut todo =
+                    vec![serde_json::from_str::<serde_json::Value>(line).unwrap_or_default()];
+                while let Some(v) = todo.pop() {
+                    match v {
+                        serde_json::Value::String(s) => texts.push(s),
+                        serde_json::Value::Array(a) => todo.extend(a),
+                        serde_json::Value::Object(o) => todo.extend(o.into_iter().map(|(_, v)| v)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    let d = Detector::default();
+    let mut times = vec![(std::time::Duration::ZERO, 0usize); d.rules.len()];
+    let ac = d.keywords.as_ref().unwrap();
+    let start = std::time::Instant::now();
+    for t in &texts {
+        let mut active = vec![false; d.rules.len()];
+        for m in ac.find_overlapping_iter(t.as_bytes()) {
+            for &i in &d.keyword_rules[m.pattern().as_usize()] {
+                active[i] = true;
+            }
+        }
+        for (i, rule) in d.rules.iter().enumerate() {
+            if active[i] {
+                let s = std::time::Instant::now();
+                let _ = rule.regex.find_iter(t.as_bytes()).count();
+                times[i].0 += s.elapsed();
+                times[i].1 += 1;
+            }
+        }
+    }
+    let patterns: Vec<String> = d
+        .rules
+        .iter()
+        .flat_map(|r| r.keywords.iter().map(|k| k.to_ascii_lowercase()))
+        .collect();
+    for kind in [
+        aho_corasick::AhoCorasickKind::NoncontiguousNFA,
+        aho_corasick::AhoCorasickKind::ContiguousNFA,
+        aho_corasick::AhoCorasickKind::DFA,
+    ] {
+        let b = std::time::Instant::now();
+        let ac = aho_corasick::AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .kind(Some(kind))
+            .build(&patterns)
+            .unwrap();
+        let built = b.elapsed();
+        let s = std::time::Instant::now();
+        let n: usize = texts
+            .iter()
+            .map(|t| ac.find_overlapping_iter(t.as_bytes()).count())
+            .sum();
+        let m: usize = texts.iter().filter(|t| ac.is_match(t.as_bytes())).count();
+        eprintln!(
+            "{kind:?}: {} patterns, built {built:?}, overlapping+is_match {:?} ({n} {m})",
+            patterns.len(),
+            s.elapsed()
+        );
+    }
+    let mut order: Vec<usize> = (0..times.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(times[i].0));
+    eprintln!("{} texts, {:?} in all", texts.len(), start.elapsed());
+    for &i in order.iter().take(15) {
+        eprintln!(
+            "{:>10?} {:>7} texts  {}",
+            times[i].0, times[i].1, d.rules[i].kind
+        );
+    }
 }
