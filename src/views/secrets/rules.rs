@@ -687,21 +687,15 @@ const ASSIGNMENTS: &[Def] = &[
             r"(?i)[?&]",
             secret_name!(),
             r"=([A-Za-z0-9_.~+/=!@#$%^*-]{8,200})(?:[^A-Za-z0-9_.~+/=!@#$%^*-]|$)",
+            r#"|(?:^|[^A-Za-z0-9_.-])"#,
+            secret_name!(),
+            assign!(),
             // ...a quoted value at its quote, escaped or not (`{\"password\":\"…\"}` in a
             // shell command)...
-            r#"|(?:^|[^A-Za-z0-9_.-])"#,
-            secret_name!(),
-            assign!(),
-            r#"\\{0,3}"([^"\\\s]{8,200})\\{0,3}""#,
-            r#"|(?:^|[^A-Za-z0-9_.-])"#,
-            secret_name!(),
-            assign!(),
-            r"'([^'\\\s]{8,200})'",
+            r#"(?:\\{0,3}"([^"\\\s]{8,200})\\{0,3}""#,
+            r"|'([^'\\\s]{8,200})'",
             // ...and a bare one at what a password manager's symbols do not hold.
-            r#"|(?:^|[^A-Za-z0-9_.-])"#,
-            secret_name!(),
-            assign!(),
-            r"(?:\\{0,3}[`\x22'])?([A-Za-z0-9_.~+/=!@#$%^&*?-]{8,200})(?:[^A-Za-z0-9_.~+/=!@#$%^&*?-]|$)"
+            r"|(?:\\{0,3}[`\x22'])?([A-Za-z0-9_.~+/=!@#$%^&*?-]{8,200})(?:[^A-Za-z0-9_.~+/=!@#$%^&*?-]|$))"
         ),
         keywords: &[
             "api",
