@@ -154,7 +154,7 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
 
 /// Whether the built-in rule `kind` answers to `id`: its own id or one of its aliases.
 fn builtin_answers_to(kind: &str, id: &str) -> bool {
-    kind == id || super::rules::all().any(|d| d.kind == kind && super::rules::answers_to(d, id))
+    kind == id || super::catalog::all().any(|d| d.kind == kind && super::catalog::answers_to(d, id))
 }
 
 fn add_allow(allow: &mut Allow, a: AllowConfig, which: &str) -> anyhow::Result<()> {

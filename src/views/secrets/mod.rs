@@ -12,9 +12,11 @@
 //! fingerprint (the first 8 hex digits of xxh3-64 of the value, stable across runs and
 //! versions), so the same secret is recognisable wherever it appears.
 
+mod catalog;
 mod config;
 mod file;
 mod line;
+mod named;
 mod rules;
 mod validate;
 mod vendors;
@@ -107,7 +109,7 @@ impl std::fmt::Debug for Detector {
 impl Default for Detector {
     /// The built-in rules (docs/secrets.md).
     fn default() -> Detector {
-        let rules = rules::all()
+        let rules = catalog::all()
             .map(|d| Rule {
                 kind: d.kind.to_owned(),
                 regex: rules::LazyRegex::new(d.regex),
@@ -356,7 +358,7 @@ impl Detector {
 /// The built-in rules' regexes, for a benchmark's `rg -f` (the same patterns, one a line).
 #[doc(hidden)]
 pub fn builtin_patterns() -> impl Iterator<Item = &'static str> {
-    rules::all().map(|d| d.regex)
+    catalog::all().map(|d| d.regex)
 }
 
 /// The first 8 hex digits of xxh3-64 of a secret: enough to tell secrets apart in one

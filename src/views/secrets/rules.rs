@@ -147,23 +147,6 @@ impl Def {
     }
 }
 
-/// Every built-in rule in priority order: where matches overlap, the earlier rule's wins.
-/// Specific token formats first, then the vendors' (gitleaks's families), then URLs and
-/// headers, then values known by a vendor's name, then the generic assignment.
-pub(crate) fn all() -> impl Iterator<Item = &'static Def> {
-    FORMATS
-        .iter()
-        .chain(super::vendors::TOKENS)
-        .chain(CONTEXT)
-        .chain(super::vendors::NAMED)
-        .chain(ASSIGNMENTS)
-}
-
-/// The built-in rule ids `id` names: the rule of that id, or those with it as an alias.
-pub(crate) fn answers_to(def: &Def, id: &str) -> bool {
-    def.kind == id || def.aliases.contains(&id)
-}
-
 /// Characters after a token that end it (a token's own alphabet does not).
 macro_rules! end {
     () => {
@@ -186,7 +169,7 @@ macro_rules! assign {
 }
 
 /// Formats with a prefix or a checksum of their own.
-const FORMATS: &[Def] = &[
+pub(crate) const FORMATS: &[Def] = &[
     Def {
         kind: "private-key",
         regex: r"(?s)-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----.*?-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----",
@@ -537,7 +520,7 @@ const FORMATS: &[Def] = &[
 ];
 
 /// Passwords in URLs, and `Authorization` headers.
-const CONTEXT: &[Def] = &[
+pub(crate) const CONTEXT: &[Def] = &[
     Def {
         kind: "postgres-url",
         regex: r#"(?i)(?-u:\b)postgres(?:ql)?(?:\+[a-z0-9]+)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
@@ -662,7 +645,7 @@ const CONTEXT: &[Def] = &[
 ];
 
 /// Assignments to a name that says secret, and what needs a name to tell it.
-const ASSIGNMENTS: &[Def] = &[
+pub(crate) const ASSIGNMENTS: &[Def] = &[
     Def {
         kind: "kubernetes-secret-yaml",
         regex: r#"(?i)(?-u:\b)kind:[ \t]*["']?secret(?-u:\b)["']?(?s:.){0,200}?(?-u:\b)data:(?s:.){0,100}?\s[\w.-]+:[ \t]*["']?([a-z0-9+/]{10,}={0,3})["']?(?:\s|$)"#,

@@ -5,7 +5,7 @@
 //! longest run halved: too short for the format.
 
 use super::chars;
-use crate::views::secrets::{rules, Detector};
+use crate::views::secrets::{catalog, Detector};
 
 /// gitleaks's default configuration's rule ids (config/gitleaks.toml of 8.30.1: 222 rules).
 const GITLEAKS_IDS: &[&str] = &[
@@ -531,8 +531,8 @@ fn expand_run(template: &str, seed: u64, shorten: bool) -> (String, String) {
 
 #[test]
 fn every_built_in_rule_compiles() {
-    // Rules compile lazily (rules::LazyRegex): a bad one would fail only when woken.
-    for d in rules::all() {
+    // Rules compile lazily (LazyRegex): a bad one would fail only when woken.
+    for d in catalog::all() {
         assert!(
             crate::views::secrets::compile(d.regex).is_ok(),
             "{} does not compile",
@@ -545,11 +545,11 @@ fn every_built_in_rule_compiles() {
 fn every_gitleaks_default_rule_id_has_a_rule() {
     let missing: Vec<&&str> = GITLEAKS_IDS
         .iter()
-        .filter(|id| !rules::all().any(|d| rules::answers_to(d, id)))
+        .filter(|id| !catalog::all().any(|d| catalog::answers_to(d, id)))
         .collect();
     assert!(missing.is_empty(), "no rule answers to {missing:?}");
     // Every rule has keywords: a rule without one would make every stored line decoded.
-    let unkeyed: Vec<&str> = rules::all()
+    let unkeyed: Vec<&str> = catalog::all()
         .filter(|d| d.keywords.is_empty())
         .map(|d| d.kind)
         .collect();
