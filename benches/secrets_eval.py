@@ -26,6 +26,10 @@ def unescape(t):
 def main():
     tool, manifest, found = sys.argv[1:4]
     planted = [json.loads(line) for line in open(manifest)]
+    # A form (`generic-secret/escaped-json-in-curl`) counts apart from its kind's others.
+    for p in planted:
+        form = p.get("form") or p["kind"]
+        p["kind"] = form if form.startswith(p["kind"]) else f'{p["kind"]}/{form}'
     kinds = sorted({p["kind"] for p in planted})
     hit = [False] * len(planted)
     false_positives = 0

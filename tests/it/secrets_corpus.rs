@@ -91,6 +91,9 @@ fn base64(bytes: &[u8], table: &[u8], pad: bool) -> String {
 /// One planted secret: its kind, the value a finding must fingerprint, and the line of text
 /// that carries it.
 pub(crate) struct Secret {
+    /// The form it was made in ([`KINDS`]): a kind, or `kind/form` for another way of
+    /// writing one.
+    pub form: &'static str,
     pub kind: &'static str,
     pub value: String,
     pub line: String,
@@ -133,16 +136,55 @@ pub(crate) const KINDS: &[&str] = &[
     "bearer-token",
     "basic-auth-header",
     "generic-secret",
+    // Issue 42: key families, and the forms agents write that were missed.
+    "age-secret-key",
+    "azure-storage-account-key",
+    "digitalocean-pat",
+    "digitalocean-access-token",
+    "digitalocean-refresh-token",
+    "shopify-access-token",
+    "shopify-custom-access-token",
+    "shopify-private-app-access-token",
+    "shopify-shared-secret",
+    "curl-auth-user",
+    "mysql-cli-password",
+    "generic-secret/escaped-json-in-curl",
+    "generic-secret/escaped-json-in-python",
+    "generic-secret/symbol-password-env",
+    "generic-secret/symbol-password-yaml",
+    "generic-secret/symbol-password-json",
+    "generic-secret/hex-secret-key-base",
+    "generic-secret/openssl-rand-hex",
 ];
 
-pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
-    let both = |value: String, line: String| Secret { kind, value, line };
+/// A password as a password manager makes one: letters, a digit, and `$`, `&`, `?`.
+fn symbol_password(rng: &mut Rng) -> String {
+    let mut p = rng.text(
+        12,
+        b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!@#%^*",
+    );
+    p.insert(1, '7');
+    p.insert(4, '$');
+    p.insert(8, '&');
+    p.insert(12, '?');
+    p
+}
+
+pub(crate) fn secret(rng: &mut Rng, form: &'static str) -> Secret {
+    let kind = form.split('/').next().unwrap_or(form);
+    let both = |value: String, line: String| Secret {
+        form,
+        kind,
+        value,
+        line,
+    };
     let same = |value: String, name: &str| Secret {
+        form,
         kind,
         line: format!("{name}={value}"),
         value,
     };
-    match kind {
+    match form {
         "private-key" => {
             let body: Vec<String> = (0..8).map(|_| rng.text(64, B64)).collect();
             let v = format!(
@@ -305,6 +347,107 @@ pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
             ]);
             same(v, name)
         }
+        "age-secret-key" => same(
+            format!(
+                "AGE-SECRET-KEY-1{}",
+                rng.text(58, b"QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L")
+            ),
+            "SOPS_AGE_KEY",
+        ),
+        "azure-storage-account-key" => {
+            let v = format!("{}==", rng.text(86, B64));
+            both(
+                v.clone(),
+                format!("AZURE_STORAGE_CONNECTION_STRING=\"DefaultEndpointsProtocol=https;AccountName=acmeprod;AccountKey={v};EndpointSuffix=core.windows.net\""),
+            )
+        }
+        "digitalocean-pat" => same(
+            format!("dop_v1_{}", rng.text(64, HEX)),
+            "DIGITALOCEAN_TOKEN",
+        ),
+        "digitalocean-access-token" => {
+            let v = format!("doo_v1_{}", rng.text(64, HEX));
+            both(
+                v.clone(),
+                format!("{{\"access_token\": \"{v}\", \"token_type\": \"bearer\"}}"),
+            )
+        }
+        "digitalocean-refresh-token" => {
+            let v = format!("dor_v1_{}", rng.text(64, HEX));
+            both(v.clone(), format!("refresh: {v}"))
+        }
+        "shopify-access-token" => same(
+            format!("shpat_{}", rng.text(32, HEX)),
+            "SHOPIFY_ADMIN_TOKEN",
+        ),
+        "shopify-custom-access-token" => same(
+            format!("shpca_{}", rng.text(32, HEX)),
+            "SHOPIFY_CUSTOM_APP_TOKEN",
+        ),
+        "shopify-private-app-access-token" => same(
+            format!("shppa_{}", rng.text(32, HEX)),
+            "SHOPIFY_PRIVATE_APP_PASSWORD",
+        ),
+        "shopify-shared-secret" => {
+            same(format!("shpss_{}", rng.text(32, HEX)), "SHOPIFY_API_SECRET")
+        }
+        "curl-auth-user" => {
+            let v = rng.text(20, ALNUM);
+            both(
+                v.clone(),
+                format!("curl -sS -u jenkins:{v} https://ci.internal/job/deploy/build"),
+            )
+        }
+        "mysql-cli-password" => {
+            let v = rng.text(16, ALNUM);
+            both(
+                v.clone(),
+                format!("mysql -h 10.0.3.7 -u root -p{v} shop -e 'show tables'"),
+            )
+        }
+        "generic-secret/escaped-json-in-curl" => {
+            let v = rng.text(32, ALNUM);
+            both(
+                v.clone(),
+                format!(
+                    r#"curl -X POST https://open.feishu.cn/open-apis/auth/v3/tenant_access_token/internal -H "Content-Type: application/json" -d "{{\"app_id\":\"cli_a5f2c3d4e5f6a7b8\",\"app_secret\":\"{v}\"}}""#
+                ),
+            )
+        }
+        "generic-secret/escaped-json-in-python" => {
+            let v = rng.text(40, ALNUM);
+            both(
+                v.clone(),
+                format!(
+                    r#"python3 -c "import requests; print(requests.post('https://api.internal/v1/jobs', json={{\"api_key\": \"{v}\"}}).text)""#
+                ),
+            )
+        }
+        "generic-secret/symbol-password-env" => same(symbol_password(rng), "DB_PASSWORD"),
+        "generic-secret/symbol-password-yaml" => {
+            let v = symbol_password(rng);
+            both(
+                v.clone(),
+                format!("database:\n  host: db.internal\n  password: {v}"),
+            )
+        }
+        "generic-secret/symbol-password-json" => {
+            let v = symbol_password(rng);
+            both(
+                v.clone(),
+                format!("{{\"user\": \"app\", \"password\": \"{v}\"}}"),
+            )
+        }
+        "generic-secret/hex-secret-key-base" => same(rng.text(128, HEX), "SECRET_KEY_BASE"),
+        "generic-secret/openssl-rand-hex" => {
+            let v = rng.text(64, HEX);
+            both(
+                v.clone(),
+                format!(
+                    "# made with `openssl rand -hex 32`\n[session]\nsecret = {v}\nmax_age = 3600"
+                ),
+            )
+        }
         other => panic!("no maker for kind {other}"),
     }
 }
@@ -312,7 +455,7 @@ pub(crate) fn secret(rng: &mut Rng, kind: &'static str) -> Secret {
 /// Things that look like secrets and are not.
 fn look_alike(rng: &mut Rng, n: usize) -> String {
     let hex = |rng: &mut Rng, k| rng.text(k, HEX);
-    match n % 16 {
+    match n % 22 {
         0 => {
             let u = format!("{}-{}-4{}-a{}-{}", hex(rng, 8), hex(rng, 4), hex(rng, 3), hex(rng, 3), hex(rng, 12));
             format!("request_id={u} trace_token: {u}")
@@ -342,6 +485,19 @@ fn look_alike(rng: &mut Rng, n: usize) -> String {
         12 => "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nAWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".to_owned(),
         13 => "DATABASE_URL=postgres://app:${DB_PASSWORD}@localhost:5432/app\nREDIS_URL=redis://localhost:6379".to_owned(),
         14 => format!("cache-key: {}\nETag: \"{}\"", hex(rng, 40), hex(rng, 32)),
+        // Issue 42: Feishu/Lark document ids (96 of 229 findings on real sessions), and
+        // digests named as digests.
+        16 => format!(
+            "{{\"code\":0,\"data\":{{\"node\":{{\"node_token\":\"{}\",\"obj_token\":\"{}\",\"obj_type\":\"docx\",\"parent_node_token\":\"{}\",\"space_id\":\"7{}\",\"title\":\"Runbook\"}}}},\"msg\":\"success\"}}",
+            rng.text(27, ALNUM), rng.text(27, ALNUM), rng.text(27, ALNUM), rng.text(18, DIGITS)
+        ),
+        17 => format!(
+            "Opened https://acme.feishu.cn/wiki/{}?from=from_copylink and https://acme.feishu.cn/docx/doxcn{}\nwiki_token={}",
+            rng.text(27, ALNUM), rng.text(22, ALNUM), rng.text(27, ALNUM)
+        ),
+        18 => format!("[[package]]\nname = \"tokenizers\"\nversion = \"0.19.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"{}\"", hex(rng, 64)),
+        19 => format!("{{\"user\": \"dev\", \"password_hash\": \"{}\", \"token_sha256\": \"{}\"}}", hex(rng, 64), hex(rng, 64)),
+        20 => format!("sha256 = \"{}\"\ndigest: sha256:{}", hex(rng, 64), hex(rng, 64)),
         _ => format!("npm_config_cache=/home/dev/.npm\nnpm_{}", rng.text(20, LETTERS)),
     }
 }
@@ -494,6 +650,7 @@ fn plant(w: &mut Writer, s: &Secret, how: usize) {
 /// A planted secret as the manifest records it.
 pub(crate) struct Planted {
     pub file: PathBuf,
+    pub form: &'static str,
     pub kind: &'static str,
     pub value: String,
 }
@@ -547,9 +704,11 @@ pub(crate) fn write(
         w.message(json!({"role": "user", "content": "Set up the deploy for staging.", "timestamp": 1_782_900_000_000u64}));
         let mut size = 0usize;
         let mut planted_here = 0;
+        // Fixed now: the queue shrinks as this session plants.
+        let want_here = per_session_secrets.min(queue.len());
         let mut alikes_here = 0;
         while size < session_bytes
-            || planted_here < per_session_secrets.min(queue.len())
+            || planted_here < want_here
             || (alikes_here < per_session_alikes && alike < look_alikes)
         {
             if planted_here < per_session_secrets {
@@ -558,6 +717,7 @@ pub(crate) fn write(
                     how += 1;
                     planted.push(Planted {
                         file: file.clone(),
+                        form: s.form,
                         kind: s.kind,
                         value: s.value,
                     });

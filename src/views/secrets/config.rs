@@ -81,12 +81,14 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
     let mut rules: Vec<Rule> = Vec::new();
     if file.extend.use_default {
         let defaults = Detector::default();
-        rules.extend(
-            defaults
-                .rules
-                .into_iter()
-                .filter(|r| !file.extend.disabled_rules.contains(&r.kind)),
-        );
+        // A built-in rule is disabled by its id or by gitleaks's id for it (an alias).
+        rules.extend(defaults.rules.into_iter().filter(|r| {
+            !file
+                .extend
+                .disabled_rules
+                .iter()
+                .any(|id| builtin_answers_to(&r.kind, id))
+        }));
     }
     for (n, r) in file.rules.into_iter().enumerate() {
         let which = if r.id.is_empty() {
@@ -120,7 +122,7 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
         }
         let rule = Rule {
             kind: r.id.clone(),
-            regex,
+            regex: super::rules::LazyRegex::compiled(regex),
             group: r.secret_group,
             entropy: r.entropy.unwrap_or(0.0),
             check: Check::None,
@@ -128,9 +130,18 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
             keywords: r.keywords,
             allow,
         };
-        // A rule of a built-in id replaces it, as gitleaks's extension does.
-        match rules.iter().position(|x| x.kind == rule.kind) {
-            Some(at) => rules[at] = rule,
+        // A rule of a built-in id (or gitleaks's id for it) replaces every rule answering
+        // to that id, in the first one's place, as gitleaks's extension does.
+        let answering = |x: &Rule| x.kind == rule.kind || builtin_answers_to(&x.kind, &rule.kind);
+        match rules.iter().position(answering) {
+            Some(at) => {
+                let mut i = 0;
+                rules.retain(|x| {
+                    i += 1;
+                    i - 1 == at || !answering(x)
+                });
+                rules[at] = rule;
+            }
             None => rules.push(rule),
         }
     }
@@ -139,6 +150,11 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
         add_allow(&mut allow, a, "allowlist")?;
     }
     Ok(Detector::new(rules, allow))
+}
+
+/// Whether the built-in rule `kind` answers to `id`: its own id or one of its aliases.
+fn builtin_answers_to(kind: &str, id: &str) -> bool {
+    kind == id || super::catalog::all().any(|d| d.kind == kind && super::catalog::answers_to(d, id))
 }
 
 fn add_allow(allow: &mut Allow, a: AllowConfig, which: &str) -> anyhow::Result<()> {
@@ -220,6 +236,33 @@ stopwords = ["00000000"]
             .unwrap()
             .to_string();
         assert!(e.contains("regexTarget 'path'"), "{e}");
+    }
+
+    #[test]
+    fn gitleaks_ids_disable_and_replace_the_rules_that_answer_to_them() {
+        // Issue 42: a gitleaks user's config names gitleaks's ids.
+        let secret = format!("sk_live_{}", "Zx9Qv2Lm8Rt4Wk6Yp3Nb7Hc1");
+        let restricted = format!("rk_live_{}", "Zx9Qv2Lm8Rt4Wk6Yp3Nb7Hc1");
+        let d = parse("[extend]\ndisabledRules = ['stripe-access-token']\n").unwrap();
+        assert!(d.find(&secret).is_empty() && d.find(&restricted).is_empty());
+        assert!(!d.kinds().any(|k| k.starts_with("stripe-")));
+        let d = parse(
+            "[[rules]]\nid = 'generic-api-key'\nregex = 'acme=([0-9]{6})'\nkeywords = ['acme']\n",
+        )
+        .unwrap();
+        assert!(!d.kinds().any(|k| k == "generic-secret"), "replaced");
+        let at = |k: &str| d.kinds().position(|x| x == k).unwrap();
+        assert!(at("generic-api-key") > at("postgres-url"), "in its place");
+        assert_eq!(d.find("acme=123456")[0].kind, "generic-api-key");
+        let d = parse(
+            "[[rules]]\nid = 'stripe-access-token'\nregex = 'zz([0-9]+)'\nkeywords = ['zz']\n",
+        )
+        .unwrap();
+        assert_eq!(
+            d.kinds().filter(|k| k.starts_with("stripe-")).count(),
+            1,
+            "both stripe rules replaced by one"
+        );
     }
 
     #[test]

@@ -12,18 +12,21 @@
 //! fingerprint (the first 8 hex digits of xxh3-64 of the value, stable across runs and
 //! versions), so the same secret is recognisable wherever it appears.
 
+mod catalog;
 mod config;
 mod file;
 mod line;
+mod named;
 mod rules;
 mod stream;
 mod validate;
+mod vendors;
 mod walk;
 
 use std::borrow::Cow;
 use std::path::Path;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 
 pub use file::{search_stream, Hit, Place};
@@ -78,7 +81,7 @@ impl Allow {
 #[derive(Debug)]
 struct Rule {
     kind: String,
-    regex: Regex,
+    regex: rules::LazyRegex,
     group: Option<usize>,
     entropy: f64,
     check: Check,
@@ -112,11 +115,10 @@ impl std::fmt::Debug for Detector {
 impl Default for Detector {
     /// The built-in rules (docs/secrets.md).
     fn default() -> Detector {
-        let rules = rules::DEFS
-            .iter()
+        let rules = catalog::all()
             .map(|d| Rule {
                 kind: d.kind.to_owned(),
-                regex: compile(d.regex).expect("built-in rules compile"),
+                regex: rules::LazyRegex::new(d.regex),
                 group: d.group,
                 entropy: d.entropy,
                 check: d.check,
@@ -126,11 +128,10 @@ impl Default for Detector {
                     regexes: d
                         .allow
                         .iter()
-                        .map(|r| {
-                            (
-                                compile(r).expect("built-in allowlists compile"),
-                                Target::Secret,
-                            )
+                        .map(|r| (r, Target::Secret))
+                        .chain(d.allow_match.iter().map(|r| (r, Target::Match)))
+                        .map(|(r, target)| {
+                            (compile(r).expect("built-in allowlists compile"), target)
                         })
                         .collect(),
                     stopwords: Vec::new(),
@@ -185,8 +186,11 @@ impl Detector {
                 }
             }
         }
+        // A DFA: with the ~550 keywords of the vendor families no SIMD prefilter applies,
+        // and the DFA reads a text 3-4 times as fast as the NFAs (built in ~2 ms).
         let automaton = |patterns: &[String]| {
             AhoCorasickBuilder::new()
+                .kind(Some(AhoCorasickKind::DFA))
                 .ascii_case_insensitive(true)
                 .match_kind(MatchKind::Standard)
                 .build(patterns)
@@ -386,7 +390,7 @@ impl Detector {
 /// The built-in rules' regexes, for a benchmark's `rg -f` (the same patterns, one a line).
 #[doc(hidden)]
 pub fn builtin_patterns() -> impl Iterator<Item = &'static str> {
-    rules::DEFS.iter().map(|d| d.regex)
+    catalog::all().map(|d| d.regex)
 }
 
 /// The first 8 hex digits of xxh3-64 of a secret: enough to tell secrets apart in one

@@ -7,6 +7,47 @@
 //! Regexes are compiled as byte regexes without Unicode (as RE2, which gitleaks uses, has an
 //! ASCII `\b`): every token format here is ASCII, and the lazy DFA then serves every rule.
 
+/// A rule's regex, compiled the first time a text holds one of its keywords: a run reads
+/// texts that wake a few of the ~240 rules, and compiling them all would cost more than
+/// searching a small store.
+pub(crate) struct LazyRegex {
+    pattern: &'static str,
+    cell: std::sync::OnceLock<regex::bytes::Regex>,
+}
+
+impl LazyRegex {
+    /// A built-in pattern (they all compile: a test compiles each).
+    pub(crate) fn new(pattern: &'static str) -> LazyRegex {
+        LazyRegex {
+            pattern,
+            cell: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A regex already compiled (a configuration's, whose errors are reported as it loads).
+    pub(crate) fn compiled(regex: regex::bytes::Regex) -> LazyRegex {
+        LazyRegex {
+            pattern: "",
+            cell: std::sync::OnceLock::from(regex),
+        }
+    }
+}
+
+impl std::ops::Deref for LazyRegex {
+    type Target = regex::bytes::Regex;
+
+    fn deref(&self) -> &regex::bytes::Regex {
+        self.cell
+            .get_or_init(|| super::compile(self.pattern).expect("built-in rules compile"))
+    }
+}
+
+impl std::fmt::Debug for LazyRegex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.cell.get().map_or(self.pattern, |r| r.as_str()))
+    }
+}
+
 /// A format's own check of a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Check {
@@ -61,6 +102,49 @@ pub(crate) struct Def {
     pub(crate) filters: Filters,
     /// Regexes over the secret that mark documented examples (AWS's `…EXAMPLE` keys).
     pub(crate) allow: &'static [&'static str],
+    /// Regexes over the whole match (name, separator and value) that mark a value as no
+    /// secret by its name: a digest under `sha256`, a Feishu document id under `node_token`.
+    pub(crate) allow_match: &'static [&'static str],
+    /// gitleaks's ids for what this rule finds, where gitleaks names it otherwise: a
+    /// `--secrets-config` may disable or replace the rule by either name.
+    pub(crate) aliases: &'static [&'static str],
+}
+
+impl Def {
+    /// A token format known by its prefix: the whole token is the secret.
+    pub(crate) const fn token(
+        kind: &'static str,
+        regex: &'static str,
+        keywords: &'static [&'static str],
+        entropy: f64,
+    ) -> Def {
+        Def {
+            kind,
+            regex,
+            keywords,
+            group: None,
+            entropy,
+            check: Check::None,
+            filters: NONE,
+            allow: &[],
+            allow_match: &[],
+            aliases: &[],
+        }
+    }
+
+    /// A value known by the name it is assigned to (`ADAFRUIT_KEY=…`): placeholders are
+    /// filtered.
+    pub(crate) const fn named(
+        kind: &'static str,
+        regex: &'static str,
+        keywords: &'static [&'static str],
+        entropy: f64,
+    ) -> Def {
+        Def {
+            filters: PLACEHOLDER,
+            ..Def::token(kind, regex, keywords, entropy)
+        }
+    }
 }
 
 /// Characters after a token that end it (a token's own alphabet does not).
@@ -70,8 +154,22 @@ macro_rules! end {
     };
 }
 
-/// Specific formats first: where matches overlap, the earlier rule's wins.
-pub(crate) const DEFS: &[Def] = &[
+/// A name that says secret (`DB_PASSWORD`, `stripe.apiKey`, `x-auth-token`).
+macro_rules! secret_name {
+    () => {
+        r"[A-Za-z0-9_.-]{0,30}?(?:api[_.-]?key|apikey|secret|token|passw(?:or)?d|pwd|auth[_.-]?key|access[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]{0,20}"
+    };
+}
+
+/// After a name: its closing quote (escaped or not), an assignment, blanks.
+macro_rules! assign {
+    () => {
+        r#"(?:\\{0,3}["'])?[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}"#
+    };
+}
+
+/// Formats with a prefix or a checksum of their own.
+pub(crate) const FORMATS: &[Def] = &[
     Def {
         kind: "private-key",
         regex: r"(?s)-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----.*?-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----",
@@ -81,6 +179,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::PemBody,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "github-pat",
@@ -91,6 +191,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::Crc32Base62,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "github-oauth",
@@ -101,6 +203,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::Crc32Base62,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "github-user-to-server",
@@ -111,6 +215,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::Crc32Base62,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["github-app-token"],
     },
     Def {
         kind: "github-server-to-server",
@@ -121,6 +227,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::Crc32Base62,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["github-app-token"],
     },
     Def {
         kind: "github-refresh",
@@ -131,6 +239,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::Crc32Base62,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["github-refresh-token"],
     },
     Def {
         kind: "github-fine-grained-pat",
@@ -144,6 +254,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "gitlab-pat",
@@ -154,6 +266,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "npm-token",
@@ -164,6 +278,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::Crc32Base62,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["npm-access-token"],
     },
     Def {
         kind: "pypi-token",
@@ -174,6 +290,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["pypi-upload-token"],
     },
     Def {
         kind: "aws-access-key-id",
@@ -184,6 +302,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &["EXAMPLE$"],
+        allow_match: &[],
+        aliases: &["aws-access-token"],
     },
     Def {
         kind: "aws-secret-access-key",
@@ -194,6 +314,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: PLACEHOLDER,
         allow: &["EXAMPLE"],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "aws-session-token",
@@ -209,6 +331,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: PLACEHOLDER,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "gcp-api-key",
@@ -219,6 +343,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "slack-bot-token",
@@ -232,6 +358,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "slack-user-token",
@@ -245,6 +373,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "slack-app-token",
@@ -258,6 +388,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "slack-webhook",
@@ -268,6 +400,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["slack-webhook-url"],
     },
     Def {
         kind: "stripe-secret-key",
@@ -281,6 +415,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["stripe-access-token"],
     },
     Def {
         kind: "stripe-restricted-key",
@@ -294,6 +430,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["stripe-access-token"],
     },
     Def {
         kind: "anthropic-api-key",
@@ -307,6 +445,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["anthropic-admin-api-key"],
     },
     Def {
         kind: "openai-api-key",
@@ -320,6 +460,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "huggingface-token",
@@ -330,6 +472,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["huggingface-access-token"],
     },
     Def {
         kind: "telegram-bot-token",
@@ -340,6 +484,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["telegram-bot-api-token"],
     },
     Def {
         kind: "sendgrid-api-key",
@@ -353,6 +499,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &["sendgrid-api-token"],
     },
     Def {
         kind: "jwt",
@@ -366,7 +514,13 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::JwtHeader,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
+];
+
+/// Passwords in URLs, and `Authorization` headers.
+pub(crate) const CONTEXT: &[Def] = &[
     Def {
         kind: "postgres-url",
         regex: r#"(?i)(?-u:\b)postgres(?:ql)?(?:\+[a-z0-9]+)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
@@ -376,6 +530,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: PLACEHOLDER,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "mysql-url",
@@ -386,6 +542,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: PLACEHOLDER,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "mongodb-url",
@@ -396,6 +554,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: PLACEHOLDER,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "redis-url",
@@ -406,6 +566,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: PLACEHOLDER,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "amqp-url",
@@ -416,6 +578,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: PLACEHOLDER,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "basic-auth-url",
@@ -426,6 +590,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: PLACEHOLDER,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "bearer-token",
@@ -436,6 +602,8 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::None,
         filters: PLACEHOLDER,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
     },
     Def {
         kind: "basic-auth-header",
@@ -446,10 +614,72 @@ pub(crate) const DEFS: &[Def] = &[
         check: Check::BasicAuth,
         filters: NONE,
         allow: &[],
+        allow_match: &[],
+        aliases: &[],
+    },
+    Def {
+        kind: "curl-auth-header",
+        regex: r#"(?i)(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-H|--header)(?:=|[ \t]{0,5})\\{0,3}["'](?:Authorization:[ \t]{0,5}(?:Basic[ \t]+([a-z0-9+/]{8,}={0,3})|(?:Bearer|(?:Api-)?Token)[ \t]+([\w=~@.+/-]{8,})|([\w=~@.+/-]{8,}))|(?:X-(?:[a-z]+-)?)?(?:Api-?)?(?:Key|Token):[ \t]{0,5}([\w=~@.+/-]{8,}))"#,
+        keywords: &["curl"],
+        entropy: 2.75,
+        ..Def::named("", "", &[], 0.0)
+    },
+    Def {
+        // The password of `curl -u user:password` (`--user`, `-u:token`); the user is not a
+        // secret.
+        kind: "curl-auth-user",
+        regex: r#"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]{1,5})(?:\\{0,3}["'])?[^\s:"'\\]{0,100}:([^\s"'\\]{3,200})"#,
+        keywords: &["curl"],
+        entropy: 2.0,
+        ..Def::named("", "", &[], 0.0)
+    },
+    Def {
+        // `mysql -pPASSWORD` (no blank: `-p` alone prompts) and `--password=PASSWORD`, for
+        // the MySQL and MariaDB clients and tools.
+        kind: "mysql-cli-password",
+        regex: r#"(?-u:\b)(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)(?-u:\b)[^\n|;&]{0,200}?[ \t](?:-p|--password=)(?:\\{0,3}["'])?([^\s"'\\-][^\s"'\\]{2,199})"#,
+        keywords: &["mysql", "mariadb"],
+        entropy: 2.0,
+        ..Def::named("", "", &[], 0.0)
+    },
+];
+
+/// Assignments to a name that says secret, and what needs a name to tell it.
+pub(crate) const ASSIGNMENTS: &[Def] = &[
+    Def {
+        kind: "kubernetes-secret-yaml",
+        regex: r#"(?i)(?-u:\b)kind:[ \t]*["']?secret(?-u:\b)["']?(?s:.){0,200}?(?-u:\b)data:(?s:.){0,100}?\s[\w.-]+:[ \t]*["']?([a-z0-9+/]{10,}={0,3})["']?(?:\s|$)"#,
+        keywords: &["kind:"],
+        entropy: 3.0,
+        ..Def::named("", "", &[], 0.0)
+    },
+    Def {
+        kind: "freemius-secret-key",
+        regex: r#"(?i)["']secret_key["']\s*=>\s*["'](sk_[^\s"']{29})["']"#,
+        ..Def::named("", "", &["secret_key"], 0.0)
+    },
+    Def {
+        kind: "nuget-config-password",
+        regex: r#"(?i)<add key=\\{0,3}"(?:ClearText)?Password\\{0,3}"\s*value=\\{0,3}"([^"\\]{8,})\\{0,3}"\s*/>"#,
+        ..Def::named("", "", &["<add key="], 1.0)
     },
     Def {
         kind: "generic-secret",
-        regex: r#"(?i)(?:^|[^A-Za-z0-9_.-])([A-Za-z0-9_.-]{0,30}?(?:api[_.-]?key|apikey|secret|token|passw(?:or)?d|pwd|auth[_.-]?key|access[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]{0,20})["']?[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}["'`]?([A-Za-z0-9_.~+/=!@#%^*-]{8,200})(?:[^A-Za-z0-9_.~+/=!@#%^*-]|$)"#,
+        regex: concat!(
+            // A query parameter (`?token=…&x=1`) ends at `&`...
+            r"(?i)[?&]",
+            secret_name!(),
+            r"=([A-Za-z0-9_.~+/=!@#$%^*-]{8,200})(?:[^A-Za-z0-9_.~+/=!@#$%^*-]|$)",
+            r#"|(?:^|[^A-Za-z0-9_.-])"#,
+            secret_name!(),
+            assign!(),
+            // ...a quoted value at its quote, escaped or not (`{\"password\":\"…\"}` in a
+            // shell command)...
+            r#"(?:\\{0,3}"([^"\\\s]{8,200})\\{0,3}""#,
+            r"|'([^'\\\s]{8,200})'",
+            // ...and a bare one at what a password manager's symbols do not hold.
+            r"|(?:\\{0,3}[`\x22'])?([A-Za-z0-9_.~+/=!@#$%^&*?-]{8,200})(?:[^A-Za-z0-9_.~+/=!@#$%^&*?-]|$))"
+        ),
         keywords: &[
             "api",
             "secret",
@@ -461,10 +691,26 @@ pub(crate) const DEFS: &[Def] = &[
             "private",
             "credential",
         ],
-        group: Some(2),
+        group: None,
         entropy: 3.5,
         check: Check::None,
         filters: GENERIC,
         allow: &[],
+        allow_match: &[
+            // The name decides: a digest of a secret (`password_hash`, `token_sha256`) is not
+            // one...
+            r#"(?i)(?:sha(?:1|224|256|384|512)?|md5|hash|digest|checksum|integrity|fingerprint|etag)\\{0,3}["']?[ \t]{0,3}(?::=|=>|=|:)"#,
+            // ...nor a Feishu/Lark document, wiki node or page id under a `*_token` name.
+            r#"(?i)(?:^|[^a-z])(?:parent_?|origin_?)?(?:node|obj|wiki|space|doc|docx|sheet|bitable|file|folder|mindnote|slides|page)_?token\\{0,3}["']?[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}(?:\\{0,3}["'`])?[A-Za-z0-9]{16,40}(?:[^A-Za-z0-9_.~+/=!@#$%^&*?-]|$)"#,
+        ],
+        aliases: &["generic-api-key"],
+    },
+    Def {
+        kind: "hashicorp-tf-password",
+        regex: r#"(?i)(?:administrator_login_password|password)[ \t]*=[ \t]*"([a-z0-9=_-]{8,20})""#,
+        keywords: &["password"],
+        entropy: 2.0,
+        filters: GENERIC,
+        ..Def::token("", "", &[], 0.0)
     },
 ];

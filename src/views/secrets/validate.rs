@@ -205,7 +205,11 @@ pub(crate) fn filtered(filters: Filters, value: &str, stopwords: &[String]) -> b
     false
 }
 
-/// Hex of a digest's length, a UUID, or base64 of a digest (`sha512-…`, go.sum's `h1:`).
+/// A value that says it is a digest or an id: an integrity string (`sha512-…`), go.sum's
+/// `h1:`, a UUID, an old-style Feishu/Lark document id (`wikcn…`, `doxcn…`). A bare hex or
+/// base64 value of a digest's length is not judged here: under a secret's name it is a
+/// secret (`SECRET_KEY_BASE`, `openssl rand -hex 32`), and the generic rule lets the name
+/// say digest (`…_sha256`, `…_hash`, `checksum`).
 pub(crate) fn is_digest(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
     for prefix in ["sha1-", "sha256-", "sha384-", "sha512-", "md5-", "h1:"] {
@@ -213,18 +217,23 @@ pub(crate) fn is_digest(value: &str) -> bool {
             return true;
         }
     }
-    let hex = value.bytes().all(|b| b.is_ascii_hexdigit());
-    if hex && matches!(value.len(), 40 | 64 | 96 | 128) {
-        return true;
-    }
-    if is_uuid(value) {
-        return true;
-    }
-    // Base64 of 20, 32, 48 or 64 bytes, padded as digests are printed.
-    matches!(
-        (value.len(), value.ends_with('=')),
-        (28 | 44 | 88, true) | (64, false)
-    ) && base64_decode(value).is_some_and(|d| matches!(d.len(), 20 | 32 | 48 | 64))
+    is_uuid(value) || is_feishu_doc_id(value)
+}
+
+/// Feishu/Lark's older document tokens: a type (`wik` wiki, `dox` docx, `doc`, `sht` sheet,
+/// `bas` base, `fld` folder, `box` file, `bmn` mindnote, `sld` slides), `cn`, 18-30
+/// alphanumerics. Ids of documents, printed in URLs, never credentials.
+fn is_feishu_doc_id(value: &str) -> bool {
+    let b = value.as_bytes();
+    b.len() >= 23
+        && b.len() <= 35
+        && [
+            "wik", "dox", "doc", "sht", "bas", "fld", "box", "bmn", "sld",
+        ]
+        .iter()
+        .any(|p| value.starts_with(p))
+        && &b[3..5] == b"cn"
+        && b.iter().all(u8::is_ascii_alphanumeric)
 }
 
 fn is_uuid(value: &str) -> bool {
@@ -271,9 +280,10 @@ mod tests {
 
     #[test]
     fn digests_and_uuids_are_recognised() {
-        assert!(is_digest(&"a".repeat(40)));
-        assert!(is_digest(&"0f".repeat(32)));
-        assert!(!is_digest(&"0f".repeat(16)));
+        // Hex of a digest's length is judged by its name (the generic rule), not here.
+        assert!(!is_digest(&"0f".repeat(32)));
+        assert!(is_digest("doxcnAbCdEfGhIjKlMnOpQrStUv"));
+        assert!(!is_digest("doxAbCdEfGhIjKlMnOpQrStUvWx"));
         assert!(is_digest("123e4567-e89b-12d3-a456-426614174000"));
         assert!(is_digest("h1:abc"));
         assert!(!is_digest("Zx9Qv2Lm8Rt4Wk6Yp3Nb"));
