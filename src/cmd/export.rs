@@ -14,7 +14,7 @@ use crate::store::locate::Selected;
 use crate::store::select::select;
 use crate::util::usage::UsageError;
 use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
-use crate::views::secrets::Detector;
+use crate::views::secrets::{Detector, Scrub};
 use crate::views::style;
 
 pub fn run(
@@ -71,8 +71,12 @@ pub fn run(
         .redact
         .then(|| Detector::load(args.secrets_config.as_deref()))
         .transpose()?;
-    let redact: &dyn Redact = match &detector {
-        Some(d) => d,
+    let scrub = match &detector {
+        Some(d) => Some(branch_secrets(d, &session, &path, &cwd)?),
+        None => None,
+    };
+    let redact: &dyn Redact = match &scrub {
+        Some(s) => s,
         None => &Verbatim,
     };
     let view = View {
@@ -117,6 +121,22 @@ pub fn run(
         Some(file) => destination::write_whole(Path::new(file), write)?,
     }
     Ok(Outcome::Done)
+}
+
+/// The secrets an export of `path` holds (its entries, the session id, the cwd), to be taken
+/// out wherever they occur, ids and types included, by one token each.
+fn branch_secrets<'d>(
+    detector: &'d Detector,
+    session: &crate::store::session::Session,
+    path: &[usize],
+    cwd: &str,
+) -> anyhow::Result<Scrub<'d>> {
+    let header = serde_json::json!({"id": session.header.id, "cwd": cwd});
+    let mut found = detector.find_in_entry(&header);
+    for &i in path {
+        found.extend(detector.find_in_entry(&session.load(i)?));
+    }
+    Ok(Scrub::new(detector, &found))
 }
 
 /// `--format`, else what `-o`'s extension says.

@@ -9,13 +9,15 @@ use crate::store::session::Session;
 /// The file's structural faults: the reader's own warnings (malformed lines, duplicate and
 /// missing ids, a second header), then a bad header, a torn last line, missing parents,
 /// cycles, targets that name no entry, and types and roles pi does not write. By line.
-pub fn integrity(session: &Session) -> Vec<Finding> {
+/// `name` is applied to every id, type and role taken from the file before it is put in a
+/// message (and cut): `check --no-secrets` takes secrets out of them there.
+pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Finding> {
     let mut findings: Vec<Finding> = session
         .warnings
         .iter()
         .map(|w| Finding {
             line: w.line,
-            message: w.message.clone(),
+            message: name(&w.message),
         })
         .collect();
     let mut add = |line: Option<u64>, message: String| findings.push(Finding { line, message });
@@ -49,8 +51,9 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
     for i in 0..session.entries.len() {
         let line = Some(session.line(i));
         let kind = session.kind(i);
-        let id = session.id(i).unwrap_or("?");
+        let id = name(session.id(i).unwrap_or("?"));
         if let (Some(parent), None) = (session.parent_id(i), session.parent_of(i)) {
+            let parent = name(parent);
             add(
                 line,
                 format!("entry {id}: parent {parent} is not in the file"),
@@ -62,7 +65,7 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
             // Drawn as a root. pi's getTree roots only `parentId === null` (or its own id);
             // any other value (absent, "", a number, an object) is an orphan there, as a
             // missing parent is. Only roots are read again: a file has few.
-            if let Some(why) = session.load(i).ok().and_then(|v| not_a_root(&v)) {
+            if let Some(why) = session.load(i).ok().and_then(|v| not_a_root(&v, name)) {
                 add(line, format!("entry {id}: {why}"));
             }
         }
@@ -70,13 +73,14 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
             EntryKind::Unknown(t) if t.is_empty() => {
                 add(line, format!("entry {id} has no \"type\""))
             }
-            EntryKind::Unknown(t) => add(line, format!("entry {id}: unknown type \"{t}\"")),
+            EntryKind::Unknown(t) => add(line, format!("entry {id}: unknown type \"{}\"", name(t))),
             EntryKind::ToolCall | EntryKind::Thinking if header.dialect == Dialect::Pi => add(
                 line,
                 format!("entry {id}: unknown type \"{}\"", kind.as_str()),
             ),
             EntryKind::Message => match session.role(i) {
                 Some(role) if !roles_ok(role) => {
+                    let role = name(role);
                     add(line, format!("entry {id}: unknown message role \"{role}\""));
                 }
                 Some(_) => {}
@@ -85,7 +89,11 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
             EntryKind::Label | EntryKind::ContextEdit => match session.target(i) {
                 Some(t) if session.find(t).is_none() => add(
                     line,
-                    format!("entry {id}: {} targetId {t} names no entry", kind.as_str()),
+                    format!(
+                        "entry {id}: {} targetId {} names no entry",
+                        kind.as_str(),
+                        name(t)
+                    ),
                 ),
                 Some(_) => {}
                 None => add(
@@ -102,7 +110,10 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
                 match kept {
                     Some(k) if session.find(&k).is_none() => add(
                         line,
-                        format!("entry {id}: compaction firstKeptEntryId {k} names no entry"),
+                        format!(
+                            "entry {id}: compaction firstKeptEntryId {} names no entry",
+                            name(&k)
+                        ),
                     ),
                     Some(_) => {}
                     None => add(
@@ -115,6 +126,7 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
         }
     }
     for (line, id) in cycles(session) {
+        let id = name(&id);
         add(
             Some(line),
             format!("entry {id}: its parents loop back to it (a cycle; pi would hang)"),
@@ -125,12 +137,13 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
 }
 
 /// Why an entry pisess draws as a root is an orphan for pi: its `parentId` is not `null`.
-fn not_a_root(entry: &Value) -> Option<String> {
+fn not_a_root(entry: &Value, name: &dyn Fn(&str) -> String) -> Option<String> {
     match entry.get("parentId") {
         Some(Value::Null) => None,
         None => Some("no parentId (pi's tree takes it for an orphan; a root has null)".into()),
         Some(p) => {
-            let mut shown = p.to_string();
+            // Named before it is cut: a cut secret is still a part of one.
+            let mut shown = name(&p.to_string());
             if shown.len() > 40 {
                 let cut = (0..=40)
                     .rev()
@@ -182,13 +195,13 @@ mod tests {
 
     #[test]
     fn a_sound_session_has_no_findings() {
-        assert_eq!(integrity(&test_session(&[])), []);
+        assert_eq!(integrity(&test_session(&[]), &str::to_owned), []);
         let s = test_session(&[
             json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}),
             json!({"type":"label","id":"b","parentId":"a","targetId":"a","label":"l"}),
             json!({"type":"compaction","id":"c","parentId":"b","firstKeptEntryId":"a","summary":"s","tokensBefore":1}),
         ]);
-        assert_eq!(integrity(&s), []);
+        assert_eq!(integrity(&s, &str::to_owned), []);
     }
 
     #[test]
@@ -203,7 +216,7 @@ mod tests {
             json!({"type":"weird","id":"g","parentId":"f"}),
             json!({"type":"custom","id":"g","parentId":"f"}),
         ]);
-        let found = integrity(&s);
+        let found = integrity(&s, &str::to_owned);
         let has = |line: u64, part: &str| {
             assert!(
                 found
@@ -238,7 +251,7 @@ mod tests {
             json!({"type":"message","id":"e","message":{"role":"user","content":"x"}}),
             json!({"type":"message","id":"f","parentId":"a","message":{"role":"user","content":"x"}}),
         ]);
-        let found = integrity(&s);
+        let found = integrity(&s, &str::to_owned);
         let lines: Vec<_> = found.iter().map(|f| f.line).collect();
         assert_eq!(lines, [Some(3), Some(4), Some(5), Some(6)], "{found:#?}");
         assert!(found[0].message.contains("parent \"\" is not in the file"));
@@ -255,7 +268,7 @@ mod tests {
             crate::store::session::IndexOptions::default(),
         )
         .unwrap();
-        let found = integrity(&s);
+        let found = integrity(&s, &str::to_owned);
         let at = |line: u64| {
             found
                 .iter()

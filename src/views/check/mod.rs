@@ -17,6 +17,7 @@ use crate::format::model::content::{Block, Content};
 use crate::format::model::{message_call_facts, EntryKind};
 use crate::store::session::Session;
 use crate::store::summary::Summary;
+use crate::views::secrets::Scrub;
 
 /// What was asked, as parsed from the flags.
 #[derive(Debug, Default)]
@@ -139,6 +140,16 @@ pub fn judge(
     session: Option<&Session>,
     secrets: &[crate::views::secrets::Hit],
 ) -> Verdict {
+    // With --no-secrets, every secret found is taken out of what the reports print of the
+    // session: ids, types, roles and tool names as well as its text.
+    let scrub = spec
+        .no_secrets
+        .as_ref()
+        .map(|d| Scrub::new(d, secrets.iter().map(|h| &h.found)));
+    let name = |s: &str| match &scrub {
+        Some(scrub) => scrub.owned(s),
+        None => s.to_owned(),
+    };
     let branch = session.map(Branch::of);
     let figures = Figures {
         cost: summary.usage.cost,
@@ -162,7 +173,7 @@ pub fn judge(
     let mut findings = Vec::new();
     if spec.integrity {
         if let Some(s) = session {
-            findings = integrity(s);
+            findings = integrity(s, &name);
         }
         let n = findings.len();
         assertions.push(Assertion {
@@ -253,10 +264,10 @@ pub fn judge(
     let hits = secrets;
     let mut secrets = Vec::new();
     let mut figures = figures;
-    if let Some(detector) = &spec.no_secrets {
-        let (assertion, found) = secrets::no_secrets(hits);
+    if let Some(scrub) = &scrub {
+        let (assertion, found) = secrets::no_secrets(hits, scrub);
         // What the reports quote of the session is redacted too.
-        secrets::redact_quotes(detector, &mut figures, &mut assertions);
+        secrets::redact_quotes(scrub, &mut figures, &mut assertions);
         assertions.push(assertion);
         secrets = found;
     }

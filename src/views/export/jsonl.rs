@@ -25,8 +25,8 @@ pub struct Header<'a> {
     pub cwd: &'a str,
 }
 
-/// Fields that hold the tree and the entry's kind, never redacted: the export must stay the
-/// same tree.
+/// Fields that hold the tree and the entry's kind: each is redacted on its own, as a name
+/// (the same id gives the same text wherever it is), so the export stays the same tree.
 const STRUCTURE: [&str; 5] = ["type", "id", "parentId", "timestamp", "firstKeptEntryId"];
 
 /// Writes the header and the entries of `path` (root first).
@@ -39,7 +39,7 @@ pub fn write(
 ) -> anyhow::Result<()> {
     let mut line = Vec::with_capacity(256);
     line.extend_from_slice(b"{\"type\":\"session\",\"version\":3,\"id\":");
-    write_string(&mut line, header.id);
+    write_string(&mut line, &redact.text(header.id));
     line.extend_from_slice(b",\"timestamp\":");
     write_string(&mut line, header.timestamp);
     line.extend_from_slice(b",\"cwd\":");
@@ -75,13 +75,16 @@ pub fn write(
 
 /// The entry's line through `redact` as one text, so that a detector judges each string with
 /// the key it is under (`"password": …`), then written again as pi writes; its structure
-/// fields as they were. When the redacted text is no longer one JSON object, every string of
-/// the entry is redacted on its own instead. `None`: nothing to redact.
+/// fields each redacted on its own (an id is the same text in `id`, `parentId`, `targetId`).
+/// When the redacted text is no longer one JSON object, every string of the entry is redacted
+/// on its own instead. Then the secrets known to the export are taken out of every string
+/// and key, where an escape hid them from the line's text. `None`: nothing to redact.
 fn redacted_line(line: &[u8], entry: &Value, redact: &dyn Redact) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(line).ok()?;
-    let std::borrow::Cow::Owned(redacted) = redact.text(text) else {
+    let redacted = redact.text(text);
+    if matches!(redacted, std::borrow::Cow::Borrowed(_)) && !redact.knows_secrets() {
         return None;
-    };
+    }
     let Value::Object(original) = entry else {
         return None;
     };
@@ -95,6 +98,9 @@ fn redacted_line(line: &[u8], entry: &Value, redact: &dyn Redact) -> Option<Vec<
     };
     for key in STRUCTURE {
         match original.get(key) {
+            Some(Value::String(s)) => {
+                obj.insert(key.into(), Value::String(redact.text(s).into_owned()));
+            }
             Some(v) => {
                 obj.insert(key.into(), v.clone());
             }
@@ -103,12 +109,15 @@ fn redacted_line(line: &[u8], entry: &Value, redact: &dyn Redact) -> Option<Vec<
             }
         }
     }
+    let mut obj = Value::Object(obj);
+    redact.known_in(&mut obj);
     let mut out = Vec::with_capacity(line.len());
-    write_value(&mut out, &Value::Object(obj));
+    write_value(&mut out, &obj);
     Some(out)
 }
 
-/// Every string of an entry through `redact`, but its structure fields and all keys.
+/// Every string of an entry through `redact`, but its structure fields (redacted apart) and
+/// all keys.
 fn redact_fields(entry: &mut Map<String, Value>, redact: &dyn Redact) {
     for (k, v) in entry.iter_mut() {
         if !STRUCTURE.contains(&k.as_str()) {

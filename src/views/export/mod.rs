@@ -16,6 +16,15 @@ use std::borrow::Cow;
 /// The one hook every text of an export passes through on its way out (`--redact`).
 pub trait Redact {
     fn text<'s>(&self, s: &'s str) -> Cow<'s, str>;
+
+    /// Every string and key of a decoded entry with the secrets the export is known to hold
+    /// replaced, where [`Redact::text`] of the whole could not see them (escaped in JSON).
+    fn known_in(&self, _value: &mut serde_json::Value) {}
+
+    /// Whether [`Redact::known_in`] can change anything.
+    fn knows_secrets(&self) -> bool {
+        false
+    }
 }
 
 /// No redaction: every text as it is.
@@ -27,11 +36,28 @@ impl Redact for Verbatim {
     }
 }
 
-/// `--redact`: the secrets detector's judgement, each finding replaced by
+/// The secrets detector's judgement alone, each finding replaced by
 /// `[REDACTED kind fingerprint]`.
 impl Redact for crate::views::secrets::Detector {
     fn text<'s>(&self, s: &'s str) -> Cow<'s, str> {
         self.redact(s)
+    }
+}
+
+/// `--redact`: the detector's judgement of each text, and every secret the branch was found
+/// to hold replaced wherever else it occurs (an id, a type, a name the detector cannot judge
+/// as text), by the same token: ids and parent ids still meet.
+impl Redact for crate::views::secrets::Scrub<'_> {
+    fn text<'s>(&self, s: &'s str) -> Cow<'s, str> {
+        crate::views::secrets::Scrub::text(self, s)
+    }
+
+    fn known_in(&self, value: &mut serde_json::Value) {
+        crate::views::secrets::Scrub::known_in(self, value);
+    }
+
+    fn knows_secrets(&self) -> bool {
+        self.has_known()
     }
 }
 
