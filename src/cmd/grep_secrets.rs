@@ -276,11 +276,13 @@ fn write_session(
     let mut cwd = esc(&tilde(Path::new(&session_cwd), &env.inputs.home));
     let mut file = esc(&path);
     if let Some(w) = env.width {
-        // The heading fits the terminal: the cwd takes at most half of what the id leaves,
-        // the path the rest (at least 20 columns).
+        // The heading fits the terminal: the path gives way first, down to what the cwd
+        // leaves of the room (the cwd keeps at most half of it), then the cwd; 20 columns
+        // each at least.
         let room = w.saturating_sub(style::width(&session_id) + 4);
-        cwd = style::truncate(&cwd, (room / 2).max(20)).into_owned();
-        file = style::truncate(&file, room.saturating_sub(style::width(&cwd)).max(20)).into_owned();
+        let cwd_share = style::width(&cwd).min(room / 2);
+        file = style::truncate(&file, room.saturating_sub(cwd_share).max(20)).into_owned();
+        cwd = style::truncate(&cwd, room.saturating_sub(style::width(&file)).max(20)).into_owned();
     }
     writeln!(
         out,

@@ -26,6 +26,7 @@ mod rm;
 mod robustness;
 mod secrets;
 mod secrets_corpus;
+mod secrets_output;
 mod show;
 mod stats;
 mod stats_cache;
