@@ -27,6 +27,7 @@ mod robustness;
 mod secrets;
 mod secrets_corpus;
 mod secrets_output;
+mod secrets_property;
 mod show;
 mod stats;
 mod stats_cache;
