@@ -186,4 +186,20 @@ mod tests {
         assert!(matches!(scrub.text("e1a2b3c4"), Cow::Borrowed(_)));
         assert_eq!(format!("{:?}", found[0].secret), "Secret(…)");
     }
+
+    #[test]
+    fn a_token_ended_by_a_dash_is_found_in_pis_folder_name() {
+        // `/w/<token>/app` is filed under `--w-<token>-app--`: the `-` after it ends it.
+        let d = Detector::default();
+        for key in [
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            "glpat-AbCdEf0123456789xYzW",
+            "xoxb-1234567890123-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+        ] {
+            let folder = format!("/s/--w-{key}-app--/2025-01-01T00-00-00-000Z_x.jsonl");
+            let found = d.find(&folder);
+            assert_eq!(found.len(), 1, "{}", &key[..4]);
+            assert_eq!(&folder[found[0].start..found[0].end], key);
+        }
+    }
 }
