@@ -11,7 +11,12 @@ use serde_json::{json, Value};
 
 use crate::common::{env_in, run_with, Run};
 use crate::secrets_corpus::{github_style, Rng};
-use pisess::views::secrets::{fingerprint, token};
+use pisess::views::secrets::fingerprint;
+
+/// The token a secret is printed as (docs/secrets.md).
+fn token(kind: &str, fingerprint: &str) -> String {
+    format!("[REDACTED {kind} {fingerprint}]")
+}
 
 /// Whether `out` holds 5 characters in a row of `secret` (its first 4 are the preview rule's).
 pub(crate) fn leaks(out: &str, secret: &str) -> Option<String> {
@@ -39,6 +44,8 @@ struct Keys {
     slack: String,
     github: String,
     folder: String,
+    /// In an object `parentId`, which `check --integrity` quotes cut to 40 characters.
+    orphan: String,
 }
 
 fn keys(seed: u64) -> Keys {
@@ -66,6 +73,7 @@ fn keys(seed: u64) -> Keys {
         ),
         github: github_style(&mut rng, "ghp_", true),
         folder: format!("sk_test_{}", alnum(&mut rng, 24)),
+        orphan: format!("rk_live_{}", alnum(&mut rng, 24)),
     }
 }
 
@@ -90,6 +98,7 @@ fn leaky_session(root: &Path, k: &Keys) -> PathBuf {
                 "content": [{"type": "text", "text": "failed"}], "timestamp": 1_782_900_003_000u64}}),
         json!({"type": "label", "id": "l1", "parentId": "r1", "timestamp": t, "targetId": k.stripe, "label": "start"}),
         json!({"type": k.github, "id": "x1", "parentId": "l1", "timestamp": t}),
+        json!({"type": "custom", "id": "o1", "parentId": {"ref": format!("{} {}", "p".repeat(19), k.orphan)}, "timestamp": t, "customType": "x"}),
         json!({"type": "message", "id": "b1", "parentId": "x1", "timestamp": t,
             "message": {"role": "bashExecution", "command": "ls", "output": "ok", "exitCode": k.stripe,
                 "cancelled": false, "truncated": false, "timestamp": 1_782_900_004_000u64}}),

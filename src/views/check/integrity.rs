@@ -9,8 +9,8 @@ use crate::store::session::Session;
 /// The file's structural faults: the reader's own warnings (malformed lines, duplicate and
 /// missing ids, a second header), then a bad header, a torn last line, missing parents,
 /// cycles, targets that name no entry, and types and roles pi does not write. By line.
-/// `name` is applied to every id, type and role taken from the file before it is put in a
-/// message (and cut): `check --no-secrets` takes secrets out of them there.
+/// Each message passes through `name` (`check --no-secrets` takes secrets out of the ids,
+/// types and roles it quotes); a value cut short is named before it is cut.
 pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Finding> {
     let mut findings: Vec<Finding> = session
         .warnings
@@ -20,7 +20,12 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
             message: name(&w.message),
         })
         .collect();
-    let mut add = |line: Option<u64>, message: String| findings.push(Finding { line, message });
+    let mut add = |line: Option<u64>, message: String| {
+        findings.push(Finding {
+            line,
+            message: name(&message),
+        });
+    };
     let header = &session.header;
     let at_header = Some(session.header_line);
     if header.dialect == Dialect::Pi {
@@ -51,9 +56,8 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
     for i in 0..session.entries.len() {
         let line = Some(session.line(i));
         let kind = session.kind(i);
-        let id = name(session.id(i).unwrap_or("?"));
+        let id = session.id(i).unwrap_or("?");
         if let (Some(parent), None) = (session.parent_id(i), session.parent_of(i)) {
-            let parent = name(parent);
             add(
                 line,
                 format!("entry {id}: parent {parent} is not in the file"),
@@ -73,14 +77,13 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
             EntryKind::Unknown(t) if t.is_empty() => {
                 add(line, format!("entry {id} has no \"type\""))
             }
-            EntryKind::Unknown(t) => add(line, format!("entry {id}: unknown type \"{}\"", name(t))),
+            EntryKind::Unknown(t) => add(line, format!("entry {id}: unknown type \"{t}\"")),
             EntryKind::ToolCall | EntryKind::Thinking if header.dialect == Dialect::Pi => add(
                 line,
                 format!("entry {id}: unknown type \"{}\"", kind.as_str()),
             ),
             EntryKind::Message => match session.role(i) {
                 Some(role) if !roles_ok(role) => {
-                    let role = name(role);
                     add(line, format!("entry {id}: unknown message role \"{role}\""));
                 }
                 Some(_) => {}
@@ -89,11 +92,7 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
             EntryKind::Label | EntryKind::ContextEdit => match session.target(i) {
                 Some(t) if session.find(t).is_none() => add(
                     line,
-                    format!(
-                        "entry {id}: {} targetId {} names no entry",
-                        kind.as_str(),
-                        name(t)
-                    ),
+                    format!("entry {id}: {} targetId {t} names no entry", kind.as_str()),
                 ),
                 Some(_) => {}
                 None => add(
@@ -110,10 +109,7 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
                 match kept {
                     Some(k) if session.find(&k).is_none() => add(
                         line,
-                        format!(
-                            "entry {id}: compaction firstKeptEntryId {} names no entry",
-                            name(&k)
-                        ),
+                        format!("entry {id}: compaction firstKeptEntryId {k} names no entry"),
                     ),
                     Some(_) => {}
                     None => add(
@@ -126,7 +122,6 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
         }
     }
     for (line, id) in cycles(session) {
-        let id = name(&id);
         add(
             Some(line),
             format!("entry {id}: its parents loop back to it (a cycle; pi would hang)"),
