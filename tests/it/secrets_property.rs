@@ -38,6 +38,12 @@ enum Placement {
     Cwd,
     /// A tool call's name and its result's `toolName`.
     ToolName,
+    /// A tool call's id and its result's `toolCallId`.
+    CallId,
+    /// The first message's role (one pi does not know).
+    Role,
+    /// The last assistant message's `stopReason` (`check --ended` quotes it).
+    StopReason,
     /// A user message's text.
     Text,
     /// A tool call's argument.
@@ -69,6 +75,9 @@ const PLACEMENTS: &[Placement] = &[
     Placement::HeaderId,
     Placement::Cwd,
     Placement::ToolName,
+    Placement::CallId,
+    Placement::Role,
+    Placement::StopReason,
     Placement::Text,
     Placement::Argument,
     Placement::ArgumentKey,
@@ -175,6 +184,9 @@ fn write(root: &Path, plan: &Plan) -> Made {
     let mut orphan_parent: Option<String> = None;
     let mut target = "u1".to_owned();
     let mut tool = "bash".to_owned();
+    let mut call_id = "c1".to_owned();
+    let mut role = "user".to_owned();
+    let mut stop = "stop".to_owned();
     let mut text = String::from("deploy the app");
     let mut arguments = json!({"command": "ls"});
     let mut results: Vec<String> = vec!["ok".to_owned()];
@@ -196,6 +208,9 @@ fn write(root: &Path, plan: &Plan) -> Made {
                 | Placement::HeaderId
                 | Placement::Cwd
                 | Placement::ToolName
+                | Placement::CallId
+                | Placement::Role
+                | Placement::StopReason
         );
         let placement = if single && taken.contains(&placement) {
             Placement::ExtraField
@@ -217,6 +232,9 @@ fn write(root: &Path, plan: &Plan) -> Made {
                 folder = format!("w-{s}-app");
             }
             Placement::ToolName => tool.clone_from(&s),
+            Placement::CallId => call_id.clone_from(&s),
+            Placement::Role => role.clone_from(&s),
+            Placement::StopReason => stop.clone_from(&s),
             Placement::Text => text.push_str(&around(&s)),
             Placement::Argument => arguments[format!("url{k}")] = around(&s).into(),
             Placement::ArgumentKey => arguments[s.as_str()] = "1".into(),
@@ -255,24 +273,24 @@ fn write(root: &Path, plan: &Plan) -> Made {
         }
         lines.push(u.to_string());
         lines.push(json!({"type": "assistant_message", "id": "a1", "parentId": orphan_parent.clone().unwrap_or(user_id.clone()), "timestamp": t, "modelId": "m",
-            "content": [{"type": "tool_use", "id": "tc_001", "name": tool, "input": arguments}],
+            "content": [{"type": "tool_use", "id": call_id, "name": tool, "input": arguments}],
             "usage": {"inputTokens": 9, "outputTokens": 2, "cacheReadTokens": 0, "cacheWriteTokens": 0}, "cost": 0.003}).to_string());
         lines.push(json!({"type": "user_message", "id": "r1", "parentId": "a1", "timestamp": t,
-            "content": [{"type": "tool_result", "toolUseId": "tc_001", "content": blocks, "isError": true}]}).to_string());
+            "content": [{"type": "tool_result", "toolUseId": call_id, "content": blocks, "isError": true}]}).to_string());
     } else {
         lines.push(json!({"type": "session", "version": 3, "id": header_id, "timestamp": "2026-07-01T10:00:00.000Z", "cwd": cwd}).to_string());
         let mut u = json!({"type": "message", "id": user_id, "parentId": null, "timestamp": t,
-            "message": {"role": "user", "content": text, "timestamp": ms}});
+            "message": {"role": role, "content": text, "timestamp": ms}});
         for (k, e) in extra.iter().enumerate() {
             u[format!("extra{k}")] = e.clone().into();
         }
         lines.push(u.to_string());
         lines.push(json!({"type": "message", "id": "a1", "parentId": orphan_parent.clone().unwrap_or(user_id.clone()), "timestamp": t,
-            "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "name": tool, "arguments": arguments}],
+            "message": {"role": "assistant", "content": [{"type": "toolCall", "id": call_id, "name": tool, "arguments": arguments}],
                 "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": ms}}).to_string());
         lines.push(
             json!({"type": "message", "id": "r1", "parentId": "a1", "timestamp": t,
-            "message": {"role": "toolResult", "toolCallId": "c1", "toolName": tool, "isError": true,
+            "message": {"role": "toolResult", "toolCallId": call_id, "toolName": tool, "isError": true,
                 "content": blocks, "timestamp": ms}})
             .to_string(),
         );
@@ -288,7 +306,7 @@ fn write(root: &Path, plan: &Plan) -> Made {
         lines.push(
             json!({"type": "message", "id": "z9", "parentId": parent, "timestamp": t,
             "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}],
-                "provider": "p", "model": "m", "stopReason": "stop", "timestamp": ms}})
+                "provider": "p", "model": "m", "stopReason": stop, "timestamp": ms}})
             .to_string(),
         );
     }
