@@ -337,15 +337,19 @@ fn check_one(
 ) -> Checked {
     // A path holds the cwd pi was run in, which may hold a secret: even a session that could
     // not be checked is named with it redacted.
-    let failed = |name: String, e: String| Checked {
-        name: match &spec.no_secrets {
-            Some(detector) => detector.redact(&name).into_owned(),
-            None => name,
-        },
-        id: None,
-        short_id: None,
-        title: String::new(),
-        result: Err(e),
+    let failed = |name: String, e: String| {
+        let redact = |s: String| match &spec.no_secrets {
+            Some(detector) => detector.redact(&s).into_owned(),
+            None => s,
+        };
+        Checked {
+            name: redact(name),
+            id: None,
+            short_id: None,
+            title: String::new(),
+            // The error names the file too.
+            result: Err(redact(e)),
+        }
     };
     let (name, summary, session, secrets) = match target {
         Target::Failed(name, e) => return failed(name, e),

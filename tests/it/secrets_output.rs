@@ -177,6 +177,12 @@ fn ids_types_tool_names_and_the_folder_are_found_and_printed_as_tokens() {
     let check = run_in(tmp.path(), &["check", "--no-secrets", "--json", f]);
     let v: Value = serde_json::from_str(check.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(v["session"], aws.as_str());
+    let check = run_in(tmp.path(), &["check", "--no-secrets", f]);
+    assert!(
+        check.stdout.starts_with(&format!("{aws}  ")),
+        "{}",
+        check.stdout
+    );
 }
 
 #[test]
