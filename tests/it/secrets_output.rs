@@ -198,10 +198,7 @@ fn a_redacted_export_keeps_no_id_anchor_or_exit_code_and_is_the_same_tree() {
             plain.stdout.contains(&k.stripe),
             "{format}: the test could fail"
         );
-        let run = run_in(
-            tmp.path(),
-            &["-q", "export", f, "--format", format, "--redact"],
-        );
+        let run = run_in(tmp.path(), &["export", f, "--format", format, "--redact"]);
         assert_eq!(run.code, 0, "{}", run.stderr);
         assert_no_leak(&format!("export {format} --redact"), &run, &all);
     }
