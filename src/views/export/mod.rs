@@ -36,14 +36,6 @@ impl Redact for Verbatim {
     }
 }
 
-/// The secrets detector's judgement alone, each finding replaced by
-/// `[REDACTED kind fingerprint]`.
-impl Redact for crate::views::secrets::Detector {
-    fn text<'s>(&self, s: &'s str) -> Cow<'s, str> {
-        self.redact(s)
-    }
-}
-
 /// `--redact`: the detector's judgement of each text, and every secret the branch was found
 /// to hold replaced wherever else it occurs (an id, a type, a name the detector cannot judge
 /// as text), by the same token: ids and parent ids still meet.
