@@ -82,7 +82,9 @@ pub fn write(
 fn redacted_line(line: &[u8], entry: &Value, redact: &dyn Redact) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(line).ok()?;
     let redacted = redact.text(text);
-    if matches!(redacted, std::borrow::Cow::Borrowed(_)) && !redact.knows_secrets() {
+    // `text` replaced every known secret the line holds as written: only one JSON escapes
+    // can be left there.
+    if matches!(redacted, std::borrow::Cow::Borrowed(_)) && !redact.may_hide_escaped() {
         return None;
     }
     let Value::Object(original) = entry else {

@@ -21,8 +21,9 @@ pub trait Redact {
     /// replaced, where [`Redact::text`] of the whole could not see them (escaped in JSON).
     fn known_in(&self, _value: &mut serde_json::Value) {}
 
-    /// Whether [`Redact::known_in`] can change anything.
-    fn knows_secrets(&self) -> bool {
+    /// Whether a JSON text that [`Redact::text`] left as it was may still hold a known
+    /// secret, escaped (then [`Redact::known_in`] must see its decoded strings).
+    fn may_hide_escaped(&self) -> bool {
         false
     }
 }
@@ -48,8 +49,8 @@ impl Redact for crate::views::secrets::Scrub<'_> {
         crate::views::secrets::Scrub::known_in(self, value);
     }
 
-    fn knows_secrets(&self) -> bool {
-        self.has_known()
+    fn may_hide_escaped(&self) -> bool {
+        self.knows_escapable()
     }
 }
 

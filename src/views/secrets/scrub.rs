@@ -44,6 +44,9 @@ pub struct Scrub<'d> {
     tokens: Vec<String>,
     /// The secrets, longest first where two overlap.
     known: Option<AhoCorasick>,
+    /// Whether a secret holds a character JSON writes escaped (a quote, a backslash, a control
+    /// character): in a stored line it is then not the same text.
+    escapable: bool,
 }
 
 impl std::fmt::Debug for Scrub<'_> {
@@ -79,10 +82,14 @@ impl<'d> Scrub<'d> {
                     .ok()
             })
             .flatten();
+        let escapable = values
+            .iter()
+            .any(|v| v.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20));
         Scrub {
             detector,
             tokens,
             known,
+            escapable,
         }
     }
 
@@ -91,9 +98,10 @@ impl<'d> Scrub<'d> {
         Scrub::new(detector, [])
     }
 
-    /// Whether a secret is known (else [`Scrub::known`] changes nothing).
-    pub fn has_known(&self) -> bool {
-        self.known.is_some()
+    /// Whether a known secret holds a character JSON escapes, so that a JSON text may hold it
+    /// where [`Scrub::known`] of the text does not see it.
+    pub fn knows_escapable(&self) -> bool {
+        self.escapable
     }
 
     /// The detector this scrub judges text with.
