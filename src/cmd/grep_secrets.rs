@@ -243,9 +243,10 @@ fn write_session(
     }
     let opt = |o: &Option<String>| o.as_deref().map(|t| scrub.owned(t));
     if args.json {
+        let session_id = scrub.owned(&s.id);
         for h in &s.hits {
             let object = json!({
-                "session": scrub.owned(&s.id),
+                "session": session_id,
                 "path": path,
                 "cwd": session_cwd,
                 "entry": opt(&h.entry_id),

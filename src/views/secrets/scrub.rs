@@ -67,9 +67,11 @@ impl<'d> Scrub<'d> {
     pub fn new<'a>(detector: &'d Detector, found: impl IntoIterator<Item = &'a Located>) -> Self {
         let mut values: Vec<&str> = Vec::new();
         let mut tokens: Vec<String> = Vec::new();
+        // A line of 64k keys is 64k secrets: each is looked up once, not compared with all.
+        let mut seen = std::collections::HashSet::new();
         for l in found {
             let v = l.secret.0.as_str();
-            if v.len() >= SHORTEST && !values.contains(&v) {
+            if v.len() >= SHORTEST && seen.insert(v) {
                 values.push(v);
                 tokens.push(token(&l.kind, &l.fingerprint));
             }
