@@ -728,7 +728,7 @@ pub struct ExportArgs {
     #[arg(long)]
     pub no_thinking: bool,
     /// Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind
-    /// fingerprint] before it is written, in every text of every format
+    /// fingerprint] before it is written, in every text, id and name of every format
     #[arg(long)]
     pub redact: bool,
     /// With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)
@@ -844,7 +844,8 @@ pub struct GrepArgs {
     #[arg(short = 'C', long, value_name = "N", conflicts_with_all = ["json", "count", "files_with_matches"])]
     pub context: Option<usize>,
     /// Find secrets (tokens, keys, passwords: docs/secrets.md) instead of a pattern, in every
-    /// string of every entry; each is shown by kind, at most 4 characters and a fingerprint
+    /// string of every entry; each is shown by kind, at most 4 characters and a fingerprint, and
+    /// replaced by [REDACTED kind fingerprint] in a path, id or type that holds it
     #[arg(long, conflicts_with_all = SECRETS_CONFLICTS, help_heading = "Secrets")]
     pub secrets: bool,
     /// Rules and allowlists to add to the built-in ones (TOML, gitleaks's format where it fits)

@@ -7,6 +7,7 @@
 mod reports;
 mod verdicts;
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -30,7 +31,7 @@ use crate::util::readahead::Reading;
 use crate::util::tee;
 use crate::util::usage::UsageError;
 use crate::views::check::{self, Spec};
-use crate::views::secrets::search_stream;
+use crate::views::secrets::{search_stream, Scrub};
 use crate::views::style::{self, Role};
 pub use verdicts::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
 
@@ -62,7 +63,9 @@ pub fn run(
             (target, _) => target,
         };
         let mut c = check_one(target, &spec, want_index, diag, stdin);
-        c.short_id = c.id.as_deref().map(|id| env.short_id(id));
+        if c.short_id.is_none() {
+            c.short_id = c.id.as_deref().map(|id| env.short_id(id));
+        }
         if let Err(e) = &c.result {
             diag::error(diag.stderr(), env.err_theme(), &format!("{}: {e}", c.name));
         }
@@ -341,12 +344,21 @@ fn check_one(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> Checked {
-    let failed = |name: String, e: String| Checked {
-        name,
-        id: None,
-        short_id: None,
-        title: String::new(),
-        result: Err(e),
+    // A path holds the cwd pi was run in, which may hold a secret: even a session that could
+    // not be checked is named with it redacted.
+    let failed = |name: String, e: String| {
+        let redact = |s: String| match &spec.no_secrets {
+            Some(detector) => detector.redact(&s).into_owned(),
+            None => s,
+        };
+        Checked {
+            name: redact(name),
+            id: None,
+            short_id: None,
+            title: String::new(),
+            // The error names the file too.
+            result: Err(redact(e)),
+        }
     };
     let (name, summary, session, secrets) = match target {
         Target::Failed(name, e) => return failed(name, e),
@@ -420,14 +432,33 @@ fn check_one(
         Ok(hits) => hits.unwrap_or_default(),
         Err(e) => return failed(name, e.to_string()),
     };
+    let scrub = spec
+        .no_secrets
+        .as_ref()
+        .map(|d| Scrub::new(d, secrets.iter().map(|h| &h.found)));
+    let named = |s: &str| match &scrub {
+        Some(scrub) => scrub.owned(s),
+        None => s.to_owned(),
+    };
+    let shown_name = named(&name);
+    let mut warn = |warnings: &[crate::util::warning::Warning]| {
+        let warnings: Vec<_> = warnings
+            .iter()
+            .map(|w| crate::util::warning::Warning {
+                line: w.line,
+                message: named(&w.message),
+            })
+            .collect();
+        diag.session_warnings(&shown_name, &warnings);
+    };
     match &session {
         // With --integrity each of them is a finding, printed once, on stdout.
         Some(_) if spec.integrity => {}
         // The index's warnings include the summary's (the same scan) and its id checks.
-        Some(s) => diag.session_warnings(&name, &s.warnings),
-        None => diag.session_warnings(&name, &summary.warnings),
+        Some(s) => warn(&s.warnings),
+        None => warn(&summary.warnings),
     }
-    crate::cmd::warn_infinite_usage(diag, &name, &summary.usage);
+    crate::cmd::warn_infinite_usage(diag, &shown_name, &summary.usage);
     if let Some(why) = check::undecidable(spec, &summary) {
         return failed(name, why);
     }
@@ -436,18 +467,25 @@ fn check_one(
         .name
         .clone()
         .unwrap_or_else(|| summary.first_message.to_string());
+    let Some(scrub) = &scrub else {
+        return Checked {
+            name,
+            id: Some(summary.id.clone()),
+            short_id: None,
+            title,
+            result: Ok(verdict),
+        };
+    };
+    // The path (the cwd pi was run in, the session id), the id and the title may hold the
+    // very secrets reported: each is replaced by its token. An id that held one is shown
+    // whole (a cut token would say nothing).
+    let id = scrub.text(&summary.id);
+    let short_id = matches!(id, Cow::Owned(_)).then(|| id.to_string());
     Checked {
-        // A path holds the cwd pi was run in, which may hold the very secret reported.
-        name: match &spec.no_secrets {
-            Some(detector) => detector.redact(&name).into_owned(),
-            None => name,
-        },
-        id: Some(summary.id.clone()),
-        short_id: None,
-        title: match &spec.no_secrets {
-            Some(detector) => detector.redact(&title).into_owned(),
-            None => title,
-        },
+        name: shown_name,
+        id: Some(id.into_owned()),
+        short_id,
+        title: scrub.owned(&title),
         result: Ok(verdict),
     }
 }
@@ -459,9 +497,9 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
         if i > 0 {
             writeln!(out)?;
         }
-        match c.id.as_deref() {
+        match c.short_id.as_deref() {
             Some(id) => {
-                let id = theme.paint(Role::Id, &env.short_id(id));
+                let id = theme.paint(Role::Id, &esc(id));
                 writeln!(out, "{id}  {}", esc(&c.name))?;
             }
             None => writeln!(out, "{}", esc(&c.name))?,

@@ -9,12 +9,12 @@ use crate::app::cli::{ExportArgs, ExportFormat, ToolsArg};
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::cmd::{destination, find_entry, open_session, warn_cycle};
+use crate::cmd::{cycle_warning, destination, find_entry, open_session, warn_cycle};
 use crate::store::locate::Selected;
 use crate::store::select::select;
 use crate::util::usage::UsageError;
 use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
-use crate::views::secrets::Detector;
+use crate::views::secrets::{Detector, Scrub};
 use crate::views::style;
 
 pub fn run(
@@ -38,7 +38,15 @@ pub fn run(
         &env.location,
         env.pi_session_file.as_deref(),
     )?;
-    let session = open_session(&selected, env, diag, stdin, Default::default())?;
+    // With --redact, the session's warnings (they quote ids and the path) wait until the
+    // secrets the branch holds are known, and are said with them taken out.
+    let mut unsaid = std::io::sink();
+    let session = if args.redact {
+        let mut muted = Diag::new(&mut unsaid, true, env.err_theme());
+        open_session(&selected, env, &mut muted, stdin, Default::default())?
+    } else {
+        open_session(&selected, env, diag, stdin, Default::default())?
+    };
     if let Some(file) = destination {
         refuse_destination(&selected, Path::new(file), env)?;
     }
@@ -49,15 +57,9 @@ pub fn run(
         // difference.
         None => session.leaf(),
     };
-    let path = match leaf {
-        Some(leaf) => {
-            let (path, cycle) = session.path_to(leaf);
-            if let Some(id) = &cycle {
-                warn_cycle(diag, &session, id);
-            }
-            path
-        }
-        None => Vec::new(),
+    let (path, cycle) = match leaf {
+        Some(leaf) => session.path_to(leaf),
+        None => (Vec::new(), None),
     };
     // pi's SessionManager holds the header's cwd resolved against the process's cwd.
     let cwd = match &session.header.cwd {
@@ -71,8 +73,29 @@ pub fn run(
         .redact
         .then(|| Detector::load(args.secrets_config.as_deref()))
         .transpose()?;
-    let redact: &dyn Redact = match &detector {
-        Some(d) => d,
+    let scrub = match &detector {
+        Some(d) => Some(branch_secrets(d, &session, &path, &cwd)?),
+        None => None,
+    };
+    match &scrub {
+        Some(scrub) => {
+            let name = scrub.owned(&session.name);
+            for w in &session.warnings {
+                diag.warn(&name, w.line, &scrub.owned(&w.message));
+            }
+            if let Some(id) = &cycle {
+                let line = session.find(id).map(|i| session.line(i));
+                diag.warn(&name, line, &cycle_warning(&scrub.owned(id)));
+            }
+        }
+        None => {
+            if let Some(id) = &cycle {
+                warn_cycle(diag, &session, id);
+            }
+        }
+    }
+    let redact: &dyn Redact = match &scrub {
+        Some(s) => s,
         None => &Verbatim,
     };
     let view = View {
@@ -115,6 +138,22 @@ pub fn run(
         Some(file) => destination::write_whole(Path::new(file), write)?,
     }
     Ok(Outcome::Done)
+}
+
+/// The secrets an export of `path` holds (its entries, the session id, the cwd), to be taken
+/// out wherever they occur, ids and types included, by one token each.
+fn branch_secrets<'d>(
+    detector: &'d Detector,
+    session: &crate::store::session::Session,
+    path: &[usize],
+    cwd: &str,
+) -> anyhow::Result<Scrub<'d>> {
+    let header = serde_json::json!({"id": session.header.id, "cwd": cwd});
+    let mut found = detector.find_in_entry(&header);
+    for &i in path {
+        found.extend(detector.find_in_entry(&session.load(i)?));
+    }
+    Ok(Scrub::new(detector, &found))
 }
 
 /// `--format`, else what `-o`'s extension says.

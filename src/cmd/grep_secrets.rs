@@ -25,7 +25,7 @@ use crate::store::select::{select, Selected};
 use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::util::warning::Warning;
-use crate::views::secrets::{search_stream, Detector, Located, Place};
+use crate::views::secrets::{search_stream, Detector, Located, Place, Scrub};
 use crate::views::style::{self, IdCut, Role};
 
 /// One secret in one entry.
@@ -89,7 +89,17 @@ pub fn run(
                     return ControlFlow::Continue(());
                 }
             };
-            diag.session_warnings(&s.path.display().to_string(), &s.warnings);
+            // Warnings name ids and the path too: out of stderr the same secrets stay out.
+            let scrub = Scrub::new(&detector, s.hits.iter().map(|h| &h.found));
+            let warnings: Vec<Warning> = s
+                .warnings
+                .iter()
+                .map(|w| Warning {
+                    line: w.line,
+                    message: scrub.owned(&w.message),
+                })
+                .collect();
+            diag.session_warnings(&scrub.owned(&s.path.display().to_string()), &warnings);
             let kept = explicit
                 || (listing::in_scope(&env.location, scope, &s.cwd) && projects.holds(&s.cwd));
             if !kept || s.hits.is_empty() {
@@ -234,9 +244,11 @@ fn write_session(
     first: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    // The header's cwd (and so the path) may hold the very secret reported: never printed.
-    let path = detector.redact(&s.path.display().to_string()).into_owned();
-    let session_cwd = detector.redact(&s.cwd).into_owned();
+    // Every name printed (the path, the session and entry ids, types, roles) may hold a
+    // secret the session was found to hold: each is replaced by its token (`Scrub`).
+    let scrub = Scrub::new(detector, s.hits.iter().map(|h| &h.found));
+    let path = scrub.owned(&s.path.display().to_string());
+    let session_cwd = scrub.owned(&s.cwd);
     let shown = |p: &str| -> String {
         if env.stdout_tty {
             style::escape_control(p, false).into_owned()
@@ -250,17 +262,19 @@ fn write_session(
     if args.count {
         return writeln!(out, "{}:{}", shown(&path), s.hits.len());
     }
+    let opt = |o: &Option<String>| o.as_deref().map(|t| scrub.owned(t));
     if args.json {
+        let session_id = scrub.owned(&s.id);
         for h in &s.hits {
             let object = json!({
-                "session": s.id,
+                "session": session_id,
                 "path": path,
                 "cwd": session_cwd,
-                "entry": h.entry_id,
-                "type": h.kind,
-                "role": h.role,
+                "entry": opt(&h.entry_id),
+                "type": opt(&h.kind),
+                "role": opt(&h.role),
                 "fileLine": h.file_line,
-                "field": h.found.field,
+                "field": scrub.owned(&h.found.field),
                 "line": h.found.line,
                 "kind": h.found.kind,
                 "fingerprint": h.found.fingerprint,
@@ -275,29 +289,63 @@ fn write_session(
         out.write_all(b"\n")?;
     }
     let esc = |t: &str| style::escape_control(t, false).into_owned();
-    let cwd = esc(&tilde(Path::new(&session_cwd), &env.inputs.home));
+    // An id that held a secret is its token, whole: a cut token would say nothing.
+    let id_shown = |id: &str, cut: IdCut| match scrub.text(id) {
+        std::borrow::Cow::Borrowed(id) => style::shown_id(id, cut),
+        std::borrow::Cow::Owned(token) => esc(&token),
+    };
+    let session_id = id_shown(&s.id, IdCut::Column);
+    let mut cwd = esc(&tilde(Path::new(&session_cwd), &env.inputs.home));
+    let mut file = esc(&path);
+    if let Some(w) = env.width {
+        // The heading fits the terminal: the path gives way first, down to what the cwd
+        // leaves of the room (the cwd keeps at most half of it), then the cwd; 20 columns
+        // each at least.
+        let room = w.saturating_sub(style::width(&session_id) + 4);
+        let cwd_share = style::width(&cwd).min(room / 2);
+        file = style::truncate(&file, room.saturating_sub(cwd_share).max(20)).into_owned();
+        cwd = style::truncate(&cwd, room.saturating_sub(style::width(&file)).max(20)).into_owned();
+    }
     writeln!(
         out,
         "{}  {}  {}",
-        theme.paint(Role::Id, &style::short_id(&s.id)),
+        theme.paint(Role::Id, &session_id),
         cwd,
-        theme.dim(&esc(&path))
+        theme.dim(&file)
     )?;
     for h in &s.hits {
         let id = match (&h.entry_id, h.kind.as_deref()) {
-            (Some(id), _) => style::shown_id(id, IdCut::Typed),
+            (Some(id), _) => id_shown(id, IdCut::Typed),
             (None, Some("session")) => "header".to_owned(),
             (None, _) => "-".to_owned(),
         };
         let f = &h.found;
+        let preview = esc(&f.preview);
+        let mut field = esc(&scrub.text(&f.field));
+        if let Some(w) = env.width {
+            // Everything but the field is short: the field gives way (to 20 columns at least).
+            let rest = 2
+                + style::width(&id)
+                + 2
+                + 1
+                + f.line.to_string().len()
+                + 2
+                + style::width(&f.kind)
+                + 2
+                + style::width(&preview)
+                + 1
+                + 2
+                + f.fingerprint.len();
+            field = style::truncate(&field, w.saturating_sub(rest).max(20)).into_owned();
+        }
         writeln!(
             out,
             "  {}  {}:{}  {}  {}…  {}",
-            theme.paint(Role::Id, &esc(&id)),
-            esc(&f.field),
+            theme.paint(Role::Id, &id),
+            field,
             f.line,
             theme.bold(&theme.paint(Role::Error, &f.kind)),
-            esc(&f.preview),
+            preview,
             theme.dim(&f.fingerprint)
         )?;
     }

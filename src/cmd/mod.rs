@@ -62,13 +62,12 @@ pub fn stdin_is_a_stream(env: &Env) -> anyhow::Result<()> {
 /// The warning for a path walk (`Session::path_to`) that met a parent cycle at entry `id`.
 pub fn warn_cycle(diag: &mut Diag, session: &Session, id: &str) {
     let line = session.find(id).map(|i| session.line(i));
-    diag.warn(
-        &session.name,
-        line,
-        &format!(
-            "parent cycle through entry {id}; the path starts where it closes (pi would hang)"
-        ),
-    );
+    diag.warn(&session.name, line, &cycle_warning(id));
+}
+
+/// What [`warn_cycle`] says of a cycle closing at entry `id`.
+pub fn cycle_warning(id: &str) -> String {
+    format!("parent cycle through entry {id}; the path starts where it closes (pi would hang)")
 }
 
 /// A session whose usage totals are not finite: a stored number beyond JavaScript's range

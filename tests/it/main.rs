@@ -33,6 +33,8 @@ mod robustness;
 mod secrets;
 mod secrets_corpus;
 mod secrets_engine;
+mod secrets_output;
+mod secrets_property;
 mod show;
 mod stats;
 mod stats_cache;

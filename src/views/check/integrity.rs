@@ -9,16 +9,23 @@ use crate::store::session::Session;
 /// The file's structural faults: the reader's own warnings (malformed lines, duplicate and
 /// missing ids, a second header), then a bad header, a torn last line, missing parents,
 /// cycles, targets that name no entry, and types and roles pi does not write. By line.
-pub fn integrity(session: &Session) -> Vec<Finding> {
+/// Each message passes through `name` (`check --no-secrets` takes secrets out of the ids,
+/// types and roles it quotes); a value cut short is named before it is cut.
+pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Finding> {
     let mut findings: Vec<Finding> = session
         .warnings
         .iter()
         .map(|w| Finding {
             line: w.line,
-            message: w.message.clone(),
+            message: name(&w.message),
         })
         .collect();
-    let mut add = |line: Option<u64>, message: String| findings.push(Finding { line, message });
+    let mut add = |line: Option<u64>, message: String| {
+        findings.push(Finding {
+            line,
+            message: name(&message),
+        });
+    };
     let header = &session.header;
     let at_header = Some(session.header_line);
     if header.dialect == Dialect::Pi {
@@ -69,7 +76,7 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
             // Drawn as a root. pi's getTree roots only `parentId === null` (or its own id);
             // any other value (absent, "", a number, an object) is an orphan there, as a
             // missing parent is. Only roots are read again: a file has few.
-            if let Some(why) = session.load(i).ok().and_then(|v| not_a_root(&v)) {
+            if let Some(why) = session.load(i).ok().and_then(|v| not_a_root(&v, name)) {
                 add(line, format!("entry {id}: {why}"));
             }
         }
@@ -132,12 +139,13 @@ pub fn integrity(session: &Session) -> Vec<Finding> {
 }
 
 /// Why an entry pisess draws as a root is an orphan for pi: its `parentId` is not `null`.
-fn not_a_root(entry: &Value) -> Option<String> {
+fn not_a_root(entry: &Value, name: &dyn Fn(&str) -> String) -> Option<String> {
     match entry.get("parentId") {
         Some(Value::Null) => None,
         None => Some("no parentId (pi's tree takes it for an orphan; a root has null)".into()),
         Some(p) => {
-            let mut shown = p.to_string();
+            // Named before it is cut: a cut secret is still a part of one.
+            let mut shown = name(&p.to_string());
             if shown.len() > 40 {
                 let cut = (0..=40)
                     .rev()
@@ -189,13 +197,13 @@ mod tests {
 
     #[test]
     fn a_sound_session_has_no_findings() {
-        assert_eq!(integrity(&test_session(&[])), []);
+        assert_eq!(integrity(&test_session(&[]), &str::to_owned), []);
         let s = test_session(&[
             json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"x"}}),
             json!({"type":"label","id":"b","parentId":"a","targetId":"a","label":"l"}),
             json!({"type":"compaction","id":"c","parentId":"b","firstKeptEntryId":"a","summary":"s","tokensBefore":1}),
         ]);
-        assert_eq!(integrity(&s), []);
+        assert_eq!(integrity(&s, &str::to_owned), []);
     }
 
     #[test]
@@ -210,7 +218,7 @@ mod tests {
             json!({"type":"weird","id":"g","parentId":"f"}),
             json!({"type":"custom","id":"g","parentId":"f"}),
         ]);
-        let found = integrity(&s);
+        let found = integrity(&s, &str::to_owned);
         let has = |line: u64, part: &str| {
             assert!(
                 found
@@ -245,7 +253,7 @@ mod tests {
             json!({"type":"message","id":"e","message":{"role":"user","content":"x"}}),
             json!({"type":"message","id":"f","parentId":"a","message":{"role":"user","content":"x"}}),
         ]);
-        let found = integrity(&s);
+        let found = integrity(&s, &str::to_owned);
         let lines: Vec<_> = found.iter().map(|f| f.line).collect();
         assert_eq!(lines, [Some(3), Some(4), Some(5), Some(6)], "{found:#?}");
         assert!(found[0].message.contains("parent \"\" is not in the file"));
@@ -262,7 +270,7 @@ mod tests {
             crate::store::session::IndexOptions::default(),
         )
         .unwrap();
-        let found = integrity(&s);
+        let found = integrity(&s, &str::to_owned);
         let at = |line: u64| {
             found
                 .iter()

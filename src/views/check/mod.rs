@@ -17,6 +17,7 @@ use crate::format::model::content::{Block, Content};
 use crate::format::model::{message_call_facts, EntryKind};
 use crate::store::session::Session;
 use crate::store::summary::Summary;
+use crate::views::secrets::Scrub;
 
 /// How `check --max-cost` treats usage without a price (`--unpriced`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -179,6 +180,16 @@ pub fn judge(
     session: Option<&Session>,
     secrets: &[crate::views::secrets::Hit],
 ) -> Verdict {
+    // With --no-secrets, every secret found is taken out of what the reports print of the
+    // session: ids, types, roles and tool names as well as its text.
+    let scrub = spec
+        .no_secrets
+        .as_ref()
+        .map(|d| Scrub::new(d, secrets.iter().map(|h| &h.found)));
+    let name = |s: &str| match &scrub {
+        Some(scrub) => scrub.owned(s),
+        None => s.to_owned(),
+    };
     let branch = session.map(Branch::of);
     let figures = Figures {
         cost: summary.usage.cost,
@@ -203,7 +214,7 @@ pub fn judge(
     let mut findings = Vec::new();
     if spec.integrity {
         if let Some(s) = session {
-            findings = integrity(s);
+            findings = integrity(s, &name);
         }
         let n = findings.len();
         assertions.push(Assertion {
@@ -297,10 +308,10 @@ pub fn judge(
     let hits = secrets;
     let mut secrets = Vec::new();
     let mut figures = figures;
-    if let Some(detector) = &spec.no_secrets {
-        let (assertion, found) = secrets::no_secrets(hits);
+    if let Some(scrub) = &scrub {
+        let (assertion, found) = secrets::no_secrets(hits, scrub);
         // What the reports quote of the session is redacted too.
-        secrets::redact_quotes(detector, &mut figures, &mut assertions);
+        secrets::redact_quotes(scrub, &mut figures, &mut assertions);
         assertions.push(assertion);
         secrets = found;
     }

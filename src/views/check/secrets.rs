@@ -2,17 +2,20 @@
 //! line, entry, field, kind and fingerprint, never the secret.
 
 use super::{plural, Assertion, Figures, Finding};
-use crate::views::secrets::{Detector, Hit, Place};
+use crate::views::secrets::{Hit, Place, Scrub};
 
 /// The assertion, and one finding per secret (at its file line): `hits` are every line's
 /// ([`crate::views::secrets::search_stream`]), the header and the lines pi skips included.
-pub(super) fn no_secrets(hits: &[Hit]) -> (Assertion, Vec<Finding>) {
+/// Ids and fields are named through `scrub`: an id that is a secret is its token.
+pub(super) fn no_secrets(hits: &[Hit], scrub: &Scrub) -> (Assertion, Vec<Finding>) {
     let findings: Vec<Finding> = hits
         .iter()
         .map(|h| {
             let f = &h.found;
             let place = match &h.place {
-                Place::Entry { id, .. } => format!("entry {}", id.as_deref().unwrap_or("-")),
+                Place::Entry { id, .. } => {
+                    format!("entry {}", scrub.text(id.as_deref().unwrap_or("-")))
+                }
                 Place::Header => "the header".to_owned(),
                 Place::Skipped => "a line pi skips".to_owned(),
             };
@@ -20,7 +23,11 @@ pub(super) fn no_secrets(hits: &[Hit]) -> (Assertion, Vec<Finding>) {
                 line: Some(h.file_line),
                 message: format!(
                     "secret {} {}… [{}] in {place} at {} line {}",
-                    f.kind, f.preview, f.fingerprint, f.field, f.line
+                    f.kind,
+                    f.preview,
+                    f.fingerprint,
+                    scrub.text(&f.field),
+                    f.line
                 ),
             }
         })
@@ -40,15 +47,11 @@ pub(super) fn no_secrets(hits: &[Hit]) -> (Assertion, Vec<Finding>) {
     (assertion, findings)
 }
 
-/// The session's text that the reports quote (the last messages, a matched text) with every
-/// secret replaced by `[REDACTED kind fingerprint]`.
-pub(super) fn redact_quotes(
-    detector: &Detector,
-    figures: &mut Figures,
-    assertions: &mut [Assertion],
-) {
+/// The session's text that the reports quote (the last messages, a matched text, the tools
+/// with errors, a role or stop reason) with every secret replaced by its token.
+pub(super) fn redact_quotes(scrub: &Scrub, figures: &mut Figures, assertions: &mut [Assertion]) {
     let redact = |s: &mut String| {
-        if let std::borrow::Cow::Owned(r) = detector.redact(s) {
+        if let std::borrow::Cow::Owned(r) = scrub.text(s) {
             *s = r;
         }
     };
@@ -57,11 +60,38 @@ pub(super) fn redact_quotes(
         .flatten()
     {
         redact(&mut m.text);
-        if let Some(e) = &mut m.error_message {
+        redact(&mut m.role);
+        for e in [&mut m.error_message, &mut m.stop_reason]
+            .into_iter()
+            .flatten()
+        {
             redact(e);
         }
     }
+    for (name, _) in &mut figures.tools_with_errors {
+        redact(name);
+    }
     for a in assertions {
+        redact(&mut a.name);
         redact(&mut a.measured);
+        redact(&mut a.limit);
+        for v in [&mut a.measured_json, &mut a.limit_json] {
+            redact_json(scrub, v);
+        }
+    }
+}
+
+/// Every string of a JSON value through `scrub`.
+fn redact_json(scrub: &Scrub, v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(r) = scrub.text(s) {
+                *s = r;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|x| redact_json(scrub, x)),
+        Value::Object(map) => map.values_mut().for_each(|x| redact_json(scrub, x)),
+        _ => {}
     }
 }

@@ -25,8 +25,8 @@ pub struct Header<'a> {
     pub cwd: &'a str,
 }
 
-/// Fields that hold the tree and the entry's kind, never redacted: the export must stay the
-/// same tree.
+/// Fields that hold the tree and the entry's kind: each is redacted on its own, as a name
+/// (the same id gives the same text wherever it is), so the export stays the same tree.
 const STRUCTURE: [&str; 5] = ["type", "id", "parentId", "timestamp", "firstKeptEntryId"];
 
 /// Writes the header and the entries of `path` (root first).
@@ -39,7 +39,7 @@ pub fn write(
 ) -> anyhow::Result<()> {
     let mut line = Vec::with_capacity(256);
     line.extend_from_slice(b"{\"type\":\"session\",\"version\":3,\"id\":");
-    write_string(&mut line, header.id);
+    write_string(&mut line, &redact.text(header.id));
     line.extend_from_slice(b",\"timestamp\":");
     write_string(&mut line, header.timestamp);
     line.extend_from_slice(b",\"cwd\":");
@@ -71,8 +71,9 @@ pub fn write(
 }
 
 /// The entry through `redact` as a value, so that a detector judges each string with the key
-/// it is under (`"password": …`) and at the depth it finds it at; its structure fields as
-/// they were.
+/// it is under (`"password": …`) and at the depth `grep --secrets` finds it at; its structure
+/// fields each redacted on its own as a name (an id is the same token in `id`, `parentId`,
+/// `targetId`), so the export stays the same tree.
 fn redacted<'e>(entry: &'e Value, redact: &dyn Redact) -> std::borrow::Cow<'e, Value> {
     let (std::borrow::Cow::Owned(Value::Object(mut obj)), Value::Object(original)) =
         (redact.value(entry), entry)
@@ -81,6 +82,9 @@ fn redacted<'e>(entry: &'e Value, redact: &dyn Redact) -> std::borrow::Cow<'e, V
     };
     for key in STRUCTURE {
         match original.get(key) {
+            Some(Value::String(s)) => {
+                obj.insert(key.into(), Value::String(redact.text(s).into_owned()));
+            }
             Some(v) => {
                 obj.insert(key.into(), v.clone());
             }

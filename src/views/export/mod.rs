@@ -34,16 +34,21 @@ impl Redact for Verbatim {
     }
 }
 
-/// `--redact`: the secrets detector's judgement, each finding replaced by
-/// `[REDACTED kind fingerprint]`.
-impl Redact for crate::views::secrets::Detector {
+/// `--redact`: the detector's judgement of each text, and every secret the branch was found
+/// to hold replaced wherever else it occurs (an id, a type, a name the detector cannot judge
+/// as text), by the same token: ids and parent ids still meet.
+impl Redact for crate::views::secrets::Scrub<'_> {
     fn text<'s>(&self, s: &'s str) -> Cow<'s, str> {
-        self.redact(s)
+        crate::views::secrets::Scrub::text(self, s)
     }
 
+    /// The detector's judgement of the value's strings (each with its key, as deep as
+    /// `grep --secrets` reads), then every known secret taken out of every string and key,
+    /// where an escape or a missing word boundary hid it from the detector.
     fn value<'v>(&self, v: &'v serde_json::Value) -> Cow<'v, serde_json::Value> {
         let mut owned = v.clone();
-        if self.redact_entry(&mut owned) {
+        let judged = self.detector().redact_entry(&mut owned);
+        if self.known_in(&mut owned) || judged {
             Cow::Owned(owned)
         } else {
             Cow::Borrowed(v)

@@ -242,10 +242,11 @@ pub fn build(
                     "bashExecution" => Body::Bash {
                         command: clean_text(m.get("command"), redact),
                         output: clean_text(m.get("output"), redact),
+                        // A string exit code is text like any other.
                         exit_code: m
                             .get("exitCode")
                             .filter(|v| !v.is_null())
-                            .map(|v| js_string(Some(v))),
+                            .map(|v| r(&js_string(Some(v)))),
                     },
                     "branchSummary" => Body::Summary {
                         kind: "Branch summary",
@@ -297,6 +298,8 @@ pub fn build(
             // Extension state, labels, usage records, context edits: not part of the story.
             _ => continue,
         };
+        // The anchor is made of the id as the export shows it: redacted.
+        let id = r(&id);
         let anchor = anchor_for(&id, &mut anchors);
         let at = items.len();
         if let Body::Assistant { parts, .. } = &body {
@@ -309,7 +312,7 @@ pub fn build(
             }
         }
         items.push(Item {
-            id: r(&id),
+            id,
             anchor,
             time_ms,
             body,

@@ -8,9 +8,11 @@
 //! allowlists. Where two rules' matches overlap the earlier rule wins (specific formats come
 //! before the generic assignment).
 //!
-//! A secret is never kept in a finding: a finding holds where it is, its kind and its
+//! A secret is never printed from a finding: a finding shows where it is, its kind and its
 //! fingerprint (the first 8 hex digits of xxh3-64 of the value, stable across runs and
-//! versions), so the same secret is recognisable wherever it appears.
+//! versions), so the same secret is recognisable wherever it appears. It keeps the value
+//! ([`Secret`], which neither `Debug` nor serde shows) only so that [`Scrub`] can take it out
+//! of the ids, types and paths a report prints.
 
 mod catalog;
 mod config;
@@ -18,6 +20,7 @@ mod file;
 mod line;
 mod named;
 mod rules;
+mod scrub;
 mod stream;
 mod validate;
 mod vendors;
@@ -31,6 +34,7 @@ use regex::bytes::{Regex, RegexBuilder};
 
 pub use file::{search_stream, Hit, Place};
 pub use line::RAW_LINE;
+pub use scrub::{token, Scrub, Secret};
 pub use walk::Located;
 
 use rules::{Check, Filters};
@@ -365,7 +369,7 @@ impl Detector {
             let mut at = 0;
             for f in found {
                 out.push_str(&text[at..f.start]);
-                out.push_str(&format!("[REDACTED {} {}]", f.kind, f.fingerprint));
+                out.push_str(&token(&f.kind, &f.fingerprint));
                 at = f.end;
             }
             out.push_str(&text[at..]);

@@ -147,10 +147,12 @@ impl Def {
     }
 }
 
-/// Characters after a token that end it (a token's own alphabet does not).
+/// Characters after a token that end it: not a letter, digit or `_`. A `-` ends one too, even
+/// for a format whose alphabet holds `-` (a fixed-length token then ends there): pi's folder
+/// names write a project path's `/` as `-` (`/w/<token>/app` is `--w-<token>-app--`).
 macro_rules! end {
     () => {
-        r"(?:[^A-Za-z0-9_-]|$)"
+        r"(?:[^A-Za-z0-9_]|$)"
     };
 }
 

@@ -81,6 +81,7 @@ impl<'d> LineStream<'d> {
                     field: RAW_LINE.to_owned(),
                     line: 1,
                     preview: preview(&text[f.start..f.end]),
+                    secret: super::Secret::new(&text[f.start..f.end]),
                     kind: f.kind,
                     fingerprint: f.fingerprint,
                 });

@@ -48,6 +48,8 @@ pub struct Located {
     pub fingerprint: String,
     /// At most the first 4 characters ([`preview`]).
     pub preview: String,
+    /// The value, only to take it out of what is printed ([`super::Scrub`]); never shown.
+    pub secret: super::Secret,
 }
 
 #[derive(Clone, Copy)]
@@ -200,6 +202,7 @@ pub(super) fn located(path: &str, text: &str, f: &Finding, lines: &mut LineIndex
         kind: f.kind.clone(),
         fingerprint: f.fingerprint.clone(),
         preview: preview(&text[f.start..f.end]),
+        secret: super::Secret::new(&text[f.start..f.end]),
     }
 }
 
