@@ -596,6 +596,7 @@ fn every_vendor_rule_finds_its_positive_and_not_its_near_miss() {
 /// `PISESS_PROFILE_DIR=… cargo test --release --lib profile_rules -- --ignored --nocapture`.
 #[test]
 #[ignore = "a profile, run by hand"]
+#[allow(clippy::print_stderr)] // a profile printed for the person who runs it
 fn profile_rules() {
     let dir = std::env::var("PISESS_PROFILE_DIR").expect("PISESS_PROFILE_DIR");
     let mut texts = Vec::new();
