@@ -181,8 +181,11 @@ Totals are pi's /session figures over the whole file, the same as `ls` reports.
 Exit codes (the agent's failure apart from the tool's):
   0  every assertion held
   1  at least one assertion failed
-  2  the check could not be made: a usage error, no such session, an unreadable file
-With several sessions the worst result decides. Never 0 when no session was found.
+  2  an assertion could not be decided and none failed (UNDECIDED), or the check could not
+     be made: a usage error, no such session, an unreadable file
+With several sessions the worst result decides, in this order: a session that could not be
+checked (2), then a failure (1), then an undecided assertion (2), then a pass (0); a failure
+wins over undecided across sessions as within one. Never 0 when no session was found.
 
 Examples:
   pisess check                         the newest session's integrity
@@ -574,7 +577,10 @@ pub struct CheckArgs {
     ///
     /// pi records a cost of 0 for a model it has no price for (a local model, one its registry
     /// does not know): the recorded total then leaves those tokens out, and the assertion is
-    /// undecided (exit 2) unless --unpriced says how to treat them.
+    /// undecided (exit 2) unless --unpriced says how to treat them. A token count that is no
+    /// number (a string pi would concatenate) is such usage too. A negative cost or token count
+    /// in any usage record makes the recorded total no bound: undecided whatever --unpriced
+    /// says, unless the total is already over the limit.
     #[arg(long, value_name = "USD", help_heading = "Assertions", value_parser = non_negative)]
     pub max_cost: Option<f64>,
     /// With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges
@@ -588,6 +594,9 @@ pub struct CheckArgs {
     )]
     pub unpriced: Option<Unpriced>,
     /// Total tokens at most N (input + output + cache read + cache write)
+    ///
+    /// A negative token count in any usage record makes the total no bound: undecided (exit 2)
+    /// unless the total is already over the limit.
     #[arg(long, value_name = "N", help_heading = "Assertions")]
     pub max_tokens: Option<u64>,
     /// At most N assistant messages

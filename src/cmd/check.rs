@@ -2,7 +2,10 @@
 //! the lines (or one JSON object per session) and, when asked, a Markdown and a JUnit report.
 //!
 //! Exit codes keep the agent's failure apart from the tool's: 0 every assertion held, 1 one
-//! failed, 2 the check could not be made; with several sessions the worst decides.
+//! failed, 2 the check could not be made or some assertion could not be decided. With several
+//! sessions the worst decides, in this order: a session that could not be checked (2), then a
+//! failure (1), then an undecided assertion (2), then a pass (0): as within one session, a
+//! failure wins over an undecided assertion.
 
 mod reports;
 mod verdicts;
@@ -114,7 +117,8 @@ pub fn run(
     Ok(match worst(&checked) {
         Status::Passed => Outcome::Done,
         Status::Failed => Outcome::Partial,
-        // Some assertion could not be decided: as for a session that could not be checked.
+        // Some assertion could not be decided, and none failed in any session: as for a
+        // session that could not be checked.
         Status::Undecided | Status::Error => Outcome::NotChecked,
     })
 }
@@ -584,6 +588,8 @@ fn to_json(c: &Checked) -> Value {
                 "cost": number(f.cost),
                 "unpricedTokens": number(f.unpriced_tokens),
                 "totalTokens": number(f.tokens),
+                "negativeCost": f.negative_cost,
+                "negativeTokens": f.negative_tokens,
                 "assistantMessages": f.turns,
                 "userMessages": f.user_messages,
                 "toolCalls": f.tool_calls,

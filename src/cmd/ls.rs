@@ -552,8 +552,12 @@ fn render_human(
     // The legend of a cost marked as leaving out tokens without a price, once under the table
     // that shows one (on a terminal, as the headings: piped rows stay rows).
     let unpriced: f64 = sessions.iter().map(|s| s.usage.unpriced).sum();
-    if header && unpriced > 0.0 && droppable.iter().any(|c| c.heading == "COST") {
+    let cost_shown = header && droppable.iter().any(|c| c.heading == "COST");
+    if cost_shown && style::has_unpriced(unpriced) {
         writeln!(out, "{}", theme.dim(&style::unpriced_legend(unpriced)))?;
+    }
+    if cost_shown && sessions.iter().any(|s| s.usage.negative_cost) {
+        writeln!(out, "{}", theme.dim(&style::negative_legend()))?;
     }
     Ok(())
 }
@@ -683,6 +687,8 @@ mod tests {
                     cache_write: n(3),
                     cost: n(4),
                     unpriced: n(5),
+                    negative_cost: i % 2 == 0,
+                    negative_tokens: i % 3 == 0,
                 },
                 models: (0..i % 4).map(pick).collect(),
                 bytes: int(8),

@@ -203,10 +203,13 @@ pub fn js_non_finite(x: f64) -> &'static str {
     }
 }
 
-/// `$0.00`, `$0.0012`, `$12.34`: one rendering everywhere, zero included.
+/// `$0.00`, `$0.0012`, `$12.34`: one rendering everywhere, zero included. A negative amount
+/// (a stored negative cost) carries its sign before the dollar, `-$2.00`, never `$-2.00`.
 pub fn cost(c: f64) -> String {
     if !c.is_finite() {
         format!("${}", js_non_finite(c))
+    } else if c < 0.0 {
+        format!("-{}", cost(-c))
     } else if c == 0.0 {
         "$0.00".to_owned()
     } else if c < 0.01 {
@@ -216,20 +219,32 @@ pub fn cost(c: f64) -> String {
     }
 }
 
-/// [`money`] of `usage`.
+/// [`money`] of `usage`, marked [`NEGATIVE`] as well when some record of it holds a cost below
+/// 0 (the sum then hides what was spent: `-5 + 3` is `-$2.00?`, for a real `$3`).
 pub fn cost_of(usage: &crate::format::model::Usage) -> String {
-    money(usage.cost, usage.unpriced)
+    let m = money(usage.cost, usage.unpriced);
+    if usage.negative_cost {
+        format!("{m}{NEGATIVE}")
+    } else {
+        m
+    }
+}
+
+/// Whether a count of tokens without a price means some were: above 0, or not a number (a
+/// count pi would concatenate as a string is not known, and never taken for 0).
+pub fn has_unpriced(unpriced_tokens: f64) -> bool {
+    unpriced_tokens > 0.0 || unpriced_tokens.is_nan()
 }
 
 /// Money as every command and format prints it (`ls`, `stats`, `check`, `export`): the
 /// recorded cost ([`cost`]), marked [`UNPRICED`] when `unpriced_tokens` of its usage had no
-/// price (pi records a cost of 0 for a model it cannot price): a total that leaves them out is
-/// a lower bound and must not look complete, so there is never a bare `$0.00` for usage that
-/// was not free. (An estimate, from prices pisess would supply, is to be written apart:
-/// `~$1.23`.)
+/// price (pi records a cost of 0 for a model it cannot price), or when that count is not a
+/// number ([`has_unpriced`]): a total that leaves them out is a lower bound and must not look
+/// complete, so there is never a bare `$0.00` for usage that was not free. (An estimate, from
+/// prices pisess would supply, is to be written apart: `~$1.23`.)
 pub fn money(recorded: f64, unpriced_tokens: f64) -> String {
     let c = cost(recorded);
-    if unpriced_tokens > 0.0 {
+    if has_unpriced(unpriced_tokens) {
         format!("{c}{UNPRICED}")
     } else {
         c
@@ -240,14 +255,26 @@ pub fn money(recorded: f64, unpriced_tokens: f64) -> String {
 /// marks the default session in `ls`.
 pub const UNPRICED: &str = "+";
 
+/// The mark of a cost summed over a negative recorded cost: not a bound on what was spent.
+pub const NEGATIVE: &str = "?";
+
 /// The legend printed once under a table (or a report) with [`UNPRICED`] costs.
 pub fn unpriced_legend(n: f64) -> String {
-    format!("{UNPRICED} at least: {} tokens had no price", tokens(n))
+    if n.is_nan() {
+        format!("{UNPRICED} at least: some tokens had no price (a token count is not a number)")
+    } else {
+        format!("{UNPRICED} at least: {} tokens had no price", tokens(n))
+    }
 }
 
 /// [`unpriced_legend`], as `stats` has named it.
 pub fn unpriced_note(n: f64) -> String {
     unpriced_legend(n)
+}
+
+/// The legend printed once under a table (or a report) with [`NEGATIVE`] costs.
+pub fn negative_legend() -> String {
+    format!("{NEGATIVE} not known: a usage record holds a negative cost, which the sum subtracts")
 }
 
 /// `512 B`, `120 KB`, `3.4 MB` (sizes, 1 KB = 1024 B).
@@ -323,6 +350,18 @@ mod tests {
         assert_eq!(cost_of(&crate::format::model::Usage::default()), "$0.00");
         assert_eq!(cost(0.1234), "$0.12");
         assert_eq!(cost(0.001), "$0.0010");
+        // Issue 42 (red team 08): a negative sum shows its sign, a sum over a negative cost
+        // its mark; a count that is no number is unpriced (red team 02).
+        assert_eq!(cost(-2.0), "-$2.00");
+        assert_eq!(cost(-0.001), "-$0.0010");
+        assert_eq!(money(0.0, f64::NAN), "$0.00+");
+        let hidden = crate::format::model::Usage {
+            cost: -2.0,
+            negative_cost: true,
+            ..Default::default()
+        };
+        assert_eq!(cost_of(&hidden), "-$2.00?");
+        assert!(unpriced_legend(f64::NAN).contains("not a number"));
         assert_eq!(bytes(120 * 1024), "120 KB");
     }
 }

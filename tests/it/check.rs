@@ -447,7 +447,7 @@ fn json_is_one_object_per_session() {
     );
     assert_eq!(
         v["figures"],
-        json!({"cost":1.5,"unpricedTokens":1250,"totalTokens":3750,"assistantMessages":3,"userMessages":1,
+        json!({"cost":1.5,"unpricedTokens":1250,"totalTokens":3750,"negativeCost":false,"negativeTokens":false,"assistantMessages":3,"userMessages":1,
                "toolCalls":2,"toolResults":1,"toolErrors":1,"durationMs":600_000,
                "malformedLines":0,"entries":5})
     );
@@ -893,4 +893,193 @@ fn max_cost_over_unpriced_usage_is_undecided_unless_told() {
         "{}",
         r.stdout
     );
+}
+
+/// An assistant message at minute 1 with `usage` as given.
+fn spent(id: &str, parent: Option<&str>, usage: Value) -> Value {
+    message(
+        id,
+        parent,
+        1,
+        json!({"role":"assistant","content":[{"type":"text","text":"done"}],
+        "provider":"p","model":"m","usage":usage,"stopReason":"stop"}),
+    )
+}
+
+/// Red team 02 (issue 42): a token count that is a string (pi concatenates it: `"10" + 5` is
+/// `"105"`, no number) at a recorded cost of 0 passed `--max-cost 1` with `ok $0.00` on main,
+/// even under `--unpriced fail`, and `stats` printed a bare `$0.00`. Such usage is unpriced of
+/// unknown size: undecided by default, failed under `--unpriced fail`, judged on the recorded
+/// cost under `--unpriced ok`, in every report form.
+#[test]
+fn a_token_count_that_is_a_string_is_unpriced_usage() {
+    let body = text(&[spent(
+        "a1",
+        None,
+        json!({"input":"10","output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,
+               "cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}),
+    )]);
+    let r = check(&["-", "--max-cost", "1"], &body);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "UNDECIDED max-cost: $0.00+ (tokens without a price, a count of them not a number)"
+        ),
+        "{}",
+        r.stdout
+    );
+    let fail = check(&["-", "--max-cost", "1", "--unpriced", "fail"], &body);
+    assert_eq!(fail.code, 1, "{}", fail.stdout);
+    let ok = check(&["-", "--max-cost", "1", "--unpriced", "ok"], &body);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+    assert!(
+        ok.stdout.contains("ok   max-cost: $0.00+ ("),
+        "{}",
+        ok.stdout
+    );
+    let r = check(&["-", "--max-cost", "1", "--json"], &body);
+    assert_eq!(r.code, 2);
+    let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(v["status"], "undecided");
+    assert_eq!(v["assertions"][0]["status"], "undecided");
+    assert_eq!(v["figures"]["unpricedTokens"], Value::Null);
+    let r = check(&["-", "--max-cost", "1", "--junit", "-"], &body);
+    assert_eq!(r.code, 2);
+    assert!(r.stdout.contains(r#"type="undecided""#), "{}", r.stdout);
+    let r = check(&["-", "--max-cost", "1", "--summary", "-"], &body);
+    assert_eq!(r.code, 2);
+    assert!(r.stdout.contains("| \\$0.00+ |"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("a token count is not a number"),
+        "{}",
+        r.stdout
+    );
+    // stats marks the money too, with its legend.
+    let env = env_in(&examples_agent_dir(), "/home/dev/webshop");
+    let r = run_with(env, &["stats", "-"], body.as_bytes());
+    assert!(r.stdout.contains("$0.00+ (active branch"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("some tokens had no price"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// Red team 07 (issue 42): over several sessions, one failing and one undecided gave
+/// "UNDECIDED ..." and exit 2 on main, while within one session a failure wins. A failure
+/// wins across sessions too (exit 1, FAIL), the undecided one still counted as undecided; a
+/// session that could not be checked still makes the run exit 2.
+#[test]
+fn a_failure_wins_over_an_undecided_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let unpriced = write(
+        dir.path(),
+        "a.jsonl",
+        &text(&[spent("a", None, usage(0.0))]),
+    );
+    let over = write(
+        dir.path(),
+        "b.jsonl",
+        &text(&[spent("a", None, usage(5.0))]),
+    );
+    let (unpriced, over) = (unpriced.to_str().unwrap(), over.to_str().unwrap());
+    let r = check(&[unpriced, over, "--max-cost", "1"], "");
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .ends_with("\nFAIL: 2 sessions checked, 0 passed, 1 failed, 1 undecided\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(r
+        .stdout
+        .contains("UNDECIDED: 1 of 1 assertions could not be decided"));
+    let r = check(&[unpriced, over, "--max-cost", "1", "--summary", "-"], "");
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.contains("## ❌ pisess check: failed"),
+        "{}",
+        r.stdout
+    );
+    let r = check(&[unpriced, over, "--max-cost", "1", "--json"], "");
+    assert_eq!(r.code, 1);
+    let statuses: Vec<Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["status"].clone())
+        .collect();
+    assert_eq!(statuses, [json!("undecided"), json!("failed")]);
+    // Undecided alone is still 2, and a session not checked still outranks a failure.
+    assert_eq!(check(&[unpriced, "--max-cost", "1"], "").code, 2);
+    assert_eq!(check(&[over, "nosuch", "--max-cost", "1"], "").code, 2);
+}
+
+/// Red team 08 (issue 42): a negative count hid spending on main: `input: -5, output: 5` at
+/// cost 0 passed as `ok $0.00` (5 output tokens had no price), and costs of -5 and 3 passed a
+/// $1 gate as `ok $-2.00`. A negative cost or token count makes `--max-cost` undecided (and a
+/// negative token count `--max-tokens`), whatever `--unpriced` says; unpriced usage is judged
+/// per count; the money shows the sign before the dollar and the `?` mark.
+#[test]
+fn negative_counts_make_the_budget_gates_undecided() {
+    let counts = |input: i64, cost: f64| {
+        json!({"input":input,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":0,
+               "cost":{"total":cost}})
+    };
+    let negative_tokens = text(&[spent("a", None, counts(-5, 0.0))]);
+    for unpriced in [&[][..], &["--unpriced", "ok"]] {
+        let mut args = vec!["-", "--max-cost", "1"];
+        args.extend_from_slice(unpriced);
+        let r = check(&args, &negative_tokens);
+        assert_eq!(r.code, 2, "{unpriced:?}: {}", r.stdout);
+        assert!(
+            r.stdout.contains(
+                "UNDECIDED max-cost: $0.00+ (a usage record holds a negative token count); cannot decide, limit $1.00"
+            ),
+            "{}",
+            r.stdout
+        );
+    }
+    let r = check(&["-", "--max-tokens", "100"], &negative_tokens);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("UNDECIDED max-tokens: 0 (a usage record holds a negative token count)"),
+        "{}",
+        r.stdout
+    );
+    let negative_cost = text(&[
+        spent("a", None, counts(10, -5.0)),
+        spent("b", Some("a"), counts(10, 3.0)),
+    ]);
+    let r = check(
+        &["-", "--max-cost", "1", "--unpriced", "ok"],
+        &negative_cost,
+    );
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "UNDECIDED max-cost: -$2.00? (a usage record holds a negative cost); cannot decide, limit $1.00"
+        ),
+        "{}",
+        r.stdout
+    );
+    let r = check(&["-", "--max-cost", "1", "--json"], &negative_cost);
+    let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(v["status"], "undecided");
+    assert_eq!(v["figures"]["negativeCost"], true);
+    assert_eq!(v["figures"]["negativeTokens"], false);
+    let r = check(&["-", "--max-cost", "1", "--summary", "-"], &negative_cost);
+    assert!(r.stdout.contains("| \\-\\$2.00? |"), "{}", r.stdout);
+    assert!(r.stdout.contains("holds a negative cost"), "{}", r.stdout);
+    let r = check(&["-", "--max-cost", "1", "--junit", "-"], &negative_cost);
+    assert!(r.stdout.contains(r#"type="undecided""#), "{}", r.stdout);
+    // A recorded total over the limit still fails: its positive parts are over it too.
+    let r = check(
+        &["-", "--max-cost", "1"],
+        &text(&[
+            spent("a", None, counts(10, -1.0)),
+            spent("b", Some("a"), counts(10, 4.0)),
+        ]),
+    );
+    assert_eq!(r.code, 1, "{}", r.stdout);
 }

@@ -67,7 +67,7 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
         writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} |",
-            md(&style::money(f.cost, f.unpriced_tokens)),
+            md(&f.money()),
             style::tokens(f.tokens),
             f.turns,
             f.tool_calls,
@@ -75,8 +75,11 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
             f.duration_ms.map_or("?".to_owned(), span_text),
             f.malformed_lines
         )?;
-        if f.unpriced_tokens > 0.0 {
+        if style::has_unpriced(f.unpriced_tokens) {
             writeln!(out, "\n{}", md(&style::unpriced_legend(f.unpriced_tokens)))?;
+        }
+        if f.negative_cost {
+            writeln!(out, "\n{}", md(&style::negative_legend()))?;
         }
         if !f.tools_with_errors.is_empty() {
             let tools: Vec<String> = f

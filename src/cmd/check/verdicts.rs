@@ -34,9 +34,11 @@ impl Checked {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
     Passed,
-    Failed,
     /// Checked, nothing failed, and some assertion could not be decided (exit 2, as an error).
+    /// A failure elsewhere in the run wins over it (exit 1), as it does within one session.
     Undecided,
+    Failed,
+    /// Could not be checked (unreadable, or a total not a finite number): worst of all (exit 2).
     Error,
 }
 

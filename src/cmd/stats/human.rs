@@ -95,13 +95,16 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
         style::cost(active),
         style::cost(abandoned)
     )?;
-    if s.usage.unpriced > 0.0 {
+    if style::has_unpriced(s.usage.unpriced) {
         writeln!(
             out,
             "{}{}",
             field(""),
             style::unpriced_note(s.usage.unpriced)
         )?;
+    }
+    if s.usage.negative_cost {
+        writeln!(out, "{}{}", field(""), style::negative_legend())?;
     }
     writeln!(
         out,
@@ -385,12 +388,15 @@ pub(super) fn buckets(
             writeln!(out, "{}", line(&row))?;
         }
     }
-    if total.usage.unpriced > 0.0 {
+    if style::has_unpriced(total.usage.unpriced) {
         writeln!(
             out,
             "{}",
             theme.dim(&style::unpriced_note(total.usage.unpriced))
         )?;
+    }
+    if total.usage.negative_cost {
+        writeln!(out, "{}", theme.dim(&style::negative_legend()))?;
     }
     Ok(())
 }

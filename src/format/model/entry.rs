@@ -514,8 +514,18 @@ pub struct Usage {
     pub cache_write: f64,
     pub cost: f64,
     /// Tokens of usage records whose cost is 0: a model without a price (a local model, or one
-    /// pi's registry does not know), so the cost leaves them out.
+    /// pi's registry does not know), so the cost leaves them out. Judged per token count: a
+    /// count above 0 at a cost of 0 is unpriced whatever the others hold (`input: -5, output:
+    /// 5` has 5 unpriced tokens), and a count that is no number (a string pi would
+    /// concatenate) makes it NaN: not known, never 0.
     pub unpriced: f64,
+    /// Some usage record holds a cost below 0: the recorded cost is no bound on what was spent
+    /// (`-5 + 3` hides a real `$3`).
+    #[serde(default)]
+    pub negative_cost: bool,
+    /// Some usage record holds a token count below 0: the token total is no bound either.
+    #[serde(default)]
+    pub negative_tokens: bool,
 }
 
 /// `N` reads a count: [`LooseNum`], or [`MarkedNum`] when the usage holds a number beyond f64.
@@ -602,10 +612,20 @@ impl<N: Into<Option<f64>>> UsageView<N> {
             cache_write: count(self.cache_write),
             cost: self.cost.0.map_or(0.0, |c| count(c.total)),
             unpriced: 0.0,
+            negative_cost: false,
+            negative_tokens: false,
         };
-        // Tokens that cost nothing were not priced (a model pi has no price for).
+        let counts = [u.input, u.output, u.cache_read, u.cache_write];
+        u.negative_cost = u.cost < 0.0;
+        u.negative_tokens = counts.iter().any(|&c| c < 0.0);
+        // Tokens that cost nothing were not priced (a model pi has no price for): each count
+        // above 0 (a negative one does not cancel them), and a count that is no number is not
+        // known (NaN, never 0).
         if u.cost == 0.0 {
-            u.unpriced = u.total_tokens();
+            u.unpriced = counts
+                .iter()
+                .map(|&c| if c.is_nan() { c } else { c.max(0.0) })
+                .sum();
         }
         u
     }
@@ -635,6 +655,8 @@ impl Usage {
                     cache_write: f64::NAN,
                     cost: f64::NAN,
                     unpriced: f64::NAN,
+                    negative_cost: false,
+                    negative_tokens: false,
                 }),
                 None => None,
             },
@@ -662,6 +684,8 @@ impl Usage {
         self.cache_write += other.cache_write;
         self.cost += other.cost;
         self.unpriced += other.unpriced;
+        self.negative_cost |= other.negative_cost;
+        self.negative_tokens |= other.negative_tokens;
     }
 
     pub fn total_tokens(&self) -> f64 {
@@ -825,6 +849,25 @@ mod tests {
             usage(r#"{"input":"5","output":1e999,"cacheRead":true,"cost":{"total":1}}"#).unwrap();
         assert!(u.input.is_nan());
         assert_eq!((u.output, u.cache_read, u.cost), (f64::INFINITY, 1.0, 1.0));
+    }
+
+    /// Issue 42, red team 02 and 08: unpriced tokens are judged per count (a negative count
+    /// does not cancel a positive one), a count that is no number leaves them unknown (NaN,
+    /// never 0), and a negative cost or count is remembered through sums.
+    #[test]
+    fn unpriced_tokens_per_count_and_negatives_remembered() {
+        let usage = |text: &str| Usage::from_raw(&RawValue::from_string(text.into()).unwrap());
+        let u = usage(r#"{"input":-5,"output":5,"cost":{"total":0}}"#).unwrap();
+        assert_eq!(
+            (u.unpriced, u.negative_tokens, u.negative_cost),
+            (5.0, true, false)
+        );
+        let u = usage(r#"{"input":"10","output":5,"cost":{"total":0}}"#).unwrap();
+        assert!(u.unpriced.is_nan());
+        let mut total = usage(r#"{"input":10,"cost":{"total":-5}}"#).unwrap();
+        assert_eq!((total.unpriced, total.negative_cost), (0.0, true));
+        total.add(&usage(r#"{"input":10,"cost":{"total":3}}"#).unwrap());
+        assert_eq!((total.cost, total.negative_cost), (-2.0, true));
     }
 
     #[test]

@@ -111,6 +111,10 @@ pub struct Figures {
     /// Tokens of usage records whose recorded cost is 0 (no price): `cost` leaves them out.
     pub unpriced_tokens: f64,
     pub tokens: f64,
+    /// Some usage record holds a cost below 0: `cost` is no bound on what was spent.
+    pub negative_cost: bool,
+    /// Some usage record holds a token count below 0: `tokens` is no bound either.
+    pub negative_tokens: bool,
     /// Assistant messages (pi's `/session` count).
     pub turns: u64,
     pub user_messages: u64,
@@ -128,6 +132,18 @@ pub struct Figures {
     /// Tools whose results reported an error, with how many, most first (whole file, as
     /// `tool_errors`), for a report ([`Spec::report`]).
     pub tools_with_errors: Vec<(String, u64)>,
+}
+
+impl Figures {
+    /// The cost as every report form prints it ([`crate::views::style::cost_of`]).
+    pub fn money(&self) -> String {
+        crate::views::style::cost_of(&crate::format::model::Usage {
+            cost: self.cost,
+            unpriced: self.unpriced_tokens,
+            negative_cost: self.negative_cost,
+            ..Default::default()
+        })
+    }
 }
 
 /// One session, judged.
@@ -195,6 +211,8 @@ pub fn judge(
         cost: summary.usage.cost,
         unpriced_tokens: summary.usage.unpriced,
         tokens: summary.usage.total_tokens(),
+        negative_cost: summary.usage.negative_cost,
+        negative_tokens: summary.usage.negative_tokens,
         turns: summary.counts.assistant_messages,
         user_messages: summary.counts.user_messages,
         tool_calls: summary.counts.tool_calls,
@@ -234,12 +252,23 @@ pub fn judge(
     if let Some(max) = spec.max_tokens {
         #[allow(clippy::cast_precision_loss)]
         let held = figures.tokens <= max as f64;
-        assertions.push(at_most(
+        let mut a = at_most(
             "max-tokens",
             held,
             crate::format::model::number(figures.tokens),
             max,
-        ));
+        );
+        // A negative count offsets real ones: the total is no bound (red team 08).
+        if figures.negative_tokens && held {
+            a.held = false;
+            a.undecided = true;
+            a.measured = format!(
+                "{} (a usage record holds a negative token count)",
+                a.measured
+            );
+            a.relation = "; cannot decide, limit".into();
+        }
+        assertions.push(a);
     }
     if let Some(max) = spec.max_turns {
         assertions.push(at_most(
@@ -414,13 +443,37 @@ fn cost_assertion(
         measured_json: crate::format::model::number(cost),
         limit_json: crate::format::model::number(max),
     };
-    if usage.unpriced > 0.0 && within {
-        let tokens = crate::views::style::tokens(usage.unpriced);
+    // A negative cost offsets real ones (`-5 + 3` passes a real `$3` under `$1`), and a
+    // negative token count hid unpriced tokens before they were judged per count: either
+    // way the recorded cost bounds nothing, whatever `--unpriced` says (red team 08). A
+    // recorded cost above the limit still fails: its positive parts are above it too.
+    if (usage.negative_cost || usage.negative_tokens) && within {
+        let what = if usage.negative_cost {
+            "cost"
+        } else {
+            "token count"
+        };
         a.measured = format!(
-            "{}{} ({tokens} tokens without a price)",
-            a.measured,
-            crate::views::style::UNPRICED
+            "{} (a usage record holds a negative {what})",
+            crate::views::style::cost_of(usage)
         );
+        a.held = false;
+        a.undecided = true;
+        a.relation = "; cannot decide, limit".into();
+        return a;
+    }
+    // A count that is no number (a string pi concatenates) is unpriced usage of unknown size,
+    // never none (red team 02).
+    if crate::views::style::has_unpriced(usage.unpriced) && within {
+        let tokens = if usage.unpriced.is_nan() {
+            "tokens without a price, a count of them not a number".to_owned()
+        } else {
+            format!(
+                "{} tokens without a price",
+                crate::views::style::tokens(usage.unpriced)
+            )
+        };
+        a.measured = format!("{}{} ({tokens})", a.measured, crate::views::style::UNPRICED);
         match unpriced {
             // The recorded cost judged, the tokens left out said in `measured`.
             Some(Unpriced::Ok) => {}

@@ -53,7 +53,7 @@ impl Transcript {
             }
         }
         let mut cost = crate::views::style::money(self.cost, self.unpriced_tokens);
-        if self.unpriced_tokens > 0.0 {
+        if crate::views::style::has_unpriced(self.unpriced_tokens) {
             let legend = crate::views::style::unpriced_legend(self.unpriced_tokens);
             cost = format!("{cost} ({legend})");
         }
