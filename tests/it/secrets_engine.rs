@@ -309,7 +309,11 @@ fn a_key_after_an_invalid_escape_on_a_malformed_line_is_found() {
         let f = file.to_str().unwrap();
         let count = run_in(tmp.path(), &["grep", "--secrets", "-c", f], b"");
         assert_eq!(count.code, 0, "\\{esc}: {}", count.stderr);
-        assert!(count.stdout.trim_end().ends_with(":1"), "\\{esc}: {}", count.stdout);
+        assert!(
+            count.stdout.trim_end().ends_with(":1"),
+            "\\{esc}: {}",
+            count.stdout
+        );
         let check = run_in(tmp.path(), &["check", "--no-secrets", f], b"");
         assert_eq!(check.code, 1, "\\{esc}: {}", check.stdout);
         assert!(!check.stdout.contains(&key));
