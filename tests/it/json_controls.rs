@@ -188,3 +188,24 @@ fn show_json_escapes_stored_lines_on_a_terminal_only() {
         }
     }
 }
+
+/// Red team repro 06, export html: a session name holding U+202E (RIGHT-TO-LEFT OVERRIDE) or
+/// a mark rendered reordered in the page's title, heading and facts. Names and titles now show
+/// each as its escape, in a `<bdi>`; message text keeps its characters.
+#[test]
+fn html_names_show_bidi_controls_as_escapes() {
+    let (dir, file) = session();
+    let r = pisess(dir.path(), false, &["export", &file, "-f", "html"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let head = &r.stdout[..r.stdout.find("<main>").expect("a main")];
+    assert!(!head.chars().any(is_control), "{head}");
+    for name in [
+        "<title>name \\u{202e}\\u{200f}\\u{61c}</title>",
+        "<h1><bdi>name \\u{202e}\\u{200f}\\u{61c}</bdi></h1>",
+        "<dd><bdi>/p/x\\u{9b}2J</bdi></dd>",
+    ] {
+        assert!(head.contains(name), "no {name} in {head}");
+    }
+    // The message's own text is the page's too, as written.
+    assert!(r.stdout.contains("\u{202e}txt.exe"));
+}
