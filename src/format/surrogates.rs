@@ -118,8 +118,9 @@ pub(crate) fn units(c: char) -> usize {
 /// what they stand for (a lone surrogate as its lowercase `\uXXXX` escape, a pair as its
 /// character), and numbers as JavaScript's `Number.prototype.toString` (`0.000005`, not `5e-6`;
 /// `10000000000000000`, not `1e16`; an integer beyond 2^53 as the double JavaScript holds).
-/// One departure from `JSON.stringify`, for the value's sake on a terminal: the C1 and bidi
-/// controls ([`is_terminal_control`]) are written as `\u` escapes, the same JSON value.
+/// One departure from `JSON.stringify`, for the value's sake on a terminal: DEL, the C1 and bidi
+/// controls and the invisible characters ([`is_terminal_control`]) are written as `\u` escapes,
+/// the same JSON value.
 struct PiFormatter;
 
 /// An integer as JavaScript holds it: exact up to 2^53, else the nearest double, written as
@@ -351,34 +352,69 @@ pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> String {
 }
 
 // ---- Terminal controls ----
-// Characters a terminal acts on that JSON does not escape: the C1 controls (U+0080 to U+009F;
-// VTE, screen and mosh read U+009B as CSI and U+009D as OSC) and the bidirectional overrides
-// and isolates (U+202A to U+202E, U+2066 to U+2069), which reorder what is shown around them.
+// Characters a terminal acts on, or that hide or reorder text, that JSON does not escape: DEL
+// (U+007F), the C1 controls (U+0080 to U+009F; VTE, screen and mosh read U+009B as CSI and
+// U+009D as OSC), every bidirectional control (the marks U+061C ALM, U+200E LRM and U+200F RLM,
+// the embeddings and overrides U+202A to U+202E, the isolates U+2066 to U+2069), which reorder
+// what is shown around them, the zero-width characters U+200B to U+200D and U+FEFF, and the
+// line and paragraph separators U+2028 and U+2029.
 //
 // Every JSON pisess writes spells them as `\u` escapes (the same JSON value, see
 // docs/json.md); the stored lines `show --json` copies are rewritten so on a terminal only.
 
 /// Whether `c` is one of the characters this module escapes.
 pub(crate) fn is_terminal_control(c: char) -> bool {
-    matches!(c, '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    matches!(
+        c,
+        '\u{7f}'..='\u{9f}'
+            | '\u{61c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{feff}'
+    )
 }
 
-/// The length of the UTF-8 sequence at `b[at..]` when it encodes such a character (2 or 3),
-/// else 0. A C1 control is `C2 80..9F`; the bidi controls are `E2 80 AA..AE` and
-/// `E2 81 A6..A9`.
+/// The length of the UTF-8 sequence at `b[at..]` when it encodes such a character (1 to 3),
+/// else 0. DEL is `7F`, a C1 control `C2 80..9F`, U+061C `D8 9C`; U+200B..F are
+/// `E2 80 8B..8F`, U+2028..U+202E `E2 80 A8..AE`, the isolates `E2 81 A6..A9`, U+FEFF
+/// `EF BB BF`.
 fn control_len(b: &[u8], at: usize) -> usize {
     match (b[at], b.get(at + 1), b.get(at + 2)) {
-        (0xC2, Some(0x80..=0x9F), _) => 2,
-        (0xE2, Some(0x80), Some(0xAA..=0xAE)) | (0xE2, Some(0x81), Some(0xA6..=0xA9)) => 3,
+        (0x7F, _, _) => 1,
+        (0xC2, Some(0x80..=0x9F), _) | (0xD8, Some(0x9C), _) => 2,
+        (0xE2, Some(0x80), Some(0x8B..=0x8F | 0xA8..=0xAE))
+        | (0xE2, Some(0x81), Some(0xA6..=0xA9))
+        | (0xEF, Some(0xBB), Some(0xBF)) => 3,
         _ => 0,
     }
 }
 
+/// Whether byte `x` can start such a character.
+fn starts_control(x: u8) -> bool {
+    matches!(x, 0x7F | 0xC2 | 0xD8 | 0xE2 | 0xEF)
+}
+
 /// Where the first such character of `b` at or after `from` starts, or `None`: only bytes
-/// `C2` and `E2` can start one.
+/// `7F`, `C2`, `D8`, `E2` and `EF` can start one, looked for first by a pass that compiles to
+/// vector instructions (most text has none).
 pub(crate) fn next_control(b: &[u8], from: usize) -> Option<usize> {
-    memchr::memchr2_iter(0xC2, 0xE2, &b[from..])
-        .map(|i| from + i)
+    let rest = &b[from..];
+    // 64 bytes at a time with no exit inside a block (as `util::bytes::any_byte`, which this
+    // floor of the layers may not use).
+    let mut blocks = rest.chunks_exact(64);
+    let some = blocks.by_ref().any(|block| {
+        block
+            .iter()
+            .fold(false, |seen, &x| seen | starts_control(x))
+    }) || blocks.remainder().iter().any(|&x| starts_control(x));
+    if !some {
+        return None;
+    }
+    rest.iter()
+        .enumerate()
+        .filter(|&(_, &x)| starts_control(x))
+        .map(|(i, _)| from + i)
         .find(|&at| control_len(b, at) > 0)
 }
 
@@ -556,10 +592,34 @@ mod control_tests {
 
     #[test]
     fn every_control_and_only_those_is_found_by_its_bytes() {
-        for c in (0..=0x2100u32).filter_map(char::from_u32) {
+        for c in (0..=0x1_0000u32).filter_map(char::from_u32) {
             let s = format!("a{c}b");
             assert_eq!(has_terminal_controls(&s), is_terminal_control(c), "{c:?}");
         }
+    }
+
+    /// Red team repro 06: the bidi marks, the zero-width characters, the separators and DEL
+    /// were written raw (only U+202A..E, U+2066..9 and C1 were escaped).
+    #[test]
+    fn bidi_marks_and_invisible_characters_are_escaped_keeping_the_value() {
+        let all = "\u{7f}\u{61c}\u{200b}\u{200c}\u{200d}\u{200e}\u{200f}\u{2028}\u{2029}\u{feff}";
+        for c in all.chars() {
+            assert!(is_terminal_control(c), "{c:?}");
+        }
+        let line = format!("{{\"t\":\"a{all}b \u{a0}\u{600}\u{2010}\u{feff}\"}}");
+        let escaped = escape_json_line(line.as_bytes());
+        let text = std::str::from_utf8(&escaped).unwrap();
+        assert_eq!(
+            text,
+            "{\"t\":\"a\\u007f\\u061c\\u200b\\u200c\\u200d\\u200e\\u200f\\u2028\\u2029\\ufeffb \u{a0}\u{600}\u{2010}\\ufeff\"}"
+        );
+        let a: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let b: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(to_string(&a), text);
+        let mut pushed = Vec::new();
+        push_str(&mut pushed, a["t"].as_str().unwrap());
+        assert!(text.contains(std::str::from_utf8(&pushed).unwrap()));
     }
 
     #[test]

@@ -99,25 +99,38 @@ pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
 /// A character [`escape_control`] makes visible.
 fn is_bad(c: char, keep_lines: bool) -> bool {
     (c.is_control() && !(keep_lines && (c == '\n' || c == '\t')))
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{61c}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+        )
 }
 
 /// Whether UTF-8 text holds a character [`is_bad`], by its bytes: a pass that compiles to vector
 /// instructions finds the ASCII controls, and the C1 controls and the invisible marks are
-/// looked for only where a C2 or E2 byte starts a character (`memchr`: text with arrows and
-/// check marks, E2 all, was read byte by byte).
+/// looked for only where a C2, D8, E2 or EF byte starts a character (`memchr`: text with arrows
+/// and check marks, E2 all, was read byte by byte).
 fn has_bad(b: &[u8], keep_lines: bool) -> bool {
     let ascii_bad = |x: u8| x < 0x20 && !(keep_lines && matches!(x, b'\n' | b'\t')) || x == 0x7f;
+    let wide = |i: usize| match b[i] {
+        // U+0080..=U+009F
+        0xC2 => b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)),
+        // U+061C
+        0xD8 => b.get(i + 1) == Some(&0x9C),
+        // U+FEFF
+        0xEF => b.get(i + 1..i + 3) == Some(&[0xBB, 0xBF][..]),
+        // U+200B..=U+200F, U+2028..=U+202E, U+2066..=U+2069
+        _ => matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(0x80), Some(0x8B..=0x8F | 0xA8..=0xAE)) | (Some(0x81), Some(0xA6..=0xA9))
+        ),
+    };
     crate::util::bytes::any_byte(b, ascii_bad)
-        || memchr::memchr2_iter(0xC2, 0xE2, b).any(|i| match b[i] {
-            // U+0080..=U+009F
-            0xC2 => b.get(i + 1).is_some_and(|n| (0x80..=0x9F).contains(n)),
-            // U+200B..=U+200F, U+202A..=U+202E, U+2066..=U+2069
-            _ => matches!(
-                (b.get(i + 1), b.get(i + 2)),
-                (Some(0x80), Some(0x8B..=0x8F | 0xAA..=0xAE)) | (Some(0x81), Some(0xA6..=0xA9))
-            ),
-        })
+        || memchr::memchr3_iter(0xC2, 0xD8, 0xE2, b).any(wide)
+        || memchr::memchr_iter(0xEF, b).any(wide)
 }
 
 /// A session or entry id cut to its first 8 characters (what tables show), escaped: ids come
@@ -322,6 +335,15 @@ mod tests {
         assert_eq!(escape_control("x\ny", false), "x\\ny");
         assert_eq!(escape_control("\u{9b}31m", true), "\\u{9b}31m");
         assert_eq!(escape_control("a\u{202e}b", true), "a\\u{202e}b");
+        // Red team repro 06: U+061C ARABIC LETTER MARK, the separators and U+FEFF were raw.
+        assert_eq!(
+            escape_control("a\u{61c}b\u{2028}\u{2029}\u{feff}\u{200e}", true),
+            "a\\u{61c}b\\u{2028}\\u{2029}\\u{feff}\\u{200e}"
+        );
+        assert!(matches!(
+            escape_control("\u{600}\u{fefe}ﻻ", true),
+            Cow::Borrowed(_)
+        ));
         assert!(matches!(escape_control("plain", true), Cow::Borrowed(_)));
     }
 

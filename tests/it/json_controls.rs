@@ -17,14 +17,14 @@ const SESSION: &str = concat!(
     "\u{9b}",
     r#"2J"}
 {"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi "#,
-    "\u{9b}31m red \u{9d}0;title\u{9c} \u{202e}txt.exe",
+    "\u{9b}31m red \u{9d}0;title\u{9c} \u{202e}txt.exe \u{200e}\u{200f}\u{61c}\u{7f}\u{2028}\u{2029}\u{feff}\u{200b}",
     r#" DATABASE_URL=postgres://app:Xk9mP2vL7qR4zT8w@db/app","timestamp":1767225601000}}
 {"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"echo "#,
     "\u{9b}1A\u{2066}",
     r#""}}],"provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.01}},"stopReason":"toolUse","timestamp":1767225602000}}
 {"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"no"}],"isError":true,"timestamp":1767225603000}}
 {"type":"session_info","id":"d","parentId":"c","name":"name "#,
-    "\u{202e}\u{9b}",
+    "\u{202e}\u{9b}\u{200f}\u{61c}",
     r#""}
 "#
 );
@@ -52,8 +52,22 @@ fn session() -> (tempfile::TempDir, String) {
 }
 
 fn is_control(c: char) -> bool {
-    matches!(c, '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    matches!(
+        c,
+        '\u{7f}'..='\u{9f}'
+            | '\u{61c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{feff}'
+    )
 }
+
+/// Red team repro 06: the bidi marks (LRM, RLM, ALM), DEL, the separators and the zero-width
+/// characters were written raw by every JSON output.
+const MARKS: [char; 8] = [
+    '\u{200e}', '\u{200f}', '\u{61c}', '\u{7f}', '\u{2028}', '\u{2029}', '\u{feff}', '\u{200b}',
+];
 
 /// Every string inside a JSON value.
 fn strings(v: &serde_json::Value, out: &mut Vec<String>) {
@@ -99,7 +113,10 @@ fn every_json_output_escapes_terminal_controls() {
     let dir = dir.path();
     let csi = '\u{9b}';
     let cases: Vec<(Vec<&str>, Vec<char>)> = vec![
-        (vec!["ls", "--json"], vec![csi, '\u{202e}', '\u{9d}']),
+        (
+            vec!["ls", "--json"],
+            vec![csi, '\u{202e}', '\u{9d}', '\u{200f}', '\u{61c}'],
+        ),
         (
             vec!["tree", &file, "--json"],
             vec![csi, '\u{202e}', '\u{9d}'],
@@ -121,7 +138,7 @@ fn every_json_output_escapes_terminal_controls() {
         (vec!["check", &file, "--json", "--no-secrets"], vec![csi]),
         (
             vec!["grep", "red", "--json"],
-            vec![csi, '\u{202e}', '\u{9d}'],
+            [&[csi, '\u{202e}', '\u{9d}'][..], &MARKS].concat(),
         ),
         (vec!["grep", "--secrets", "--json"], vec![csi]),
         (
@@ -130,7 +147,7 @@ fn every_json_output_escapes_terminal_controls() {
         ),
         (
             vec!["export", &file, "-f", "jsonl"],
-            vec![csi, '\u{202e}', '\u{9d}'],
+            [&[csi, '\u{202e}', '\u{9d}'][..], &MARKS].concat(),
         ),
     ];
     for (args, want) in cases {
@@ -158,7 +175,11 @@ fn show_json_escapes_stored_lines_on_a_terminal_only() {
         escaped(
             &shown,
             &args,
-            &['\u{9b}', '\u{9d}', '\u{9c}', '\u{202e}', '\u{2066}'],
+            &[
+                &['\u{9b}', '\u{9d}', '\u{9c}', '\u{202e}', '\u{2066}'][..],
+                &MARKS,
+            ]
+            .concat(),
         );
         for (a, b) in piped.stdout.lines().zip(shown.stdout.lines()) {
             let a: serde_json::Value = serde_json::from_str(a).unwrap();
@@ -166,4 +187,25 @@ fn show_json_escapes_stored_lines_on_a_terminal_only() {
             assert_eq!(a, b, "the same value");
         }
     }
+}
+
+/// Red team repro 06, export html: a session name holding U+202E (RIGHT-TO-LEFT OVERRIDE) or
+/// a mark rendered reordered in the page's title, heading and facts. Names and titles now show
+/// each as its escape, in a `<bdi>`; message text keeps its characters.
+#[test]
+fn html_names_show_bidi_controls_as_escapes() {
+    let (dir, file) = session();
+    let r = pisess(dir.path(), false, &["export", &file, "-f", "html"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let head = &r.stdout[..r.stdout.find("<main>").expect("a main")];
+    assert!(!head.chars().any(is_control), "{head}");
+    for name in [
+        "<title>name \\u{202e}\\u{200f}\\u{61c}</title>",
+        "<h1><bdi>name \\u{202e}\\u{200f}\\u{61c}</bdi></h1>",
+        "<dd><bdi>/p/x\\u{9b}2J</bdi></dd>",
+    ] {
+        assert!(head.contains(name), "no {name} in {head}");
+    }
+    // The message's own text is the page's too, as written.
+    assert!(r.stdout.contains("\u{202e}txt.exe"));
 }

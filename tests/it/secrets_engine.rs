@@ -292,3 +292,33 @@ fn redaction_follows_json_in_strings_as_deep_as_detection() {
         }
     }
 }
+
+/// Red team repro 09: an escape JSON does not have (`\q`) just before a key makes the line
+/// malformed and glued its letter to the key, so `grep --secrets` found nothing and
+/// `check --no-secrets` passed; with `\n` there the key was found. Both are found now, and
+/// `export` (which writes entries only, never a malformed line) leaks neither.
+#[test]
+fn a_key_after_an_invalid_escape_on_a_malformed_line_is_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    for esc in ["q", "n"] {
+        let key = aws_id(21);
+        let line = format!(
+            r#"{{"type":"message","id":"x","parentId":null,"message":{{"role":"user","content":"key:\{esc}{key}"}}}}"#
+        );
+        let file = session(tmp.path(), &[user("u1", "hello"), line]);
+        let f = file.to_str().unwrap();
+        let count = run_in(tmp.path(), &["grep", "--secrets", "-c", f], b"");
+        assert_eq!(count.code, 0, "\\{esc}: {}", count.stderr);
+        assert!(
+            count.stdout.trim_end().ends_with(":1"),
+            "\\{esc}: {}",
+            count.stdout
+        );
+        let check = run_in(tmp.path(), &["check", "--no-secrets", f], b"");
+        assert_eq!(check.code, 1, "\\{esc}: {}", check.stdout);
+        assert!(!check.stdout.contains(&key));
+        let export = run_in(tmp.path(), &["export", "--redact", "-f", "jsonl", f], b"");
+        assert_eq!(export.code, 0, "\\{esc}: {}", export.stderr);
+        assert!(!export.stdout.contains(&key), "\\{esc}: {}", export.stdout);
+    }
+}

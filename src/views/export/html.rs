@@ -48,12 +48,13 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"color-scheme\" content=\"light dark\">\n\
          <meta name=\"generator\" content=\"pisess {}\">\n\
-         <title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>{title}</h1>\n<dl class=\"facts\">\n",
+         <title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n<dl class=\"facts\">\n",
         policy(),
-        env!("CARGO_PKG_VERSION")
+        env!("CARGO_PKG_VERSION"),
+        name(&t.title)
     );
     let mut fact = |k: &str, v: &str| {
-        let _ = writeln!(out, "<dt>{k}</dt><dd>{}</dd>", esc(v));
+        let _ = writeln!(out, "<dt>{k}</dt><dd>{}</dd>", name(v));
     };
     for (k, v) in t.facts() {
         fact(k, &v);
@@ -108,7 +109,7 @@ fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut St
         out,
         "<article class={class} id={}><h3>{}",
         item.anchor,
-        esc(&title)
+        name(&title)
     );
     if let Some(ms) = item.time_ms {
         // The date when it changes, else the time alone.
@@ -231,7 +232,7 @@ fn open_details(out: &mut Out<'_>, summary: &str, note: &str, view: View) {
     let _ = writeln!(
         out,
         "<details{open}><summary>{}{note}</summary>",
-        esc(summary)
+        name(summary)
     );
 }
 
@@ -267,11 +268,31 @@ fn pre_class(out: &mut Out<'_>, class: &str, text: &str) {
     out.push_str("</pre>\n");
 }
 
-/// Text for an element or an attribute: `&`, `<`, `>`, `"` and `'` as entities.
+/// A name or title as an element's text: [`esc`], in a `<bdi>` when it holds a character
+/// beyond ASCII (a right-to-left one would reorder what is beside it; an ASCII name, most of
+/// them, costs no markup).
+fn name(s: &str) -> String {
+    if s.is_ascii() {
+        esc(s)
+    } else {
+        format!("<bdi>{}</bdi>", esc(s))
+    }
+}
+
+/// Text for an element or an attribute: `&`, `<`, `>`, `"` and `'` as entities. It writes the
+/// page's names and titles (the session's name, the facts, a model, a tool's name), so a bidi
+/// control or an invisible character in one (`crate::format::surrogates::is_terminal_control`:
+/// U+202E would show `exe.pdf` for `fdp.exe`) is shown as its escape, `\u{202e}`, as the
+/// terminal shows it; where it is an element's text it is also in a `<bdi>` ([`name`]), so that a
+/// right-to-left name does not reorder what is around it. Message texts keep theirs
+/// (right-to-left writing uses the marks): each is its own block.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            c if crate::format::surrogates::is_terminal_control(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),

@@ -69,7 +69,7 @@ impl Detector {
     /// decode did not take whole, then its raw text.
     fn find_in_lexed(&self, body: &[u8], lexed: &Lexed, more: &mut Vec<Located>) {
         for t in &lexed.tokens {
-            let text = unescape(&body[t.start..t.end]);
+            let text = unescape(&body[t.start..t.end], Invalid::Split);
             if t.key {
                 let path = || format!("{}@key", lexed.path(t.node));
                 let mut lines = LineIndex::default();
@@ -242,7 +242,7 @@ fn lex(b: &[u8]) -> Lexed {
                 let end = crate::format::json::string_end(b, i);
                 let frame = frames.last().map_or(usize::MAX, |f| f.id);
                 if let Some(f) = frames.last_mut().filter(|f| f.object && f.expect_key) {
-                    let k = unescape(&b[start..end]);
+                    let k = unescape(&b[start..end], Invalid::Keep);
                     lexed.arena.push((f.node, Some(Owned::Key(k))));
                     let node = lexed.arena.len() - 1;
                     (f.member, f.expect_key) = (Some(node), false);
@@ -307,9 +307,21 @@ fn lex(b: &[u8]) -> Lexed {
     lexed
 }
 
+/// What [`unescape`] makes of an escape JSON does not have (`\q`, `\u12`, a lone `\`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Invalid {
+    /// Kept as written: a key in a finding's path reads as stored.
+    Keep,
+    /// A space, the backslash and the character after it both: what follows starts a word, as
+    /// it does after an escape JSON has (`\n`). Kept, `\qAKIA…` would glue the `q` to the key
+    /// and hide it from every rule that wants a word boundary; the raw-text pass still reads
+    /// the escape as written (`\AKIA…`).
+    Split,
+}
+
 /// A string literal's text, its escapes decoded as JSON's are; an escape JSON does not have is
-/// kept as written, a lone surrogate becomes U+FFFD, invalid UTF-8 too.
-fn unescape(b: &[u8]) -> String {
+/// as `invalid` says, a lone surrogate becomes U+FFFD, invalid UTF-8 too.
+fn unescape(b: &[u8], invalid: Invalid) -> String {
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let unit = |at: usize| -> Option<u32> {
         let h = b
@@ -342,9 +354,22 @@ fn unescape(b: &[u8]) -> String {
                         None => (6, char::REPLACEMENT_CHARACTER),
                     }
                 }
-                None => {
+                None if invalid == Invalid::Keep => {
                     out.push(b'\\');
                     i = k + 1;
+                    continue;
+                }
+                None => {
+                    out.push(b' ');
+                    // The escaped character whole (a UTF-8 sequence too), if any.
+                    let len = match b.get(k + 1) {
+                        None => 0,
+                        Some(&c) if c < 0xC0 => 1,
+                        Some(&c) if c < 0xE0 => 2,
+                        Some(&c) if c < 0xF0 => 3,
+                        Some(_) => 4,
+                    };
+                    i = (k + 1 + len).min(b.len());
                     continue;
                 }
             },
@@ -362,10 +387,43 @@ mod tests {
 
     #[test]
     fn escapes_decode_as_json_and_broken_ones_stay() {
-        assert_eq!(unescape(br#"a\u0041\n\/\"\\"#), "aA\n/\"\\");
-        assert_eq!(unescape(br"\ud83d\ude00"), "\u{1F600}");
-        assert_eq!(unescape(br"\ud83dx"), "\u{FFFD}x");
-        assert_eq!(unescape(br"\q\u12"), r"\q\u12");
+        for invalid in [Invalid::Keep, Invalid::Split] {
+            assert_eq!(unescape(br#"a\u0041\n\/\"\\"#, invalid), "aA\n/\"\\");
+            assert_eq!(unescape(br"\ud83d\ude00", invalid), "\u{1F600}");
+            assert_eq!(unescape(br"\ud83dx", invalid), "\u{FFFD}x");
+        }
+        assert_eq!(unescape(br"\q\u12", Invalid::Keep), r"\q\u12");
+    }
+
+    /// An escape JSON does not have splits the text there (the letter escaped goes with it),
+    /// whatever the escaped character is, and a string ending in a backslash is read to its end.
+    #[test]
+    fn an_invalid_escape_decodes_to_a_space_for_the_search() {
+        assert_eq!(unescape(br"key:\qAKIA", Invalid::Split), "key: AKIA");
+        assert_eq!(unescape(br"\q\u12", Invalid::Split), "  12");
+        assert_eq!(unescape("a\\éb".as_bytes(), Invalid::Split), "a b");
+        assert_eq!(unescape(br"a\\\qb\", Invalid::Split), "a\\ b ");
+    }
+
+    /// The red team's line: `\q` (no JSON escape) just before a key made the line malformed and
+    /// glued `q` to the key, so no pass found it; `\n` there was found (passes 2 and 3).
+    #[test]
+    fn a_key_after_an_invalid_escape_on_a_malformed_line_is_found() {
+        let d = Detector::default();
+        for esc in ["q", "n", "x", "u", "\u{e9}"] {
+            let line = format!(
+                r#"{{"type":"message","id":"x","message":{{"role":"user","content":"key:\{esc}AKIAZ7QWERTYUIOPASDF"}}}}"#
+            );
+            let found = d.find_in_line(line.as_bytes(), None);
+            let keys: Vec<&str> = found.iter().map(|f| f.preview.as_str()).collect();
+            assert_eq!(found.len(), 1, "{line}: {keys:?}");
+            assert_eq!(found[0].field, "message.content", "{line}");
+        }
+        // The escape read as written by the raw pass: `\A` starts the key.
+        let line = r#"{"message":{"content":"key:\AKIAZ7QWERTYUIOPASDF"}}"#;
+        let found = d.find_in_line(line.as_bytes(), None);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].field, RAW_LINE);
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub(crate) struct LineStream<'d> {
     /// Whether the window starts the line (no left margin then).
     first: bool,
     seen: HashSet<(String, String)>,
+    /// Whether the window's first byte follows a backslash that escapes it.
+    escaped: bool,
     pub(crate) found: Vec<Located>,
 }
 
@@ -36,6 +38,7 @@ impl<'d> LineStream<'d> {
             window: Vec::with_capacity(WINDOW),
             first: true,
             seen: HashSet::new(),
+            escaped: false,
             found: Vec::new(),
         }
     }
@@ -72,7 +75,19 @@ impl<'d> LineStream<'d> {
         } else {
             text.len() - MARGIN
         };
-        for f in self.detector.find(&text) {
+        // The raw text, then the same with its escapes split (when it has one), for a key
+        // just after `\n` or `\q` in a JSON string that no decoder read.
+        let (split, escaped) = split_escapes(&text, self.escaped, WINDOW - 2 * MARGIN);
+        self.escaped = escaped;
+        self.report(&text, from, to);
+        if let Some(split) = split {
+            self.report(&split, from, to);
+        }
+    }
+
+    /// The secrets of `text` (a window) that start in `from..to` and were not reported yet.
+    fn report(&mut self, text: &str, from: usize, to: usize) {
+        for f in self.detector.find(text) {
             if f.start < from || f.start >= to {
                 continue;
             }
@@ -88,6 +103,40 @@ impl<'d> LineStream<'d> {
             }
         }
     }
+}
+
+/// `text` with each backslash escape of a letter or digit (`\n`, `\u`, `\q`) made two spaces,
+/// so what follows it starts a word (as in a decoded string, or a malformed line's, see
+/// `line.rs`), or `None` when it holds none; and whether the byte at `mark` is escaped.
+/// `escaped`: whether the text's first byte is (a backslash ended the text before it). Both
+/// readings are searched: `C:\AKIA…` is a key as written.
+fn split_escapes(text: &str, mut escaped: bool, mark: usize) -> (Option<String>, bool) {
+    let b = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut at_mark = false;
+    for (i, &x) in b.iter().enumerate() {
+        if i == mark {
+            at_mark = escaped;
+        }
+        if escaped {
+            escaped = false;
+            if x.is_ascii_alphanumeric() {
+                let o = out.get_or_insert_with(|| b.to_vec());
+                o[i] = b' ';
+                if i > 0 {
+                    o[i - 1] = b' ';
+                }
+            }
+        } else if x == b'\\' {
+            escaped = true;
+        }
+    }
+    if mark >= b.len() {
+        at_mark = escaped;
+    }
+    // ASCII bytes replaced by ASCII bytes: still UTF-8.
+    let split = out.map(|o| String::from_utf8(o).unwrap_or_default());
+    (split, at_mark)
 }
 
 /// `bytes` as text of the same length: each byte of what is not UTF-8 (a character cut at a
@@ -157,6 +206,58 @@ mod tests {
         got.sort();
         planted.sort();
         assert_eq!(got, planted);
+    }
+
+    /// Red team repro 09 on a line too long to hold: a key after `\q` or `\n` (a JSON string no
+    /// decoder reads) glued to the escape's letter and was missed; one after `\` alone is found
+    /// as written. A run of backslashes across a window's start keeps its pairs.
+    #[test]
+    fn keys_after_escapes_in_a_streamed_line_are_found() {
+        let d = Detector::default();
+        let key = |i: u64| {
+            format!(
+                "AKIA{}",
+                super::super::tests::chars(i, 16, b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+            )
+        };
+        let step = WINDOW - 2 * MARGIN;
+        let mut line = format!("{{\"content\":\"{}", ".".repeat(100));
+        let mut want = Vec::new();
+        for (i, esc) in ["\\q", "\\n", "\\", "\\\\\\t"].iter().enumerate() {
+            let k = key(i as u64);
+            line.push_str(&format!("x{esc}{k} "));
+            want.push(super::super::fingerprint(&k));
+        }
+        // An even run of backslashes is pairs: the letter after it is text, not escaped, so
+        // its key is glued to it as decoded too, and not found. The run starts before the
+        // second window and ends where that window reports: the pairs are kept across it.
+        let glued = key(9);
+        while line.len() < step - 1 {
+            line.push('.');
+        }
+        line.push_str(&"\\".repeat(MARGIN + 20));
+        line.push_str(&format!("q{glued} "));
+        line.push_str(&".".repeat(WINDOW));
+        let mut stream = LineStream::new(&d);
+        stream.feed(line.as_bytes());
+        let mut got: Vec<String> = stream.finish().into_iter().map(|f| f.fingerprint).collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn split_escapes_keeps_pairs_and_reports_the_mark() {
+        assert_eq!(
+            split_escapes(r"a\qb\\c", false, 0),
+            (Some(r"a  b\\c".into()), false)
+        );
+        assert_eq!(split_escapes("ab", false, 1), (None, false));
+        assert_eq!(split_escapes("qb", true, 9), (Some(" b".into()), false));
+        // `a\\\`: the second backslash is escaped, the third starts an escape past the end.
+        assert_eq!(split_escapes(r"a\\\", false, 2), (None, true));
+        assert_eq!(split_escapes(r"a\\\", false, 3), (None, false));
+        assert_eq!(split_escapes(r"a\\\", false, 4), (None, true));
     }
 
     #[test]
