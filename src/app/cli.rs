@@ -682,9 +682,10 @@ pub struct RmArgs {
     ///
     /// Empty: nothing a person would miss. No message of any role, no custom message pi
     /// showed the user (display true: a subagent's report), no compaction or branch summary,
-    /// no session name or label, no entry of a type pisess does not know. Model and thinking
-    /// changes, usage records, context edits, extension state and hidden custom messages alone
-    /// leave a session empty.
+    /// no session name or label, no entry of a type pisess does not know, no line that does
+    /// not parse (a malformed or cut-short line may hold a prompt). Model and thinking changes,
+    /// usage records, context edits, extension state and hidden custom messages alone leave a
+    /// session empty.
     #[arg(long)]
     pub empty: bool,
     /// With --older-than/--empty: every project, not only this one

@@ -694,6 +694,7 @@ mod tests {
                 bytes: int(8),
                 malformed_lines: int(9),
                 warnings: Vec::new(),
+                torn_line: None,
                 tally: None,
             };
             let mut want = Vec::new();

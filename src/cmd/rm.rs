@@ -152,6 +152,18 @@ fn summarize_keeping(
         ..SummaryOptions::default()
     };
     let summary = summarize_opened(opened, path, options)?;
+    // A line that did not parse may hold what a person wrote (a prompt cut short by a crash):
+    // what it holds cannot be told, so it is kept.
+    if keeps && found.is_none() {
+        let malformed = (summary.malformed_lines > 0)
+            .then(|| summary.warnings.iter().find_map(|w| w.line))
+            .flatten();
+        found = match (malformed, summary.torn_line) {
+            (Some(line), _) => Some(format!("a line that does not parse, line {line}")),
+            (None, Some(line)) => Some(format!("a last line cut short, line {line}")),
+            (None, None) => None,
+        };
+    }
     Ok((summary, found))
 }
 
@@ -1027,6 +1039,33 @@ mod tests {
             err.contains("not empty (it holds a custom message shown to the user, line 2)"),
             "{err}"
         );
+    }
+
+    /// Red team, item 3: a session whose only prompt is on a line cut short by a crash (no
+    /// newline, not JSON), or on a malformed line, was chosen as empty and trashed.
+    #[test]
+    fn a_file_chosen_as_empty_with_a_line_that_does_not_parse_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        for (tail, said) in [
+            (
+                &b"{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"a long prompt"[..],
+                "not empty (it holds a last line cut short, line 2)",
+            ),
+            (
+                b"{\"type\":\"message\",\"content\":\"a prompt\"\n",
+                "not empty (it holds a line that does not parse, line 2)",
+            ),
+        ] {
+            let path = dir.path().join("a.jsonl");
+            session(&path, "a");
+            let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+            f.write_all(tail).unwrap();
+            let mut candidate = explicit(&path);
+            candidate.rule.empty = true;
+            let err = check(candidate, &rules()).unwrap_err();
+            assert!(err.contains(said), "{err}");
+            assert!(holds_what_a_person_would_miss(&path));
+        }
     }
 
     #[test]

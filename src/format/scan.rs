@@ -90,9 +90,15 @@ pub struct ScanReport<H = Header> {
     pub header_offset: u64,
     pub header_len: u64,
     pub entries: usize,
-    /// Malformed lines (not JSON, not an object, a second header...): each has a warning.
+    /// Malformed lines (not JSON, not an object, a second header...): every one counted.
     pub malformed: u64,
+    /// The first [`MAX_WARNINGS`] malformed lines' warnings; past them, one more without a
+    /// line that says how many were left out ([`warnings_omitted`](Self::warnings_omitted)):
+    /// a file of millions of bad lines costs no more memory, nor stderr, than one of a hundred.
     pub warnings: Vec<Warning>,
+    /// The malformed lines counted but not given a warning of their own (see `warnings`).
+    #[serde(default)]
+    pub warnings_omitted: u64,
     /// The last line had no `\n` and did not parse: pi is probably still writing it. Not
     /// stored: a report with a torn line is not [`resumable`](Self::resumable).
     #[serde(skip)]
@@ -139,6 +145,7 @@ impl<H> ScanReport<H> {
             entries,
             malformed,
             warnings,
+            warnings_omitted,
             torn_tail,
             torn_line,
             tail,
@@ -151,10 +158,25 @@ impl<H> ScanReport<H> {
             entries,
             malformed,
             warnings,
+            warnings_omitted,
             torn_tail,
             torn_line,
             tail,
         }
+    }
+}
+
+/// How many malformed lines of one file get a warning of their own; the rest are counted.
+pub const MAX_WARNINGS: usize = 100;
+
+/// The warning that stands for the malformed lines past the first [`MAX_WARNINGS`].
+pub fn omitted_warning(omitted: u64) -> Warning {
+    Warning {
+        line: None,
+        message: format!(
+            "… and {omitted} more malformed line{}",
+            if omitted == 1 { "" } else { "s" }
+        ),
     }
 }
 
@@ -457,6 +479,7 @@ fn scan_from<R: BufRead>(
     // The header, its line number, offset and length on disk.
     let mut header: Option<(Header, u64, u64, u64)> = None;
     let mut warnings = Vec::new();
+    let mut warnings_omitted = 0u64;
     let mut malformed = 0;
     let mut torn_tail = false;
     let mut torn_line = None;
@@ -467,6 +490,11 @@ fn scan_from<R: BufRead>(
     if let Some(b) = before {
         header = Some((b.header, b.header_line, b.header_offset, b.header_len));
         (warnings, malformed, ordinal) = (b.warnings, b.malformed, b.entries);
+        warnings_omitted = b.warnings_omitted;
+        if warnings_omitted > 0 {
+            // The summary line is written again at the end, with the new count.
+            warnings.pop();
+        }
         prev_v1_id = b.tail.prev_v1_id;
         tail = Tail {
             prev_v1_id: None,
@@ -499,11 +527,17 @@ fn scan_from<R: BufRead>(
             continue;
         }
         let parsed = parse_line(&line, how);
+        // Only the first warnings are kept: the rest are counted (memory stays bounded
+        // whatever the number of bad lines).
         let mut warn = |message: String| {
-            warnings.push(Warning {
-                line: Some(line.number),
-                message,
-            });
+            if warnings.len() < MAX_WARNINGS {
+                warnings.push(Warning {
+                    line: Some(line.number),
+                    message,
+                });
+            } else {
+                warnings_omitted += 1;
+            }
         };
         let Some((head, ..)) = &header else {
             match header_step(parsed, &line, stem) {
@@ -612,6 +646,9 @@ fn scan_from<R: BufRead>(
     tail.prev_v1_id = prev_v1_id;
     let (header, header_line, header_offset, header_len) =
         header.ok_or_else(|| no_header(unread))?;
+    if warnings_omitted > 0 {
+        warnings.push(omitted_warning(warnings_omitted));
+    }
     Ok(ScanReport {
         header,
         header_line,
@@ -620,6 +657,7 @@ fn scan_from<R: BufRead>(
         entries: ordinal,
         malformed,
         warnings,
+        warnings_omitted,
         torn_tail,
         torn_line,
         tail,
@@ -703,4 +741,50 @@ pub(crate) fn stored_id(line: &[u8], dialect: Dialect) -> Option<String> {
         value = model::normalize_seed000(value);
     }
     value.get("id")?.as_str().map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str =
+        r#"{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    fn bad_lines(n: usize) -> String {
+        "not json at all\n".repeat(n)
+    }
+
+    /// Red team, item 1: a file read on from where the cache stopped gives the report of a whole
+    /// scan, the count of the warnings left out and their one summary line included.
+    #[test]
+    fn a_scan_read_on_keeps_the_first_warnings_and_counts_the_rest() {
+        let first = format!("{HEADER}\n{}", bad_lines(MAX_WARNINGS + 50));
+        let more = bad_lines(70);
+        let before = scan(first.as_bytes(), "s", Skimming::Plain, |_, _| {}).unwrap();
+        assert_eq!((before.malformed, before.warnings_omitted), (150, 50));
+        assert_eq!(before.warnings.len(), MAX_WARNINGS + 1);
+        assert!(before.resumable());
+        let on = scan_on(more.as_bytes(), "s", before, |_, _| {
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        let whole = format!("{first}{more}");
+        let whole = scan(whole.as_bytes(), "s", Skimming::Plain, |_, _| {}).unwrap();
+        assert_eq!((whole.malformed, whole.warnings_omitted), (220, 120));
+        assert_eq!(whole.warnings.len(), MAX_WARNINGS + 1);
+        assert_eq!(whole.warnings.last(), Some(&omitted_warning(120)));
+        assert_eq!(on.malformed, whole.malformed);
+        assert_eq!(on.warnings_omitted, whole.warnings_omitted);
+        assert_eq!(on.warnings, whole.warnings);
+    }
+
+    /// Lines before any header are counted and capped the same way (the header-less path).
+    #[test]
+    fn lines_before_the_header_are_capped_too() {
+        let text = format!("{}{HEADER}\n", bad_lines(3 * MAX_WARNINGS));
+        let report = scan(text.as_bytes(), "s", Skimming::Plain, |_, _| {}).unwrap();
+        assert_eq!(report.malformed, 3 * MAX_WARNINGS as u64);
+        assert_eq!(report.warnings.len(), MAX_WARNINGS + 1);
+        assert_eq!(report.header_line, 3 * MAX_WARNINGS as u64 + 1);
+    }
 }

@@ -62,7 +62,7 @@ const MAGIC: &[u8] = b"pisess summary cache\n";
 
 /// Bumped whenever what is stored, or how a summary is computed, changes: a cache of another
 /// format is not read (and is replaced).
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 
 /// What one folder's cache file holds.
 #[derive(Serialize, Deserialize)]
@@ -864,6 +864,7 @@ mod tests {
             entries: usize,
             malformed: u64,
             warnings: Vec<crate::util::warning::Warning>,
+            warnings_omitted: u64,
             tail: scan::Tail,
         }
         // A v1 session (the migration's last id is in the tail), with a line that is no JSON.
@@ -889,6 +890,7 @@ mod tests {
             entries: report.entries,
             malformed: report.malformed,
             warnings: report.warnings.clone(),
+            warnings_omitted: report.warnings_omitted,
             tail: report.tail.clone(),
         })
         .unwrap();

@@ -74,7 +74,7 @@ impl fmt::Display for SelectError {
             SelectError::Unreadable(p, cause) => write!(f, "{}: {cause}", p.display()),
             SelectError::NotRegular(p, kind) => write!(
                 f,
-                "{}: not a regular file ({kind}); a session is a file, a FIFO, '-' or /dev/stdin",
+                "{}: not a regular file ({kind}); a session is a regular file, or '-' for standard input",
                 p.display()
             ),
             SelectError::NoMatch {
@@ -401,12 +401,13 @@ pub fn choose(
 }
 
 /// A SESSION given as a path: a regular file, or a FIFO, socket or `/dev/stdin` (read as a
-/// stream); a device such as `/dev/zero` is refused before it is opened.
+/// stream); a device such as `/dev/zero` is refused before it is read, and so is `/dev/stdin`
+/// (or `/dev/fd/0`...) when it is one (`< /dev/zero`), as `-` is: only a terminal is read.
 fn explicit_path(path: PathBuf) -> Result<Selected, SelectError> {
     match std::fs::metadata(&path) {
         Ok(meta) => {
             let kind = meta.file_type();
-            if is_device(kind) && !names_stdin(&path) {
+            if is_device(kind) && !(names_stdin(&path) && is_terminal(&path)) {
                 return Err(SelectError::NotRegular(
                     path,
                     crate::util::file::kind_of(kind),
@@ -433,6 +434,13 @@ fn is_device(kind: std::fs::FileType) -> bool {
         let _ = kind;
         false
     }
+}
+
+/// Whether `path` opens on a terminal (opened without waiting, and closed at once).
+fn is_terminal(path: &Path) -> bool {
+    use std::io::IsTerminal;
+    crate::util::file::open_nonblocking(path, crate::util::file::Links::Follow)
+        .is_ok_and(|f| f.is_terminal())
 }
 
 /// `/dev/stdin` and the descriptor paths it stands for: a terminal or whatever stdin is.

@@ -98,8 +98,14 @@ pub fn stream(
         None => scan_until(BufReader::with_capacity(256 * 1024, stdin), "-", &mut each)?,
     };
     report.warnings.append(&mut id_warnings);
-    report.warnings.sort_by_key(|w| w.line);
+    sort_warnings(&mut report.warnings);
     Ok(report)
+}
+
+/// Warnings by line; the one without a line (how many malformed lines had no warning of their
+/// own) last, after the lines it follows.
+fn sort_warnings(warnings: &mut [Warning]) {
+    warnings.sort_by_key(|w| (w.line.is_none(), w.line));
 }
 
 /// A file named on the command line, opened: a regular file is read by offset; a FIFO, socket
@@ -315,7 +321,7 @@ impl Unlinked {
             pending,
         } = self;
         session.link_parents(pending);
-        session.warnings.sort_by_key(|w| w.line);
+        sort_warnings(&mut session.warnings);
         session
     }
 }
@@ -354,6 +360,9 @@ pub struct Session {
     by_id: IdIndex<u32>,
     pub warnings: Vec<Warning>,
     pub malformed: u64,
+    /// Malformed lines past the first [`MAX_WARNINGS`](crate::format::scan::MAX_WARNINGS): counted, not given a warning
+    /// each (one warning without a line, last, says how many).
+    pub warnings_omitted: u64,
     pub torn_tail: bool,
     pub torn_line: Option<u64>,
 }
@@ -523,6 +532,7 @@ impl Session {
             by_id: IdIndex::default(),
             warnings: report.warnings,
             malformed: report.malformed,
+            warnings_omitted: report.warnings_omitted,
             torn_tail: report.torn_tail,
             torn_line: report.torn_line,
         };
@@ -1141,6 +1151,42 @@ mod tests {
         let s = Session::from_reader(&bytes[..], "t", IndexOptions::default()).unwrap();
         assert_eq!(s.id(0), Some("b"));
         assert_eq!(s.load(0).unwrap()["message"]["content"], "caf\u{fffd}");
+    }
+
+    /// Red team, item 1: every malformed line was kept as a warning (3.1M lines held ~1 GB and
+    /// printed 3.1M warnings). Now all are counted, the first `MAX_WARNINGS` kept, and one
+    /// warning without a line, last, says how many more there were.
+    #[test]
+    fn malformed_lines_are_all_counted_but_only_the_first_are_kept() {
+        use crate::format::scan::MAX_WARNINGS;
+        let bad = 10 * MAX_WARNINGS;
+        let mut text = format!("{HEADER}\n");
+        for _ in 0..bad {
+            text.push_str("not json at all\n");
+        }
+        // A duplicate id after them is still said, before the summary.
+        text.push_str(r#"{"type":"custom","id":"a","parentId":null,"customType":"x"}"#);
+        text.push('\n');
+        text.push_str(r#"{"type":"custom","id":"a","parentId":null,"customType":"y"}"#);
+        text.push('\n');
+        let s = open(&text);
+        assert_eq!(s.malformed, bad as u64);
+        let omitted = (bad - MAX_WARNINGS) as u64;
+        assert_eq!(s.warnings_omitted, omitted);
+        assert_eq!(
+            s.warnings.len(),
+            MAX_WARNINGS + 2,
+            "{:?}",
+            s.warnings.last()
+        );
+        assert_eq!(s.warnings[0].line, Some(2));
+        assert!(s.warnings[MAX_WARNINGS].message.contains("duplicate id a"));
+        let last = s.warnings.last().unwrap();
+        assert_eq!(last.line, None);
+        assert_eq!(
+            last.message,
+            format!("… and {omitted} more malformed lines")
+        );
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct Summary {
     pub bytes: u64,
     pub malformed_lines: u64,
     pub warnings: Vec<Warning>,
+    /// The torn last line's number (no newline, not JSON: pi may still be writing it), when
+    /// the file was read for this summary; not in the summary cache, which holds no torn file.
+    #[serde(skip)]
+    pub torn_line: Option<u64>,
     /// What `stats` gathers in the same pass, when asked for ([`Detail::Stats`]); not in the
     /// summary cache (the tally cache keeps it beside its summary).
     #[serde(skip)]
@@ -440,6 +444,7 @@ impl Fold {
             bytes: 0,
             malformed_lines: report.malformed,
             warnings: report.warnings.clone(),
+            torn_line: report.torn_line,
             tally,
         }
     }

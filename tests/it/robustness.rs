@@ -1201,8 +1201,8 @@ fn fifos_and_devices_in_the_sessions_dir_are_passed_over() {
     crate::snap!("robustness_fifo_and_device", scrubbed(&text, agent_dir));
 }
 
-/// `/dev/zero` named as SESSION (a path, stdin, `PI_SESSION_FILE`) ends at once with an error
-/// that says what it is; a FIFO named on the command line is still read, as a stream.
+/// `/dev/zero` named as SESSION (a path, stdin, `/dev/stdin` or `/dev/fd/0` on it,
+/// `PI_SESSION_FILE`) ends at once with an error that says what it is; a FIFO named on the command line is still read, as a stream.
 #[cfg(unix)]
 #[test]
 fn devices_named_as_session_end_at_once() {
@@ -1215,6 +1215,11 @@ fn devices_named_as_session_end_at_once() {
         (&["show", "--json", "-"], &[], Some(zero)),
         (&["tree", "-"], &[], Some(zero)),
         (&["context"], &[("PI_SESSION_FILE", "/dev/zero")], None),
+        // A path that names stdin when stdin is a device: read forever on da57ea8.
+        (&["show", "/dev/stdin"], &[], Some(zero)),
+        (&["tree", "/dev/fd/0"], &[], Some(zero)),
+        (&["context", "/proc/self/fd/0"], &[], Some(zero)),
+        (&["export", "-f", "md", "/dev/stdin"], &[], Some(zero)),
     ] {
         let start = std::time::Instant::now();
         let (code, _, stderr) = limited(agent_dir, args, envs, stdin, 256 * 1024);
@@ -1597,4 +1602,57 @@ fn stdin_is_streamed_and_devices_refused_by_check_stats_and_grep() {
         );
         assert!(said.contains("-:2: NUL bytes"), "{args:?}: {said}");
     }
+}
+
+/// Red team, item 1: every malformed line was kept as a warning (and, for `grep --secrets`, as
+/// a record of its own): an endless pipe of short garbage lines ran any command out of memory
+/// in seconds. Now the first 100 get a warning, the rest one line that counts them, and memory
+/// stays bounded: 4M bad lines after a header are read under a 200 MB address-space limit (on
+/// da57ea8 each command needed ~400 MB or more), stderr holds ~100 lines, and
+/// `check --integrity` still counts every one.
+#[cfg(unix)]
+#[test]
+fn garbage_lines_cost_bounded_memory_and_warnings() {
+    let p = Project::new();
+    let agent_dir = p.agent_dir();
+    let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+    let run = |args: &[&str]| {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v {} && {{ printf '%s\\n' '{header}'; yes x | head -c 8000000; }} | \"$0\" \"$@\"",
+                200 * 1024
+            ))
+            .arg(env!("CARGO_BIN_EXE_pisess"))
+            .args(["--cwd", "/p"])
+            .args(args)
+            .env("PI_CODING_AGENT_DIR", agent_dir)
+            .env_remove("PI_SESSION_FILE")
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["stats", "-"][..],
+        &["grep", "--secrets", "-"],
+        &["show", "-"],
+    ] {
+        let out = run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+        assert!(stderr.lines().count() <= 105, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("-: … and 3999900 more malformed lines"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let out = run(&["check", "-", "--integrity", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = &json;
+    assert_eq!(v["assertions"][0]["measured"], 4_000_000, "{v}");
+    assert_eq!(v["figures"]["malformedLines"], 4_000_000);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 101);
 }

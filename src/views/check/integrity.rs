@@ -134,7 +134,8 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
             format!("entry {id}: its parents loop back to it (a cycle; pi would hang)"),
         );
     }
-    findings.sort_by_key(|f| f.line);
+    // By line; the one without a line (the malformed lines past the first, counted) last.
+    findings.sort_by_key(|f| (f.line.is_none(), f.line));
     findings
 }
 

@@ -69,26 +69,34 @@ pub fn search_stream<R: BufRead>(
     };
     // The lines the reader hands out whole, and those it passes over, read as they stream
     // past (their first bytes, handed out too, are then not read again).
+    // Only lines with findings are kept: a file of millions of bad lines costs no memory here
+    // (red team, item 1). `read` is the last line searched, so its first bytes are not again.
     let others: RefCell<Vec<(u64, Vec<Located>)>> = RefCell::new(Vec::new());
+    let read: std::cell::Cell<Option<u64>> = std::cell::Cell::new(None);
+    let keep = |line: u64, found: Vec<Located>| {
+        read.set(Some(line));
+        if !found.is_empty() {
+            others.borrow_mut().push((line, found));
+        }
+    };
     let mut streamed: Option<(u64, LineStream)> = None;
     let mut spill = |line: u64, bytes: &[u8], end: bool| {
         let (_, stream) = streamed.get_or_insert_with(|| (line, LineStream::new(detector)));
         stream.feed(bytes);
         if end {
             let (line, stream) = streamed.take().expect("a line being streamed");
-            others.borrow_mut().push((line, stream.finish()));
+            keep(line, stream.finish());
         }
     };
     let mut on_other = |line: u64, bytes: &[u8]| {
-        let mut others = others.borrow_mut();
-        if others.last().is_some_and(|(l, _)| *l == line) {
+        if read.get() == Some(line) {
             return;
         }
-        others.push((line, detector.find_in_line(bytes, None)));
+        keep(line, detector.find_in_line(bytes, None));
     };
     let report = scan_every_line(input, stem, &mut on_entry, &mut on_other, &mut spill)?;
     let others = others.into_inner();
-    for (line, found) in others.into_iter().filter(|(_, f)| !f.is_empty()) {
+    for (line, found) in others {
         let place = if line == report.header_line {
             Place::Header
         } else {
