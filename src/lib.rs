@@ -5,8 +5,6 @@
 
 pub mod app;
 pub mod cmd;
-pub mod format;
-pub mod store;
 pub mod util;
 pub mod views;
 

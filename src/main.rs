@@ -1,3 +1,6 @@
+//! The binary: completion, the command line parsed, the facts of the run read once, then
+//! `pisess::run` on a big stack, and its result turned into the exit code.
+
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -36,7 +39,7 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    ExitCode::from(pisess::util::stack::run(move || run(cli, &env)))
+    ExitCode::from(pisess_store::util::stack::run(move || run(cli, &env)))
 }
 
 /// The command, its output flushed, and the exit code.

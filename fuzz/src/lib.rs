@@ -21,7 +21,7 @@ use clap::Parser;
 use pisess::app::cli::Cli;
 use pisess::app::global::GlobalArgs;
 use pisess::app::env::{Env, Facts};
-use pisess::store::session::Session;
+use pisess_store::session::Session;
 use pisess::views::tree::Tree;
 
 /// A fixed "now" (2026-08-01), so runs do not depend on the clock.
@@ -164,8 +164,8 @@ fn check_index(data: &[u8]) -> Option<Session> {
 /// The scan's shortcut (`LineView::skim`) only takes lines serde_json reads the same way.
 pub fn check_skim(data: &[u8]) {
     for line in data.split(|&b| b == b'\n') {
-        if let Some(skimmed) = pisess::format::model::LineView::skim(line, Default::default()) {
-            let decoded: pisess::format::model::LineView = serde_json::from_slice(line)
+        if let Some(skimmed) = pisess_format::model::LineView::skim(line, Default::default()) {
+            let decoded: pisess_format::model::LineView = serde_json::from_slice(line)
                 .unwrap_or_else(|e| panic!("skimmed a line serde_json refuses: {e}"));
             assert_eq!(format!("{skimmed:?}"), format!("{decoded:?}"));
         }

@@ -7,10 +7,10 @@ use std::ffi::OsString;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::app::global::GlobalArgs;
-use crate::format::model::PI_ROLES;
 use crate::views::check::Unpriced;
 use crate::views::stats::By;
 use crate::views::tree::TreeFilter;
+use pisess_format::model::PI_ROLES;
 
 /// The forms of a SESSION argument, shared by the help texts below (a macro, not a const, so
 /// `concat!` can splice it into them).
@@ -709,7 +709,7 @@ pub struct RmArgs {
 fn session_arg() -> impl clap::builder::TypedValueParser<Value = OsString> {
     use clap::builder::TypedValueParser as _;
     clap::builder::OsStringValueParser::new().try_map(|s: OsString| {
-        if crate::util::usage::is_blank(&s) {
+        if pisess_store::util::usage::is_blank(&s) {
             Err("a SESSION cannot be empty or blank")
         } else {
             Ok(s)

@@ -13,9 +13,9 @@ use clap_complete::engine::{ArgValueCompleter, CompletionCandidate};
 use crate::app::cli::Cli;
 use crate::app::env::{Env, Facts};
 use crate::app::global::GlobalArgs;
-use crate::store::listing::{self, Scope};
-use crate::store::summary::Detail;
 use crate::views::style;
+use pisess_store::listing::{self, Scope};
+use pisess_store::summary::Detail;
 
 /// The SESSION arguments that complete to sessions: (subcommand, argument id).
 const SESSION_ARGS: [(&str, &str); 6] = [

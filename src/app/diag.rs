@@ -4,8 +4,8 @@
 
 use std::io::Write;
 
-use crate::util::warning::{Warn, Warning};
 use crate::views::style::{self, Role, Theme};
+use pisess_format::util::warning::{Warn, Warning};
 
 /// Diagnostics to stderr, all through one place: `pisess: warning: FILE:LINE: ...`.
 pub struct Diag<'a> {

@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use jiff::tz::TimeZone;
 
 use crate::app::global::{ColorChoice, GlobalArgs};
-use crate::store::locate::{self, Inputs, Location};
-use crate::store::removal::TrashHome;
-use crate::util::file::FileId;
 use crate::views::ids::ShortIds;
 use crate::views::style::Theme;
+use pisess_format::util::file::FileId;
+use pisess_store::locate::{self, Inputs, Location};
+use pisess_store::removal::TrashHome;
 
 /// The environment variables pisess reads.
 pub const VARS: [&str; 8] = [

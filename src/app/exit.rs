@@ -5,8 +5,8 @@ use std::fmt;
 use std::io::Write;
 
 use crate::app::diag;
-use crate::util::usage::UsageError;
 use crate::views::style::Theme;
+use pisess_store::util::usage::UsageError;
 
 /// How a command ended when it did not fail outright.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,7 +93,7 @@ fn on_stdout(e: std::io::Error) -> std::io::Error {
     if e.kind() == std::io::ErrorKind::Interrupted {
         return e;
     }
-    let cause = crate::util::warning::io_cause(&e);
+    let cause = pisess_format::util::warning::io_cause(&e);
     std::io::Error::new(
         e.kind(),
         format!("cannot write to standard output: {cause}"),

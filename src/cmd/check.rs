@@ -22,20 +22,20 @@ use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
 use crate::app::exit::{NotChecked, Outcome};
 use crate::cmd::destination;
-use crate::format::model::number;
-use crate::format::scan::{open_file, whole_file};
-use crate::format::surrogates;
-use crate::store::listing::{self, Problem, Scope, Window};
-use crate::store::locate::{Location, Skipped};
-use crate::store::select::{select, Selected};
-use crate::store::session::{IndexOptions, Session};
-use crate::store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
-use crate::util::readahead::Reading;
 use crate::util::tee;
-use crate::util::usage::UsageError;
 use crate::views::check::{self, Spec};
 use crate::views::secrets::{search_stream, Scrub};
 use crate::views::style::{self, Role};
+use pisess_format::model::number;
+use pisess_format::scan::{open_file, whole_file};
+use pisess_format::surrogates;
+use pisess_format::util::readahead::Reading;
+use pisess_store::listing::{self, Problem, Scope, Window};
+use pisess_store::locate::{Location, Skipped};
+use pisess_store::select::{select, Selected};
+use pisess_store::session::{IndexOptions, Session};
+use pisess_store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
+use pisess_store::util::usage::UsageError;
 pub use verdicts::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
 
 pub fn run(
@@ -163,7 +163,7 @@ fn show(file: &std::ffi::OsStr) -> String {
 fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
     let usage = |m: String| anyhow::Error::from(UsageError(m));
     let max_duration = match &args.max_duration {
-        Some(s) => match crate::format::time::parse_span(s) {
+        Some(s) => match pisess_format::time::parse_span(s) {
             Some(Ok(ms)) => Some((ms, s.trim().to_owned())),
             Some(Err(e)) if e.contains("too large") => {
                 return Err(usage(format!("--max-duration: {e}")))
@@ -271,7 +271,10 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
                 // A file or folder that cannot be read may hold the run that went wrong.
                 Problem::Unreadable(e) => targets.push(Target::Failed(name, e.to_string())),
                 Problem::Skipped(Skipped::Folder(e)) => {
-                    targets.push(Target::Failed(name, crate::util::warning::io_cause(e)));
+                    targets.push(Target::Failed(
+                        name,
+                        pisess_format::util::warning::io_cause(e),
+                    ));
                 }
                 // Not a session, not a regular file, gone: nothing pi would list either.
                 Problem::Vanished
@@ -445,10 +448,10 @@ fn check_one(
         None => s.to_owned(),
     };
     let shown_name = named(&name);
-    let mut warn = |warnings: &[crate::util::warning::Warning]| {
+    let mut warn = |warnings: &[pisess_format::util::warning::Warning]| {
         let warnings: Vec<_> = warnings
             .iter()
-            .map(|w| crate::util::warning::Warning {
+            .map(|w| pisess_format::util::warning::Warning {
                 line: w.line,
                 message: named(&w.message),
             })

@@ -13,12 +13,12 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::{find_entry, open_session};
-use crate::format::model::content::{Block, CallForm, Content};
-use crate::format::surrogates;
-use crate::store::select::select;
-use crate::store::session::Session;
 use crate::views::context::{self, EditEffect, Plan};
 use crate::views::style::{self, Role, Theme};
+use pisess_format::model::content::{Block, CallForm, Content};
+use pisess_format::surrogates;
+use pisess_store::select::select;
+use pisess_store::session::Session;
 
 pub fn run(
     args: &ContextArgs,
@@ -104,7 +104,7 @@ fn write_json(
                 }
                 first = false;
                 // The one JSON writer's rule for terminal controls holds here too.
-                out.write_all(&crate::format::surrogates::escape_json_line(
+                out.write_all(&pisess_format::surrogates::escape_json_line(
                     text.as_bytes(),
                 ))?;
                 continue;

@@ -12,9 +12,9 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::format::scan::read_header;
-use crate::util::file::FileId;
-use crate::util::warning::io_cause;
+use pisess_format::scan::read_header;
+use pisess_format::util::file::FileId;
+use pisess_format::util::warning::io_cause;
 
 /// A path as it would be written to: canonical when it exists (symlinks followed, as the write
 /// would follow them), else its folder canonical and its own name, else as given (a folder that

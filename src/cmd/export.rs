@@ -10,12 +10,12 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::{cycle_warning, destination, find_entry, open_session, warn_cycle};
-use crate::store::locate::Selected;
-use crate::store::select::select;
-use crate::util::usage::UsageError;
 use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
 use crate::views::secrets::{Detector, Scrub};
 use crate::views::style;
+use pisess_store::locate::Selected;
+use pisess_store::select::select;
+use pisess_store::util::usage::UsageError;
 
 pub fn run(
     args: &ExportArgs,
@@ -64,7 +64,7 @@ pub fn run(
     // pi's SessionManager holds the header's cwd resolved against the process's cwd.
     let cwd = match &session.header.cwd {
         Some(cwd) => {
-            crate::store::locate::resolve_path(cwd, &env.location.process_cwd, &env.inputs.home)
+            pisess_store::locate::resolve_path(cwd, &env.location.process_cwd, &env.inputs.home)
         }
         None => env.location.process_cwd.clone(),
     };
@@ -109,7 +109,7 @@ pub fn run(
     let write = |w: &mut dyn Write| -> anyhow::Result<()> {
         match format {
             ExportFormat::Jsonl => {
-                let timestamp = crate::format::time::to_json_date(env.now_ms).unwrap_or_default();
+                let timestamp = pisess_format::time::to_json_date(env.now_ms).unwrap_or_default();
                 let header = jsonl::Header {
                     id: &session.header.id,
                     timestamp: &timestamp,
@@ -144,7 +144,7 @@ pub fn run(
 /// out wherever they occur, ids and types included, by one token each.
 fn branch_secrets<'d>(
     detector: &'d Detector,
-    session: &crate::store::session::Session,
+    session: &pisess_store::session::Session,
     path: &[usize],
     cwd: &str,
 ) -> anyhow::Result<Scrub<'d>> {

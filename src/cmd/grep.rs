@@ -18,23 +18,23 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{entry_wanted, migrated_role, report_unreadable, warn_unknown_types, Source};
-use crate::format::model::EntryLine;
-use crate::format::model::Header;
-use crate::format::scan::{
-    open_file, read_header_of, scan_sparse, scan_until, whole_file, ScanError, ScanReport,
-};
-use crate::format::time::relative;
-use crate::store::cache::Cache;
-use crate::store::listing::{self, Problem, Projects, Window};
-use crate::store::locate::tilde;
-use crate::store::locate::Skipped;
-use crate::store::select::{select, Selected};
-use crate::store::summary::{summarize, Summary, SummaryOptions};
-use crate::util::readahead::Reading;
-use crate::util::usage::UsageError;
-use crate::util::warning::Warning;
 use crate::views::search::{matching_lines, searched, texts, Field, Matcher, Reach, Syntax};
 use crate::views::style::{self, IdCut, Role, Theme};
+use pisess_format::model::EntryLine;
+use pisess_format::model::Header;
+use pisess_format::scan::{
+    open_file, read_header_of, scan_sparse, scan_until, whole_file, ScanError, ScanReport,
+};
+use pisess_format::time::relative;
+use pisess_format::util::readahead::Reading;
+use pisess_format::util::warning::Warning;
+use pisess_store::cache::Cache;
+use pisess_store::listing::{self, Problem, Projects, Window};
+use pisess_store::locate::tilde;
+use pisess_store::locate::Skipped;
+use pisess_store::select::{select, Selected};
+use pisess_store::summary::{summarize, Summary, SummaryOptions};
+use pisess_store::util::usage::UsageError;
 
 /// One matching line of one entry.
 #[derive(Debug)]
@@ -148,7 +148,7 @@ pub fn run(
     if let Some((path, why)) = cache.as_ref().and_then(|c| c.problem.as_ref()) {
         diag.warn(&path.display().to_string(), None, why);
     }
-    crate::util::parallel::ordered(
+    pisess_store::util::parallel::ordered(
         &files,
         |source| search_source(source, &search, cache.as_ref()),
         |result| {
@@ -518,7 +518,7 @@ impl Found {
             return ControlFlow::Continue(());
         }
         // The scan read the line as an object; a decode that fails now has nothing to say.
-        let Ok(value) = crate::format::json::decode(e.json) else {
+        let Ok(value) = pisess_format::json::decode(e.json) else {
             return ControlFlow::Continue(());
         };
         for (field, text) in texts(&value, &e.kind, role, search.reach) {
@@ -601,7 +601,7 @@ fn write_session(
                 "line": h.line,
                 "matches": matches,
             });
-            crate::format::surrogates::write(&mut *out, &object)?;
+            pisess_format::surrogates::write(&mut *out, &object)?;
             out.write_all(b"\n")?;
         }
         return Ok(());
@@ -691,7 +691,7 @@ fn write_session(
 struct Context {
     before: usize,
     after: usize,
-    session: Option<crate::store::session::Session>,
+    session: Option<pisess_store::session::Session>,
 }
 
 impl Context {
@@ -702,9 +702,9 @@ impl Context {
             after,
             session: wanted
                 .then(|| {
-                    crate::store::session::Session::open(
+                    pisess_store::session::Session::open(
                         &s.path,
-                        crate::store::session::IndexOptions::default(),
+                        pisess_store::session::IndexOptions::default(),
                     )
                     .ok()
                 })

@@ -18,15 +18,15 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::{migrated_role, report_unreadable, Source};
-use crate::format::scan::{open_file, whole_file, ScanError};
-use crate::store::listing::{self, Problem, Projects};
-use crate::store::locate::{tilde, Skipped};
-use crate::store::select::{select, Selected};
-use crate::util::readahead::Reading;
-use crate::util::usage::UsageError;
-use crate::util::warning::Warning;
 use crate::views::secrets::{search_stream, Detector, Located, Place, Scrub};
 use crate::views::style::{self, IdCut, Role};
+use pisess_format::scan::{open_file, whole_file, ScanError};
+use pisess_format::util::readahead::Reading;
+use pisess_format::util::warning::Warning;
+use pisess_store::listing::{self, Problem, Projects};
+use pisess_store::locate::{tilde, Skipped};
+use pisess_store::select::{select, Selected};
+use pisess_store::util::usage::UsageError;
 
 /// One secret in one entry.
 struct Hit {
@@ -78,7 +78,7 @@ pub fn run(
     let theme = env.theme();
     let mut found = false;
     let mut failed: Option<io::Error> = None;
-    crate::util::parallel::ordered(
+    pisess_store::util::parallel::ordered(
         &files,
         |source| search(source, &detector),
         |result| {
@@ -131,7 +131,7 @@ pub fn run(
 /// Standard input's search, done as it was read.
 type StdinSearched = Result<
     (
-        crate::format::scan::ScanReport,
+        pisess_format::scan::ScanReport,
         Vec<crate::views::secrets::Hit>,
     ),
     (PathBuf, ScanError),
@@ -280,7 +280,7 @@ fn write_session(
                 "fingerprint": h.found.fingerprint,
                 "preview": h.found.preview,
             });
-            crate::format::surrogates::write(&mut *out, &object)?;
+            pisess_format::surrogates::write(&mut *out, &object)?;
             out.write_all(b"\n")?;
         }
         return Ok(());

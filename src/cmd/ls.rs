@@ -11,13 +11,13 @@ use crate::app::cli::{LsArgs, SortKey};
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::format::model::{number, push_number};
-use crate::format::surrogates;
-use crate::format::time::{json_date, relative, to_json_date};
-use crate::store::listing::{self, Problem, Projects, Window};
-use crate::store::select::{select, Selected};
-use crate::store::summary::{Detail, Summary};
 use crate::views::style::{self, Theme};
+use pisess_format::model::{number, push_number};
+use pisess_format::surrogates;
+use pisess_format::time::{json_date, relative, to_json_date};
+use pisess_store::listing::{self, Problem, Projects, Window};
+use pisess_store::select::{select, Selected};
+use pisess_store::summary::{Detail, Summary};
 
 /// The sessions `ls` lists, in pi's order.
 pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec<Summary>, bool)> {
@@ -82,7 +82,7 @@ pub fn run(
         // Each run's buffer handed back once written, for a later run: fresh ones (mapped
         // afresh above glibc's threshold) were a quarter of a warm listing's page faults.
         let spare: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::default();
-        crate::util::parallel::ordered(
+        pisess_store::util::parallel::ordered(
             &runs,
             |run| {
                 let mut buf = spare
@@ -314,10 +314,10 @@ fn say_empty(args: &LsArgs, env: &Env, diag: &mut Diag) {
         };
         format!(
             "no sessions{window} in {}",
-            crate::store::locate::tilde(dir, home)
+            pisess_store::locate::tilde(dir, home)
         )
     } else {
-        let dir = crate::store::locate::tilde(&loc.session_dir, home);
+        let dir = pisess_store::locate::tilde(&loc.session_dir, home);
         format!(
             "no sessions{window} for {} in {dir} (every project's: 'pisess ls --all')",
             loc_cwd(env)
@@ -327,7 +327,7 @@ fn say_empty(args: &LsArgs, env: &Env, diag: &mut Diag) {
 }
 
 fn loc_cwd(env: &Env) -> String {
-    crate::store::locate::tilde(&env.inputs.cwd, &env.inputs.home)
+    pisess_store::locate::tilde(&env.inputs.cwd, &env.inputs.home)
 }
 
 /// The file a command without SESSION reads: `$PI_SESSION_FILE`, else pi's `-c` choice (this
@@ -418,7 +418,7 @@ fn render_human(
     if args.all || !args.projects.is_empty() {
         let home = &env.inputs.home;
         let cwd = |s: &Summary| {
-            style::one_line(&crate::store::locate::tilde(
+            style::one_line(&pisess_store::locate::tilde(
                 std::path::Path::new(&s.cwd),
                 home,
             ))
@@ -592,8 +592,8 @@ fn shorten_left(s: &str, width: usize) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::{push_json, shorten_left, surrogates, to_json};
-    use crate::format::model::Usage;
-    use crate::store::summary::{Counts, Summary};
+    use pisess_format::model::Usage;
+    use pisess_store::summary::{Counts, Summary};
 
     /// Strings and numbers where a writer of JSON can go wrong: every control character,
     /// quotes and backslashes at each place of an eight-byte word, stand-ins (lone and

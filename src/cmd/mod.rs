@@ -21,11 +21,11 @@ use anyhow::Context as _;
 
 use crate::app::diag::Diag;
 use crate::app::env::Env;
-use crate::format::model::PI_ENTRY_TYPES;
-use crate::format::model::{EntryKind, Header};
-use crate::format::scan::ScanError;
-use crate::store::locate::Selected;
-use crate::store::session::{IndexOptions, Session};
+use pisess_format::model::PI_ENTRY_TYPES;
+use pisess_format::model::{EntryKind, Header};
+use pisess_format::scan::ScanError;
+use pisess_store::locate::Selected;
+use pisess_store::session::{IndexOptions, Session};
 
 /// Opens the session a command reads (`store::select::select` chose it), indexed as `options`
 /// say, reporting its warnings once.
@@ -74,7 +74,7 @@ pub fn cycle_warning(id: &str) -> String {
 /// (`1e999`), which pi's `JSON.parse` reads as `Infinity` and adds to its totals, as pisess
 /// does. Said once per session, so a total of `Infinity` (or `null` in JSON) is never a
 /// surprise.
-pub fn warn_infinite_usage(diag: &mut Diag, name: &str, usage: &crate::format::model::Usage) {
+pub fn warn_infinite_usage(diag: &mut Diag, name: &str, usage: &pisess_format::model::Usage) {
     if !usage.is_finite() {
         diag.warn(
             name,

@@ -8,9 +8,9 @@ use crate::app::cli::PathArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::store::select::{select, Selected};
-use crate::util::usage::UsageError;
 use crate::views::style;
+use pisess_store::select::{select, Selected};
+use pisess_store::util::usage::UsageError;
 
 pub fn run(
     args: &PathArgs,

@@ -21,17 +21,17 @@ use crate::app::cli::RmArgs;
 use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::format::scan::OpenedFile;
-use crate::format::surrogates;
-use crate::store::listing::{self, Projects, Window};
-use crate::store::locate::{self, Location};
-use crate::store::removal::{self, cannot_read, not_a_session, Checked, Mode};
-use crate::store::select::{self, SelectError, Selected};
-use crate::store::summary::{Detail, Summary};
-use crate::util::file::FileId;
-use crate::util::usage::UsageError;
 use crate::views::ids::ShortIds;
 use crate::views::style::{self, Theme};
+use pisess_format::scan::OpenedFile;
+use pisess_format::surrogates;
+use pisess_format::util::file::FileId;
+use pisess_store::listing::{self, Projects, Window};
+use pisess_store::locate::{self, Location};
+use pisess_store::removal::{self, cannot_read, not_a_session, Checked, Mode};
+use pisess_store::select::{self, SelectError, Selected};
+use pisess_store::summary::{Detail, Summary};
+use pisess_store::util::usage::UsageError;
 
 mod empty;
 use empty::{holds_what_a_person_would_miss, summarize_keeping};
@@ -94,7 +94,7 @@ impl Rule {
         let opened = OpenedFile {
             file,
             meta,
-            stem: crate::format::scan::stem_of(path),
+            stem: pisess_format::scan::stem_of(path),
         };
         let (summary, keeps) =
             summarize_keeping(&opened, path, self.empty).map_err(|e| not_a_session(&e))?;
@@ -343,12 +343,12 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     }
     if let Some(span) = &args.older_than {
         // Checked before anything else so a typo fails as a usage error, exit 2.
-        crate::format::time::parse_when(span, env.now_ms, &env.tz).map_err(UsageError)?;
+        pisess_format::time::parse_when(span, env.now_ms, &env.tz).map_err(UsageError)?;
     }
     if args
         .sessions
         .iter()
-        .any(|s| crate::util::usage::is_blank(s))
+        .any(|s| pisess_store::util::usage::is_blank(s))
     {
         return Err(UsageError(select::SelectError::Blank.to_string()).into());
     }
@@ -505,7 +505,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
     let opened = OpenedFile {
         file,
         meta: opened,
-        stem: crate::format::scan::stem_of(&path),
+        stem: pisess_format::scan::stem_of(&path),
     };
     let (summary, keeps) =
         summarize_keeping(&opened, &path, c.rule.empty).map_err(|e| not_a_session(&e))?;
@@ -551,7 +551,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
 
 /// Opens a file for reading without following a symlink and without waiting on a FIFO.
 fn open_no_follow(path: &Path) -> io::Result<fs::File> {
-    crate::util::file::open_nonblocking(path, crate::util::file::Links::Refuse)
+    pisess_format::util::file::open_nonblocking(path, pisess_format::util::file::Links::Refuse)
 }
 
 /// The question on a terminal; without one, only `--yes` lets the removal go on.
@@ -849,7 +849,7 @@ mod tests {
         .unwrap();
     }
 
-    use crate::store::removal::TrashHome;
+    use pisess_store::removal::TrashHome;
 
     fn remove_target(t: &Target) -> Result<(), String> {
         let checked = Checked {

@@ -20,13 +20,13 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::{entry_wanted, find_entry, open_session};
-use crate::format::model::EntryLine;
-use crate::format::model::Header;
-use crate::store::select::{select as select_session, Selected};
-use crate::store::session::{self, Session};
-use crate::util::usage::UsageError;
 use crate::views::style::{self, IdCut};
 use entry::{decode_for_block, write_line};
+use pisess_format::model::EntryLine;
+use pisess_format::model::Header;
+use pisess_store::select::{select as select_session, Selected};
+use pisess_store::session::{self, Session};
+use pisess_store::util::usage::UsageError;
 
 pub fn run(
     args: &ShowArgs,
@@ -119,7 +119,7 @@ fn write_human(
         Ok(())
     };
     let items = selected.iter().copied().enumerate();
-    crate::util::parallel::write_in_order(items, weight, out, write)
+    pisess_store::util::parallel::write_in_order(items, weight, out, write)
 }
 
 /// `parent a1b2c3d4`, `new root` or `parent 0badc0de (not in the file)` when entry `i` does

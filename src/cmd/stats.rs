@@ -17,17 +17,17 @@ use crate::app::cli::StatsArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::format::js::JsValue;
-use crate::format::model::{number, EntryLine, Header, Usage};
-use crate::format::surrogates;
-use crate::format::time::to_json_date;
-use crate::store::listing::{self, Scope, Window};
-use crate::store::select::{select, Selected};
-use crate::store::session::{IndexOptions, Session};
-use crate::store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
-use crate::util::usage::UsageError;
 use crate::views::context;
 use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
+use pisess_format::js::JsValue;
+use pisess_format::model::{number, EntryLine, Header, Usage};
+use pisess_format::surrogates;
+use pisess_format::time::to_json_date;
+use pisess_store::listing::{self, Scope, Window};
+use pisess_store::select::{select, Selected};
+use pisess_store::session::{IndexOptions, Session};
+use pisess_store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
+use pisess_store::util::usage::UsageError;
 
 pub fn run(
     args: &StatsArgs,
@@ -214,7 +214,7 @@ impl JsTotals {
     /// tool result's when it has one, every assistant message's. (Where pi would throw, an
     /// absent usage of a `usage` entry or an assistant message, nothing is added.)
     fn observe(&mut self, e: &EntryLine) {
-        use crate::format::model::EntryKind as K;
+        use pisess_format::model::EntryKind as K;
         let message = e.view.message.0.as_ref();
         let (raw, always) = match &e.kind {
             K::Usage => (e.view.usage, true),
@@ -229,7 +229,7 @@ impl JsTotals {
         let Some(usage) = raw.and_then(|r| serde_json::from_str::<Value>(r.get()).ok()) else {
             return;
         };
-        if !always && !crate::format::js::js_truthy(Some(&usage)) {
+        if !always && !pisess_format::js::js_truthy(Some(&usage)) {
             return;
         }
         let field = |k: &str| JsValue::of(usage.get(k));

@@ -19,19 +19,19 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::open_session;
-use crate::format::model::EntryLine;
-use crate::format::model::{
-    decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView, Skimming,
-};
-use crate::format::surrogates;
-use crate::store::select::select;
-use crate::store::session::{IndexOptions, Session};
 use crate::views::preview::{
     answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls,
 };
 use crate::views::style::{self, escape_control, Role, Theme};
 use crate::views::text::{pi_tool_call, pi_tool_call_keys};
 use crate::views::tree::{layout, shown, visible, Facts, Row, Tree, TreeFilter, Visible};
+use pisess_format::model::EntryLine;
+use pisess_format::model::{
+    decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView, Skimming,
+};
+use pisess_format::surrogates;
+use pisess_store::select::select;
+use pisess_store::session::{IndexOptions, Session};
 
 pub fn run(
     args: &TreeArgs,
@@ -214,7 +214,7 @@ fn each_assistant<R: Send>(
         .collect();
     let chunks: Vec<&[u32]> = assistants.chunks(CHUNK).collect();
     let mut failed = Ok(());
-    crate::util::parallel::ordered(
+    pisess_store::util::parallel::ordered(
         &chunks,
         |chunk| {
             let read = |&i: &u32| Ok((i, read(i as usize)?));
@@ -488,9 +488,12 @@ impl View<'_> {
             marked: v.active_end(&self.tree.active),
         };
         let weight = |row: &Row| row.prefix.len();
-        crate::util::parallel::write_in_order(rows.into_iter(), weight, out, |row, lines, buf| {
-            self.human_row(row, &look, lines, buf)
-        })
+        pisess_store::util::parallel::write_in_order(
+            rows.into_iter(),
+            weight,
+            out,
+            |row, lines, buf| self.human_row(row, &look, lines, buf),
+        )
     }
 
     /// One row for people: `prefix • [label] preview ← active`.
@@ -563,7 +566,7 @@ impl View<'_> {
             stack.extend(kids.iter().rev().map(|&c| (c as usize, Some(i), depth + 1)));
             Some((i, parent, depth, kids.len()))
         });
-        crate::util::parallel::write_in_order(
+        pisess_store::util::parallel::write_in_order(
             nodes,
             |_| 0,
             out,
@@ -705,7 +708,7 @@ mod tests {
             r#""not an object""#.to_owned(),
             "{}".to_owned(),
         ];
-        let mut next = crate::format::skim::rng(0x7ee5);
+        let mut next = pisess_format::skim::rng(0x7ee5);
         let (mut unsure, mut sure) = (0, (0, 0));
         for round in 0..2_000 {
             let mut blocks = Vec::new();
@@ -745,7 +748,7 @@ mod tests {
             let line = format!(
                 r#"{{"type":"message","id":"x","message":{{"role":"{role}","content":{content},"stopReason":{stop},"errorMessage":" boom\\n","usage":{{"input":1}}}}}}"#
             );
-            let full = crate::format::json::decode(line.as_bytes()).unwrap();
+            let full = pisess_format::json::decode(line.as_bytes()).unwrap();
             let home = "/home/dev";
             seen_as_decoded(&line, &full, home, &mut sure);
             for (n, kept) in [ROW, ROW_WITH_ARGUMENTS].iter().enumerate() {
@@ -795,7 +798,7 @@ mod tests {
         let stop = whole.get("stopReason");
         assert_eq!(
             said.error_or_aborted,
-            crate::format::js::js_truthy(stop)
+            pisess_format::js::js_truthy(stop)
                 && !matches!(stop.and_then(Value::as_str), Some("stop" | "toolUse")),
             "{line}"
         );
@@ -819,7 +822,7 @@ mod tests {
     fn a_call_shared_hash_finds_its_holder() {
         use serde_json::json;
         let call = |id: &str, command: &str| json!({"type":"toolCall","id":id,"name":"bash","arguments":{"command":command}});
-        let session = crate::store::session::test_session(&[
+        let session = pisess_store::session::test_session(&[
             json!({"type":"message","id":"u","parentId":null,"message":{"role":"user","content":"go"}}),
             json!({"type":"message","id":"a","parentId":"u","message":{"role":"assistant","content":[call("c1", "ls")]}}),
             json!({"type":"message","id":"r","parentId":"a","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[]}}),

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use notify::Watcher as _;
 
-use crate::util::file::FileId;
+use pisess_format::util::file::FileId;
 
 /// The longest sleep without looking at the file, events or not.
 const CHECK_EVERY: Duration = Duration::from_secs(1);
@@ -191,7 +191,7 @@ fn refuse_irregular(meta: &std::fs::Metadata) -> io::Result<()> {
         io::ErrorKind::InvalidInput,
         format!(
             "not a regular file ({})",
-            crate::util::file::kind_of(meta.file_type())
+            pisess_format::util::file::kind_of(meta.file_type())
         ),
     ))
 }
@@ -199,7 +199,10 @@ fn refuse_irregular(meta: &std::fs::Metadata) -> io::Result<()> {
 /// Opens the file without blocking on a FIFO swapped in since it was looked at
 /// (`O_NONBLOCK`, which a regular file ignores), and checks what was opened.
 fn open_regular(path: &Path) -> io::Result<(File, FileId)> {
-    let file = crate::util::file::open_nonblocking(path, crate::util::file::Links::Follow)?;
+    let file = pisess_format::util::file::open_nonblocking(
+        path,
+        pisess_format::util::file::Links::Follow,
+    )?;
     let meta = file.metadata()?;
     refuse_irregular(&meta)?;
     Ok((file, FileId::of(&meta)))

@@ -11,11 +11,11 @@ use std::io;
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-use crate::format::js::{js_len, js_string, js_truthy};
-use crate::format::model::content::{Block, Content};
-use crate::format::model::{Dialect, EntryKind};
-use crate::format::time::parse_js_date;
-use crate::store::session::Session;
+use pisess_format::js::{js_len, js_string, js_truthy};
+use pisess_format::model::content::{Block, Content};
+use pisess_format::model::{Dialect, EntryKind};
+use pisess_format::time::parse_js_date;
+use pisess_store::session::Session;
 
 /// pi's wrappers around summaries in the provider-bound view (`messages.js`).
 pub const COMPACTION_SUMMARY_PREFIX: &str =
@@ -317,7 +317,7 @@ pub fn project(session: &Session, item: &Item) -> io::Result<(Vec<Value>, Option
     };
     messages
         .iter_mut()
-        .for_each(crate::format::json::js_key_order);
+        .for_each(pisess_format::json::js_key_order);
     Ok((messages, effect))
 }
 
@@ -327,7 +327,7 @@ pub fn project(session: &Session, item: &Item) -> io::Result<(Vec<Value>, Option
 /// Its text is then what decoding and writing again gives, at a fraction of the cost: nearly
 /// all of a context is such messages. `None`: take [`project`].
 ///
-/// [`is_stringify_output`]: crate::format::json::is_stringify_output
+/// [`is_stringify_output`]: pisess_format::json::is_stringify_output
 pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<String>> {
     #[derive(serde::Deserialize)]
     struct Line<'a> {
@@ -347,7 +347,7 @@ pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<Str
         return Ok(None);
     };
     let text = message.get();
-    let usable = text.starts_with('{') && crate::format::json::is_stringify_output(text.as_bytes());
+    let usable = text.starts_with('{') && pisess_format::json::is_stringify_output(text.as_bytes());
     Ok(usable.then(|| text.to_owned()))
 }
 
@@ -461,7 +461,7 @@ fn utf16_len(v: Option<&Value>) -> usize {
 
 /// `JSON.stringify(v).length`.
 fn json_len(v: &Value) -> usize {
-    js_len(&crate::format::surrogates::to_string(v))
+    js_len(&pisess_format::surrogates::to_string(v))
 }
 
 fn content_chars(content: Option<&Value>) -> usize {
@@ -530,7 +530,7 @@ mod tests {
     }
 
     fn session(lines: &[Value]) -> Session {
-        crate::store::session::test_session(lines)
+        pisess_store::session::test_session(lines)
     }
 
     fn msg(id: &str, parent: Option<&str>, role: &str, content: Value) -> Value {
@@ -561,7 +561,7 @@ mod tests {
         let s = Session::from_reader(
             text.as_bytes(),
             "t",
-            crate::store::session::IndexOptions::default(),
+            pisess_store::session::IndexOptions::default(),
         )
         .unwrap();
         let p = plan(&s, None).unwrap();

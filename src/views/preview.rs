@@ -13,12 +13,12 @@ use hashbrown::DefaultHashBuilder;
 
 use serde_json::Value;
 
-use crate::format::js::{js_slice, js_string, js_truthy};
-use crate::format::model::content::{Block, Content};
-use crate::format::model::EntryKind;
-use crate::store::session::IdIndex;
 use crate::views::style::Role;
 use crate::views::text::{full_text, normalize, pi_tool_call};
+use pisess_format::js::{js_slice, js_string, js_truthy};
+use pisess_format::model::content::{Block, Content};
+use pisess_format::model::EntryKind;
+use pisess_store::session::IdIndex;
 
 /// pi's theme role of a preview part.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -405,7 +405,7 @@ mod tests {
     /// thousands of calls) and ids recorded several times.
     #[test]
     fn holders_are_the_entries_of_an_id_latest_first() {
-        let mut next = crate::format::skim::rng(0x70c5);
+        let mut next = pisess_format::skim::rng(0x70c5);
         for calls in [0, 1, 3, 5, 17, 100, 4_000] {
             let mut table = ToolCalls::default();
             let mut recorded = Vec::new();

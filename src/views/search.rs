@@ -8,8 +8,8 @@ use regex::Regex;
 use regex_automata::meta;
 use serde_json::Value;
 
-use crate::format::model::content::{Block, Content};
-use crate::format::model::EntryKind;
+use pisess_format::model::content::{Block, Content};
+use pisess_format::model::EntryKind;
 
 mod stored;
 

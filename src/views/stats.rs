@@ -6,9 +6,9 @@
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
 
-use crate::format::model::Usage;
-use crate::store::summary::{Counts, Summary};
-use crate::store::tally::{Row, Tally};
+use pisess_format::model::Usage;
+use pisess_store::summary::{Counts, Summary};
+use pisess_store::tally::{Row, Tally};
 
 /// What rows are grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -258,7 +258,7 @@ impl Rules<'_> {
     }
 }
 
-/// The rows of sessions (each read with a [`Tally`](crate::store::tally::Tally)) grouped into
+/// The rows of sessions (each read with a [`Tally`](pisess_store::tally::Tally)) grouped into
 /// buckets, one session's [`Share`] at a time, so a report need not hold every session's rows.
 pub struct Grouper<'a> {
     rules: Rules<'a>,

@@ -71,10 +71,10 @@ impl Theme {
 
 /// Makes session text safe to print: control characters (ESC, C1, BEL, CR...) become visible
 /// escapes so a session cannot repaint the terminal. Newlines and tabs are kept when `keep_lines`.
-/// A lone surrogate (held as a stand-in, `crate::format::surrogates`) shows as U+FFFD.
+/// A lone surrogate (held as a stand-in, `pisess_format::surrogates`) shows as U+FFFD.
 pub fn escape_control(s: &str, keep_lines: bool) -> Cow<'_, str> {
-    if crate::format::surrogates::has_standins(s) {
-        let shown = crate::format::surrogates::for_display(s);
+    if pisess_format::surrogates::has_standins(s) {
+        let shown = pisess_format::surrogates::for_display(s);
         return Cow::Owned(escape_control(&shown, keep_lines).into_owned());
     }
     let is_bad = |c: char| is_bad(c, keep_lines);
@@ -128,7 +128,7 @@ fn has_bad(b: &[u8], keep_lines: bool) -> bool {
             (Some(0x80), Some(0x8B..=0x8F | 0xA8..=0xAE)) | (Some(0x81), Some(0xA6..=0xA9))
         ),
     };
-    crate::util::bytes::any_byte(b, ascii_bad)
+    pisess_format::util::bytes::any_byte(b, ascii_bad)
         || memchr::memchr3_iter(0xC2, 0xD8, 0xE2, b).any(wide)
         || memchr::memchr_iter(0xEF, b).any(wide)
 }
@@ -154,7 +154,7 @@ pub fn shown_id(id: &str, cut: IdCut) -> String {
     let kept: Cow<str> = match cut {
         IdCut::Column => Cow::Owned(id.chars().take(8).collect()),
         IdCut::Typed if id.chars().count() <= 16 => Cow::Borrowed(id),
-        IdCut::Typed => Cow::Borrowed(crate::format::js::js_slice(id, 8)),
+        IdCut::Typed => Cow::Borrowed(pisess_format::js::js_slice(id, 8)),
     };
     escape_control(&kept, false).into_owned()
 }
@@ -234,7 +234,7 @@ pub fn cost(c: f64) -> String {
 
 /// [`money`] of `usage`, marked [`NEGATIVE`] as well when some record of it holds a cost below
 /// 0 (the sum then hides what was spent: `-5 + 3` is `-$2.00?`, for a real `$3`).
-pub fn cost_of(usage: &crate::format::model::Usage) -> String {
+pub fn cost_of(usage: &pisess_format::model::Usage) -> String {
     let m = money(usage.cost, usage.unpriced);
     if usage.negative_cost {
         format!("{m}{NEGATIVE}")
@@ -361,7 +361,7 @@ mod tests {
         assert_eq!(tokens(12_345.0), "12.3k");
         assert_eq!(tokens(4_500_000.0), "4.5M");
         assert_eq!(cost(0.0), "$0.00");
-        let unpriced = crate::format::model::Usage {
+        let unpriced = pisess_format::model::Usage {
             input: 10.0,
             unpriced: 10.0,
             ..Default::default()
@@ -369,7 +369,7 @@ mod tests {
         assert_eq!(cost_of(&unpriced), "$0.00+");
         assert_eq!(money(1.5, 0.0), "$1.50");
         assert_eq!(money(1.5, 3.0), "$1.50+");
-        assert_eq!(cost_of(&crate::format::model::Usage::default()), "$0.00");
+        assert_eq!(cost_of(&pisess_format::model::Usage::default()), "$0.00");
         assert_eq!(cost(0.1234), "$0.12");
         assert_eq!(cost(0.001), "$0.0010");
         // Issue 42 (red team 08): a negative sum shows its sign, a sum over a negative cost
@@ -377,7 +377,7 @@ mod tests {
         assert_eq!(cost(-2.0), "-$2.00");
         assert_eq!(cost(-0.001), "-$0.0010");
         assert_eq!(money(0.0, f64::NAN), "$0.00+");
-        let hidden = crate::format::model::Usage {
+        let hidden = pisess_format::model::Usage {
             cost: -2.0,
             negative_cost: true,
             ..Default::default()

@@ -10,9 +10,9 @@
 
 use serde_json::Value;
 
-use crate::format::escaped::Rest;
-use crate::format::js::{js_len, js_number, js_slice, js_string, js_trim, js_truthy};
-use crate::format::model::content::{Block, Content};
+use pisess_format::escaped::Rest;
+use pisess_format::js::{js_len, js_number, js_slice, js_string, js_trim, js_truthy};
+use pisess_format::model::content::{Block, Content};
 
 /// pi's preview `normalize`: newlines and tabs become spaces, then trim.
 pub(crate) fn normalize(s: &str) -> String {
@@ -142,7 +142,7 @@ fn shorten_home(path: &str, home: &str) -> String {
     if !path.starts_with('/') {
         return path.to_owned();
     }
-    crate::store::locate::tilde(std::path::Path::new(path), std::path::Path::new(home))
+    pisess_store::locate::tilde(std::path::Path::new(path), std::path::Path::new(home))
 }
 
 /// pi's `formatReadLineRange`: `:10`, `:10-29`, or nothing for malformed values.
@@ -275,6 +275,53 @@ pub(crate) fn cut<'a>(
 
 #[cfg(test)]
 mod tests {
+    /// The counts of every split of random strings equal those of the whole decoded text, as
+    /// `cut` counts them after a prefix; refusals are only where the string is not plain.
+    #[test]
+    fn counts_equal_the_decoded_texts() {
+        let mut next = pisess_format::skim::rng(18);
+        let (mut counted, mut refused) = (0, 0);
+        for _ in 0..4000 {
+            let inner = pisess_format::escaped::random_inner(&mut next);
+            let quoted = [&b"\""[..], &inner, b"\""].concat();
+            // `\n\n` raw is not JSON: the decoder refuses it, the skim never hands it over.
+            let Ok(serde_json::Value::String(whole)) = pisess_format::json::decode(&quoted) else {
+                continue;
+            };
+            let from = next(inner.len() + 1);
+            let Some(at) = pisess_format::escaped::boundary(&inner, from) else {
+                continue;
+            };
+            let decode =
+                |b: &[u8]| match pisess_format::json::decode(&[&b"\""[..], b, b"\""].concat()) {
+                    Ok(serde_json::Value::String(s)) => s,
+                    other => panic!("{other:?}"),
+                };
+            let (head, tail) = (decode(&inner[..at]), decode(&inner[at..]));
+            assert_eq!(format!("{head}{tail}"), whole, "{:?} at {at}", inner);
+            let plain = std::str::from_utf8(&inner[at..]).is_ok()
+                && !pisess_format::json::may_hold_surrogates(&inner[at..]);
+            let Some(r) = pisess_format::escaped::rest(&inner[at..]) else {
+                assert!(!plain, "{:?}", String::from_utf8_lossy(&inner[at..]));
+                refused += 1;
+                continue;
+            };
+            counted += 1;
+            assert_eq!(r.chars, tail.chars().count(), "{tail:?}");
+            let trimmed = tail.trim_end();
+            assert_eq!(r.has_text, !trimmed.is_empty(), "{tail:?}");
+            assert_eq!(r.newlines, trimmed.matches('\n').count(), "{tail:?}");
+            // And `cut` of a long enough head with these counts is `cut` of the whole.
+            for (lines, chars) in [(2, 5), (1, 1), (3, 40), (12, 1500)] {
+                if cuts_within(&head, lines, chars) {
+                    let full = cut(&whole, None, lines, chars);
+                    assert_eq!(cut(&head, Some(&r), lines, chars), full, "{whole:?}");
+                }
+            }
+        }
+        assert!(counted > 1000 && refused > 100, "{counted} {refused}");
+    }
+
     #[test]
     fn the_nth_character_starts_where_counting_finds_it() {
         let long = [

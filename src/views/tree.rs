@@ -7,9 +7,9 @@
 
 use std::sync::Arc;
 
-use crate::format::model::EntryKind;
-use crate::store::session::Session;
-use crate::util::warning::Warning;
+use pisess_format::model::EntryKind;
+use pisess_format::util::warning::Warning;
+use pisess_store::session::Session;
 
 /// A list of entry positions per entry, all in one vector (a `Vec` per entry cost 56 bytes an
 /// entry: most of `tree`'s memory on a session of a million small entries).
@@ -681,7 +681,7 @@ mod tests {
     use serde_json::{json, Value};
 
     fn session(lines: &[Value]) -> Session {
-        crate::store::session::test_session(lines)
+        pisess_store::session::test_session(lines)
     }
 
     fn e(id: &str, parent: Option<&str>, ts: u32) -> Value {
@@ -841,7 +841,7 @@ mod tests {
     /// depth of row, with or without a connector, as gutters come and go.
     #[test]
     fn drawn_gutters_draw_what_each_level_draws() {
-        let mut next = crate::format::skim::rng(0x6077);
+        let mut next = pisess_format::skim::rng(0x6077);
         let (mut gutters, mut drawn) = (Vec::new(), Drawn::default());
         for _ in 0..5_000 {
             if next(3) == 0 {

@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pisess::store::cache::{forge, forge_stamped, tallies, this_stamp, CacheDir};
+use pisess_store::cache::{forge, forge_stamped, tallies, this_stamp, CacheDir};
 use serde_json::json;
 
 use crate::cache::{env_for, PROJECTS};
@@ -17,7 +17,7 @@ use crate::common::run_with;
 fn session(tmp: &std::path::Path) -> PathBuf {
     let dir = tmp
         .join("agent/sessions")
-        .join(pisess::store::locate::encode_cwd(PROJECTS[0]));
+        .join(pisess_store::locate::encode_cwd(PROJECTS[0]));
     fs::create_dir_all(&dir).unwrap();
     let lines = [
         json!({"type":"session","version":3,"id":"stamp","timestamp":"2026-01-01T00:00:00.000Z","cwd":PROJECTS[0]}),
@@ -48,7 +48,7 @@ fn session(tmp: &std::path::Path) -> PathBuf {
 /// in the same time zone, writes.
 fn other_codes_stamp() -> String {
     let ours = this_stamp();
-    let other = ours.replace(env!("PISESS_CODE_HASH"), "0123456789abcdef");
+    let other = ours.replace(pisess_store::cache::key::CODE_HASH, "0123456789abcdef");
     assert_ne!(other, ours, "the stamp holds the code hash: {ours}");
     other
 }

@@ -382,8 +382,8 @@ fn a_tally_cache_others_can_write_is_not_used() {
             .unwrap()
             .unwrap()
             .path();
-        let dir = pisess::store::cache::CacheDir::new(cache.clone());
-        assert!(pisess::store::cache::tallies::forge(
+        let dir = pisess_store::cache::CacheDir::new(cache.clone());
+        assert!(pisess_store::cache::tallies::forge(
             &dir,
             &session,
             |s, _| {

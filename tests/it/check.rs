@@ -610,7 +610,7 @@ fn the_guides_github_actions_steps_pass_on_an_example_session() {
     );
     let folder = agent
         .join("sessions")
-        .join(pisess::store::locate::encode_cwd(&work.to_string_lossy()));
+        .join(pisess_store::locate::encode_cwd(&work.to_string_lossy()));
     let stub = format!(
         "#!/bin/sh\nmkdir -p '{}' && cp '{}' '{}/'\n",
         folder.display(),
@@ -775,7 +775,7 @@ fn a_report_over_the_file_on_stdin_is_refused() {
     let notes = dir.path().join("notes.xml");
     fs::write(&notes, "not a session\n").unwrap();
     let mut env = env_in(&examples_agent_dir(), "/home/dev/webshop");
-    env.stdin_file = Some(pisess::util::file::FileId::of(
+    env.stdin_file = Some(pisess_format::util::file::FileId::of(
         &fs::metadata(&notes).unwrap(),
     ));
     let file = notes.to_str().unwrap();

@@ -216,7 +216,7 @@ fn output_over_a_session_or_the_file_on_stdin_is_refused() {
 
     // stdin is that very file (what the binary reads with fstat).
     let mut env = example_env();
-    env.stdin_file = Some(pisess::util::file::FileId::of(
+    env.stdin_file = Some(pisess_format::util::file::FileId::of(
         &std::fs::metadata(&other).unwrap(),
     ));
     let r = run_with(env, &["export", "-", "-f", "md", "-o", o], &before);
@@ -688,7 +688,7 @@ fn deeply_nested_arguments_do_not_blow_up_the_export() {
         let text = input.clone();
         // On the stack the binary runs its command on (`pisess::stack`), as deep lines need.
         let out = std::thread::Builder::new()
-            .stack_size(pisess::util::stack::SIZE)
+            .stack_size(pisess_store::util::stack::SIZE)
             .spawn(move || export_stdin(&args, &text))
             .unwrap()
             .join()

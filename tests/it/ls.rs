@@ -307,7 +307,7 @@ fn file_names_compare_as_nodes_locale_compare() {
     let mut wrong = Vec::new();
     for (ra, a) in &table {
         for (rb, b) in &table {
-            let ours = pisess::store::locate::name_cmp(a.as_bytes(), b.as_bytes());
+            let ours = pisess_store::locate::name_cmp(a.as_bytes(), b.as_bytes());
             if ours != ra.cmp(rb) {
                 wrong.push(format!(
                     "{a:?} vs {b:?}: pisess {ours:?}, node {:?}",

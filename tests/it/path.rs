@@ -80,7 +80,7 @@ fn explain_shows_overridden_values() {
         let r = run_with(env, args, b"");
         assert_eq!(r.code, 0, "{}", r.stderr);
         let tmp = tmp.path().to_str().unwrap();
-        let folder = pisess::store::locate::encode_cwd(tmp);
+        let folder = pisess_store::locate::encode_cwd(tmp);
         r.stdout
             .replace(tmp, "<tmp>")
             .replace(folder.strip_suffix("--").unwrap(), "--<tmp>")

@@ -8,7 +8,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use pisess::app::env::Env;
-use pisess::store::locate::encode_cwd;
+use pisess_store::locate::encode_cwd;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -787,7 +787,7 @@ fn a_name_here_beats_an_id_prefix_in_another_project() {
     // From a third project, both are candidates of "all projects": an error naming each.
     let mut env = fx.env();
     env.inputs.cwd = fx.path("third");
-    env.location = pisess::store::locate::Location::resolve(&env.inputs);
+    env.location = pisess_store::locate::Location::resolve(&env.inputs);
     let r = run_with(env, &["path", "cafe"], b"");
     assert_eq!(r.code, 1, "{r:?}");
     assert!(
@@ -1068,7 +1068,7 @@ fn swap_attack(mode: &str, tries: usize) -> (usize, usize) {
         }
         let before = swaps.load(Ordering::Relaxed);
         let mut env = fx.env();
-        env.trash = pisess::store::removal::TrashHome {
+        env.trash = pisess_store::removal::TrashHome {
             xdg_data_home: Some(fx.path("xdg").into()),
             home: None,
         };

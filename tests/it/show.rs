@@ -195,11 +195,11 @@ fn unknown_roles_are_refused_and_unknown_types_warned() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
-    for role in pisess::format::model::PI_ROLES {
+    for role in pisess_format::model::PI_ROLES {
         assert!(err.contains(role), "{role} not listed in: {err}");
     }
     // Every pi role is accepted.
-    for role in pisess::format::model::PI_ROLES {
+    for role in pisess_format::model::PI_ROLES {
         let r = run(&["show", path.to_str().unwrap(), "--role", role]);
         assert_eq!(r.code, 0, "--role {role}: {}", r.stderr);
     }
@@ -215,7 +215,7 @@ fn unknown_roles_are_refused_and_unknown_types_warned() {
     );
     let r = run(&["show", path.to_str().unwrap(), "-q", "--type", "mesage"]);
     assert_eq!(r.stderr, "", "-q hides the warning");
-    for t in pisess::format::model::PI_ENTRY_TYPES {
+    for t in pisess_format::model::PI_ENTRY_TYPES {
         let r = run(&["show", path.to_str().unwrap(), "--type", t]);
         assert_eq!(r.stderr, "", "--type {t} is pi's");
     }

@@ -5,8 +5,8 @@
 
 use std::fs;
 
-use pisess::format::model::Usage;
-use pisess::store::tally::{ModelKey, Row};
+use pisess_format::model::Usage;
+use pisess_store::tally::{ModelKey, Row};
 
 use crate::cache::{cache_files, damage, env_for, same, Store};
 use crate::common::run_with;
@@ -122,8 +122,8 @@ fn a_warm_report_reads_the_cache_not_the_sessions() {
         "no tally cache written"
     );
     let path = store.files[0].0.clone();
-    let dir = pisess::store::cache::CacheDir::new(cache.clone());
-    assert!(pisess::store::cache::tallies::forge(
+    let dir = pisess_store::cache::CacheDir::new(cache.clone());
+    assert!(pisess_store::cache::tallies::forge(
         &dir,
         &path,
         |_, tally| {

@@ -136,7 +136,7 @@ fn bold_marks_the_name_only() {
 fn an_empty_listing_says_where_it_looked() {
     let mut env = terminal_env("80");
     env.inputs.cwd = PathBuf::from("/home/dev/nothing-here");
-    env.location = pisess::store::locate::Location::resolve(&env.inputs);
+    env.location = pisess_store::locate::Location::resolve(&env.inputs);
     let r = run_with(env, &["ls"], b"");
     assert_eq!(r.code, 0);
     assert_eq!(r.stdout, "");

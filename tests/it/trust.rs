@@ -7,8 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use pisess::app::env::Env;
-use pisess::store::cache::{forge, CacheDir};
-use pisess::store::summary::Summary;
+use pisess_store::cache::{forge, CacheDir};
+use pisess_store::summary::Summary;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
@@ -40,7 +40,7 @@ impl Fx {
     fn project(&self) -> PathBuf {
         self.agent()
             .join("sessions")
-            .join(pisess::store::locate::encode_cwd(PROJECTS[0]))
+            .join(pisess_store::locate::encode_cwd(PROJECTS[0]))
     }
 
     fn env(&self) -> Env {
@@ -222,7 +222,7 @@ fn decisions_equal_no_cache_under_random_forged_caches() {
         let files: Vec<PathBuf> = store.files.iter().map(|(p, _)| p.clone()).collect();
         let ids: Vec<String> = files
             .iter()
-            .map(|p| pisess::format::scan::read_header(p).unwrap().id)
+            .map(|p| pisess_format::scan::read_header(p).unwrap().id)
             .collect();
         for path in &files {
             let rng = &mut store.rng;
@@ -338,7 +338,7 @@ fn a_forged_tally_shows_in_stats_but_does_not_pass_check_max_cost() {
     settle(&dear);
     assert_eq!(fx.run(&["stats", "--all", "--json"]).code, 0);
     let dir = CacheDir::new(fx.cache());
-    assert!(pisess::store::cache::tallies::forge(&dir, &dear, |s, t| {
+    assert!(pisess_store::cache::tallies::forge(&dir, &dear, |s, t| {
         s.usage.cost = 0.01;
         for r in &mut t.rows {
             if let Some(u) = &mut r.usage {

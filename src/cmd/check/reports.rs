@@ -10,9 +10,9 @@ use std::io::{self, Write};
 use super::verdicts::{
     assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status,
 };
-use crate::format::time::span_text;
 use crate::views::check::LastMessage;
 use crate::views::style;
+use pisess_format::time::span_text;
 
 /// How many findings and characters of the last message a report carries: enough to act on,
 /// short enough for a step summary (GitHub keeps 1 MiB of it).

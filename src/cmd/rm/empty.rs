@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use crate::format::scan::OpenedFile;
-use crate::store::summary::{summarize_opened, Summary, SummaryOptions};
+use pisess_format::scan::OpenedFile;
+use pisess_store::summary::{summarize_opened, Summary, SummaryOptions};
 
 /// What an entry holds that a person would miss, if anything: what makes a session without
 /// messages not empty for `rm --empty`. A message of any role; a custom message pi showed the
@@ -13,8 +13,8 @@ use crate::store::summary::{summarize_opened, Summary, SummaryOptions};
 /// not know (what it holds cannot be told), or a seed-000 tool call or thinking entry. Not
 /// kept: model and thinking-level changes, usage records, context edits, extensions' `custom`
 /// state and hidden custom messages, none of which pi shows in the conversation.
-fn kept(e: &crate::format::model::EntryLine) -> Option<&'static str> {
-    use crate::format::model::EntryKind as K;
+fn kept(e: &pisess_format::model::EntryLine) -> Option<&'static str> {
+    use pisess_format::model::EntryKind as K;
     match &e.kind {
         K::Message => Some("a message"),
         K::CustomMessage => {
@@ -23,7 +23,7 @@ fn kept(e: &crate::format::model::EntryLine) -> Option<&'static str> {
                 display: Option<serde_json::Value>,
             }
             let shown = serde_json::from_slice::<Shown>(e.json)
-                .is_ok_and(|m| crate::format::js::js_truthy(m.display.as_ref()));
+                .is_ok_and(|m| pisess_format::js::js_truthy(m.display.as_ref()));
             shown.then_some("a custom message shown to the user")
         }
         K::Compaction => Some("a compaction summary"),
@@ -47,15 +47,15 @@ pub(super) fn summarize_keeping(
     opened: &OpenedFile,
     path: &Path,
     keeps: bool,
-) -> Result<(Summary, Option<String>), crate::format::scan::ScanError> {
+) -> Result<(Summary, Option<String>), pisess_format::scan::ScanError> {
     let mut found: Option<String> = None;
-    let mut also = |_: &crate::format::model::Header, e: &crate::format::model::EntryLine| {
+    let mut also = |_: &pisess_format::model::Header, e: &pisess_format::model::EntryLine| {
         if found.is_none() {
             found = kept(e).map(|what| format!("{what}, line {}", e.line));
         }
     };
     let options = SummaryOptions {
-        also: keeps.then_some(&mut also as crate::store::summary::Also),
+        also: keeps.then_some(&mut also as pisess_store::summary::Also),
         ..SummaryOptions::default()
     };
     let summary = summarize_opened(opened, path, options)?;
@@ -77,7 +77,7 @@ pub(super) fn summarize_keeping(
 /// Whether the session at `path` holds anything [`kept`] names; a file that cannot be read is
 /// left to the check, which says why.
 pub(super) fn holds_what_a_person_would_miss(path: &Path) -> bool {
-    crate::format::scan::open_file(path)
+    pisess_format::scan::open_file(path)
         .ok()
         .and_then(|opened| summarize_keeping(&opened, path, true).ok())
         .is_some_and(|(_, keeps)| keeps.is_some())

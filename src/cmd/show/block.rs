@@ -13,11 +13,11 @@ use serde_json::{Map, Value};
 
 use super::body::{string_or_json, Body};
 use super::limits::Rests;
-use crate::format::model::content::{CallForm, ToolCall};
-use crate::format::model::EntryKind;
-use crate::format::time::local_time;
-use crate::store::session::Session;
 use crate::views::style::{self, escape_control, shown_id, IdCut, Role, Theme};
+use pisess_format::model::content::{CallForm, ToolCall};
+use pisess_format::model::EntryKind;
+use pisess_format::time::local_time;
+use pisess_store::session::Session;
 
 pub(super) struct Blocks<'a> {
     pub theme: Theme,

@@ -7,9 +7,9 @@ use std::io::{self, Write};
 use serde_json::Value;
 
 use super::limits::{Left, Rests, MAX_CHARS, MAX_LINES, MAX_LINE_CHARS};
-use crate::format::model::content::{Block, CallForm, Content};
 use crate::views::style::{self, escape_control, Role, Theme};
 use crate::views::text::{base64_size, cut, full_text, image_label};
+use pisess_format::model::content::{Block, CallForm, Content};
 
 const INDENT: &str = "  ";
 

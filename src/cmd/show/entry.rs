@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::limits::Rests;
 use super::shorten;
-use crate::format::model::Dialect;
-use crate::store::session::Session;
+use pisess_format::model::Dialect;
+use pisess_store::session::Session;
 
 /// Entry `i` decoded for its block. A cut block decodes only the start of long texts;
 /// `--full` and seed 000's files (whose entries are rebuilt) decode the line whole.
@@ -48,7 +48,7 @@ const SCRATCH_KEPT: usize = 4 << 20;
 /// `\u` escapes (`format::surrogates::escape_json_line`): the same value, which the terminal does not act on.
 pub(super) fn write_line(out: &mut dyn Write, bytes: &[u8], escape: bool) -> io::Result<()> {
     if escape {
-        out.write_all(&crate::format::surrogates::escape_json_line(bytes))?;
+        out.write_all(&pisess_format::surrogates::escape_json_line(bytes))?;
     } else {
         out.write_all(bytes)?;
     }

@@ -18,15 +18,15 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::entry_wanted;
-use crate::format::model::EntryKind;
-use crate::format::scan::ScanError;
-use crate::format::time::parse_span;
-use crate::store::select::{select, Selected};
-use crate::store::session::Session;
 use crate::util::follow::{Change, FollowedFile, Stop};
-use crate::util::usage::UsageError;
-use crate::util::warning::Warning;
 use crate::views::style::{self, IdCut};
+use pisess_format::model::EntryKind;
+use pisess_format::scan::ScanError;
+use pisess_format::time::parse_span;
+use pisess_format::util::warning::Warning;
+use pisess_store::select::{select, Selected};
+use pisess_store::session::Session;
+use pisess_store::util::usage::UsageError;
 
 pub(super) fn run(
     args: &ShowArgs,
@@ -62,7 +62,7 @@ pub(super) fn run(
         Selected::File(path) => path,
     };
     let name = path.display().to_string();
-    let stem = crate::util::file::stem_of(&path);
+    let stem = pisess_format::util::file::stem_of(&path);
     let mut follower = Follower::new(args, env, name.clone(), stem);
     let mut file = FollowedFile::new(&path);
     let mut last_entry = Instant::now();

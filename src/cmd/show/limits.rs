@@ -2,7 +2,7 @@
 //! shortened decode ([`super::shorten`]) records and the body ([`super::body`]) writes, kept
 //! below both so neither reaches into the other for them.
 
-use crate::format::escaped::Rest;
+use pisess_format::escaped::Rest;
 
 /// Text blocks longer than this are cut unless `--full`.
 pub(super) const MAX_LINES: usize = 12;

@@ -1,5 +1,5 @@
 //! An entry decoded for a cut block: each long text the block shows only the start of is
-//! decoded only in part, and the rest is counted from its escaped bytes (`crate::format::escaped`).
+//! decoded only in part, and the rest is counted from its escaped bytes (`pisess_format::escaped`).
 //! Tool results are most of a session's bytes and a block shows at most a screenful of each,
 //! so this is most of what `show` would decode.
 //!
@@ -14,11 +14,11 @@
 
 use serde_json::{Map, Value};
 
-use crate::format::escaped::Rest;
-use crate::format::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
-use crate::format::skim::Skim;
 use crate::views::style::{self, escape_control};
 use crate::views::text::{base64_digits, cuts_within};
+use pisess_format::escaped::Rest;
+use pisess_format::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
+use pisess_format::skim::Skim;
 
 use super::limits::{Left, Rests, MAX_CHARS, MAX_LINES, MAX_LINE_CHARS};
 
@@ -131,8 +131,8 @@ fn line_prefix(inner: &[u8]) -> Option<String> {
         serde_json::to_string(kept)
             .is_ok_and(|json| json.strip_suffix('"').is_some_and(line_cut_within))
     };
-    let (kept, _) = crate::format::escaped::decoded_start(inner, LINE_PREFIX, cut_within)?;
-    (!crate::format::surrogates::has_standins(&kept)).then_some(kept)
+    let (kept, _) = pisess_format::escaped::decoded_start(inner, LINE_PREFIX, cut_within)?;
+    (!pisess_format::surrogates::has_standins(&kept)).then_some(kept)
 }
 
 /// The object at the cursor, its members read by `read`, but a long string under one of
@@ -207,8 +207,8 @@ fn string(span: &[u8], how: Use, rests: &mut Rests) -> Option<Value> {
 /// counts of the rest; `None` where the text must be decoded whole.
 fn text_prefix(inner: &[u8]) -> Option<(String, Rest)> {
     let enough = |kept: &str| cuts_within(kept, MAX_LINES, MAX_CHARS);
-    let (kept, at) = crate::format::escaped::decoded_start(inner, PREFIX, enough)?;
-    Some((kept, crate::format::escaped::rest(&inner[at..])?))
+    let (kept, at) = pisess_format::escaped::decoded_start(inner, PREFIX, enough)?;
+    Some((kept, pisess_format::escaped::rest(&inner[at..])?))
 }
 
 /// Whether [`Body::line`](super::body::Body::line) cuts any line that `start` begins (or that
@@ -228,14 +228,14 @@ pub(super) fn line_cut_within(start: &str) -> bool {
 mod tests {
     use super::super::body::Body;
     use super::*;
-    use crate::format::escaped::tests::random_inner;
     use crate::views::style::Theme;
+    use pisess_format::escaped::random_inner;
 
     /// A message's content written from the shortened decode is what the full decode writes,
     /// on long random texts (every escape, invalid bytes, surrogates, trailing whitespace).
     #[test]
     fn shortened_content_writes_what_the_whole_does() {
-        let mut next = crate::format::skim::rng(7);
+        let mut next = pisess_format::skim::rng(7);
         let mut shortened = 0;
         for round in 0..300 {
             let mut text = || {
@@ -244,7 +244,7 @@ mod tests {
                     let piece = random_inner(&mut next);
                     // Mostly plain texts, which are shortened; the others are decoded whole.
                     let plain = std::str::from_utf8(&piece).is_ok()
-                        && !crate::format::json::may_hold_surrogates(&piece);
+                        && !pisess_format::json::may_hold_surrogates(&piece);
                     if plain || round % 4 == 0 {
                         t.extend(piece);
                     }
@@ -270,7 +270,7 @@ mod tests {
                 br#""}"#,
             ]
             .concat();
-            let Ok(whole) = crate::format::json::decode(&line) else {
+            let Ok(whole) = pisess_format::json::decode(&line) else {
                 continue;
             };
             let (value, rests) = decode(&line, &EntryKind::Message).expect("the skim is sure");
@@ -305,7 +305,7 @@ mod tests {
     /// surrogates), the name before or after them.
     #[test]
     fn shortened_arguments_write_the_whole_line() {
-        let mut next = crate::format::skim::rng(11);
+        let mut next = pisess_format::skim::rng(11);
         let wide: &[&[u8]] = &[
             "日本".as_bytes(),
             "\\u200d".as_bytes(),
@@ -350,7 +350,7 @@ mod tests {
                 br#"}]}}"#,
             ]
             .concat();
-            let Ok(whole) = crate::format::json::decode(&line) else {
+            let Ok(whole) = pisess_format::json::decode(&line) else {
                 continue;
             };
             let Some((value, rests)) = decode(&line, &EntryKind::Message) else {

@@ -5,11 +5,11 @@ use std::io::{self, Write};
 use jiff::tz::TimeZone;
 
 use crate::app::env::Env;
-use crate::format::time::local_time;
-use crate::store::summary::Summary;
-use crate::store::tally::{Row, Tally};
 use crate::views::stats::{Bucket, By, One};
 use crate::views::style::{self, Role};
+use pisess_format::time::local_time;
+use pisess_store::summary::Summary;
+use pisess_store::tally::{Row, Tally};
 
 /// Text from the file, made safe for a terminal.
 fn safe(s: &str) -> String {
@@ -33,7 +33,7 @@ fn duration(ms: i64) -> String {
     }
 }
 
-fn usage_line(u: &crate::format::model::Usage) -> String {
+fn usage_line(u: &pisess_format::model::Usage) -> String {
     format!(
         "{} (input {}, output {}, cache read {}, cache write {})",
         style::tokens(u.total_tokens()),

@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::Finding;
-use crate::format::model::{Dialect, EntryKind, PI_ROLES};
-use crate::store::session::Session;
+use pisess_format::model::{Dialect, EntryKind, PI_ROLES};
+use pisess_store::session::Session;
 
 /// The file's structural faults: the reader's own warnings (malformed lines, duplicate and
 /// missing ids, a second header), then a bad header, a torn last line, missing parents,
@@ -193,7 +193,7 @@ fn cycles(session: &Session) -> Vec<(u64, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::session::test_session;
+    use pisess_store::session::test_session;
     use serde_json::json;
 
     #[test]
@@ -268,7 +268,7 @@ mod tests {
         let s = Session::from_reader(
             text.as_bytes(),
             "t",
-            crate::store::session::IndexOptions::default(),
+            pisess_store::session::IndexOptions::default(),
         )
         .unwrap();
         let found = integrity(&s, &str::to_owned);

@@ -13,11 +13,11 @@ use serde_json::Value;
 
 pub use integrity::integrity;
 
-use crate::format::model::content::{Block, Content};
-use crate::format::model::{message_call_facts, EntryKind};
-use crate::store::session::Session;
-use crate::store::summary::Summary;
 use crate::views::secrets::Scrub;
+use pisess_format::model::content::{Block, Content};
+use pisess_format::model::{message_call_facts, EntryKind};
+use pisess_store::session::Session;
+use pisess_store::summary::Summary;
 
 /// How `check --max-cost` treats usage without a price (`--unpriced`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -137,7 +137,7 @@ pub struct Figures {
 impl Figures {
     /// The cost as every report form prints it ([`crate::views::style::cost_of`]).
     pub fn money(&self) -> String {
-        crate::views::style::cost_of(&crate::format::model::Usage {
+        crate::views::style::cost_of(&pisess_format::model::Usage {
             cost: self.cost,
             unpriced: self.unpriced_tokens,
             negative_cost: self.negative_cost,
@@ -260,7 +260,7 @@ pub fn judge(
         let mut a = at_most(
             "max-tokens",
             held,
-            crate::format::model::number(figures.tokens),
+            pisess_format::model::number(figures.tokens),
             max,
         );
         // A negative count offsets real ones: the total is no bound (red team 08).
@@ -420,7 +420,7 @@ pub fn undecidable(spec: &Spec, summary: &Summary) -> Option<String> {
 /// how to treat it, the assertion is undecided; `fail` fails it (when the recorded cost alone
 /// does not); `ok` judges the recorded cost.
 fn cost_assertion(
-    usage: &crate::format::model::Usage,
+    usage: &pisess_format::model::Usage,
     max: f64,
     unpriced: Option<Unpriced>,
 ) -> Assertion {
@@ -445,8 +445,8 @@ fn cost_assertion(
         measured,
         limit: cents(max),
         relation: if within { "<=" } else { ">" }.into(),
-        measured_json: crate::format::model::number(cost),
-        limit_json: crate::format::model::number(max),
+        measured_json: pisess_format::model::number(cost),
+        limit_json: pisess_format::model::number(max),
     };
     // A negative cost offsets real ones (`-5 + 3` passes a real `$3` under `$1`), and a
     // negative token count hid unpriced tokens before they were judged per count: either
@@ -498,7 +498,7 @@ fn cost_assertion(
 }
 
 fn duration_assertion(duration: Option<i64>, max: i64, shown: &str) -> Assertion {
-    use crate::format::time::span_text;
+    use pisess_format::time::span_text;
     let (held, measured, relation) = match duration {
         Some(d) if d <= max => (true, span_text(d), "<="),
         Some(d) => (false, span_text(d), ">"),

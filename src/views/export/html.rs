@@ -281,7 +281,7 @@ fn name(s: &str) -> String {
 
 /// Text for an element or an attribute: `&`, `<`, `>`, `"` and `'` as entities. It writes the
 /// page's names and titles (the session's name, the facts, a model, a tool's name), so a bidi
-/// control or an invisible character in one (`crate::format::surrogates::is_terminal_control`:
+/// control or an invisible character in one (`pisess_format::surrogates::is_terminal_control`:
 /// U+202E would show `exe.pdf` for `fdp.exe`) is shown as its escape, `\u{202e}`, as the
 /// terminal shows it; where it is an element's text it is also in a `<bdi>` ([`name`]), so that a
 /// right-to-left name does not reorder what is around it. Message texts keep theirs
@@ -290,7 +290,7 @@ pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
-            c if crate::format::surrogates::is_terminal_control(c) => {
+            c if pisess_format::surrogates::is_terminal_control(c) => {
                 let _ = write!(out, "\\u{{{:x}}}", c as u32);
             }
             '&' => out.push_str("&amp;"),

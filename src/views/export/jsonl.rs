@@ -14,7 +14,7 @@ use std::io::Write;
 use serde_json::{Map, Value};
 
 use super::Redact;
-use crate::store::session::Session;
+use pisess_store::session::Session;
 
 /// The header pi writes for an export.
 pub struct Header<'a> {
@@ -103,7 +103,7 @@ pub(crate) fn write_value(out: &mut Vec<u8>, value: &Value) {
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         // The one JSON writer's numbers: JavaScript's `Number.prototype.toString`.
         Value::Number(n) => {
-            let _ = crate::format::surrogates::write(&mut *out, n);
+            let _ = pisess_format::surrogates::write(&mut *out, n);
         }
         Value::String(s) => write_string(out, s),
         Value::Array(items) => {
@@ -134,7 +134,7 @@ pub(crate) fn write_value(out: &mut Vec<u8>, value: &Value) {
 /// A string as `JSON.stringify` escapes it (lone surrogates as `\udxxx`).
 fn write_string(out: &mut Vec<u8>, s: &str) {
     // Writing a string to a Vec cannot fail.
-    let _ = crate::format::surrogates::write(&mut *out, s);
+    let _ = pisess_format::surrogates::write(&mut *out, s);
 }
 
 /// An object's keys in JavaScript's property order: array-index keys (`"0"` to

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::Redact;
-use crate::format::js::js_string;
-use crate::format::model::content::{Block, Content};
-use crate::format::model::EntryKind;
-use crate::store::session::Session;
+use pisess_format::js::js_string;
+use pisess_format::model::content::{Block, Content};
+use pisess_format::model::EntryKind;
+use pisess_store::session::Session;
 
 /// Facts and items of one branch.
 #[derive(Debug)]
@@ -381,7 +381,7 @@ fn parts(content: Option<&Value>, redact: &dyn Redact) -> Vec<Part> {
                         .arguments
                         .map(|a| {
                             let text = arguments_text(&redact.value(a));
-                            crate::format::surrogates::for_display(&text).into_owned()
+                            pisess_format::surrogates::for_display(&text).into_owned()
                         })
                         .unwrap_or_default(),
                     result: None,
@@ -419,7 +419,7 @@ fn arguments_text(v: &Value) -> String {
         }
     }
     if deeper_than(v, 16) {
-        crate::format::surrogates::to_string(v)
+        pisess_format::surrogates::to_string(v)
     } else {
         serde_json::to_string_pretty(v).unwrap_or_default()
     }
@@ -428,7 +428,7 @@ fn arguments_text(v: &Value) -> String {
 /// A text for people (a lone surrogate is U+FFFD), through the redaction hook.
 fn clean(s: &str, redact: &dyn Redact) -> String {
     redact
-        .text(&crate::format::surrogates::for_display(s))
+        .text(&pisess_format::surrogates::for_display(s))
         .into_owned()
 }
 
@@ -444,7 +444,7 @@ fn clean_text(v: Option<&Value>, redact: &dyn Redact) -> String {
 fn text_of(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => crate::format::surrogates::for_display(s).into_owned(),
+        Some(Value::String(s)) => pisess_format::surrogates::for_display(s).into_owned(),
         other => js_string(other),
     }
 }
@@ -510,7 +510,7 @@ pub fn one_line(s: &str, max: usize) -> String {
 
 /// `2025-05-13 14:02:41` (UTC, as the facts say).
 pub fn utc_time(ms: i64) -> String {
-    crate::format::time::to_json_date(ms).map_or_else(String::new, |iso| {
+    pisess_format::time::to_json_date(ms).map_or_else(String::new, |iso| {
         let (date, time) = iso.split_once('T').unwrap_or((&iso, ""));
         format!("{date} {}", time.get(..8).unwrap_or(time))
     })

@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use std::io::BufRead;
 use std::ops::ControlFlow;
 
-use crate::format::model::{Dialect, EntryLine, Header};
-use crate::format::scan::{scan_every_line, ScanError, ScanReport};
+use pisess_format::model::{Dialect, EntryLine, Header};
+use pisess_format::scan::{scan_every_line, ScanError, ScanReport};
 
 use super::stream::LineStream;
 use super::{Detector, Located};

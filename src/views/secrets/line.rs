@@ -31,7 +31,7 @@ impl Detector {
         }
         let body = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
         let (stored, whole) = first_value(body);
-        let model = mapped.and_then(|m| crate::format::json::decode(m).ok());
+        let model = mapped.and_then(|m| pisess_format::json::decode(m).ok());
         let mut out = once_each(match model.as_ref().or(stored.as_ref()) {
             Some(v) if v.is_object() || v.is_array() => self.find_in_entry(v),
             _ => Vec::new(),
@@ -239,7 +239,7 @@ fn lex(b: &[u8]) -> Lexed {
         match b[i] {
             b'"' => {
                 let start = i + 1;
-                let end = crate::format::json::string_end(b, i);
+                let end = pisess_format::json::string_end(b, i);
                 let frame = frames.last().map_or(usize::MAX, |f| f.id);
                 if let Some(f) = frames.last_mut().filter(|f| f.object && f.expect_key) {
                     let k = unescape(&b[start..end], Invalid::Keep);
@@ -336,7 +336,7 @@ fn unescape(b: &[u8], invalid: Invalid) -> String {
         out.extend_from_slice(&b[i..k]);
         // JSON's escapes of a character; then a surrogate, which is none: a pair is its
         // character, a lone half U+FFFD; anything else stays as written.
-        let (len, c) = match crate::format::escaped::escape(b, k) {
+        let (len, c) = match pisess_format::escaped::escape(b, k) {
             Some(escaped) => escaped,
             None => match (b.get(k + 1) == Some(&b'u')).then(|| unit(k + 2)).flatten() {
                 Some(u) => {

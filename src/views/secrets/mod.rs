@@ -166,7 +166,7 @@ impl Detector {
     pub fn load(config: Option<&Path>) -> anyhow::Result<Detector> {
         match config {
             Some(path) => Detector::from_config(path)
-                .map_err(|e| crate::util::usage::UsageError(format!("{e:#}")).into()),
+                .map_err(|e| pisess_store::util::usage::UsageError(format!("{e:#}")).into()),
             None => Ok(Detector::default()),
         }
     }

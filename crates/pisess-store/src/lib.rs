@@ -1,0 +1,12 @@
+//! Where sessions are and what we know of them: locating the session dir, listing and selecting
+//! sessions, the opened session's index, summaries and tallies, the two caches, and removal.
+
+pub mod cache;
+pub mod listing;
+pub mod locate;
+pub mod removal;
+pub mod select;
+pub mod session;
+pub mod summary;
+pub mod tally;
+pub mod util;

@@ -1,0 +1,221 @@
+//! Reading an indexed entry back from its file: its stored line (by offset, checked against what
+//! the index recorded), its line without a long content, and its decoded, migrated value.
+
+use std::io;
+
+use serde_json::Value;
+
+use super::{trim_terminator, without_terminator, Session, Source, Unchanged};
+use pisess_format::json;
+use pisess_format::model::{self, Dialect};
+use pisess_format::scan::read_exact_at;
+
+/// The error of a read by offset that found other bytes than the index recorded.
+#[derive(Debug)]
+struct Changed(String);
+
+impl std::fmt::Display for Changed {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{} changed while it was being read", self.0)
+    }
+}
+
+impl std::error::Error for Changed {}
+
+impl Session {
+    /// The stored bytes of an entry's line, without its terminator.
+    pub fn raw_line(&self, i: usize) -> io::Result<Vec<u8>> {
+        let mut bytes = self.stored_line(i)?;
+        trim_terminator(&mut bytes);
+        Ok(bytes)
+    }
+
+    /// Entry `i`'s line as [`Session::raw_line`] gives it, but a long `message.content` (a
+    /// [`Bulk`]) read as `null`: for readers of the rest of a line (a tool result's role, call
+    /// and tool), who then read a few hundred bytes of it, not its output, or none (a short
+    /// rest is kept by the index). A file that changed since it was opened is read whole,
+    /// with [`Session::stored_line`]'s checks.
+    pub fn line_without_content(&self, i: usize) -> io::Result<Vec<u8>> {
+        let Ok(at) = self.bulks.binary_search_by_key(&i, |b| b.entry as usize) else {
+            return self.raw_line(i);
+        };
+        let (e, bulk) = (&self.entries[i], &self.bulks[at]);
+        if let Some(rest) = &bulk.rest {
+            return Ok(rest.to_vec());
+        }
+        let (head, tail, len) = (
+            bulk.at as usize,
+            bulk.at as usize + bulk.len as usize,
+            e.len as usize,
+        );
+        let mut line = match (&self.source, &self.file, self.opened_as) {
+            (Source::Memory(bytes), ..) => {
+                let start = usize::try_from(self.offset(i)).map_err(io::Error::other)?;
+                let stored = &bytes[start..start + len];
+                [&stored[..head], b"null", &stored[tail..]].concat()
+            }
+            (Source::File(_), Some(file), Some(opened_as))
+                if file
+                    .metadata()
+                    .is_ok_and(|m| Unchanged::of(&m) == opened_as) =>
+            {
+                let mut line = vec![0; head + 4 + (len - tail)];
+                let (before, after) = line.split_at_mut(head);
+                let failed = |err: io::Error| self.at_line(i, err.kind(), &err);
+                read_exact_at(file, before, self.offset(i)).map_err(failed)?;
+                after[..4].copy_from_slice(b"null");
+                read_exact_at(file, &mut after[4..], self.offset(i) + tail as u64)
+                    .map_err(failed)?;
+                line
+            }
+            _ => return self.raw_line(i),
+        };
+        trim_terminator(&mut line);
+        Ok(line)
+    }
+
+    /// The stored bytes of an entry's line exactly as on disk, terminator (`\n`, `\r\n`, or
+    /// none on an unterminated last line) included: what `show --json` reproduces.
+    pub fn stored_line(&self, i: usize) -> io::Result<Vec<u8>> {
+        self.read_entry(i).map_err(|err| self.read_failed(i, err))
+    }
+
+    /// [`Session::raw_line`] read into `scratch`, which is kept for the next: a reader of many
+    /// lines then allocates and zeroes memory only as its longest line grows.
+    pub fn raw_line_in<'b>(&self, i: usize, scratch: &'b mut Vec<u8>) -> io::Result<&'b [u8]> {
+        let line = self
+            .read_entry_in(i, scratch)
+            .map_err(|err| self.read_failed(i, err))?;
+        Ok(without_terminator(&scratch[line]))
+    }
+
+    /// A failed read of entry `i`, named by its line (a file that changed names itself).
+    fn read_failed(&self, i: usize, err: io::Error) -> io::Error {
+        if err.get_ref().is_some_and(|e| e.is::<Changed>()) {
+            err
+        } else {
+            self.at_line(i, err.kind(), &err)
+        }
+    }
+
+    /// An error about entry `i`, named `FILE:LINE` as every message about a line is.
+    fn at_line(&self, i: usize, kind: io::ErrorKind, e: &dyn std::fmt::Display) -> io::Error {
+        let line = self.line(i);
+        io::Error::new(kind, format!("{}:{line}: {e}", self.name))
+    }
+
+    /// The header's stored line exactly as on disk, terminator included.
+    pub fn stored_header(&self) -> io::Result<Vec<u8>> {
+        Ok(self.header.stored.clone())
+    }
+
+    /// Entry `i`'s stored bytes, read by offset and checked to be the line the index recorded:
+    /// pi rewrites a whole file when it migrates it, and bytes at an old offset of a rewritten
+    /// file are the middle of other lines. While the file is as it was opened (`fstat`), its
+    /// bytes are; once not (an append, or a rewrite), the line read must still be one line of
+    /// the recorded length, after a line's end, with the recorded id. Appends pass.
+    fn read_entry(&self, i: usize) -> io::Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        let line = self.read_entry_in(i, &mut buf)?;
+        buf.truncate(line.end);
+        buf.drain(..line.start);
+        Ok(buf)
+    }
+
+    /// [`Session::read_entry`] into `buf`, grown when it is shorter than the bytes read (and
+    /// zeroed only as far as it grows): where in it the line is.
+    fn read_entry_in(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<std::ops::Range<usize>> {
+        let e = &self.entries[i];
+        let len = e.len as usize;
+        let (file, opened_as) = match (&self.source, &self.file, self.opened_as) {
+            (Source::Memory(bytes), _, _) => {
+                let start = usize::try_from(self.offset(i)).map_err(io::Error::other)?;
+                buf.clear();
+                buf.extend_from_slice(&bytes[start..start + len]);
+                return Ok(0..len);
+            }
+            (Source::File(_), Some(file), Some(opened_as)) => (file, opened_as),
+            (Source::File(path), ..) => {
+                return Err(io::Error::other(format!("{} is not open", path.display())))
+            }
+        };
+        let changed = || io::Error::other(Changed(self.name.clone()));
+        let unchanged = file
+            .metadata()
+            .is_ok_and(|m| Unchanged::of(&m) == opened_as);
+        // The byte before the line too, when checking: it must end a line.
+        let before = usize::from(!unchanged && self.offset(i) > 0);
+        if buf.len() < len + before {
+            buf.resize(len + before, 0);
+        }
+        match read_exact_at(
+            file,
+            &mut buf[..len + before],
+            self.offset(i) - before as u64,
+        ) {
+            Err(err) if err.kind() == io::ErrorKind::UnexpectedEof => return Err(changed()),
+            other => other?,
+        }
+        let line = &buf[before..len + before];
+        if unchanged {
+            return Ok(before..len + before);
+        }
+        let ends_a_line = before == 0 || buf[0] == b'\n';
+        let one_line = memchr::memchr(b'\n', &line[..len.saturating_sub(1)]).is_none();
+        if !ends_a_line || !one_line || !self.same_id(i, line) {
+            return Err(changed());
+        }
+        Ok(before..len + before)
+    }
+
+    /// Whether a line read again holds entry `i`'s id (v1 ids are assigned by position: the
+    /// line's shape is all there is to check).
+    fn same_id(&self, i: usize, line: &[u8]) -> bool {
+        if self.header.needs_v1_ids() {
+            return true;
+        }
+        pisess_format::scan::stored_id(without_terminator(line), self.header.dialect).as_deref()
+            == self.id(i)
+    }
+
+    /// The full entry in pi's shape: seed-000 mapped, migrations applied. An error names the
+    /// entry's `FILE:LINE`.
+    pub fn load(&self, i: usize) -> io::Result<Value> {
+        self.decode_entry(i, &self.raw_line(i)?)
+    }
+
+    /// Entry `i` decoded from its line ([`Session::raw_line`]), as [`Session::load`] gives it.
+    pub fn decode_entry(&self, i: usize, bytes: &[u8]) -> io::Result<Value> {
+        let mut value =
+            json::decode(bytes).map_err(|e| self.at_line(i, io::ErrorKind::Other, &e))?;
+        if self.header.dialect == Dialect::Seed000 {
+            value = model::normalize_seed000(value);
+        }
+        Ok(self.migrated(i, value))
+    }
+
+    /// Entry `i` of a pi-dialect file, decoded from its line some other way (`show` decodes
+    /// only the start of long texts), in pi's shape: the migrations change ids and roles, never
+    /// a text.
+    pub fn migrated(&self, i: usize, mut value: Value) -> Value {
+        let v1 = self.header.needs_v1_ids().then(|| {
+            let first_kept = value
+                .get("firstKeptEntryIndex")
+                // `entries[index]`: any number naming a whole index (`2.0` is 2; JSON.parse
+                // reads both as the same number), -0 included.
+                .and_then(Value::as_f64)
+                .filter(|k| k.fract() == 0.0 && *k >= 0.0 && *k < 4_294_967_295.0)
+                .and_then(|k| {
+                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                    usize::try_from(k as u64).ok()
+                })
+                // pi assigns ids in file order and reads the target's id when it reaches the
+                // compaction: a target after it has none yet (the header is index 0).
+                .filter(|&k| k >= 1 && k <= (i + 1).min(self.entries.len()))
+                .map(model::v1_id);
+            (self.id(i).unwrap_or(""), self.parent_id(i), first_kept)
+        });
+        model::migrate_entry(&mut value, &self.header, v1);
+        value
+    }
+}

@@ -1,0 +1,773 @@
+//! What a session did and cost, beyond pi's `/session` figures: gathered by [`Tally`] in the same
+//! pass of the shared scan that builds a [`Summary`](crate::summary::Summary), so `stats` reads
+//! each file once, like `ls`. [`crate::views::stats`] folds the rows of many sessions into report lines.
+//!
+//! Every usage pi's totals count (assistant and toolResult messages, `usage`, `compaction` and
+//! `branch_summary` entries) becomes one [`Row`], so whatever the rows are grouped by, the groups
+//! add up to pi's totals.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use pisess_format::model::{
+    CallFacts, EntryKind, EntryLine, Header, LooseNum, LooseObj, LooseStr, Usage,
+};
+use pisess_format::time::parse_js_date;
+
+/// pi's name for the usage of tool results, compactions and branch summaries, which name no model.
+pub const TOOLS_AND_SUMMARIES: &str = "Tools/summaries";
+
+/// One message-bearing entry, or an entry with usage: the fact table of `stats --by message`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    /// Kept by the tally cache apart (only `--by message` prints it).
+    #[serde(skip)]
+    pub id: Option<String>,
+    /// The entry's own time (its ISO `timestamp`, else the message's ms, else the header's).
+    pub ts_ms: Option<i64>,
+    /// The message role, or the entry type for `usage`, `compaction` and `branch_summary`.
+    pub role: Name,
+    /// A `message` entry (what pi's `totalMessages` counts), not an entry with usage.
+    pub message: bool,
+    /// Index into [`Tally::models`], as pi's `getUsageCostBreakdown` keys usage: an assistant's
+    /// `provider/(responseModel ?? model)`, a `usage` entry's `provider/model`, and
+    /// [`TOOLS_AND_SUMMARIES`] for tool results, compactions and branch summaries.
+    pub model: Option<u32>,
+    pub usage: Option<Usage>,
+    /// A tool result's `toolName`.
+    pub tool: Option<Name>,
+    /// An assistant message's tool calls, by name (`""` when a call has none).
+    pub calls: Vec<Name>,
+    pub is_error: Option<bool>,
+    /// Kept by the tally cache apart, as [`Row::id`] is.
+    #[serde(skip)]
+    pub stop_reason: Option<String>,
+    /// A tool result's: the model of the assistant message whose call it answers (by its
+    /// `toolCallId`), which `--by model` counts it under. [`Row::model`] stays pi's key for
+    /// its usage.
+    pub answers: Option<u32>,
+    /// On the path from the leaf to its root.
+    pub active: bool,
+}
+
+/// A role or tool name: pi's own are static, not one allocation per row (a report from the
+/// tally cache decodes hundreds of thousands of rows).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Name(std::borrow::Cow<'static, str>);
+
+impl Name {
+    /// pi's roles, entry types and built-in tools, and `""`.
+    const KNOWN: [&'static str; 18] = [
+        "",
+        "user",
+        "assistant",
+        "toolResult",
+        "usage",
+        "compaction",
+        "branch_summary",
+        "bashExecution",
+        "custom",
+        "branchSummary",
+        "compactionSummary",
+        "bash",
+        "read",
+        "edit",
+        "write",
+        "grep",
+        "find",
+        "ls",
+    ];
+
+    pub fn new(s: &str) -> Name {
+        match Name::known(s.as_bytes()) {
+            Some(k) => Name(std::borrow::Cow::Borrowed(k)),
+            None => Name(std::borrow::Cow::Owned(s.to_owned())),
+        }
+    }
+
+    /// pi's own name spelled by `b`, if it is one: lengths compared first, bytes only then.
+    fn known(b: &[u8]) -> Option<&'static str> {
+        Name::KNOWN
+            .iter()
+            .find(|k| k.len() == b.len() && k.as_bytes() == b)
+            .copied()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name::new(s)
+    }
+}
+
+/// Asked for as bytes, which postcard (the tally cache) stores as it stores a string: one of
+/// pi's names is found without checking its UTF-8 first (that check of every row's role and
+/// tool names was a tenth of a warm report's instructions); any other is checked.
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Name;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Name, E> {
+                Ok(Name::new(s))
+            }
+            fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<Name, E> {
+                match Name::known(b) {
+                    Some(k) => Ok(Name(std::borrow::Cow::Borrowed(k))),
+                    None => std::str::from_utf8(b)
+                        .map(|s| Name(std::borrow::Cow::Owned(s.to_owned())))
+                        .map_err(|_| E::invalid_value(de::Unexpected::Bytes(b), &self)),
+                }
+            }
+        }
+        d.deserialize_bytes(V)
+    }
+}
+
+/// A model as stored, and pi's breakdown key for it: `provider/model`, where JavaScript's
+/// template spells a missing part `undefined`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelKey {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub key: String,
+}
+
+/// Per tool name.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCount {
+    pub calls: u64,
+    /// Results with `isError: true`.
+    pub errors: u64,
+}
+
+/// Stop reasons of assistant messages.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stops {
+    pub error: u64,
+    pub aborted: u64,
+    pub length: u64,
+    /// The last assistant message's (file order) `stopReason` and `errorMessage`.
+    pub last: Option<String>,
+    pub last_error: Option<String>,
+    /// Every assistant message's `errorMessage` (the provider's words), each distinct text once
+    /// with how many messages had it, in order of first appearance.
+    pub error_messages: Vec<(String, u64)>,
+}
+
+/// Paths named by the built-in tools' `path` argument, each once, sorted.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Files {
+    pub read: BTreeSet<String>,
+    pub written: BTreeSet<String>,
+    pub edited: BTreeSet<String>,
+}
+
+/// What `stats` learns from one file, in file order. Kept by the tally cache
+/// ([`crate::cache::tallies`]) once [`Tally::finish`]ed: what only the pass needs is not
+/// stored, and what a report over many sessions does not need (the fields skipped by serde
+/// here, and [`Row::id`]) is stored apart and decoded only when asked for.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct Tally {
+    pub rows: Vec<Row>,
+    /// The models the rows point into.
+    pub models: Vec<ModelKey>,
+    #[serde(skip)]
+    pub tools: BTreeMap<String, ToolCount>,
+    /// `bash` commands whose result was an error, in file order.
+    #[serde(skip)]
+    pub failed_commands: Vec<String>,
+    #[serde(skip)]
+    pub stops: Stops,
+    #[serde(skip)]
+    pub compactions: u64,
+    /// The sum of the compactions' `tokensBefore`.
+    #[serde(skip)]
+    pub tokens_before: f64,
+    #[serde(skip)]
+    pub branch_summaries: u64,
+    #[serde(skip)]
+    pub files: Files,
+    /// Every entry's parent, to find the active branch at the end.
+    #[serde(skip)]
+    links: hashbrown::HashMap<String, Option<String>>,
+    /// `bash` tool-call ids and their commands, to name the ones whose result failed.
+    #[serde(skip)]
+    bash_calls: hashbrown::HashMap<String, String>,
+    /// Tool-call ids and the model that made the call, for the results that answer them.
+    #[serde(skip)]
+    call_models: hashbrown::HashMap<String, u32>,
+    /// Tool-call ids and the tool's name, for the seed-000 results, which name none (kept for
+    /// that dialect's files only).
+    #[serde(skip)]
+    call_names: hashbrown::HashMap<String, Name>,
+    #[serde(skip)]
+    seed000: bool,
+}
+
+/// A `tool_result` block of a seed-000 user message: the call it answers, and whether it
+/// failed.
+pub(crate) struct BlockResult {
+    pub call_id: Option<String>,
+    pub is_error: bool,
+}
+
+/// The `tool_result` blocks of a seed-000 user message's content (its line, mapped to pi's
+/// shape): the dialect carries a tool's result there, and it counts as a result (and an error)
+/// all the same, as SPEC.md maps the dialect onto pi's model.
+pub(crate) fn seed000_tool_results(json: &[u8]) -> Vec<BlockResult> {
+    // Decoded only when it may hold one, as written or behind a `\u` escape: both the summary
+    // and the tally ask of every user message of such a file.
+    let holds = |needle: &[u8]| memchr::memmem::find(json, needle).is_some();
+    if !holds(b"tool_result") && !holds(b"\\u") {
+        return Vec::new();
+    }
+    let Ok(v) = pisess_format::json::decode(json) else {
+        return Vec::new();
+    };
+    let blocks = v["message"]["content"].as_array().into_iter().flatten();
+    blocks
+        .filter(|b| b["type"] == "tool_result")
+        .map(|b| BlockResult {
+            call_id: b["toolUseId"].as_str().map(str::to_owned),
+            is_error: b["isError"] == true,
+        })
+        .collect()
+}
+
+/// The fields of a line `stats` needs beyond the listing's [`LineView`](pisess_format::model::LineView).
+#[derive(Deserialize)]
+struct Extra<'a> {
+    #[serde(default, borrow)]
+    message: LooseObj<ExtraMessage<'a>>,
+    /// A `usage` entry's model.
+    #[serde(default, borrow)]
+    model: LooseStr<'a>,
+    #[serde(rename = "tokensBefore", default)]
+    tokens_before: LooseNum,
+}
+
+#[derive(Deserialize)]
+struct ExtraMessage<'a> {
+    #[serde(rename = "stopReason", default, borrow)]
+    stop_reason: LooseStr<'a>,
+    #[serde(rename = "errorMessage", default, borrow)]
+    error_message: LooseStr<'a>,
+    #[serde(default, borrow)]
+    content: Blocks<'a>,
+    #[serde(rename = "responseModel", default, borrow)]
+    response_model: LooseStr<'a>,
+}
+
+/// A content array's blocks, read in the same pass as the rest of the line; any other JSON
+/// type is no blocks (pi's `Array.isArray`).
+#[derive(Default)]
+struct Blocks<'a>(Vec<LooseObj<CallBlock<'a>>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Blocks<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::new();
+                while let Some(b) = seq.next_element()? {
+                    blocks.push(b);
+                }
+                Ok(Blocks(blocks))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Blocks::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Blocks::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize)]
+struct CallBlock<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: LooseStr<'a>,
+    #[serde(default, borrow)]
+    id: LooseStr<'a>,
+    #[serde(default, borrow)]
+    name: LooseStr<'a>,
+    #[serde(default, borrow)]
+    arguments: LooseObj<Arguments<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Arguments<'a> {
+    #[serde(default, borrow)]
+    path: LooseStr<'a>,
+    #[serde(default, borrow)]
+    command: LooseStr<'a>,
+}
+
+impl Tally {
+    /// Takes one entry of the scan. For an assistant or tool-result message, also returns what
+    /// pi's `/session` counts of it, read in the same decode (so the summary need not read the
+    /// line again).
+    pub fn observe(&mut self, header: &Header, e: &EntryLine) -> Option<CallFacts> {
+        if let Some(id) = &e.id {
+            self.links
+                .insert(id.to_string(), e.parent.as_deref().map(str::to_owned));
+        }
+        let v = e.view;
+        let ts_ms = v
+            .timestamp
+            .get()
+            .and_then(parse_js_date)
+            .or_else(|| {
+                #[allow(clippy::cast_possible_truncation)]
+                v.message
+                    .0
+                    .as_ref()
+                    .and_then(|m| m.timestamp.0)
+                    .map(|t| t as i64)
+            })
+            .or(header.timestamp_ms);
+        let row = |role: &str, model, usage| Row {
+            id: e.id.as_deref().map(str::to_owned),
+            ts_ms,
+            role: Name::new(role),
+            message: e.kind == EntryKind::Message,
+            model,
+            usage,
+            tool: None,
+            calls: Vec::new(),
+            is_error: None,
+            stop_reason: None,
+            answers: None,
+            active: false,
+        };
+        match e.kind {
+            EntryKind::Usage | EntryKind::Compaction | EntryKind::BranchSummary => {
+                let extra = serde_json::from_slice::<Extra>(e.json).ok();
+                let usage = v.usage.and_then(Usage::from_raw);
+                let model = match e.kind {
+                    EntryKind::Usage => {
+                        let model = extra.as_ref().and_then(|x| x.model.get());
+                        Some(self.intern(v.provider.get(), model))
+                    }
+                    _ => Some(self.tools_and_summaries()),
+                };
+                if e.kind == EntryKind::Compaction {
+                    self.compactions += 1;
+                    self.tokens_before += extra.and_then(|x| x.tokens_before.0).unwrap_or(0.0);
+                } else if e.kind == EntryKind::BranchSummary {
+                    self.branch_summaries += 1;
+                }
+                // An entry pi adds nothing for is no row: only usage makes these count.
+                if usage.is_some() || e.kind == EntryKind::Usage {
+                    self.rows.push(row(e.kind.as_str(), model, usage));
+                }
+                None
+            }
+            EntryKind::Message => {
+                self.seed000 = header.dialect == pisess_format::model::Dialect::Seed000;
+                self.observe_message(e, row)
+            }
+            _ => None,
+        }
+    }
+
+    fn observe_message(
+        &mut self,
+        e: &EntryLine,
+        row: impl Fn(&str, Option<u32>, Option<Usage>) -> Row,
+    ) -> Option<CallFacts> {
+        let Some(m) = e.view.message.0.as_ref() else {
+            self.rows.push(row("", None, None));
+            return None;
+        };
+        let role = m.role.get().unwrap_or("");
+        let usage = m.usage.and_then(Usage::from_raw);
+        match role {
+            "assistant" => {
+                let extra = serde_json::from_slice::<Extra>(e.json).ok();
+                let message = extra.as_ref().and_then(|x| x.message.0.as_ref());
+                let model = message
+                    .and_then(|x| x.response_model.get())
+                    .or(m.model.get());
+                let model = Some(self.intern(m.provider.get(), model));
+                let mut r = row(role, model, usage);
+                if let Some(x) = message {
+                    let stop = x.stop_reason.get();
+                    match stop {
+                        Some("error") => self.stops.error += 1,
+                        Some("aborted") => self.stops.aborted += 1,
+                        Some("length") => self.stops.length += 1,
+                        _ => {}
+                    }
+                    self.stops.last = stop.map(str::to_owned);
+                    self.stops.last_error = x.error_message.get().map(str::to_owned);
+                    if let Some(error) = x.error_message.get() {
+                        let seen = &mut self.stops.error_messages;
+                        match seen.iter_mut().find(|(text, _)| text == error) {
+                            Some((_, n)) => *n += 1,
+                            None => seen.push((error.to_owned(), 1)),
+                        }
+                    }
+                    r.stop_reason = stop.map(str::to_owned);
+                    self.take_calls(&x.content.0, model, &mut r.calls);
+                } else {
+                    self.stops.last = None;
+                    self.stops.last_error = None;
+                }
+                let facts = message.map(|_| CallFacts {
+                    tool_calls: r.calls.len() as u64,
+                    is_error: false,
+                });
+                self.rows.push(r);
+                facts
+            }
+            "toolResult" => {
+                let model = usage.map(|_| self.tools_and_summaries());
+                let mut r = row(role, model, usage);
+                // The view holds a tool result's fields: its content is never decoded here.
+                let is_error = m.is_error.0;
+                let name = m.tool_name.get().unwrap_or("");
+                r.answers = self.note_result(name, m.tool_call_id.get(), is_error);
+                r.tool = m.tool_name.get().map(Name::new);
+                r.is_error = Some(is_error);
+                self.rows.push(r);
+                Some(CallFacts {
+                    tool_calls: 0,
+                    is_error,
+                })
+            }
+            _ => {
+                self.rows.push(row(role, None, None));
+                if self.seed000 && role == "user" {
+                    // A row each, which is no message of its own (`Row::message` false): the
+                    // user message holding them is.
+                    for b in seed000_tool_results(e.json) {
+                        let id = b.call_id.as_deref();
+                        let name = id.and_then(|id| self.call_names.get(id)).cloned();
+                        let mut r = row("toolResult", None, None);
+                        r.message = false;
+                        let shown = name.as_deref().unwrap_or("");
+                        r.answers = self.note_result(shown, id, b.is_error);
+                        r.tool = name;
+                        r.is_error = Some(b.is_error);
+                        self.rows.push(r);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// A tool result of `name` answering call `call_id`: a failure counted under its tool (and
+    /// a failed `bash` command kept); the model whose call it answers.
+    fn note_result(&mut self, name: &str, call_id: Option<&str>, is_error: bool) -> Option<u32> {
+        if is_error {
+            self.tools.entry(name.to_owned()).or_default().errors += 1;
+            if let Some(cmd) = call_id.and_then(|id| self.bash_calls.get(id)) {
+                if name == "bash" {
+                    self.failed_commands.push(cmd.clone());
+                }
+            }
+        }
+        call_id.and_then(|id| self.call_models.get(id).copied())
+    }
+
+    /// The `toolCall` blocks of an assistant's content: counted by name, files noted, `bash`
+    /// commands kept by call id.
+    fn take_calls(
+        &mut self,
+        blocks: &[LooseObj<CallBlock>],
+        model: Option<u32>,
+        names: &mut Vec<Name>,
+    ) {
+        for b in blocks.iter().filter_map(|b| b.0.as_ref()) {
+            if b.kind.get() != Some("toolCall") {
+                continue;
+            }
+            if let (Some(id), Some(model)) = (b.id.get(), model) {
+                self.call_models.insert(id.to_owned(), model);
+            }
+            let name = b.name.get().unwrap_or("");
+            if let (true, Some(id)) = (self.seed000, b.id.get()) {
+                self.call_names.insert(id.to_owned(), Name::new(name));
+            }
+            names.push(Name::new(name));
+            self.tools.entry(name.to_owned()).or_default().calls += 1;
+            let args = b.arguments.0.as_ref();
+            let path = args.and_then(|a| a.path.get()).map(str::to_owned);
+            match (name, path) {
+                ("read", Some(p)) => {
+                    self.files.read.insert(p);
+                }
+                ("write", Some(p)) => {
+                    self.files.written.insert(p);
+                }
+                ("edit", Some(p)) => {
+                    self.files.edited.insert(p);
+                }
+                ("bash", _) => {
+                    if let (Some(id), Some(cmd)) = (b.id.get(), args.and_then(|a| a.command.get()))
+                    {
+                        self.bash_calls.insert(id.to_owned(), cmd.to_owned());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn intern(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
+        let key = format!(
+            "{}/{}",
+            provider.unwrap_or("undefined"),
+            model.unwrap_or("undefined")
+        );
+        self.intern_key(ModelKey {
+            provider: provider.map(str::to_owned),
+            model: model.map(str::to_owned),
+            key,
+        })
+    }
+
+    fn tools_and_summaries(&mut self) -> u32 {
+        self.intern_key(ModelKey {
+            provider: None,
+            model: None,
+            key: TOOLS_AND_SUMMARIES.to_owned(),
+        })
+    }
+
+    fn intern_key(&mut self, model: ModelKey) -> u32 {
+        let i = match self.models.iter().position(|m| *m == model) {
+            Some(i) => i,
+            None => {
+                self.models.push(model);
+                self.models.len() - 1
+            }
+        };
+        u32::try_from(i).unwrap_or(u32::MAX)
+    }
+
+    /// Marks the rows on the active branch (leaf to root) once the file is read, and drops what
+    /// only the pass needed.
+    pub fn finish(&mut self, leaf: Option<&str>) {
+        let mut active: hashbrown::HashSet<&str> = hashbrown::HashSet::new();
+        let mut at = leaf;
+        // A parent cycle ends the walk where it closes.
+        while let Some(id) = at {
+            if !active.insert(id) {
+                break;
+            }
+            at = self.links.get(id).and_then(Option::as_deref);
+        }
+        for r in &mut self.rows {
+            r.active = r.id.as_deref().is_some_and(|id| active.contains(id));
+        }
+        drop(active);
+        self.links = hashbrown::HashMap::new();
+        self.bash_calls = hashbrown::HashMap::new();
+        self.call_models = hashbrown::HashMap::new();
+        self.call_names = hashbrown::HashMap::new();
+    }
+
+    /// `provider/model` of a row's model index.
+    pub fn model_name(&self, i: Option<u32>) -> Option<String> {
+        self.models.get(i? as usize).map(|m| m.key.clone())
+    }
+
+    /// Cost on the active branch and off it.
+    pub fn cost_split(&self) -> (f64, f64) {
+        let (mut on, mut off) = (0.0, 0.0);
+        for r in &self.rows {
+            let c = r.usage.map_or(0.0, |u| u.cost);
+            if r.active {
+                on += c;
+            } else {
+                off += c;
+            }
+        }
+        (on, off)
+    }
+
+    /// Per model, in order of first use: assistant turns and usage.
+    pub fn per_model(&self) -> Vec<(String, u64, Usage)> {
+        let mut out: Vec<(Option<u32>, u64, Usage)> = Vec::new();
+        for r in self
+            .rows
+            .iter()
+            .filter(|r| r.usage.is_some() || r.role == "assistant")
+        {
+            let i = match out.iter().position(|(m, ..)| *m == r.model) {
+                Some(i) => i,
+                None => {
+                    out.push((r.model, 0, Usage::default()));
+                    out.len() - 1
+                }
+            };
+            out[i].1 += u64::from(r.role == "assistant");
+            if let Some(u) = &r.usage {
+                out[i].2.add(u);
+            }
+        }
+        out.into_iter()
+            .map(|(m, turns, u)| {
+                (
+                    self.model_name(m).unwrap_or_else(|| "(no model)".into()),
+                    turns,
+                    u,
+                )
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pisess_format::model::message_call_facts;
+
+    #[test]
+    fn names_read_back_from_postcard_as_written_and_bad_utf8_is_refused() {
+        for s in [
+            "",
+            "user",
+            "toolResult",
+            "ls",
+            "lsx",
+            "mcp__tool",
+            "ünïcode",
+        ] {
+            let bytes = postcard::to_stdvec(&Name::new(s)).unwrap();
+            let back: Name = postcard::from_bytes(&bytes).unwrap();
+            assert_eq!(back.as_str(), s);
+            assert_eq!(
+                matches!(back.0, std::borrow::Cow::Borrowed(_)),
+                Name::KNOWN.contains(&s)
+            );
+        }
+        // A string's encoding, its length then its bytes: not UTF-8.
+        assert!(postcard::from_bytes::<Name>(&[2, 0xc3, 0x28]).is_err());
+        let json: Name = serde_json::from_str("\"bash\"").unwrap();
+        assert_eq!(json.as_str(), "bash");
+    }
+    use pisess_format::scan::scan;
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+
+    fn tally(lines: &[&str]) -> (Tally, Vec<Option<CallFacts>>) {
+        let text = std::iter::once(HEADER)
+            .chain(lines.iter().copied())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut t = Tally::default();
+        let mut facts = Vec::new();
+        scan(
+            text.as_bytes(),
+            "s",
+            pisess_format::model::Skimming::Plain,
+            |h, e| {
+                let f = t.observe(h, e);
+                // The summary takes these instead of its own decode: they must be the same.
+                if f.is_some() {
+                    assert_eq!(f, Some(message_call_facts(e.json)), "{:?}", e.id);
+                }
+                facts.push(f);
+            },
+        )
+        .unwrap();
+        let leaf = t.rows.last().and_then(|r| r.id.clone());
+        t.finish(leaf.as_deref());
+        (t, facts)
+    }
+
+    #[test]
+    fn call_facts_match_the_summarys_own_reading() {
+        let (t, facts) = tally(&[
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"assistant","content":[{"type":"tool\u0043all","id":"c1","name":"bash","arguments":{"command":"make"}},"x",{"type":5},{"type":"text","text":"toolCall"}],"provider":"p","model":"m"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":"toolCall","provider":"p","model":"m","responseModel":"m2"}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[],"isError":true}}"#,
+            r#"{"type":"message","id":"d","parentId":"a","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"toolResult","toolCallId":"c9","toolName":"read","content":[],"isError":"yes"}}"#,
+        ]);
+        assert_eq!(facts.len(), 4);
+        assert!(facts.iter().all(Option::is_some));
+        assert_eq!(
+            t.tools["bash"],
+            ToolCount {
+                calls: 1,
+                errors: 1
+            }
+        );
+        // `isError: "yes"` is no error (pi's `=== true`), and no call named read was made.
+        assert!(!t.tools.contains_key("read"));
+        assert_eq!(t.failed_commands, ["make"]);
+        // pi's breakdown keys: responseModel first.
+        assert_eq!(t.model_name(t.rows[0].model).as_deref(), Some("p/m"));
+        assert_eq!(t.model_name(t.rows[1].model).as_deref(), Some("p/m2"));
+        // The leaf is d: a and d are active, b and c are not.
+        let active: Vec<bool> = t.rows.iter().map(|r| r.active).collect();
+        assert_eq!(active, [true, false, false, true]);
+    }
+}

@@ -1,0 +1,6 @@
+//! Helpers that know nothing of pi: a parallel map over files, and the usage error a lookup
+//! returns for a blank argument.
+
+pub mod parallel;
+pub mod stack;
+pub mod usage;
