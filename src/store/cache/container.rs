@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use super::folder::{open_cache_file, CacheDir, CacheProblem, MAX_FILE_BYTES};
 #[cfg(unix)]
 use super::key::open_folder;
-use super::key::{now_ns, stamp, stat_in, FileKey};
+use super::key::{folders_of, now_ns, stamp, stat_in, FileKey};
 use crate::format::scan::read_exact_at;
 use crate::util::file::split_name;
 use crate::util::warning::io_cause;
@@ -41,6 +41,11 @@ pub(crate) trait Kind {
     /// Bumped whenever what is stored, or how it is computed, changes: a file of another
     /// format is not read (and is replaced).
     const FORMAT: u32;
+
+    /// Whether a run reads each file's blobs with its index (it needs most of them).
+    fn whole(&self) -> bool {
+        false
+    }
 }
 
 /// A folder's file as the index holds it.
@@ -180,20 +185,6 @@ impl Folder {
         let (key, modified) = self.stat(path, name)?;
         (key == slot.key).then_some((slot, modified))
     }
-
-    /// The buffer it was read into, for the next folder.
-    pub(crate) fn into_bytes(self) -> Vec<u8> {
-        self.bytes
-    }
-
-    /// Without its descriptor: kept until the run's end, many would be too many.
-    pub(crate) fn closed(mut self) -> Folder {
-        #[cfg(unix)]
-        {
-            self.dir = None;
-        }
-        self
-    }
 }
 
 /// One cache of one run: the folders' files as loaded, and the run's one problem with them.
@@ -230,27 +221,40 @@ impl<'a, K: Kind> Cache<'a, K> {
         cache
     }
 
+    /// The cache of a run over `files`, their folders' files read in parallel.
+    pub(crate) fn open(dir: &'a CacheDir, files: &[PathBuf], kind: K) -> Self
+    where
+        K: Sync,
+    {
+        let mut cache = Cache::new(dir, kind);
+        if cache.off {
+            return cache;
+        }
+        let folders = folders_of(files);
+        let (many, whole) = (folders.len(), cache.kind.whole());
+        let loaded = crate::util::parallel::map(&folders, |f, _| cache.read(f, whole, many));
+        for (folder, (loaded, problem)) in folders.into_iter().zip(loaded) {
+            if let Some((path, why)) = problem {
+                cache.note(&path, why);
+            }
+            cache.folders.insert(folder.to_vec(), loaded);
+        }
+        cache
+    }
+
     pub(crate) fn note(&mut self, path: &Path, why: String) {
         if self.problem.is_none() {
             self.problem = self.dir.problem(path, why);
         }
     }
 
-    /// One folder's file, read into `bytes` (as far as its index ends, or `whole`), with a
-    /// descriptor of the folder unless it is one of more than `MAX_FOLDER_FDS` (`many`); and
-    /// the problem reading it.
-    pub(crate) fn read(
-        &self,
-        folder: &[u8],
-        whole: bool,
-        mut bytes: Vec<u8>,
-        many: usize,
-    ) -> (Folder, Option<CacheProblem>) {
+    /// One folder's file, read as far as its index ends or `whole`, with a descriptor of the
+    /// folder unless it is one of more than `MAX_FOLDER_FDS` (`many`); and the problem reading
+    /// it.
+    fn read(&self, folder: &[u8], whole: bool, many: usize) -> (Folder, Option<CacheProblem>) {
+        let mut bytes = Vec::new();
         let path = self.dir.family_file(K::FAMILY, folder);
-        let empty = |bytes| Folder {
-            bytes,
-            ..Folder::default()
-        };
+
         match read_file::<K>(&path, whole, &mut bytes) {
             Ok(()) => {}
             // No cache yet (or where none can be: said when it is written).
@@ -260,7 +264,7 @@ impl<'a, K: Kind> Cache<'a, K> {
                     std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
                 ) =>
             {
-                return (empty(bytes), None)
+                return (Folder::default(), None)
             }
             Err(e) => {
                 let why = format!(
@@ -268,7 +272,7 @@ impl<'a, K: Kind> Cache<'a, K> {
                     K::WHAT,
                     io_cause(&e)
                 );
-                return (empty(bytes), Some((path, why)));
+                return (Folder::default(), Some((path, why)));
             }
         }
         match decode::<K>(&bytes, &self.stamp, folder) {
@@ -289,10 +293,10 @@ impl<'a, K: Kind> Cache<'a, K> {
                 (folder, None)
             }
             // Another format or stamp: rebuilt without a word, as a new pisess should.
-            Ok(None) => (empty(bytes), None),
+            Ok(None) => (Folder::default(), None),
             Err(why) => {
                 let why = format!("the {} cache is damaged ({why}); it is rebuilt", K::WHAT);
-                (empty(bytes), Some((path, why)))
+                (Folder::default(), Some((path, why)))
             }
         }
     }
@@ -539,7 +543,7 @@ pub(crate) fn forge<K: Kind>(
 ) -> bool {
     let (folder, name) = split_name(file);
     let mut cache = Cache::new(dir, kind);
-    let (old, _) = cache.read(folder, true, Vec::new(), 1);
+    let (old, _) = cache.read(folder, true, 1);
     let Some(slot) = old.slots.get(name).filter(|_| !cache.off) else {
         return false;
     };

@@ -17,7 +17,7 @@ use serde_bytes::ByteBuf;
 
 use super::container::{read_at, Cache, Fate, Folder, Kind, Record, Slot};
 use super::folder::{CacheDir, SUMMARIES};
-use super::key::{folders_of, FileKey, RACY_NS};
+use super::key::{FileKey, RACY_NS};
 use crate::format::scan::{self, open_file, read_exact_at, whole_file, OpenedFile};
 use crate::format::scan::{ScanError, ScanReport};
 use crate::store::summary::{fold_from, with_file_facts, Detail, FileFacts, Fold, Summary};
@@ -49,22 +49,9 @@ struct Resume {
 
 impl<'a> Cache<'a, Summaries> {
     /// The cache with the indexes of the folders of `files`, read in parallel.
+    /// The cache of a listing of `files`.
     pub(crate) fn load(dir: &'a CacheDir, files: &[PathBuf]) -> Self {
-        let mut cache = Cache::new(dir, Summaries);
-        if cache.off {
-            return cache;
-        }
-        let folders = folders_of(files);
-        let many = folders.len();
-        let loaded =
-            crate::util::parallel::map(&folders, |f, _| cache.read(f, false, Vec::new(), many));
-        for (folder, (loaded, problem)) in folders.into_iter().zip(loaded) {
-            if let Some((path, why)) = problem {
-                cache.note(&path, why);
-            }
-            cache.folders.insert(folder.to_vec(), loaded);
-        }
-        cache
+        Cache::open(dir, files, Summaries)
     }
 
     /// The summary of `path` when the cache vouches for it without reading the file.

@@ -18,10 +18,9 @@
 
 use std::path::{Path, PathBuf};
 
-use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
-use super::container::{Cache, Fate, Folder, Kind, Record};
+use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
 use super::key::{FileKey, RACY_NS};
 use crate::format::scan::{open_file, whole_file, ScanError};
@@ -42,6 +41,10 @@ impl Kind for Tallies {
     const WHAT: &'static str = "tally";
     const MAGIC: &'static [u8] = b"pisess tally cache\n";
     const FORMAT: u32 = 5;
+
+    fn whole(&self) -> bool {
+        self.want != Want::Rows
+    }
 }
 
 /// What a record's data holds: the summary without its file's facts and without its first
@@ -183,101 +186,29 @@ fn with_rest(mut tally: Tally, rest: &[u8], wanted: bool) -> Option<Tally> {
 /// (a file read gives the whole tally all the same); and with [`Want::Rows`] the summary's
 /// first message is empty.
 ///
-/// A folder's records are decoded by the thread that read its cache file, into that thread's
-/// one buffer, which the next folder reuses: every cache file read into fresh memory first,
-/// and decoded after, spent a sixth of a warm report zeroing pages, and waited for the slowest
-/// folder before any decoding began. The files no record vouches for are read afterwards, each
-/// by the next free thread.
 pub(crate) fn map<T: Send>(
     dir: &CacheDir,
     files: &[PathBuf],
     want: Want,
     each: impl Fn(Result<Summary, ScanError>) -> T + Sync,
 ) -> (Vec<T>, Option<crate::store::cache::CacheProblem>) {
-    let mut cache = Cache::new(dir, Tallies { want });
-    let tasks = if cache.off { Vec::new() } else { tasks(files) };
-    // Parallel from two tasks: one project's folder is cut in as many.
-    let done = parallel::map_from(2, &tasks, |task, _| cache.decode_task(files, task, &each));
-    let mut results: Vec<Option<T>> = std::iter::repeat_with(|| None).take(files.len()).collect();
-    let mut pending = Vec::new();
-    let mut first = None;
-    for (task, done) in tasks.iter().zip(done) {
-        for (at, made) in done.made {
-            results[at] = Some(made);
-        }
-        pending.extend(done.pending);
-        if let Some(old) = done.old {
-            cache.folders.entry(task.folder.to_vec()).or_insert(old);
-        }
-        first = first.or(done.problem);
-    }
-    if cache.off {
-        pending.extend(0..files.len());
-    }
-    if let Some((path, why)) = first {
-        cache.note(&path, why);
-    }
-    pending.sort_unstable();
-    let read = parallel::map(&pending, |&at, reading| {
-        let (result, fate) = cache.read_whole(&files[at], reading);
+    let cache = Cache::open(dir, files, Tallies { want });
+    let mut done = parallel::map(files, |path, reading| {
+        let (result, fate) = match cache.vouched(path) {
+            Some(summary) => (Ok(summary), Fate::Kept),
+            None => cache.read_whole(path, reading),
+        };
         (each(result), fate)
     });
-    let mut fates: Vec<Fate> = std::iter::repeat_with(|| Fate::Kept)
-        .take(files.len())
+    let fates = (done.iter_mut())
+        .map(|(_, fate)| std::mem::replace(fate, Fate::Dropped))
         .collect();
-    for (&at, (made, fate)) in pending.iter().zip(read) {
-        results[at] = Some(made);
-        fates[at] = fate;
-    }
-    let results = results
-        .into_iter()
-        .map(|r| r.expect("every file is summarized once"))
-        .collect();
+    let results = done.into_iter().map(|(made, _)| made).collect();
     let problem = cache.save(files, fates);
     (results, problem)
 }
 
 impl Cache<'_, Tallies> {
-    /// The files of `task` its folder's records vouch for, each through `each`; the others are
-    /// left pending. The folder's loaded file is kept (for [`save`](Self::save)) only when
-    /// it is to be rewritten.
-    fn decode_task<T>(
-        &self,
-        files: &[PathBuf],
-        task: &Task,
-        each: &impl Fn(Result<Summary, ScanError>) -> T,
-    ) -> FromRecords<T> {
-        thread_local! {
-            /// Each thread's buffer, for the next folder it reads.
-            static BYTES: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        BYTES.with_borrow_mut(|bytes| {
-            let mut done = FromRecords {
-                made: Vec::with_capacity(task.files.len()),
-                pending: Vec::new(),
-                old: None,
-                problem: None,
-            };
-            let whole = self.kind.want != Want::Rows;
-            let (folder, problem) = self.read(task.folder, whole, std::mem::take(bytes), 1);
-            done.problem = problem;
-            for &at in &task.files {
-                match self.vouched(&folder, &files[at]) {
-                    Some(summary) => done.made.push((at, each(Ok(summary)))),
-                    None => done.pending.push(at),
-                }
-            }
-            // Also when the folder's file holds a record of a file no longer listed.
-            let stale = task.first && folder.slots.len() != task.in_folder;
-            if !folder.slots.is_empty() && (stale || !done.pending.is_empty()) {
-                done.old = Some(folder.closed());
-            } else {
-                *bytes = folder.into_bytes();
-            }
-            done
-        })
-    }
-
     /// `path` read whole, and what became of its record.
     fn read_whole(&self, path: &Path, reading: Reading) -> (Result<Summary, ScanError>, Fate) {
         let opened = match open_file(path) {
@@ -311,9 +242,10 @@ impl Cache<'_, Tallies> {
         (Ok(with_file_facts(summary, path, facts)), fate)
     }
 
-    /// The summary of `path` from its record in `folder`, when the record vouches for it.
-    fn vouched(&self, folder: &Folder, path: &Path) -> Option<Summary> {
-        let name = split_name(path).1;
+    /// The summary of `path` from its record, when the record vouches for it.
+    fn vouched(&self, path: &Path) -> Option<Summary> {
+        let (folder, name) = split_name(path);
+        let folder = self.folders.get(folder)?;
         let (slot, modified) = folder.vouched(path, name)?;
         // The index's checksum held, so data that does not decode is a forgery or another
         // build's: the file is read instead.
@@ -331,57 +263,6 @@ impl Cache<'_, Tallies> {
         summary.tally = Some(Box::new(tally));
         Some(summary)
     }
-}
-
-/// A task of [`map`]: files of one folder, by their place in the listing.
-struct Task<'f> {
-    folder: &'f [u8],
-    files: Vec<usize>,
-    /// The folder's first task, and how many listed files the folder has in all.
-    first: bool,
-    in_folder: usize,
-}
-
-/// What a [`Task`] made: results by place, the places left to read whole, the folder's file
-/// when it is to be rewritten, and the problem reading it.
-struct FromRecords<T> {
-    made: Vec<(usize, T)>,
-    pending: Vec<usize>,
-    old: Option<Folder>,
-    problem: Option<crate::store::cache::CacheProblem>,
-}
-
-/// The files by folder, a task a folder; a folder that holds a large part of the files is cut
-/// into a task for each core (each reads the folder's file), so one project's report is not
-/// decoded on one core. Largest first, so the last to end are small.
-fn tasks(files: &[PathBuf]) -> Vec<Task<'_>> {
-    let mut by_folder: HashMap<&[u8], Vec<usize>> = HashMap::new();
-    for (at, path) in files.iter().enumerate() {
-        by_folder.entry(split_name(path).0).or_default().push(at);
-    }
-    let cores = parallel::cores();
-    let mut tasks = Vec::new();
-    for (folder, all) in by_folder {
-        let n = all.len();
-        let cut = (n * cores * 2).div_ceil(files.len()).clamp(1, cores);
-        let size = n.div_ceil(cut);
-        for (i, chunk) in all.chunks(size).enumerate() {
-            tasks.push(Task {
-                folder,
-                files: chunk.to_vec(),
-                first: i == 0,
-                in_folder: n,
-            });
-        }
-    }
-    tasks.sort_unstable_by(|a, b| {
-        b.files
-            .len()
-            .cmp(&a.files.len())
-            .then_with(|| a.folder.cmp(b.folder))
-            .then_with(|| a.files.cmp(&b.files))
-    });
-    tasks
 }
 
 /// Rewrites the tally cache's record of `file` through `edit`, with every checksum recomputed
@@ -413,42 +294,4 @@ pub fn forge_stamped(
         let new = encode(&mut summary)?;
         Some((new.data, Some(new.more)))
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tasks_hold_every_file_once_and_cut_only_a_large_folder() {
-        // One large project and several small ones, their files interleaved as names order them.
-        let mut files = Vec::new();
-        for i in 0..300 {
-            let folder = if i % 3 == 0 { i % 7 } else { 99 };
-            files.push(PathBuf::from(format!("/s/f{folder}/{i:04}.jsonl")));
-        }
-        let tasks = tasks(&files);
-        let mut seen: Vec<usize> = tasks.iter().flat_map(|t| t.files.clone()).collect();
-        seen.sort_unstable();
-        assert_eq!(seen, (0..files.len()).collect::<Vec<_>>());
-        for t in &tasks {
-            assert!(t
-                .files
-                .iter()
-                .all(|&at| split_name(&files[at]).0 == t.folder));
-            let firsts = tasks
-                .iter()
-                .filter(|u| u.folder == t.folder && u.first)
-                .count();
-            assert_eq!(firsts, 1);
-        }
-        // 200 of the 300 files: a task a core; the others, some 14 each, one task.
-        let f99 = split_name(&files[1]).0;
-        let big = tasks.iter().filter(|t| t.folder == f99).count();
-        assert_eq!(big, parallel::cores());
-        assert_eq!(tasks.len(), big + 7);
-        assert!(tasks
-            .windows(2)
-            .all(|w| w[0].files.len() >= w[1].files.len()));
-    }
 }
