@@ -543,8 +543,11 @@ pub(crate) fn forge<K: Kind>(
 ) -> bool {
     let (folder, name) = split_name(file);
     let mut cache = Cache::new(dir, kind);
+    if cache.off {
+        return false;
+    }
     let (old, _) = cache.read(folder, true, 1);
-    let Some(slot) = old.slots.get(name).filter(|_| !cache.off) else {
+    let Some(slot) = old.slots.get(name) else {
         return false;
     };
     let Some((data, blob)) = edit(old.data(slot), old.blob(slot).as_deref()) else {

@@ -1,7 +1,8 @@
 //! The cache's folder, which must be ours: made 0700, used only while it and each file in it
 //! are owned by the effective user and writable by no one else, each file opened without
-//! following a symbolic link. It knows nothing of what is cached, so [`Location`](crate::store::locate::Location) can be
-//! given a [`CacheDir`] without reaching up to the summaries.
+//! following a symbolic link. It knows nothing of what is cached, so
+//! [`Location`](crate::store::locate::Location) can be given a [`CacheDir`] without reaching up
+//! to the summaries.
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -41,7 +42,8 @@ impl CacheDir {
 
     /// Whether this run may read the folder, checked once: `Err` with what is wrong (the
     /// run's one warning, the first time) when it or its `summaries` folder is not ours. A
-    /// folder not made yet is fine: there is nothing to read, and [`CacheDir::make_family`] makes it.
+    /// folder not made yet is fine: there is nothing to read, and [`CacheDir::make_family`]
+    /// makes it.
     pub(crate) fn check(&self) -> Result<(), Option<CacheProblem>> {
         let refused = self.refused.get_or_init(|| self.not_ours().err());
         match refused {
