@@ -10,7 +10,7 @@ use anyhow::Context as _;
 
 use pisess_format::scan::ScanError;
 
-use crate::cache::tallies::{TallyCache, Want};
+use crate::cache::tallies::{self, Want};
 use crate::cache::{Cache, CacheProblem, Fate};
 use crate::locate::{name_cmp, Files, Location, Skipped};
 use crate::summary::{summarize, Detail, Summary, SummaryOptions};
@@ -242,7 +242,7 @@ pub fn walk<T: Send>(
     let (done, cache_problem) = match &loc.cache {
         Some(dir) if detail == Detail::Stats => {
             let want = if titles { Want::Titles } else { Want::Rows };
-            TallyCache::map(dir, &files, want, made)
+            tallies::map(dir, &files, want, made)
         }
         _ => {
             let done = parallel::map(&files, |path, reading| {
@@ -398,10 +398,10 @@ fn summarize_all(
                 .map(|(_, fate)| std::mem::replace(fate, Fate::Dropped))
                 .collect();
             let results: Vec<_> = done.into_iter().map(|(result, _)| result).collect();
-            let problem = cache.save(files, fates, &results);
+            let problem = cache.save(files, fates);
             (results, problem)
         }
-        Some(dir) => TallyCache::map(dir, files, Want::Whole, |result| result),
+        Some(dir) => tallies::map(dir, files, Want::Whole, |result| result),
         _ => (
             parallel::map(files, |path, reading| {
                 let also = None;

@@ -183,21 +183,6 @@ pub(crate) fn with_file_facts(mut summary: Summary, path: &Path, facts: FileFact
     summary
 }
 
-/// Whether a summary not yet given its file's facts takes pi's `modified` from the mtime.
-pub(crate) fn modified_from_mtime(summary: &Summary) -> bool {
-    summary.modified_ms == NO_TIME
-}
-
-/// A summary as its fold gave it, from one given its file's facts: `modified` back to "from the
-/// mtime" when it was (the other facts are set again by [`with_file_facts`] when it is used).
-pub(crate) fn without_file_facts(mut summary: Summary, modified_from_mtime: bool) -> Summary {
-    if modified_from_mtime {
-        summary.modified_ms = NO_TIME;
-    }
-    summary.path = PathBuf::new();
-    summary
-}
-
 /// Stands for "no message and no header time" until the file's mtime is known.
 const NO_TIME: i64 = i64::MIN;
 

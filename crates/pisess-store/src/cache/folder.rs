@@ -1,8 +1,8 @@
 //! The cache's folder, which must be ours: made 0700, used only while it and each file in it
 //! are owned by the effective user and writable by no one else, each file opened without
-//! following a symbolic link; and the framing every cache file shares ([`head`], [`body`]).
-//! It knows nothing of what is cached, so [`Location`](crate::locate::Location) can be
-//! given a [`CacheDir`] without reaching up to the summaries.
+//! following a symbolic link. It knows nothing of what is cached, so
+//! [`Location`](crate::locate::Location) can be given a [`CacheDir`] without reaching up
+//! to the summaries.
 
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use pisess_format::util::file::{open_nonblocking, Links};
 pub(super) const SUMMARIES: &str = "summaries";
 
 /// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
-pub(crate) type CacheProblem = (PathBuf, String);
+pub type CacheProblem = (PathBuf, String);
 
 /// The largest cache file read or written: a folder of 10,000 sessions takes a few MB, a
 /// million-entry session's fold a few more. A file over it (a sparse 1 TB one) is not read.
@@ -42,7 +42,8 @@ impl CacheDir {
 
     /// Whether this run may read the folder, checked once: `Err` with what is wrong (the
     /// run's one warning, the first time) when it or its `summaries` folder is not ours. A
-    /// folder not made yet is fine: there is nothing to read, and [`CacheDir::make`] makes it.
+    /// folder not made yet is fine: there is nothing to read, and [`CacheDir::make_family`]
+    /// makes it.
     pub(crate) fn check(&self) -> Result<(), Option<CacheProblem>> {
         let refused = self.refused.get_or_init(|| self.not_ours().err());
         match refused {
@@ -51,14 +52,9 @@ impl CacheDir {
         }
     }
 
-    /// The folders, made 0700 where missing, then checked as [`CacheDir::check`] does
-    /// (someone else may have made them first).
-    pub(super) fn make(&self) -> Result<(), CacheProblem> {
-        self.make_family(SUMMARIES, "summary")
-    }
-
-    /// [`CacheDir::make`] for the folder of one family of cache files (`summaries`, `tallies`),
-    /// whose cache a warning calls the `what` cache.
+    /// The folder of one family of cache files (`summaries`, `tallies`), made 0700 where
+    /// missing, then checked as [`CacheDir::check`] does (someone else may have made it
+    /// first); a warning calls its cache the `what` cache.
     pub(super) fn make_family(&self, family: &str, what: &str) -> Result<(), CacheProblem> {
         let made = make_private(&self.dir.join(family));
         if let Err(e) = made {
@@ -74,6 +70,9 @@ impl CacheDir {
     /// [`CacheDir::check`] for another family of cache files: the folder and that family's.
     pub(super) fn check_family(&self, family: &str) -> Result<(), Option<CacheProblem>> {
         self.check()?;
+        if family == SUMMARIES {
+            return Ok(());
+        }
         self.family_not_ours(family)
             .map_err(|(path, why)| self.problem(&path, why))
     }
@@ -108,10 +107,6 @@ impl CacheDir {
         Ok(())
     }
 
-    pub(super) fn folder_file(&self, folder: &[u8]) -> PathBuf {
-        self.family_file(SUMMARIES, folder)
-    }
-
     /// The cache file of a session folder in one family's folder.
     pub(super) fn family_file(&self, family: &str, folder: &[u8]) -> PathBuf {
         let hash = xxhash_rust::xxh3::xxh3_64(folder);
@@ -122,44 +117,6 @@ impl CacheDir {
     pub(crate) fn problem(&self, path: &Path, why: String) -> Option<CacheProblem> {
         (!self.warned.swap(true, Ordering::Relaxed)).then(|| (path.to_path_buf(), why))
     }
-}
-
-/// The head of a cache file before its `body`: its magic line, its format (u32,
-/// little-endian), the body's length (u64) and xxh3 (u64).
-pub(crate) fn head(magic: &[u8], format: u32, body: &[u8]) -> Vec<u8> {
-    let mut head = magic.to_vec();
-    head.extend_from_slice(&format.to_le_bytes());
-    head.extend_from_slice(&(body.len() as u64).to_le_bytes());
-    head.extend_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
-    head
-}
-
-/// A cache file's body and the bytes after it.
-pub(crate) type Body<'a> = (&'a [u8], &'a [u8]);
-
-/// A cache file's [`Body`] as its [`head`] vouches for it: `None` when the file is of another
-/// format; an error when it is no such file or it is damaged.
-pub(crate) fn body<'a>(
-    bytes: &'a [u8],
-    magic: &[u8],
-    format: u32,
-) -> Result<Option<Body<'a>>, String> {
-    let Some(rest) = bytes.strip_prefix(magic) else {
-        return Err("not a pisess cache file".to_owned());
-    };
-    let (found, rest) = rest.split_at_checked(4).ok_or("cut short")?;
-    if found != format.to_le_bytes() {
-        return Ok(None);
-    }
-    let number = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
-    let (len, rest) = rest.split_at_checked(8).ok_or("cut short")?;
-    let (hash, rest) = rest.split_at_checked(8).ok_or("cut short")?;
-    let len = usize::try_from(number(len)).map_err(|_| "cut short")?;
-    let (body, after) = rest.split_at_checked(len).ok_or("cut short")?;
-    if number(hash) != xxhash_rust::xxh3::xxh3_64(body) {
-        return Err("its checksum does not match".to_owned());
-    }
-    Ok(Some((body, after)))
 }
 
 /// A cache file, opened without following a symbolic link and without blocking (a FIFO put in
