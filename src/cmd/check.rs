@@ -23,13 +23,13 @@ use crate::app::env::Env;
 use crate::app::exit::{NotChecked, Outcome};
 use crate::cmd::destination;
 use crate::format::model::number;
-use crate::format::scan::{open_file, whole_file};
+use crate::format::scan::{open_file, whole_file, Input};
 use crate::format::surrogates;
 use crate::store::listing::{self, Problem, Scope, Window};
 use crate::store::locate::{Location, Skipped};
 use crate::store::select::{select, Selected};
 use crate::store::session::{IndexOptions, Session};
-use crate::store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
+use crate::store::summary::{summarize, Detail, Summary, SummaryOptions};
 use crate::util::readahead::Reading;
 use crate::util::tee;
 use crate::util::usage::UsageError;
@@ -370,15 +370,14 @@ fn check_one(
             // Read once, as it comes, by each reader at the same time: never held whole.
             let (mut summary, mut session, mut secrets) = (None, None, None);
             let mut readers: Vec<tee::Reader> = vec![Box::new(|r| {
-                summary = Some(summarize_stream(
-                    std::io::BufReader::new(r),
-                    "-",
-                    SummaryOptions::default(),
-                ));
+                summary = Some(summarize(Input::Stream(r, "-"), SummaryOptions::default()));
             })];
             if want_index {
                 readers.push(Box::new(|r| {
-                    session = Some(Session::from_reader(r, "-", IndexOptions::default()));
+                    session = Some(Session::read(
+                        Input::Stream(r, "-"),
+                        IndexOptions::default(),
+                    ));
                 }));
             }
             if let Some(d) = &spec.no_secrets {

@@ -23,7 +23,7 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::format::model::PI_ENTRY_TYPES;
 use crate::format::model::{EntryKind, Header};
-use crate::format::scan::ScanError;
+use crate::format::scan::{Input, ScanError};
 use crate::store::locate::Selected;
 use crate::store::session::{IndexOptions, Session};
 
@@ -39,7 +39,7 @@ pub fn open_session(
     let session = match selected {
         Selected::Stdin => {
             stdin_is_a_stream(env)?;
-            Session::from_reader(stdin, "-", options).context("<stdin>")?
+            Session::read(Input::Stream(stdin, "-"), options).context("<stdin>")?
         }
         Selected::File(path) => {
             Session::open(path, options).with_context(|| path.display().to_string())?

@@ -19,12 +19,13 @@ use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::format::js::JsValue;
 use crate::format::model::{number, EntryLine, Header, Usage};
+use crate::format::scan::Input;
 use crate::format::surrogates;
 use crate::format::time::to_json_date;
 use crate::store::listing::{self, Scope, Window};
 use crate::store::select::{select, Selected};
 use crate::store::session::{IndexOptions, Session};
-use crate::store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
+use crate::store::summary::{summarize, Detail, Summary, SummaryOptions};
 use crate::util::usage::UsageError;
 use crate::views::context;
 use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
@@ -141,10 +142,13 @@ fn read_one(
                         also: Some(&mut observe),
                         ..stats()
                     };
-                    summary = Some(summarize_stream(std::io::BufReader::new(r), "-", options));
+                    summary = Some(summarize(Input::Stream(r, "-"), options));
                 }),
                 Box::new(|r| {
-                    session = Some(Session::from_reader(r, "-", IndexOptions::default()));
+                    session = Some(Session::read(
+                        Input::Stream(r, "-"),
+                        IndexOptions::default(),
+                    ));
                 }),
             ];
             crate::util::tee::tee(stdin, readers);
@@ -294,8 +298,7 @@ fn read_many(
         let summary = match select(Some(arg), &env.location, env.pi_session_file.as_deref())? {
             Selected::Stdin => {
                 crate::cmd::stdin_is_a_stream(env)?;
-                summarize_stream(std::io::BufReader::new(&mut *stdin), "-", stats())
-                    .context("<stdin>")?
+                summarize(Input::Stream(&mut *stdin, "-"), stats()).context("<stdin>")?
             }
             Selected::File(path) => {
                 summarize(&path, stats()).with_context(|| path.display().to_string())?

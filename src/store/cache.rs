@@ -27,7 +27,7 @@ mod key;
 pub mod tallies;
 
 use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -36,11 +36,11 @@ use serde::{Deserialize, Serialize};
 use serde_bytes::ByteBuf;
 
 use crate::format::scan::{
-    self, open_file, read_exact_at, whole_file, OpenedFile, ScanError, ScanReport,
+    self, open_file, read_exact_at, Input, OpenedFile, Pass, ScanError, ScanReport,
 };
 
 use crate::store::summary::{
-    fold_from, modified_from_mtime, with_file_facts, without_file_facts, Detail, FileFacts, Fold,
+    self, modified_from_mtime, with_file_facts, without_file_facts, Detail, FileFacts, Fold,
     Summary,
 };
 use crate::util::file::split_name;
@@ -611,10 +611,9 @@ fn read_on(
     // A clone shares the offset, but nothing reads the file after this.
     let mut file = file.try_clone().ok()?;
     file.seek(SeekFrom::Start(end)).ok()?;
-    let input = BufReader::with_capacity(256 * 1024, file);
-    Some(fold_from(
-        input,
-        &opened.stem,
+    Some(summary::fold(
+        Pass::new(),
+        Input::Stream(&mut file, &opened.stem),
         Some((report, fold)),
         Detail::Listing,
         |_, _| {},
@@ -625,8 +624,8 @@ fn read_whole(
     opened: &OpenedFile,
     reading: Reading,
 ) -> Result<(Summary, ScanReport, Fold), ScanError> {
-    let input = whole_file(opened, reading)?;
-    fold_from(input, &opened.stem, None, Detail::Listing, |_, _| {})
+    let pass = Pass::new().reading(reading);
+    summary::fold(pass, Input::File(opened), None, Detail::Listing, |_, _| {})
 }
 
 /// A cache file's folder: `None` when it is of another format, pisess or time zone; an error
@@ -873,13 +872,11 @@ mod tests {
             r#"{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
             r#"{"type":"message","message":{"role":"user","content":"hi"}}"#
         );
-        let report = scan::scan(
-            text.as_bytes(),
-            "s",
-            crate::format::model::Skimming::Plain,
-            |_, _| {},
-        )
-        .unwrap();
+        let report = Pass::new()
+            .run(Input::Bytes(text.as_bytes(), "s"), |_, _| {
+                std::ops::ControlFlow::Continue(())
+            })
+            .unwrap();
         assert!(report.resumable() && !report.warnings.is_empty());
         assert!(report.tail.prev_v1_id.is_some() && report.header_line == 2);
         let old = postcard::to_stdvec(&SavedReport {

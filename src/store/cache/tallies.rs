@@ -34,8 +34,8 @@ use super::folder::{body, head, open_cache_file, CacheDir, CacheProblem, MAX_FIL
 #[cfg(unix)]
 use super::key::open_folder;
 use super::key::{now_ns, stamp, stat_in, FileKey, RACY_NS};
-use crate::format::scan::{open_file, read_exact_at, whole_file, ScanError};
-use crate::store::summary::{fold_from, with_file_facts, Detail, FileFacts, Summary};
+use crate::format::scan::{open_file, read_exact_at, Input, Pass, ScanError};
+use crate::store::summary::{fold, with_file_facts, Detail, FileFacts, Summary};
 use crate::store::tally::{Files, Stops, Tally, ToolCount};
 use crate::util::file::split_name;
 use crate::util::parallel;
@@ -388,8 +388,8 @@ impl<'a> TallyCache<'a> {
             Err(e) => return (Err(e), Fate::Dropped),
         };
         let key = FileKey::of(&opened.meta);
-        let read = whole_file(&opened, reading)
-            .and_then(|input| fold_from(input, &opened.stem, None, Detail::Stats, |_, _| {}));
+        let pass = Pass::new().reading(reading);
+        let read = fold(pass, Input::File(&opened), None, Detail::Stats, |_, _| {});
         let summary = match read {
             Ok((summary, ..)) => summary,
             Err(e) => return (Err(e), Fate::Dropped),
