@@ -313,29 +313,13 @@ pub fn read_header(path: &Path) -> Result<Header, ScanError> {
 }
 
 /// [`read_header`] of a file already open (`rm` checks the very file it is about to remove).
-pub fn read_header_of(input: impl io::Read, stem: &str) -> Result<Header, ScanError> {
-    let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, input));
-    let mut unread = None;
-    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
-        if line.is_blank() {
-            continue;
-        }
-        match header_step(parse_line(&line, Skimming::Plain), &line, stem) {
-            HeaderStep::Found(h) => return Ok(*h),
-            HeaderStep::NotASession(reason) => {
-                return Err(ScanError::NotASession {
-                    line: line.number,
-                    reason,
-                    unread,
-                })
-            }
-            HeaderStep::Malformed(reason) => {
-                unread.get_or_insert((line.number, reason));
-            }
-            HeaderStep::Skip | HeaderStep::Torn => {}
-        }
-    }
-    Err(no_header(unread))
+pub fn read_header_of(mut input: impl io::Read, stem: &str) -> Result<Header, ScanError> {
+    let input = BufReader::with_capacity(16 * 1024, &mut input as &mut dyn io::Read);
+    let report =
+        Pass::new()
+            .header_only()
+            .run_reader(input, stem, |_, _| ControlFlow::Break(()))?;
+    Ok(report.header)
 }
 
 /// The error for a file in which no header was found.
@@ -400,6 +384,7 @@ pub struct Pass<'p> {
     prefilter: Option<&'p mut dyn FnMut(u64) -> Option<u64>>,
     other: Option<OtherLine<'p>>,
     spill: Option<Spill<'p>>,
+    header_only: bool,
 }
 
 impl<'p> Pass<'p> {
@@ -454,6 +439,14 @@ impl<'p> Pass<'p> {
         }
     }
 
+    /// Stops at the header (pi's `readSessionHeader`, for lookups by id): no entry is read.
+    pub fn header_only(self) -> Pass<'p> {
+        Pass {
+            header_only: true,
+            ..self
+        }
+    }
+
     /// Reads `input`, calling `on_entry` for every entry in file order.
     pub fn run(
         self,
@@ -480,39 +473,36 @@ impl<'p> Pass<'p> {
     /// [`run`](Pass::run) over a reader already buffered (ripgrep's `search_reader`), named
     /// `stem`.
     pub fn run_reader<R: BufRead>(
-        self,
+        mut self,
         input: R,
         stem: &str,
         on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
     ) -> Result<ScanReport, ScanError> {
-        let Pass {
-            how,
-            resume,
-            prefilter,
-            other,
-            spill,
-            ..
-        } = self;
-        let mut reader = match &resume {
+        let mut reader = match &self.resume {
             Some(before) => LineReader::resume(input, before.tail.lines, before.tail.end),
             None => LineReader::new(input),
         };
-        if let Some(spill) = spill {
+        if let Some(spill) = self.spill.take() {
             reader = reader.spilling(spill);
         }
-        scan_from(reader, stem, resume, how, prefilter, on_entry, other)
+        scan_from(reader, stem, self, on_entry)
     }
 }
 
 fn scan_from<R: BufRead>(
     mut reader: LineReader<'_, R>,
     stem: &str,
-    before: Option<ScanReport>,
-    how: Skimming,
-    mut next: Option<&mut dyn FnMut(u64) -> Option<u64>>,
+    pass: Pass,
     mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
-    mut on_other: Option<OtherLine>,
 ) -> Result<ScanReport, ScanError> {
+    let Pass {
+        how,
+        resume: before,
+        prefilter: mut next,
+        other: mut on_other,
+        header_only,
+        ..
+    } = pass;
     let mut other = |line: &RawLine| {
         if let Some(f) = on_other.as_mut() {
             f(line.number, line.content());
@@ -601,6 +591,10 @@ fn scan_from<R: BufRead>(
                         h.stored.push(b'\n');
                     }
                     header = Some((*h, line.number, line.offset, line.len_on_disk()));
+                    if header_only {
+                        tail.stopped = true;
+                        break;
+                    }
                 }
                 HeaderStep::NotASession(reason) => {
                     return Err(ScanError::NotASession {

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::hash::BuildHasher;
 use std::io;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 #[cfg(test)]
@@ -92,12 +92,13 @@ fn sort_warnings(warnings: &mut [Warning]) {
     warnings.sort_by_key(|w| (w.line.is_none(), w.line));
 }
 
-/// Where a session's bytes live.
+/// Where a session's entry lines are read again from.
 #[derive(Debug)]
-pub enum Source {
-    File(PathBuf),
-    /// A stream (stdin, a FIFO): its header and entry lines, kept so entries can be decoded
-    /// again by offset (an offset into this, not into the stream).
+enum Lines {
+    /// The regular file indexed, still open, and what it was then (see [`Unchanged`]).
+    File(File, Unchanged),
+    /// A stream's (stdin, a FIFO) or memory's header and entry lines, kept so entries can be
+    /// decoded again by offset (an offset into this, not into the stream).
     Memory(Vec<u8>),
 }
 
@@ -297,10 +298,7 @@ impl Unlinked {
 pub struct Session {
     /// How to name the session in messages (its path, or `-`).
     pub name: String,
-    pub source: Source,
-    file: Option<File>,
-    /// The file as it was opened (see [`Unchanged`]).
-    opened_as: Option<Unchanged>,
+    lines: Lines,
     pub header: Header,
     pub header_line: u64,
     pub header_offset: u64,
@@ -361,14 +359,13 @@ impl Session {
         };
         let mut index = Session::index(input, name, opened.is_none(), options)?;
         if let Some(opened) = opened {
-            index.session.source = Source::File(opened.path.clone());
-            index.session.opened_as = Some(Unchanged::of(&opened.meta));
-            index.session.file = Some(opened.file.try_clone().map_err(ScanError::Io)?);
+            let file = opened.file.try_clone().map_err(ScanError::Io)?;
+            index.session.lines = Lines::File(file, Unchanged::of(&opened.meta));
         }
         Ok(index.link())
     }
 
-    /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
+    /// Indexes `input`; with `keep`, the entry lines go to a [`Lines::Memory`] as they pass.
     /// The entries are linked after.
     fn index(
         input: Input<'_>,
@@ -474,9 +471,7 @@ impl Session {
         entries.shrink_to_fit();
         let session = Session {
             name,
-            source: Source::Memory(kept),
-            file: None,
-            opened_as: None,
+            lines: Lines::Memory(kept),
             header: report.header,
             header_line: report.header_line,
             header_offset: report.header_offset,
@@ -566,7 +561,7 @@ impl Session {
         line_at(&self.line_steps, i)
     }
 
-    /// Where the entry's line starts: in the file, or in a [`Source::Memory`].
+    /// Where the entry's line starts: in the file, or in a [`Lines::Memory`].
     pub fn offset(&self, i: usize) -> u64 {
         offset_at(&self.offset_highs, i, self.entries[i].offset_low)
     }
