@@ -130,23 +130,15 @@ pub fn summarize<'a>(
     input: impl Into<Input<'a>>,
     options: SummaryOptions<'_>,
 ) -> Result<Summary, ScanError> {
+    let input = input.into();
+    if let Input::Path(path) = input {
+        return summarize(&open_file(path)?, options);
+    }
     let SummaryOptions {
         reading,
         detail,
         also,
     } = options;
-    let input = input.into();
-    if let Input::Path(path) = input {
-        let opened = open_file(path)?;
-        return summarize(
-            &opened,
-            SummaryOptions {
-                reading,
-                detail,
-                also,
-            },
-        );
-    }
     let (name, file, bytes) = match &input {
         Input::File(opened) => (String::new(), Some(*opened), None),
         Input::Stream(_, stem) => (stem.to_string(), None, None),
