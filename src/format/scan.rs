@@ -700,8 +700,8 @@ fn scan_from<R: BufRead>(
     })
 }
 
-/// A session file opened for reading: its stem is the id of seed-000 sessions, and its
-/// metadata (taken once) tells its size and time.
+/// A session file opened for reading: its path (what a summary or an index names it), its
+/// stem (the id of seed-000 sessions), and its metadata (taken once: its kind, size and time).
 pub struct OpenedFile {
     pub path: std::path::PathBuf,
     pub file: File,
