@@ -27,14 +27,14 @@ use crate::views::check::{self, Spec};
 use crate::views::secrets::{search_stream, Scrub};
 use crate::views::style::{self, Role};
 use pisess_format::model::number;
-use pisess_format::scan::{open_file, whole_file};
+use pisess_format::scan::{open_file, whole_file, Input};
 use pisess_format::surrogates;
 use pisess_format::util::readahead::Reading;
 use pisess_store::listing::{self, Problem, Scope, Window};
 use pisess_store::locate::{Location, Skipped};
 use pisess_store::select::{select, Selected};
 use pisess_store::session::{IndexOptions, Session};
-use pisess_store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
+use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
 use pisess_store::util::usage::UsageError;
 pub use verdicts::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
 
@@ -373,15 +373,14 @@ fn check_one(
             // Read once, as it comes, by each reader at the same time: never held whole.
             let (mut summary, mut session, mut secrets) = (None, None, None);
             let mut readers: Vec<tee::Reader> = vec![Box::new(|r| {
-                summary = Some(summarize_stream(
-                    std::io::BufReader::new(r),
-                    "-",
-                    SummaryOptions::default(),
-                ));
+                summary = Some(summarize(Input::Stream(r, "-"), SummaryOptions::default()));
             })];
             if want_index {
                 readers.push(Box::new(|r| {
-                    session = Some(Session::from_reader(r, "-", IndexOptions::default()));
+                    session = Some(Session::read(
+                        Input::Stream(r, "-"),
+                        IndexOptions::default(),
+                    ));
                 }));
             }
             if let Some(d) = &spec.no_secrets {

@@ -22,9 +22,7 @@ use crate::views::search::{matching_lines, searched, texts, Field, Matcher, Reac
 use crate::views::style::{self, IdCut, Role, Theme};
 use pisess_format::model::EntryLine;
 use pisess_format::model::Header;
-use pisess_format::scan::{
-    open_file, read_header_of, scan_sparse, scan_until, whole_file, ScanError, ScanReport,
-};
+use pisess_format::scan::{open_file, read_header_of, Input, Pass, ScanError, ScanReport};
 use pisess_format::time::relative;
 use pisess_format::util::readahead::Reading;
 use pisess_format::util::warning::Warning;
@@ -67,7 +65,7 @@ struct Searched {
 /// pattern's stored form ([`Matcher::may_match`]) has no match is passed over at the speed of a
 /// byte search (as ripgrep reads it). Only its header is read then, so its damaged lines go
 /// unreported; with `-l`, `-c` and `--json` (no heading, no context, no branch) the same holds
-/// line by line: only the lines that may match are parsed ([`scan_sparse`]). Larger files are
+/// line by line: only the lines that may match are parsed ([`Pass::prefilter`]). Larger files are
 /// read in a stream, line by line, and keep memory flat.
 const WHOLE_FILE: u64 = 16 << 20;
 
@@ -102,7 +100,7 @@ struct Search<'a> {
     /// Whether each file is summarized (for the heading, `--since`, `--until`).
     summarize: bool,
     /// Whether a file read whole is parsed only in the lines that may match
-    /// ([`scan_sparse`]): when nothing but the matches is printed (no heading, no context,
+    /// ([`Pass::prefilter`]): when nothing but the matches is printed (no heading, no context,
     /// no branch to walk), so entries need no ordinal and no line before them.
     sparse: bool,
     window: Window,
@@ -331,8 +329,9 @@ fn search_source(
 /// the header's).
 fn search_stdin(stdin: &mut dyn Read, search: &Search) -> SearchedSource {
     let mut found = Found::default();
-    let input = io::BufReader::with_capacity(256 * 1024, stdin);
-    let report = scan_until(input, "-", |header, e| found.entry(search, header, e))
+    let input = Input::Stream(stdin, "-");
+    let report = Pass::new()
+        .run(input, |header, e| found.entry(search, header, e))
         .map_err(|e| (PathBuf::from("-"), e))?;
     Ok(found.into_searched(PathBuf::from("-"), search, None, Some(report)))
 }
@@ -399,11 +398,12 @@ fn search_stream(
             search_bytes(bytes, &opened.stem, search, found)
         })
     } else {
-        let input = whole_file(&opened, Reading::OnThisThread)?;
-        scan_until(input, &opened.stem, |header, e| {
-            found.entry(search, header, e)
-        })
-        .map(Some)
+        Pass::new()
+            .reading(Reading::OnThisThread)
+            .run(Input::File(&opened), |header, e| {
+                found.entry(search, header, e)
+            })
+            .map(Some)
     }
 }
 
@@ -425,7 +425,7 @@ fn search_bytes(
         // Past the first stretch, a search for the next that is slower than the scan (the
         // many literals of `-i`) would cost more than it saves: every line is read from there.
         let cheap = search.matcher.stretches_are_cheap();
-        let next = |from: u64| {
+        let mut next = |from: u64| {
             if !cheap && from >= first as u64 {
                 return Some(from);
             }
@@ -433,13 +433,19 @@ fn search_bytes(
             u64::try_from(at).ok()
         };
         found.vetted = cheap;
-        return scan_sparse(bytes, stem, next, |header, e| {
-            found.entry(search, header, e)
-        })
-        .map(Some);
+        return Pass::new()
+            .prefilter(&mut next)
+            .run(Input::Bytes(bytes, stem), |header, e| {
+                found.entry(search, header, e)
+            })
+            .map(Some);
     }
     found.clear_before = first as u64;
-    scan_until(bytes, stem, |header, e| found.entry(search, header, e)).map(Some)
+    Pass::new()
+        .run(Input::Bytes(bytes, stem), |header, e| {
+            found.entry(search, header, e)
+        })
+        .map(Some)
 }
 
 /// What the search of one file has found so far.
@@ -452,7 +458,7 @@ struct Found {
     /// In a file read whole, the lines that end before this offset cannot match
     /// ([`Matcher::first_may_match`]).
     clear_before: u64,
-    /// [`Matcher::may_match`] is not asked: [`scan_sparse`] hands out only lines that hold a
+    /// [`Matcher::may_match`] is not asked: [`Pass::prefilter`] hands out only lines that hold a
     /// stretch that may match (but in the rare v1 and seed-000 files, which it reads whole and
     /// whose entries are then all decoded; the test only ever saved a decode).
     vetted: bool,

@@ -23,7 +23,7 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use pisess_format::model::PI_ENTRY_TYPES;
 use pisess_format::model::{EntryKind, Header};
-use pisess_format::scan::ScanError;
+use pisess_format::scan::{Input, ScanError};
 use pisess_store::locate::Selected;
 use pisess_store::session::{IndexOptions, Session};
 
@@ -39,7 +39,7 @@ pub fn open_session(
     let session = match selected {
         Selected::Stdin => {
             stdin_is_a_stream(env)?;
-            Session::from_reader(stdin, "-", options).context("<stdin>")?
+            Session::read(Input::Stream(stdin, "-"), options).context("<stdin>")?
         }
         Selected::File(path) => {
             Session::open(path, options).with_context(|| path.display().to_string())?

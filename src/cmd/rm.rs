@@ -92,12 +92,13 @@ impl Rule {
     fn judge_file(&self, file: fs::File, path: &Path) -> Result<(), String> {
         let meta = file.metadata().map_err(|e| cannot_read(&e))?;
         let opened = OpenedFile {
+            path: path.to_path_buf(),
             file,
             meta,
             stem: pisess_format::scan::stem_of(path),
         };
         let (summary, keeps) =
-            summarize_keeping(&opened, path, self.empty).map_err(|e| not_a_session(&e))?;
+            summarize_keeping(&opened, self.empty).map_err(|e| not_a_session(&e))?;
         self.judge(&summary, keeps.as_deref())
     }
 }
@@ -503,12 +504,13 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
     }
     // Everything decided from here on is read through the descriptor just checked.
     let opened = OpenedFile {
+        path: path.clone(),
         file,
         meta: opened,
         stem: pisess_format::scan::stem_of(&path),
     };
     let (summary, keeps) =
-        summarize_keeping(&opened, &path, c.rule.empty).map_err(|e| not_a_session(&e))?;
+        summarize_keeping(&opened, c.rule.empty).map_err(|e| not_a_session(&e))?;
     if let Some(id) = c.expected.filter(|id| *id != summary.id) {
         return Err(format!(
             "it no longer holds session {id} (it holds {}); left alone",

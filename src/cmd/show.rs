@@ -24,6 +24,7 @@ use crate::views::style::{self, IdCut};
 use entry::{decode_for_block, write_line};
 use pisess_format::model::EntryLine;
 use pisess_format::model::Header;
+use pisess_format::scan::{open_named, Input};
 use pisess_store::select::{select as select_session, Selected};
 use pisess_store::session::{self, Session};
 use pisess_store::util::usage::UsageError;
@@ -211,7 +212,7 @@ fn stream_json(
         &env.location,
         env.pi_session_file.as_deref(),
     )?;
-    let (path, name) = match &selected {
+    let (opened, name) = match &selected {
         Selected::Stdin => {
             super::stdin_is_a_stream(env)?;
             (None, "-".to_owned())
@@ -231,12 +232,18 @@ fn stream_json(
         }
         Ok(())
     };
-    let scanned = session::stream(path, stdin, |header, e| match copy(header, e) {
-        Ok(()) => ControlFlow::Continue(()),
-        Err(err) => {
-            failed = Some(err);
-            ControlFlow::Break(())
-        }
+    let scanned = opened.map(open_named).transpose().and_then(|opened| {
+        let input = match &opened {
+            Some(opened) => Input::File(opened),
+            None => Input::Stream(stdin, "-"),
+        };
+        session::stream(input, |header, e| match copy(header, e) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(err) => {
+                failed = Some(err);
+                ControlFlow::Break(())
+            }
+        })
     });
     let report = match (scanned, &selected) {
         (Ok(report), _) => report,

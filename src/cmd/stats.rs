@@ -21,12 +21,13 @@ use crate::views::context;
 use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
 use pisess_format::js::JsValue;
 use pisess_format::model::{number, EntryLine, Header, Usage};
+use pisess_format::scan::Input;
 use pisess_format::surrogates;
 use pisess_format::time::to_json_date;
 use pisess_store::listing::{self, Scope, Window};
 use pisess_store::select::{select, Selected};
 use pisess_store::session::{IndexOptions, Session};
-use pisess_store::summary::{summarize, summarize_stream, Detail, Summary, SummaryOptions};
+use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
 use pisess_store::util::usage::UsageError;
 
 pub fn run(
@@ -141,10 +142,13 @@ fn read_one(
                         also: Some(&mut observe),
                         ..stats()
                     };
-                    summary = Some(summarize_stream(std::io::BufReader::new(r), "-", options));
+                    summary = Some(summarize(Input::Stream(r, "-"), options));
                 }),
                 Box::new(|r| {
-                    session = Some(Session::from_reader(r, "-", IndexOptions::default()));
+                    session = Some(Session::read(
+                        Input::Stream(r, "-"),
+                        IndexOptions::default(),
+                    ));
                 }),
             ];
             crate::util::tee::tee(stdin, readers);
@@ -294,8 +298,7 @@ fn read_many(
         let summary = match select(Some(arg), &env.location, env.pi_session_file.as_deref())? {
             Selected::Stdin => {
                 crate::cmd::stdin_is_a_stream(env)?;
-                summarize_stream(std::io::BufReader::new(&mut *stdin), "-", stats())
-                    .context("<stdin>")?
+                summarize(Input::Stream(&mut *stdin, "-"), stats()).context("<stdin>")?
             }
             Selected::File(path) => {
                 summarize(&path, stats()).with_context(|| path.display().to_string())?

@@ -558,9 +558,8 @@ mod tests {
             r#"{"type":"message","id":"e","parentId":"d","message":{"role":"user","content":null}}"#,
             r#"{"type":"context_edit","id":"f","parentId":"e","targetId":"a","replacement":{"content":"y"}}"#,
         );
-        let s = Session::from_reader(
-            text.as_bytes(),
-            "t",
+        let s = Session::read(
+            pisess_format::scan::Input::Bytes(text.as_bytes(), "t"),
             pisess_store::session::IndexOptions::default(),
         )
         .unwrap();

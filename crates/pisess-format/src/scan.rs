@@ -1,6 +1,6 @@
 //! Reading lines into entries: the single parser every command goes through.
 //!
-//! [`scan`] finds the header, skips blank lines as pi does, reports malformed ones as warnings,
+//! A [`Pass`] finds the header, skips blank lines as pi does, reports malformed ones as warnings,
 //! applies the v1 id migration and the seed-000 mapping, and hands each entry to the caller as a
 //! borrowed [`LineView`]. It never prints and never decides to skip a file: callers do.
 
@@ -104,7 +104,7 @@ pub struct ScanReport<H = Header> {
     /// That line's number, for `check`'s findings (set with `torn_tail`, and not stored).
     #[serde(skip)]
     pub torn_line: Option<u64>,
-    /// Where the scan stopped, for going on from there ([`scan_on`]).
+    /// Where the scan stopped, for going on from there ([`Pass::resume`]).
     pub tail: Tail,
 }
 
@@ -126,7 +126,7 @@ pub struct Tail {
 }
 
 impl<H> ScanReport<H> {
-    /// Whether a scan can go on from where this one stopped ([`scan_on`]).
+    /// Whether a scan can go on from where this one stopped ([`Pass::resume`]).
     pub fn resumable(&self) -> bool {
         !self.tail.open && !self.tail.stopped && !self.torn_tail
     }
@@ -311,29 +311,13 @@ pub fn read_header(path: &Path) -> Result<Header, ScanError> {
 }
 
 /// [`read_header`] of a file already open (`rm` checks the very file it is about to remove).
-pub fn read_header_of(input: impl io::Read, stem: &str) -> Result<Header, ScanError> {
-    let mut reader = LineReader::new(BufReader::with_capacity(16 * 1024, input));
-    let mut unread = None;
-    while let Some(line) = reader.next_line().map_err(ScanError::Io)? {
-        if line.is_blank() {
-            continue;
-        }
-        match header_step(parse_line(&line, Skimming::Plain), &line, stem) {
-            HeaderStep::Found(h) => return Ok(*h),
-            HeaderStep::NotASession(reason) => {
-                return Err(ScanError::NotASession {
-                    line: line.number,
-                    reason,
-                    unread,
-                })
-            }
-            HeaderStep::Malformed(reason) => {
-                unread.get_or_insert((line.number, reason));
-            }
-            HeaderStep::Skip | HeaderStep::Torn => {}
-        }
-    }
-    Err(no_header(unread))
+pub fn read_header_of(mut input: impl io::Read, stem: &str) -> Result<Header, ScanError> {
+    let input = BufReader::with_capacity(16 * 1024, &mut input as &mut dyn io::Read);
+    let report =
+        Pass::new()
+            .header_only()
+            .run_reader(input, stem, |_, _| ControlFlow::Break(()))?;
+    Ok(report.header)
 }
 
 /// The error for a file in which no header was found.
@@ -344,131 +328,179 @@ fn no_header(unread: Option<(u64, String)>) -> ScanError {
     }
 }
 
-/// [`scan`] (plain), stopped early when `on_entry` breaks (a reader that went away): the report then
-/// covers the lines read so far.
-pub fn scan_until<R: BufRead>(
-    input: R,
-    stem: &str,
-    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
-) -> Result<ScanReport, ScanError> {
-    scan_from(
-        LineReader::new(input),
-        stem,
-        None,
-        Skimming::Plain,
-        None,
-        on_entry,
-        None,
-    )
-}
-
 /// A callback for the lines a scan hands out as no entry: the header, malformed lines (a
 /// byte-order mark, trailing bytes, not JSON...), a second header, a torn last line. Each with
 /// its number and its bytes (without the terminator; a cut line's first bytes only).
 pub type OtherLine<'f> = &'f mut dyn FnMut(u64, &[u8]);
 
-/// [`scan_until`] that also hands out every other non-blank line ([`OtherLine`]): for the
-/// readers that must see every byte of a file, whatever pi makes of it (`--secrets`). A line
-/// the reader passes over unheld (longer than pi reads, or a long one that cannot be JSON) is
-/// handed to `on_other` by its first bytes only, and whole, piece by piece, to `spill`: its
-/// number, each piece, then `true` at its end.
-pub fn scan_every_line<R: BufRead>(
-    input: R,
-    stem: &str,
-    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
-    on_other: OtherLine,
-    spill: &mut dyn FnMut(u64, &[u8], bool),
-) -> Result<ScanReport, ScanError> {
-    scan_from(
-        LineReader::new(input).spilling(spill),
-        stem,
-        None,
-        Skimming::Plain,
-        None,
-        on_entry,
-        Some(on_other),
-    )
+/// Where the lines [`OtherLine`] has only the first bytes of go whole, piece by piece: the
+/// line's number, each piece, then `true` at its end.
+pub type Spill<'f> = &'f mut dyn FnMut(u64, &[u8], bool);
+
+/// Where the bytes of one [`Pass`] come from. The pass, not its caller, decides how they are
+/// read: a regular file whole from its start (on a second thread when it is big, if the pass's
+/// [`Reading`] allows), anything else once, in order, as a stream.
+pub enum Input<'a> {
+    /// A session file by path, which must be a regular file ([`open_file`]).
+    Path(&'a Path),
+    /// A file already open: by [`open_file`], or by [`open_named`], where a FIFO or terminal
+    /// named on the command line is read as a stream.
+    File(&'a OpenedFile),
+    /// A stream read once (stdin), named `stem`.
+    Stream(&'a mut dyn io::Read, &'a str),
+    /// Bytes held in memory, named `stem`.
+    Bytes(&'a [u8], &'a str),
 }
 
-/// [`scan_until`] of lines held in memory that reads, after the header, only the lines that
-/// hold a byte `next` points at: `next(from)` is the first offset at or after `from` whose line
-/// may matter, `None` when no line after `from` does. A line passed over is not parsed: it is
-/// neither handed out nor, when malformed, reported, and the entries' ordinals count only the
-/// entries handed out (so they say which comes first, not where). The report's tail is not
-/// resumable. A v1 file (whose ids are ordinals) and a seed-000 file are read whole, as by
-/// [`scan_until`].
-pub fn scan_sparse(
-    bytes: &[u8],
-    stem: &str,
-    mut next: impl FnMut(u64) -> Option<u64>,
-    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
-) -> Result<ScanReport, ScanError> {
-    scan_from(
-        LineReader::new(bytes),
-        stem,
-        None,
-        Skimming::Plain,
-        Some(&mut next),
-        on_entry,
-        None,
-    )
+impl<'a> From<&'a Path> for Input<'a> {
+    fn from(path: &'a Path) -> Input<'a> {
+        Input::Path(path)
+    }
 }
 
-/// Scans a whole session stream, calling `on_entry` for every entry in file order, each
-/// line's view noting what `how` asks for ([`Skimming::Plain`]: nothing more).
-///
-/// `stem` is the file name without `.jsonl`: the id of seed-000 sessions.
-pub fn scan<R: BufRead>(
-    input: R,
-    stem: &str,
+impl<'a> From<&'a OpenedFile> for Input<'a> {
+    fn from(opened: &'a OpenedFile) -> Input<'a> {
+        Input::File(opened)
+    }
+}
+
+impl<'a> From<&'a std::path::PathBuf> for Input<'a> {
+    fn from(path: &'a std::path::PathBuf) -> Input<'a> {
+        Input::Path(path)
+    }
+}
+
+/// One read of a session's lines into entries, built with what the caller needs
+/// (`Pass::new().resume(report).run(input, on_entry)`): `on_entry` is called with every entry
+/// in file order, and may break to stop (a reader that went away), the report then covering
+/// the lines read so far.
+#[derive(Default)]
+pub struct Pass<'p> {
     how: Skimming,
-    mut on_entry: impl FnMut(&Header, &EntryLine),
-) -> Result<ScanReport, ScanError> {
-    let on_entry = |header: &Header, entry: &EntryLine| {
-        on_entry(header, entry);
-        ControlFlow::Continue(())
-    };
-    scan_from(
-        LineReader::new(input),
-        stem,
-        None,
-        how,
-        None,
-        on_entry,
-        None,
-    )
+    reading: Reading,
+    resume: Option<ScanReport>,
+    prefilter: Option<&'p mut dyn FnMut(u64) -> Option<u64>>,
+    other: Option<OtherLine<'p>>,
+    spill: Option<Spill<'p>>,
+    header_only: bool,
 }
 
-/// Goes on with a scan that `before` reported, over `input`: the same file from `before`'s end
-/// on (what was appended since). The report is the one a scan of the whole file would give.
-pub fn scan_on<R: BufRead>(
-    input: R,
-    stem: &str,
-    before: ScanReport,
-    on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
-) -> Result<ScanReport, ScanError> {
-    debug_assert!(before.resumable());
-    let reader = LineReader::resume(input, before.tail.lines, before.tail.end);
-    scan_from(
-        reader,
-        stem,
-        Some(before),
-        Skimming::Plain,
-        None,
-        on_entry,
-        None,
-    )
+impl<'p> Pass<'p> {
+    /// A plain pass over every line, reading a big file ahead on a second thread.
+    pub fn new() -> Pass<'p> {
+        Pass::default()
+    }
+
+    /// What the skim of each line notes besides the entry's fields.
+    pub fn skimming(self, how: Skimming) -> Pass<'p> {
+        Pass { how, ..self }
+    }
+
+    /// How a whole regular file is read (a stream is read as it comes).
+    pub fn reading(self, reading: Reading) -> Pass<'p> {
+        Pass { reading, ..self }
+    }
+
+    /// Goes on with a pass that `before` reported (it must be
+    /// [`resumable`](ScanReport::resumable)): the input is the same file from `before`'s end
+    /// on, what was appended since, and the report is the one a pass over the whole file gives.
+    pub fn resume(self, before: ScanReport) -> Pass<'p> {
+        debug_assert!(before.resumable());
+        Pass {
+            resume: Some(before),
+            ..self
+        }
+    }
+
+    /// Reads, after the header, only the lines that hold a byte `next` points at: `next(from)`
+    /// is the first offset at or after `from` whose line may matter, `None` when no line after
+    /// `from` does. A line passed over is not parsed: it is neither handed out nor, when
+    /// malformed, reported, and the entries' ordinals count only the entries handed out (so
+    /// they say which comes first, not where). The report's tail is not resumable. A v1 file
+    /// (whose ids are ordinals) and a seed-000 file are read whole.
+    pub fn prefilter(self, next: &'p mut dyn FnMut(u64) -> Option<u64>) -> Pass<'p> {
+        Pass {
+            prefilter: Some(next),
+            ..self
+        }
+    }
+
+    /// Also hands out every other non-blank line ([`OtherLine`]): for the readers that must
+    /// see every byte of a file, whatever pi makes of it (`--secrets`). A line the reader
+    /// passes over unheld (longer than pi reads, or a long one that cannot be JSON) is handed
+    /// to `on_other` by its first bytes only, and whole to `spill`.
+    pub fn other_lines(self, on_other: OtherLine<'p>, spill: Spill<'p>) -> Pass<'p> {
+        Pass {
+            other: Some(on_other),
+            spill: Some(spill),
+            ..self
+        }
+    }
+
+    /// Stops at the header (pi's `readSessionHeader`, for lookups by id): no entry is read.
+    pub fn header_only(self) -> Pass<'p> {
+        Pass {
+            header_only: true,
+            ..self
+        }
+    }
+
+    /// Reads `input`, calling `on_entry` for every entry in file order.
+    pub fn run(
+        self,
+        input: Input<'_>,
+        on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+    ) -> Result<ScanReport, ScanError> {
+        match input {
+            Input::Path(path) => self.run(Input::File(&open_file(path)?), on_entry),
+            Input::File(opened) if opened.meta.is_file() => {
+                let input = whole_file(opened, self.reading)?;
+                self.run_reader(input, &opened.stem, on_entry)
+            }
+            Input::File(opened) => {
+                let input = BufReader::with_capacity(256 * 1024, &opened.file);
+                self.run_reader(input, &opened.stem, on_entry)
+            }
+            Input::Stream(read, stem) => {
+                self.run_reader(BufReader::with_capacity(256 * 1024, read), stem, on_entry)
+            }
+            Input::Bytes(bytes, stem) => self.run_reader(bytes, stem, on_entry),
+        }
+    }
+
+    /// [`run`](Pass::run) over a reader already buffered (ripgrep's `search_reader`), named
+    /// `stem`.
+    pub fn run_reader<R: BufRead>(
+        mut self,
+        input: R,
+        stem: &str,
+        on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
+    ) -> Result<ScanReport, ScanError> {
+        let mut reader = match &self.resume {
+            Some(before) => LineReader::resume(input, before.tail.lines, before.tail.end),
+            None => LineReader::new(input),
+        };
+        if let Some(spill) = self.spill.take() {
+            reader = reader.spilling(spill);
+        }
+        scan_from(reader, stem, self, on_entry)
+    }
 }
 
 fn scan_from<R: BufRead>(
     mut reader: LineReader<'_, R>,
     stem: &str,
-    before: Option<ScanReport>,
-    how: Skimming,
-    mut next: Option<&mut dyn FnMut(u64) -> Option<u64>>,
+    pass: Pass,
     mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
-    mut on_other: Option<OtherLine>,
 ) -> Result<ScanReport, ScanError> {
+    let Pass {
+        how,
+        resume: before,
+        prefilter: mut next,
+        other: mut on_other,
+        header_only,
+        ..
+    } = pass;
     let mut other = |line: &RawLine| {
         if let Some(f) = on_other.as_mut() {
             f(line.number, line.content());
@@ -557,6 +589,10 @@ fn scan_from<R: BufRead>(
                         h.stored.push(b'\n');
                     }
                     header = Some((*h, line.number, line.offset, line.len_on_disk()));
+                    if header_only {
+                        tail.stopped = true;
+                        break;
+                    }
                 }
                 HeaderStep::NotASession(reason) => {
                     return Err(ScanError::NotASession {
@@ -662,9 +698,10 @@ fn scan_from<R: BufRead>(
     })
 }
 
-/// A session file opened for reading: its stem is the id of seed-000 sessions, and its
-/// metadata (taken once) tells its size and time.
+/// A session file opened for reading: its path (what a summary or an index names it), its
+/// stem (the id of seed-000 sessions), and its metadata (taken once: its kind, size and time).
 pub struct OpenedFile {
+    pub path: std::path::PathBuf,
     pub file: File,
     pub meta: std::fs::Metadata,
     pub stem: String,
@@ -682,6 +719,25 @@ pub fn open_file(path: &Path) -> Result<OpenedFile, ScanError> {
         )));
     }
     Ok(OpenedFile {
+        path: path.to_path_buf(),
+        file,
+        meta,
+        stem: stem_of(path),
+    })
+}
+
+/// Opens a session named on the command line: a regular file as [`open_file`] does; a FIFO,
+/// socket or terminal (`/dev/stdin`) too, which a [`Pass`] reads only in order, as a stream.
+pub fn open_named(path: &Path) -> Result<OpenedFile, ScanError> {
+    let meta = std::fs::metadata(path).map_err(ScanError::Io)?;
+    if meta.is_file() || meta.is_dir() {
+        return open_file(path);
+    }
+    // Blocking: a FIFO named on the command line waits for its writer, as `cat` does (a
+    // descriptor opened before without blocking could miss a writer that came and went).
+    let file = File::open(path).map_err(ScanError::Io)?;
+    Ok(OpenedFile {
+        path: path.to_path_buf(),
         file,
         meta,
         stem: stem_of(path),
@@ -748,6 +804,13 @@ mod tests {
     const HEADER: &str =
         r#"{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
 
+    fn scan(bytes: &[u8]) -> ScanReport {
+        let input = Input::Bytes(bytes, "s");
+        Pass::new()
+            .run(input, |_, _| ControlFlow::Continue(()))
+            .unwrap()
+    }
+
     fn bad_lines(n: usize) -> String {
         "not json at all\n".repeat(n)
     }
@@ -758,16 +821,18 @@ mod tests {
     fn a_scan_read_on_keeps_the_first_warnings_and_counts_the_rest() {
         let first = format!("{HEADER}\n{}", bad_lines(MAX_WARNINGS + 50));
         let more = bad_lines(70);
-        let before = scan(first.as_bytes(), "s", Skimming::Plain, |_, _| {}).unwrap();
+        let before = scan(first.as_bytes());
         assert_eq!((before.malformed, before.warnings_omitted), (150, 50));
         assert_eq!(before.warnings.len(), MAX_WARNINGS + 1);
         assert!(before.resumable());
-        let on = scan_on(more.as_bytes(), "s", before, |_, _| {
-            ControlFlow::Continue(())
-        })
-        .unwrap();
+        let on = Pass::new()
+            .resume(before)
+            .run(Input::Bytes(more.as_bytes(), "s"), |_, _| {
+                ControlFlow::Continue(())
+            })
+            .unwrap();
         let whole = format!("{first}{more}");
-        let whole = scan(whole.as_bytes(), "s", Skimming::Plain, |_, _| {}).unwrap();
+        let whole = scan(whole.as_bytes());
         assert_eq!((whole.malformed, whole.warnings_omitted), (220, 120));
         assert_eq!(whole.warnings.len(), MAX_WARNINGS + 1);
         assert_eq!(whole.warnings.last(), Some(&omitted_warning(120)));
@@ -780,7 +845,7 @@ mod tests {
     #[test]
     fn lines_before_the_header_are_capped_too() {
         let text = format!("{}{HEADER}\n", bad_lines(3 * MAX_WARNINGS));
-        let report = scan(text.as_bytes(), "s", Skimming::Plain, |_, _| {}).unwrap();
+        let report = scan(text.as_bytes());
         assert_eq!(report.malformed, 3 * MAX_WARNINGS as u64);
         assert_eq!(report.warnings.len(), MAX_WARNINGS + 1);
         assert_eq!(report.header_line, 3 * MAX_WARNINGS as u64 + 1);

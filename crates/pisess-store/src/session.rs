@@ -7,20 +7,17 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::hash::BuildHasher;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use pisess_format::model::EntryLine;
 use pisess_format::model::{EntryKind, Header, Skimming};
-use pisess_format::scan::{
-    open_file, scan, scan_until, stem_of, whole_file, OpenedFile, ScanError, ScanReport,
-};
+use pisess_format::scan::{open_file, open_named, Input, Pass, ScanError, ScanReport};
 use pisess_format::time::parse_js_date;
 use pisess_format::util::file::FileId;
-use pisess_format::util::readahead::Reading;
 use pisess_format::util::warning::Warning;
 
 mod ids;
@@ -30,14 +27,11 @@ pub use ids::IdIndex;
 use ids::{duplicate_id, entry_id, missing_id, IdCell};
 
 /// One pass over a session for a command that needs no index (`show --json` in file order):
-/// the same entries, in the same order, with the same warnings as [`Session::open`] or
-/// [`Session::from_reader`] (the index's duplicate and missing ids included), but nothing
-/// kept: memory holds the current line and the ids seen, and the file is read once.
-///
-/// `path` `None` reads `stdin`, named `-`.
+/// the same entries, in the same order, with the same warnings as [`Session::read`] (the
+/// index's duplicate and missing ids included), but nothing kept: memory holds the current
+/// line and the ids seen, and the file is read once.
 pub fn stream(
-    path: Option<&Path>,
-    stdin: &mut dyn Read,
+    input: Input<'_>,
     mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
 ) -> Result<ScanReport, ScanError> {
     // The ids seen, in one arena like the index's (an allocation per id and std's SipHash
@@ -75,26 +69,16 @@ pub fn stream(
         }
         on_entry(header, e)
     };
-    let mut report = match path.map(open_named).transpose()? {
-        Some(Named::File(opened)) => {
-            let reader = whole_file(&opened, Reading::AheadIfBig)?;
-            let report = scan_until(reader, &opened.stem, &mut each)?;
-            // Read in order, a rewrite shows only as a file that shrank under the reader (pi's
-            // appends only grow it); what was copied were whole lines, the rest is not read.
-            if opened
-                .file
-                .metadata()
-                .is_ok_and(|m| m.len() < opened.meta.len())
-            {
-                return Err(ScanError::Changed);
-            }
-            report
-        }
-        Some(Named::Stream(file, stem)) => {
-            scan_until(BufReader::with_capacity(256 * 1024, file), &stem, &mut each)?
-        }
-        None => scan_until(BufReader::with_capacity(256 * 1024, stdin), "-", &mut each)?,
+    let file = match &input {
+        Input::File(opened) if opened.meta.is_file() => Some(*opened),
+        _ => None,
     };
+    let mut report = Pass::new().run(input, &mut each)?;
+    // Read in order, a rewrite shows only as a file that shrank under the reader (pi's
+    // appends only grow it); what was copied were whole lines, the rest is not read.
+    if file.is_some_and(|o| o.file.metadata().is_ok_and(|m| m.len() < o.meta.len())) {
+        return Err(ScanError::Changed);
+    }
     report.warnings.append(&mut id_warnings);
     sort_warnings(&mut report.warnings);
     Ok(report)
@@ -106,30 +90,13 @@ fn sort_warnings(warnings: &mut [Warning]) {
     warnings.sort_by_key(|w| (w.line.is_none(), w.line));
 }
 
-/// A file named on the command line, opened: a regular file is read by offset; a FIFO, socket
-/// or terminal (`/dev/stdin`) only in order, as a stream (with the stem its name gives).
-enum Named {
-    File(OpenedFile),
-    Stream(File, String),
-}
-
-fn open_named(path: &Path) -> Result<Named, ScanError> {
-    let meta = std::fs::metadata(path).map_err(ScanError::Io)?;
-    if meta.is_file() || meta.is_dir() {
-        return open_file(path).map(Named::File);
-    }
-    // Blocking: a FIFO named on the command line waits for its writer, as `cat` does (a
-    // descriptor opened before without blocking could miss a writer that came and went).
-    let stream = File::open(path).map_err(ScanError::Io)?;
-    Ok(Named::Stream(stream, stem_of(path)))
-}
-
-/// Where a session's bytes live.
+/// Where a session's entry lines are read again from.
 #[derive(Debug)]
-pub enum Source {
-    File(PathBuf),
-    /// A stream (stdin, a FIFO): its header and entry lines, kept so entries can be decoded
-    /// again by offset (an offset into this, not into the stream).
+enum Lines {
+    /// The regular file indexed, still open, and what it was then (see [`Unchanged`]).
+    File(File, Unchanged),
+    /// A stream's (stdin, a FIFO) or memory's header and entry lines, kept so entries can be
+    /// decoded again by offset (an offset into this, not into the stream).
     Memory(Vec<u8>),
 }
 
@@ -291,7 +258,7 @@ impl Classes {
 /// `entries`, and its line.
 pub type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
 
-/// How a session is indexed ([`Session::open`], [`Session::from_reader`]); the default skims
+/// How a session is indexed ([`Session::open`], [`Session::read`]); the default skims
 /// plainly and shows the entries to no one.
 #[derive(Default)]
 pub struct IndexOptions<'o> {
@@ -329,10 +296,7 @@ impl Unlinked {
 pub struct Session {
     /// How to name the session in messages (its path, or `-`).
     pub name: String,
-    pub source: Source,
-    file: Option<File>,
-    /// The file as it was opened (see [`Unchanged`]).
-    opened_as: Option<Unchanged>,
+    lines: Lines,
     pub header: Header,
     pub header_line: u64,
     pub header_offset: u64,
@@ -366,51 +330,43 @@ pub struct Session {
 }
 
 impl Session {
-    /// Opens and indexes a session file, as `options` say; a FIFO or `/dev/stdin` named on
-    /// the command line is read as a stream ([`Session::from_reader`]).
+    /// Opens and indexes a session file named on the command line, as `options` say; a FIFO
+    /// or `/dev/stdin` there is read as a stream ([`open_named`]).
     ///
     /// No index is kept between runs: one from a cache could not be proven to describe the
     /// file's bytes without reading and decoding them, which is the scan itself (the threat
     /// model in docs/guide.md).
     pub fn open(path: &Path, options: IndexOptions<'_>) -> Result<Session, ScanError> {
-        let name = path.display().to_string();
-        let opened = match open_named(path)? {
-            Named::File(opened) => opened,
-            Named::Stream(file, stem) => {
-                let input = BufReader::new(file);
-                return Ok(Session::index(input, &stem, name, true, options)?.link());
-            }
+        Session::read(Input::File(&open_named(path)?), options)
+    }
+
+    /// Indexes a session. A regular file is read again by offset for full entries, and kept
+    /// open for it; a stream's or memory's header and entry lines are kept in memory (not the
+    /// lines it skips, so a line too long to hold is not held here either). The session is
+    /// named by its path, or by its stem when it has none.
+    pub fn read(input: Input<'_>, options: IndexOptions<'_>) -> Result<Session, ScanError> {
+        let opened = match input {
+            Input::Path(path) => return Session::read(Input::File(&open_file(path)?), options),
+            Input::File(opened) if opened.meta.is_file() => Some(opened),
+            _ => None,
         };
-        let reader = whole_file(&opened, Reading::AheadIfBig)?;
-        let mut index = Session::index(reader, &opened.stem, name, false, options)?;
-        index.session.source = Source::File(path.to_path_buf());
-        index.session.opened_as = Some(Unchanged::of(&opened.meta));
-        index.session.file = Some(opened.file);
+        let name = match &input {
+            Input::File(opened) => opened.path.display().to_string(),
+            Input::Stream(_, stem) | Input::Bytes(_, stem) => stem.to_string(),
+            Input::Path(_) => unreachable!("opened above"),
+        };
+        let mut index = Session::index(input, name, opened.is_none(), options)?;
+        if let Some(opened) = opened {
+            let file = opened.file.try_clone().map_err(ScanError::Io)?;
+            index.session.lines = Lines::File(file, Unchanged::of(&opened.meta));
+        }
         Ok(index.link())
     }
 
-    /// Indexes a stream (stdin), keeping its header and entry lines in memory: not the lines
-    /// it skips, so a line too long to hold is not held here either.
-    pub fn from_reader(
-        input: impl Read,
-        name: &str,
-        options: IndexOptions<'_>,
-    ) -> Result<Session, ScanError> {
-        let input = BufReader::with_capacity(256 * 1024, input);
-        Ok(Session::index(input, name, name.to_owned(), true, options)?.link())
-    }
-
-    /// Indexes bytes in memory; `stem` is the id of a seed-000 session (its file's stem).
-    pub fn from_bytes(bytes: Vec<u8>, stem: &str, name: &str) -> Result<Session, ScanError> {
-        let plain = IndexOptions::default();
-        Ok(Session::index(&bytes[..], stem, name.to_owned(), true, plain)?.link())
-    }
-
-    /// Indexes `input`; with `keep`, the entry lines go to a [`Source::Memory`] as they pass.
+    /// Indexes `input`; with `keep`, the entry lines go to a [`Lines::Memory`] as they pass.
     /// The entries are linked after.
-    fn index<R: BufRead>(
-        input: R,
-        stem: &str,
+    fn index(
+        input: Input<'_>,
         name: String,
         keep_lines: bool,
         IndexOptions { how, mut observe }: IndexOptions<'_>,
@@ -426,15 +382,15 @@ impl Session {
         // them (most entries continue the one before: those are marked `PREVIOUS`).
         let mut pending = Vec::new();
         let mut too_many = false;
-        let report = scan(input, stem, how, |_, e| {
+        let report = Pass::new().skimming(how).run(input, |_, e| {
             // Positions are u32 (`NO_ENTRY` is none): past that, the index would need hundreds
             // of GB anyway.
             let Ok(at) = u32::try_from(entries.len()).map(|at| at.min(NO_ENTRY - 1)) else {
-                return;
+                return ControlFlow::Continue(());
             };
             if at == NO_ENTRY - 1 || too_many {
                 too_many = true;
-                return;
+                return ControlFlow::Continue(());
             }
             let message = e.view.message.0.as_ref();
             let role = message.and_then(|m| m.role.get());
@@ -501,6 +457,7 @@ impl Session {
             if let Some(observe) = &mut observe {
                 observe(at, e);
             }
+            ControlFlow::Continue(())
         })?;
         if too_many {
             return Err(ScanError::Io(io::Error::other(format!(
@@ -512,9 +469,7 @@ impl Session {
         entries.shrink_to_fit();
         let session = Session {
             name,
-            source: Source::Memory(kept),
-            file: None,
-            opened_as: None,
+            lines: Lines::Memory(kept),
             header: report.header,
             header_line: report.header_line,
             header_offset: report.header_offset,
@@ -604,7 +559,7 @@ impl Session {
         line_at(&self.line_steps, i)
     }
 
-    /// Where the entry's line starts: in the file, or in a [`Source::Memory`].
+    /// Where the entry's line starts: in the file, or in a [`Lines::Memory`].
     pub fn offset(&self, i: usize) -> u64 {
         offset_at(&self.offset_highs, i, self.entries[i].offset_low)
     }
@@ -735,7 +690,11 @@ pub fn test_session(lines: &[serde_json::Value]) -> Session {
         text.push_str(&l.to_string());
         text.push('\n');
     }
-    Session::from_reader(text.as_bytes(), "t", IndexOptions::default()).unwrap()
+    Session::read(
+        pisess_format::scan::Input::Bytes(text.as_bytes(), "t"),
+        IndexOptions::default(),
+    )
+    .unwrap()
 }
 
 /// The value of the last step at or before entry `i`.
@@ -793,7 +752,11 @@ mod tests {
     use serde_json::Value;
 
     fn open(text: &str) -> Session {
-        Session::from_reader(text.as_bytes(), "test", IndexOptions::default()).unwrap()
+        Session::read(
+            pisess_format::scan::Input::Bytes(text.as_bytes(), "test"),
+            IndexOptions::default(),
+        )
+        .unwrap()
     }
 
     const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
@@ -992,21 +955,23 @@ mod tests {
 
     #[test]
     fn not_a_session() {
-        let err = Session::from_reader(
-            &b"\n{\"type\":\"message\"}\n"[..],
-            "x",
+        let err = Session::read(
+            pisess_format::scan::Input::Bytes(&b"\n{\"type\":\"message\"}\n"[..], "x"),
             IndexOptions::default(),
         )
         .unwrap_err();
         assert!(matches!(err, ScanError::NotASession { line: 2, .. }));
         assert!(matches!(
-            Session::from_reader(&b""[..], "x", IndexOptions::default()).unwrap_err(),
+            Session::read(
+                pisess_format::scan::Input::Bytes(&b""[..], "x"),
+                IndexOptions::default()
+            )
+            .unwrap_err(),
             ScanError::Empty
         ));
         assert!(matches!(
-            Session::from_reader(
-                &b"{\"type\":\"session\"}\n"[..],
-                "x",
+            Session::read(
+                pisess_format::scan::Input::Bytes(&b"{\"type\":\"session\"}\n"[..], "x"),
                 IndexOptions::default()
             )
             .unwrap_err(),
@@ -1146,7 +1111,11 @@ mod tests {
         bytes.extend_from_slice(
             b"{\"type\":\"message\",\"id\":\"a\",\"id\":\"b\",\"message\":{\"role\":\"user\",\"content\":\"caf\xff\"}}\n",
         );
-        let s = Session::from_reader(&bytes[..], "t", IndexOptions::default()).unwrap();
+        let s = Session::read(
+            pisess_format::scan::Input::Bytes(&bytes[..], "t"),
+            IndexOptions::default(),
+        )
+        .unwrap();
         assert_eq!(s.id(0), Some("b"));
         assert_eq!(s.load(0).unwrap()["message"]["content"], "caf\u{fffd}");
     }
@@ -1206,7 +1175,7 @@ mod tests {
         );
         let session = open(&text);
         let mut stored = Vec::new();
-        let report = stream(None, &mut text.as_bytes(), |header, e| {
+        let report = stream(Input::Stream(&mut text.as_bytes(), "-"), |header, e| {
             assert_eq!(header.stored, format!("{HEADER}\r\n").into_bytes());
             stored.push(e.stored.to_vec());
             ControlFlow::Continue(())
@@ -1224,7 +1193,7 @@ mod tests {
         assert_eq!(report.warnings.len(), 3, "{:?}", report.warnings);
         // Breaking stops the scan.
         let mut seen = 0;
-        stream(None, &mut text.as_bytes(), |_, _| {
+        stream(Input::Stream(&mut text.as_bytes(), "-"), |_, _| {
             seen += 1;
             ControlFlow::Break(())
         })

@@ -2,7 +2,6 @@
 //! them) and pi's `/session` totals, from one pass of the shared scan.
 
 use std::fs::Metadata;
-use std::io::BufRead;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,7 +14,7 @@ use pisess_format::model::{
     message_call_facts, message_content_text, CallFacts, EntryKind, Header, Usage,
 };
 use pisess_format::model::{Dialect, EntryLine};
-use pisess_format::scan::{open_file, scan, scan_on, whole_file, ScanError, ScanReport};
+use pisess_format::scan::{open_file, Input, Pass, ScanError, ScanReport};
 use pisess_format::time::parse_js_date;
 use pisess_format::util::readahead::Reading;
 use pisess_format::util::warning::Warning;
@@ -125,21 +124,47 @@ pub struct SummaryOptions<'a> {
 /// What [`SummaryOptions::also`] calls with each entry.
 pub type Also<'a> = &'a mut dyn FnMut(&Header, &EntryLine);
 
-/// Reads one file into a summary.
-pub fn summarize(path: &Path, options: SummaryOptions<'_>) -> Result<Summary, ScanError> {
-    summarize_opened(&open_file(path)?, path, options)
-}
-
-/// [`summarize`] of a file already open: `rm` judges the descriptor whose identity it checked,
-/// never whatever a path names by then.
-pub fn summarize_opened(
-    opened: &pisess_format::scan::OpenedFile,
-    path: &Path,
+/// Reads one session into a summary: a file's times and size come from the file; a stream or
+/// bytes in memory have none (bytes have their length), and are named by their stem.
+pub fn summarize<'a>(
+    input: impl Into<Input<'a>>,
     options: SummaryOptions<'_>,
 ) -> Result<Summary, ScanError> {
-    let input = whole_file(opened, options.reading)?;
-    let summary = fold(input, &opened.stem, options)?;
-    Ok(with_file_facts(summary, path, (&opened.meta).into()))
+    let input = input.into();
+    if let Input::Path(path) = input {
+        return summarize(&open_file(path)?, options);
+    }
+    let SummaryOptions {
+        reading,
+        detail,
+        also,
+    } = options;
+    let (name, file, bytes) = match &input {
+        Input::File(opened) => (String::new(), Some(*opened), None),
+        Input::Stream(_, stem) => (stem.to_string(), None, None),
+        Input::Bytes(b, stem) => (stem.to_string(), None, Some(b.len() as u64)),
+        Input::Path(_) => unreachable!("opened above"),
+    };
+    let pass = Pass::new().reading(reading);
+    let (mut summary, ..) = match also {
+        Some(also) => fold(pass, input, None, detail, also),
+        None => fold(pass, input, None, detail, |_, _| {}),
+    }?;
+    if let Some(opened) = file {
+        return Ok(with_file_facts(
+            summary,
+            &opened.path,
+            (&opened.meta).into(),
+        ));
+    }
+    summary.path = PathBuf::from(name);
+    if summary.modified_ms == NO_TIME {
+        summary.modified_ms = 0;
+    }
+    if let Some(len) = bytes {
+        summary.bytes = len;
+    }
+    Ok(summary)
 }
 
 /// What a summary takes from its file's metadata: the mtime since the epoch, and the size.
@@ -186,73 +211,31 @@ pub(crate) fn with_file_facts(mut summary: Summary, path: &Path, facts: FileFact
 /// Stands for "no message and no header time" until the file's mtime is known.
 const NO_TIME: i64 = i64::MIN;
 
-/// A summary of a stream that is no file (stdin): no path, size or modification time.
-pub fn summarize_stream(
-    input: impl BufRead,
-    name: &str,
-    options: SummaryOptions<'_>,
-) -> Result<Summary, ScanError> {
-    let mut summary = fold(input, name, options)?;
-    summary.path = PathBuf::from(name);
-    if summary.modified_ms == NO_TIME {
-        summary.modified_ms = 0;
-    }
-    Ok(summary)
-}
-
-/// [`summarize`] of a session held in memory (`check -`), named `name`: no file times.
-pub fn summarize_bytes(bytes: &[u8], name: &str) -> Result<Summary, ScanError> {
-    let mut summary = summarize_stream(bytes, name, SummaryOptions::default())?;
-    summary.bytes = bytes.len() as u64;
-    Ok(summary)
-}
-
-/// The one pass over the entries.
-fn fold(input: impl BufRead, stem: &str, options: SummaryOptions) -> Result<Summary, ScanError> {
-    let SummaryOptions { detail, also, .. } = options;
-    let (summary, ..) = match also {
-        Some(also) => fold_from(input, stem, None, detail, also),
-        None => fold_from(input, stem, None, detail, |_, _| {}),
-    }?;
-    Ok(summary)
-}
-
-/// [`fold`], going on from `before` (a fold of the file up to the report's end, which `input`
-/// starts at) when given; also gives back what was folded, to go on from next time.
-pub(crate) fn fold_from(
-    input: impl BufRead,
-    stem: &str,
+/// The one pass over the entries, going on from `before` (a fold of the file up to the
+/// report's end, where `input` starts) when given; also gives back what was folded, to go on
+/// from next time.
+pub(crate) fn fold(
+    pass: Pass,
+    input: Input,
     before: Option<(ScanReport, Fold)>,
     detail: Detail,
     mut also: impl FnMut(&Header, &EntryLine),
 ) -> Result<(Summary, ScanReport, Fold), ScanError> {
     let mut tally = (detail == Detail::Stats).then(Box::<Tally>::default);
-    let (report, mut fold) = match before {
-        None => {
-            let mut fold = Fold::default();
-            let report = scan(
-                input,
-                stem,
-                pisess_format::model::Skimming::Plain,
-                |header: &Header, e: &EntryLine| {
-                    also(header, e);
-                    // With a tally, its decode of the line also gives the call facts.
-                    let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
-                    fold.entry(e, facts, header.dialect == Dialect::Seed000);
-                },
-            )?;
-            (report, fold)
-        }
-        Some((before, mut fold)) => {
+    let (pass, mut fold) = match before {
+        None => (pass, Fold::default()),
+        Some((before, fold)) => {
             debug_assert!(tally.is_none(), "a tally is never resumed");
-            let report = scan_on(input, stem, before, |header: &Header, e: &EntryLine| {
-                also(header, e);
-                fold.entry(e, None, header.dialect == Dialect::Seed000);
-                ControlFlow::Continue(())
-            })?;
-            (report, fold)
+            (pass.resume(before), fold)
         }
     };
+    let report = pass.run(input, |header: &Header, e: &EntryLine| {
+        also(header, e);
+        // With a tally, its decode of the line also gives the call facts.
+        let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
+        fold.entry(e, facts, header.dialect == Dialect::Seed000);
+        ControlFlow::Continue(())
+    })?;
     let summary = fold.summary(&report, tally);
     Ok((summary, report, fold))
 }

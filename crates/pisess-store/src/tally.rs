@@ -713,7 +713,7 @@ mod tests {
         let json: Name = serde_json::from_str("\"bash\"").unwrap();
         assert_eq!(json.as_str(), "bash");
     }
-    use pisess_format::scan::scan;
+    use pisess_format::scan::{Input, Pass};
 
     const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
 
@@ -724,20 +724,17 @@ mod tests {
             .join("\n");
         let mut t = Tally::default();
         let mut facts = Vec::new();
-        scan(
-            text.as_bytes(),
-            "s",
-            pisess_format::model::Skimming::Plain,
-            |h, e| {
+        Pass::new()
+            .run(Input::Bytes(text.as_bytes(), "s"), |h, e| {
                 let f = t.observe(h, e);
                 // The summary takes these instead of its own decode: they must be the same.
                 if f.is_some() {
                     assert_eq!(f, Some(message_call_facts(e.json)), "{:?}", e.id);
                 }
                 facts.push(f);
-            },
-        )
-        .unwrap();
+                std::ops::ControlFlow::Continue(())
+            })
+            .unwrap();
         let leaf = t.rows.last().and_then(|r| r.id.clone());
         t.finish(leaf.as_deref());
         (t, facts)

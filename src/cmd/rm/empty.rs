@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use pisess_format::scan::OpenedFile;
-use pisess_store::summary::{summarize_opened, Summary, SummaryOptions};
+use pisess_store::summary::{summarize, Summary, SummaryOptions};
 
 /// What an entry holds that a person would miss, if anything: what makes a session without
 /// messages not empty for `rm --empty`. A message of any role; a custom message pi showed the
@@ -45,7 +45,6 @@ fn kept(e: &pisess_format::model::EntryLine) -> Option<&'static str> {
 /// ([`kept`]), with its line.
 pub(super) fn summarize_keeping(
     opened: &OpenedFile,
-    path: &Path,
     keeps: bool,
 ) -> Result<(Summary, Option<String>), pisess_format::scan::ScanError> {
     let mut found: Option<String> = None;
@@ -58,7 +57,7 @@ pub(super) fn summarize_keeping(
         also: keeps.then_some(&mut also as pisess_store::summary::Also),
         ..SummaryOptions::default()
     };
-    let summary = summarize_opened(opened, path, options)?;
+    let summary = summarize(opened, options)?;
     // A line that did not parse may hold what a person wrote (a prompt cut short by a crash):
     // what it holds cannot be told, so it is kept.
     if keeps && found.is_none() {
@@ -79,6 +78,6 @@ pub(super) fn summarize_keeping(
 pub(super) fn holds_what_a_person_would_miss(path: &Path) -> bool {
     pisess_format::scan::open_file(path)
         .ok()
-        .and_then(|opened| summarize_keeping(&opened, path, true).ok())
+        .and_then(|opened| summarize_keeping(&opened, true).ok())
         .is_some_and(|(_, keeps)| keeps.is_some())
 }

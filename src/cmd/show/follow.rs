@@ -2,7 +2,7 @@
 //!
 //! The bytes come from [`crate::util::follow::FollowedFile`] (a file) or stdin as it arrives,
 //! whole lines at a time; each batch is read by the one scanner, as a session of the header line and the new
-//! lines ([`Session::from_bytes`]), so migrations, seed-000 and warnings are what `show` has.
+//! lines ([`Session::read`]), so migrations, seed-000 and warnings are what `show` has.
 //! Only the header line and the ids seen are kept between batches.
 
 use std::collections::{HashMap, HashSet};
@@ -21,11 +21,11 @@ use crate::cmd::entry_wanted;
 use crate::util::follow::{Change, FollowedFile, Stop};
 use crate::views::style::{self, IdCut};
 use pisess_format::model::EntryKind;
-use pisess_format::scan::ScanError;
+use pisess_format::scan::{Input, ScanError};
 use pisess_format::time::parse_span;
 use pisess_format::util::warning::Warning;
 use pisess_store::select::{select, Selected};
-use pisess_store::session::Session;
+use pisess_store::session::{IndexOptions, Session};
 use pisess_store::util::usage::UsageError;
 
 pub(super) fn run(
@@ -181,8 +181,12 @@ impl<'a> Follower<'a> {
         let added = memchr::memchr_iter(b'\n', &text).count() as u64 - before;
         // Lines before any header are read again with the next batch.
         let retry = self.header.is_none().then(|| text.clone());
-        let session = match Session::from_bytes(text, &self.stem, &self.name) {
-            Ok(s) => s,
+        let input = Input::Bytes(&text, &self.stem);
+        let session = match Session::read(input, IndexOptions::default()) {
+            Ok(mut s) => {
+                s.name.clone_from(&self.name);
+                s
+            }
             // No header yet (a file pi has just created): wait for it.
             Err(ScanError::Empty) => {
                 self.held = retry.unwrap_or_default();

@@ -265,9 +265,8 @@ mod tests {
     #[test]
     fn torn_lines_and_bad_headers_are_findings() {
         let text = "{\"type\":\"session\",\"version\":7,\"id\":\"s\"}\n{\"type\":\"custom\",\"id\":\"a\",\"parentId\":null}\nnot json\n{\"type\":\"cus";
-        let s = Session::from_reader(
-            text.as_bytes(),
-            "t",
+        let s = Session::read(
+            pisess_format::scan::Input::Bytes(text.as_bytes(), "t"),
             pisess_store::session::IndexOptions::default(),
         )
         .unwrap();

@@ -7,7 +7,7 @@ use std::io::BufRead;
 use std::ops::ControlFlow;
 
 use pisess_format::model::{Dialect, EntryLine, Header};
-use pisess_format::scan::{scan_every_line, ScanError, ScanReport};
+use pisess_format::scan::{Pass, ScanError, ScanReport};
 
 use super::stream::LineStream;
 use super::{Detector, Located};
@@ -94,7 +94,9 @@ pub fn search_stream<R: BufRead>(
         }
         keep(line, detector.find_in_line(bytes, None));
     };
-    let report = scan_every_line(input, stem, &mut on_entry, &mut on_other, &mut spill)?;
+    let report = Pass::new()
+        .other_lines(&mut on_other, &mut spill)
+        .run_reader(input, stem, &mut on_entry)?;
     let others = others.into_inner();
     for (line, found) in others {
         let place = if line == report.header_line {

@@ -9,7 +9,7 @@
 //! same size, replaced, renamed, edited and then appended to) is read whole.
 
 use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -18,8 +18,8 @@ use serde_bytes::ByteBuf;
 use super::container::{read_at, Cache, Fate, Folder, Kind, Record, Slot};
 use super::folder::{CacheDir, SUMMARIES};
 use super::key::{FileKey, RACY_NS};
-use crate::summary::{fold_from, with_file_facts, Detail, FileFacts, Fold, Summary};
-use pisess_format::scan::{self, open_file, read_exact_at, whole_file, OpenedFile};
+use crate::summary::{self, with_file_facts, Detail, FileFacts, Fold, Summary};
+use pisess_format::scan::{self, open_file, read_exact_at, Input, OpenedFile, Pass};
 use pisess_format::scan::{ScanError, ScanReport};
 use pisess_format::util::file::split_name;
 use pisess_format::util::readahead::Reading;
@@ -86,8 +86,8 @@ impl<'a> Cache<'a, Summaries> {
             .zip(slot)
             .and_then(|(f, s)| read_on(f, s, &opened, key))
             .unwrap_or_else(|| {
-                let input = whole_file(&opened, reading)?;
-                fold_from(input, &opened.stem, None, Detail::Listing, |_, _| {})
+                let pass = Pass::new().reading(reading);
+                summary::fold(pass, Input::File(&opened), None, Detail::Listing, |_, _| {})
             });
         let (summary, report, fold) = match read {
             Ok(read) => read,
@@ -184,11 +184,10 @@ fn read_on(
     // A clone shares the offset, but nothing reads the file after this.
     let mut file = file.try_clone().ok()?;
     file.seek(SeekFrom::Start(end)).ok()?;
-    let input = BufReader::with_capacity(256 * 1024, file);
     let resumed = Some((report, fold));
-    Some(fold_from(
-        input,
-        &opened.stem,
+    Some(summary::fold(
+        Pass::new(),
+        Input::Stream(&mut file, &opened.stem),
         resumed,
         Detail::Listing,
         |_, _| {},
@@ -370,13 +369,11 @@ mod tests {
             r#"{"type":"session","id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
             r#"{"type":"message","message":{"role":"user","content":"hi"}}"#
         );
-        let report = scan::scan(
-            text.as_bytes(),
-            "s",
-            pisess_format::model::Skimming::Plain,
-            |_, _| {},
-        )
-        .unwrap();
+        let report = Pass::new()
+            .run(Input::Bytes(text.as_bytes(), "s"), |_, _| {
+                std::ops::ControlFlow::Continue(())
+            })
+            .unwrap();
         assert!(report.resumable() && !report.warnings.is_empty());
         assert!(report.tail.prev_v1_id.is_some() && report.header_line == 2);
         let old = postcard::to_stdvec(&SavedReport {

@@ -23,10 +23,10 @@ use serde::{Deserialize, Serialize};
 use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
 use super::key::{FileKey, RACY_NS};
-use crate::summary::{fold_from, with_file_facts, Detail, FileFacts, Summary};
+use crate::summary::{self, with_file_facts, Detail, FileFacts, Summary};
 use crate::tally::{Files, Stops, Tally, ToolCount};
 use crate::util::parallel;
-use pisess_format::scan::{open_file, whole_file, ScanError};
+use pisess_format::scan::{open_file, Input, Pass, ScanError};
 use pisess_format::util::file::split_name;
 use pisess_format::util::readahead::Reading;
 
@@ -216,8 +216,8 @@ impl Cache<'_, Tallies> {
             Err(e) => return (Err(e), Fate::Dropped),
         };
         let key = FileKey::of(&opened.meta);
-        let read = whole_file(&opened, reading)
-            .and_then(|input| fold_from(input, &opened.stem, None, Detail::Stats, |_, _| {}));
+        let pass = Pass::new().reading(reading);
+        let read = summary::fold(pass, Input::File(&opened), None, Detail::Stats, |_, _| {});
         let mut summary = match read {
             Ok((summary, ..)) => summary,
             Err(e) => return (Err(e), Fate::Dropped),

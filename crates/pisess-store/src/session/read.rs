@@ -5,7 +5,7 @@ use std::io;
 
 use serde_json::Value;
 
-use super::{trim_terminator, without_terminator, Session, Source, Unchanged};
+use super::{trim_terminator, without_terminator, Lines, Session, Unchanged};
 use pisess_format::json;
 use pisess_format::model::{self, Dialect};
 use pisess_format::scan::read_exact_at;
@@ -48,16 +48,16 @@ impl Session {
             bulk.at as usize + bulk.len as usize,
             e.len as usize,
         );
-        let mut line = match (&self.source, &self.file, self.opened_as) {
-            (Source::Memory(bytes), ..) => {
+        let mut line = match &self.lines {
+            Lines::Memory(bytes) => {
                 let start = usize::try_from(self.offset(i)).map_err(io::Error::other)?;
                 let stored = &bytes[start..start + len];
                 [&stored[..head], b"null", &stored[tail..]].concat()
             }
-            (Source::File(_), Some(file), Some(opened_as))
+            Lines::File(file, opened_as)
                 if file
                     .metadata()
-                    .is_ok_and(|m| Unchanged::of(&m) == opened_as) =>
+                    .is_ok_and(|m| Unchanged::of(&m) == *opened_as) =>
             {
                 let mut line = vec![0; head + 4 + (len - tail)];
                 let (before, after) = line.split_at_mut(head);
@@ -127,17 +127,14 @@ impl Session {
     fn read_entry_in(&self, i: usize, buf: &mut Vec<u8>) -> io::Result<std::ops::Range<usize>> {
         let e = &self.entries[i];
         let len = e.len as usize;
-        let (file, opened_as) = match (&self.source, &self.file, self.opened_as) {
-            (Source::Memory(bytes), _, _) => {
+        let (file, opened_as) = match &self.lines {
+            Lines::Memory(bytes) => {
                 let start = usize::try_from(self.offset(i)).map_err(io::Error::other)?;
                 buf.clear();
                 buf.extend_from_slice(&bytes[start..start + len]);
                 return Ok(0..len);
             }
-            (Source::File(_), Some(file), Some(opened_as)) => (file, opened_as),
-            (Source::File(path), ..) => {
-                return Err(io::Error::other(format!("{} is not open", path.display())))
-            }
+            Lines::File(file, opened_as) => (file, *opened_as),
         };
         let changed = || io::Error::other(Changed(self.name.clone()));
         let unchanged = file
