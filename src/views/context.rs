@@ -157,7 +157,8 @@ fn settings(session: &Session, path: &[usize]) -> io::Result<(Option<Value>, Val
         None => Value::Null,
         Some(&i) => match Entry::of_kind(session.kind(i), &session.load(i)?) {
             Entry::ModelChange { provider, model_id } => model_object(provider, model_id),
-            Entry::Message(m) => model_object(m.provider(), m.model()),
+            Entry::Message(Some(m)) => model_object(m.provider(), m.model()),
+            Entry::Message(None) => model_object(None, None),
             _ => model_object(None, None),
         },
     };
@@ -207,9 +208,9 @@ pub fn entry_messages(entry: Entry, leading_compaction: bool) -> Vec<Value> {
     match entry {
         // pi pushes whatever `message` holds ("x", -1, [..] too, which `--llm` then drops);
         // only `null` or none makes it throw.
-        Entry::Message(Message(Value::Null)) => Vec::new(),
-        Entry::Message(m) if !m.0.is_object() => vec![m.0.clone()],
-        Entry::Message(m) => {
+        Entry::Message(None | Some(Message(Value::Null))) => Vec::new(),
+        Entry::Message(Some(m)) if !m.0.is_object() => vec![m.0.clone()],
+        Entry::Message(Some(m)) => {
             let mut message = m.0.clone();
             if m.content_value().is_none_or(Value::is_null) {
                 match m.role() {

@@ -16,8 +16,6 @@ use super::EntryKind;
 /// A field as stored: `None` when absent.
 pub type Field<'a> = Option<&'a Value>;
 
-static NULL: Value = Value::Null;
-
 /// A message's `role`: pi's eight ([`super::PI_ROLES`]), or another kept by name (`""` when
 /// the role is missing or not a string).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,11 +104,15 @@ impl<'a> Message<'a> {
         // assistant
         provider: "provider",
         model: "model",
+        usage: "usage",
         stop_reason: "stopReason",
         error_message: "errorMessage",
         // toolResult
         tool_call_id: "toolCallId",
         tool_name: "toolName",
+        is_error: "isError",
+        // custom
+        custom_type: "customType",
         // bashExecution
         command: "command",
         output: "output",
@@ -131,8 +133,8 @@ impl<'a> Message<'a> {
 /// variant here: a new type is a variant and its arm in each view that shows it.
 #[derive(Debug, Clone, Copy)]
 pub enum Entry<'a> {
-    /// `message` (`null` when missing).
-    Message(Message<'a>),
+    /// `message` (`None` when missing).
+    Message(Option<Message<'a>>),
     ModelChange {
         provider: Field<'a>,
         model_id: Field<'a>,
@@ -204,7 +206,7 @@ impl<'a> Entry<'a> {
     fn typed(kind: &'a str, v: &'a Value) -> Entry<'a> {
         let f = |key: &str| v.get(key);
         match kind {
-            "message" => Entry::Message(Message(f("message").unwrap_or(&NULL))),
+            "message" => Entry::Message(f("message").map(Message)),
             "model_change" => Entry::ModelChange {
                 provider: f("provider"),
                 model_id: f("modelId"),
@@ -256,7 +258,7 @@ impl<'a> Entry<'a> {
     /// The message of a message entry.
     pub fn message(self) -> Option<Message<'a>> {
         match self {
-            Entry::Message(m) => Some(m),
+            Entry::Message(m) => m,
             _ => None,
         }
     }
