@@ -288,7 +288,6 @@ pub enum EditEffect {
 pub fn apply_edit(messages: Vec<Value>, edit: Entry) -> (Vec<Value>, Option<EditEffect>) {
     let Entry::ContextEdit {
         replacement: Some(replacement),
-        new_content,
         ..
     } = edit
     else {
@@ -298,6 +297,7 @@ pub fn apply_edit(messages: Vec<Value>, edit: Entry) -> (Vec<Value>, Option<Edit
     if replacement.is_null() {
         return (Vec::new(), Some(EditEffect::Dropped));
     }
+    let new_content = Message(replacement).content_value();
     let messages = messages
         .into_iter()
         .map(|mut message| {

@@ -19,5 +19,5 @@ mod view;
 pub use entry::*;
 pub use line::EntryLine;
 pub use seed000::normalize_seed000;
-pub use typed::{Entry, Field, Message, Role};
+pub use typed::{Entry, EntryKind, Field, Message, Role, PI_ENTRY_TYPES, PI_ROLES};
 pub use view::*;

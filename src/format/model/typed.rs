@@ -11,54 +11,53 @@
 use serde_json::Value;
 
 use super::content::{Content, ToolCall};
-use super::EntryKind;
 
 /// A field as stored: `None` when absent.
 pub type Field<'a> = Option<&'a Value>;
 
-/// A message's `role`: pi's eight ([`super::PI_ROLES`]), or another kept by name (`""` when
-/// the role is missing or not a string).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role<'a> {
-    User,
-    Assistant,
-    ToolResult,
-    System,
-    BashExecution,
-    Custom,
-    BranchSummary,
-    CompactionSummary,
-    Other(&'a str),
+/// Generates [`Role`], its names and [`PI_ROLES`] from one table.
+macro_rules! roles {
+    ($($variant:ident: $name:literal),* $(,)?) => {
+        /// A message's `role`: pi's eight ([`PI_ROLES`]), or another kept by name (`""` when
+        /// the role is missing or not a string).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Role<'a> {
+            $($variant,)*
+            Other(&'a str),
+        }
+
+        /// pi 1.6.0's message roles (`message.role`; pi-ai's three, the agent's `system`, and
+        /// the coding agent's four): the only values `show --role` takes, so a typo is an
+        /// error, not an empty match that a CI check reads as "none found".
+        pub const PI_ROLES: [&str; 8] = [$($name),*];
+
+        impl<'a> Role<'a> {
+            pub fn parse(role: &'a str) -> Role<'a> {
+                match role {
+                    $($name => Role::$variant,)*
+                    other => Role::Other(other),
+                }
+            }
+
+            pub fn as_str(self) -> &'a str {
+                match self {
+                    $(Role::$variant => $name,)*
+                    Role::Other(s) => s,
+                }
+            }
+        }
+    };
 }
 
-impl<'a> Role<'a> {
-    pub fn parse(role: &'a str) -> Role<'a> {
-        match role {
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "toolResult" => Role::ToolResult,
-            "system" => Role::System,
-            "bashExecution" => Role::BashExecution,
-            "custom" => Role::Custom,
-            "branchSummary" => Role::BranchSummary,
-            "compactionSummary" => Role::CompactionSummary,
-            other => Role::Other(other),
-        }
-    }
-
-    pub fn as_str(self) -> &'a str {
-        match self {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::ToolResult => "toolResult",
-            Role::System => "system",
-            Role::BashExecution => "bashExecution",
-            Role::Custom => "custom",
-            Role::BranchSummary => "branchSummary",
-            Role::CompactionSummary => "compactionSummary",
-            Role::Other(s) => s,
-        }
-    }
+roles! {
+    User: "user",
+    Assistant: "assistant",
+    ToolResult: "toolResult",
+    System: "system",
+    BashExecution: "bashExecution",
+    Custom: "custom",
+    BranchSummary: "branchSummary",
+    CompactionSummary: "compactionSummary",
 }
 
 /// A message: the `message` of a message entry, or one pi builds for its context. Usually an
@@ -129,67 +128,111 @@ impl<'a> Message<'a> {
     }
 }
 
-/// One entry, by type, with the fields its views read. Every entry type pisess knows is a
-/// variant here: a new type is a variant and its arm in each view that shows it.
-#[derive(Debug, Clone, Copy)]
-pub enum Entry<'a> {
-    /// `message` (`None` when missing).
-    Message(Option<Message<'a>>),
-    ModelChange {
-        provider: Field<'a>,
-        model_id: Field<'a>,
-    },
-    ThinkingLevelChange {
-        thinking_level: Field<'a>,
-    },
-    Usage {
-        kind: Field<'a>,
-    },
-    Compaction {
-        summary: Field<'a>,
-        first_kept_entry_id: Field<'a>,
-        tokens_before: Field<'a>,
-        system_message: Field<'a>,
-        timestamp: Field<'a>,
-    },
-    ContextEdit {
-        target_id: Field<'a>,
-        replacement: Field<'a>,
-        /// The replacement's `content`.
-        new_content: Field<'a>,
-    },
-    BranchSummary {
-        summary: Field<'a>,
-        from_id: Field<'a>,
-        timestamp: Field<'a>,
-    },
-    Custom {
-        custom_type: Field<'a>,
-    },
-    CustomMessage {
-        custom_type: Field<'a>,
-        content: Field<'a>,
-        display: Field<'a>,
-        details: Field<'a>,
-        timestamp: Field<'a>,
-    },
-    Label {
-        label: Field<'a>,
-    },
-    SessionInfo {
-        name: Field<'a>,
-    },
-    /// seed 000: a tool call recorded as its own entry.
-    ToolCall {
-        tool_name: Field<'a>,
-        input: Field<'a>,
-    },
-    /// seed 000: a thinking entry.
-    Thinking {
-        content: Field<'a>,
-    },
-    /// A type pisess does not know, by name (`""`: no string `type`).
-    Unknown(&'a str),
+/// Generates [`EntryKind`], [`PI_ENTRY_TYPES`] and [`Entry`] with its decoding from one table:
+/// each type's name, its variant, and the fields its views read with their keys; pi's types
+/// first, then the seed-000 extras.
+macro_rules! entries {
+    (
+        pi { $($(#[$doc:meta])* $type:literal => $variant:ident { $($field:ident: $key:literal),* },)* }
+        seed000 { $($(#[$xdoc:meta])* $xtype:literal => $xvariant:ident { $($xfield:ident: $xkey:literal),* },)* }
+    ) => {
+        /// pi 1.6.0's entry types. `show --type` warns on any other value but still matches it:
+        /// files hold types pi does not know (seed 000's dialect, newer pi versions), and
+        /// pisess shows those.
+        pub const PI_ENTRY_TYPES: [&str; 11] = ["message", $($type),*];
+
+        /// The eleven entry types pi writes, the seed-000 extras, and anything else (kept and
+        /// shown): what the index keeps of an entry's type.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        pub enum EntryKind {
+            Message,
+            $($variant,)*
+            $($(#[$xdoc])* $xvariant,)*
+            Unknown(String),
+        }
+
+        impl EntryKind {
+            pub fn parse(s: Option<&str>) -> EntryKind {
+                match s {
+                    Some("message") => EntryKind::Message,
+                    $(Some($type) => EntryKind::$variant,)*
+                    $(Some($xtype) => EntryKind::$xvariant,)*
+                    Some(other) => EntryKind::Unknown(other.to_owned()),
+                    None => EntryKind::Unknown(String::new()),
+                }
+            }
+
+            pub fn as_str(&self) -> &str {
+                match self {
+                    EntryKind::Message => "message",
+                    $(EntryKind::$variant => $type,)*
+                    $(EntryKind::$xvariant => $xtype,)*
+                    EntryKind::Unknown(s) => s,
+                }
+            }
+        }
+
+        /// One entry, by type, with the fields its views read (as stored). A new entry type
+        /// is a line here and its arm in each view that shows it.
+        #[derive(Debug, Clone, Copy)]
+        pub enum Entry<'a> {
+            /// `message` (`None` when missing).
+            Message(Option<Message<'a>>),
+            $($(#[$doc])* $variant { $($field: Field<'a>),* },)*
+            $($(#[$xdoc])* $xvariant { $($xfield: Field<'a>),* },)*
+            /// A type pisess does not know, by name (`""`: no string `type`).
+            Unknown(&'a str),
+        }
+
+        impl<'a> Entry<'a> {
+            fn typed(kind: &'a str, v: &'a Value) -> Entry<'a> {
+                match kind {
+                    "message" => Entry::Message(v.get("message").map(Message)),
+                    $($type => Entry::$variant { $($field: v.get($key)),* },)*
+                    $($xtype => Entry::$xvariant { $($xfield: v.get($xkey)),* },)*
+                    other => Entry::Unknown(other),
+                }
+            }
+        }
+    };
+}
+
+entries! {
+    pi {
+        "model_change" => ModelChange { provider: "provider", model_id: "modelId" },
+        "thinking_level_change" => ThinkingLevelChange { thinking_level: "thinkingLevel" },
+        "usage" => Usage { kind: "kind" },
+        "compaction" => Compaction {
+            summary: "summary",
+            first_kept_entry_id: "firstKeptEntryId",
+            tokens_before: "tokensBefore",
+            system_message: "systemMessage",
+            timestamp: "timestamp"
+        },
+        /// `replacement` is `{content}`, read as a [`Message`].
+        "context_edit" => ContextEdit { target_id: "targetId", replacement: "replacement" },
+        "branch_summary" => BranchSummary {
+            summary: "summary",
+            from_id: "fromId",
+            timestamp: "timestamp"
+        },
+        "custom" => Custom { custom_type: "customType" },
+        "custom_message" => CustomMessage {
+            custom_type: "customType",
+            content: "content",
+            display: "display",
+            details: "details",
+            timestamp: "timestamp"
+        },
+        "label" => Label { label: "label" },
+        "session_info" => SessionInfo { name: "name" },
+    }
+    seed000 {
+        /// seed 000: a tool call recorded as its own entry (shown, never in context).
+        "tool_call" => ToolCall { tool_name: "toolName", input: "input" },
+        /// seed 000: a thinking entry (shown, never in context).
+        "thinking" => Thinking { content: "content" },
+    }
 }
 
 impl<'a> Entry<'a> {
@@ -201,58 +244,6 @@ impl<'a> Entry<'a> {
     /// The entry `v` as the index's `kind` says (a partial decode may lack its `type`).
     pub fn of_kind(kind: &'a EntryKind, v: &'a Value) -> Entry<'a> {
         Entry::typed(kind.as_str(), v)
-    }
-
-    fn typed(kind: &'a str, v: &'a Value) -> Entry<'a> {
-        let f = |key: &str| v.get(key);
-        match kind {
-            "message" => Entry::Message(f("message").map(Message)),
-            "model_change" => Entry::ModelChange {
-                provider: f("provider"),
-                model_id: f("modelId"),
-            },
-            "thinking_level_change" => Entry::ThinkingLevelChange {
-                thinking_level: f("thinkingLevel"),
-            },
-            "usage" => Entry::Usage { kind: f("kind") },
-            "compaction" => Entry::Compaction {
-                summary: f("summary"),
-                first_kept_entry_id: f("firstKeptEntryId"),
-                tokens_before: f("tokensBefore"),
-                system_message: f("systemMessage"),
-                timestamp: f("timestamp"),
-            },
-            "context_edit" => Entry::ContextEdit {
-                target_id: f("targetId"),
-                replacement: f("replacement"),
-                new_content: f("replacement").and_then(|r| r.get("content")),
-            },
-            "branch_summary" => Entry::BranchSummary {
-                summary: f("summary"),
-                from_id: f("fromId"),
-                timestamp: f("timestamp"),
-            },
-            "custom" => Entry::Custom {
-                custom_type: f("customType"),
-            },
-            "custom_message" => Entry::CustomMessage {
-                custom_type: f("customType"),
-                content: f("content"),
-                display: f("display"),
-                details: f("details"),
-                timestamp: f("timestamp"),
-            },
-            "label" => Entry::Label { label: f("label") },
-            "session_info" => Entry::SessionInfo { name: f("name") },
-            "tool_call" => Entry::ToolCall {
-                tool_name: f("toolName"),
-                input: f("input"),
-            },
-            "thinking" => Entry::Thinking {
-                content: f("content"),
-            },
-            other => Entry::Unknown(other),
-        }
     }
 
     /// The message of a message entry.
