@@ -625,7 +625,7 @@ pub(crate) fn push_number(out: &mut Vec<u8>, x: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::model::content_text;
+    use crate::format::model::{content_text, EntryKind, PI_ENTRY_TYPES};
     use serde_json::json;
 
     #[test]
