@@ -93,8 +93,8 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
                 if first_kept.is_some() && session.id(i) == first_kept.as_deref() {
                     found = true;
                 }
-                let is_system =
-                    *session.kind(i) == EntryKind::Message && session.role(i) == Some("system");
+                let is_system = *session.kind(i) == EntryKind::Message
+                    && session.role(i).map(Role::parse) == Some(Role::System);
                 if found && !is_system {
                     selected.push(i);
                 }
@@ -151,14 +151,14 @@ fn settings(session: &Session, path: &[usize]) -> io::Result<(Option<Value>, Val
     };
     let last_model = path.iter().rev().find(|&&i| {
         *session.kind(i) == EntryKind::ModelChange
-            || (*session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant"))
+            || (*session.kind(i) == EntryKind::Message
+                && session.role(i).map(Role::parse) == Some(Role::Assistant))
     });
     let model = match last_model {
         None => Value::Null,
         Some(&i) => match Entry::of_kind(session.kind(i), &session.load(i)?) {
             Entry::ModelChange { provider, model_id } => model_object(provider, model_id),
             Entry::Message(Some(m)) => model_object(m.provider(), m.model()),
-            Entry::Message(None) => model_object(None, None),
             _ => model_object(None, None),
         },
     };
@@ -167,14 +167,16 @@ fn settings(session: &Session, path: &[usize]) -> io::Result<(Option<Value>, Val
 
 /// `{provider, modelId}` with undefined members left out, as `JSON.stringify` does.
 fn model_object(provider: Field, model_id: Field) -> Value {
-    let mut m = Map::new();
-    if let Some(p) = provider {
-        m.insert("provider".into(), p.clone());
-    }
-    if let Some(id) = model_id {
-        m.insert("modelId".into(), id.clone());
-    }
-    Value::Object(m)
+    object([("provider", provider), ("modelId", model_id)])
+}
+
+/// An object of the members that are defined, in order (`JSON.stringify` leaves out the
+/// undefined ones).
+fn object<const N: usize>(members: [(&str, Field); N]) -> Value {
+    let defined = members
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.to_owned(), v?.clone())));
+    Value::Object(defined.collect())
 }
 
 /// `new Date(ts).getTime()` of an entry's ISO timestamp; `null` where JavaScript has NaN.
@@ -194,13 +196,6 @@ fn ms_of(timestamp: Field) -> Value {
         _ => None,
     };
     ms.map_or(Value::Null, Value::from)
-}
-
-/// Inserts `key` only when `value` is defined.
-fn put(m: &mut Map<String, Value>, key: &str, value: Field) {
-    if let Some(v) = value {
-        m.insert(key.into(), v.clone());
-    }
 }
 
 /// pi's `sessionEntryToContextMessages` for one decoded entry.
@@ -230,30 +225,27 @@ pub fn entry_messages(entry: Entry, leading_compaction: bool) -> Vec<Value> {
             details,
             timestamp,
         } => {
-            let mut m = Map::new();
-            m.insert("role".into(), Value::from("custom"));
-            put(&mut m, "customType", custom_type);
-            let content = content
-                .filter(|c| !c.is_null())
-                .cloned()
-                .unwrap_or_else(|| json!([]));
-            m.insert("content".into(), content);
-            put(&mut m, "display", display);
-            put(&mut m, "details", details);
-            m.insert("timestamp".into(), ms_of(timestamp));
-            vec![Value::Object(m)]
+            let content = content.filter(|c| !c.is_null());
+            vec![object([
+                ("role", Some(&Value::from("custom"))),
+                ("customType", custom_type),
+                ("content", Some(content.unwrap_or(&json!([])))),
+                ("display", display),
+                ("details", details),
+                ("timestamp", Some(&ms_of(timestamp))),
+            ])]
         }
         Entry::BranchSummary {
             summary,
             from_id,
             timestamp,
         } if js_truthy(summary) => {
-            let mut m = Map::new();
-            m.insert("role".into(), Value::from("branchSummary"));
-            put(&mut m, "summary", summary);
-            put(&mut m, "fromId", from_id);
-            m.insert("timestamp".into(), ms_of(timestamp));
-            vec![Value::Object(m)]
+            vec![object([
+                ("role", Some(&Value::from("branchSummary"))),
+                ("summary", summary),
+                ("fromId", from_id),
+                ("timestamp", Some(&ms_of(timestamp))),
+            ])]
         }
         Entry::Compaction {
             summary,
@@ -262,12 +254,12 @@ pub fn entry_messages(entry: Entry, leading_compaction: bool) -> Vec<Value> {
             timestamp,
             ..
         } if leading_compaction => {
-            let mut m = Map::new();
-            m.insert("role".into(), Value::from("compactionSummary"));
-            put(&mut m, "summary", summary);
-            put(&mut m, "tokensBefore", tokens_before);
-            m.insert("timestamp".into(), ms_of(timestamp));
-            let summary = Value::Object(m);
+            let summary = object([
+                ("role", Some(&Value::from("compactionSummary"))),
+                ("summary", summary),
+                ("tokensBefore", tokens_before),
+                ("timestamp", Some(&ms_of(timestamp))),
+            ]);
             match system_message {
                 Some(system) if js_truthy(Some(system)) => vec![system.clone(), summary],
                 _ => vec![summary],
@@ -399,10 +391,13 @@ pub fn bash_execution_text(m: Message) -> String {
 }
 
 fn user_text(text: String, timestamp: Field) -> Value {
+    // Built in place: the text (a command's output) is not copied again.
     let mut m = Map::new();
     m.insert("role".into(), Value::from("user"));
     m.insert("content".into(), json!([{"type": "text", "text": text}]));
-    put(&mut m, "timestamp", timestamp);
+    if let Some(ts) = timestamp {
+        m.insert("timestamp".into(), ts.clone());
+    }
     Value::Object(m)
 }
 
@@ -422,11 +417,11 @@ pub fn to_llm(value: Value) -> Option<Value> {
                 Some(Value::String(s)) => Some(json!([{"type": "text", "text": s}])),
                 other => other.cloned(),
             };
-            let mut out = Map::new();
-            out.insert("role".into(), Value::from("user"));
-            put(&mut out, "content", content.as_ref());
-            put(&mut out, "timestamp", ts);
-            Some(Value::Object(out))
+            Some(object([
+                ("role", Some(&Value::from("user"))),
+                ("content", content.as_ref()),
+                ("timestamp", ts),
+            ]))
         }
         Role::BranchSummary => summary(BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX),
         Role::CompactionSummary => summary(COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX),

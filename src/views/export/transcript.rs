@@ -332,16 +332,12 @@ pub fn build(
 /// The content blocks' call ids, by block position (`None` for other blocks).
 fn call_ids(entry: &Value, kind: &EntryKind) -> Vec<Option<String>> {
     let message = Entry::of_kind(kind, entry).message();
-    match message.map_or(Content::None, Message::content) {
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .map(|b| match Block::of(b) {
-                Block::ToolCall(call) => call.id.and_then(Value::as_str).map(str::to_owned),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
+    (message.map_or(Content::None, Message::content).blocks())
+        .map(|b| match b {
+            Block::ToolCall(call) => call.id.and_then(Value::as_str).map(str::to_owned),
+            _ => None,
+        })
+        .collect()
 }
 
 fn body_parts(body: &mut Body) -> Option<&mut Vec<Part>> {
