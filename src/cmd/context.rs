@@ -16,6 +16,7 @@ use crate::cmd::{find_entry, open_session};
 use crate::views::context::{self, EditEffect, Plan};
 use crate::views::style::{self, Role, Theme};
 use pisess_format::model::content::{Block, CallForm, Content};
+use pisess_format::model::{Entry, Message, Role as Said};
 use pisess_format::surrogates;
 use pisess_store::select::select;
 use pisess_store::session::Session;
@@ -123,9 +124,9 @@ fn write_json(
 }
 
 /// A one-line description of a message for the human view.
-fn preview(m: &Value) -> String {
-    let text_of = |content: Option<&Value>| -> String {
-        match Content::of(content) {
+fn preview(m: Message) -> String {
+    let text_of = |content: Content| -> String {
+        match content {
             Content::Text(s) => s.to_owned(),
             blocks => blocks
                 .blocks()
@@ -142,22 +143,18 @@ fn preview(m: &Value) -> String {
                 .join(" "),
         }
     };
-    match m.get("role").and_then(Value::as_str).unwrap_or("") {
-        "bashExecution" => format!(
-            "$ {}",
-            m.get("command").and_then(Value::as_str).unwrap_or("")
-        ),
-        "branchSummary" | "compactionSummary" => m
-            .get("summary")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned(),
-        "toolResult" => format!(
+    fn text(v: Option<&Value>) -> Option<&str> {
+        v.and_then(Value::as_str)
+    }
+    match m.role() {
+        Said::BashExecution => format!("$ {}", text(m.command()).unwrap_or("")),
+        Said::BranchSummary | Said::CompactionSummary => text(m.summary()).unwrap_or("").to_owned(),
+        Said::ToolResult => format!(
             "{}: {}",
-            m.get("toolName").and_then(Value::as_str).unwrap_or("tool"),
-            text_of(m.get("content"))
+            text(m.tool_name()).unwrap_or("tool"),
+            text_of(m.content())
         ),
-        _ => text_of(m.get("content")),
+        _ => text_of(m.content()),
     }
 }
 
@@ -209,8 +206,16 @@ fn write_human(
     )?;
     if let Some(c) = plan.compaction {
         let v = session.load(c)?;
-        let tokens = v.get("tokensBefore").and_then(Value::as_f64).unwrap_or(0.0);
-        let kept = v.get("firstKeptEntryId").and_then(Value::as_str);
+        let (tokens, kept) = match Entry::of_kind(session.kind(c), &v) {
+            Entry::Compaction {
+                tokens_before,
+                first_kept_entry_id,
+                ..
+            } => (tokens_before, first_kept_entry_id),
+            _ => (None, None),
+        };
+        let tokens = tokens.and_then(Value::as_f64).unwrap_or(0.0);
+        let kept = kept.and_then(Value::as_str);
         writeln!(
             out,
             "{}",
@@ -256,7 +261,8 @@ fn write_human(
             let tokens = context::estimate_tokens(m);
             total_bytes += size;
             total_tokens += tokens;
-            let role = m.get("role").and_then(Value::as_str).unwrap_or("?");
+            let message = Message(m);
+            let role = message.role_value().and_then(Value::as_str).unwrap_or("?");
             let head = format!(
                 "{count:>4}  {:<17} {}  {:>7}  ~{} tok",
                 style::escape_control(role, false),
@@ -272,8 +278,8 @@ fn write_human(
             } else {
                 String::new()
             };
-            writeln!(out, "{}{edited}", role_color(theme, role, &head))?;
-            let text = preview(m);
+            writeln!(out, "{}{edited}", role_color(theme, message.role(), &head))?;
+            let text = preview(message);
             if args.full {
                 for line in style::escape_control(&text, true).lines() {
                     writeln!(out, "      {line}")?;
@@ -307,12 +313,12 @@ fn write_human(
     Ok(())
 }
 
-fn role_color(theme: Theme, role: &str, s: &str) -> String {
+fn role_color(theme: Theme, role: Said, s: &str) -> String {
     let role = match role {
-        "user" => Role::User,
-        "assistant" => Role::Assistant,
-        "toolResult" | "bashExecution" => Role::Muted,
-        "compactionSummary" | "branchSummary" => Role::Custom,
+        Said::User => Role::User,
+        Said::Assistant => Role::Assistant,
+        Said::ToolResult | Said::BashExecution => Role::Muted,
+        Said::CompactionSummary | Said::BranchSummary => Role::Custom,
         _ => Role::Plain,
     };
     theme.paint(role, s)

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use pisess_format::js::{js_len, js_string, js_truthy};
 use pisess_format::model::content::{Block, Content};
-use pisess_format::model::{Dialect, EntryKind};
+use pisess_format::model::{Dialect, Entry, EntryKind, Field, Message, Role};
 use pisess_format::time::parse_js_date;
 use pisess_store::session::Session;
 
@@ -77,19 +77,24 @@ pub fn plan(session: &Session, leaf: Option<usize>) -> io::Result<Plan> {
         None => (path.clone(), 0),
         Some(at) => {
             let compaction = path[at];
-            let first_kept = session
-                .load(compaction)?
-                .get("firstKeptEntryId")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            let v = session.load(compaction)?;
+            let first_kept = match Entry::of_kind(session.kind(compaction), &v) {
+                Entry::Compaction {
+                    first_kept_entry_id,
+                    ..
+                } => first_kept_entry_id
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+                _ => None,
+            };
             let mut selected = vec![compaction];
             let mut found = false;
             for &i in &path[..at] {
                 if first_kept.is_some() && session.id(i) == first_kept.as_deref() {
                     found = true;
                 }
-                let is_system =
-                    *session.kind(i) == EntryKind::Message && session.role(i) == Some("system");
+                let is_system = *session.kind(i) == EntryKind::Message
+                    && session.role(i).map(Role::parse) == Some(Role::System);
                 if found && !is_system {
                     selected.push(i);
                 }
@@ -138,50 +143,49 @@ fn settings(session: &Session, path: &[usize]) -> io::Result<(Option<Value>, Val
         .rev()
         .find(|&&i| *session.kind(i) == EntryKind::ThinkingLevelChange)
     {
-        Some(&i) => session.load(i)?.get("thinkingLevel").cloned(),
+        Some(&i) => match Entry::of_kind(session.kind(i), &session.load(i)?) {
+            Entry::ThinkingLevelChange { thinking_level } => thinking_level.cloned(),
+            _ => None,
+        },
         None => Some(Value::from("off")),
     };
     let last_model = path.iter().rev().find(|&&i| {
         *session.kind(i) == EntryKind::ModelChange
-            || (*session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant"))
+            || (*session.kind(i) == EntryKind::Message
+                && session.role(i).map(Role::parse) == Some(Role::Assistant))
     });
     let model = match last_model {
         None => Value::Null,
-        Some(&i) if *session.kind(i) == EntryKind::ModelChange => {
-            let v = session.load(i)?;
-            model_object(v.get("provider"), v.get("modelId"))
-        }
-        Some(&i) => {
-            let v = session.load(i)?;
-            let m = v.get("message");
-            model_object(
-                m.and_then(|m| m.get("provider")),
-                m.and_then(|m| m.get("model")),
-            )
-        }
+        Some(&i) => match Entry::of_kind(session.kind(i), &session.load(i)?) {
+            Entry::ModelChange { provider, model_id } => model_object(provider, model_id),
+            Entry::Message(Some(m)) => model_object(m.provider(), m.model()),
+            _ => model_object(None, None),
+        },
     };
     Ok((thinking, model))
 }
 
 /// `{provider, modelId}` with undefined members left out, as `JSON.stringify` does.
-fn model_object(provider: Option<&Value>, model_id: Option<&Value>) -> Value {
-    let mut m = Map::new();
-    if let Some(p) = provider {
-        m.insert("provider".into(), p.clone());
-    }
-    if let Some(id) = model_id {
-        m.insert("modelId".into(), id.clone());
-    }
-    Value::Object(m)
+fn model_object(provider: Field, model_id: Field) -> Value {
+    object([("provider", provider), ("modelId", model_id)])
+}
+
+/// An object of the members that are defined, in order (`JSON.stringify` leaves out the
+/// undefined ones).
+fn object<const N: usize>(members: [(&str, Field); N]) -> Value {
+    let defined = members
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.to_owned(), v?.clone())));
+    Value::Object(defined.collect())
 }
 
 /// `new Date(ts).getTime()` of an entry's ISO timestamp; `null` where JavaScript has NaN.
-fn ms_of(entry: &Value) -> Value {
+fn ms_of(timestamp: Field) -> Value {
     // `new Date(entry.timestamp).getTime()`: a string is parsed, a number is the time itself
     // (TimeClip: whole ms, NaN beyond 8.64e15), `null` and `false` are 0 and `true` 1; NaN,
     // and what is not there, `JSON.stringify` writes as `null`. (An object or array would be
     // parsed as its string form: `null` here, as nearly always in JavaScript.)
-    let ms = match entry.get("timestamp") {
+    let ms = match timestamp {
         Some(Value::String(s)) => parse_js_date(s),
         Some(Value::Number(n)) => n
             .as_f64()
@@ -194,69 +198,69 @@ fn ms_of(entry: &Value) -> Value {
     ms.map_or(Value::Null, Value::from)
 }
 
-/// Inserts `key` only when `value` is defined.
-fn put(m: &mut Map<String, Value>, key: &str, value: Option<&Value>) {
-    if let Some(v) = value {
-        m.insert(key.into(), v.clone());
-    }
-}
-
 /// pi's `sessionEntryToContextMessages` for one decoded entry.
-pub fn entry_messages(entry: &Value, leading_compaction: bool) -> Vec<Value> {
-    let kind = entry.get("type").and_then(Value::as_str).unwrap_or("");
-    match kind {
-        "message" => {
-            // pi pushes whatever `message` holds ("x", -1, [..] too, which `--llm` then drops);
-            // only `null` or none makes it throw.
-            let Some(message) = entry.get("message").filter(|m| !m.is_null()) else {
-                return Vec::new();
-            };
-            if !message.is_object() {
-                return vec![message.clone()];
-            }
-            let role = message.get("role").and_then(Value::as_str);
-            let content_missing = message.get("content").is_none_or(Value::is_null);
-            let mut message = message.clone();
-            if content_missing {
-                match role {
-                    Some("system") => message["content"] = Value::from(""),
-                    Some("user" | "assistant" | "toolResult") => message["content"] = json!([]),
+pub fn entry_messages(entry: Entry, leading_compaction: bool) -> Vec<Value> {
+    match entry {
+        // pi pushes whatever `message` holds ("x", -1, [..] too, which `--llm` then drops);
+        // only `null` or none makes it throw.
+        Entry::Message(None | Some(Message(Value::Null))) => Vec::new(),
+        Entry::Message(Some(m)) if !m.0.is_object() => vec![m.0.clone()],
+        Entry::Message(Some(m)) => {
+            let mut message = m.0.clone();
+            if m.content_value().is_none_or(Value::is_null) {
+                match m.role() {
+                    Role::System => message["content"] = Value::from(""),
+                    Role::User | Role::Assistant | Role::ToolResult => {
+                        message["content"] = json!([]);
+                    }
                     _ => {}
                 }
             }
             vec![message]
         }
-        "custom_message" => {
-            let mut m = Map::new();
-            m.insert("role".into(), Value::from("custom"));
-            put(&mut m, "customType", entry.get("customType"));
-            let content = entry
-                .get("content")
-                .filter(|c| !c.is_null())
-                .cloned()
-                .unwrap_or_else(|| json!([]));
-            m.insert("content".into(), content);
-            put(&mut m, "display", entry.get("display"));
-            put(&mut m, "details", entry.get("details"));
-            m.insert("timestamp".into(), ms_of(entry));
-            vec![Value::Object(m)]
+        Entry::CustomMessage {
+            custom_type,
+            content,
+            display,
+            details,
+            timestamp,
+        } => {
+            let content = content.filter(|c| !c.is_null());
+            vec![object([
+                ("role", Some(&Value::from("custom"))),
+                ("customType", custom_type),
+                ("content", Some(content.unwrap_or(&json!([])))),
+                ("display", display),
+                ("details", details),
+                ("timestamp", Some(&ms_of(timestamp))),
+            ])]
         }
-        "branch_summary" if js_truthy(entry.get("summary")) => {
-            let mut m = Map::new();
-            m.insert("role".into(), Value::from("branchSummary"));
-            put(&mut m, "summary", entry.get("summary"));
-            put(&mut m, "fromId", entry.get("fromId"));
-            m.insert("timestamp".into(), ms_of(entry));
-            vec![Value::Object(m)]
+        Entry::BranchSummary {
+            summary,
+            from_id,
+            timestamp,
+        } if js_truthy(summary) => {
+            vec![object([
+                ("role", Some(&Value::from("branchSummary"))),
+                ("summary", summary),
+                ("fromId", from_id),
+                ("timestamp", Some(&ms_of(timestamp))),
+            ])]
         }
-        "compaction" if leading_compaction => {
-            let mut m = Map::new();
-            m.insert("role".into(), Value::from("compactionSummary"));
-            put(&mut m, "summary", entry.get("summary"));
-            put(&mut m, "tokensBefore", entry.get("tokensBefore"));
-            m.insert("timestamp".into(), ms_of(entry));
-            let summary = Value::Object(m);
-            match entry.get("systemMessage") {
+        Entry::Compaction {
+            summary,
+            tokens_before,
+            system_message,
+            timestamp,
+            ..
+        } if leading_compaction => {
+            let summary = object([
+                ("role", Some(&Value::from("compactionSummary"))),
+                ("summary", summary),
+                ("tokensBefore", tokens_before),
+                ("timestamp", Some(&ms_of(timestamp))),
+            ]);
+            match system_message {
                 Some(system) if js_truthy(Some(system)) => vec![system.clone(), summary],
                 _ => vec![summary],
             }
@@ -273,24 +277,31 @@ pub enum EditEffect {
 }
 
 /// pi's `projectContextEntry`: the entry's messages with its edit applied.
-pub fn apply_edit(messages: Vec<Value>, edit: &Value) -> (Vec<Value>, Option<EditEffect>) {
-    let Some(replacement) = edit.get("replacement") else {
+pub fn apply_edit(messages: Vec<Value>, edit: Entry) -> (Vec<Value>, Option<EditEffect>) {
+    let Entry::ContextEdit {
+        replacement: Some(replacement),
+        ..
+    } = edit
+    else {
         // pi would throw on a missing replacement; leave the entry untouched.
         return (messages, None);
     };
     if replacement.is_null() {
         return (Vec::new(), Some(EditEffect::Dropped));
     }
-    let new_content = replacement.get("content");
+    let new_content = Message(replacement).content_value();
     let messages = messages
         .into_iter()
         .map(|mut message| {
-            let role = message.get("role").and_then(Value::as_str).unwrap_or("");
-            if !matches!(role, "user" | "assistant" | "toolResult" | "custom") {
+            let role = Message(&message).role();
+            if !matches!(
+                role,
+                Role::User | Role::Assistant | Role::ToolResult | Role::Custom
+            ) {
                 return message;
             }
             let content = match new_content {
-                Some(Value::String(s)) if matches!(role, "assistant" | "toolResult") => {
+                Some(Value::String(s)) if matches!(role, Role::Assistant | Role::ToolResult) => {
                     Some(json!([{"type": "text", "text": s}]))
                 }
                 other => other.cloned(),
@@ -310,9 +321,12 @@ pub fn apply_edit(messages: Vec<Value>, edit: &Value) -> (Vec<Value>, Option<Edi
 /// Pass 3 for one item: decode the entry (and its edit) and return its messages.
 pub fn project(session: &Session, item: &Item) -> io::Result<(Vec<Value>, Option<EditEffect>)> {
     let entry = session.load(item.entry)?;
-    let messages = entry_messages(&entry, item.leading_compaction);
+    let messages = entry_messages(Entry::of(&entry), item.leading_compaction);
     let (mut messages, effect) = match item.edit {
-        Some(edit) => apply_edit(messages, &session.load(edit)?),
+        Some(edit) => apply_edit(
+            messages,
+            Entry::of_kind(session.kind(edit), &session.load(edit)?),
+        ),
         None => (messages, None),
     };
     messages
@@ -352,81 +366,73 @@ pub fn verbatim_message(session: &Session, item: &Item) -> io::Result<Option<Str
 }
 
 /// pi's `bashExecutionToText`.
-pub fn bash_execution_text(m: &Value) -> String {
-    let mut text = format!("Ran `{}`\n", js_string(m.get("command")));
-    if js_truthy(m.get("output")) {
-        text.push_str(&format!("```\n{}\n```", js_string(m.get("output"))));
+pub fn bash_execution_text(m: Message) -> String {
+    let mut text = format!("Ran `{}`\n", js_string(m.command()));
+    if js_truthy(m.output()) {
+        text.push_str(&format!("```\n{}\n```", js_string(m.output())));
     } else {
         text.push_str("(no output)");
     }
-    if js_truthy(m.get("cancelled")) {
+    if js_truthy(m.cancelled()) {
         text.push_str("\n\n(command cancelled)");
-    } else if let Some(code) = m
-        .get("exitCode")
-        .filter(|c| !c.is_null() && **c != json!(0))
-    {
+    } else if let Some(code) = m.exit_code().filter(|c| !c.is_null() && **c != json!(0)) {
         text.push_str(&format!(
             "\n\nCommand exited with code {}",
             js_string(Some(code))
         ));
     }
-    if js_truthy(m.get("truncated")) && js_truthy(m.get("fullOutputPath")) {
+    if js_truthy(m.truncated()) && js_truthy(m.full_output_path()) {
         text.push_str(&format!(
             "\n\n[Output truncated. Full output: {}]",
-            js_string(m.get("fullOutputPath"))
+            js_string(m.full_output_path())
         ));
     }
     text
 }
 
-fn user_text(text: String, timestamp: Option<&Value>) -> Value {
+fn user_text(text: String, timestamp: Field) -> Value {
+    // Built in place: the text (a command's output) is not copied again.
     let mut m = Map::new();
     m.insert("role".into(), Value::from("user"));
     m.insert("content".into(), json!([{"type": "text", "text": text}]));
-    put(&mut m, "timestamp", timestamp);
+    if let Some(ts) = timestamp {
+        m.insert("timestamp".into(), ts.clone());
+    }
     Value::Object(m)
 }
 
 /// pi's `convertToLlm` for one message (`None`: left out of the request).
-pub fn to_llm(m: Value) -> Option<Value> {
-    let role = m.get("role").and_then(Value::as_str).unwrap_or("");
-    let ts = m.get("timestamp");
-    match role {
-        "bashExecution" if js_truthy(m.get("excludeFromContext")) => None,
-        "bashExecution" => Some(user_text(bash_execution_text(&m), ts)),
-        "custom" => {
-            let content = match m.get("content") {
+pub fn to_llm(value: Value) -> Option<Value> {
+    let m = Message(&value);
+    let ts = m.timestamp();
+    let summary = |prefix: &str, suffix: &str| {
+        let text = format!("{prefix}{}{suffix}", js_string(m.summary()));
+        Some(user_text(text, ts))
+    };
+    match m.role() {
+        Role::BashExecution if js_truthy(m.exclude_from_context()) => None,
+        Role::BashExecution => Some(user_text(bash_execution_text(m), ts)),
+        Role::Custom => {
+            let content = match m.content_value() {
                 Some(Value::String(s)) => Some(json!([{"type": "text", "text": s}])),
                 other => other.cloned(),
             };
-            let mut out = Map::new();
-            out.insert("role".into(), Value::from("user"));
-            put(&mut out, "content", content.as_ref());
-            put(&mut out, "timestamp", ts);
-            Some(Value::Object(out))
+            Some(object([
+                ("role", Some(&Value::from("user"))),
+                ("content", content.as_ref()),
+                ("timestamp", ts),
+            ]))
         }
-        "branchSummary" => Some(user_text(
-            format!(
-                "{BRANCH_SUMMARY_PREFIX}{}{BRANCH_SUMMARY_SUFFIX}",
-                js_string(m.get("summary"))
-            ),
-            ts,
-        )),
-        "compactionSummary" => Some(user_text(
-            format!(
-                "{COMPACTION_SUMMARY_PREFIX}{}{COMPACTION_SUMMARY_SUFFIX}",
-                js_string(m.get("summary"))
-            ),
-            ts,
-        )),
-        "system" | "user" | "assistant" | "toolResult" => Some(m),
-        _ => None,
+        Role::BranchSummary => summary(BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX),
+        Role::CompactionSummary => summary(COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX),
+        Role::System | Role::User | Role::Assistant | Role::ToolResult => Some(value),
+        Role::Other(_) => None,
     }
 }
 
 /// Cuts the text of a tool result's blocks to `max` characters (`--max-tool-chars`).
 pub fn cut_tool_result(m: &mut Value, max: usize) {
-    if m.get("role").and_then(Value::as_str) != Some("toolResult") {
+    if Message(m).role() != Role::ToolResult {
         return;
     }
     let cut = |s: &mut String| {
@@ -440,6 +446,7 @@ pub fn cut_tool_result(m: &mut Value, max: usize) {
             }
         }
     };
+    // The one edit of content blocks in place: the typed views borrow, so it is done here.
     match m.get_mut("content") {
         Some(Value::String(s)) => cut(s),
         Some(Value::Array(blocks)) => {
@@ -455,7 +462,7 @@ pub fn cut_tool_result(m: &mut Value, max: usize) {
     }
 }
 
-fn utf16_len(v: Option<&Value>) -> usize {
+fn utf16_len(v: Field) -> usize {
     v.and_then(Value::as_str).map_or(0, js_len)
 }
 
@@ -464,8 +471,8 @@ fn json_len(v: &Value) -> usize {
     js_len(&pisess_format::surrogates::to_string(v))
 }
 
-fn content_chars(content: Option<&Value>) -> usize {
-    match Content::of(content) {
+fn content_chars(content: Content) -> usize {
+    match content {
         Content::Text(s) => js_len(s),
         blocks => blocks
             .blocks()
@@ -480,19 +487,21 @@ fn content_chars(content: Option<&Value>) -> usize {
 
 /// pi's `estimateTokens` (characters / 4, rounded up; an image counts 4800 characters).
 pub fn estimate_tokens(m: &Value) -> usize {
-    let chars = match m.get("role").and_then(Value::as_str).unwrap_or("") {
-        "system" => {
-            let mut chars = content_chars(m.get("content"));
-            if let Some(Value::Object(sections)) = m.get("sections") {
+    let m = Message(m);
+    let chars = match m.role() {
+        Role::System => {
+            let mut chars = content_chars(m.content());
+            if let Some(Value::Object(sections)) = m.sections() {
                 chars += sections.values().map(|s| utf16_len(Some(s))).sum::<usize>();
             }
-            if let Some(tools) = m.get("toolsAdded").filter(|t| js_truthy(Some(t))) {
+            if let Some(tools) = m.tools_added().filter(|t| js_truthy(Some(t))) {
                 chars += json_len(tools);
             }
             chars
         }
-        "user" | "custom" | "toolResult" => content_chars(m.get("content")),
-        "assistant" => Content::of(m.get("content"))
+        Role::User | Role::Custom | Role::ToolResult => content_chars(m.content()),
+        Role::Assistant => m
+            .content()
             .blocks()
             .map(|b| match b {
                 Block::Text { text } => utf16_len(text),
@@ -501,9 +510,9 @@ pub fn estimate_tokens(m: &Value) -> usize {
                 _ => 0,
             })
             .sum(),
-        "bashExecution" => utf16_len(m.get("command")) + utf16_len(m.get("output")),
-        "branchSummary" | "compactionSummary" => utf16_len(m.get("summary")),
-        _ => 0,
+        Role::BashExecution => utf16_len(m.command()) + utf16_len(m.output()),
+        Role::BranchSummary | Role::CompactionSummary => utf16_len(m.summary()),
+        Role::Other(_) => 0,
     };
     chars.div_ceil(4)
 }

@@ -16,8 +16,7 @@ use serde_json::Value;
 use crate::views::style::Role;
 use crate::views::text::{full_text, normalize, pi_tool_call};
 use pisess_format::js::{js_slice, js_string, js_truthy};
-use pisess_format::model::content::{Block, Content};
-use pisess_format::model::EntryKind;
+use pisess_format::model::{Entry, EntryKind, Message, Role as Said};
 use pisess_store::session::IdIndex;
 
 /// pi's theme role of a preview part.
@@ -217,35 +216,29 @@ impl ToolCalls {
 
 /// The ids of an assistant message's tool calls, in order.
 pub(crate) fn call_ids(message: &Value) -> impl Iterator<Item = &str> {
-    Content::of(message.get("content"))
-        .blocks()
-        .filter_map(|b| match b {
-            Block::ToolCall(call) => call.id.and_then(Value::as_str),
-            _ => None,
-        })
+    Message(message)
+        .tool_calls()
+        .filter_map(|call| call.id.and_then(Value::as_str))
 }
 
 /// The tool calls of an assistant message as pi's `/tree` names them, for the tool results
 /// that answer them (`toolCallId` → `[bash: …]`).
 pub(crate) fn tool_calls_of(message: &Value, home: &str, into: &mut HashMap<String, String>) {
-    for b in Content::of(message.get("content")).blocks() {
-        if let Block::ToolCall(call) = b {
-            if let Some(id) = call.id.and_then(Value::as_str) {
-                let line = pi_tool_call(call.name, call.arguments, home);
-                into.insert(id.to_owned(), line);
-            }
+    for call in Message(message).tool_calls() {
+        if let Some(id) = call.id.and_then(Value::as_str) {
+            into.insert(id.to_owned(), pi_tool_call(call.name, call.arguments, home));
         }
     }
 }
 
 /// The call a tool result answers, as pi's `/tree` looks it up (a truthy string).
 pub(crate) fn answered_call(entry: &Value) -> Option<&str> {
-    let message = entry.get("message")?;
-    if message.get("role").and_then(Value::as_str) != Some("toolResult") {
+    let message = Entry::of_kind(&EntryKind::Message, entry).message()?;
+    if message.role() != Said::ToolResult {
         return None;
     }
     message
-        .get("toolCallId")
+        .tool_call_id()
         .filter(|v| js_truthy(Some(v)))
         .and_then(Value::as_str)
 }
@@ -253,17 +246,20 @@ pub(crate) fn answered_call(entry: &Value) -> Option<&str> {
 /// The preview of one decoded entry. `call` is the one-liner of the tool call a tool result
 /// answers ([`answered_call`]), if there is one.
 pub(crate) fn preview(entry: &Value, kind: &EntryKind, call: Option<&str>, home: &str) -> Preview {
-    let field = |k: &str| entry.get(k);
-    match kind {
-        EntryKind::Message => message(field("message").unwrap_or(&Value::Null), call),
-        EntryKind::CustomMessage => {
+    match Entry::of_kind(kind, entry) {
+        Entry::Message(m) => message(m.unwrap_or(Message(&Value::Null)), call),
+        Entry::CustomMessage {
+            custom_type,
+            content,
+            ..
+        } => {
             // pi joins text blocks without a separator here (unlike the listing).
-            let text = normalize(&full_text(field("content")));
-            let head = format!("[{}]: ", js_string(field("customType")));
+            let text = normalize(&full_text(content));
+            let head = format!("[{}]: ", js_string(custom_type));
             Preview::two(Tone::Custom, &head, Tone::Plain, text)
         }
-        EntryKind::Compaction => {
-            let text = match field("tokensBefore").and_then(Value::as_f64) {
+        Entry::Compaction { tokens_before, .. } => {
+            let text = match tokens_before.and_then(Value::as_f64) {
                 // `Math.round` rounds halves up.
                 Some(t) => format!("[compaction: {:.0}k tokens]", (t / 1000.0 + 0.5).floor()),
                 // pi would print `NaNk`; seed-000 compactions carry no count.
@@ -271,43 +267,44 @@ pub(crate) fn preview(entry: &Value, kind: &EntryKind, call: Option<&str>, home:
             };
             Preview::one(Tone::Border, text)
         }
-        EntryKind::BranchSummary => Preview::two(
+        Entry::BranchSummary { summary, .. } => Preview::two(
             Tone::Warning,
             "[branch summary]: ",
             Tone::Plain,
-            normalize(&text_of(field("summary"))),
+            normalize(&text_of(summary)),
         ),
-        EntryKind::ModelChange => Preview::one(
+        Entry::ModelChange { model_id, .. } => {
+            Preview::one(Tone::Dim, format!("[model: {}]", js_string(model_id)))
+        }
+        Entry::ThinkingLevelChange { thinking_level } => Preview::one(
             Tone::Dim,
-            format!("[model: {}]", js_string(field("modelId"))),
+            format!("[thinking: {}]", js_string(thinking_level)),
         ),
-        EntryKind::ThinkingLevelChange => Preview::one(
-            Tone::Dim,
-            format!("[thinking: {}]", js_string(field("thinkingLevel"))),
-        ),
-        EntryKind::Custom => Preview::one(
-            Tone::Dim,
-            format!("[custom: {}]", js_string(field("customType"))),
-        ),
-        EntryKind::ContextEdit => {
+        Entry::Custom { custom_type } => {
+            Preview::one(Tone::Dim, format!("[custom: {}]", js_string(custom_type)))
+        }
+        Entry::ContextEdit {
+            target_id,
+            replacement,
+            ..
+        } => {
             // Only an explicit null omits; an absent replacement reads as "replace" in pi.
-            let what = if field("replacement") == Some(&Value::Null) {
+            let what = if replacement == Some(&Value::Null) {
                 "omit"
             } else {
                 "replace"
             };
-            let target = js_string(field("targetId"));
+            let target = js_string(target_id);
             Preview::one(Tone::Dim, format!("[context {what}: {target}]"))
         }
-        EntryKind::Label => {
-            let label = match field("label") {
+        Entry::Label { label } => {
+            let label = match label {
                 None | Some(Value::Null) => "(cleared)".to_owned(),
                 l => js_string(l),
             };
             Preview::one(Tone::Dim, format!("[label: {label}]"))
         }
-        EntryKind::SessionInfo => {
-            let name = field("name");
+        Entry::SessionInfo { name } => {
             let name = if js_truthy(name) {
                 js_string(name)
             } else {
@@ -316,36 +313,37 @@ pub(crate) fn preview(entry: &Value, kind: &EntryKind, call: Option<&str>, home:
             Preview::one(Tone::Dim, format!("[title: {name}]"))
         }
         // pi never shows usage entries in its tree (and has no text for them).
-        EntryKind::Usage => {
-            Preview::one(Tone::Dim, format!("[usage: {}]", js_string(field("kind"))))
-        }
+        Entry::Usage { kind } => Preview::one(Tone::Dim, format!("[usage: {}]", js_string(kind))),
         // seed 000: a tool call of its own, shown as pi shows the result of one.
-        EntryKind::ToolCall => Preview::one(
-            Tone::Muted,
-            pi_tool_call(field("toolName"), field("input"), home),
-        ),
-        EntryKind::Thinking => {
-            let text = thinking_text(field("content"));
+        Entry::ToolCall { tool_name, input } => {
+            Preview::one(Tone::Muted, pi_tool_call(tool_name, input, home))
+        }
+        Entry::Thinking { content } => {
+            let text = thinking_text(content);
             Preview::two(Tone::Dim, "[thinking]: ", Tone::Dim, normalize(&text))
         }
         // pi shows nothing for types it does not know; a name is more use than a blank line.
-        EntryKind::Unknown(name) => Preview::one(Tone::Dim, format!("[{name}]")),
+        Entry::Unknown(name) => Preview::one(Tone::Dim, format!("[{name}]")),
     }
 }
 
-fn message(msg: &Value, call: Option<&str>) -> Preview {
-    let get = |k: &str| msg.get(k);
-    match get("role").and_then(Value::as_str) {
-        Some("user") => Preview::two(Tone::Accent, "user: ", Tone::Plain, content(get("content"))),
-        Some("assistant") => {
-            let text = content(get("content"));
+fn message(msg: Message, call: Option<&str>) -> Preview {
+    match msg.role() {
+        Said::User => Preview::two(
+            Tone::Accent,
+            "user: ",
+            Tone::Plain,
+            content(msg.content_value()),
+        ),
+        Said::Assistant => {
+            let text = content(msg.content_value());
             let head = "assistant: ";
             if !text.is_empty() {
                 Preview::two(Tone::Success, head, Tone::Plain, text)
-            } else if get("stopReason").and_then(Value::as_str) == Some("aborted") {
+            } else if msg.stop_reason().and_then(Value::as_str) == Some("aborted") {
                 Preview::two(Tone::Success, head, Tone::Muted, "(aborted)".to_owned())
-            } else if js_truthy(get("errorMessage")) {
-                let error = normalize(&js_string(get("errorMessage")));
+            } else if js_truthy(msg.error_message()) {
+                let error = normalize(&js_string(msg.error_message()));
                 Preview::two(
                     Tone::Success,
                     head,
@@ -356,24 +354,24 @@ fn message(msg: &Value, call: Option<&str>) -> Preview {
                 Preview::two(Tone::Success, head, Tone::Muted, "(no content)".to_owned())
             }
         }
-        Some("toolResult") => {
+        Said::ToolResult => {
             let text = match call {
                 Some(line) => line.to_owned(),
-                None => match get("toolName") {
+                None => match msg.tool_name() {
                     None | Some(Value::Null) => "[tool]".to_owned(),
                     name => format!("[{}]", js_string(name)),
                 },
             };
             Preview::one(Tone::Muted, text)
         }
-        Some("bashExecution") => {
-            let command = match get("command") {
+        Said::BashExecution => {
+            let command = match msg.command() {
                 None | Some(Value::Null) => String::new(),
                 c => js_string(c),
             };
             Preview::one(Tone::Dim, format!("[bash]: {}", normalize(&command)))
         }
-        _ => Preview::one(Tone::Dim, format!("[{}]", js_string(get("role")))),
+        _ => Preview::one(Tone::Dim, format!("[{}]", js_string(msg.role_value()))),
     }
 }
 

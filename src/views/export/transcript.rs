@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Redact;
 use pisess_format::js::js_string;
 use pisess_format::model::content::{Block, Content};
-use pisess_format::model::EntryKind;
+use pisess_format::model::{Entry, EntryKind, Message, Role};
 use pisess_store::session::Session;
 
 /// Facts and items of one branch.
@@ -164,134 +164,125 @@ pub fn build(
         let id = session.id(i).unwrap_or("").to_owned();
         let time_ms = session.entries[i].timestamp_ms();
         end_ms = time_ms.or(end_ms);
-        let body = match session.kind(i) {
-            EntryKind::Message => {
-                let Some(m) = entry.get("message") else {
-                    continue;
-                };
-                let role = m.get("role").and_then(Value::as_str).unwrap_or("");
-                match role {
-                    "user" => {
-                        let parts = parts(m.get("content"), redact);
-                        if first_user.is_none() {
-                            first_user = parts.iter().find_map(|p| match p {
-                                // The title's share only: the message may be megabytes.
-                                Part::Text(t) if !t.trim().is_empty() => Some(one_line(t, 80)),
-                                _ => None,
-                            });
-                        }
-                        Body::User(parts)
+        let body = match Entry::of_kind(session.kind(i), &entry) {
+            Entry::Message(None) => continue,
+            Entry::Message(Some(m)) => match m.role() {
+                Role::User => {
+                    let parts = parts(m.content(), redact);
+                    if first_user.is_none() {
+                        first_user = parts.iter().find_map(|p| match p {
+                            // The title's share only: the message may be megabytes.
+                            Part::Text(t) if !t.trim().is_empty() => Some(one_line(t, 80)),
+                            _ => None,
+                        });
                     }
-                    "assistant" => {
-                        let model = assistant_model(m).map(|s| r(&s));
-                        if let Some(model) = &model {
-                            if !models.contains(model) {
-                                models.push(model.clone());
-                            }
+                    Body::User(parts)
+                }
+                Role::Assistant => {
+                    let model = assistant_model(m).map(|s| r(&s));
+                    if let Some(model) = &model {
+                        if !models.contains(model) {
+                            models.push(model.clone());
                         }
-                        let recorded = m
-                            .pointer("/usage/cost/total")
-                            .and_then(Value::as_f64)
-                            .unwrap_or(0.0);
-                        cost += recorded;
-                        if recorded == 0.0 {
-                            let count = |k: &str| {
-                                m.get("usage")
-                                    .and_then(|u| u.get(k))
-                                    .and_then(Value::as_f64)
-                                    .unwrap_or(0.0)
-                            };
-                            unpriced_tokens += ["input", "output", "cacheRead", "cacheWrite"]
-                                .into_iter()
-                                .map(count)
-                                .sum::<f64>();
-                        }
-                        let error = m
-                            .get("errorMessage")
+                    }
+                    // The usage's counts as numbers, others 0 (not pi's coercions: a page's
+                    // footnote, not a total `stats` gates on).
+                    let usage = |k: &str| m.usage().and_then(|u| u.get(k));
+                    let number = |v: Option<&Value>| v.and_then(Value::as_f64).unwrap_or(0.0);
+                    let recorded = number(usage("cost").and_then(|c| c.get("total")));
+                    cost += recorded;
+                    if recorded == 0.0 {
+                        unpriced_tokens += ["input", "output", "cacheRead", "cacheWrite"]
+                            .into_iter()
+                            .map(|k| number(usage(k)))
+                            .sum::<f64>();
+                    }
+                    let error =
+                        m.error_message()
                             .and_then(Value::as_str)
                             .map(&r)
-                            .or_else(|| match m.get("stopReason").and_then(Value::as_str) {
+                            .or_else(|| match m.stop_reason().and_then(Value::as_str) {
                                 Some(s @ ("error" | "aborted" | "length")) => {
                                     Some(format!("stopped: {s}"))
                                 }
                                 _ => None,
                             });
-                        Body::Assistant {
-                            model,
-                            parts: parts(m.get("content"), redact),
-                            error,
-                        }
+                    Body::Assistant {
+                        model,
+                        parts: parts(m.content(), redact),
+                        error,
                     }
-                    "toolResult" => {
-                        let result = ToolResult {
-                            name: r(m.get("toolName").and_then(Value::as_str).unwrap_or("tool")),
-                            is_error: m.get("isError") == Some(&Value::Bool(true)),
-                            parts: parts(m.get("content"), redact),
-                        };
-                        let call_id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
-                        if let Some((item, part)) = open_calls.remove(call_id) {
-                            if let Some(Part::Call(call)) =
-                                body_parts(&mut items[item].body).and_then(|p| p.get_mut(part))
-                            {
-                                call.result = Some(result);
-                                continue;
-                            }
-                        }
-                        Body::ToolResult(result)
-                    }
-                    "bashExecution" => Body::Bash {
-                        command: clean_text(m.get("command"), redact),
-                        output: clean_text(m.get("output"), redact),
-                        // A string exit code is text like any other.
-                        exit_code: m
-                            .get("exitCode")
-                            .filter(|v| !v.is_null())
-                            .map(|v| r(&js_string(Some(v)))),
-                    },
-                    "branchSummary" => Body::Summary {
-                        kind: "Branch summary",
-                        text: clean_text(m.get("summary"), redact),
-                    },
-                    "compactionSummary" => Body::Summary {
-                        kind: "Compaction summary",
-                        text: clean_text(m.get("summary"), redact),
-                    },
-                    // `custom` (and v2's `hookMessage`, migrated), `system`, anything else.
-                    other => Body::Custom {
-                        kind: r(m
-                            .get("customType")
-                            .and_then(Value::as_str)
-                            .unwrap_or(if other.is_empty() { "message" } else { other })),
-                        parts: parts(m.get("content"), redact),
-                    },
                 }
-            }
-            EntryKind::CustomMessage => Body::Custom {
-                kind: r(entry
-                    .get("customType")
-                    .and_then(Value::as_str)
-                    .unwrap_or("custom")),
-                parts: parts(entry.get("content"), redact),
+                Role::ToolResult => {
+                    let result = ToolResult {
+                        name: r(m.tool_name().and_then(Value::as_str).unwrap_or("tool")),
+                        is_error: m.is_error() == Some(&Value::Bool(true)),
+                        parts: parts(m.content(), redact),
+                    };
+                    let call_id = m.tool_call_id().and_then(Value::as_str).unwrap_or("");
+                    if let Some((item, part)) = open_calls.remove(call_id) {
+                        if let Some(Part::Call(call)) =
+                            body_parts(&mut items[item].body).and_then(|p| p.get_mut(part))
+                        {
+                            call.result = Some(result);
+                            continue;
+                        }
+                    }
+                    Body::ToolResult(result)
+                }
+                Role::BashExecution => Body::Bash {
+                    command: clean_text(m.command(), redact),
+                    output: clean_text(m.output(), redact),
+                    // A string exit code is text like any other.
+                    exit_code: m
+                        .exit_code()
+                        .filter(|v| !v.is_null())
+                        .map(|v| r(&js_string(Some(v)))),
+                },
+                Role::BranchSummary => Body::Summary {
+                    kind: "Branch summary",
+                    text: clean_text(m.summary(), redact),
+                },
+                Role::CompactionSummary => Body::Summary {
+                    kind: "Compaction summary",
+                    text: clean_text(m.summary(), redact),
+                },
+                // `custom` (and v2's `hookMessage`, migrated), `system`, anything else.
+                other => Body::Custom {
+                    kind: r(m.custom_type().and_then(Value::as_str).unwrap_or(
+                        match other.as_str() {
+                            "" => "message",
+                            other => other,
+                        },
+                    )),
+                    parts: parts(m.content(), redact),
+                },
             },
-            EntryKind::Compaction => Body::Summary {
+            Entry::CustomMessage {
+                custom_type,
+                content,
+                ..
+            } => Body::Custom {
+                kind: r(custom_type.and_then(Value::as_str).unwrap_or("custom")),
+                parts: parts(Content::of(content), redact),
+            },
+            Entry::Compaction { summary, .. } => Body::Summary {
                 kind: "Compaction",
-                text: clean_text(entry.get("summary"), redact),
+                text: clean_text(summary, redact),
             },
-            EntryKind::BranchSummary => Body::Summary {
+            Entry::BranchSummary { summary, .. } => Body::Summary {
                 kind: "Branch summary",
-                text: clean_text(entry.get("summary"), redact),
+                text: clean_text(summary, redact),
             },
-            EntryKind::ModelChange => {
-                let provider = text_field(&entry, "provider");
-                let model = text_field(&entry, "modelId");
+            Entry::ModelChange { provider, model_id } => {
+                let (provider, model) = (text_of(provider), text_of(model_id));
                 Body::Note(r(&format!("Model: {provider}/{model}")))
             }
-            EntryKind::ThinkingLevelChange => Body::Note(r(&format!(
-                "Thinking level: {}",
-                text_field(&entry, "thinkingLevel")
-            ))),
-            EntryKind::SessionInfo => {
-                let n = text_field(&entry, "name");
+            Entry::ThinkingLevelChange { thinking_level } => {
+                Body::Note(r(&format!("Thinking level: {}", text_of(thinking_level))))
+            }
+            Entry::SessionInfo { name: n } => {
+                let n = text_of(n);
                 name = (!n.trim().is_empty()).then(|| r(&n));
                 Body::Note(r(&format!("Session named: {n}")))
             }
@@ -305,7 +296,9 @@ pub fn build(
         if let Body::Assistant { parts, .. } = &body {
             for (k, p) in parts.iter().enumerate() {
                 if let Part::Call(_) = p {
-                    if let Some(call_id) = call_ids(&entry).get(k).cloned().flatten() {
+                    if let Some(call_id) =
+                        call_ids(&entry, session.kind(i)).get(k).cloned().flatten()
+                    {
                         open_calls.insert(call_id, (at, k));
                     }
                 }
@@ -337,17 +330,14 @@ pub fn build(
 }
 
 /// The content blocks' call ids, by block position (`None` for other blocks).
-fn call_ids(entry: &Value) -> Vec<Option<String>> {
-    match Content::of(entry.pointer("/message/content")) {
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .map(|b| match Block::of(b) {
-                Block::ToolCall(call) => call.id.and_then(Value::as_str).map(str::to_owned),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
+fn call_ids(entry: &Value, kind: &EntryKind) -> Vec<Option<String>> {
+    let message = Entry::of_kind(kind, entry).message();
+    (message.map_or(Content::None, Message::content).blocks())
+        .map(|b| match b {
+            Block::ToolCall(call) => call.id.and_then(Value::as_str).map(str::to_owned),
+            _ => None,
+        })
+        .collect()
 }
 
 fn body_parts(body: &mut Body) -> Option<&mut Vec<Part>> {
@@ -359,13 +349,13 @@ fn body_parts(body: &mut Body) -> Option<&mut Vec<Part>> {
 
 /// A content (string or blocks) as parts. Part positions match block positions, so a call's
 /// place is known by its block's.
-fn parts(content: Option<&Value>, redact: &dyn Redact) -> Vec<Part> {
+fn parts(content: Content, redact: &dyn Redact) -> Vec<Part> {
     let r = |s: &str| clean(s, redact);
-    match Content::of(content) {
+    match content {
         Content::None => Vec::new(),
         Content::Text(s) => vec![Part::Text(r(s))],
         Content::Other(v) => vec![Part::Text(r(&js_string(Some(v))))],
-        Content::Blocks(_) => Content::of(content)
+        Content::Blocks(_) => content
             .blocks()
             .map(|b| match b {
                 Block::Text { text } => Part::Text(clean_text(text, redact)),
@@ -449,13 +439,9 @@ fn text_of(v: Option<&Value>) -> String {
     }
 }
 
-fn text_field(v: &Value, key: &str) -> String {
-    text_of(v.get(key))
-}
-
-fn assistant_model(m: &Value) -> Option<String> {
-    let model = m.get("model").and_then(Value::as_str)?;
-    Some(match m.get("provider").and_then(Value::as_str) {
+fn assistant_model(m: Message) -> Option<String> {
+    let model = m.model().and_then(Value::as_str)?;
+    Some(match m.provider().and_then(Value::as_str) {
         Some(p) => format!("{p}/{model}"),
         None => model.to_owned(),
     })

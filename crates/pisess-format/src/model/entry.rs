@@ -238,98 +238,6 @@ impl<'de> Deserialize<'de> for Present {
     }
 }
 
-/// pi 1.6.0's message roles (`message.role`; pi-ai's three, the agent's `system`, and the
-/// coding agent's four): the only values `show --role` takes, so a typo is an error, not an
-/// empty match that a CI check reads as "none found".
-pub const PI_ROLES: [&str; 8] = [
-    "user",
-    "assistant",
-    "toolResult",
-    "system",
-    "bashExecution",
-    "custom",
-    "branchSummary",
-    "compactionSummary",
-];
-
-/// pi 1.6.0's entry types. `show --type` warns on any other value but still matches it: files
-/// hold types pi does not know (seed 000's dialect, newer pi versions), and pisess shows those.
-pub const PI_ENTRY_TYPES: [&str; 11] = [
-    "message",
-    "model_change",
-    "thinking_level_change",
-    "usage",
-    "compaction",
-    "context_edit",
-    "branch_summary",
-    "custom",
-    "custom_message",
-    "label",
-    "session_info",
-];
-
-/// The eleven entry types pi writes, the seed-000 extras, and anything else (kept and shown).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum EntryKind {
-    Message,
-    ModelChange,
-    ThinkingLevelChange,
-    Usage,
-    Compaction,
-    ContextEdit,
-    BranchSummary,
-    Custom,
-    CustomMessage,
-    Label,
-    SessionInfo,
-    /// seed 000: a tool call recorded as its own entry (shown, never in context).
-    ToolCall,
-    /// seed 000: a thinking entry (shown, never in context).
-    Thinking,
-    Unknown(String),
-}
-
-impl EntryKind {
-    pub fn parse(s: Option<&str>) -> EntryKind {
-        match s {
-            Some("message") => EntryKind::Message,
-            Some("model_change") => EntryKind::ModelChange,
-            Some("thinking_level_change") => EntryKind::ThinkingLevelChange,
-            Some("usage") => EntryKind::Usage,
-            Some("compaction") => EntryKind::Compaction,
-            Some("context_edit") => EntryKind::ContextEdit,
-            Some("branch_summary") => EntryKind::BranchSummary,
-            Some("custom") => EntryKind::Custom,
-            Some("custom_message") => EntryKind::CustomMessage,
-            Some("label") => EntryKind::Label,
-            Some("session_info") => EntryKind::SessionInfo,
-            Some("tool_call") => EntryKind::ToolCall,
-            Some("thinking") => EntryKind::Thinking,
-            Some(other) => EntryKind::Unknown(other.to_owned()),
-            None => EntryKind::Unknown(String::new()),
-        }
-    }
-
-    pub fn as_str(&self) -> &str {
-        match self {
-            EntryKind::Message => "message",
-            EntryKind::ModelChange => "model_change",
-            EntryKind::ThinkingLevelChange => "thinking_level_change",
-            EntryKind::Usage => "usage",
-            EntryKind::Compaction => "compaction",
-            EntryKind::ContextEdit => "context_edit",
-            EntryKind::BranchSummary => "branch_summary",
-            EntryKind::Custom => "custom",
-            EntryKind::CustomMessage => "custom_message",
-            EntryKind::Label => "label",
-            EntryKind::SessionInfo => "session_info",
-            EntryKind::ToolCall => "tool_call",
-            EntryKind::Thinking => "thinking",
-            EntryKind::Unknown(s) => s,
-        }
-    }
-}
-
 /// Which writer produced the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -717,7 +625,7 @@ pub fn push_number(out: &mut Vec<u8>, x: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::content_text;
+    use crate::model::{content_text, EntryKind, PI_ENTRY_TYPES};
     use serde_json::json;
 
     #[test]

@@ -13,9 +13,11 @@ pub mod content;
 mod entry;
 mod line;
 mod seed000;
+mod typed;
 mod view;
 
 pub use entry::*;
 pub use line::EntryLine;
 pub use seed000::normalize_seed000;
+pub use typed::{Entry, EntryKind, Field, Message, Role, PI_ENTRY_TYPES, PI_ROLES};
 pub use view::*;
