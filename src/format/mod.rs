@@ -1,6 +1,7 @@
-//! pi's JSON as pi reads it: the one line reader, the scan, the skim and its escapes, lone
+//! pi's JSON as pi reads it: the one line reader, the scan, the skim (and its serde face) and its escapes, lone
 //! surrogates, JavaScript's numbers, strings and dates, and the entry model.
 
+pub(crate) mod de;
 pub(crate) mod escaped;
 pub(crate) mod js;
 pub(crate) mod json;

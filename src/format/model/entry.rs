@@ -87,7 +87,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for LooseStr<'a> {
             loose_others!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
         }
         // A lone surrogate is held as the one decoder holds it, where the skim reads the line.
-        d.deserialize_newtype_struct(crate::format::skim::MENDED, V)
+        d.deserialize_newtype_struct(crate::format::de::MENDED, V)
     }
 }
 

@@ -1,5 +1,6 @@
-//! [`LineView`]: the few fields of a line the index and listings read, found by the skim and
-//! decoded by serde_json only where the skim is unsure.
+//! [`LineView`]: the few fields of a line the index and listings read, a derive read through
+//! the skim's `Deserializer` (serde_json reads the lines the skim is unsure of), and the other
+//! partial reads of a line: the filter's facts, kept keys, a message's text and tool calls.
 
 use std::borrow::Cow;
 
@@ -89,10 +90,10 @@ impl<'a> LineView<'a> {
     /// `message.content`, most of a line, is where the time goes, and the skim does that at
     /// memory speed.
     ///
-    /// [`Deserializer`]: crate::format::skim::Deserializer
+    /// [`Deserializer`]: crate::format::de::Deserializer
     pub fn skim(bytes: &'a [u8], how: Skimming) -> Option<LineView<'a>> {
         let _ = how;
-        let mut view: LineView = crate::format::skim::from_slice(bytes).ok()?;
+        let mut view: LineView = crate::format::de::from_slice(bytes).ok()?;
         if let Some(message) = view.message.0.as_mut() {
             message.skimmed = true;
         }
@@ -101,7 +102,7 @@ impl<'a> LineView<'a> {
 }
 
 /// The stored bytes of a value, and whether it is not `null`: read by the skim's
-/// [`Deserializer`](crate::format::skim::Deserializer), which hands out the span without
+/// [`Deserializer`](crate::format::de::Deserializer), which hands out the span without
 /// decoding anything; any other deserializer only says whether it is there (no span).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Skipped<'a>(pub bool, pub Option<&'a [u8]>);
@@ -124,7 +125,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Skipped<'a> {
                 Present::deserialize(d).map(|present| Skipped(present.0, None))
             }
         }
-        d.deserialize_newtype_struct(crate::format::skim::SPAN, V)
+        d.deserialize_newtype_struct(crate::format::de::SPAN, V)
     }
 }
 
@@ -176,7 +177,7 @@ impl CallSpans<'_> {
 
 impl<'a> MessageView<'a> {
     /// The filter's facts of the message, read from the spans the skim found (its content
-    /// through the skim's [`Deserializer`](crate::format::skim::Deserializer)), its texts
+    /// through the skim's [`Deserializer`](crate::format::de::Deserializer)), its texts
     /// read only as far as their first characters; `None` where the skim did not read the
     /// message or is unsure of a block (then decode the line). The index has the line at
     /// hand, so `tree` reads no assistant message again to filter it.
@@ -185,7 +186,7 @@ impl<'a> MessageView<'a> {
             return None;
         }
         let content = match self.content.1 {
-            Some(span) => crate::format::skim::from_slice::<Option<SaidContent>>(span).ok()?,
+            Some(span) => crate::format::de::from_slice::<Option<SaidContent>>(span).ok()?,
             None => None,
         };
         let content = content.unwrap_or_default();
@@ -560,7 +561,10 @@ pub fn message_content_text(line: &[u8]) -> Option<String> {
         #[serde(default, borrow)]
         content: Option<&'a RawValue>,
     }
-    match serde_json::from_slice::<Line>(line) {
+    // The skim first; what it is unsure of, serde_json reads as before.
+    let read =
+        crate::format::de::from_slice::<Line>(line).or_else(|_| serde_json::from_slice(line));
+    match read {
         Ok(line) => content_text(line.message.0?.content),
         // Bytes that are not UTF-8 read as pi reads them, each bad run a U+FFFD.
         Err(_) if std::str::from_utf8(line).is_err() => {
@@ -605,7 +609,10 @@ pub fn message_call_facts(line: &[u8]) -> CallFacts {
         #[serde(rename = "isError", default)]
         is_error: Option<Value>,
     }
-    match serde_json::from_slice::<Line>(line) {
+    // The skim first; what it is unsure of, serde_json reads as before.
+    let read =
+        crate::format::de::from_slice::<Line>(line).or_else(|_| serde_json::from_slice(line));
+    match read {
         Ok(Line {
             message: LooseObj(Some(m)),
         }) => CallFacts {
