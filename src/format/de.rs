@@ -6,7 +6,6 @@
 //! that value's span. It refuses ([`Unsure`]) whatever the skim is unsure of: the caller then
 //! reads the line with serde_json, which decides and words the error.
 
-use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{DeserializeSeed, Visitor};
 
 use crate::format::skim::{Members, Result, Skim, Unsure};
@@ -116,12 +115,7 @@ impl<'a> serde::de::MapAccess<'a> for Access<'_, 'a> {
 
     fn next_key_seed<K: DeserializeSeed<'a>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         match self.de.skim.next_key(&mut self.members)? {
-            // The skim vouched for it: unescaped UTF-8.
-            Some(key) => {
-                let key = std::str::from_utf8(key).map_err(|_| Unsure)?;
-                seed.deserialize(BorrowedStrDeserializer::new(key))
-                    .map(Some)
-            }
+            Some(key) => seed.deserialize(Key(key)).map(Some),
             None => {
                 self.done = true;
                 Ok(None)
@@ -250,5 +244,26 @@ impl<'de> serde::Deserializer<'de> for &mut Deserializer<'de> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct seq tuple tuple_struct map identifier
+    }
+}
+
+/// A key the skim read (unescaped, UTF-8): bytes to a derive's field names, which compare
+/// them as they are; a `str` to anything else.
+struct Key<'a>(&'a [u8]);
+
+impl<'de> serde::Deserializer<'de> for Key<'de> {
+    type Error = Unsure;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_borrowed_str(std::str::from_utf8(self.0).map_err(|_| Unsure)?)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_borrowed_bytes(self.0)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum ignored_any
     }
 }

@@ -561,10 +561,7 @@ pub fn message_content_text(line: &[u8]) -> Option<String> {
         #[serde(default, borrow)]
         content: Option<&'a RawValue>,
     }
-    // The skim first; what it is unsure of, serde_json reads as before.
-    let read =
-        crate::format::de::from_slice::<Line>(line).or_else(|_| serde_json::from_slice(line));
-    match read {
+    match serde_json::from_slice::<Line>(line) {
         Ok(line) => content_text(line.message.0?.content),
         // Bytes that are not UTF-8 read as pi reads them, each bad run a U+FFFD.
         Err(_) if std::str::from_utf8(line).is_err() => {
@@ -609,10 +606,7 @@ pub fn message_call_facts(line: &[u8]) -> CallFacts {
         #[serde(rename = "isError", default)]
         is_error: Option<Value>,
     }
-    // The skim first; what it is unsure of, serde_json reads as before.
-    let read =
-        crate::format::de::from_slice::<Line>(line).or_else(|_| serde_json::from_slice(line));
-    match read {
+    match serde_json::from_slice::<Line>(line) {
         Ok(Line {
             message: LooseObj(Some(m)),
         }) => CallFacts {
