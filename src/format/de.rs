@@ -267,3 +267,41 @@ impl<'de> serde::Deserializer<'de> for Key<'de> {
         option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum ignored_any
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::model::{LineView, LooseStr, Skipped};
+
+    #[test]
+    fn spans_strings_and_what_is_left_to_serde_json() {
+        #[derive(serde::Deserialize)]
+        struct Probe<'a> {
+            #[serde(borrow)]
+            a: Skipped<'a>,
+            #[serde(borrow)]
+            b: LooseStr<'a>,
+            c: f64,
+        }
+        let line = br#"{"a": [1, {"x": "y"}] ,"b":"\ud83d","c":1.5e3,"d":{"e":[]}}"#;
+        let p: Probe = from_slice(line).unwrap();
+        assert_eq!(p.a, Skipped(true, Some(&br#"[1, {"x": "y"}]"#[..])));
+        // A lone surrogate as the one decoder holds it, where serde_json refuses the line.
+        let lone = crate::format::json::decode(br#""\ud83d""#).unwrap();
+        assert_eq!(p.b.get(), lone.as_str());
+        assert!(serde_json::from_slice::<Probe>(line).is_err());
+        assert!((p.c - 1500.0).abs() < f64::EPSILON);
+        // Only an object is a struct; a field given twice, trailing bytes and numbers serde_json
+        // refuses are left to serde_json.
+        for bad in [
+            &b"[]"[..],
+            br#"{"type":"a","type":"b"}"#,
+            br#"{"type":"a"} x"#,
+            br#"{"message":{"timestamp":1e999}}"#,
+        ] {
+            assert!(from_slice::<LineView>(bad).is_err(), "{bad:?}");
+        }
+        assert!(from_slice::<LineView>(br#"{"x":1e999,"y":[01]}"#).is_err());
+        assert!(from_slice::<LineView>(br#"{"x":1e999,"y":[0.1]}"#).is_ok());
+    }
+}
