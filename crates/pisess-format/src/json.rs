@@ -33,7 +33,7 @@ pub(crate) const DECODE_DEPTH: usize = 100_000;
 /// text was cut inside an emoji) its stand-in, so that JSON output writes it back as pi does,
 /// and a number beyond f64 (JavaScript's `Infinity`) `null`, as `JSON.stringify` writes it.
 pub fn decode(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    if may_be_too_deep(bytes) && depth(bytes) > DECODE_DEPTH {
+    if may_be_too_deep(bytes) && nests(bytes, DECODE_DEPTH + 1) {
         return Err(serde::de::Error::custom(TOO_DEEP));
     }
     let first = from_slice(bytes);
@@ -62,20 +62,22 @@ fn from_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
-/// The deepest nesting of brackets outside strings.
-fn depth(bytes: &[u8]) -> usize {
-    let (mut depth, mut deepest) = (0usize, 0usize);
+/// Whether brackets outside strings nest `levels` deep somewhere.
+fn nests(bytes: &[u8], levels: usize) -> bool {
+    let mut depth = 0usize;
     for (_, b) in outside_strings(bytes) {
         match b {
             b'[' | b'{' => {
                 depth += 1;
-                deepest = deepest.max(depth);
+                if depth >= levels {
+                    return true;
+                }
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
-    deepest
+    false
 }
 
 /// Whether JSON text may hold a surrogate escape or a character of the stand-ins' range, which
@@ -271,26 +273,10 @@ pub(crate) fn describe_error(bytes: &[u8], e: &serde_json::Error) -> String {
 /// Whether a line may be nested [`MAX_DEPTH`] levels deep or more. Cheap for ordinary lines: a
 /// search for that many brackets, which few lines pass, then their depth outside strings.
 pub(crate) fn may_be_too_deep(bytes: &[u8]) -> bool {
-    if memchr::memchr2_iter(b'[', b'{', bytes)
+    memchr::memchr2_iter(b'[', b'{', bytes)
         .nth(MAX_DEPTH - 1)
-        .is_none()
-    {
-        return false;
-    }
-    let mut depth = 0usize;
-    for (_, b) in outside_strings(bytes) {
-        match b {
-            b'[' | b'{' => {
-                depth += 1;
-                if depth >= MAX_DEPTH {
-                    return true;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    false
+        .is_some()
+        && nests(bytes, MAX_DEPTH)
 }
 
 /// `text` with every number outside strings that overflows f64 replaced by `null`, or `None`

@@ -1,6 +1,7 @@
-//! pi's JSON as pi reads it: the one line reader, the scan, the skim and its escapes, lone
+//! pi's JSON as pi reads it: the one line reader, the scan, the skim (and its serde face) and its escapes, lone
 //! surrogates, JavaScript's numbers, strings and dates, and the entry model.
 
+pub mod de;
 pub mod escaped;
 pub mod js;
 pub mod json;

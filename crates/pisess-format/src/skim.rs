@@ -9,14 +9,15 @@
 //! This is not a second parser: it decodes nothing. [`Skim`] only vouches for a line: it accepts
 //! a subset of what serde_json's `IgnoredAny` accepts, and anything it is unsure of (an escaped
 //! or non-UTF-8 key, nesting 100 levels deep, any syntax error) is [`Unsure`], and the caller
-//! hands the line to serde_json, which decides and words the error. The values a caller keeps
-//! are decoded by serde_json from the spans found here (`model::LineView::skim`).
+//! hands the line to serde_json, which decides and words the error. Views read a line through
+//! `crate::de`, the serde face of the skim: the values a view keeps are borrowed, or
+//! decoded by serde_json from the spans found here.
 
 /// The skim cannot vouch for the line: serde_json must decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Unsure;
 
-type Result<T> = std::result::Result<T, Unsure>;
+pub(crate) type Result<T> = std::result::Result<T, Unsure>;
 
 /// Lines nested this deep are left to the full decode (the one limit, in `json`);
 /// `json::may_be_too_deep` draws the same line for the scan.
@@ -26,7 +27,7 @@ pub(crate) const MAX_DEPTH: usize = crate::json::MAX_DEPTH;
 #[derive(Clone)]
 pub struct Skim<'a> {
     bytes: &'a [u8],
-    at: usize,
+    pub(crate) at: usize,
     depth: usize,
 }
 
@@ -45,7 +46,7 @@ impl<'a> Skim<'a> {
     }
 
     /// The next byte after JSON whitespace (the four serde_json skips).
-    fn peek(&mut self) -> Option<u8> {
+    pub(crate) fn peek(&mut self) -> Option<u8> {
         while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.at) {
             self.at += 1;
         }
@@ -59,12 +60,6 @@ impl<'a> Skim<'a> {
         } else {
             Err(Unsure)
         }
-    }
-
-    /// Where the next value starts: [`Skim::since`] gives what was read from there.
-    pub(crate) fn mark(&mut self) -> usize {
-        self.peek();
-        self.at
     }
 
     /// The bytes read since `mark`.
@@ -227,7 +222,7 @@ impl<'a> Skim<'a> {
         }
     }
 
-    fn literal(&mut self, word: &[u8]) -> Result<()> {
+    pub(crate) fn literal(&mut self, word: &[u8]) -> Result<()> {
         if self.bytes[self.at..].starts_with(word) {
             self.at += word.len();
             Ok(())
@@ -238,7 +233,7 @@ impl<'a> Skim<'a> {
 
     /// JSON's number grammar, as serde_json's `ignore_integer` checks it: no leading zeros, a
     /// digit after `.` and after the exponent's sign.
-    fn number(&mut self) -> Result<()> {
+    pub(crate) fn number(&mut self) -> Result<()> {
         let b = self.bytes;
         let digits = |at: usize| b[at..].iter().take_while(|c| c.is_ascii_digit()).count();
         let mut at = self.at + usize::from(b[self.at] == b'-');
@@ -277,7 +272,7 @@ impl<'a> Skim<'a> {
     /// it skips: no control characters, only its eight escapes and `\u` with four hex digits
     /// (any code point: a lone surrogate is the decoder's business), and bytes not checked as
     /// UTF-8.
-    fn string(&mut self) -> Result<&'a [u8]> {
+    pub(crate) fn string(&mut self) -> Result<&'a [u8]> {
         let start = self.at;
         #[cfg(target_arch = "x86_64")]
         let end = match simd::string_end(self.bytes, start + 1)? {

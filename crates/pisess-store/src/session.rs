@@ -415,7 +415,7 @@ impl Session {
             // Only a span of the stored line itself (not of a seed-000 mapping) says where
             // its bytes are.
             let from_stored = std::ptr::eq(e.json.as_ptr(), e.stored.as_ptr());
-            if let Some(span) = message.and_then(|m| m.content_span).filter(|_| from_stored) {
+            if let Some(span) = message.and_then(|m| m.content.1).filter(|_| from_stored) {
                 let start = (span.as_ptr() as usize).wrapping_sub(e.stored.as_ptr() as usize);
                 let end = start.saturating_add(span.len());
                 if span.len() >= BULK_BYTES && end <= e.stored.len() {

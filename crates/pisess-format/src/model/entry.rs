@@ -77,9 +77,17 @@ impl<'de: 'a, 'a> Deserialize<'de> for LooseStr<'a> {
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
                 drain_seq(seq).map(|()| LooseStr(None))
             }
+            // Any deserializer but the skim's, which reads the string itself.
+            fn visit_newtype_struct<D: Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
             loose_others!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64);
         }
-        d.deserialize_any(V)
+        // A lone surrogate is held as the one decoder holds it, where the skim reads the line.
+        d.deserialize_newtype_struct(crate::de::MENDED, V)
     }
 }
 

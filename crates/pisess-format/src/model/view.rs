@@ -1,5 +1,6 @@
-//! [`LineView`]: the few fields of a line the index and listings read, found by the skim and
-//! decoded by serde_json only where the skim is unsure.
+//! [`LineView`]: the few fields of a line the index and listings read, a derive read through
+//! the skim's `Deserializer` (serde_json reads the lines the skim is unsure of), and the other
+//! partial reads of a line: the filter's facts, kept keys, a message's text and tool calls.
 
 use std::borrow::Cow;
 
@@ -9,7 +10,7 @@ use serde_json::Value;
 
 use super::content::{Block, Content};
 use super::entry::{LooseNum, LooseObj, LooseStr, LooseTrue, Present, ToolCallCount};
-use crate::skim::{Skim, Unsure};
+use crate::skim::Skim;
 
 /// The fields of a message that listings and the index need.
 #[derive(Debug, Default, Deserialize)]
@@ -18,9 +19,11 @@ pub struct MessageView<'a> {
     pub role: LooseStr<'a>,
     #[serde(default)]
     pub timestamp: LooseNum,
-    /// Present and not `null`; [`message_content_text`] decodes it when needed.
-    #[serde(default)]
-    pub content: Present,
+    /// Present and not `null`, and its stored bytes when the skim read the message
+    /// (serde_json's fallback leaves them unset): where the bulk of a line lies, for readers
+    /// that can pass it. [`message_content_text`] decodes it when needed.
+    #[serde(default, borrow)]
+    pub content: Skipped<'a>,
     #[serde(default, borrow)]
     pub usage: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -35,31 +38,22 @@ pub struct MessageView<'a> {
     pub tool_call_id: LooseStr<'a>,
     #[serde(rename = "isError", default)]
     pub is_error: LooseTrue,
-    /// The stored bytes of `content`'s value, when the skim read the message (serde_json's
-    /// fallback leaves it unset): where the bulk of a line lies, for readers that can pass it.
-    #[serde(skip)]
-    pub content_span: Option<&'a [u8]>,
-    /// What the filter reads of the content, when the skim noted it as it passed (see
-    /// [`MessageView::said`]).
-    #[serde(skip)]
-    pub content_said: Option<ContentSaid<'a>>,
-    /// The stored bytes of `stopReason`'s value, when the skim read the message.
-    #[serde(skip)]
-    pub stop_reason_span: Option<&'a [u8]>,
+    /// Its stored bytes when the skim read the message, for [`MessageView::said`].
+    #[serde(rename = "stopReason", default, borrow)]
+    pub stop_reason: Skipped<'a>,
     /// Whether the skim read the message: then the spans above are set wherever their keys
     /// are (serde_json's fallback sets none).
     #[serde(skip)]
     pub skimmed: bool,
 }
 
-/// What the skim of a line notes besides the view's fields.
+/// What the skim of a line notes besides the view's fields: nothing now that every view is
+/// a derive read on demand (`tree`'s filter reads [`said`] of the line itself). Kept for the
+/// read pass's signatures, which its own renovation replaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Skimming {
     #[default]
     Plain,
-    /// An assistant message's [`ContentSaid`], as its content is passed (`tree`'s filter
-    /// reads it of every assistant message; other readers would pay for it for nothing).
-    NotingSaid,
 }
 
 /// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
@@ -90,82 +84,48 @@ pub struct LineView<'a> {
 }
 
 impl<'a> LineView<'a> {
-    /// The view of a line [`Skim`] vouches for, each kept field decoded by serde_json from its
-    /// span, so it equals what `serde_json::from_slice::<LineView>` gives; `None` when the skim
-    /// is unsure (then serde_json decides, as before). Skipping `message.content`, most of a
-    /// line, is where the time goes, and the skim does that at memory speed. It notes what
-    /// `how` asks for on the way ([`Skimming::Plain`]: nothing more).
+    /// The view of a line the skim vouches for, read through its [`Deserializer`]: what
+    /// `serde_json::from_slice::<LineView>` gives, plus the spans only the skim knows. `None`
+    /// when the skim is unsure (then serde_json decides, as before). Skipping
+    /// `message.content`, most of a line, is where the time goes, and the skim does that at
+    /// memory speed.
+    ///
+    /// [`Deserializer`]: crate::de::Deserializer
     pub fn skim(bytes: &'a [u8], how: Skimming) -> Option<LineView<'a>> {
-        let mut s = Skim::new(bytes);
-        let mut view = LineView::default();
-        each_field(&mut s, LINE_FIELDS, |key, s| {
-            match key {
-                b"type" => view.kind = loose_str(s.value())?,
-                b"id" => view.id = loose_str(s.value())?,
-                b"parentId" => view.parent_id = loose_str(s.value())?,
-                b"timestamp" => view.timestamp = loose_str(s.value())?,
-                b"message" if s.at_object() => {
-                    view.message = LooseObj(Some(MessageView::skim(s, how)?));
-                }
-                b"message" => view.message = decode(s.value())?,
-                b"targetId" => view.target_id = loose_str(s.value())?,
-                b"label" => view.label = loose_str(s.value())?,
-                b"name" => view.name = loose_str(s.value())?,
-                b"usage" => view.usage = decode(s.value())?,
-                b"provider" => view.provider = loose_str(s.value())?,
-                b"modelId" => view.model_id = loose_str(s.value())?,
-                _ => {
-                    s.value().ok()?;
-                }
-            }
-            Some(())
-        })?;
-        s.end().ok()?;
+        let _ = how;
+        let mut view: LineView = crate::de::from_slice(bytes).ok()?;
+        if let Some(message) = view.message.0.as_mut() {
+            message.skimmed = true;
+        }
         Some(view)
     }
 }
 
-impl<'a> MessageView<'a> {
-    fn skim(s: &mut Skim<'a>, how: Skimming) -> Option<MessageView<'a>> {
-        let mut view = MessageView::default();
-        each_field(s, MESSAGE_FIELDS, |key, s| {
-            match key {
-                b"role" => view.role = loose_str(s.value())?,
-                b"timestamp" => view.timestamp = loose_num(s.value())?,
-                // What `Present` decodes, without a second pass over the content.
-                b"content" => {
-                    let mark = s.mark();
-                    // An assistant's (its role given first, as pi writes it) noted on the way
-                    // for `tree`'s filter, at the cost of skipping it.
-                    if how == Skimming::NotingSaid && view.role.get() == Some("assistant") {
-                        let mut probe = s.clone();
-                        if let Ok(said) = content_said(&mut probe) {
-                            *s = probe;
-                            view.content_said = Some(said);
-                        }
-                    }
-                    if view.content_said.is_none() {
-                        s.value().ok()?;
-                    }
-                    let span = s.since(mark);
-                    view.content = Present(span != b"null");
-                    view.content_span = Some(span);
-                }
-                b"usage" => view.usage = decode(s.value())?,
-                b"provider" => view.provider = loose_str(s.value())?,
-                b"model" => view.model = loose_str(s.value())?,
-                b"toolName" => view.tool_name = loose_str(s.value())?,
-                b"toolCallId" => view.tool_call_id = loose_str(s.value())?,
-                b"isError" => view.is_error = loose_true(s.value())?,
-                b"stopReason" => view.stop_reason_span = Some(s.value().ok()?),
-                _ => {
-                    s.value().ok()?;
-                }
+/// The stored bytes of a value, and whether it is not `null`: read by the skim's
+/// [`Deserializer`](crate::de::Deserializer), which hands out the span without
+/// decoding anything; any other deserializer only says whether it is there (no span).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Skipped<'a>(pub bool, pub Option<&'a [u8]>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Skipped<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Skipped<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
             }
-            Some(())
-        })?;
-        view.skimmed = true;
-        Some(view)
+            fn visit_borrowed_bytes<E>(self, span: &'de [u8]) -> Result<Self::Value, E> {
+                Ok(Skipped(span != b"null", Some(span)))
+            }
+            fn visit_newtype_struct<D: serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<Self::Value, D::Error> {
+                Present::deserialize(d).map(|present| Skipped(present.0, None))
+            }
+        }
+        d.deserialize_newtype_struct(crate::de::SPAN, V)
     }
 }
 
@@ -216,31 +176,23 @@ impl CallSpans<'_> {
 }
 
 impl<'a> MessageView<'a> {
-    /// The filter's facts of the message, from what the skim noted of its content as it
-    /// passed over it (or from its span), its texts read only as far as their first
-    /// characters; `None` where the skim did not read the message or is unsure of a block
-    /// (then decode the line). The index has the line at hand, so `tree` reads no assistant
-    /// message again to filter it.
+    /// The filter's facts of the message, read from the spans the skim found (its content
+    /// through the skim's [`Deserializer`](crate::de::Deserializer)), its texts
+    /// read only as far as their first characters; `None` where the skim did not read the
+    /// message or is unsure of a block (then decode the line). The index has the line at
+    /// hand, so `tree` reads no assistant message again to filter it.
     pub fn said(&self) -> Option<Said<'a>> {
         if !self.skimmed {
             return None;
         }
-        let content = match (&self.content_said, self.content_span) {
-            (Some(content), _) => content.clone(),
-            (None, Some(span)) => {
-                let mut s = Skim::new(span);
-                let content = content_said(&mut s).ok()?;
-                s.end().ok()?;
-                content
-            }
-            (None, None) => ContentSaid::default(),
+        let content = match self.content.1 {
+            Some(span) => crate::de::from_slice::<Option<SaidContent>>(span).ok()?,
+            None => None,
         };
-        if content.unsure {
-            return None;
-        }
+        let content = content.unwrap_or_default();
         Some(Said {
             has_text: content.has_text,
-            error_or_aborted: match self.stop_reason_span {
+            error_or_aborted: match self.stop_reason.1 {
                 None => false,
                 Some(span) => stop_span_is_unusual(span)?,
             },
@@ -249,88 +201,133 @@ impl<'a> MessageView<'a> {
     }
 }
 
-/// What the filter reads of a message's content (see [`Said`]).
-#[derive(Debug, Clone, Default)]
-pub struct ContentSaid<'a> {
+/// What the filter reads of a message's content (see [`Said`]): a string's text, or the
+/// blocks' (text blocks read from their spans, tool calls with a string id).
+#[derive(Default)]
+struct SaidContent<'a> {
     has_text: bool,
     calls: Vec<CallSpans<'a>>,
-    /// A block whose type, id or text this cannot tell without a decode.
-    unsure: bool,
 }
 
-/// Passes over the content at the cursor as [`Skim::value`] does, noting what the filter
-/// reads of it. An `Err` where the skim cannot walk it (an escaped key, say): the caller then
-/// skips it from where it was.
-fn content_said<'a>(s: &mut Skim<'a>) -> Result<ContentSaid<'a>, Unsure> {
-    let mut said = ContentSaid::default();
-    if !s.at_array() {
-        let span = s.value()?;
-        if span.first() == Some(&b'"') {
-            match text_is_not_blank(span) {
-                Some(has_text) => said.has_text = has_text,
-                None => said.unsure = true,
-            }
+impl<'de: 'a, 'a> Deserialize<'de> for SaidContent<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// A block, each key given twice read for its last value, as in a full decode.
+        #[derive(Default)]
+        struct Block<'a> {
+            kind: LooseStr<'a>,
+            text: Skipped<'a>,
+            id: LooseStr<'a>,
+            name: Skipped<'a>,
+            arguments: Skipped<'a>,
         }
-        return Ok(said);
-    }
-    let mut items = s.array()?;
-    while s.next_item(&mut items)? {
-        if !s.at_object() {
-            s.value()?;
-            continue;
+        #[derive(Deserialize)]
+        #[serde(field_identifier, rename_all = "lowercase")]
+        enum Key {
+            Type,
+            Text,
+            Id,
+            Name,
+            Arguments,
+            #[serde(other)]
+            Other,
         }
-        // A key given twice has its last value, as in a full decode.
-        let (mut kind, mut text, mut id, mut name, mut arguments) = (None, None, None, None, None);
-        let mut members = s.object()?;
-        while let Some(key) = s.next_key(&mut members)? {
-            let slot = match key {
-                b"type" => &mut kind,
-                b"text" => &mut text,
-                b"id" => &mut id,
-                b"name" => &mut name,
-                b"arguments" => &mut arguments,
-                _ => {
-                    s.value()?;
-                    continue;
-                }
-            };
-            *slot = Some(s.value()?);
-        }
-        let kind = match kind {
-            Some(b"\"text\"") => Some(Cow::Borrowed("text")),
-            Some(b"\"toolCall\"") => Some(Cow::Borrowed("toolCall")),
-            Some(span) => match loose_str(Ok(span)) {
-                Some(kind) => kind.0,
-                None => {
-                    said.unsure = true;
-                    None
-                }
-            },
-            None => None,
-        };
-        match kind.as_deref() {
-            Some("text") if !said.has_text => {
-                if let Some(text) = text.filter(|t| t.first() == Some(&b'"')) {
-                    match text_is_not_blank(text) {
-                        Some(has_text) => said.has_text = has_text,
-                        None => said.unsure = true,
+        impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = Block<'de>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a block")
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<Self::Value, A::Error> {
+                        let mut b = Block::default();
+                        while let Some(key) = map.next_key()? {
+                            match key {
+                                Key::Type => b.kind = map.next_value()?,
+                                Key::Text => b.text = map.next_value()?,
+                                Key::Id => b.id = map.next_value()?,
+                                Key::Name => b.name = map.next_value()?,
+                                Key::Arguments => b.arguments = map.next_value()?,
+                                Key::Other => {
+                                    map.next_value::<serde::de::IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        Ok(b)
                     }
                 }
+                d.deserialize_map(V)
             }
-            Some("toolCall") => match id.map(|id| loose_str(Ok(id))) {
-                Some(None) => said.unsure = true,
-                Some(Some(LooseStr(Some(id)))) => said.calls.push(CallSpans {
-                    id,
-                    name,
-                    arguments,
-                }),
-                // No id, or not a string: no call the map holds.
-                _ => {}
-            },
-            _ => {}
         }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = SaidContent<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(SaidContent {
+                    has_text: !crate::js::js_trim(text).is_empty(),
+                    calls: Vec::new(),
+                })
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut items: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut said = SaidContent::default();
+                while let Some(block) = items.next_element::<LooseObj<Block>>()? {
+                    let Some(block) = block.0 else { continue };
+                    match block.kind.get() {
+                        Some("text") if !said.has_text => {
+                            if let Some(text) = block.text.1.filter(|t| t.first() == Some(&b'"')) {
+                                said.has_text = text_is_not_blank(text)
+                                    .ok_or_else(|| serde::de::Error::custom("a text to decode"))?;
+                            }
+                        }
+                        Some("toolCall") => {
+                            // No id, or not a string: no call the map holds.
+                            if let Some(id) = block.id.0 {
+                                said.calls.push(CallSpans {
+                                    id,
+                                    name: block.name.1,
+                                    arguments: block.arguments.1,
+                                });
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Ok(said)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(SaidContent::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(SaidContent::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(SaidContent::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(SaidContent::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(SaidContent::default())
+            }
+        }
+        d.deserialize_any(V)
     }
-    Ok(said)
 }
 
 /// Whether a string span decodes to text that `js_trim` leaves something of, read from its
@@ -525,107 +522,6 @@ pub fn blocks_with(
         });
     }
     Some(Value::Array(blocks))
-}
-
-/// The serde names of [`LineView`]'s and [`MessageView`]'s fields.
-const LINE_FIELDS: &[&[u8]] = &[
-    b"type",
-    b"id",
-    b"parentId",
-    b"timestamp",
-    b"message",
-    b"targetId",
-    b"label",
-    b"name",
-    b"usage",
-    b"provider",
-    b"modelId",
-];
-const MESSAGE_FIELDS: &[&[u8]] = &[
-    b"role",
-    b"timestamp",
-    b"content",
-    b"usage",
-    b"provider",
-    b"model",
-    b"toolName",
-    b"toolCallId",
-    b"isError",
-    b"stopReason",
-];
-
-/// Calls `read` with each key of the object at the cursor, which must read or skip its value.
-/// A derived struct refuses a field of its own given twice, so such an object is left to
-/// serde_json (`None`).
-fn each_field<'a>(
-    s: &mut Skim<'a>,
-    fields: &[&[u8]],
-    mut read: impl FnMut(&'a [u8], &mut Skim<'a>) -> Option<()>,
-) -> Option<()> {
-    let mut members = s.object().ok()?;
-    let mut seen = 0u32;
-    while let Some(key) = s.next_key(&mut members).ok()? {
-        if let Some(bit) = fields.iter().position(|f| *f == key) {
-            if seen & 1 << bit != 0 {
-                return None;
-            }
-            seen |= 1 << bit;
-        }
-        read(key, s)?;
-    }
-    Some(())
-}
-
-/// A string field: a plain string (no escapes) is borrowed after the UTF-8 check serde_json
-/// would make, without building a deserializer for it (on sessions of small entries that was
-/// most of a line's cost); anything else goes to serde_json.
-fn loose_str(span: Result<&[u8], Unsure>) -> Option<LooseStr<'_>> {
-    let span = span.ok()?;
-    if let Some(inner) = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\"")) {
-        if !inner.contains(&b'\\') && memchr::memchr(0xF4, inner).is_none() {
-            let text = std::str::from_utf8(inner).ok()?;
-            return Some(LooseStr(Some(Cow::Borrowed(text))));
-        }
-    }
-    // A lone surrogate (or a character taken for one) is held as the one decoder holds it.
-    if crate::json::may_hold_surrogates(span) {
-        return match crate::json::decode(span).ok()? {
-            Value::String(s) => Some(LooseStr(Some(Cow::Owned(s)))),
-            _ => Some(LooseStr(None)),
-        };
-    }
-    decode(Ok(span))
-}
-
-/// A number field: plain digits (pi's times in ms, on every message) read in place, without
-/// a deserializer (on sessions of small entries that was a tenth of a line's cost); anything
-/// else by serde_json.
-fn loose_num(span: Result<&[u8], Unsure>) -> Option<LooseNum> {
-    let span = span.ok()?;
-    // Up to 15 digits: exact in an f64, as serde_json's u64 made one is.
-    let plain = (1..=15).contains(&span.len())
-        && span.iter().all(u8::is_ascii_digit)
-        && (span[0] != b'0' || span.len() == 1);
-    if plain {
-        let n = span.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
-        #[allow(clippy::cast_precision_loss)]
-        return Some(LooseNum(Some(n as f64)));
-    }
-    decode(Ok(span))
-}
-
-/// A field that counts only when it is `true`: the two literals read in place.
-fn loose_true(span: Result<&[u8], Unsure>) -> Option<LooseTrue> {
-    match span.ok()? {
-        b"true" => Some(LooseTrue(true)),
-        b"false" => Some(LooseTrue(false)),
-        span => decode(Ok(span)),
-    }
-}
-
-/// A kept field, decoded by serde_json from the span the skim found.
-fn decode<'a, T: Deserialize<'a>>(span: Result<&'a [u8], Unsure>) -> Option<T> {
-    serde_json::from_slice(span.ok()?).ok()
 }
 
 /// The text of a message's content as pi's listing extracts it: a string as is, else the
@@ -952,12 +848,12 @@ mod tests {
         assert_eq!(v.timestamp.get(), None);
         let m = v.message.0.unwrap();
         assert_eq!(m.role.get(), None);
-        assert_eq!(m.content, Present(true));
+        assert_eq!(Present(m.content.0), Present(true));
     }
 
     #[test]
     fn content_presence_without_decoding() {
-        let present = |line: &str| view(line).message.0.unwrap().content;
+        let present = |line: &str| Present(view(line).message.0.unwrap().content.0);
         assert_eq!(present(r#"{"message":{"role":"user"}}"#), Present(false));
         assert_eq!(present(r#"{"message":{"content":null}}"#), Present(false));
         assert_eq!(present(r#"{"message":{"content":"a\"b"}}"#), Present(true));
@@ -982,8 +878,8 @@ mod tests {
         if let Some(m) = skimmed.message.0.as_mut() {
             let full = crate::json::decode(line).unwrap();
             for (span, key) in [
-                (m.content_span.take(), "content"),
-                (m.stop_reason_span.take(), "stopReason"),
+                (m.content.1.take(), "content"),
+                (m.stop_reason.1.take(), "stopReason"),
             ] {
                 if let Some(span) = span {
                     let value = full["message"][key].clone();
@@ -991,7 +887,6 @@ mod tests {
                 }
             }
             assert!(std::mem::take(&mut m.skimmed));
-            m.content_said = None;
         }
         let decoded = serde_json::from_slice::<LineView>(line).unwrap_or_else(|e| {
             panic!(
