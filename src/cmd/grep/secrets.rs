@@ -1,0 +1,256 @@
+//! `pisess grep --secrets`: what the sessions leaked, by kind, place and fingerprint, never
+//! the secret itself (`crate::views::secrets`).
+//!
+//! Each file is read as a stream by the one reader, every line of it, entry or not
+//! ([`search_stream`]); an entry is decoded only when its stored line holds a rule's keyword
+//! or an escape that could hide one ([`Detector::may_hold`]), so memory is one line and one
+//! session's findings, whatever the size of the store.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::app::cli::GrepArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::cmd::migrated_role;
+use crate::format::scan::{open_file, whole_file, ScanError, ScanReport};
+use crate::store::listing::Projects;
+use crate::store::locate::tilde;
+use crate::util::readahead::Reading;
+use crate::util::usage::UsageError;
+use crate::util::warning::Warning;
+use crate::views::secrets::{search_stream, Detector, Located, Place, Scrub};
+use crate::views::style::{self, IdCut, Role};
+
+use super::matcher::{Live, Searched};
+
+/// One secret in one entry.
+pub(super) struct Hit {
+    file_line: u64,
+    entry_id: Option<String>,
+    /// The entry's type; `session` for the header; `None` for a line pi skips.
+    kind: Option<String>,
+    role: Option<String>,
+    found: Located,
+}
+
+/// What every file is searched with.
+pub(super) struct Secrets<'a> {
+    args: &'a GrepArgs,
+    env: &'a Env,
+    detector: Detector,
+}
+
+impl<'a> Secrets<'a> {
+    /// The detector and the projects asked for.
+    pub(super) fn new(args: &'a GrepArgs, env: &'a Env) -> anyhow::Result<(Self, Projects)> {
+        let detector = Detector::load(args.secrets_config.as_deref())?;
+        let projects = Projects::parse(&args.projects, &env.inputs.home)?;
+        if (args.pattern.is_some() || !args.sessions.is_empty())
+            && (args.all || !args.projects.is_empty())
+        {
+            return Err(
+                UsageError("SESSIONs cannot be given with --all or --project".into()).into(),
+            );
+        }
+        Ok((
+            Secrets {
+                args,
+                env,
+                detector,
+            },
+            projects,
+        ))
+    }
+
+    /// A session's findings, their places named as the output names them.
+    fn searched(
+        &self,
+        path: PathBuf,
+        (report, found): (ScanReport, Vec<crate::views::secrets::Hit>),
+    ) -> Searched<Hit> {
+        let header = &report.header;
+        let hits = found
+            .into_iter()
+            .map(|h| {
+                let (entry_id, kind, role) = match h.place {
+                    Place::Entry { id, kind, role } => (
+                        id,
+                        Some(kind),
+                        role.map(|r| migrated_role(header, &r).to_owned()),
+                    ),
+                    Place::Header => (None, Some("session".to_owned()), None),
+                    Place::Skipped => (None, None, None),
+                };
+                Hit {
+                    file_line: h.file_line,
+                    entry_id,
+                    kind,
+                    role,
+                    found: h.found,
+                }
+            })
+            .collect();
+        Searched {
+            path,
+            id: report.header.id,
+            cwd: report.header.cwd.unwrap_or_default(),
+            warnings: report.warnings,
+            summary: None,
+            hits,
+        }
+    }
+}
+
+impl super::matcher::Matcher for Secrets<'_> {
+    type Hit = Hit;
+
+    /// Without a pattern, the first SESSION is clap's `pattern`.
+    fn named(&self) -> Vec<std::ffi::OsString> {
+        let args = self.args;
+        let pattern = args.pattern.iter().map(Into::into);
+        pattern.chain(args.sessions.iter().cloned()).collect()
+    }
+
+    fn file(&self, path: &Path) -> Result<Searched<Hit>, ScanError> {
+        let opened = open_file(path)?;
+        let input = whole_file(&opened, Reading::OnThisThread)?;
+        let found = search_stream(input, &opened.stem, &self.detector)?;
+        Ok(self.searched(path.to_path_buf(), found))
+    }
+
+    /// Read whole before it is reported (its findings are merged in line order at the end).
+    fn stdin(&self, stdin: &mut dyn Read, _live: &mut Live) -> Result<Searched<Hit>, ScanError> {
+        let input = io::BufReader::with_capacity(256 * 1024, stdin);
+        let found = search_stream(input, "-", &self.detector)?;
+        Ok(self.searched(PathBuf::from("-"), found))
+    }
+
+    /// Warnings name ids and the path too: out of stderr the same secrets stay out.
+    fn warn(&self, diag: &mut Diag, s: &Searched<Hit>) {
+        let scrub = Scrub::new(&self.detector, s.hits.iter().map(|h| &h.found));
+        let warnings: Vec<Warning> = s
+            .warnings
+            .iter()
+            .map(|w| Warning {
+                line: w.line,
+                message: scrub.owned(&w.message),
+            })
+            .collect();
+        diag.session_warnings(&scrub.owned(&s.path.display().to_string()), &warnings);
+    }
+
+    fn write(&self, s: &Searched<Hit>, first: bool, out: &mut dyn Write) -> io::Result<()> {
+        let (args, env, detector) = (self.args, self.env, &self.detector);
+        let theme = env.theme();
+        // Every name printed (the path, the session and entry ids, types, roles) may hold a
+        // secret the session was found to hold: each is replaced by its token (`Scrub`).
+        let scrub = Scrub::new(detector, s.hits.iter().map(|h| &h.found));
+        let path = scrub.owned(&s.path.display().to_string());
+        let session_cwd = scrub.owned(&s.cwd);
+        let shown = |p: &str| -> String {
+            if env.stdout_tty {
+                style::escape_control(p, false).into_owned()
+            } else {
+                p.to_owned()
+            }
+        };
+        if args.files_with_matches {
+            return writeln!(out, "{}", shown(&path));
+        }
+        if args.count {
+            return writeln!(out, "{}:{}", shown(&path), s.hits.len());
+        }
+        let opt = |o: &Option<String>| o.as_deref().map(|t| scrub.owned(t));
+        if args.json {
+            let session_id = scrub.owned(&s.id);
+            for h in &s.hits {
+                let object = json!({
+                    "session": session_id,
+                    "path": path,
+                    "cwd": session_cwd,
+                    "entry": opt(&h.entry_id),
+                    "type": opt(&h.kind),
+                    "role": opt(&h.role),
+                    "fileLine": h.file_line,
+                    "field": scrub.owned(&h.found.field),
+                    "line": h.found.line,
+                    "kind": h.found.kind,
+                    "fingerprint": h.found.fingerprint,
+                    "preview": h.found.preview,
+                });
+                crate::format::surrogates::write(&mut *out, &object)?;
+                out.write_all(b"\n")?;
+            }
+            return Ok(());
+        }
+        if !first {
+            out.write_all(b"\n")?;
+        }
+        let esc = |t: &str| style::escape_control(t, false).into_owned();
+        // An id that held a secret is its token, whole: a cut token would say nothing.
+        let id_shown = |id: &str, cut: IdCut| match scrub.text(id) {
+            std::borrow::Cow::Borrowed(id) => style::shown_id(id, cut),
+            std::borrow::Cow::Owned(token) => esc(&token),
+        };
+        let session_id = id_shown(&s.id, IdCut::Column);
+        let mut cwd = esc(&tilde(Path::new(&session_cwd), &env.inputs.home));
+        let mut file = esc(&path);
+        if let Some(w) = env.width {
+            // The heading fits the terminal: the path gives way first, down to what the cwd
+            // leaves of the room (the cwd keeps at most half of it), then the cwd; 20 columns
+            // each at least.
+            let room = w.saturating_sub(style::width(&session_id) + 4);
+            let cwd_share = style::width(&cwd).min(room / 2);
+            file = style::truncate(&file, room.saturating_sub(cwd_share).max(20)).into_owned();
+            cwd = style::truncate(&cwd, room.saturating_sub(style::width(&file)).max(20))
+                .into_owned();
+        }
+        writeln!(
+            out,
+            "{}  {}  {}",
+            theme.paint(Role::Id, &session_id),
+            cwd,
+            theme.dim(&file)
+        )?;
+        for h in &s.hits {
+            let id = match (&h.entry_id, h.kind.as_deref()) {
+                (Some(id), _) => id_shown(id, IdCut::Typed),
+                (None, Some("session")) => "header".to_owned(),
+                (None, _) => "-".to_owned(),
+            };
+            let f = &h.found;
+            let preview = esc(&f.preview);
+            let mut field = esc(&scrub.text(&f.field));
+            if let Some(w) = env.width {
+                // Everything but the field is short: the field gives way (to 20 columns at least).
+                let rest = 2
+                    + style::width(&id)
+                    + 2
+                    + 1
+                    + f.line.to_string().len()
+                    + 2
+                    + style::width(&f.kind)
+                    + 2
+                    + style::width(&preview)
+                    + 1
+                    + 2
+                    + f.fingerprint.len();
+                field = style::truncate(&field, w.saturating_sub(rest).max(20)).into_owned();
+            }
+            writeln!(
+                out,
+                "  {}  {}:{}  {}  {}…  {}",
+                theme.paint(Role::Id, &id),
+                field,
+                f.line,
+                theme.bold(&theme.paint(Role::Error, &f.kind)),
+                preview,
+                theme.dim(&f.fingerprint)
+            )?;
+        }
+        Ok(())
+    }
+}
