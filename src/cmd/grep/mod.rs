@@ -55,12 +55,6 @@ fn unanswered(e: anyhow::Error) -> anyhow::Error {
     }
 }
 
-/// One input: a file, or standard input (searched on this thread when its turn comes).
-enum Input {
-    File(PathBuf),
-    Stdin,
-}
-
 /// Searches every input with `matcher` and prints its hits in the inputs' order.
 fn drive<M: Matcher>(
     matcher: &mut M,
@@ -75,22 +69,16 @@ fn drive<M: Matcher>(
     let scope = projects.scope(all);
     let (inputs, mut trouble) = inputs(&named, scope, matcher, env, diag).map_err(unanswered)?;
     let explicit = !named.is_empty();
-    let paths: Vec<PathBuf> = inputs
-        .iter()
-        .filter_map(|i| match i {
-            Input::File(p) => Some(p.clone()),
-            Input::Stdin => None,
-        })
-        .collect();
+    let paths: Vec<PathBuf> = inputs.iter().flatten().cloned().collect();
     matcher.files_chosen(&paths, diag);
     let matcher = &*matcher;
     let mut matched = false;
     let mut failed: Option<io::Error> = None;
     crate::util::parallel::ordered(
         &inputs,
-        |input| match input {
-            Input::File(path) => Some(matcher.file(path).map_err(|e| (path.clone(), e))),
-            Input::Stdin => None,
+        |input| {
+            let path = input.as_ref()?;
+            Some(matcher.file(path).map_err(|e| (path.clone(), e)))
         },
         |result| {
             // Standard input is searched here, in its turn (a second `-` finds it read).
@@ -146,7 +134,8 @@ fn drive<M: Matcher>(
     })
 }
 
-/// The inputs, and whether the listing may have missed a file (an unreadable folder: exit 2,
+/// The inputs (`None`: standard input, searched on the calling thread in its turn), and
+/// whether the listing may have missed a file (an unreadable folder: exit 2,
 /// as an unreadable file). Each SESSION is checked before any file is read.
 fn inputs<M: Matcher>(
     named: &[OsString],
@@ -154,7 +143,7 @@ fn inputs<M: Matcher>(
     matcher: &M,
     env: &Env,
     diag: &mut Diag,
-) -> anyhow::Result<(Vec<Input>, bool)> {
+) -> anyhow::Result<(Vec<Option<PathBuf>>, bool)> {
     let loc = &env.location;
     if named.is_empty() {
         let listed = listing::files(loc, scope)?;
@@ -180,19 +169,16 @@ fn inputs<M: Matcher>(
             incomplete |= matches!(why, Skipped::Folder(_));
             Problem::Skipped(why).report(&path, diag);
         }
-        return Ok((
-            listed.files.into_iter().map(Input::File).collect(),
-            incomplete,
-        ));
+        return Ok((listed.files.into_iter().map(Some).collect(), incomplete));
     }
     let mut inputs = Vec::new();
     for arg in named {
         inputs.push(
             match select(Some(arg), loc, env.pi_session_file.as_deref())? {
-                Selected::File(path) => Input::File(path),
+                Selected::File(path) => Some(path),
                 Selected::Stdin => {
                     super::stdin_is_a_stream(env)?;
-                    Input::Stdin
+                    None
                 }
             },
         );

@@ -21,20 +21,10 @@ use crate::store::locate::tilde;
 use crate::util::readahead::Reading;
 use crate::util::usage::UsageError;
 use crate::util::warning::Warning;
-use crate::views::secrets::{search_stream, Detector, Located, Place, Scrub};
+use crate::views::secrets::{search_stream, Detector, Hit, Place, Scrub};
 use crate::views::style::{self, IdCut, Role};
 
 use super::matcher::{Live, Searched};
-
-/// One secret in one entry.
-pub(super) struct Hit {
-    file_line: u64,
-    entry_id: Option<String>,
-    /// The entry's type; `session` for the header; `None` for a line pi skips.
-    kind: Option<String>,
-    role: Option<String>,
-    found: Located,
-}
 
 /// What every file is searched with.
 pub(super) struct Secrets<'a> {
@@ -65,34 +55,16 @@ impl<'a> Secrets<'a> {
         ))
     }
 
-    /// A session's findings, their places named as the output names them.
-    fn searched(
-        &self,
-        path: PathBuf,
-        (report, found): (ScanReport, Vec<crate::views::secrets::Hit>),
-    ) -> Searched<Hit> {
-        let header = &report.header;
-        let hits = found
-            .into_iter()
-            .map(|h| {
-                let (entry_id, kind, role) = match h.place {
-                    Place::Entry { id, kind, role } => (
-                        id,
-                        Some(kind),
-                        role.map(|r| migrated_role(header, &r).to_owned()),
-                    ),
-                    Place::Header => (None, Some("session".to_owned()), None),
-                    Place::Skipped => (None, None, None),
-                };
-                Hit {
-                    file_line: h.file_line,
-                    entry_id,
-                    kind,
-                    role,
-                    found: h.found,
-                }
-            })
-            .collect();
+    /// A session's findings, their roles as pi migrates them.
+    fn searched(&self, path: PathBuf, (report, mut hits): (ScanReport, Vec<Hit>)) -> Searched<Hit> {
+        for h in &mut hits {
+            if let Place::Entry {
+                role: Some(role), ..
+            } = &mut h.place
+            {
+                *role = migrated_role(&report.header, role).to_owned();
+            }
+        }
         Searched {
             path,
             id: report.header.id,
@@ -163,17 +135,18 @@ impl super::matcher::Matcher for Secrets<'_> {
         if args.count {
             return writeln!(out, "{}:{}", shown(&path), s.hits.len());
         }
-        let opt = |o: &Option<String>| o.as_deref().map(|t| scrub.owned(t));
+        let opt = |o: Option<&str>| o.map(|t| scrub.owned(t));
         if args.json {
             let session_id = scrub.owned(&s.id);
             for h in &s.hits {
+                let (entry_id, kind, role) = place(&h.place);
                 let object = json!({
                     "session": session_id,
                     "path": path,
                     "cwd": session_cwd,
-                    "entry": opt(&h.entry_id),
-                    "type": opt(&h.kind),
-                    "role": opt(&h.role),
+                    "entry": opt(entry_id),
+                    "type": opt(kind),
+                    "role": opt(role),
                     "fileLine": h.file_line,
                     "field": scrub.owned(&h.found.field),
                     "line": h.found.line,
@@ -216,10 +189,10 @@ impl super::matcher::Matcher for Secrets<'_> {
             theme.dim(&file)
         )?;
         for h in &s.hits {
-            let id = match (&h.entry_id, h.kind.as_deref()) {
-                (Some(id), _) => id_shown(id, IdCut::Typed),
-                (None, Some("session")) => "header".to_owned(),
-                (None, _) => "-".to_owned(),
+            let id = match place(&h.place) {
+                (Some(id), _, _) => id_shown(id, IdCut::Typed),
+                (None, Some("session"), _) => "header".to_owned(),
+                (None, _, _) => "-".to_owned(),
             };
             let f = &h.found;
             let preview = esc(&f.preview);
@@ -252,5 +225,14 @@ impl super::matcher::Matcher for Secrets<'_> {
             )?;
         }
         Ok(())
+    }
+}
+
+/// A finding's entry id, type (`session` for the header, none for a line pi skips) and role.
+fn place(place: &Place) -> (Option<&str>, Option<&str>, Option<&str>) {
+    match place {
+        Place::Entry { id, kind, role } => (id.as_deref(), Some(kind), role.as_deref()),
+        Place::Header => (None, Some("session"), None),
+        Place::Skipped => (None, None, None),
     }
 }
