@@ -148,20 +148,12 @@ fn inputs<M: Matcher>(
     if named.is_empty() {
         let listed = listing::files(loc, scope)?;
         if listed.files.is_empty() && matcher.notes_no_sessions() {
-            let message = match scope {
-                Scope::All => format!(
-                    "no sessions to search in {}",
-                    loc.shown(if loc.custom {
-                        &loc.session_dir
-                    } else {
-                        &loc.root
-                    })
-                ),
-                Scope::Project => format!(
-                    "no sessions to search in {} (every project's: 'pisess grep --all')",
-                    loc.shown(&loc.session_dir)
-                ),
+            let (dir, hint) = match scope {
+                Scope::All if loc.custom => (&loc.session_dir, ""),
+                Scope::All => (&loc.root, ""),
+                Scope::Project => (&loc.session_dir, " (every project's: 'pisess grep --all')"),
             };
+            let message = format!("no sessions to search in {}{hint}", loc.shown(dir));
             diag.note(&crate::views::style::escape_control(&message, false));
         }
         let mut incomplete = false;

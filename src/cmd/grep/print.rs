@@ -9,6 +9,7 @@ use serde_json::json;
 use crate::app::env::Env;
 use crate::format::time::relative;
 use crate::store::locate::tilde;
+use crate::store::session::{IndexOptions, Session};
 use crate::views::search::{texts, Field};
 use crate::views::style::{self, IdCut, Role, Theme};
 
@@ -62,22 +63,27 @@ impl Printer<'_> {
         let around = args.context.unwrap_or(0);
         let before = args.before_context.unwrap_or(around);
         let after = args.after_context.unwrap_or(around);
-        let context = Context::of((before, after), s);
+        let wanted = (before > 0 || after > 0) && !s.hits.is_empty() && s.path != Path::new("-");
+        let context = Context(
+            wanted
+                .then(|| Session::open(&s.path, IndexOptions::default()).ok())
+                .flatten(),
+        );
         let env = self.env;
         let mut last_shown: Option<usize> = None;
         for (at, h) in s.hits.iter().enumerate() {
             // The entries of context before this hit's entry (once per entry, not per line).
             if at == 0 || s.hits[at - 1].ordinal != h.ordinal {
-                context.before(h.ordinal, &mut last_shown, env, out)?;
+                let from = h.ordinal.saturating_sub(before);
+                context.show(from..h.ordinal, &mut last_shown, env, out)?;
             }
             self.write_hit(h, out)?;
             last_shown = Some(h.ordinal);
-            if s.hits
-                .get(at + 1)
-                .is_none_or(|next| next.ordinal != h.ordinal)
-            {
-                let next_hit = s.hits.get(at + 1).map(|n| n.ordinal);
-                context.after(h.ordinal, next_hit, &mut last_shown, env, out)?;
+            let next_hit = s.hits.get(at + 1).map(|n| n.ordinal);
+            if next_hit != Some(h.ordinal) {
+                // The entries after it, up to the next matching entry.
+                let to = (h.ordinal + after + 1).min(next_hit.unwrap_or(usize::MAX));
+                context.show(h.ordinal + 1..to, &mut last_shown, env, out)?;
             }
         }
         Ok(())
@@ -209,70 +215,27 @@ fn write_json(s: &Searched<Hit>, h: &Hit, out: &mut dyn Write) -> io::Result<()>
     out.write_all(b"\n")
 }
 
-/// `-A`/`-B`/`-C`: how many entries around a matching one are shown, and the session's index
-/// to read them from (opened only when some are asked for; standard input has none).
-struct Context {
-    before: usize,
-    after: usize,
-    session: Option<crate::store::session::Session>,
-}
+/// `-A`/`-B`/`-C`: the session's index to read the entries around a match from (opened only
+/// when some are asked for; standard input has none).
+struct Context(Option<Session>);
 
 impl Context {
-    fn of((before, after): (usize, usize), s: &Searched<Hit>) -> Context {
-        let wanted = (before > 0 || after > 0) && !s.hits.is_empty() && s.path != Path::new("-");
-        Context {
-            before,
-            after,
-            session: wanted
-                .then(|| {
-                    crate::store::session::Session::open(
-                        &s.path,
-                        crate::store::session::IndexOptions::default(),
-                    )
-                    .ok()
-                })
-                .flatten(),
-        }
-    }
-
-    /// The entries before `ordinal` not yet shown, after a `--` when they do not follow on.
-    fn before(
+    /// The entries of `range` not yet shown, after a `--` when they do not follow on.
+    fn show(
         &self,
-        ordinal: usize,
+        range: std::ops::Range<usize>,
         last_shown: &mut Option<usize>,
         env: &Env,
         out: &mut dyn Write,
     ) -> io::Result<()> {
-        if self.session.is_none() {
+        let Some(session) = &self.0 else {
             return Ok(());
-        }
-        let from = ordinal.saturating_sub(self.before);
-        let from = last_shown.map_or(from, |l| from.max(l + 1));
+        };
+        let from = last_shown.map_or(range.start, |l| range.start.max(l + 1));
         if last_shown.is_some_and(|l| from > l + 1) {
             writeln!(out, "  {}", env.theme().dim("--"))?;
         }
-        for i in from..ordinal {
-            self.line(i, env, out)?;
-            *last_shown = Some(i);
-        }
-        Ok(())
-    }
-
-    /// The entries after `ordinal`, up to the next matching entry.
-    fn after(
-        &self,
-        ordinal: usize,
-        next_hit: Option<usize>,
-        last_shown: &mut Option<usize>,
-        env: &Env,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        let Some(session) = &self.session else {
-            return Ok(());
-        };
-        let end = (ordinal + self.after + 1).min(session.entries.len());
-        let end = next_hit.map_or(end, |n| end.min(n));
-        for i in ordinal + 1..end {
+        for i in from..range.end.min(session.entries.len()) {
             self.line(i, env, out)?;
             *last_shown = Some(i);
         }
@@ -281,7 +244,7 @@ impl Context {
 
     /// One entry of context: its id, `-`, its role or type, and the first line of its text.
     fn line(&self, i: usize, env: &Env, out: &mut dyn Write) -> io::Result<()> {
-        let Some(session) = &self.session else {
+        let Some(session) = &self.0 else {
             return Ok(());
         };
         let id = session

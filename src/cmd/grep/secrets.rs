@@ -199,18 +199,8 @@ impl super::matcher::Matcher for Secrets<'_> {
             let mut field = esc(&scrub.text(&f.field));
             if let Some(w) = env.width {
                 // Everything but the field is short: the field gives way (to 20 columns at least).
-                let rest = 2
-                    + style::width(&id)
-                    + 2
-                    + 1
-                    + f.line.to_string().len()
-                    + 2
-                    + style::width(&f.kind)
-                    + 2
-                    + style::width(&preview)
-                    + 1
-                    + 2
-                    + f.fingerprint.len();
+                let rest = style::width(&id) + f.line.to_string().len() + style::width(&f.kind);
+                let rest = 12 + rest + style::width(&preview) + f.fingerprint.len();
                 field = style::truncate(&field, w.saturating_sub(rest).max(20)).into_owned();
             }
             writeln!(
