@@ -72,7 +72,6 @@ fn dispatch(
         Command::Stats(args) => cmd::stats::run(&args, env, out, diag, stdin),
         Command::Check(args) => cmd::check::run(&args, env, out, diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, diag, stdin),
-        Command::Grep(args) if args.secrets => cmd::grep_secrets::run(&args, env, out, diag, stdin),
         Command::Grep(args) => cmd::grep::run(&args, env, out, diag, stdin),
         Command::Export(args) => cmd::export::run(&args, env, out, diag, stdin),
         Command::Generate(args) => cmd::generate::run(&args, out),

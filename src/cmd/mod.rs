@@ -6,7 +6,6 @@ mod destination;
 pub mod export;
 pub mod generate;
 pub mod grep;
-pub mod grep_secrets;
 pub mod ls;
 pub mod path;
 pub mod rm;
@@ -15,7 +14,7 @@ pub mod stats;
 pub mod tree;
 
 use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context as _;
 
@@ -151,20 +150,6 @@ pub fn migrated_role<'a>(h: &Header, role: &'a str) -> &'a str {
         "custom"
     } else {
         role
-    }
-}
-
-/// What is searched: a file, or standard input (`-`), searched as it was read (a stream read
-/// once, never held whole) and its result `S` kept for its place among the files.
-pub(crate) enum Source<S> {
-    File(PathBuf),
-    Stdin(std::sync::Mutex<Option<S>>),
-}
-
-impl<S> Source<S> {
-    /// Standard input searched: its result, taken (it is written once).
-    pub(crate) fn stdin(searched: S) -> Source<S> {
-        Source::Stdin(std::sync::Mutex::new(Some(searched)))
     }
 }
 

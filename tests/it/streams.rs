@@ -158,6 +158,77 @@ fn grep_lists_paths_byte_for_byte() {
     }
 }
 
+/// `tail -f x | pisess grep y -`: each hit of standard input is printed when its entry is
+/// read, not when the stream ends, and `-l` ends at the entry after its first hit, however
+/// long the stream stays open.
+#[cfg(unix)]
+#[test]
+fn grep_prints_the_hits_of_standard_input_as_they_come() {
+    use std::io::{BufRead as _, Write as _};
+    use std::process::Stdio;
+    let header = r#"{"type":"session","version":3,"id":"0196aaaa-0000-7000-8000-0000000000ee","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+    let entry = |id: &str, text: &str| {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2026-01-01T00:01:00.000Z","message":{{"role":"user","content":"{text}","timestamp":1767225660000}}}}"#
+        )
+    };
+    for (flags, want) in [
+        (&[][..], "0196aaaa  -  /p  (standard input)"),
+        (
+            &["--json"][..],
+            r#"{"sessionId":"0196aaaa-0000-7000-8000-0000000000ee""#,
+        ),
+        (&["-l"][..], "-"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut child = Command::new(BIN)
+            .arg("grep")
+            .args(flags)
+            .args(["--color", "never", "needle", "-"])
+            .env_clear()
+            .env("HOME", tmp.path())
+            .env("PI_CODING_AGENT_DIR", tmp.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        writeln!(stdin, "{header}\n{}", entry("u1", "a needle")).unwrap();
+        stdin.flush().unwrap();
+        // Standard input stays open: the hit is out all the same.
+        let first = lines
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("{flags:?}: no hit while standard input is open"));
+        assert!(first.starts_with(want), "{flags:?}: {first}");
+        // With -l, the next entry ends the search though the stream goes on.
+        writeln!(stdin, "{}", entry("u2", "no match")).unwrap();
+        stdin.flush().unwrap();
+        if flags == ["-l"] {
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            let status = loop {
+                if let Some(status) = child.try_wait().unwrap() {
+                    break status;
+                }
+                assert!(std::time::Instant::now() < deadline, "-l did not end");
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            };
+            assert!(status.success(), "{status:?}");
+        }
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+    }
+}
+
 // ---- show -f ----
 
 #[cfg(unix)]

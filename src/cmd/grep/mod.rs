@@ -1,0 +1,179 @@
+//! `pisess grep` and `pisess grep --secrets`: one driver, two matchers (ripgrep's shape: the
+//! driver picks the sessions and reads them on every core; the matcher decides what a hit is;
+//! its printer prints it).
+//!
+//! The driver owns what the two share: which files (the listing, or the SESSIONs named, `-`
+//! among them), the fan-out, a session's project and warnings, the order of the output (the
+//! listing's file order, each session printed as soon as it and those before it are searched,
+//! so memory holds a few files' hits, never all of them) and the exit code (0 a hit, 1 none,
+//! 2 an error). [`text`] searches what was said for a pattern; [`secrets`] finds what leaked.
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+
+use crate::app::cli::GrepArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::app::exit::{Outcome, Unanswered};
+use crate::cmd::report_unreadable;
+use pisess_store::listing::{self, Problem, Projects, Scope};
+use pisess_store::locate::Skipped;
+use pisess_store::select::{select, Selected};
+use pisess_store::util::usage::UsageError;
+
+mod matcher;
+mod print;
+mod secrets;
+mod text;
+
+use matcher::{Live, Matcher};
+
+pub fn run(
+    args: &GrepArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Outcome> {
+    if args.secrets {
+        let (mut secrets, projects) = secrets::Secrets::new(args, env)?;
+        return drive(&mut secrets, &projects, args.all, env, out, diag, stdin);
+    }
+    // Every failure before the search is exit 2: exit 1 means "nothing matched".
+    let (mut text, projects) = text::Text::new(args, env, diag).map_err(unanswered)?;
+    drive(&mut text, &projects, args.all, env, out, diag, stdin)
+}
+
+/// An error that is not a usage error, as exit 2.
+fn unanswered(e: anyhow::Error) -> anyhow::Error {
+    if e.is::<UsageError>() {
+        e
+    } else {
+        Unanswered(format!("{e:#}")).into()
+    }
+}
+
+/// Searches every input with `matcher` and prints its hits in the inputs' order.
+fn drive<M: Matcher>(
+    matcher: &mut M,
+    projects: &Projects,
+    all: bool,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+) -> anyhow::Result<Outcome> {
+    let named = matcher.named();
+    let scope = projects.scope(all);
+    let (inputs, mut trouble) = inputs(&named, scope, matcher, env, diag).map_err(unanswered)?;
+    let explicit = !named.is_empty();
+    let paths: Vec<PathBuf> = inputs.iter().flatten().cloned().collect();
+    matcher.files_chosen(&paths, diag);
+    let matcher = &*matcher;
+    let mut matched = false;
+    let mut failed: Option<io::Error> = None;
+    pisess_store::util::parallel::ordered(
+        &inputs,
+        |input| {
+            let path = input.as_ref()?;
+            Some(matcher.file(path).map_err(|e| (path.clone(), e)))
+        },
+        |result| {
+            // Standard input is searched here, in its turn (a second `-` finds it read).
+            let result = result.unwrap_or_else(|| {
+                let mut live = Live {
+                    out: &mut *out,
+                    first: !matched,
+                    shown: 0,
+                    failed: None,
+                };
+                let searched = matcher.stdin(stdin, &mut live);
+                matched |= live.shown > 0;
+                failed = live.failed.take();
+                searched.map_err(|e| (PathBuf::from("-"), e))
+            });
+            if failed.is_some() {
+                return ControlFlow::Break(());
+            }
+            let s = match result {
+                Ok(s) => s,
+                Err((path, e)) => {
+                    trouble |= report_unreadable(diag, &path, &e);
+                    return ControlFlow::Continue(());
+                }
+            };
+            matcher.warn(diag, &s);
+            // SESSIONs given are searched whatever their project; --since/--until still apply.
+            let kept = (explicit
+                || (listing::in_scope(&env.location, scope, &s.cwd) && projects.holds(&s.cwd)))
+                && matcher.holds(&s);
+            if !kept || s.hits.is_empty() {
+                return ControlFlow::Continue(());
+            }
+            let first = !std::mem::replace(&mut matched, true);
+            match matcher.write(&s, first, out) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e.into());
+    }
+    Ok(if trouble {
+        Outcome::Trouble
+    } else if matched {
+        Outcome::Done
+    } else {
+        Outcome::Partial
+    })
+}
+
+/// The inputs (`None`: standard input, searched on the calling thread in its turn), and
+/// whether the listing may have missed a file (an unreadable folder: exit 2,
+/// as an unreadable file). Each SESSION is checked before any file is read.
+fn inputs<M: Matcher>(
+    named: &[OsString],
+    scope: Scope,
+    matcher: &M,
+    env: &Env,
+    diag: &mut Diag,
+) -> anyhow::Result<(Vec<Option<PathBuf>>, bool)> {
+    let loc = &env.location;
+    if named.is_empty() {
+        let listed = listing::files(loc, scope)?;
+        if listed.files.is_empty() && matcher.notes_no_sessions() {
+            let (dir, hint) = match scope {
+                Scope::All if loc.custom => (&loc.session_dir, ""),
+                Scope::All => (&loc.root, ""),
+                Scope::Project => (&loc.session_dir, " (every project's: 'pisess grep --all')"),
+            };
+            let message = format!("no sessions to search in {}{hint}", loc.shown(dir));
+            diag.note(&crate::views::style::escape_control(&message, false));
+        }
+        let mut incomplete = false;
+        for (path, why) in listed.skipped {
+            incomplete |= matches!(why, Skipped::Folder(_));
+            Problem::Skipped(why).report(&path, diag);
+        }
+        return Ok((listed.files.into_iter().map(Some).collect(), incomplete));
+    }
+    let mut inputs = Vec::new();
+    for arg in named {
+        inputs.push(
+            match select(Some(arg), loc, env.pi_session_file.as_deref())? {
+                Selected::File(path) => Some(path),
+                Selected::Stdin => {
+                    super::stdin_is_a_stream(env)?;
+                    None
+                }
+            },
+        );
+    }
+    Ok((inputs, false))
+}
