@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use crate::app::cli::CheckArgs;
 use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
-use crate::app::exit::{NotChecked, Outcome};
+use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::destination;
 use crate::format::model::number;
 use crate::format::scan::{open_file, whole_file};
@@ -54,8 +54,8 @@ pub fn run(
         )
         .into());
     }
-    let targets = targets(args, env, diag).map_err(NotChecked)?;
-    refuse_destinations(args, env, &targets).map_err(NotChecked)?;
+    let targets = targets(args, env, diag).map_err(Unanswered)?;
+    refuse_destinations(args, env, &targets).map_err(Unanswered)?;
     let want_index = check::needs_index(&spec);
     let mut checked = Vec::with_capacity(targets.len());
     for target in targets {
@@ -102,24 +102,24 @@ pub fn run(
             .create(true)
             .append(true)
             .open(file)
-            .map_err(|e| NotChecked(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
+            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
         let mut text = Vec::new();
         reports::markdown(&checked, &mut text)?;
         w.write_all(&text)
-            .map_err(|e| NotChecked(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
+            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
     }
     if let Some(file) = args.junit.as_deref().filter(|f| *f != "-") {
         let mut text = Vec::new();
         reports::junit(&checked, &mut text)?;
         std::fs::write(file, text)
-            .map_err(|e| NotChecked(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
+            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
     }
     Ok(match worst(&checked) {
         Status::Passed => Outcome::Done,
-        Status::Failed => Outcome::Partial,
+        Status::Failed => Outcome::AssertionFailed,
         // Some assertion could not be decided, and none failed in any session: as for a
         // session that could not be checked.
-        Status::Undecided | Status::Error => Outcome::NotChecked,
+        Status::Undecided | Status::Error => Outcome::Unsure,
     })
 }
 

@@ -120,7 +120,7 @@ pub fn run(
         if e.is::<UsageError>() {
             e
         } else {
-            Unanswered(format!("{e:#}")).into()
+            Unanswered(e).into()
         }
     })?;
     let (search, files, explicit, window, projects, incomplete) = prepared;
@@ -183,11 +183,11 @@ pub fn run(
         return Err(e.into());
     }
     Ok(if trouble {
-        Outcome::Trouble
+        Outcome::Unsure
     } else if matched {
         Outcome::Done
     } else {
-        Outcome::Partial
+        Outcome::NoMatch
     })
 }
 

@@ -71,7 +71,7 @@ pub fn run(
             if e.is::<UsageError>() {
                 e
             } else {
-                Unanswered(format!("{e:#}")).into()
+                Unanswered(e).into()
             }
         })?;
     let scope = projects.scope(args.all);
@@ -120,11 +120,11 @@ pub fn run(
         return Err(e.into());
     }
     Ok(if trouble {
-        Outcome::Trouble
+        Outcome::Unsure
     } else if found {
         Outcome::Done
     } else {
-        Outcome::Partial
+        Outcome::NoMatch
     })
 }
 

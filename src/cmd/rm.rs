@@ -229,13 +229,6 @@ pub fn run(
         ids: env.short_ids().clone(),
     };
     let failed_already = !plan.refused.is_empty() || plan.incomplete;
-    let outcome = |failed: bool| {
-        if failed {
-            Outcome::Partial
-        } else {
-            Outcome::Done
-        }
-    };
     // The plan, whole and flushed, before anything is touched: a report that cannot be written
     // is a removal nobody can see, so then nothing is removed.
     report
@@ -259,7 +252,7 @@ pub fn run(
     };
     if let Some(why) = nothing {
         report.nothing(why, planned, out).map_err(unwritten)?;
-        return Ok(outcome(failed_already));
+        return Ok(Outcome::partly_failed_if(failed_already));
     }
 
     // From here Ctrl-C asks to stop: the file in hand is finished and reported, then no more.
@@ -316,7 +309,7 @@ pub fn run(
         ));
         return Ok(Outcome::Interrupted);
     }
-    Ok(outcome(failed_already || failures > 0))
+    Ok(Outcome::partly_failed_if(failed_already || failures > 0))
 }
 
 /// A write to stdout that failed before or after the removals: said as such, never taken for

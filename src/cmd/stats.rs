@@ -112,11 +112,7 @@ pub fn run(
             human::buckets(by, &buckets, &total, env, out)?;
         }
     }
-    Ok(if failed {
-        Outcome::Partial
-    } else {
-        Outcome::Done
-    })
+    Ok(Outcome::partly_failed_if(failed))
 }
 
 /// Reads the one session and what `context` would send after its leaf.
