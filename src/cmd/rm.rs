@@ -25,7 +25,7 @@ use crate::format::scan::OpenedFile;
 use crate::format::surrogates;
 use crate::store::listing::{self, Projects, Window};
 use crate::store::locate::{self, Location};
-use crate::store::removal::{self, cannot_read, not_a_session, Checked, Mode};
+use crate::store::removal::{self, Checked, Mode, NotRemoved};
 use crate::store::select::{self, SelectError, Selected};
 use crate::store::summary::{Detail, Summary};
 use crate::util::file::FileId;
@@ -65,39 +65,39 @@ struct Rule {
 impl Rule {
     /// `keeps`: what of the file a person would miss, from [`summarize_keeping`] (asked for
     /// when the rule is `--empty`).
-    fn judge(&self, s: &Summary, keeps: Option<&str>) -> Result<(), String> {
+    fn judge(&self, s: &Summary, keeps: Option<&str>) -> Result<(), NotRemoved> {
         if let Some(q) = &self.query {
             if !s.id.starts_with(q.as_str()) && s.name.as_deref() != Some(q.as_str()) {
-                return Err(format!(
-                    "it is no longer session '{q}' (neither its id nor its name is that)"
-                ));
+                return Err(NotRemoved::NotNamed(q.clone()));
             }
         }
         if self.empty && s.message_count > 0 {
-            return Err(format!(
-                "it is not empty (it holds {} messages)",
+            return Err(NotRemoved::NotEmpty(format!(
+                "{} messages",
                 s.message_count
-            ));
+            )));
         }
         if let Some(what) = keeps.filter(|_| self.empty) {
-            return Err(format!("it is not empty (it holds {what})"));
+            return Err(NotRemoved::NotEmpty(what.to_owned()));
         }
         if self.before.is_some_and(|t| s.modified_ms >= t) {
-            return Err("it is not older than --older-than (it was modified since)".into());
+            return Err(NotRemoved::Is(
+                "it is not older than --older-than (it was modified since)",
+            ));
         }
         Ok(())
     }
 
     /// [`Rule::judge`] on an open file, read whole.
-    fn judge_file(&self, file: fs::File, path: &Path) -> Result<(), String> {
-        let meta = file.metadata().map_err(|e| cannot_read(&e))?;
+    fn judge_file(&self, file: fs::File, path: &Path) -> Result<(), NotRemoved> {
+        let meta = file.metadata().map_err(NotRemoved::Unreadable)?;
         let opened = OpenedFile {
             file,
             meta,
             stem: crate::format::scan::stem_of(path),
         };
         let (summary, keeps) =
-            summarize_keeping(&opened, path, self.empty).map_err(|e| not_a_session(&e))?;
+            summarize_keeping(&opened, path, self.empty).map_err(NotRemoved::NotASession)?;
         self.judge(&summary, keeps.as_deref())
     }
 }
@@ -123,7 +123,7 @@ struct Target {
 struct Refusal {
     /// The file; `None` when an argument named no file at all.
     path: Option<PathBuf>,
-    reason: String,
+    reason: NotRemoved,
 }
 
 /// Everything decided before anything is touched.
@@ -443,7 +443,7 @@ fn pick(
             ..
         }) => Err(Refusal {
             path: None,
-            reason: "'-' is standard input, not a file: there is nothing to remove".into(),
+            reason: NotRemoved::Is("'-' is standard input, not a file: there is nothing to remove"),
         }),
         // A dangling symlink "does not exist" to the selection; it goes on to be refused as
         // a symlink, which says more than "no such file".
@@ -455,7 +455,7 @@ fn pick(
         }),
         Err(e) => Err(Refusal {
             path: None,
-            reason: e.to_string(),
+            reason: e.into(),
         }),
     }
 }
@@ -465,32 +465,31 @@ fn pick(
 /// The file is opened once (not following a symlink) and everything after the first look is
 /// read through that descriptor, so the identity recorded and the header checked are one file's.
 /// When a lookup or a listing chose it as session `expected`, it must still hold that session.
-fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
+fn check(c: Candidate, rules: &Rules) -> Result<Target, NotRemoved> {
     let path = c.path;
     // lstat: a symlink is judged as itself, and its target is never looked at.
-    let meta = fs::symlink_metadata(&path).map_err(|e| cannot_read(&e))?;
+    let meta = fs::symlink_metadata(&path).map_err(NotRemoved::Unreadable)?;
     let kind = meta.file_type();
     if kind.is_symlink() {
-        return Err("it is a symlink (pisess removes neither a link nor its target)".into());
-    }
-    if kind.is_dir() {
-        return Err("it is a directory".into());
-    }
-    if !kind.is_file() {
-        return Err("it is not a regular file".into());
-    }
-    if path.extension().is_none_or(|x| x != "jsonl") {
-        return Err("it is not a .jsonl file".into());
-    }
-    if !c.explicit && !rules.inside_root(&path) {
-        return Err(format!(
-            "it is outside the sessions root {} (name it by its path to remove it anyway)",
-            rules.root_shown.display()
+        return Err(NotRemoved::Is(
+            "it is a symlink (pisess removes neither a link nor its target)",
         ));
     }
-    let changed = || "it changed while it was being checked; left alone".to_owned();
-    let file = open_no_follow(&path).map_err(|e| cannot_read(&e))?;
-    let opened = file.metadata().map_err(|e| cannot_read(&e))?;
+    if kind.is_dir() {
+        return Err(NotRemoved::Is("it is a directory"));
+    }
+    if !kind.is_file() {
+        return Err(NotRemoved::Is("it is not a regular file"));
+    }
+    if path.extension().is_none_or(|x| x != "jsonl") {
+        return Err(NotRemoved::Is("it is not a .jsonl file"));
+    }
+    if !c.explicit && !rules.inside_root(&path) {
+        return Err(NotRemoved::OutsideRoot(rules.root_shown.clone()));
+    }
+    let changed = || NotRemoved::Is("it changed while it was being checked; left alone");
+    let file = open_no_follow(&path).map_err(NotRemoved::Unreadable)?;
+    let opened = file.metadata().map_err(NotRemoved::Unreadable)?;
     if !opened.is_file() || FileId::of(&opened) != FileId::of(&meta) {
         return Err(changed());
     }
@@ -501,20 +500,20 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
         stem: crate::format::scan::stem_of(&path),
     };
     let (summary, keeps) =
-        summarize_keeping(&opened, &path, c.rule.empty).map_err(|e| not_a_session(&e))?;
+        summarize_keeping(&opened, &path, c.rule.empty).map_err(NotRemoved::NotASession)?;
     if let Some(id) = c.expected.filter(|id| *id != summary.id) {
-        return Err(format!(
-            "it no longer holds session {id} (it holds {}); left alone",
-            summary.id
-        ));
+        return Err(NotRemoved::OtherSession {
+            expected: id,
+            found: Some(summary.id),
+        });
     }
     c.rule
         .judge(&summary, keeps.as_deref())
-        .map_err(|reason| format!("{reason}; left alone"))?;
+        .map_err(NotRemoved::left_alone)?;
     if !rules.force && rules.is_live(&path, &meta) {
-        return Err(
-            "it is the live session ($PI_SESSION_FILE); add --force to remove it anyway".into(),
-        );
+        return Err(NotRemoved::Is(
+            "it is the live session ($PI_SESSION_FILE); add --force to remove it anyway",
+        ));
     }
     let folder = path
         .parent()
@@ -651,14 +650,14 @@ impl Report {
             // The error line escapes the path and the reason (which may quote the file).
             let message = match &r.path {
                 Some(path) => format!("not removing {}: {}", path.display(), r.reason),
-                None => r.reason.clone(),
+                None => r.reason.to_string(),
             };
             diag::error(err, self.err_theme, &message);
             if self.json {
                 let path = r.path.as_ref().map(|p| p.to_string_lossy());
                 self.event(
                     out,
-                    json!({"event": "refused", "path": path, "reason": r.reason}),
+                    json!({"event": "refused", "path": path, "reason": r.reason.to_string()}),
                 )?;
             }
         }
@@ -729,7 +728,7 @@ impl Report {
     fn outcome(
         &self,
         target: &Target,
-        result: &Result<(), String>,
+        result: &Result<(), NotRemoved>,
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> io::Result<()> {
@@ -760,7 +759,7 @@ impl Report {
             (Err(reason), true) => self.event(
                 out,
                 json!({"event": "failed", "id": target.id, "path": target.path.to_string_lossy(),
-                    "reason": reason}),
+                    "reason": reason.to_string()}),
             ),
         }
     }
@@ -845,6 +844,7 @@ mod tests {
     use crate::store::removal::TrashHome;
 
     fn remove_target(t: &Target) -> Result<(), String> {
+        // The reason in words, as the tests look for them.
         let checked = Checked {
             path: &t.path,
             file: t.identity,
@@ -852,7 +852,7 @@ mod tests {
             id: &t.id,
             judge: None,
         };
-        removal::remove(checked, Mode::Permanent, &TrashHome::default())
+        removal::remove(checked, Mode::Permanent, &TrashHome::default()).map_err(|e| e.to_string())
     }
 
     fn explicit(path: &Path) -> Candidate {
@@ -937,7 +937,9 @@ mod tests {
             id: &target.id,
             judge: Some(&judge),
         };
-        let err = removal::remove(checked, Mode::Permanent, &TrashHome::default()).unwrap_err();
+        let err = removal::remove(checked, Mode::Permanent, &TrashHome::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("not empty"), "{err}");
         assert!(path.is_file());
     }
@@ -953,7 +955,7 @@ mod tests {
         f.write_all(b"{\"type\":\"custom_message\",\"id\":\"m\",\"parentId\":null,\"customType\":\"subagent\",\"content\":\"report\",\"display\":true}\n").unwrap();
         let mut candidate = explicit(&path);
         candidate.rule.empty = true;
-        let err = check(candidate, &rules()).unwrap_err();
+        let err = check(candidate, &rules()).unwrap_err().to_string();
         assert!(
             err.contains("not empty (it holds a custom message shown to the user, line 2)"),
             "{err}"
@@ -981,7 +983,7 @@ mod tests {
             f.write_all(tail).unwrap();
             let mut candidate = explicit(&path);
             candidate.rule.empty = true;
-            let err = check(candidate, &rules()).unwrap_err();
+            let err = check(candidate, &rules()).unwrap_err().to_string();
             assert!(err.contains(said), "{err}");
             assert!(holds_what_a_person_would_miss(&path));
         }
