@@ -165,7 +165,7 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
     let max_duration = match &args.max_duration {
         Some(s) => match crate::format::time::parse_span(s) {
             Some(Ok(ms)) => Some((ms, s.trim().to_owned())),
-            Some(Err(e)) if e.contains("too large") => {
+            Some(Err(e @ crate::format::time::BadWhen::TooLarge(_))) => {
                 return Err(usage(format!("--max-duration: {e}")))
             }
             _ => {

@@ -336,7 +336,8 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     }
     if let Some(span) = &args.older_than {
         // Checked before anything else so a typo fails as a usage error, exit 2.
-        crate::format::time::parse_when(span, env.now_ms, &env.tz).map_err(UsageError)?;
+        crate::format::time::parse_when(span, env.now_ms, &env.tz)
+            .map_err(|e| UsageError(e.to_string()))?;
     }
     if args
         .sessions
