@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use serde_json::json;
+use serde::Serialize;
+use std::borrow::Cow;
 
 use crate::app::cli::RmArgs;
 use crate::app::diag::{self, Diag};
@@ -628,6 +629,48 @@ struct Report {
     ids: ShortIds,
 }
 
+/// One line of `rm --json` (docs/json.md): `{"event": …}` and the event's fields.
+#[derive(Serialize)]
+#[serde(
+    tag = "event",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
+enum Event<'a> {
+    Refused {
+        path: Option<Cow<'a, str>>,
+        reason: String,
+    },
+    Planned {
+        id: &'a str,
+        path: Cow<'a, str>,
+        bytes: u64,
+        name: Option<&'a String>,
+        title: &'a str,
+        mode: &'static str,
+        dry_run: bool,
+    },
+    Removed {
+        id: &'a str,
+        path: Cow<'a, str>,
+        mode: &'static str,
+    },
+    Failed {
+        id: &'a str,
+        path: Cow<'a, str>,
+        reason: String,
+    },
+    Total {
+        planned: usize,
+        removed: usize,
+        failed: usize,
+        bytes: u64,
+        dry_run: bool,
+        declined: bool,
+        interrupted: bool,
+    },
+}
+
 impl Report {
     fn mode_name(&self) -> &'static str {
         match self.mode {
@@ -636,8 +679,8 @@ impl Report {
         }
     }
 
-    fn event(&self, out: &mut dyn Write, value: serde_json::Value) -> io::Result<()> {
-        surrogates::write(&mut *out, &value)?;
+    fn event(&self, out: &mut dyn Write, event: Event) -> io::Result<()> {
+        surrogates::write(&mut *out, &event)?;
         out.write_all(b"\n")
     }
 
@@ -656,10 +699,8 @@ impl Report {
             diag::error(err, self.err_theme, &message);
             if self.json {
                 let path = r.path.as_ref().map(|p| p.to_string_lossy());
-                self.event(
-                    out,
-                    json!({"event": "refused", "path": path, "reason": r.reason.to_string()}),
-                )?;
+                let reason = r.reason.to_string();
+                self.event(out, Event::Refused { path, reason })?;
             }
         }
         Ok(())
@@ -675,9 +716,15 @@ impl Report {
             for t in targets {
                 self.event(
                     out,
-                    json!({"event": "planned", "id": t.id, "path": t.path.to_string_lossy(),
-                        "bytes": t.bytes, "name": t.named.then_some(&t.title),
-                        "title": t.title, "mode": self.mode_name(), "dryRun": dry_run}),
+                    Event::Planned {
+                        id: &t.id,
+                        path: t.path.to_string_lossy(),
+                        bytes: t.bytes,
+                        name: t.named.then_some(&t.title),
+                        title: &t.title,
+                        mode: self.mode_name(),
+                        dry_run,
+                    },
                 )?;
             }
             return Ok(());
@@ -753,14 +800,20 @@ impl Report {
             }
             (Ok(()), true) => self.event(
                 out,
-                json!({"event": "removed", "id": target.id, "path": target.path.to_string_lossy(),
-                    "mode": self.mode_name()}),
+                Event::Removed {
+                    id: &target.id,
+                    path: target.path.to_string_lossy(),
+                    mode: self.mode_name(),
+                },
             ),
             (Err(_), false) => Ok(()),
             (Err(reason), true) => self.event(
                 out,
-                json!({"event": "failed", "id": target.id, "path": target.path.to_string_lossy(),
-                    "reason": reason.to_string()}),
+                Event::Failed {
+                    id: &target.id,
+                    path: target.path.to_string_lossy(),
+                    reason: reason.to_string(),
+                },
             ),
         }
     }
@@ -770,9 +823,15 @@ impl Report {
         if self.json {
             return self.event(
                 out,
-                json!({"event": "total", "planned": planned, "removed": 0, "failed": 0,
-                    "bytes": 0, "dryRun": why == Nothing::DryRun,
-                    "declined": why == Nothing::Declined, "interrupted": false}),
+                Event::Total {
+                    planned,
+                    removed: 0,
+                    failed: 0,
+                    bytes: 0,
+                    dry_run: why == Nothing::DryRun,
+                    declined: why == Nothing::Declined,
+                    interrupted: false,
+                },
             );
         }
         writeln!(
@@ -798,9 +857,15 @@ impl Report {
         if self.json {
             return self.event(
                 out,
-                json!({"event": "total", "planned": planned, "removed": removed.len(),
-                    "failed": failures, "bytes": bytes, "dryRun": false, "declined": false,
-                    "interrupted": interrupted}),
+                Event::Total {
+                    planned,
+                    removed: removed.len(),
+                    failed: failures,
+                    bytes,
+                    dry_run: false,
+                    declined: false,
+                    interrupted,
+                },
             );
         }
         if removed.is_empty() {
