@@ -15,14 +15,14 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::app::cli::CheckArgs;
 use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::destination;
-use crate::format::model::number;
 use crate::format::scan::{open_file, whole_file};
 use crate::format::surrogates;
 use crate::store::listing::{self, Problem, Scope, Window};
@@ -33,7 +33,7 @@ use crate::store::summary::{summarize, summarize_stream, Detail, Summary, Summar
 use crate::util::readahead::Reading;
 use crate::util::tee;
 use crate::util::usage::UsageError;
-use crate::views::check::{self, Spec};
+use crate::views::check::{self, Finding, Spec};
 use crate::views::secrets::{search_stream, Scrub};
 use crate::views::style::{self, Role};
 pub use verdicts::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
@@ -547,59 +547,61 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
 }
 
 /// One session as JSON (docs/json.md, `check --json`).
-fn to_json(c: &Checked) -> Value {
-    let mut object = json!({
-        "session": c.id,
-        "path": c.name,
-        "status": c.status().as_str(),
-    });
-    match &c.result {
-        Err(e) => {
-            object["error"] = e.clone().into();
-        }
-        Ok(v) => {
-            let f = &v.figures;
-            object["assertions"] = v
-                .assertions
-                .iter()
-                .map(|a| {
-                    json!({
-                        "name": a.name,
-                        "status": a.status(),
-                        "measured": a.measured_json,
-                        "limit": a.limit_json,
-                        "message": assertion_text(a),
-                    })
+#[derive(Serialize)]
+struct CheckRow<'a> {
+    session: Option<&'a str>,
+    path: &'a str,
+    status: &'static str,
+    #[serde(flatten)]
+    result: ResultRow<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ResultRow<'a> {
+    Error {
+        error: &'a str,
+    },
+    Checked {
+        assertions: Vec<AssertionRow<'a>>,
+        findings: &'a [Finding],
+        #[serde(skip_serializing_if = "<[Finding]>::is_empty")]
+        secrets: &'a [Finding],
+        figures: &'a check::Figures,
+    },
+}
+
+#[derive(Serialize)]
+struct AssertionRow<'a> {
+    name: &'a str,
+    status: &'static str,
+    measured: &'a Value,
+    limit: &'a Value,
+    message: String,
+}
+
+fn to_json(c: &Checked) -> CheckRow<'_> {
+    let result = match &c.result {
+        Err(e) => ResultRow::Error { error: e },
+        Ok(v) => ResultRow::Checked {
+            assertions: (v.assertions.iter())
+                .map(|a| AssertionRow {
+                    name: &a.name,
+                    status: a.status(),
+                    measured: &a.measured_json,
+                    limit: &a.limit_json,
+                    message: assertion_text(a),
                 })
-                .collect();
-            object["findings"] = v
-                .findings
-                .iter()
-                .map(|x| json!({"line": x.line, "message": x.message}))
-                .collect();
-            if !v.secrets.is_empty() {
-                object["secrets"] = v
-                    .secrets
-                    .iter()
-                    .map(|x| json!({"line": x.line, "message": x.message}))
-                    .collect();
-            }
-            object["figures"] = json!({
-                "cost": number(f.cost),
-                "unpricedTokens": number(f.unpriced_tokens),
-                "totalTokens": number(f.tokens),
-                "negativeCost": f.negative_cost,
-                "negativeTokens": f.negative_tokens,
-                "assistantMessages": f.turns,
-                "userMessages": f.user_messages,
-                "toolCalls": f.tool_calls,
-                "toolResults": f.tool_results,
-                "toolErrors": f.tool_errors,
-                "durationMs": f.duration_ms,
-                "malformedLines": f.malformed_lines,
-                "entries": f.entries,
-            });
-        }
+                .collect(),
+            findings: &v.findings,
+            secrets: &v.secrets,
+            figures: &v.figures,
+        },
+    };
+    CheckRow {
+        session: c.id.as_deref(),
+        path: &c.name,
+        status: c.status().as_str(),
+        result,
     }
-    object
 }
