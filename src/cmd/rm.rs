@@ -457,7 +457,7 @@ fn pick(
         }),
         Err(e) => Err(Refusal {
             path: None,
-            reason: e.into(),
+            reason: NotRemoved::Unselected(Box::new(e)),
         }),
     }
 }

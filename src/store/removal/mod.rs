@@ -98,9 +98,9 @@ pub enum NotRemoved {
         expected: String,
         found: Option<String>,
     },
-    /// No such session (the selection's error).
+    /// No such session: the selection's error (`SelectError`, above this floor).
     #[error(transparent)]
-    Unselected(#[from] crate::store::select::SelectError),
+    Unselected(Box<dyn std::error::Error + Send + Sync>),
     /// Chosen by a name or an id prefix it no longer has.
     #[error("it is no longer session '{0}' (neither its id nor its name is that)")]
     NotNamed(String),
