@@ -8,44 +8,57 @@ use crate::app::diag;
 use crate::views::style::Theme;
 use pisess_store::util::usage::UsageError;
 
-/// How a command ended when it did not fail outright.
+/// How a command ended when it did not fail outright, each named by what happened; its exit
+/// code is [`Outcome::code`], the one place that says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// Exit 0.
+    /// Exit 0: the job is done (`grep`: something matched; `check`: every assertion held).
     Done,
-    /// Exit 1: the command did what it could but part of the job failed (e.g. unreadable files).
-    Partial,
-    /// Exit 2 without an error of its own: `check` reported a session it could not check
-    /// (each such session already has its error line), which a failed assertion must not hide.
-    NotChecked,
-    /// Exit 2 where exit 1 is an answer (`grep`: nothing matched): the command ran, but
-    /// something failed on the way (an unreadable file), so its answer may be short.
-    Trouble,
+    /// Exit 1: `grep` found nothing.
+    NoMatch,
+    /// Exit 1: `check`: an assertion failed.
+    AssertionFailed,
+    /// Exit 1: the command did what it could but part of the job failed (a file it could not
+    /// read, a session it could not remove), each already reported on stderr.
+    PartlyFailed,
+    /// Exit 2 from a command whose exit 1 is an answer (`grep`, `check`): it ran, but
+    /// something failed on the way (an unreadable file, a session or an assertion it could not
+    /// check), so its answer may be short, which a "no" must not hide.
+    Unsure,
     /// Exit 130 (128 + SIGINT, as shells report it): stopped by Ctrl-C after reporting what
     /// it had done.
     Interrupted,
 }
 
-/// An error after which `check` could not check at all (no such session, no session in the
-/// window): exit 2, as `check` keeps 1 for a failed assertion.
-#[derive(Debug)]
-pub struct NotChecked(pub anyhow::Error);
+impl Outcome {
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Done => 0,
+            Outcome::NoMatch | Outcome::AssertionFailed | Outcome::PartlyFailed => 1,
+            Outcome::Unsure => 2,
+            Outcome::Interrupted => 130,
+        }
+    }
 
-impl fmt::Display for NotChecked {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{:#}", self.0)
+    /// [`Outcome::PartlyFailed`] if `failed`, else [`Outcome::Done`].
+    pub fn partly_failed_if(failed: bool) -> Outcome {
+        if failed {
+            Outcome::PartlyFailed
+        } else {
+            Outcome::Done
+        }
     }
 }
 
-impl std::error::Error for NotChecked {}
-/// An error of a command whose exit 1 is an answer (`grep`: nothing matched), so that its
-/// failures (no such session, an unreadable folder) exit 2, as ripgrep's do.
+/// An error after which a command whose exit 1 is an answer (`grep`: nothing matched, `check`:
+/// an assertion failed) could not answer at all (no such session, an unreadable folder, a
+/// report it could not write): exit 2, as ripgrep's failures are.
 #[derive(Debug)]
-pub struct Unanswered(pub String);
+pub struct Unanswered(pub anyhow::Error);
 
 impl fmt::Display for Unanswered {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(&self.0)
+        write!(f, "{:#}", self.0)
     }
 }
 
@@ -55,18 +68,14 @@ impl std::error::Error for Unanswered {}
 /// A closed stdout (`pisess ls | head -1`) is not an error.
 pub fn finish(result: &anyhow::Result<Outcome>, err: &mut dyn Write) -> u8 {
     match result {
-        Ok(Outcome::Done) => 0,
-        Ok(Outcome::Partial) => 1,
-        Ok(Outcome::NotChecked) => 2,
-        Ok(Outcome::Trouble) => 2,
-        Ok(Outcome::Interrupted) => 130,
+        Ok(outcome) => outcome.code(),
         Err(e) if is_broken_pipe(e) => 0,
         Err(e) => {
             // The error line is never coloured: it may be all a script reads.
             diag::error(err, Theme { enabled: false }, &format!("{e:#}"));
             // Each error that decides its code is of a type that says it (a blank SESSION is
             // a usage error: `SelectError::into_run_error`).
-            if e.is::<UsageError>() || e.is::<NotChecked>() || e.is::<Unanswered>() {
+            if e.is::<UsageError>() || e.is::<Unanswered>() {
                 2
             } else {
                 1

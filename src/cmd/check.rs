@@ -15,19 +15,20 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::app::cli::CheckArgs;
 use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
-use crate::app::exit::{NotChecked, Outcome};
+use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::destination;
 use crate::util::tee;
-use crate::views::check::{self, Spec};
+use crate::views::check::{self, Finding, Spec};
 use crate::views::secrets::{search_stream, Scrub};
 use crate::views::style::{self, Role};
-use pisess_format::model::number;
-use pisess_format::scan::{open_file, whole_file, Input};
+use pisess_format::scan::Input;
+use pisess_format::scan::{open_file, whole_file};
 use pisess_format::surrogates;
 use pisess_format::util::readahead::Reading;
 use pisess_store::listing::{self, Problem, Scope, Window};
@@ -54,8 +55,8 @@ pub fn run(
         )
         .into());
     }
-    let targets = targets(args, env, diag).map_err(NotChecked)?;
-    refuse_destinations(args, env, &targets).map_err(NotChecked)?;
+    let targets = targets(args, env, diag).map_err(Unanswered)?;
+    refuse_destinations(args, env, &targets).map_err(Unanswered)?;
     let want_index = check::needs_index(&spec);
     let mut checked = Vec::with_capacity(targets.len());
     for target in targets {
@@ -102,24 +103,24 @@ pub fn run(
             .create(true)
             .append(true)
             .open(file)
-            .map_err(|e| NotChecked(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
+            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
         let mut text = Vec::new();
         reports::markdown(&checked, &mut text)?;
         w.write_all(&text)
-            .map_err(|e| NotChecked(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
+            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
     }
     if let Some(file) = args.junit.as_deref().filter(|f| *f != "-") {
         let mut text = Vec::new();
         reports::junit(&checked, &mut text)?;
         std::fs::write(file, text)
-            .map_err(|e| NotChecked(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
+            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
     }
     Ok(match worst(&checked) {
         Status::Passed => Outcome::Done,
-        Status::Failed => Outcome::Partial,
+        Status::Failed => Outcome::AssertionFailed,
         // Some assertion could not be decided, and none failed in any session: as for a
         // session that could not be checked.
-        Status::Undecided | Status::Error => Outcome::NotChecked,
+        Status::Undecided | Status::Error => Outcome::Unsure,
     })
 }
 
@@ -165,7 +166,7 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
     let max_duration = match &args.max_duration {
         Some(s) => match pisess_format::time::parse_span(s) {
             Some(Ok(ms)) => Some((ms, s.trim().to_owned())),
-            Some(Err(e)) if e.contains("too large") => {
+            Some(Err(e @ pisess_format::time::BadWhen::TooLarge(_))) => {
                 return Err(usage(format!("--max-duration: {e}")))
             }
             _ => {
@@ -549,59 +550,61 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
 }
 
 /// One session as JSON (docs/json.md, `check --json`).
-fn to_json(c: &Checked) -> Value {
-    let mut object = json!({
-        "session": c.id,
-        "path": c.name,
-        "status": c.status().as_str(),
-    });
-    match &c.result {
-        Err(e) => {
-            object["error"] = e.clone().into();
-        }
-        Ok(v) => {
-            let f = &v.figures;
-            object["assertions"] = v
-                .assertions
-                .iter()
-                .map(|a| {
-                    json!({
-                        "name": a.name,
-                        "status": a.status(),
-                        "measured": a.measured_json,
-                        "limit": a.limit_json,
-                        "message": assertion_text(a),
-                    })
+#[derive(Serialize)]
+struct CheckRow<'a> {
+    session: Option<&'a str>,
+    path: &'a str,
+    status: &'static str,
+    #[serde(flatten)]
+    result: ResultRow<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ResultRow<'a> {
+    Error {
+        error: &'a str,
+    },
+    Checked {
+        assertions: Vec<AssertionRow<'a>>,
+        findings: &'a [Finding],
+        #[serde(skip_serializing_if = "<[Finding]>::is_empty")]
+        secrets: &'a [Finding],
+        figures: &'a check::Figures,
+    },
+}
+
+#[derive(Serialize)]
+struct AssertionRow<'a> {
+    name: &'a str,
+    status: &'static str,
+    measured: &'a Value,
+    limit: &'a Value,
+    message: String,
+}
+
+fn to_json(c: &Checked) -> CheckRow<'_> {
+    let result = match &c.result {
+        Err(e) => ResultRow::Error { error: e },
+        Ok(v) => ResultRow::Checked {
+            assertions: (v.assertions.iter())
+                .map(|a| AssertionRow {
+                    name: &a.name,
+                    status: a.status(),
+                    measured: &a.measured_json,
+                    limit: &a.limit_json,
+                    message: assertion_text(a),
                 })
-                .collect();
-            object["findings"] = v
-                .findings
-                .iter()
-                .map(|x| json!({"line": x.line, "message": x.message}))
-                .collect();
-            if !v.secrets.is_empty() {
-                object["secrets"] = v
-                    .secrets
-                    .iter()
-                    .map(|x| json!({"line": x.line, "message": x.message}))
-                    .collect();
-            }
-            object["figures"] = json!({
-                "cost": number(f.cost),
-                "unpricedTokens": number(f.unpriced_tokens),
-                "totalTokens": number(f.tokens),
-                "negativeCost": f.negative_cost,
-                "negativeTokens": f.negative_tokens,
-                "assistantMessages": f.turns,
-                "userMessages": f.user_messages,
-                "toolCalls": f.tool_calls,
-                "toolResults": f.tool_results,
-                "toolErrors": f.tool_errors,
-                "durationMs": f.duration_ms,
-                "malformedLines": f.malformed_lines,
-                "entries": f.entries,
-            });
-        }
+                .collect(),
+            findings: &v.findings,
+            secrets: &v.secrets,
+            figures: &v.figures,
+        },
+    };
+    CheckRow {
+        session: c.id.as_deref(),
+        path: &c.name,
+        status: c.status().as_str(),
+        result,
     }
-    object
 }

@@ -127,11 +127,7 @@ pub fn run(
     // Not freed: the process ends after a listing, and 10,000 summaries freed string by
     // string (allocated on the workers, freed here) were a tenth of a warm `ls --all --json`.
     std::mem::forget(sessions);
-    Ok(if failed {
-        Outcome::Partial
-    } else {
-        Outcome::Done
-    })
+    Ok(Outcome::partly_failed_if(failed))
 }
 
 /// The NDJSON object of one session (the documented, append-only contract), borrowed from the

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use serde_json::json;
+use serde::Serialize;
+use std::borrow::Cow;
 
 use crate::app::cli::RmArgs;
 use crate::app::diag::{self, Diag};
@@ -28,7 +29,7 @@ use pisess_format::surrogates;
 use pisess_format::util::file::FileId;
 use pisess_store::listing::{self, Projects, Window};
 use pisess_store::locate::{self, Location};
-use pisess_store::removal::{self, cannot_read, not_a_session, Checked, Mode};
+use pisess_store::removal::{self, Checked, Mode, NotRemoved};
 use pisess_store::select::{self, SelectError, Selected};
 use pisess_store::summary::{Detail, Summary};
 use pisess_store::util::usage::UsageError;
@@ -65,32 +66,32 @@ struct Rule {
 impl Rule {
     /// `keeps`: what of the file a person would miss, from [`summarize_keeping`] (asked for
     /// when the rule is `--empty`).
-    fn judge(&self, s: &Summary, keeps: Option<&str>) -> Result<(), String> {
+    fn judge(&self, s: &Summary, keeps: Option<&str>) -> Result<(), NotRemoved> {
         if let Some(q) = &self.query {
             if !s.id.starts_with(q.as_str()) && s.name.as_deref() != Some(q.as_str()) {
-                return Err(format!(
-                    "it is no longer session '{q}' (neither its id nor its name is that)"
-                ));
+                return Err(NotRemoved::NotNamed(q.clone()));
             }
         }
         if self.empty && s.message_count > 0 {
-            return Err(format!(
-                "it is not empty (it holds {} messages)",
+            return Err(NotRemoved::NotEmpty(format!(
+                "{} messages",
                 s.message_count
-            ));
+            )));
         }
         if let Some(what) = keeps.filter(|_| self.empty) {
-            return Err(format!("it is not empty (it holds {what})"));
+            return Err(NotRemoved::NotEmpty(what.to_owned()));
         }
         if self.before.is_some_and(|t| s.modified_ms >= t) {
-            return Err("it is not older than --older-than (it was modified since)".into());
+            return Err(NotRemoved::Is(
+                "it is not older than --older-than (it was modified since)",
+            ));
         }
         Ok(())
     }
 
     /// [`Rule::judge`] on an open file, read whole.
-    fn judge_file(&self, file: fs::File, path: &Path) -> Result<(), String> {
-        let meta = file.metadata().map_err(|e| cannot_read(&e))?;
+    fn judge_file(&self, file: fs::File, path: &Path) -> Result<(), NotRemoved> {
+        let meta = file.metadata().map_err(NotRemoved::Unreadable)?;
         let opened = OpenedFile {
             path: path.to_path_buf(),
             file,
@@ -98,7 +99,7 @@ impl Rule {
             stem: pisess_format::scan::stem_of(path),
         };
         let (summary, keeps) =
-            summarize_keeping(&opened, self.empty).map_err(|e| not_a_session(&e))?;
+            summarize_keeping(&opened, self.empty).map_err(NotRemoved::NotASession)?;
         self.judge(&summary, keeps.as_deref())
     }
 }
@@ -124,7 +125,7 @@ struct Target {
 struct Refusal {
     /// The file; `None` when an argument named no file at all.
     path: Option<PathBuf>,
-    reason: String,
+    reason: NotRemoved,
 }
 
 /// Everything decided before anything is touched.
@@ -230,13 +231,6 @@ pub fn run(
         ids: env.short_ids().clone(),
     };
     let failed_already = !plan.refused.is_empty() || plan.incomplete;
-    let outcome = |failed: bool| {
-        if failed {
-            Outcome::Partial
-        } else {
-            Outcome::Done
-        }
-    };
     // The plan, whole and flushed, before anything is touched: a report that cannot be written
     // is a removal nobody can see, so then nothing is removed.
     report
@@ -260,7 +254,7 @@ pub fn run(
     };
     if let Some(why) = nothing {
         report.nothing(why, planned, out).map_err(unwritten)?;
-        return Ok(outcome(failed_already));
+        return Ok(Outcome::partly_failed_if(failed_already));
     }
 
     // From here Ctrl-C asks to stop: the file in hand is finished and reported, then no more.
@@ -317,7 +311,7 @@ pub fn run(
         ));
         return Ok(Outcome::Interrupted);
     }
-    Ok(outcome(failed_already || failures > 0))
+    Ok(Outcome::partly_failed_if(failed_already || failures > 0))
 }
 
 /// A write to stdout that failed before or after the removals: said as such, never taken for
@@ -344,7 +338,8 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
     }
     if let Some(span) = &args.older_than {
         // Checked before anything else so a typo fails as a usage error, exit 2.
-        pisess_format::time::parse_when(span, env.now_ms, &env.tz).map_err(UsageError)?;
+        pisess_format::time::parse_when(span, env.now_ms, &env.tz)
+            .map_err(|e| UsageError(e.to_string()))?;
     }
     if args
         .sessions
@@ -451,7 +446,7 @@ fn pick(
             ..
         }) => Err(Refusal {
             path: None,
-            reason: "'-' is standard input, not a file: there is nothing to remove".into(),
+            reason: NotRemoved::Is("'-' is standard input, not a file: there is nothing to remove"),
         }),
         // A dangling symlink "does not exist" to the selection; it goes on to be refused as
         // a symlink, which says more than "no such file".
@@ -463,7 +458,7 @@ fn pick(
         }),
         Err(e) => Err(Refusal {
             path: None,
-            reason: e.to_string(),
+            reason: NotRemoved::Unselected(Box::new(e)),
         }),
     }
 }
@@ -473,32 +468,31 @@ fn pick(
 /// The file is opened once (not following a symlink) and everything after the first look is
 /// read through that descriptor, so the identity recorded and the header checked are one file's.
 /// When a lookup or a listing chose it as session `expected`, it must still hold that session.
-fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
+fn check(c: Candidate, rules: &Rules) -> Result<Target, NotRemoved> {
     let path = c.path;
     // lstat: a symlink is judged as itself, and its target is never looked at.
-    let meta = fs::symlink_metadata(&path).map_err(|e| cannot_read(&e))?;
+    let meta = fs::symlink_metadata(&path).map_err(NotRemoved::Unreadable)?;
     let kind = meta.file_type();
     if kind.is_symlink() {
-        return Err("it is a symlink (pisess removes neither a link nor its target)".into());
-    }
-    if kind.is_dir() {
-        return Err("it is a directory".into());
-    }
-    if !kind.is_file() {
-        return Err("it is not a regular file".into());
-    }
-    if path.extension().is_none_or(|x| x != "jsonl") {
-        return Err("it is not a .jsonl file".into());
-    }
-    if !c.explicit && !rules.inside_root(&path) {
-        return Err(format!(
-            "it is outside the sessions root {} (name it by its path to remove it anyway)",
-            rules.root_shown.display()
+        return Err(NotRemoved::Is(
+            "it is a symlink (pisess removes neither a link nor its target)",
         ));
     }
-    let changed = || "it changed while it was being checked; left alone".to_owned();
-    let file = open_no_follow(&path).map_err(|e| cannot_read(&e))?;
-    let opened = file.metadata().map_err(|e| cannot_read(&e))?;
+    if kind.is_dir() {
+        return Err(NotRemoved::Is("it is a directory"));
+    }
+    if !kind.is_file() {
+        return Err(NotRemoved::Is("it is not a regular file"));
+    }
+    if path.extension().is_none_or(|x| x != "jsonl") {
+        return Err(NotRemoved::Is("it is not a .jsonl file"));
+    }
+    if !c.explicit && !rules.inside_root(&path) {
+        return Err(NotRemoved::OutsideRoot(rules.root_shown.clone()));
+    }
+    let changed = || NotRemoved::Is("it changed while it was being checked; left alone");
+    let file = open_no_follow(&path).map_err(NotRemoved::Unreadable)?;
+    let opened = file.metadata().map_err(NotRemoved::Unreadable)?;
     if !opened.is_file() || FileId::of(&opened) != FileId::of(&meta) {
         return Err(changed());
     }
@@ -510,20 +504,20 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, String> {
         stem: pisess_format::scan::stem_of(&path),
     };
     let (summary, keeps) =
-        summarize_keeping(&opened, c.rule.empty).map_err(|e| not_a_session(&e))?;
+        summarize_keeping(&opened, c.rule.empty).map_err(NotRemoved::NotASession)?;
     if let Some(id) = c.expected.filter(|id| *id != summary.id) {
-        return Err(format!(
-            "it no longer holds session {id} (it holds {}); left alone",
-            summary.id
-        ));
+        return Err(NotRemoved::OtherSession {
+            expected: id,
+            found: Some(summary.id),
+        });
     }
     c.rule
         .judge(&summary, keeps.as_deref())
-        .map_err(|reason| format!("{reason}; left alone"))?;
+        .map_err(NotRemoved::left_alone)?;
     if !rules.force && rules.is_live(&path, &meta) {
-        return Err(
-            "it is the live session ($PI_SESSION_FILE); add --force to remove it anyway".into(),
-        );
+        return Err(NotRemoved::Is(
+            "it is the live session ($PI_SESSION_FILE); add --force to remove it anyway",
+        ));
     }
     let folder = path
         .parent()
@@ -637,6 +631,48 @@ struct Report {
     ids: ShortIds,
 }
 
+/// One line of `rm --json` (docs/json.md): `{"event": …}` and the event's fields.
+#[derive(Serialize)]
+#[serde(
+    tag = "event",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
+enum Event<'a> {
+    Refused {
+        path: Option<Cow<'a, str>>,
+        reason: String,
+    },
+    Planned {
+        id: &'a str,
+        path: Cow<'a, str>,
+        bytes: u64,
+        name: Option<&'a String>,
+        title: &'a str,
+        mode: &'static str,
+        dry_run: bool,
+    },
+    Removed {
+        id: &'a str,
+        path: Cow<'a, str>,
+        mode: &'static str,
+    },
+    Failed {
+        id: &'a str,
+        path: Cow<'a, str>,
+        reason: String,
+    },
+    Total {
+        planned: usize,
+        removed: usize,
+        failed: usize,
+        bytes: u64,
+        dry_run: bool,
+        declined: bool,
+        interrupted: bool,
+    },
+}
+
 impl Report {
     fn mode_name(&self) -> &'static str {
         match self.mode {
@@ -645,8 +681,8 @@ impl Report {
         }
     }
 
-    fn event(&self, out: &mut dyn Write, value: serde_json::Value) -> io::Result<()> {
-        surrogates::write(&mut *out, &value)?;
+    fn event(&self, out: &mut dyn Write, event: Event) -> io::Result<()> {
+        surrogates::write(&mut *out, &event)?;
         out.write_all(b"\n")
     }
 
@@ -660,15 +696,13 @@ impl Report {
             // The error line escapes the path and the reason (which may quote the file).
             let message = match &r.path {
                 Some(path) => format!("not removing {}: {}", path.display(), r.reason),
-                None => r.reason.clone(),
+                None => r.reason.to_string(),
             };
             diag::error(err, self.err_theme, &message);
             if self.json {
                 let path = r.path.as_ref().map(|p| p.to_string_lossy());
-                self.event(
-                    out,
-                    json!({"event": "refused", "path": path, "reason": r.reason}),
-                )?;
+                let reason = r.reason.to_string();
+                self.event(out, Event::Refused { path, reason })?;
             }
         }
         Ok(())
@@ -684,9 +718,15 @@ impl Report {
             for t in targets {
                 self.event(
                     out,
-                    json!({"event": "planned", "id": t.id, "path": t.path.to_string_lossy(),
-                        "bytes": t.bytes, "name": t.named.then_some(&t.title),
-                        "title": t.title, "mode": self.mode_name(), "dryRun": dry_run}),
+                    Event::Planned {
+                        id: &t.id,
+                        path: t.path.to_string_lossy(),
+                        bytes: t.bytes,
+                        name: t.named.then_some(&t.title),
+                        title: &t.title,
+                        mode: self.mode_name(),
+                        dry_run,
+                    },
                 )?;
             }
             return Ok(());
@@ -738,7 +778,7 @@ impl Report {
     fn outcome(
         &self,
         target: &Target,
-        result: &Result<(), String>,
+        result: &Result<(), NotRemoved>,
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> io::Result<()> {
@@ -762,14 +802,20 @@ impl Report {
             }
             (Ok(()), true) => self.event(
                 out,
-                json!({"event": "removed", "id": target.id, "path": target.path.to_string_lossy(),
-                    "mode": self.mode_name()}),
+                Event::Removed {
+                    id: &target.id,
+                    path: target.path.to_string_lossy(),
+                    mode: self.mode_name(),
+                },
             ),
             (Err(_), false) => Ok(()),
             (Err(reason), true) => self.event(
                 out,
-                json!({"event": "failed", "id": target.id, "path": target.path.to_string_lossy(),
-                    "reason": reason}),
+                Event::Failed {
+                    id: &target.id,
+                    path: target.path.to_string_lossy(),
+                    reason: reason.to_string(),
+                },
             ),
         }
     }
@@ -779,9 +825,15 @@ impl Report {
         if self.json {
             return self.event(
                 out,
-                json!({"event": "total", "planned": planned, "removed": 0, "failed": 0,
-                    "bytes": 0, "dryRun": why == Nothing::DryRun,
-                    "declined": why == Nothing::Declined, "interrupted": false}),
+                Event::Total {
+                    planned,
+                    removed: 0,
+                    failed: 0,
+                    bytes: 0,
+                    dry_run: why == Nothing::DryRun,
+                    declined: why == Nothing::Declined,
+                    interrupted: false,
+                },
             );
         }
         writeln!(
@@ -807,9 +859,15 @@ impl Report {
         if self.json {
             return self.event(
                 out,
-                json!({"event": "total", "planned": planned, "removed": removed.len(),
-                    "failed": failures, "bytes": bytes, "dryRun": false, "declined": false,
-                    "interrupted": interrupted}),
+                Event::Total {
+                    planned,
+                    removed: removed.len(),
+                    failed: failures,
+                    bytes,
+                    dry_run: false,
+                    declined: false,
+                    interrupted,
+                },
             );
         }
         if removed.is_empty() {
@@ -854,6 +912,7 @@ mod tests {
     use pisess_store::removal::TrashHome;
 
     fn remove_target(t: &Target) -> Result<(), String> {
+        // The reason in words, as the tests look for them.
         let checked = Checked {
             path: &t.path,
             file: t.identity,
@@ -861,7 +920,7 @@ mod tests {
             id: &t.id,
             judge: None,
         };
-        removal::remove(checked, Mode::Permanent, &TrashHome::default())
+        removal::remove(checked, Mode::Permanent, &TrashHome::default()).map_err(|e| e.to_string())
     }
 
     fn explicit(path: &Path) -> Candidate {
@@ -946,7 +1005,9 @@ mod tests {
             id: &target.id,
             judge: Some(&judge),
         };
-        let err = removal::remove(checked, Mode::Permanent, &TrashHome::default()).unwrap_err();
+        let err = removal::remove(checked, Mode::Permanent, &TrashHome::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("not empty"), "{err}");
         assert!(path.is_file());
     }
@@ -962,7 +1023,7 @@ mod tests {
         f.write_all(b"{\"type\":\"custom_message\",\"id\":\"m\",\"parentId\":null,\"customType\":\"subagent\",\"content\":\"report\",\"display\":true}\n").unwrap();
         let mut candidate = explicit(&path);
         candidate.rule.empty = true;
-        let err = check(candidate, &rules()).unwrap_err();
+        let err = check(candidate, &rules()).unwrap_err().to_string();
         assert!(
             err.contains("not empty (it holds a custom message shown to the user, line 2)"),
             "{err}"
@@ -990,7 +1051,7 @@ mod tests {
             f.write_all(tail).unwrap();
             let mut candidate = explicit(&path);
             candidate.rule.empty = true;
-            let err = check(candidate, &rules()).unwrap_err();
+            let err = check(candidate, &rules()).unwrap_err().to_string();
             assert!(err.contains(said), "{err}");
             assert!(holds_what_a_person_would_miss(&path));
         }

@@ -11,6 +11,7 @@ use std::io::{Read, Write};
 
 use anyhow::Context as _;
 use jiff::tz::TimeZone;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::app::cli::StatsArgs;
@@ -20,7 +21,7 @@ use crate::app::exit::Outcome;
 use crate::views::context;
 use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
 use pisess_format::js::JsValue;
-use pisess_format::model::{number, EntryLine, Header, Usage};
+use pisess_format::model::{EntryLine, Header, Usage};
 use pisess_format::scan::Input;
 use pisess_format::surrogates;
 use pisess_format::time::to_json_date;
@@ -113,11 +114,7 @@ pub fn run(
             human::buckets(by, &buckets, &total, env, out)?;
         }
     }
-    Ok(if failed {
-        Outcome::Partial
-    } else {
-        Outcome::Done
-    })
+    Ok(Outcome::partly_failed_if(failed))
 }
 
 /// Reads the one session and what `context` would send after its leaf.
@@ -314,100 +311,257 @@ fn read_many(
     Ok((sessions, false))
 }
 
-fn tokens_json(u: &Usage) -> Value {
-    json!({
-        "input": number(u.input),
-        "output": number(u.output),
-        "cacheRead": number(u.cache_read),
-        "cacheWrite": number(u.cache_write),
-        "total": number(u.total_tokens()),
-    })
+/// `{input, output, cacheRead, cacheWrite, total}`, numbers as JavaScript writes them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Tokens {
+    input: f64,
+    output: f64,
+    cache_read: f64,
+    cache_write: f64,
+    total: f64,
+}
+
+impl From<&Usage> for Tokens {
+    fn from(u: &Usage) -> Tokens {
+        Tokens {
+            input: u.input,
+            output: u.output,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            total: u.total_tokens(),
+        }
+    }
+}
+
+/// pi's totals where they differ from the numeric ones ([`One::pi_totals`]), else ours.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Figure<'a, T> {
+    Ours(T),
+    Pis(&'a Value),
 }
 
 /// The object of `stats --json SESSION`: pi's `getSessionStats` fields first, then the rest.
-fn one_json(one: &One) -> Value {
-    let s = &one.summary;
-    let t = one.tally();
-    let started = s.created_ms;
-    let (active, abandoned) = t.cost_split();
-    let models: Vec<Value> = t
-        .per_model()
-        .into_iter()
-        .map(|(model, turns, u)| {
-            json!({"model": model, "assistantMessages": turns, "tokens": tokens_json(&u), "cost": number(u.cost)})
-        })
-        .collect();
-    let tools: Vec<Value> = t
-        .tools
-        .iter()
-        .map(|(name, c)| {
-            let mut v = json!({"name": name, "calls": c.calls, "errors": c.errors});
-            if name == "bash" {
-                v["failedCommands"] = json!(t.failed_commands);
-            }
-            v
-        })
-        .collect();
-    json!({
-        "id": s.id,
-        "name": s.name,
-        "cwd": s.cwd,
-        "path": s.path.to_string_lossy(),
-        "started": started.and_then(to_json_date),
-        "lastActive": to_json_date(s.modified_ms),
-        "durationMs": s.duration_ms(),
-        "userMessages": s.counts.user_messages,
-        "assistantMessages": s.counts.assistant_messages,
-        "toolCalls": s.counts.tool_calls,
-        "toolResults": s.counts.tool_results,
-        "totalMessages": s.message_count,
-        "tokens": one.pi_totals.as_ref().map_or_else(|| tokens_json(&s.usage), |t| t.0.clone()),
-        "cost": one.pi_totals.as_ref().map_or_else(|| number(s.usage.cost), |t| t.1.clone()),
-        "unpricedTokens": number(s.usage.unpriced),
-        "toolErrors": s.counts.tool_errors,
-        "models": models,
-        "tools": tools,
-        "stopReasons": {
-            "error": t.stops.error,
-            "aborted": t.stops.aborted,
-            "length": t.stops.length,
-            "last": t.stops.last,
-            "lastErrorMessage": t.stops.last_error,
-            "errorMessages": t.stops.error_messages.iter()
-                .map(|(text, n)| json!({"message": text, "count": n}))
-                .collect::<Vec<_>>(),
-        },
-        "compactions": {"count": t.compactions, "tokensBefore": number(t.tokens_before)},
-        "branches": s.branches,
-        "branchSummaries": t.branch_summaries,
-        "files": {
-            "read": t.files.read,
-            "written": t.files.written,
-            "edited": t.files.edited,
-        },
-        "activeBranchCost": number(active),
-        "abandonedBranchCost": number(abandoned),
-        "nextRequest": {"messages": one.next_messages, "tokens": one.next_tokens},
-    })
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OneRow<'a> {
+    id: &'a str,
+    name: Option<&'a str>,
+    cwd: &'a str,
+    path: std::borrow::Cow<'a, str>,
+    started: Option<String>,
+    last_active: Option<String>,
+    duration_ms: Option<i64>,
+    user_messages: u64,
+    assistant_messages: u64,
+    tool_calls: u64,
+    tool_results: u64,
+    total_messages: u64,
+    tokens: Figure<'a, Tokens>,
+    cost: Figure<'a, f64>,
+    unpriced_tokens: f64,
+    tool_errors: u64,
+    models: Vec<ModelRow>,
+    tools: Vec<ToolRow<'a>>,
+    stop_reasons: StopsRow<'a>,
+    compactions: CompactionsRow,
+    branches: usize,
+    branch_summaries: u64,
+    files: &'a pisess_store::tally::Files,
+    active_branch_cost: f64,
+    abandoned_branch_cost: f64,
+    next_request: NextRow,
 }
 
-/// One report row (`total: true` on the last).
-fn bucket_json(by: By, b: &Bucket, total: bool) -> Value {
-    json!({
-        "by": by.as_str(),
-        "key": if total { Value::Null } else { Value::from(b.key.as_str()) },
-        "total": total,
-        "sessions": b.sessions,
-        "userMessages": b.counts.user_messages,
-        "assistantMessages": b.counts.assistant_messages,
-        "toolCalls": b.counts.tool_calls,
-        "toolResults": b.counts.tool_results,
-        "totalMessages": b.messages,
-        "toolErrors": b.counts.tool_errors,
-        "tokens": tokens_json(&b.usage),
-        "cost": number(b.usage.cost),
-        "unpricedTokens": number(b.usage.unpriced),
-    })
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ModelRow {
+    model: String,
+    assistant_messages: u64,
+    tokens: Tokens,
+    cost: f64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolRow<'a> {
+    name: &'a str,
+    calls: u64,
+    errors: u64,
+    /// `bash`'s alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failed_commands: Option<&'a [String]>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StopsRow<'a> {
+    error: u64,
+    aborted: u64,
+    length: u64,
+    last: Option<&'a str>,
+    last_error_message: Option<&'a str>,
+    error_messages: Vec<ErrorMessageRow<'a>>,
+}
+
+#[derive(Serialize)]
+struct ErrorMessageRow<'a> {
+    message: &'a str,
+    count: u64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CompactionsRow {
+    count: u64,
+    tokens_before: f64,
+}
+
+#[derive(Serialize)]
+struct NextRow {
+    messages: usize,
+    tokens: usize,
+}
+
+fn one_json(one: &One) -> OneRow<'_> {
+    let s = &one.summary;
+    let t = one.tally();
+    let (active, abandoned) = t.cost_split();
+    let stops = &t.stops;
+    OneRow {
+        id: &s.id,
+        name: s.name.as_deref(),
+        cwd: &s.cwd,
+        path: s.path.to_string_lossy(),
+        started: s.created_ms.and_then(to_json_date),
+        last_active: to_json_date(s.modified_ms),
+        duration_ms: s.duration_ms(),
+        user_messages: s.counts.user_messages,
+        assistant_messages: s.counts.assistant_messages,
+        tool_calls: s.counts.tool_calls,
+        tool_results: s.counts.tool_results,
+        total_messages: s.message_count,
+        tokens: one
+            .pi_totals
+            .as_ref()
+            .map_or_else(|| Figure::Ours((&s.usage).into()), |t| Figure::Pis(&t.0)),
+        cost: one
+            .pi_totals
+            .as_ref()
+            .map_or(Figure::Ours(s.usage.cost), |t| Figure::Pis(&t.1)),
+        unpriced_tokens: s.usage.unpriced,
+        tool_errors: s.counts.tool_errors,
+        models: t
+            .per_model()
+            .into_iter()
+            .map(|(model, turns, u)| ModelRow {
+                model,
+                assistant_messages: turns,
+                tokens: (&u).into(),
+                cost: u.cost,
+            })
+            .collect(),
+        tools: t
+            .tools
+            .iter()
+            .map(|(name, c)| ToolRow {
+                name,
+                calls: c.calls,
+                errors: c.errors,
+                failed_commands: (name == "bash").then_some(&t.failed_commands[..]),
+            })
+            .collect(),
+        stop_reasons: StopsRow {
+            error: stops.error,
+            aborted: stops.aborted,
+            length: stops.length,
+            last: stops.last.as_deref(),
+            last_error_message: stops.last_error.as_deref(),
+            error_messages: (stops.error_messages.iter())
+                .map(|(message, count)| ErrorMessageRow {
+                    message,
+                    count: *count,
+                })
+                .collect(),
+        },
+        compactions: CompactionsRow {
+            count: t.compactions,
+            tokens_before: t.tokens_before,
+        },
+        branches: s.branches,
+        branch_summaries: t.branch_summaries,
+        files: &t.files,
+        active_branch_cost: active,
+        abandoned_branch_cost: abandoned,
+        next_request: NextRow {
+            messages: one.next_messages,
+            tokens: one.next_tokens,
+        },
+    }
+}
+
+/// One report row (`total: true` and no key on the last).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BucketRow<'a> {
+    by: &'static str,
+    key: Option<&'a str>,
+    total: bool,
+    sessions: u64,
+    user_messages: u64,
+    assistant_messages: u64,
+    tool_calls: u64,
+    tool_results: u64,
+    total_messages: u64,
+    tool_errors: u64,
+    tokens: Tokens,
+    cost: f64,
+    unpriced_tokens: f64,
+}
+
+fn bucket_json(by: By, b: &Bucket, total: bool) -> BucketRow<'_> {
+    BucketRow {
+        by: by.as_str(),
+        key: (!total).then_some(b.key.as_str()),
+        total,
+        sessions: b.sessions,
+        user_messages: b.counts.user_messages,
+        assistant_messages: b.counts.assistant_messages,
+        tool_calls: b.counts.tool_calls,
+        tool_results: b.counts.tool_results,
+        total_messages: b.messages,
+        tool_errors: b.counts.tool_errors,
+        tokens: (&b.usage).into(),
+        cost: b.usage.cost,
+        unpriced_tokens: b.usage.unpriced,
+    }
+}
+
+/// One row of `--by message`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageRow<'a> {
+    session: &'a str,
+    cwd: &'a str,
+    entry_id: Option<&'a str>,
+    timestamp: Option<String>,
+    r#type: &'a str,
+    role: Option<&'a str>,
+    provider: Option<&'a str>,
+    model: Option<&'a str>,
+    model_key: Option<String>,
+    input: f64,
+    output: f64,
+    cache_read: f64,
+    cache_write: f64,
+    total_tokens: f64,
+    cost: f64,
+    tool_name: &'a Option<pisess_store::tally::Name>,
+    tool_calls: &'a [pisess_store::tally::Name],
+    is_error: Option<bool>,
+    stop_reason: Option<&'a str>,
+    active: bool,
 }
 
 /// `--by message`: the fact table, one row per message-bearing entry, in each file's order.
@@ -432,28 +586,32 @@ fn write_messages(
                 });
             let u = r.usage.unwrap_or_default();
             if json {
-                let row = json!({
-                    "session": s.id,
-                    "cwd": s.cwd,
-                    "entryId": r.id,
-                    "timestamp": r.ts_ms.and_then(to_json_date),
-                    "type": if r.message { "message" } else { r.role.as_str() },
-                    "role": if r.message { Some(r.role.as_str()) } else { None },
-                    "provider": provider,
-                    "model": model,
-                    "modelKey": t.model_name(r.model),
-                    "input": number(u.input),
-                    "output": number(u.output),
-                    "cacheRead": number(u.cache_read),
-                    "cacheWrite": number(u.cache_write),
-                    "totalTokens": number(u.total_tokens()),
-                    "cost": number(u.cost),
-                    "toolName": r.tool,
-                    "toolCalls": r.calls,
-                    "isError": r.is_error,
-                    "stopReason": r.stop_reason,
-                    "active": r.active,
-                });
+                let row = MessageRow {
+                    session: &s.id,
+                    cwd: &s.cwd,
+                    entry_id: r.id.as_deref(),
+                    timestamp: r.ts_ms.and_then(to_json_date),
+                    r#type: if r.message {
+                        "message"
+                    } else {
+                        r.role.as_str()
+                    },
+                    role: r.message.then_some(r.role.as_str()),
+                    provider,
+                    model,
+                    model_key: t.model_name(r.model),
+                    input: u.input,
+                    output: u.output,
+                    cache_read: u.cache_read,
+                    cache_write: u.cache_write,
+                    total_tokens: u.total_tokens(),
+                    cost: u.cost,
+                    tool_name: &r.tool,
+                    tool_calls: &r.calls,
+                    is_error: r.is_error,
+                    stop_reason: r.stop_reason.as_deref(),
+                    active: r.active,
+                };
                 surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;
             } else {

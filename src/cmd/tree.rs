@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::ops::ControlFlow;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::app::cli::TreeArgs;
@@ -570,54 +571,65 @@ impl View<'_> {
             nodes,
             |_| 0,
             out,
-            |&(i, parent, depth, kids), lines: &mut Lines, buf| {
-                let node = self.node(i, parent, depth, kids, marked == Some(i), lines)?;
-                surrogates::write(&mut *buf, &node)?;
+            |at, lines: &mut Lines, buf| {
+                self.node(at, marked == Some(at.0), lines, buf)?;
                 buf.push(b'\n');
                 Ok(())
             },
         )
     }
 
-    /// One row of `--json`: `{id, parentId, depth, type, role?, label?, active, leaf, preview,
-    /// children}` (docs/json.md). `leaf` is the row the human view marks `← active`: the leaf,
-    /// or its nearest shown ancestor when the filter hides it.
+    /// One row of `--json` ([`NodeRow`]) into `buf`: entry `i`, its shown parent, its depth and
+    /// how many children it shows. `leaf` is the row the human view marks `← active`:
+    /// the leaf, or its nearest shown ancestor when the filter hides it.
     fn node(
         &self,
-        i: usize,
-        parent: Option<usize>,
-        depth: usize,
-        children: usize,
+        &(i, parent, depth, children): &(usize, Option<usize>, usize, usize),
         leaf: bool,
         lines: &mut Lines,
-    ) -> anyhow::Result<Value> {
+        buf: &mut Vec<u8>,
+    ) -> anyhow::Result<()> {
         let entry = self.row_entry(i, lines)?;
-        let mut node = Map::new();
-        node.insert("id".into(), self.session.id(i).into());
-        node.insert(
-            "parentId".into(),
-            parent.and_then(|p| self.session.id(p)).into(),
-        );
-        node.insert("depth".into(), depth.into());
-        node.insert("type".into(), self.session.kind(i).as_str().into());
-        if *self.session.kind(i) == EntryKind::Message {
-            // The decoded role: migrations apply (v2's `hookMessage` is `custom`).
-            if let Some(role) = entry.pointer("/message/role").and_then(Value::as_str) {
-                node.insert("role".into(), role.into());
-            }
-        }
-        if let Some(label) = self.label(i) {
-            node.insert("label".into(), label.into());
-        }
-        node.insert("active".into(), self.tree.active[i].into());
-        node.insert("leaf".into(), leaf.into());
-        node.insert(
-            "preview".into(),
-            self.preview(i, &entry, lines)?.text().into(),
-        );
-        node.insert("children".into(), children.into());
-        Ok(Value::Object(node))
+        let kind = self.session.kind(i);
+        surrogates::write(
+            buf,
+            &NodeRow {
+                id: self.session.id(i),
+                parent_id: parent.and_then(|p| self.session.id(p)),
+                depth,
+                r#type: kind.as_str(),
+                // The decoded role: migrations apply (v2's `hookMessage` is `custom`).
+                role: (*kind == EntryKind::Message)
+                    .then(|| entry.pointer("/message/role").and_then(Value::as_str))
+                    .flatten(),
+                label: self.label(i),
+                active: self.tree.active[i],
+                leaf,
+                preview: self.preview(i, &entry, lines)?.text(),
+                children,
+            },
+        )?;
+        Ok(())
     }
+}
+
+/// One row of `tree --json`: `{id, parentId, depth, type, role?, label?, active, leaf, preview,
+/// children}` (docs/json.md).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeRow<'a> {
+    id: Option<&'a str>,
+    parent_id: Option<&'a str>,
+    depth: usize,
+    r#type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<&'a str>,
+    active: bool,
+    leaf: bool,
+    preview: String,
+    children: usize,
 }
 
 /// Cuts styled parts to `width` columns in total, ending with `…` when anything was cut.

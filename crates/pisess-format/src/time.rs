@@ -304,7 +304,7 @@ impl JsonDate {
 /// A `--since`/`--until` value: an ISO date or date-time, or a span back from `now`
 /// (`30s`, `15m`, `2h`, `3d`, `1w`). A date or time without an offset is read in `tz`, the zone
 /// the command reports in (`stats --tz Europe/Berlin --since 2026-03-01` is Berlin's midnight).
-pub fn parse_when(s: &str, now_ms: i64, tz: &TimeZone) -> Result<i64, String> {
+pub fn parse_when(s: &str, now_ms: i64, tz: &TimeZone) -> Result<i64, BadWhen> {
     if let Some(span) = parse_span(s) {
         return span.map(|span| now_ms - span);
     }
@@ -319,14 +319,14 @@ pub fn parse_when(s: &str, now_ms: i64, tz: &TimeZone) -> Result<i64, String> {
 
 /// A span (`30s`, `15m`, `2h`, `3d`, `1w`) in ms; `None` when `s` is not of that form (digits
 /// and one letter), an error when it is but its unit is unknown or it is too large.
-pub fn parse_span(s: &str) -> Option<Result<i64, String>> {
+pub fn parse_span(s: &str) -> Option<Result<i64, BadWhen>> {
     let trimmed = s.trim();
     let unit = trimmed.chars().last()?;
     let digits = &trimmed[..trimmed.len() - unit.len_utf8()];
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let too_large = || format!("'{s}' is too large");
+    let too_large = || BadWhen::TooLarge(s.to_owned());
     let Ok(n) = digits.parse::<i64>() else {
         return Some(Err(too_large()));
     };
@@ -356,8 +356,17 @@ pub fn span_text(ms: i64) -> String {
     }
 }
 
-fn bad_when(s: &str) -> String {
-    format!("invalid time '{s}': use an ISO date (2026-01-31, 2026-01-31T12:00:00Z) or a span (30m, 2h, 3d, 1w)")
+fn bad_when(s: &str) -> BadWhen {
+    BadWhen::Invalid(s.to_owned())
+}
+
+/// Why a `--since`/`--until`/`--older-than` value is not a time.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BadWhen {
+    #[error("invalid time '{0}': use an ISO date (2026-01-31, 2026-01-31T12:00:00Z) or a span (30m, 2h, 3d, 1w)")]
+    Invalid(String),
+    #[error("'{0}' is too large")]
+    TooLarge(String),
 }
 
 /// `3h ago`, `just now`, `5d ago`; older than four weeks, the date.

@@ -51,7 +51,7 @@ fn unanswered(e: anyhow::Error) -> anyhow::Error {
     if e.is::<UsageError>() {
         e
     } else {
-        Unanswered(format!("{e:#}")).into()
+        Unanswered(e).into()
     }
 }
 
@@ -126,11 +126,11 @@ fn drive<M: Matcher>(
         return Err(e.into());
     }
     Ok(if trouble {
-        Outcome::Trouble
+        Outcome::Unsure
     } else if matched {
         Outcome::Done
     } else {
-        Outcome::Partial
+        Outcome::NoMatch
     })
 }
 

@@ -44,7 +44,7 @@ pub(super) fn run(
             // shared message suggests ISO dates, which --idle-exit does not take.
             let known_unit = s.trim().ends_with(['s', 'm', 'h', 'd', 'w']);
             match parse_span(s) {
-                Some(Err(e)) if known_unit => Err(e),
+                Some(Err(e)) if known_unit => Err(e.to_string()),
                 Some(Ok(ms)) => Ok(ms),
                 Some(Err(_)) | None => Err(bad()),
             }

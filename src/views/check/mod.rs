@@ -88,7 +88,7 @@ pub struct Assertion {
 }
 
 /// Something wrong with a file's structure, at `line` (`None`: the file as a whole).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Finding {
     pub line: Option<u64>,
     pub message: String,
@@ -105,17 +105,22 @@ pub struct LastMessage {
 }
 
 /// The figures of one session that `check` reports.
-#[derive(Debug, Clone, PartialEq)]
+/// Written as `check --json`'s `figures` (docs/json.md), in this order: a field added here is
+/// written there unless skipped.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Figures {
     pub cost: f64,
     /// Tokens of usage records whose recorded cost is 0 (no price): `cost` leaves them out.
     pub unpriced_tokens: f64,
+    #[serde(rename = "totalTokens")]
     pub tokens: f64,
     /// Some usage record holds a cost below 0: `cost` is no bound on what was spent.
     pub negative_cost: bool,
     /// Some usage record holds a token count below 0: `tokens` is no bound either.
     pub negative_tokens: bool,
     /// Assistant messages (pi's `/session` count).
+    #[serde(rename = "assistantMessages")]
     pub turns: u64,
     pub user_messages: u64,
     pub tool_calls: u64,
@@ -126,11 +131,14 @@ pub struct Figures {
     pub malformed_lines: u64,
     pub entries: usize,
     /// The last message on the active branch, when the index was read.
+    #[serde(skip)]
     pub last: Option<LastMessage>,
     /// The final assistant message on the active branch, when the index was read.
+    #[serde(skip)]
     pub final_assistant: Option<LastMessage>,
     /// Tools whose results reported an error, with how many, most first (whole file, as
     /// `tool_errors`), for a report ([`Spec::report`]).
+    #[serde(skip)]
     pub tools_with_errors: Vec<(String, u64)>,
 }
 

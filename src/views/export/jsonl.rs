@@ -11,9 +11,12 @@
 
 use std::io::Write;
 
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use super::Redact;
+use pisess_format::json::js_key_order;
+use pisess_format::surrogates;
 use pisess_store::session::Session;
 
 /// The header pi writes for an export.
@@ -23,6 +26,16 @@ pub struct Header<'a> {
     pub timestamp: &'a str,
     /// The header's cwd resolved (`resolvePath`), else the process's cwd.
     pub cwd: &'a str,
+}
+
+/// The first line: `{type, version, id, timestamp, cwd}`.
+#[derive(Serialize)]
+struct HeaderLine<'a> {
+    r#type: &'static str,
+    version: u8,
+    id: &'a str,
+    timestamp: &'a str,
+    cwd: &'a str,
 }
 
 /// Fields that hold the tree and the entry's kind: each is redacted on its own, as a name
@@ -38,13 +51,17 @@ pub fn write(
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let mut line = Vec::with_capacity(256);
-    line.extend_from_slice(b"{\"type\":\"session\",\"version\":3,\"id\":");
-    write_string(&mut line, &redact.text(header.id));
-    line.extend_from_slice(b",\"timestamp\":");
-    write_string(&mut line, header.timestamp);
-    line.extend_from_slice(b",\"cwd\":");
-    write_string(&mut line, &redact.text(header.cwd));
-    line.extend_from_slice(b"}\n");
+    surrogates::write(
+        &mut line,
+        &HeaderLine {
+            r#type: "session",
+            version: 3,
+            id: &redact.text(header.id),
+            timestamp: header.timestamp,
+            cwd: &redact.text(header.cwd),
+        },
+    )?;
+    line.push(b'\n');
     out.write_all(&line)?;
     // `{ ...entry, parentId }`: the previous entry's id (`undefined` drops the key).
     let mut previous_id = Some(Value::Null);
@@ -63,7 +80,14 @@ pub fn write(
         }
         previous_id = id;
         line.clear();
-        write_value(&mut line, &redacted(&entry, redact));
+        // In JavaScript's key order once redacted, as a redacted key may no longer be an index.
+        let redacted = match redacted(&entry, redact) {
+            std::borrow::Cow::Owned(v) => Some(v),
+            std::borrow::Cow::Borrowed(_) => None,
+        };
+        let mut entry = redacted.unwrap_or(entry);
+        js_key_order(&mut entry);
+        surrogates::write(&mut line, &entry)?;
         line.push(b'\n');
         out.write_all(&line)?;
     }
@@ -96,69 +120,17 @@ fn redacted<'e>(entry: &'e Value, redact: &dyn Redact) -> std::borrow::Cow<'e, V
     std::borrow::Cow::Owned(Value::Object(obj))
 }
 
-/// `JSON.stringify(value)`.
-pub(crate) fn write_value(out: &mut Vec<u8>, value: &Value) {
-    match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        // The one JSON writer's numbers: JavaScript's `Number.prototype.toString`.
-        Value::Number(n) => {
-            let _ = pisess_format::surrogates::write(&mut *out, n);
-        }
-        Value::String(s) => write_string(out, s),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (k, x) in items.iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                write_value(out, x);
-            }
-            out.push(b']');
-        }
-        Value::Object(map) => {
-            out.push(b'{');
-            for (k, (key, x)) in js_order(map).into_iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                write_string(out, key);
-                out.push(b':');
-                write_value(out, x);
-            }
-            out.push(b'}');
-        }
-    }
-}
-
-/// A string as `JSON.stringify` escapes it (lone surrogates as `\udxxx`).
-fn write_string(out: &mut Vec<u8>, s: &str) {
-    // Writing a string to a Vec cannot fail.
-    let _ = pisess_format::surrogates::write(&mut *out, s);
-}
-
-/// An object's keys in JavaScript's property order: array-index keys (`"0"` to
-/// `"4294967294"`, canonical) first in ascending order, then the others as inserted.
-fn js_order(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
-    let index = |k: &str| -> Option<u32> {
-        let canonical = k == "0" || (!k.starts_with('0') && !k.is_empty());
-        if !canonical || !k.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        k.parse::<u32>().ok().filter(|&n| n != u32::MAX)
-    };
-    let mut pairs: Vec<(&String, &Value)> = map.iter().collect();
-    if pairs.iter().any(|(k, _)| index(k).is_some()) {
-        // Stable: the other keys keep their order.
-        pairs.sort_by_key(|(k, _)| index(k).map_or((1, 0), |n| (0, n)));
-    }
-    pairs
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `JSON.stringify(value)`, as [`write`] writes an entry.
+    fn write_value(out: &mut Vec<u8>, value: &Value) {
+        let mut value = value.clone();
+        js_key_order(&mut value);
+        surrogates::write(out, &value).unwrap();
+    }
 
     #[test]
     fn numbers_print_as_javascript_prints_them() {

@@ -155,12 +155,22 @@ pub(crate) fn open_cache_file(path: &Path) -> std::io::Result<File> {
     Ok(file)
 }
 
+/// What makes a cache file or folder not ours alone (said of it: "cache folder is owned…").
+#[derive(Debug, thiserror::Error)]
+#[cfg_attr(not(unix), allow(dead_code))]
+enum NotOurs {
+    #[error("is owned by uid {uid}, not you (uid {me})")]
+    Owner { uid: u32, me: u32 },
+    #[error("is writable by {by} (mode {mode:04o})")]
+    Writable { by: &'static str, mode: u32 },
+}
+
 /// Whether a file or folder of owner `uid` and `mode` is ours alone: `Err` says what is wrong.
 #[cfg(unix)]
-fn owner_and_mode(uid: u32, mode: u32) -> Result<(), String> {
+fn owner_and_mode(uid: u32, mode: u32) -> Result<(), NotOurs> {
     let me = rustix::process::geteuid().as_raw();
     if uid != me {
-        return Err(format!("is owned by uid {uid}, not you (uid {me})"));
+        return Err(NotOurs::Owner { uid, me });
     }
     let by = match (mode & 0o020 != 0, mode & 0o002 != 0) {
         (false, false) => return Ok(()),
@@ -168,13 +178,16 @@ fn owner_and_mode(uid: u32, mode: u32) -> Result<(), String> {
         (false, true) => "others",
         (true, true) => "group and others",
     };
-    Err(format!("is writable by {by} (mode {:04o})", mode & 0o7777))
+    Err(NotOurs::Writable {
+        by,
+        mode: mode & 0o7777,
+    })
 }
 
 /// A folder's owner and mode checked ([`owner_and_mode`]), following a symbolic link to it
 /// (a link of ours to a folder of ours is fine: what is checked is the folder reached):
 /// `None` when there is no folder there yet.
-fn folder_owner_and_mode(folder: &Path) -> std::io::Result<Option<Result<(), String>>> {
+fn folder_owner_and_mode(folder: &Path) -> std::io::Result<Option<Result<(), NotOurs>>> {
     let meta = match fs::metadata(folder) {
         Ok(meta) => meta,
         // Nothing to read; where it cannot be made either, the write says so.

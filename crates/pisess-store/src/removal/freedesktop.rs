@@ -21,6 +21,23 @@ use rustix::io::Errno;
 
 use super::TrashHome;
 
+/// Why the trash would not take a file.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum TrashError {
+    #[error("{}: {error}", path.display())]
+    At { path: PathBuf, error: io::Error },
+    #[error("no home trash: neither XDG_DATA_HOME nor HOME is set")]
+    NoHome,
+    #[error("{}: no free name", .0.display())]
+    NoFreeName(PathBuf),
+    #[error("{} is on another filesystem, and {} cannot be used: {error}", home.display(), mine.display())]
+    Elsewhere {
+        home: PathBuf,
+        mine: PathBuf,
+        error: io::Error,
+    },
+}
+
 /// Moves `name` from the folder `from` into the trash, recording `original` as where it was.
 /// `dev` is the device the file is on.
 pub(super) fn put(
@@ -29,7 +46,7 @@ pub(super) fn put(
     name: &OsStr,
     original: &Path,
     dev: u64,
-) -> Result<(), String> {
+) -> Result<(), TrashError> {
     let trash = trash_for(home, original, dev)?;
     let files = trash.join("files");
     let info = trash.join("info");
@@ -38,14 +55,20 @@ pub(super) fn put(
             .recursive(true)
             .mode(0o700)
             .create(dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?;
+            .map_err(|e| TrashError::At {
+                path: dir.clone(),
+                error: e,
+            })?;
     }
     let files_fd = rfs::open(
         &files,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Perm::empty(),
     )
-    .map_err(|e| format!("{}: {}", files.display(), io::Error::from(e)))?;
+    .map_err(|e| TrashError::At {
+        path: files.clone(),
+        error: e.into(),
+    })?;
     let record = trash_info(original);
     for n in 1..=10_000u32 {
         let mut in_trash = name.to_owned();
@@ -64,14 +87,22 @@ pub(super) fn put(
         {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("{}: {e}", info_path.display())),
+            Err(e) => {
+                return Err(TrashError::At {
+                    path: info_path,
+                    error: e,
+                })
+            }
         };
         if let Err(e) = file
             .write_all(record.as_bytes())
             .and_then(|()| file.sync_all())
         {
             let _ = fs::remove_file(&info_path);
-            return Err(format!("{}: {e}", info_path.display()));
+            return Err(TrashError::At {
+                path: info_path,
+                error: e,
+            });
         }
         match rfs::renameat_with(from, name, &files_fd, &in_trash, RenameFlags::NOREPLACE) {
             Ok(()) => return Ok(()),
@@ -80,11 +111,14 @@ pub(super) fn put(
             }
             Err(e) => {
                 let _ = fs::remove_file(&info_path);
-                return Err(format!("{}: {}", files.display(), io::Error::from(e)));
+                return Err(TrashError::At {
+                    path: files,
+                    error: e.into(),
+                });
             }
         }
     }
-    Err(format!("{}: no free name", files.display()))
+    Err(TrashError::NoFreeName(files))
 }
 
 /// The `.trashinfo` text: the original path, percent-encoded, and the local time.
@@ -125,9 +159,8 @@ fn device_of(path: &Path) -> Option<u64> {
 }
 
 /// The trash for a file on device `dev` (see the module's comment).
-fn trash_for(home: &TrashHome, original: &Path, dev: u64) -> Result<PathBuf, String> {
-    let home_trash =
-        home_trash(home).ok_or("no home trash: neither XDG_DATA_HOME nor HOME is set")?;
+fn trash_for(home: &TrashHome, original: &Path, dev: u64) -> Result<PathBuf, TrashError> {
+    let home_trash = home_trash(home).ok_or(TrashError::NoHome)?;
     if device_of(&home_trash) == Some(dev) {
         return Ok(home_trash);
     }
@@ -143,12 +176,10 @@ fn trash_for(home: &TrashHome, original: &Path, dev: u64) -> Result<PathBuf, Str
         }
     }
     let mine = topdir.join(format!(".Trash-{uid}"));
-    ensure_private_dir(&mine).map_err(|e| {
-        format!(
-            "{} is on another filesystem, and {} cannot be used: {e}",
-            home_trash.display(),
-            mine.display()
-        )
+    ensure_private_dir(&mine).map_err(|error| TrashError::Elsewhere {
+        home: home_trash,
+        mine: mine.clone(),
+        error,
     })?;
     Ok(mine)
 }

@@ -41,7 +41,7 @@ pub struct Checked<'a> {
     pub id: &'a str,
     /// What else the file must still be (empty, older than, named): judged on the file itself
     /// once it is taken and its identity checked, so nothing but its own bytes decides.
-    pub judge: Option<&'a dyn Fn(std::fs::File) -> Result<(), String>>,
+    pub judge: Option<&'a dyn Fn(std::fs::File) -> Result<(), NotRemoved>>,
 }
 
 /// The trash `rm` moves files to: on Linux the freedesktop trash, found from these variables
@@ -62,7 +62,7 @@ impl TrashHome {
 }
 
 /// Removes the file `checked` describes, or says why it left it alone.
-pub fn remove(checked: Checked, mode: Mode, trash: &TrashHome) -> Result<(), String> {
+pub fn remove(checked: Checked, mode: Mode, trash: &TrashHome) -> Result<(), NotRemoved> {
     #[cfg(target_os = "linux")]
     {
         linux::remove(checked, mode, trash)
@@ -74,7 +74,64 @@ pub fn remove(checked: Checked, mode: Mode, trash: &TrashHome) -> Result<(), Str
     }
 }
 
-pub fn cannot_read(e: &io::Error) -> String {
+/// Why a session file is left alone, in the words `rm` prints after its path.
+#[derive(Debug, thiserror::Error)]
+pub enum NotRemoved {
+    /// A fact about the file or its folder that rules the removal out.
+    #[error("{0}")]
+    Is(&'static str),
+    /// A step the system refused: which, and its error.
+    #[error("{0}: {1}")]
+    Step(&'static str, io::Error),
+    /// The system's error alone.
+    #[error("{0}")]
+    Os(io::Error),
+    /// It could not be read (`no such file` when it is gone).
+    #[error("{}", cannot_read(.0))]
+    Unreadable(io::Error),
+    /// Its bytes are not a pi session (or changed while they were read).
+    #[error("{}", not_a_session(.0))]
+    NotASession(ScanError),
+    /// It holds another session than the one checked.
+    #[error("it no longer holds session {expected}{}; left alone", found.as_ref().map_or(String::new(), |f| format!(" (it holds {f})")))]
+    OtherSession {
+        expected: String,
+        found: Option<String>,
+    },
+    /// No such session: the selection's error (`SelectError`, above this floor).
+    #[error(transparent)]
+    Unselected(Box<dyn std::error::Error + Send + Sync>),
+    /// Chosen by a name or an id prefix it no longer has.
+    #[error("it is no longer session '{0}' (neither its id nor its name is that)")]
+    NotNamed(String),
+    /// Chosen by `--empty`: what it holds that a person would miss.
+    #[error("it is not empty (it holds {0})")]
+    NotEmpty(String),
+    /// Found by a listing outside the sessions root (a symlinked folder).
+    #[error("it is outside the sessions root {} (name it by its path to remove it anyway)", .0.display())]
+    OutsideRoot(std::path::PathBuf),
+    /// The reason, after which the file was put back as it was.
+    #[error("{0}; left alone")]
+    LeftAlone(Box<NotRemoved>),
+    /// The trash would not take it.
+    #[error("cannot move it to the trash ({0}); it was left in place (--permanent deletes without the trash)")]
+    Trash(String),
+    /// Taken aside, then neither removed nor put back: where it is now.
+    #[error("{reason}; it could not be put back ({error}): {kept}")]
+    NotPutBack {
+        reason: Box<NotRemoved>,
+        error: io::Error,
+        kept: String,
+    },
+}
+
+impl NotRemoved {
+    pub fn left_alone(self) -> NotRemoved {
+        NotRemoved::LeftAlone(Box::new(self))
+    }
+}
+
+fn cannot_read(e: &io::Error) -> String {
     if e.kind() == io::ErrorKind::NotFound {
         "no such file".into()
     } else {
@@ -82,7 +139,7 @@ pub fn cannot_read(e: &io::Error) -> String {
     }
 }
 
-pub fn not_a_session(e: &ScanError) -> String {
+fn not_a_session(e: &ScanError) -> String {
     match e {
         ScanError::Io(e) => cannot_read(e),
         ScanError::NotASession { line, reason, .. } => {
@@ -109,7 +166,7 @@ mod linux {
     use rustix::fs::{self as rfs, AtFlags, FileType, Mode as Perm, OFlags, RenameFlags};
     use rustix::io::Errno;
 
-    use super::{freedesktop, not_a_session, Checked, Mode, TrashHome};
+    use super::{freedesktop, Checked, Mode, NotRemoved, TrashHome};
     use pisess_format::scan::read_header_of;
     use pisess_format::util::file::FileId;
 
@@ -117,9 +174,13 @@ mod linux {
         e.into()
     }
 
-    pub(super) fn remove(checked: Checked, mode: Mode, trash: &TrashHome) -> Result<(), String> {
+    pub(super) fn remove(
+        checked: Checked,
+        mode: Mode,
+        trash: &TrashHome,
+    ) -> Result<(), NotRemoved> {
         let (Some(folder), Some(name)) = (checked.path.parent(), checked.path.file_name()) else {
-            return Err("it has no folder and file name".into());
+            return Err(NotRemoved::Is("it has no folder and file name"));
         };
         let folder = if folder.as_os_str().is_empty() {
             Path::new(".")
@@ -131,14 +192,16 @@ mod linux {
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Perm::empty(),
         )
-        .map_err(|e| format!("cannot open its folder: {}", words(e)))?;
+        .map_err(|e| NotRemoved::Step("cannot open its folder", words(e)))?;
         let dir_stat =
-            rfs::fstat(&dir).map_err(|e| format!("cannot read its folder: {}", words(e)))?;
+            rfs::fstat(&dir).map_err(|e| NotRemoved::Step("cannot read its folder", words(e)))?;
         if !checked
             .folder
             .is_some_and(|f| f.same(FileId::of_stat(&dir_stat)))
         {
-            return Err("its folder was replaced since it was checked; left alone".into());
+            return Err(NotRemoved::Is(
+                "its folder was replaced since it was checked; left alone",
+            ));
         }
         let stage = Stage::make(&dir)?;
         let result = stage.take_and_remove(&dir, name, checked, mode, trash);
@@ -153,7 +216,7 @@ mod linux {
     }
 
     impl Stage {
-        fn make(dir: &OwnedFd) -> Result<Stage, String> {
+        fn make(dir: &OwnedFd) -> Result<Stage, NotRemoved> {
             static COUNT: AtomicU32 = AtomicU32::new(0);
             let pid = rustix::process::getpid().as_raw_nonzero();
             for _ in 0..100 {
@@ -163,9 +226,9 @@ mod linux {
                     Ok(()) => {}
                     Err(Errno::EXIST) => continue,
                     Err(e) => {
-                        return Err(format!(
-                            "cannot make a private folder beside it: {}",
-                            words(e)
+                        return Err(NotRemoved::Step(
+                            "cannot make a private folder beside it",
+                            words(e),
                         ))
                     }
                 }
@@ -175,15 +238,19 @@ mod linux {
                     OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                     Perm::empty(),
                 )
-                .map_err(|e| format!("cannot open the private folder: {}", words(e)))?;
-                let st = rfs::fstat(&fd).map_err(|e| format!("{}", words(e)))?;
+                .map_err(|e| NotRemoved::Step("cannot open the private folder", words(e)))?;
+                let st = rfs::fstat(&fd).map_err(|e| NotRemoved::Os(words(e)))?;
                 // What we opened must be the folder we made, not one put in its place.
                 if st.st_uid != rustix::process::geteuid().as_raw() || st.st_mode & 0o077 != 0 {
-                    return Err("the private folder beside it was tampered with; left alone".into());
+                    return Err(NotRemoved::Is(
+                        "the private folder beside it was tampered with; left alone",
+                    ));
                 }
                 return Ok(Stage { name, fd });
             }
-            Err("cannot make a private folder beside it (too many taken names)".into())
+            Err(NotRemoved::Is(
+                "cannot make a private folder beside it (too many taken names)",
+            ))
         }
 
         /// Takes whatever is at `name` into the stage, checks it, removes it or puts it back.
@@ -194,11 +261,11 @@ mod linux {
             checked: Checked,
             mode: Mode,
             trash: &TrashHome,
-        ) -> Result<(), String> {
+        ) -> Result<(), NotRemoved> {
             rfs::renameat_with(dir, name, &self.fd, name, RenameFlags::NOREPLACE).map_err(|e| {
                 match e {
-                    Errno::NOENT => "no such file (it went since it was checked)".to_owned(),
-                    e => format!("cannot move it aside to remove it: {}", words(e)),
+                    Errno::NOENT => NotRemoved::Is("no such file (it went since it was checked)"),
+                    e => NotRemoved::Step("cannot move it aside to remove it", words(e)),
                 }
             })?;
             if let Err(reason) = self.verify(name, checked) {
@@ -206,36 +273,33 @@ mod linux {
             }
             let done = match mode {
                 Mode::Permanent => rfs::unlinkat(&self.fd, name, AtFlags::empty())
-                    .map_err(|e| format!("cannot delete it: {}", words(e))),
+                    .map_err(|e| NotRemoved::Step("cannot delete it", words(e))),
                 Mode::Trash => {
                     let dev = checked.file.device();
-                    freedesktop::put(trash, self.fd.as_fd(), name, checked.path, dev).map_err(|e| {
-                        format!(
-                            "cannot move it to the trash ({e}); it was left in place (--permanent deletes without the trash)"
-                        )
-                    })
+                    freedesktop::put(trash, self.fd.as_fd(), name, checked.path, dev)
+                        .map_err(|e| NotRemoved::Trash(e.to_string()))
                 }
             };
             done.map_err(|reason| self.put_back(dir, name, checked.path, reason))
         }
 
         /// Whether the staged file is the one that was checked.
-        fn verify(&self, name: &OsStr, checked: Checked) -> Result<(), String> {
+        fn verify(&self, name: &OsStr, checked: Checked) -> Result<(), NotRemoved> {
             let st = rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW)
-                .map_err(|e| format!("cannot read it: {}", words(e)))?;
+                .map_err(|e| NotRemoved::Step("cannot read it", words(e)))?;
             match FileType::from_raw_mode(st.st_mode) {
                 FileType::RegularFile => {}
                 FileType::Symlink => {
-                    return Err(
-                        "it was replaced by a symlink since it was checked; left alone".into(),
-                    )
+                    return Err(NotRemoved::Is(
+                        "it was replaced by a symlink since it was checked; left alone",
+                    ))
                 }
-                _ => return Err("it is no longer a regular file; left alone".into()),
+                _ => return Err(NotRemoved::Is("it is no longer a regular file; left alone")),
             }
             if !FileId::of_stat(&st).same(checked.file) {
-                return Err(
-                    "it was replaced by another file since it was checked; left alone".into(),
-                );
+                return Err(NotRemoved::Is(
+                    "it was replaced by another file since it was checked; left alone",
+                ));
             }
             let fd = rfs::openat(
                 &self.fd,
@@ -243,16 +307,16 @@ mod linux {
                 OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
                 Perm::empty(),
             )
-            .map_err(|e| format!("cannot read it: {}", words(e)))?;
+            .map_err(|e| NotRemoved::Step("cannot read it", words(e)))?;
             let file = File::from(fd);
             let stem = pisess_format::util::file::stem_of(Path::new(name));
-            let header = read_header_of(file, &stem)
-                .map_err(|e| format!("{}; left alone", not_a_session(&e)))?;
+            let header =
+                read_header_of(file, &stem).map_err(|e| NotRemoved::NotASession(e).left_alone())?;
             if header.id != checked.id {
-                return Err(format!(
-                    "it no longer holds session {} (it holds {}); left alone",
-                    checked.id, header.id
-                ));
+                return Err(NotRemoved::OtherSession {
+                    expected: checked.id.to_owned(),
+                    found: Some(header.id),
+                });
             }
             let Some(judge) = checked.judge else {
                 return Ok(());
@@ -264,19 +328,25 @@ mod linux {
                 OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
                 Perm::empty(),
             )
-            .map_err(|e| format!("cannot read it: {}", words(e)))?;
-            let st = rfs::fstat(&fd).map_err(|e| format!("cannot read it: {}", words(e)))?;
+            .map_err(|e| NotRemoved::Step("cannot read it", words(e)))?;
+            let st = rfs::fstat(&fd).map_err(|e| NotRemoved::Step("cannot read it", words(e)))?;
             if !FileId::of_stat(&st).same(checked.file) {
-                return Err(
-                    "it was replaced by another file since it was checked; left alone".into(),
-                );
+                return Err(NotRemoved::Is(
+                    "it was replaced by another file since it was checked; left alone",
+                ));
             }
-            judge(File::from(fd)).map_err(|reason| format!("{reason}; left alone"))
+            judge(File::from(fd)).map_err(NotRemoved::left_alone)
         }
 
         /// Renames the staged file back to where it was; the reason, and where it is if it could
         /// not go back.
-        fn put_back(&self, dir: &OwnedFd, name: &OsStr, path: &Path, reason: String) -> String {
+        fn put_back(
+            &self,
+            dir: &OwnedFd,
+            name: &OsStr,
+            path: &Path,
+            reason: NotRemoved,
+        ) -> NotRemoved {
             match rfs::renameat_with(&self.fd, name, dir, name, RenameFlags::NOREPLACE) {
                 Ok(()) | Err(Errno::NOENT) => reason,
                 Err(e) => {
@@ -286,11 +356,11 @@ mod linux {
                         self.name.to_string_lossy(),
                         String::from_utf8_lossy(name.as_bytes())
                     ));
-                    format!(
-                        "{reason}; it could not be put back ({}): {}",
-                        words(e),
-                        kept.to_string_lossy()
-                    )
+                    NotRemoved::NotPutBack {
+                        reason: Box::new(reason),
+                        error: words(e),
+                        kept: kept.to_string_lossy().into_owned(),
+                    }
                 }
             }
         }
@@ -308,37 +378,34 @@ mod linux {
 mod by_path {
     use std::fs;
 
-    use super::{cannot_read, not_a_session, Checked, Mode};
+    use super::{Checked, Mode, NotRemoved};
     use pisess_format::scan::read_header;
     use pisess_format::util::file::FileId;
 
-    pub(super) fn remove(checked: Checked, mode: Mode) -> Result<(), String> {
+    pub(super) fn remove(checked: Checked, mode: Mode) -> Result<(), NotRemoved> {
         still_the_same(checked)?;
         let header =
-            read_header(checked.path).map_err(|e| format!("{}; left alone", not_a_session(&e)))?;
+            read_header(checked.path).map_err(|e| NotRemoved::NotASession(e).left_alone())?;
         if header.id != checked.id {
-            return Err(format!(
-                "it no longer holds session {}; left alone",
-                checked.id
-            ));
+            return Err(NotRemoved::OtherSession {
+                expected: checked.id.to_owned(),
+                found: None,
+            });
         }
         if let Some(judge) = checked.judge {
-            let file = fs::File::open(checked.path).map_err(|e| cannot_read(&e))?;
-            judge(file).map_err(|reason| format!("{reason}; left alone"))?;
+            let file = fs::File::open(checked.path).map_err(NotRemoved::Unreadable)?;
+            judge(file).map_err(NotRemoved::left_alone)?;
         }
         // Again, as close to the removal as it gets: reading the header took time.
         still_the_same(checked)?;
         match mode {
             // unlink never follows a symlink, and the trash moves the path itself.
             Mode::Permanent => {
-                fs::remove_file(checked.path).map_err(|e| format!("cannot delete it: {e}"))
+                fs::remove_file(checked.path).map_err(|e| NotRemoved::Step("cannot delete it", e))
             }
-            Mode::Trash => trash::delete(checked.path).map_err(|e| {
-                format!(
-                    "cannot move it to the trash ({}); it was left in place (--permanent deletes without the trash)",
-                    trash_error(&e)
-                )
-            }),
+            Mode::Trash => {
+                trash::delete(checked.path).map_err(|e| NotRemoved::Trash(trash_error(&e)))
+            }
         }
     }
 
@@ -356,16 +423,20 @@ mod by_path {
         }
     }
 
-    fn still_the_same(checked: Checked) -> Result<(), String> {
-        let meta = fs::symlink_metadata(checked.path).map_err(|e| cannot_read(&e))?;
+    fn still_the_same(checked: Checked) -> Result<(), NotRemoved> {
+        let meta = fs::symlink_metadata(checked.path).map_err(NotRemoved::Unreadable)?;
         if meta.file_type().is_symlink() {
-            return Err("it was replaced by a symlink since it was checked; left alone".into());
+            return Err(NotRemoved::Is(
+                "it was replaced by a symlink since it was checked; left alone",
+            ));
         }
         if !meta.is_file() {
-            return Err("it is no longer a regular file; left alone".into());
+            return Err(NotRemoved::Is("it is no longer a regular file; left alone"));
         }
         if FileId::of(&meta) != checked.file {
-            return Err("it was replaced by another file since it was checked; left alone".into());
+            return Err(NotRemoved::Is(
+                "it was replaced by another file since it was checked; left alone",
+            ));
         }
         Ok(())
     }
