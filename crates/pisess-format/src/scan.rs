@@ -113,16 +113,16 @@ pub struct ScanReport<H = Header> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Tail {
     /// The number of the last line read.
-    pub lines: u64,
+    pub(crate) lines: u64,
     /// The offset just past it.
     pub end: u64,
     /// The last line had no `\n`: what is appended would continue it, so no scan goes on
     /// from here.
-    pub open: bool,
+    pub(crate) open: bool,
     /// The v1 migration's last id: the next entry's parent.
     pub prev_v1_id: Option<String>,
     /// Lines had to be left unread (broken off early): the end is not the file's.
-    pub stopped: bool,
+    pub(crate) stopped: bool,
 }
 
 impl<H> ScanReport<H> {
@@ -168,7 +168,7 @@ impl<H> ScanReport<H> {
 pub const MAX_WARNINGS: usize = 100;
 
 /// The warning that stands for the malformed lines past the first [`MAX_WARNINGS`].
-pub fn omitted_warning(omitted: u64) -> Warning {
+pub(crate) fn omitted_warning(omitted: u64) -> Warning {
     Warning {
         line: None,
         message: format!(
@@ -331,11 +331,11 @@ fn no_header(unread: Option<(u64, String)>) -> ScanError {
 /// A callback for the lines a scan hands out as no entry: the header, malformed lines (a
 /// byte-order mark, trailing bytes, not JSON...), a second header, a torn last line. Each with
 /// its number and its bytes (without the terminator; a cut line's first bytes only).
-pub type OtherLine<'f> = &'f mut dyn FnMut(u64, &[u8]);
+pub(crate) type OtherLine<'f> = &'f mut dyn FnMut(u64, &[u8]);
 
 /// Where the lines [`OtherLine`] has only the first bytes of go whole, piece by piece: the
 /// line's number, each piece, then `true` at its end.
-pub type Spill<'f> = &'f mut dyn FnMut(u64, &[u8], bool);
+pub(crate) type Spill<'f> = &'f mut dyn FnMut(u64, &[u8], bool);
 
 /// Where the bytes of one [`Pass`] come from. The pass, not its caller, decides how they are
 /// read: a regular file whole from its start (on a second thread when it is big, if the pass's
@@ -438,7 +438,7 @@ impl<'p> Pass<'p> {
     }
 
     /// Stops at the header (pi's `readSessionHeader`, for lookups by id): no entry is read.
-    pub fn header_only(self) -> Pass<'p> {
+    pub(crate) fn header_only(self) -> Pass<'p> {
         Pass {
             header_only: true,
             ..self

@@ -530,15 +530,15 @@ pub(crate) mod simd {
     #[derive(Debug, Default, PartialEq, Eq)]
     pub(crate) struct Counts {
         /// Bytes that start a character: all but UTF-8 continuation bytes.
-        pub starts: usize,
+        pub(crate) starts: usize,
         /// Escapes (each makes one character of two bytes, or of six for `\u`).
-        pub escapes: usize,
+        pub(crate) escapes: usize,
         /// `\n` escapes.
-        pub newlines: usize,
+        pub(crate) newlines: usize,
         /// Whether a `\u` escape or a byte F4 occurs (a stand-in's range): counted elsewhere.
-        pub unusual: bool,
+        pub(crate) unusual: bool,
         /// Every byte is ASCII.
-        pub ascii: bool,
+        pub(crate) ascii: bool,
     }
 
     /// [`Counts`] of `b`, the insides of a string from where a character starts: with AVX2

@@ -256,7 +256,7 @@ impl Classes {
 
 /// What [`IndexOptions::observe`] calls with each entry it indexes: its position in
 /// `entries`, and its line.
-pub type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
+pub(crate) type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
 
 /// How a session is indexed ([`Session::open`], [`Session::read`]); the default skims
 /// plainly and shows the entries to no one.

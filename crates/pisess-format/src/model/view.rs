@@ -40,11 +40,11 @@ pub struct MessageView<'a> {
     pub is_error: LooseTrue,
     /// Its stored bytes when the skim read the message, for [`MessageView::said`].
     #[serde(rename = "stopReason", default, borrow)]
-    pub stop_reason: Skipped<'a>,
+    pub(crate) stop_reason: Skipped<'a>,
     /// Whether the skim read the message: then the spans above are set wherever their keys
     /// are (serde_json's fallback sets none).
     #[serde(skip)]
-    pub skimmed: bool,
+    pub(crate) skimmed: bool,
 }
 
 /// What the skim of a line notes besides the view's fields: nothing now that every view is
@@ -60,11 +60,11 @@ pub enum Skimming {
 #[derive(Debug, Default, Deserialize)]
 pub struct LineView<'a> {
     #[serde(rename = "type", default, borrow)]
-    pub kind: LooseStr<'a>,
+    pub(crate) kind: LooseStr<'a>,
     #[serde(default, borrow)]
-    pub id: LooseStr<'a>,
+    pub(crate) id: LooseStr<'a>,
     #[serde(rename = "parentId", default, borrow)]
-    pub parent_id: LooseStr<'a>,
+    pub(crate) parent_id: LooseStr<'a>,
     #[serde(default, borrow)]
     pub timestamp: LooseStr<'a>,
     #[serde(default, borrow)]
@@ -378,7 +378,7 @@ fn stop_span_is_unusual(span: &[u8]) -> Option<bool> {
 }
 
 /// The keys of a call's arguments a reader reads, by the tool's name (`None`: all of them).
-pub type ArgumentKeys = fn(&str) -> Option<&'static [&'static [u8]]>;
+pub(crate) type ArgumentKeys = fn(&str) -> Option<&'static [&'static [u8]]>;
 
 /// What [`decode_kept`] keeps of an entry line: of the line, its `message` and
 /// `message.content`'s blocks, the keys a reader names.
@@ -527,7 +527,7 @@ pub fn blocks_with(
 /// The text of a message's content as pi's listing extracts it: a string as is, else the
 /// `text` blocks joined with a space. `None` when the content is neither (pi drops such
 /// sessions from its listing; pisess lists them and treats the text as empty).
-pub fn content_text(raw: Option<&RawValue>) -> Option<String> {
+pub(crate) fn content_text(raw: Option<&RawValue>) -> Option<String> {
     // The one decoder: a text with a lone surrogate is text (serde_json alone refuses it).
     let content = crate::json::decode(raw?.get().as_bytes()).ok()?;
     match Content::of(Some(&content)) {
