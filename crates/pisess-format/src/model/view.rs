@@ -47,15 +47,6 @@ pub struct MessageView<'a> {
     pub(crate) skimmed: bool,
 }
 
-/// What the skim of a line notes besides the view's fields: nothing now that every view is
-/// a derive read on demand (`tree`'s filter reads [`said`] of the line itself). Kept for the
-/// read pass's signatures, which its own renovation replaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Skimming {
-    #[default]
-    Plain,
-}
-
 /// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
 #[derive(Debug, Default, Deserialize)]
 pub struct LineView<'a> {
@@ -91,8 +82,7 @@ impl<'a> LineView<'a> {
     /// memory speed.
     ///
     /// [`Deserializer`]: crate::de::Deserializer
-    pub fn skim(bytes: &'a [u8], how: Skimming) -> Option<LineView<'a>> {
-        let _ = how;
+    pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
         let mut view: LineView = crate::de::from_slice(bytes).ok()?;
         if let Some(message) = view.message.0.as_mut() {
             message.skimmed = true;
@@ -871,7 +861,7 @@ mod tests {
     /// The skim is a shortcut, never a second opinion: what it vouches for, serde_json reads
     /// the same way.
     fn assert_skim_agrees(line: &[u8]) -> bool {
-        let Some(mut skimmed) = LineView::skim(line, Skimming::Plain) else {
+        let Some(mut skimmed) = LineView::skim(line) else {
             return false;
         };
         // The spans are the skim's own extras, and must be the stored texts of their values.
@@ -938,7 +928,7 @@ mod tests {
         ];
         for line in leave {
             assert!(
-                LineView::skim(line, Skimming::Plain).is_none(),
+                LineView::skim(line).is_none(),
                 "{}",
                 String::from_utf8_lossy(line)
             );
