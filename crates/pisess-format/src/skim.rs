@@ -597,6 +597,7 @@ pub(crate) mod simd {
     }
 
     /// Bit `i` of each is byte `at + i` of a 64-byte block.
+    #[derive(Default)]
     struct CountMasks {
         backslash: u64,
         continuation: u64,
@@ -609,14 +610,7 @@ pub(crate) mod simd {
     #[inline(always)]
     fn count_masks(bytes: &[u8], at: usize) -> CountMasks {
         assert!(at + 64 <= bytes.len());
-        let mut m = CountMasks {
-            backslash: 0,
-            continuation: 0,
-            n: 0,
-            u: 0,
-            f4: 0,
-            high: 0,
-        };
+        let mut m = CountMasks::default();
         // SAFETY: SSE2 is always present on x86_64, and the four 16-byte loads lie inside
         // `bytes` (asserted above); `loadu` has no alignment requirement.
         unsafe {
@@ -643,14 +637,7 @@ pub(crate) mod simd {
     #[inline]
     unsafe fn count_masks_avx2(bytes: &[u8], at: usize) -> CountMasks {
         assert!(at + 64 <= bytes.len());
-        let mut m = CountMasks {
-            backslash: 0,
-            continuation: 0,
-            n: 0,
-            u: 0,
-            f4: 0,
-            high: 0,
-        };
+        let mut m = CountMasks::default();
         // SAFETY: the caller runs on AVX2, and the two 32-byte loads lie inside `bytes`
         // (asserted above); `loadu` has no alignment requirement.
         unsafe {
