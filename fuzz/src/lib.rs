@@ -164,7 +164,7 @@ fn check_index(data: &[u8]) -> Option<Session> {
 /// The scan's shortcut (`LineView::skim`) only takes lines serde_json reads the same way.
 pub fn check_skim(data: &[u8]) {
     for line in data.split(|&b| b == b'\n') {
-        if let Some(skimmed) = pisess_format::model::LineView::skim(line, Default::default()) {
+        if let Some(skimmed) = pisess_format::model::LineView::skim(line) {
             let decoded: pisess_format::model::LineView = serde_json::from_slice(line)
                 .unwrap_or_else(|e| panic!("skimmed a line serde_json refuses: {e}"));
             assert_eq!(format!("{skimmed:?}"), format!("{decoded:?}"));

@@ -28,7 +28,7 @@ use crate::views::text::{pi_tool_call, pi_tool_call_keys};
 use crate::views::tree::{layout, shown, visible, Facts, Row, Tree, TreeFilter, Visible};
 use pisess_format::model::EntryLine;
 use pisess_format::model::{
-    decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView, Skimming,
+    decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView,
 };
 use pisess_format::surrogates;
 use pisess_store::select::select;
@@ -44,14 +44,16 @@ pub fn run(
     let home = env.inputs.home.to_string_lossy();
     let mut seen = Seen::default();
     let mut observe = |at, e: &EntryLine<'_>| seen.observe(at, e, &home);
-    let (arg, how) = (args.session.as_deref(), Skimming::Plain);
     let session = open_session(
-        &select(arg, &env.location, env.pi_session_file.as_deref())?,
+        &select(
+            args.session.as_deref(),
+            &env.location,
+            env.pi_session_file.as_deref(),
+        )?,
         env,
         diag,
         stdin,
         IndexOptions {
-            how,
             observe: Some(&mut observe),
         },
     )?;
@@ -388,7 +390,7 @@ impl View<'_> {
             && s.role(i) == Some("toolResult")
         {
             let line = s.line_without_content(i)?;
-            let message = LineView::skim(&line, Skimming::Plain).and_then(|view| view.message.0);
+            let message = LineView::skim(&line).and_then(|view| view.message.0);
             if let Some(m) = message.filter(|m| m.tool_name.get().is_some()) {
                 let mut message = Map::new();
                 message.insert("role".into(), "toolResult".into());
@@ -789,7 +791,7 @@ mod tests {
     /// What the index sees of a message line ([`MessageView::said`], and the one-liners `Seen` makes of
     /// its calls) is what the filter and the rows read of its full decode.
     fn seen_as_decoded(line: &str, full: &Value, home: &str, sure: &mut (usize, usize)) {
-        let view = LineView::skim(line.as_bytes(), Skimming::Plain);
+        let view = LineView::skim(line.as_bytes());
         let said = view.as_ref().and_then(|v| v.message.0.as_ref()?.said());
         sure.1 += usize::from(said.as_ref().is_some_and(|s| !s.calls.is_empty()));
         let Some(said) = said else {

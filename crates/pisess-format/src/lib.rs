@@ -40,12 +40,12 @@
 //! The index of a whole session (random access to its entries, the tree), listings, summaries
 //! and caches are `pisess-store`'s; the command line is `pisess`'s.
 
-pub mod de;
+pub(crate) mod de;
 pub mod escaped;
 pub mod js;
 pub mod json;
 pub mod model;
-pub mod reader;
+pub(crate) mod reader;
 pub mod scan;
 pub mod skim;
 pub mod surrogates;

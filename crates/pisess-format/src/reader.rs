@@ -37,17 +37,17 @@ pub(crate) enum Cut {
 #[derive(Debug)]
 pub(crate) struct RawLine<'a> {
     /// 1-based line number.
-    pub number: u64,
+    pub(crate) number: u64,
     /// Byte offset of the line's first byte in the stream.
-    pub offset: u64,
+    pub(crate) offset: u64,
     /// The line without its `\n` (a `\r` before it is kept: see [`RawLine::content`]).
-    pub bytes: &'a [u8],
+    pub(crate) bytes: &'a [u8],
     /// False for a last line without `\n`: a file pi is still writing.
-    pub terminated: bool,
+    pub(crate) terminated: bool,
     /// A line passed over: `bytes` then holds only its first bytes.
-    pub cut: Option<Cut>,
+    pub(crate) cut: Option<Cut>,
     /// Bytes of a cut line not in `bytes`.
-    pub dropped: u64,
+    pub(crate) dropped: u64,
 }
 
 impl<'a> RawLine<'a> {

@@ -14,7 +14,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::json;
-use crate::model::{self, Dialect, EntryKind, EntryLine, Header, LineView, NotAHeader, Skimming};
+use crate::model::{self, Dialect, EntryKind, EntryLine, Header, LineView, NotAHeader};
 use crate::reader::{Cut, LineReader, RawLine, MAX_LINE};
 pub use crate::util::file::stem_of;
 use crate::util::readahead::{self, ReadAhead, Reading};
@@ -113,16 +113,16 @@ pub struct ScanReport<H = Header> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Tail {
     /// The number of the last line read.
-    pub lines: u64,
+    pub(crate) lines: u64,
     /// The offset just past it.
     pub end: u64,
     /// The last line had no `\n`: what is appended would continue it, so no scan goes on
     /// from here.
-    pub open: bool,
+    pub(crate) open: bool,
     /// The v1 migration's last id: the next entry's parent.
     pub prev_v1_id: Option<String>,
     /// Lines had to be left unread (broken off early): the end is not the file's.
-    pub stopped: bool,
+    pub(crate) stopped: bool,
 }
 
 impl<H> ScanReport<H> {
@@ -168,7 +168,7 @@ impl<H> ScanReport<H> {
 pub const MAX_WARNINGS: usize = 100;
 
 /// The warning that stands for the malformed lines past the first [`MAX_WARNINGS`].
-pub fn omitted_warning(omitted: u64) -> Warning {
+pub(crate) fn omitted_warning(omitted: u64) -> Warning {
     Warning {
         line: None,
         message: format!(
@@ -189,7 +189,7 @@ enum Parsed<'a> {
     Bad(String),
 }
 
-fn parse_line<'a>(line: &RawLine<'a>, how: Skimming) -> Parsed<'a> {
+fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
     let bytes = line.content();
     if let Some(cut) = line.cut {
         return Parsed::Bad(match cut {
@@ -206,7 +206,7 @@ fn parse_line<'a>(line: &RawLine<'a>, how: Skimming) -> Parsed<'a> {
     }
     // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
     // memory speed. serde_json decides the rest, the same way it always did.
-    if let Some(view) = LineView::skim(bytes, how) {
+    if let Some(view) = LineView::skim(bytes) {
         return Parsed::View(view);
     }
     // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
@@ -331,11 +331,11 @@ fn no_header(unread: Option<(u64, String)>) -> ScanError {
 /// A callback for the lines a scan hands out as no entry: the header, malformed lines (a
 /// byte-order mark, trailing bytes, not JSON...), a second header, a torn last line. Each with
 /// its number and its bytes (without the terminator; a cut line's first bytes only).
-pub type OtherLine<'f> = &'f mut dyn FnMut(u64, &[u8]);
+pub(crate) type OtherLine<'f> = &'f mut dyn FnMut(u64, &[u8]);
 
 /// Where the lines [`OtherLine`] has only the first bytes of go whole, piece by piece: the
 /// line's number, each piece, then `true` at its end.
-pub type Spill<'f> = &'f mut dyn FnMut(u64, &[u8], bool);
+pub(crate) type Spill<'f> = &'f mut dyn FnMut(u64, &[u8], bool);
 
 /// Where the bytes of one [`Pass`] come from. The pass, not its caller, decides how they are
 /// read: a regular file whole from its start (on a second thread when it is big, if the pass's
@@ -376,7 +376,6 @@ impl<'a> From<&'a std::path::PathBuf> for Input<'a> {
 /// the lines read so far.
 #[derive(Default)]
 pub struct Pass<'p> {
-    how: Skimming,
     reading: Reading,
     resume: Option<ScanReport>,
     prefilter: Option<&'p mut dyn FnMut(u64) -> Option<u64>>,
@@ -389,11 +388,6 @@ impl<'p> Pass<'p> {
     /// A plain pass over every line, reading a big file ahead on a second thread.
     pub fn new() -> Pass<'p> {
         Pass::default()
-    }
-
-    /// What the skim of each line notes besides the entry's fields.
-    pub fn skimming(self, how: Skimming) -> Pass<'p> {
-        Pass { how, ..self }
     }
 
     /// How a whole regular file is read (a stream is read as it comes).
@@ -438,7 +432,7 @@ impl<'p> Pass<'p> {
     }
 
     /// Stops at the header (pi's `readSessionHeader`, for lookups by id): no entry is read.
-    pub fn header_only(self) -> Pass<'p> {
+    pub(crate) fn header_only(self) -> Pass<'p> {
         Pass {
             header_only: true,
             ..self
@@ -494,7 +488,6 @@ fn scan_from<R: BufRead>(
     mut on_entry: impl FnMut(&Header, &EntryLine) -> ControlFlow<()>,
 ) -> Result<ScanReport, ScanError> {
     let Pass {
-        how,
         resume: before,
         prefilter: mut next,
         other: mut on_other,
@@ -556,7 +549,7 @@ fn scan_from<R: BufRead>(
         if line.is_blank() {
             continue;
         }
-        let parsed = parse_line(&line, how);
+        let parsed = parse_line(&line);
         // Only the first warnings are kept: the rest are counted (memory stays bounded
         // whatever the number of bad lines).
         let mut warn = |message: String| {
@@ -633,7 +626,7 @@ fn scan_from<R: BufRead>(
                 // Written as pi writes it (lone surrogates as escapes, not stand-ins), so that
                 // decoding `json` again gives this value back; read by the skim, which takes them.
                 owned = crate::surrogates::to_string(&value);
-                view_storage = LineView::skim(owned.as_bytes(), Skimming::Plain)
+                view_storage = LineView::skim(owned.as_bytes())
                     .or_else(|| serde_json::from_str(&owned).ok())
                     .unwrap_or_default();
                 (&view_storage, owned.as_bytes())
@@ -786,7 +779,7 @@ pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRe
 /// for checking that a line read again by offset is the entry the index recorded.
 pub fn stored_id(line: &[u8], dialect: Dialect) -> Option<String> {
     if dialect == Dialect::Pi {
-        if let Some(view) = LineView::skim(line, Skimming::Plain) {
+        if let Some(view) = LineView::skim(line) {
             return view.id.get().map(str::to_owned);
         }
     }

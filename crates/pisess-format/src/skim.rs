@@ -530,15 +530,15 @@ pub(crate) mod simd {
     #[derive(Debug, Default, PartialEq, Eq)]
     pub(crate) struct Counts {
         /// Bytes that start a character: all but UTF-8 continuation bytes.
-        pub starts: usize,
+        pub(crate) starts: usize,
         /// Escapes (each makes one character of two bytes, or of six for `\u`).
-        pub escapes: usize,
+        pub(crate) escapes: usize,
         /// `\n` escapes.
-        pub newlines: usize,
+        pub(crate) newlines: usize,
         /// Whether a `\u` escape or a byte F4 occurs (a stand-in's range): counted elsewhere.
-        pub unusual: bool,
+        pub(crate) unusual: bool,
         /// Every byte is ASCII.
-        pub ascii: bool,
+        pub(crate) ascii: bool,
     }
 
     /// [`Counts`] of `b`, the insides of a string from where a character starts: with AVX2
@@ -597,6 +597,7 @@ pub(crate) mod simd {
     }
 
     /// Bit `i` of each is byte `at + i` of a 64-byte block.
+    #[derive(Default)]
     struct CountMasks {
         backslash: u64,
         continuation: u64,
@@ -609,14 +610,7 @@ pub(crate) mod simd {
     #[inline(always)]
     fn count_masks(bytes: &[u8], at: usize) -> CountMasks {
         assert!(at + 64 <= bytes.len());
-        let mut m = CountMasks {
-            backslash: 0,
-            continuation: 0,
-            n: 0,
-            u: 0,
-            f4: 0,
-            high: 0,
-        };
+        let mut m = CountMasks::default();
         // SAFETY: SSE2 is always present on x86_64, and the four 16-byte loads lie inside
         // `bytes` (asserted above); `loadu` has no alignment requirement.
         unsafe {
@@ -643,14 +637,7 @@ pub(crate) mod simd {
     #[inline]
     unsafe fn count_masks_avx2(bytes: &[u8], at: usize) -> CountMasks {
         assert!(at + 64 <= bytes.len());
-        let mut m = CountMasks {
-            backslash: 0,
-            continuation: 0,
-            n: 0,
-            u: 0,
-            f4: 0,
-            high: 0,
-        };
+        let mut m = CountMasks::default();
         // SAFETY: the caller runs on AVX2, and the two 32-byte loads lie inside `bytes`
         // (asserted above); `loadu` has no alignment requirement.
         unsafe {

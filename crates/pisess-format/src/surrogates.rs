@@ -331,12 +331,12 @@ pub fn push_u64(out: &mut Vec<u8>, value: u64) {
 }
 
 /// What [`write`] writes of a signed integer, into `out`.
-pub fn push_i64(out: &mut Vec<u8>, value: i64) {
+pub(crate) fn push_i64(out: &mut Vec<u8>, value: i64) {
     let _ = write_js_integer(out, value < 0, u128::from(value.unsigned_abs()));
 }
 
 /// What [`write`] writes of a double, into `out` (`null` when it is not finite).
-pub fn push_f64(out: &mut Vec<u8>, value: f64) {
+pub(crate) fn push_f64(out: &mut Vec<u8>, value: f64) {
     let _ = write_js_f64(out, value);
 }
 

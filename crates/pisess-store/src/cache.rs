@@ -15,14 +15,14 @@
 
 #[cfg(test)]
 mod code_hash;
-pub mod container;
-pub mod folder;
+pub(crate) mod container;
+pub(crate) mod folder;
 pub mod key;
-pub mod summaries;
+pub(crate) mod summaries;
 pub mod tallies;
 
 pub use folder::CacheDir;
-pub use folder::CacheProblem;
+pub(crate) use folder::CacheProblem;
 
 #[cfg(any(test, feature = "test-hooks"))]
 pub use container::this_stamp;

@@ -58,7 +58,7 @@ pub enum Problem {
 
 impl Listing {
     /// Whether some file could not be read.
-    pub fn incomplete(&self) -> bool {
+    pub(crate) fn incomplete(&self) -> bool {
         self.problems.iter().any(|(_, p)| {
             matches!(
                 p,
@@ -129,7 +129,7 @@ impl Problem {
 /// one session give them); several files' in one line, saying how many, the first, and the
 /// command that lists them all. A first listing of a store with 380 damaged files printed 380
 /// lines before the table.
-pub fn report_damaged(damaged: &[(PathBuf, Vec<Warning>)], diag: &mut dyn Warn) {
+pub(crate) fn report_damaged(damaged: &[(PathBuf, Vec<Warning>)], diag: &mut dyn Warn) {
     match damaged {
         [] => {}
         [(path, warnings)] => diag.session_warnings(&path.display().to_string(), warnings),

@@ -127,7 +127,7 @@ pub fn tilde(path: &Path, home: &Path) -> String {
 }
 
 /// `~` and `~/x` expanded, as pi's `normalizePath`.
-pub fn expand_tilde(path: &str, home: &Path) -> PathBuf {
+pub(crate) fn expand_tilde(path: &str, home: &Path) -> PathBuf {
     if path == "~" {
         home.to_path_buf()
     } else if let Some(rest) = path.strip_prefix("~/") {
@@ -305,14 +305,14 @@ impl Location {
 
     /// The files of "this project": pi's `list` (custom dirs still need the cwd filter,
     /// applied by the caller once headers are read).
-    pub fn project_files(&self) -> io::Result<Files> {
+    pub(crate) fn project_files(&self) -> io::Result<Files> {
         jsonl_files(&self.session_dir)
     }
 
     /// Every session file: one level under the root, or the custom dir itself (pi's `listAll`).
     /// A project folder that cannot be read is passed over, as pi does, but said in
     /// [`Files::skipped`]: the listing is then incomplete.
-    pub fn all_files(&self) -> io::Result<Files> {
+    pub(crate) fn all_files(&self) -> io::Result<Files> {
         if self.custom {
             return jsonl_files(&self.session_dir);
         }
@@ -361,7 +361,7 @@ impl Location {
     /// Whether a header `cwd` belongs to this project (pi's `sessionCwdMatches`): the header's
     /// `resolvePath` equals the resolved cwd. pi resolves a relative header cwd (`webshop`, or
     /// `E:\Repos\app` on Linux) against its process cwd, not against `--cwd`.
-    pub fn cwd_matches(&self, header_cwd: Option<&str>) -> bool {
+    pub(crate) fn cwd_matches(&self, header_cwd: Option<&str>) -> bool {
         match header_cwd {
             Some(c) if !c.is_empty() => resolve_path(c, &self.process_cwd, &self.home) == self.cwd,
             _ => false,
@@ -543,7 +543,7 @@ impl Files {
 
     /// The files in pi's read order, `b.localeCompare(a)` of their names; names that compare
     /// equal keep their order (a stable sort), as in pi.
-    pub fn newest_name_first(mut self) -> Files {
+    pub(crate) fn newest_name_first(mut self) -> Files {
         fn name(p: &Path) -> &[u8] {
             pisess_format::util::file::split_name(p).1
         }
@@ -579,7 +579,7 @@ pub enum Skipped {
 
 /// `*.jsonl` directly in `dir` that are regular files (symlinks followed); a missing dir has
 /// none. The type comes from the directory entry, so only symlinks cost a `stat`.
-pub fn jsonl_files(dir: &Path) -> io::Result<Files> {
+pub(crate) fn jsonl_files(dir: &Path) -> io::Result<Files> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Files::default()),

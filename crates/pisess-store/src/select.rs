@@ -198,7 +198,7 @@ impl std::error::Error for SelectError {}
 impl SelectError {
     /// This error as a run's, of the type that says its exit code: a blank SESSION names
     /// nothing, a [`UsageError`] (2); the rest (the session could not be found or read) exit 1.
-    pub fn into_run_error(self) -> anyhow::Error {
+    pub(crate) fn into_run_error(self) -> anyhow::Error {
         match self {
             SelectError::Blank => UsageError(self.to_string()).into(),
             e => e.into(),
@@ -224,7 +224,7 @@ pub fn names_a_path(arg: &OsStr, loc: &Location) -> bool {
 
 /// Why a session answered a lookup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Match {
+pub(crate) enum Match {
     /// Its id is the argument.
     Id,
     /// Its id starts with the argument.
@@ -246,11 +246,11 @@ impl Match {
 /// A session a lookup found, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
-    pub id: String,
-    pub path: PathBuf,
+    pub(crate) id: String,
+    pub(crate) path: PathBuf,
     /// The header's cwd: the project it belongs to.
-    pub cwd: String,
-    pub why: Match,
+    pub(crate) cwd: String,
+    pub(crate) why: Match,
 }
 
 /// The one rule, within one listing: every session whose id starts with `query` and every

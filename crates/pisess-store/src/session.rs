@@ -14,7 +14,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use pisess_format::model::EntryLine;
-use pisess_format::model::{EntryKind, Header, Skimming};
+use pisess_format::model::{EntryKind, Header};
 use pisess_format::scan::{open_file, open_named, Input, Pass, ScanError, ScanReport};
 use pisess_format::time::parse_js_date;
 use pisess_format::util::file::FileId;
@@ -256,14 +256,12 @@ impl Classes {
 
 /// What [`IndexOptions::observe`] calls with each entry it indexes: its position in
 /// `entries`, and its line.
-pub type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
+pub(crate) type Observer<'o> = &'o mut dyn FnMut(u32, &EntryLine<'_>);
 
-/// How a session is indexed ([`Session::open`], [`Session::read`]); the default skims
-/// plainly and shows the entries to no one.
+/// How a session is indexed ([`Session::open`], [`Session::read`]); the default shows the
+/// entries to no one.
 #[derive(Default)]
 pub struct IndexOptions<'o> {
-    /// What the skim of each line notes besides the index's fields.
-    pub how: Skimming,
     /// Called with each entry's position and line as the index takes it in: for a reader of
     /// something in many lines (`tree`'s filter reads every assistant message), who then
     /// reads none of them again.
@@ -369,7 +367,7 @@ impl Session {
         input: Input<'_>,
         name: String,
         keep_lines: bool,
-        IndexOptions { how, mut observe }: IndexOptions<'_>,
+        IndexOptions { mut observe }: IndexOptions<'_>,
     ) -> Result<Unlinked, ScanError> {
         let mut kept = Vec::new();
         let mut entries = Vec::new();
@@ -382,7 +380,7 @@ impl Session {
         // them (most entries continue the one before: those are marked `PREVIOUS`).
         let mut pending = Vec::new();
         let mut too_many = false;
-        let report = Pass::new().skimming(how).run(input, |_, e| {
+        let report = Pass::new().run(input, |_, e| {
             // Positions are u32 (`NO_ENTRY` is none): past that, the index would need hundreds
             // of GB anyway.
             let Ok(at) = u32::try_from(entries.len()).map(|at| at.min(NO_ENTRY - 1)) else {

@@ -19,7 +19,7 @@ use pisess_format::model::{
 use pisess_format::time::parse_js_date;
 
 /// pi's name for the usage of tool results, compactions and branch summaries, which name no model.
-pub const TOOLS_AND_SUMMARIES: &str = "Tools/summaries";
+pub(crate) const TOOLS_AND_SUMMARIES: &str = "Tools/summaries";
 
 /// One message-bearing entry, or an entry with usage: the fact table of `stats --by message`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -245,8 +245,8 @@ pub struct Tally {
 /// A `tool_result` block of a seed-000 user message: the call it answers, and whether it
 /// failed.
 pub(crate) struct BlockResult {
-    pub call_id: Option<String>,
-    pub is_error: bool,
+    pub(crate) call_id: Option<String>,
+    pub(crate) is_error: bool,
 }
 
 /// The `tool_result` blocks of a seed-000 user message's content (its line, mapped to pi's
@@ -370,7 +370,7 @@ impl Tally {
     /// Takes one entry of the scan. For an assistant or tool-result message, also returns what
     /// pi's `/session` counts of it, read in the same decode (so the summary need not read the
     /// line again).
-    pub fn observe(&mut self, header: &Header, e: &EntryLine) -> Option<CallFacts> {
+    pub(crate) fn observe(&mut self, header: &Header, e: &EntryLine) -> Option<CallFacts> {
         if let Some(id) = &e.id {
             self.links
                 .insert(id.to_string(), e.parent.as_deref().map(str::to_owned));
@@ -613,7 +613,7 @@ impl Tally {
 
     /// Marks the rows on the active branch (leaf to root) once the file is read, and drops what
     /// only the pass needed.
-    pub fn finish(&mut self, leaf: Option<&str>) {
+    pub(crate) fn finish(&mut self, leaf: Option<&str>) {
         let mut active: hashbrown::HashSet<&str> = hashbrown::HashSet::new();
         let mut at = leaf;
         // A parent cycle ends the walk where it closes.

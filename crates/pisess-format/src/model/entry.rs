@@ -184,7 +184,7 @@ impl<'de> Deserialize<'de> for LooseTrue {
 /// `content.filter((c) => c.type === "toolCall")` when it is an array, else none), counted while
 /// the array is skipped: no block is copied.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct ToolCallCount(pub u64);
+pub(crate) struct ToolCallCount(pub u64);
 
 impl<'de> Deserialize<'de> for ToolCallCount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -222,7 +222,7 @@ impl<'de> Deserialize<'de> for ToolCallCount {
 /// copied, decoded or checked as UTF-8. A message's `content` is most of a session's bytes, and
 /// only its presence matters to every line but one (the text of `ls`'s first message).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Present(pub bool);
+pub(crate) struct Present(pub bool);
 
 impl<'de> Deserialize<'de> for Present {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -265,7 +265,7 @@ pub struct Header {
     /// `header.version ?? 1` as pi's `migrateToCurrentVersion` compares it (`version >= 3`,
     /// `version < 2`: JavaScript's ToNumber, so `3.0`, `"3"` and `[3]` are 3, and NaN, from
     /// `"v3"` or `{}`, is below nothing and migrates nothing).
-    pub version_number: f64,
+    pub(crate) version_number: f64,
     pub timestamp: Option<String>,
     /// `new Date(header.timestamp).getTime()`: an ISO string or a number of ms.
     pub timestamp_ms: Option<i64>,
@@ -307,7 +307,7 @@ impl fmt::Display for NotAHeader {
 impl Header {
     /// Reads a header from the first parsable line. `stem` (the file name without `.jsonl`)
     /// is the id of seed-000 files, whose headers carry none.
-    pub fn from_value(value: Value, stem: &str) -> Result<Header, NotAHeader> {
+    pub(crate) fn from_value(value: Value, stem: &str) -> Result<Header, NotAHeader> {
         let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
         let dialect = match kind {
             "session" => Dialect::Pi,

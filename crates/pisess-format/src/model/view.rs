@@ -40,31 +40,22 @@ pub struct MessageView<'a> {
     pub is_error: LooseTrue,
     /// Its stored bytes when the skim read the message, for [`MessageView::said`].
     #[serde(rename = "stopReason", default, borrow)]
-    pub stop_reason: Skipped<'a>,
+    pub(crate) stop_reason: Skipped<'a>,
     /// Whether the skim read the message: then the spans above are set wherever their keys
     /// are (serde_json's fallback sets none).
     #[serde(skip)]
-    pub skimmed: bool,
-}
-
-/// What the skim of a line notes besides the view's fields: nothing now that every view is
-/// a derive read on demand (`tree`'s filter reads [`said`] of the line itself). Kept for the
-/// read pass's signatures, which its own renovation replaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Skimming {
-    #[default]
-    Plain,
+    pub(crate) skimmed: bool,
 }
 
 /// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
 #[derive(Debug, Default, Deserialize)]
 pub struct LineView<'a> {
     #[serde(rename = "type", default, borrow)]
-    pub kind: LooseStr<'a>,
+    pub(crate) kind: LooseStr<'a>,
     #[serde(default, borrow)]
-    pub id: LooseStr<'a>,
+    pub(crate) id: LooseStr<'a>,
     #[serde(rename = "parentId", default, borrow)]
-    pub parent_id: LooseStr<'a>,
+    pub(crate) parent_id: LooseStr<'a>,
     #[serde(default, borrow)]
     pub timestamp: LooseStr<'a>,
     #[serde(default, borrow)]
@@ -91,8 +82,7 @@ impl<'a> LineView<'a> {
     /// memory speed.
     ///
     /// [`Deserializer`]: crate::de::Deserializer
-    pub fn skim(bytes: &'a [u8], how: Skimming) -> Option<LineView<'a>> {
-        let _ = how;
+    pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
         let mut view: LineView = crate::de::from_slice(bytes).ok()?;
         if let Some(message) = view.message.0.as_mut() {
             message.skimmed = true;
@@ -378,7 +368,7 @@ fn stop_span_is_unusual(span: &[u8]) -> Option<bool> {
 }
 
 /// The keys of a call's arguments a reader reads, by the tool's name (`None`: all of them).
-pub type ArgumentKeys = fn(&str) -> Option<&'static [&'static [u8]]>;
+pub(crate) type ArgumentKeys = fn(&str) -> Option<&'static [&'static [u8]]>;
 
 /// What [`decode_kept`] keeps of an entry line: of the line, its `message` and
 /// `message.content`'s blocks, the keys a reader names.
@@ -527,7 +517,7 @@ pub fn blocks_with(
 /// The text of a message's content as pi's listing extracts it: a string as is, else the
 /// `text` blocks joined with a space. `None` when the content is neither (pi drops such
 /// sessions from its listing; pisess lists them and treats the text as empty).
-pub fn content_text(raw: Option<&RawValue>) -> Option<String> {
+pub(crate) fn content_text(raw: Option<&RawValue>) -> Option<String> {
     // The one decoder: a text with a lone surrogate is text (serde_json alone refuses it).
     let content = crate::json::decode(raw?.get().as_bytes()).ok()?;
     match Content::of(Some(&content)) {
@@ -871,7 +861,7 @@ mod tests {
     /// The skim is a shortcut, never a second opinion: what it vouches for, serde_json reads
     /// the same way.
     fn assert_skim_agrees(line: &[u8]) -> bool {
-        let Some(mut skimmed) = LineView::skim(line, Skimming::Plain) else {
+        let Some(mut skimmed) = LineView::skim(line) else {
             return false;
         };
         // The spans are the skim's own extras, and must be the stored texts of their values.
@@ -938,7 +928,7 @@ mod tests {
         ];
         for line in leave {
             assert!(
-                LineView::skim(line, Skimming::Plain).is_none(),
+                LineView::skim(line).is_none(),
                 "{}",
                 String::from_utf8_lossy(line)
             );

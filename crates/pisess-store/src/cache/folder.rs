@@ -16,7 +16,7 @@ use pisess_format::util::file::{open_nonblocking, Links};
 pub(super) const SUMMARIES: &str = "summaries";
 
 /// A problem with the cache: the file or folder, and what went wrong (a run's one warning).
-pub type CacheProblem = (PathBuf, String);
+pub(crate) type CacheProblem = (PathBuf, String);
 
 /// The largest cache file read or written: a folder of 10,000 sessions takes a few MB, a
 /// million-entry session's fold a few more. A file over it (a sparse 1 TB one) is not read.
@@ -25,7 +25,7 @@ pub(super) const MAX_FILE_BYTES: u64 = 256 << 20;
 /// Where the cache is, and whether this run has warned about it yet.
 #[derive(Debug, Clone)]
 pub struct CacheDir {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     warned: Arc<AtomicBool>,
     /// Why the folder is not ours, found once a run (`None`: it is, or there is none yet).
     refused: Arc<OnceLock<Option<CacheProblem>>>,

@@ -301,14 +301,17 @@ mod linux {
                     "it was replaced by another file since it was checked; left alone",
                 ));
             }
-            let fd = rfs::openat(
-                &self.fd,
-                name,
-                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-                Perm::empty(),
-            )
-            .map_err(|e| NotRemoved::Step("cannot read it", words(e)))?;
-            let file = File::from(fd);
+            // Opened twice: once for the header, then again to read whole for `judge`.
+            let open = || {
+                rfs::openat(
+                    &self.fd,
+                    name,
+                    OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+                    Perm::empty(),
+                )
+                .map_err(|e| NotRemoved::Step("cannot read it", words(e)))
+            };
+            let file = File::from(open()?);
             let stem = pisess_format::util::file::stem_of(Path::new(name));
             let header =
                 read_header_of(file, &stem).map_err(|e| NotRemoved::NotASession(e).left_alone())?;
@@ -322,13 +325,7 @@ mod linux {
                 return Ok(());
             };
             // Opened again inside the private folder (ours, 0700): the same file, read whole.
-            let fd = rfs::openat(
-                &self.fd,
-                name,
-                OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-                Perm::empty(),
-            )
-            .map_err(|e| NotRemoved::Step("cannot read it", words(e)))?;
+            let fd = open()?;
             let st = rfs::fstat(&fd).map_err(|e| NotRemoved::Step("cannot read it", words(e)))?;
             if !FileId::of_stat(&st).same(checked.file) {
                 return Err(NotRemoved::Is(
