@@ -21,6 +21,7 @@ use clap::Parser;
 use pisess::app::cli::Cli;
 use pisess::app::global::GlobalArgs;
 use pisess::app::env::{Env, Facts};
+use pisess_format::scan::Input;
 use pisess_store::session::Session;
 use pisess::views::tree::Tree;
 
@@ -132,7 +133,7 @@ fn assert_json(args: &[&str], out: &[u8]) {
 
 /// The library's own promises about an index.
 fn check_index(data: &[u8]) -> Option<Session> {
-    let session = Session::from_reader(data, "-", Default::default()).ok()?;
+    let session = Session::read(Input::Bytes(data, "-"), Default::default()).ok()?;
     let mut last_line = session.header_line;
     for (i, e) in session.entries.iter().enumerate() {
         assert!(session.line(i) > last_line, "entry lines increase");
