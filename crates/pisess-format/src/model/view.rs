@@ -68,14 +68,26 @@ impl<'de> Deserialize<'de> for MessageKey {
                 f.write_str("a key")
             }
             fn visit_bytes<E: serde::de::Error>(self, key: &[u8]) -> Result<MessageKey, E> {
-                let at = MESSAGE_FIELDS.iter().position(|f| f.as_bytes() == key);
-                Ok(MessageKey(at, true))
+                // A match, as a derive's: on the index's path for every message.
+                let at = match key {
+                    b"role" => 0,
+                    b"timestamp" => 1,
+                    b"content" => 2,
+                    b"usage" => 3,
+                    b"provider" => 4,
+                    b"model" => 5,
+                    b"toolName" => 6,
+                    b"toolCallId" => 7,
+                    b"isError" => 8,
+                    b"stopReason" => 9,
+                    _ => return Ok(MessageKey(None, true)),
+                };
+                debug_assert_eq!(MESSAGE_FIELDS[at].as_bytes(), key);
+                Ok(MessageKey(Some(at), true))
             }
             fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<MessageKey, E> {
-                Ok(MessageKey(
-                    MESSAGE_FIELDS.iter().position(|f| *f == key),
-                    false,
-                ))
+                let MessageKey(at, _) = self.visit_bytes(key.as_bytes())?;
+                Ok(MessageKey(at, false))
             }
         }
         d.deserialize_identifier(V)
