@@ -403,3 +403,47 @@ fn follow_reads_a_growing_unfinished_line_once() {
         "{read} bytes read while a 96 MiB line grew"
     );
 }
+
+/// A line nested 10,000 deep on standard input (pi's `JSON.parse` reads it): every command that
+/// reads stdin answers, as for the same file named. `stats -` and `check -` read stdin on
+/// threads of their own (a tee to the summary and the index), which had the default stack and
+/// died of a stack overflow (SIGABRT) from about 1,000 levels on dd4c2b5 and 884989d.
+#[cfg(unix)]
+#[test]
+fn deep_lines_on_standard_input_are_read_on_a_big_stack() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let deep = format!("{}1{}", r#"{"k":"#.repeat(10_000), "}".repeat(10_000));
+    let session = format!(
+        "{}\n{}\n{}\n",
+        r#"{"type":"session","version":3,"id":"0196aaaa-0000-7000-8000-0000000000ff","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+        format_args!(
+            r#"{{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:01:00.000Z","message":{{"role":"user","content":"deep","timestamp":1767225660000,"x":{deep}}}}}"#
+        ),
+        r#"{"type":"custom","id":"a2","parentId":"a1","data":1}"#,
+    );
+    for args in [
+        &["stats", "-"][..],
+        &["stats", "--json", "-"],
+        &["check", "-"],
+        &["show", "-"],
+        &["grep", "deep", "-"],
+    ] {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let body = session.clone();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(body.as_bytes());
+        });
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "pisess {args:?}: {stderr}");
+    }
+}

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use serde::de::{Error as _, IgnoredAny, MapAccess};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -12,39 +13,130 @@ use super::content::{Block, Content};
 use super::entry::{LooseNum, LooseObj, LooseStr, LooseTrue, Present, ToolCallCount};
 use crate::skim::Skim;
 
-/// The fields of a message that listings and the index need.
-#[derive(Debug, Default, Deserialize)]
+/// The fields of a message that listings and the index need. Read by hand, as a derive
+/// would read them but for `stopReason`: see [`MessageKey`].
+#[derive(Debug, Default)]
 pub struct MessageView<'a> {
-    #[serde(default, borrow)]
     pub role: LooseStr<'a>,
-    #[serde(default)]
     pub timestamp: LooseNum,
     /// Present and not `null`, and its stored bytes when the skim read the message
     /// (serde_json's fallback leaves them unset): where the bulk of a line lies, for readers
     /// that can pass it. [`message_content_text`] decodes it when needed.
-    #[serde(default, borrow)]
     pub content: Skipped<'a>,
-    #[serde(default, borrow)]
     pub usage: Option<&'a RawValue>,
-    #[serde(default, borrow)]
     pub provider: LooseStr<'a>,
-    #[serde(default, borrow)]
     pub model: LooseStr<'a>,
     /// A tool result's tool, call and error flag: read from the skim's spans, so neither the
     /// summary nor `stats` decodes a tool result (most of a session's bytes) to count it.
-    #[serde(rename = "toolName", default, borrow)]
     pub tool_name: LooseStr<'a>,
-    #[serde(rename = "toolCallId", default, borrow)]
     pub tool_call_id: LooseStr<'a>,
-    #[serde(rename = "isError", default)]
     pub is_error: LooseTrue,
     /// Its stored bytes when the skim read the message, for [`MessageView::said`].
-    #[serde(rename = "stopReason", default, borrow)]
     pub(crate) stop_reason: Skipped<'a>,
     /// Whether the skim read the message: then the spans above are set wherever their keys
     /// are (serde_json's fallback sets none).
-    #[serde(skip)]
     pub(crate) skimmed: bool,
+}
+
+/// The keys of a message that are fields of [`MessageView`], in the order of its fields.
+const MESSAGE_FIELDS: [&str; 10] = [
+    "role",
+    "timestamp",
+    "content",
+    "usage",
+    "provider",
+    "model",
+    "toolName",
+    "toolCallId",
+    "isError",
+    "stopReason",
+];
+
+/// A key of a message: its index in [`MESSAGE_FIELDS`], `None` for any other. `stopReason`
+/// is a field only for the skim (whose keys come as bytes), which refuses it given twice as it
+/// does every field; serde_json (keys as `str`) reads the lines the skim refuses and never
+/// refused a repeated `stopReason` (it was no field of its view before the skim's derive):
+/// it keeps the first, skips the others, and the line is read as stored.
+struct MessageKey(Option<usize>, bool);
+
+impl<'de> Deserialize<'de> for MessageKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = MessageKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, key: &[u8]) -> Result<MessageKey, E> {
+                // A match, as a derive's: on the index's path for every message.
+                let at = match key {
+                    b"role" => 0,
+                    b"timestamp" => 1,
+                    b"content" => 2,
+                    b"usage" => 3,
+                    b"provider" => 4,
+                    b"model" => 5,
+                    b"toolName" => 6,
+                    b"toolCallId" => 7,
+                    b"isError" => 8,
+                    b"stopReason" => 9,
+                    _ => return Ok(MessageKey(None, true)),
+                };
+                debug_assert_eq!(MESSAGE_FIELDS[at].as_bytes(), key);
+                Ok(MessageKey(Some(at), true))
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<MessageKey, E> {
+                let MessageKey(at, _) = self.visit_bytes(key.as_bytes())?;
+                Ok(MessageKey(at, false))
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MessageView<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = MessageView<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a message")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut m = MessageView::default();
+                let mut seen = 0u16;
+                while let Some(MessageKey(at, strict)) = map.next_key()? {
+                    let Some(at) = at else {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    };
+                    if seen & 1 << at != 0 {
+                        if at == 9 && !strict {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                        // As a derive refuses a field given twice.
+                        return Err(A::Error::duplicate_field(MESSAGE_FIELDS[at]));
+                    }
+                    seen |= 1 << at;
+                    match at {
+                        0 => m.role = map.next_value()?,
+                        1 => m.timestamp = map.next_value()?,
+                        2 => m.content = map.next_value()?,
+                        3 => m.usage = map.next_value()?,
+                        4 => m.provider = map.next_value()?,
+                        5 => m.model = map.next_value()?,
+                        6 => m.tool_name = map.next_value()?,
+                        7 => m.tool_call_id = map.next_value()?,
+                        8 => m.is_error = map.next_value()?,
+                        _ => m.stop_reason = map.next_value()?,
+                    }
+                }
+                Ok(m)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
 }
 
 /// A lenient, borrowed view of one entry line (pi's shape; seed-000 lines are normalized first).
@@ -825,6 +917,24 @@ mod tests {
 
     fn view(line: &str) -> LineView<'_> {
         serde_json::from_str(line).unwrap()
+    }
+
+    /// Before the skim read `stopReason` through the derive, serde_json's view of a line
+    /// ignored the key: a message giving it twice was read by serde_json (the line kept as
+    /// stored, so `stats` reads it as before), where the skim refuses it.
+    #[test]
+    fn a_repeated_stop_reason_is_left_to_serde_json_which_reads_the_line() {
+        let line = br#"{"type":"message","id":"a","message":{"role":"assistant","content":"x","stopReason":"stop","stopReason":"toolUse","usage":{"input":1}}}"#;
+        assert!(LineView::skim(line).is_none());
+        let view = serde_json::from_slice::<LineView>(line).unwrap();
+        let m = view.message.0.unwrap();
+        assert_eq!(m.role.get(), Some("assistant"));
+        assert!(m.usage.is_some() && !m.skimmed && m.stop_reason.1.is_none());
+        // Any other field given twice is refused by both, as always.
+        let twice =
+            br#"{"type":"message","message":{"role":"user","role":"user","stopReason":"stop"}}"#;
+        assert!(LineView::skim(twice).is_none());
+        assert!(serde_json::from_slice::<LineView>(twice).is_err());
     }
 
     #[test]
