@@ -56,8 +56,7 @@ pub(crate) fn tee(input: &mut dyn Read, readers: Vec<Reader<'_>>) -> u64 {
             senders.push(tx);
             // The stack every reading thread gets: a line nested thousands deep decodes
             // recursively (a default stack overflowed at about 1,000 levels).
-            let reading = std::thread::Builder::new().stack_size(pisess_store::util::stack::SIZE);
-            let spawned = reading.spawn_scoped(scope, move || {
+            pisess_store::util::stack::spawn_scoped(scope, move || {
                 let mut branch = Branch {
                     rx,
                     chunk: Arc::from(&[][..]),
@@ -65,7 +64,6 @@ pub(crate) fn tee(input: &mut dyn Read, readers: Vec<Reader<'_>>) -> u64 {
                 };
                 reader(&mut branch);
             });
-            spawned.expect("a thread to read standard input");
         }
         let mut buf = vec![0; CHUNK];
         while !senders.is_empty() {

@@ -37,3 +37,25 @@ pub fn run<T: Send>(f: impl FnOnce() -> T + Send) -> T {
         }
     }
 }
+
+/// Spawns `f` on `scope` with [`SIZE`] bytes of stack, or with the default stack when no such
+/// thread can be made (a memory limit below the reservation), as [`run`] falls back.
+pub fn spawn_scoped<'scope, F>(scope: &'scope std::thread::Scope<'scope, '_>, f: F)
+where
+    F: FnOnce() + Send + 'scope,
+{
+    let slot = std::sync::Arc::new(Mutex::new(Some(f)));
+    let big = std::sync::Arc::clone(&slot);
+    let spawned = std::thread::Builder::new()
+        .stack_size(SIZE)
+        .spawn_scoped(scope, move || {
+            if let Some(f) = big.lock().ok().and_then(|mut f| f.take()) {
+                f();
+            }
+        });
+    if spawned.is_err() {
+        if let Some(f) = slot.lock().ok().and_then(|mut f| f.take()) {
+            scope.spawn(f);
+        }
+    }
+}
