@@ -15,8 +15,8 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::walk::{push_seg, skipped_key, Seg};
-use super::{Detector, LineIndex, Located};
+use super::walk::{push_located, push_seg, push_unseen, skipped_key, Seg};
+use super::{Detector, Located};
 
 /// The field of a finding that no JSON string holds.
 pub const RAW_LINE: &str = "(raw line)";
@@ -52,16 +52,7 @@ impl Detector {
             self.find_in_lexed(body, &lexed, &mut more);
         }
         // What the later passes find is reported only when no pass before found it at all.
-        let mut seen: HashSet<(String, String)> = out
-            .iter()
-            .map(|o| (o.kind.clone(), o.fingerprint.clone()))
-            .collect();
-        for m in more {
-            super::work::spent(1);
-            if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
-                out.push(m);
-            }
-        }
+        push_unseen(&mut out, 0, more);
         out
     }
 
@@ -71,15 +62,10 @@ impl Detector {
         for t in &lexed.tokens {
             let text = unescape(&body[t.start..t.end], Invalid::Split);
             if t.key {
-                let path = || format!("{}@key", lexed.path(t.node));
-                let mut lines = LineIndex::default();
-                for f in self.find(&text) {
-                    more.push(super::walk::located(
-                        &self.redact(&path()),
-                        &text,
-                        &f,
-                        &mut lines,
-                    ));
+                let found = self.find(&text);
+                if !found.is_empty() {
+                    let path = format!("{}@key", lexed.path(t.node));
+                    push_located(more, &self.redact(&path), &text, &found);
                 }
                 continue;
             }
@@ -90,10 +76,7 @@ impl Detector {
             self.text(&text, key, &|| lexed.path(t.node), 0, more);
         }
         let text = String::from_utf8_lossy(body);
-        let mut lines = LineIndex::default();
-        for f in self.find(&text) {
-            more.push(super::walk::located(RAW_LINE, &text, &f, &mut lines));
-        }
+        push_located(more, RAW_LINE, &text, &self.find(&text));
     }
 }
 

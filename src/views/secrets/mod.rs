@@ -358,10 +358,7 @@ impl Detector {
         if let Some(r) = walk::redact_json(self, text, depth) {
             return r;
         }
-        let found = match key.filter(|k| self.keyword_in(k)) {
-            Some(k) => self.find_keyed(k, text),
-            None => self.find(text),
-        };
+        let found = self.find_keyed(key, text);
         let mut out: Cow<'a, str> = if found.is_empty() {
             Cow::Borrowed(text)
         } else {
@@ -460,11 +457,6 @@ impl LineIndex {
         let to = nl.get(after).copied().unwrap_or(text.len());
         &text[from..to]
     }
-}
-
-/// The 1-based line of `text` at byte `at` (one question: [`LineIndex`] for several).
-pub(crate) fn line_of(text: &str, at: usize) -> usize {
-    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
 /// A count of the work the scan does per text (bytes walked, comparisons made), for tests

@@ -87,9 +87,7 @@ impl Detector {
                         let in_key = self.find(k);
                         if !in_key.is_empty() {
                             let path = format!("{}@key", path_of(&arena, at, base));
-                            let path = self.redact(&path);
-                            let mut lines = LineIndex::default();
-                            out.extend(in_key.iter().map(|f| located(&path, k, f, &mut lines)));
+                            push_located(out, &self.redact(&path), k, &in_key);
                         }
                         match child {
                             Value::String(s) => {
@@ -136,50 +134,33 @@ impl Detector {
             self.walk(&inner, &format!("{}@json", path()), depth + 1, out);
             return;
         }
-        let found = match key.filter(|k| self.keyword_in(k)) {
-            Some(k) => self.find_keyed(k, s),
-            None => self.find(s),
-        };
+        let found = self.find_keyed(key, s);
         let first = out.len();
         if !found.is_empty() {
             // A key is printed as part of the path: one that is itself a secret is not.
             let path = path();
-            let path = self.redact(&path);
-            let mut lines = LineIndex::default();
-            for f in &found {
-                out.push(located(&path, s, f, &mut lines));
-            }
+            push_located(out, &self.redact(&path), s, &found);
         }
         // Lines of JSON in a text (NDJSON output, a log): decoded too, for what their escapes
         // hide; a secret already found in the text is not reported twice.
         if lines_decoded(s, depth) {
-            let mut seen: HashSet<(String, String)> = out[first..]
-                .iter()
-                .map(|o| (o.kind.clone(), o.fingerprint.clone()))
-                .collect();
+            let mut more = Vec::new();
             for (n, line) in s.lines().enumerate() {
-                let Some(inner) = decoded(line, depth) else {
-                    continue;
-                };
-                let mut more = Vec::new();
-                self.walk(
-                    &inner,
-                    &format!("{}@json(line {})", path(), n + 1),
-                    depth + 1,
-                    &mut more,
-                );
-                for m in more {
-                    super::work::spent(1);
-                    if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
-                        out.push(m);
-                    }
+                if let Some(inner) = decoded(line, depth) {
+                    let path = format!("{}@json(line {})", path(), n + 1);
+                    self.walk(&inner, &path, depth + 1, &mut more);
                 }
             }
+            push_unseen(out, first, more);
         }
     }
 
-    /// The findings in `value` read as the member `"key": "value"`, at offsets in `value`.
-    pub(super) fn find_keyed(&self, key: &str, value: &str) -> Vec<Finding> {
+    /// The findings in `value`, read as the member `"key": "value"` when it is one under a
+    /// key that holds a keyword, at offsets in `value`.
+    pub(super) fn find_keyed(&self, key: Option<&str>, value: &str) -> Vec<Finding> {
+        let Some(key) = key.filter(|k| self.keyword_in(k)) else {
+            return self.find(value);
+        };
         let prefix = format!("\"{key}\": \"");
         let text = format!("{prefix}{value}\"");
         let lead = prefix.len();
@@ -195,14 +176,31 @@ impl Detector {
     }
 }
 
-pub(super) fn located(path: &str, text: &str, f: &Finding, lines: &mut LineIndex) -> Located {
-    Located {
+/// The findings of `text`, a string at `path`, added to `out`.
+pub(super) fn push_located(out: &mut Vec<Located>, path: &str, text: &str, found: &[Finding]) {
+    let mut lines = LineIndex::default();
+    out.extend(found.iter().map(|f| Located {
         field: path.to_owned(),
         line: lines.line_of(text, f.start),
         kind: f.kind.clone(),
         fingerprint: f.fingerprint.clone(),
         preview: preview(&text[f.start..f.end]),
         secret: super::Secret::new(&text[f.start..f.end]),
+    }));
+}
+
+/// `more` added to `out`, but for each secret (kind and fingerprint) that `out[from..]`, or
+/// `more` before it, holds already.
+pub(super) fn push_unseen(out: &mut Vec<Located>, from: usize, more: Vec<Located>) {
+    let mut seen: HashSet<(String, String)> = out[from..]
+        .iter()
+        .map(|o| (o.kind.clone(), o.fingerprint.clone()))
+        .collect();
+    for m in more {
+        super::work::spent(1);
+        if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
+            out.push(m);
+        }
     }
 }
 
