@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::walk::{push_located, push_seg, push_unseen, skipped_key, Seg};
+use super::walk::{path_of, push_located, push_unseen, skipped_key, Seg};
 use super::{Detector, Located};
 
 /// The field of a finding that no JSON string holds.
@@ -142,16 +142,11 @@ struct Token {
     frame: usize,
 }
 
-enum Owned {
-    Key(String),
-    Index(usize),
-}
-
 /// A line read leniently: its string literals and the paths the brackets around them give.
 struct Lexed {
     tokens: Vec<Token>,
     /// Path nodes: (parent, segment); node 0 is the root.
-    arena: Vec<(usize, Option<Owned>)>,
+    arena: Vec<(usize, Seg<'static>)>,
     /// Per container: an object whose `type` is `image` (its `data` is pixels, passed over).
     images: Vec<bool>,
     /// Object keys seen, duplicates included.
@@ -159,27 +154,13 @@ struct Lexed {
 }
 
 impl Lexed {
-    fn path(&self, mut node: usize) -> String {
-        let mut segs = Vec::new();
-        while node != 0 {
-            if let Some(seg) = &self.arena[node].1 {
-                segs.push(seg);
-            }
-            node = self.arena[node].0;
-        }
-        let mut path = String::new();
-        for seg in segs.into_iter().rev() {
-            match seg {
-                Owned::Key(k) => push_seg(&mut path, Seg::Key(k)),
-                Owned::Index(i) => push_seg(&mut path, Seg::Index(*i)),
-            }
-        }
-        path
+    fn path(&self, node: usize) -> String {
+        path_of(&self.arena, node, "")
     }
 
     fn key_of(&self, node: usize) -> Option<&str> {
         match &self.arena[node].1 {
-            Some(Owned::Key(k)) => Some(k),
+            Seg::Key(k) => Some(k),
             _ => None,
         }
     }
@@ -201,22 +182,21 @@ struct Frame {
 fn lex(b: &[u8]) -> Lexed {
     let mut lexed = Lexed {
         tokens: Vec::new(),
-        arena: vec![(0, None)],
+        arena: vec![(0, Seg::Root)],
         images: Vec::new(),
         keys: 0,
     };
     let mut frames: Vec<Frame> = Vec::new();
     // The node a value at this point takes.
-    let value_node = |frames: &mut Vec<Frame>, arena: &mut Vec<(usize, Option<Owned>)>| match frames
-        .last_mut()
-    {
-        None => 0,
-        Some(f) if f.object => f.member.unwrap_or(f.node),
-        Some(f) => {
-            arena.push((f.node, Some(Owned::Index(f.index))));
-            arena.len() - 1
-        }
-    };
+    let value_node =
+        |frames: &mut Vec<Frame>, arena: &mut Vec<(usize, Seg<'static>)>| match frames.last_mut() {
+            None => 0,
+            Some(f) if f.object => f.member.unwrap_or(f.node),
+            Some(f) => {
+                arena.push((f.node, Seg::Index(f.index)));
+                arena.len() - 1
+            }
+        };
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -226,7 +206,7 @@ fn lex(b: &[u8]) -> Lexed {
                 let frame = frames.last().map_or(usize::MAX, |f| f.id);
                 if let Some(f) = frames.last_mut().filter(|f| f.object && f.expect_key) {
                     let k = unescape(&b[start..end], Invalid::Keep);
-                    lexed.arena.push((f.node, Some(Owned::Key(k))));
+                    lexed.arena.push((f.node, Seg::Key(k.into())));
                     let node = lexed.arena.len() - 1;
                     (f.member, f.expect_key) = (Some(node), false);
                     lexed.keys += 1;

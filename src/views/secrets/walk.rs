@@ -52,10 +52,11 @@ pub struct Located {
     pub secret: super::Secret,
 }
 
-#[derive(Clone, Copy)]
+/// A step of a JSON path: a key is borrowed from a decoded value, or owned (a lenient read's,
+/// unescaped).
 pub(super) enum Seg<'a> {
     Root,
-    Key(&'a str),
+    Key(Cow<'a, str>),
     Index(usize),
 }
 
@@ -81,7 +82,7 @@ impl Detector {
                         if (image && k == "data") || skipped_key(k) {
                             continue;
                         }
-                        arena.push((node, Seg::Key(k)));
+                        arena.push((node, Seg::Key(k.into())));
                         let at = arena.len() - 1;
                         // A key is text in the file too (a pasted token used as a name).
                         let in_key = self.find(k);
@@ -222,10 +223,11 @@ fn as_json(s: &str) -> Option<Value> {
         .filter(|v| v.is_object() || v.is_array())
 }
 
-fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
+/// The path of `node` of an arena of (parent, segment), after `base`.
+pub(super) fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
     let mut segs = Vec::new();
     while node != 0 {
-        segs.push(arena[node].1);
+        segs.push(&arena[node].1);
         node = arena[node].0;
     }
     let mut path = base.to_owned();
@@ -236,7 +238,7 @@ fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
 }
 
 /// `seg` added to a JSON path: `.key`, `["odd key"]` or `[i]`.
-pub(super) fn push_seg(path: &mut String, seg: Seg) {
+fn push_seg(path: &mut String, seg: &Seg) {
     match seg {
         Seg::Root => {}
         Seg::Key(k) => {
@@ -244,7 +246,7 @@ pub(super) fn push_seg(path: &mut String, seg: Seg) {
                 && k.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
             if !plain {
-                path.push_str(&format!("[{}]", Value::from(k)));
+                path.push_str(&format!("[{}]", Value::from(k.as_ref())));
             } else {
                 if !path.is_empty() {
                     path.push('.');
