@@ -17,32 +17,19 @@ macro_rules! token {
     };
 }
 
+/// `sk` and each pair of the digits given: the keywords of a token that starts with `SK` and
+/// two hex digits.
+macro_rules! sk_pairs {
+    ([$($a:tt)*]) => { sk_pairs!(@ [] [$($a)*] [$($a)*]) };
+    (@ [$($out:expr),*] [] $all:tt) => { &[$($out),*] };
+    (@ [$($out:expr),*] [$a:tt $($rest:tt)*] [$($b:tt)*]) => {
+        sk_pairs!(@ [$($out,)* $(concat!("sk", stringify!($a), stringify!($b))),*] [$($rest)*] [$($b)*])
+    };
+}
+
 /// `SK` and two hex digits: gitleaks's keyword `sk` is in every `task` and `disk`, and would
 /// have every stored line decoded.
-const TWILIO_KEYWORDS: &[&str] = &[
-    "sk00", "sk01", "sk02", "sk03", "sk04", "sk05", "sk06", "sk07", "sk08", "sk09", "sk0a", "sk0b",
-    "sk0c", "sk0d", "sk0e", "sk0f", "sk10", "sk11", "sk12", "sk13", "sk14", "sk15", "sk16", "sk17",
-    "sk18", "sk19", "sk1a", "sk1b", "sk1c", "sk1d", "sk1e", "sk1f", "sk20", "sk21", "sk22", "sk23",
-    "sk24", "sk25", "sk26", "sk27", "sk28", "sk29", "sk2a", "sk2b", "sk2c", "sk2d", "sk2e", "sk2f",
-    "sk30", "sk31", "sk32", "sk33", "sk34", "sk35", "sk36", "sk37", "sk38", "sk39", "sk3a", "sk3b",
-    "sk3c", "sk3d", "sk3e", "sk3f", "sk40", "sk41", "sk42", "sk43", "sk44", "sk45", "sk46", "sk47",
-    "sk48", "sk49", "sk4a", "sk4b", "sk4c", "sk4d", "sk4e", "sk4f", "sk50", "sk51", "sk52", "sk53",
-    "sk54", "sk55", "sk56", "sk57", "sk58", "sk59", "sk5a", "sk5b", "sk5c", "sk5d", "sk5e", "sk5f",
-    "sk60", "sk61", "sk62", "sk63", "sk64", "sk65", "sk66", "sk67", "sk68", "sk69", "sk6a", "sk6b",
-    "sk6c", "sk6d", "sk6e", "sk6f", "sk70", "sk71", "sk72", "sk73", "sk74", "sk75", "sk76", "sk77",
-    "sk78", "sk79", "sk7a", "sk7b", "sk7c", "sk7d", "sk7e", "sk7f", "sk80", "sk81", "sk82", "sk83",
-    "sk84", "sk85", "sk86", "sk87", "sk88", "sk89", "sk8a", "sk8b", "sk8c", "sk8d", "sk8e", "sk8f",
-    "sk90", "sk91", "sk92", "sk93", "sk94", "sk95", "sk96", "sk97", "sk98", "sk99", "sk9a", "sk9b",
-    "sk9c", "sk9d", "sk9e", "sk9f", "ska0", "ska1", "ska2", "ska3", "ska4", "ska5", "ska6", "ska7",
-    "ska8", "ska9", "skaa", "skab", "skac", "skad", "skae", "skaf", "skb0", "skb1", "skb2", "skb3",
-    "skb4", "skb5", "skb6", "skb7", "skb8", "skb9", "skba", "skbb", "skbc", "skbd", "skbe", "skbf",
-    "skc0", "skc1", "skc2", "skc3", "skc4", "skc5", "skc6", "skc7", "skc8", "skc9", "skca", "skcb",
-    "skcc", "skcd", "skce", "skcf", "skd0", "skd1", "skd2", "skd3", "skd4", "skd5", "skd6", "skd7",
-    "skd8", "skd9", "skda", "skdb", "skdc", "skdd", "skde", "skdf", "ske0", "ske1", "ske2", "ske3",
-    "ske4", "ske5", "ske6", "ske7", "ske8", "ske9", "skea", "skeb", "skec", "sked", "skee", "skef",
-    "skf0", "skf1", "skf2", "skf3", "skf4", "skf5", "skf6", "skf7", "skf8", "skf9", "skfa", "skfb",
-    "skfc", "skfd", "skfe", "skff",
-];
+const TWILIO_KEYWORDS: &[&str] = sk_pairs!([0 1 2 3 4 5 6 7 8 9 a b c d e f]);
 
 /// Prefixed tokens, before the URL and header rules.
 pub(crate) const TOKENS: &[Def] = table![Def::TOKEN;
