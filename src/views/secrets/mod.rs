@@ -155,17 +155,12 @@ fn compile(pattern: &str) -> Result<Regex, regex::Error> {
 }
 
 impl Detector {
-    /// The built-in rules with the additions of a TOML file (gitleaks's format where it
-    /// fits: docs/secrets.md). An error names the file and the line.
-    pub fn from_config(path: &Path) -> anyhow::Result<Detector> {
-        config::load(path)
-    }
-
-    /// The detector `--secrets-config` asks for, or the built-in one; a bad file is a usage
-    /// error (exit 2) naming it and its line.
+    /// The detector `--secrets-config` asks for: the built-in rules with the additions of a
+    /// TOML file (gitleaks's format where it fits: docs/secrets.md), or the built-in ones; a
+    /// bad file is a usage error (exit 2) naming it and its line.
     pub fn load(config: Option<&Path>) -> anyhow::Result<Detector> {
         match config {
-            Some(path) => Detector::from_config(path)
+            Some(path) => config::load(path)
                 .map_err(|e| pisess_store::util::usage::UsageError(format!("{e:#}")).into()),
             None => Ok(Detector::default()),
         }
