@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::walk::{path_of, push_located, push_unseen, skipped_key, Seg};
+use super::walk::{path_of, push_located, skipped_key, Reported, Seg};
 use super::{Detector, Located};
 
 /// The field of a finding that no JSON string holds.
@@ -52,7 +52,7 @@ impl Detector {
             self.find_in_lexed(body, &lexed, &mut more);
         }
         // What the later passes find is reported only when no pass before found it at all.
-        push_unseen(&mut out, 0, more);
+        Reported::of(&out).push_new(&mut out, more);
         out
     }
 

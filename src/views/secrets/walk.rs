@@ -145,14 +145,15 @@ impl Detector {
         // Lines of JSON in a text (NDJSON output, a log): decoded too, for what their escapes
         // hide; a secret already found in the text is not reported twice.
         if lines_decoded(s, depth) {
-            let mut more = Vec::new();
+            let mut reported = Reported::of(&out[first..]);
             for (n, line) in s.lines().enumerate() {
                 if let Some(inner) = decoded(line, depth) {
+                    let mut more = Vec::new();
                     let path = format!("{}@json(line {})", path(), n + 1);
                     self.walk(&inner, &path, depth + 1, &mut more);
+                    reported.push_new(out, more);
                 }
             }
-            push_unseen(out, first, more);
         }
     }
 
@@ -190,17 +191,27 @@ pub(super) fn push_located(out: &mut Vec<Located>, path: &str, text: &str, found
     }));
 }
 
-/// `more` added to `out`, but for each secret (kind and fingerprint) that `out[from..]`, or
-/// `more` before it, holds already.
-pub(super) fn push_unseen(out: &mut Vec<Located>, from: usize, more: Vec<Located>) {
-    let mut seen: HashSet<(String, String)> = out[from..]
-        .iter()
-        .map(|o| (o.kind.clone(), o.fingerprint.clone()))
-        .collect();
-    for m in more {
-        super::work::spent(1);
-        if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
-            out.push(m);
+/// The secrets (kind and fingerprint) reported so far, for a later pass that adds only the
+/// ones no pass before found.
+pub(super) struct Reported(HashSet<(String, String)>);
+
+impl Reported {
+    pub(super) fn of(found: &[Located]) -> Reported {
+        Reported(
+            found
+                .iter()
+                .map(|o| (o.kind.clone(), o.fingerprint.clone()))
+                .collect(),
+        )
+    }
+
+    /// `more` added to `out`, but for the secrets reported already.
+    pub(super) fn push_new(&mut self, out: &mut Vec<Located>, more: Vec<Located>) {
+        for m in more {
+            super::work::spent(1);
+            if self.0.insert((m.kind.clone(), m.fingerprint.clone())) {
+                out.push(m);
+            }
         }
     }
 }
