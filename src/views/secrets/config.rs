@@ -71,7 +71,7 @@ fn parse(text: &str) -> anyhow::Result<Detector> {
     let file: File = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
-            .map(|s| super::line_of(text, s.start.min(text.len())));
+            .map(|s| super::LineIndex::default().line_of(text, s.start.min(text.len())));
         let message = e.message().to_owned();
         match line {
             Some(n) => anyhow!("line {n}: {message}"),

@@ -15,8 +15,8 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::walk::{push_seg, skipped_key, Seg};
-use super::{Detector, LineIndex, Located};
+use super::walk::{path_of, push_located, skipped_key, Reported, Seg};
+use super::{Detector, Located};
 
 /// The field of a finding that no JSON string holds.
 pub const RAW_LINE: &str = "(raw line)";
@@ -52,16 +52,7 @@ impl Detector {
             self.find_in_lexed(body, &lexed, &mut more);
         }
         // What the later passes find is reported only when no pass before found it at all.
-        let mut seen: HashSet<(String, String)> = out
-            .iter()
-            .map(|o| (o.kind.clone(), o.fingerprint.clone()))
-            .collect();
-        for m in more {
-            super::work::spent(1);
-            if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
-                out.push(m);
-            }
-        }
+        Reported::of(&out).push_new(&mut out, more);
         out
     }
 
@@ -71,15 +62,10 @@ impl Detector {
         for t in &lexed.tokens {
             let text = unescape(&body[t.start..t.end], Invalid::Split);
             if t.key {
-                let path = || format!("{}@key", lexed.path(t.node));
-                let mut lines = LineIndex::default();
-                for f in self.find(&text) {
-                    more.push(super::walk::located(
-                        &self.redact(&path()),
-                        &text,
-                        &f,
-                        &mut lines,
-                    ));
+                let found = self.find(&text);
+                if !found.is_empty() {
+                    let path = format!("{}@key", lexed.path(t.node));
+                    push_located(more, &self.redact(&path), &text, &found);
                 }
                 continue;
             }
@@ -90,10 +76,7 @@ impl Detector {
             self.text(&text, key, &|| lexed.path(t.node), 0, more);
         }
         let text = String::from_utf8_lossy(body);
-        let mut lines = LineIndex::default();
-        for f in self.find(&text) {
-            more.push(super::walk::located(RAW_LINE, &text, &f, &mut lines));
-        }
+        push_located(more, RAW_LINE, &text, &self.find(&text));
     }
 }
 
@@ -159,16 +142,11 @@ struct Token {
     frame: usize,
 }
 
-enum Owned {
-    Key(String),
-    Index(usize),
-}
-
 /// A line read leniently: its string literals and the paths the brackets around them give.
 struct Lexed {
     tokens: Vec<Token>,
     /// Path nodes: (parent, segment); node 0 is the root.
-    arena: Vec<(usize, Option<Owned>)>,
+    arena: Vec<(usize, Seg<'static>)>,
     /// Per container: an object whose `type` is `image` (its `data` is pixels, passed over).
     images: Vec<bool>,
     /// Object keys seen, duplicates included.
@@ -176,27 +154,13 @@ struct Lexed {
 }
 
 impl Lexed {
-    fn path(&self, mut node: usize) -> String {
-        let mut segs = Vec::new();
-        while node != 0 {
-            if let Some(seg) = &self.arena[node].1 {
-                segs.push(seg);
-            }
-            node = self.arena[node].0;
-        }
-        let mut path = String::new();
-        for seg in segs.into_iter().rev() {
-            match seg {
-                Owned::Key(k) => push_seg(&mut path, Seg::Key(k)),
-                Owned::Index(i) => push_seg(&mut path, Seg::Index(*i)),
-            }
-        }
-        path
+    fn path(&self, node: usize) -> String {
+        path_of(&self.arena, node, "")
     }
 
     fn key_of(&self, node: usize) -> Option<&str> {
         match &self.arena[node].1 {
-            Some(Owned::Key(k)) => Some(k),
+            Seg::Key(k) => Some(k),
             _ => None,
         }
     }
@@ -218,22 +182,21 @@ struct Frame {
 fn lex(b: &[u8]) -> Lexed {
     let mut lexed = Lexed {
         tokens: Vec::new(),
-        arena: vec![(0, None)],
+        arena: vec![(0, Seg::Root)],
         images: Vec::new(),
         keys: 0,
     };
     let mut frames: Vec<Frame> = Vec::new();
     // The node a value at this point takes.
-    let value_node = |frames: &mut Vec<Frame>, arena: &mut Vec<(usize, Option<Owned>)>| match frames
-        .last_mut()
-    {
-        None => 0,
-        Some(f) if f.object => f.member.unwrap_or(f.node),
-        Some(f) => {
-            arena.push((f.node, Some(Owned::Index(f.index))));
-            arena.len() - 1
-        }
-    };
+    let value_node =
+        |frames: &mut Vec<Frame>, arena: &mut Vec<(usize, Seg<'static>)>| match frames.last_mut() {
+            None => 0,
+            Some(f) if f.object => f.member.unwrap_or(f.node),
+            Some(f) => {
+                arena.push((f.node, Seg::Index(f.index)));
+                arena.len() - 1
+            }
+        };
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -243,7 +206,7 @@ fn lex(b: &[u8]) -> Lexed {
                 let frame = frames.last().map_or(usize::MAX, |f| f.id);
                 if let Some(f) = frames.last_mut().filter(|f| f.object && f.expect_key) {
                     let k = unescape(&b[start..end], Invalid::Keep);
-                    lexed.arena.push((f.node, Some(Owned::Key(k))));
+                    lexed.arena.push((f.node, Seg::Key(k.into())));
                     let node = lexed.arena.len() - 1;
                     (f.member, f.expect_key) = (Some(node), false);
                     lexed.keys += 1;

@@ -155,17 +155,12 @@ fn compile(pattern: &str) -> Result<Regex, regex::Error> {
 }
 
 impl Detector {
-    /// The built-in rules with the additions of a TOML file (gitleaks's format where it
-    /// fits: docs/secrets.md). An error names the file and the line.
-    pub fn from_config(path: &Path) -> anyhow::Result<Detector> {
-        config::load(path)
-    }
-
-    /// The detector `--secrets-config` asks for, or the built-in one; a bad file is a usage
-    /// error (exit 2) naming it and its line.
+    /// The detector `--secrets-config` asks for: the built-in rules with the additions of a
+    /// TOML file (gitleaks's format where it fits: docs/secrets.md), or the built-in ones; a
+    /// bad file is a usage error (exit 2) naming it and its line.
     pub fn load(config: Option<&Path>) -> anyhow::Result<Detector> {
         match config {
-            Some(path) => Detector::from_config(path)
+            Some(path) => config::load(path)
                 .map_err(|e| pisess_store::util::usage::UsageError(format!("{e:#}")).into()),
             None => Ok(Detector::default()),
         }
@@ -358,10 +353,7 @@ impl Detector {
         if let Some(r) = walk::redact_json(self, text, depth) {
             return r;
         }
-        let found = match key.filter(|k| self.keyword_in(k)) {
-            Some(k) => self.find_keyed(k, text),
-            None => self.find(text),
-        };
+        let found = self.find_keyed(key, text);
         let mut out: Cow<'a, str> = if found.is_empty() {
             Cow::Borrowed(text)
         } else {
@@ -460,11 +452,6 @@ impl LineIndex {
         let to = nl.get(after).copied().unwrap_or(text.len());
         &text[from..to]
     }
-}
-
-/// The 1-based line of `text` at byte `at` (one question: [`LineIndex`] for several).
-pub(crate) fn line_of(text: &str, at: usize) -> usize {
-    memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count() + 1
 }
 
 /// A count of the work the scan does per text (bytes walked, comparisons made), for tests

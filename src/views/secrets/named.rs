@@ -3,633 +3,155 @@
 //! escaped quotes (`{\"adafruit_key\":\"…\"}` in a shell command), as the generic
 //! assignment is; placeholders are filtered.
 
-use super::rules::Def;
+use super::rules::{table, Def};
 
 /// A value assigned to a vendor's name: the name, up to 20 name characters, quotes (escaped
 /// or not), a separator (`=`, `:`, `:=`, `=>`, `||`, `?=`, `,`), quotes again, the value.
 macro_rules! named {
-    ($kind:literal, $name:literal, $value:literal, [$($k:literal),+ $(,)?] $(, $entropy:literal)?) => {
-        Def::named(
-            $kind,
-            concat!(
-                r"(?i:(?:", $name, r"))[ \t\w.-]{0,20}(?:\\{0,3}[\x22']|\s){0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)(?:[\x60\x22'\s=]|\\){0,5}(",
-                $value,
-                r")(?:[\x60\x22'\s;,)\]}\\]|$)"
-            ),
-            &[$($k),+],
-            0.0 $(+ $entropy)?,
+    ($name:literal, $value:literal) => {
+        concat!(
+            r"(?i:(?:", $name, r"))[ \t\w.-]{0,20}(?:\\{0,3}[\x22']|\s){0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)(?:[\x60\x22'\s=]|\\){0,5}(",
+            $value,
+            r")(?:[\x60\x22'\s;,)\]}\\]|$)"
         )
     };
 }
 
 /// Values known by a vendor's name, after the URL and header rules and before the generic
 /// assignment.
-pub(crate) const NAMED: &[Def] = &[
-    named!(
-        "adafruit-api-key",
-        r"adafruit",
-        r"(?i:[a-z0-9_-]{32})",
-        ["adafruit"]
-    ),
-    named!(
-        "adobe-client-id",
-        r"adobe",
-        r"(?i:[a-f0-9]{32})",
-        ["adobe"],
-        2.0
-    ),
-    named!(
-        "airtable-api-key",
-        r"airtable",
-        r"(?i:[a-z0-9]{17})",
-        ["airtable"]
-    ),
-    named!(
-        "algolia-api-key",
-        r"algolia",
-        r"(?i:[a-z0-9]{32})",
-        ["algolia"]
-    ),
-    named!(
-        "alibaba-secret-key",
-        r"alibaba",
-        r"(?i:[a-z0-9]{30})",
-        ["alibaba"],
-        2.0
-    ),
-    named!("asana-client-id", r"asana", r"(?i:[0-9]{16})", ["asana"]),
-    named!(
-        "asana-client-secret",
-        r"asana",
-        r"(?i:[a-z0-9]{32})",
-        ["asana"]
-    ),
-    named!(
-        "atlassian-api-token",
-        r"(?-i:ATLASSIAN|[Aa]tlassian)|(?-i:CONFLUENCE|[Cc]onfluence)|(?-i:JIRA|[Jj]ira)",
-        r#"(?i:[a-z0-9]{20}[a-f0-9]{4})(?:[\x60'"\s;]|\\[nr]|$)|\b(ATATT3[A-Za-z0-9_\-=]{186})"#,
-        ["atlassian", "confluence", "jira", "atatt3"],
-        3.5
-    ),
-    named!(
-        "beamer-api-token",
-        r"beamer",
-        r"(?i:b_[a-z0-9=_\-]{44})",
-        ["beamer"]
-    ),
-    named!(
-        "bitbucket-client-id",
-        r"bitbucket",
-        r"(?i:[a-z0-9]{32})",
-        ["bitbucket"]
-    ),
-    named!(
-        "bitbucket-client-secret",
-        r"bitbucket",
-        r"(?i:[a-z0-9=_\-]{64})",
-        ["bitbucket"]
-    ),
-    named!(
-        "bittrex-secret-key",
-        r"bittrex[\w.-]{0,20}?secret",
-        r"(?i:[a-z0-9]{32})",
-        ["bittrex"]
-    ),
-    named!(
-        "bittrex-access-key",
-        r"bittrex",
-        r"(?i:[a-z0-9]{32})",
-        ["bittrex"]
-    ),
-    named!(
-        "cisco-meraki-api-key",
-        r"(?-i:[Mm]eraki|MERAKI)",
-        r"[0-9a-f]{40}",
-        ["meraki"],
-        3.0
-    ),
-    named!(
-        "cloudflare-api-key",
-        r"cloudflare",
-        r"(?i:[a-z0-9_-]{40})",
-        ["cloudflare"],
-        2.0
-    ),
-    named!(
-        "cloudflare-global-api-key",
-        r"cloudflare",
-        r"(?i:[a-f0-9]{37})",
-        ["cloudflare"],
-        2.0
-    ),
-    named!(
-        "codecov-access-token",
-        r"codecov",
-        r"(?i:[a-z0-9]{32})",
-        ["codecov"]
-    ),
-    named!(
-        "cohere-api-token",
-        r"cohere|CO_API_KEY",
-        r"[a-zA-Z0-9]{40}",
-        ["cohere", "co_api_key"],
-        4.0
-    ),
-    named!(
-        "coinbase-access-token",
-        r"coinbase",
-        r"(?i:[a-z0-9_-]{64})",
-        ["coinbase"]
-    ),
-    named!(
-        "confluent-access-token",
-        r"confluent",
-        r"(?i:[a-z0-9]{16})",
-        ["confluent"]
-    ),
-    named!(
-        "confluent-secret-key",
-        r"confluent",
-        r"(?i:[a-z0-9]{64})",
-        ["confluent"]
-    ),
-    named!(
-        "contentful-delivery-api-token",
-        r"contentful",
-        r"(?i:[a-z0-9=_\-]{43})",
-        ["contentful"]
-    ),
-    named!(
-        "datadog-access-token",
-        r"datadog",
-        r"(?i:[a-z0-9]{40})",
-        ["datadog"]
-    ),
-    named!(
-        "defined-networking-api-token",
-        r"dnkey",
-        r"(?i:dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52})",
-        ["dnkey"]
-    ),
-    named!(
-        "discord-api-token",
-        r"discord",
-        r"(?i:[a-f0-9]{64})",
-        ["discord"]
-    ),
-    named!(
-        "discord-client-id",
-        r"discord",
-        r"(?i:[0-9]{18})",
-        ["discord"],
-        2.0
-    ),
-    named!(
-        "discord-client-secret",
-        r"discord",
-        r"(?i:[a-z0-9=_\-]{32})",
-        ["discord"],
-        2.0
-    ),
-    named!(
-        "droneci-access-token",
-        r"droneci",
-        r"(?i:[a-z0-9]{32})",
-        ["droneci"]
-    ),
-    named!(
-        "dropbox-api-token",
-        r"dropbox",
-        r"(?i:[a-z0-9]{15})",
-        ["dropbox"]
-    ),
-    named!(
-        "dropbox-long-lived-api-token",
-        r"dropbox",
-        r"(?i:[a-z0-9]{11}(AAAAAAAAAA)[a-z0-9\-_=]{43})",
-        ["dropbox"]
-    ),
-    named!(
-        "dropbox-short-lived-api-token",
-        r"dropbox",
-        r"(?i:sl\.[a-z0-9\-=_]{135})",
-        ["dropbox"]
-    ),
-    named!(
-        "etsy-access-token",
-        r"(?-i:ETSY|[Ee]tsy)",
-        r"(?i:[a-z0-9]{24})",
-        ["etsy"],
-        3.0
-    ),
-    named!(
-        "facebook-secret",
-        r"facebook",
-        r"(?i:[a-f0-9]{32})",
-        ["facebook"],
-        3.0
-    ),
-    named!(
-        "fastly-api-token",
-        r"fastly",
-        r"(?i:[a-z0-9=_\-]{32})",
-        ["fastly"]
-    ),
-    named!(
-        "finicity-api-token",
-        r"finicity",
-        r"(?i:[a-f0-9]{32})",
-        ["finicity"]
-    ),
-    named!(
-        "finicity-client-secret",
-        r"finicity",
-        r"(?i:[a-z0-9]{20})",
-        ["finicity"]
-    ),
-    named!(
-        "finnhub-access-token",
-        r"finnhub",
-        r"(?i:[a-z0-9]{20})",
-        ["finnhub"]
-    ),
-    named!(
-        "flickr-access-token",
-        r"flickr",
-        r"(?i:[a-z0-9]{32})",
-        ["flickr"]
-    ),
-    named!(
-        "freshbooks-access-token",
-        r"freshbooks",
-        r"(?i:[a-z0-9]{64})",
-        ["freshbooks"]
-    ),
-    named!(
-        "gitter-access-token",
-        r"gitter",
-        r"(?i:[a-z0-9_-]{40})",
-        ["gitter"]
-    ),
-    named!(
-        "gocardless-api-token",
-        r"gocardless",
-        r"(?i:live_(?i)[a-z0-9\-_=]{40})",
-        ["live_", "gocardless"]
-    ),
-    named!(
-        "heroku-api-key",
-        r"heroku",
-        r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
-        ["heroku"]
-    ),
-    named!(
-        "hubspot-api-key",
-        r"hubspot",
-        r"(?i:[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})",
-        ["hubspot"]
-    ),
-    named!(
-        "intercom-api-key",
-        r"intercom",
-        r"(?i:[a-z0-9=_\-]{60})",
-        ["intercom"]
-    ),
-    named!(
-        "jfrog-api-key",
-        r"jfrog|artifactory|bintray|xray",
-        r"(?i:[a-z0-9]{73})",
-        ["jfrog", "artifactory", "bintray", "xray"]
-    ),
-    named!(
-        "jfrog-identity-token",
-        r"jfrog|artifactory|bintray|xray",
-        r"(?i:[a-z0-9]{64})",
-        ["jfrog", "artifactory", "bintray", "xray"]
-    ),
-    named!(
-        "kraken-access-token",
-        r"kraken",
-        r"(?i:[a-z0-9\/=_\+\-]{80,90})",
-        ["kraken"]
-    ),
-    named!(
-        "kucoin-access-token",
-        r"kucoin",
-        r"(?i:[a-f0-9]{24})",
-        ["kucoin"]
-    ),
-    named!(
-        "kucoin-secret-key",
-        r"kucoin",
-        r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
-        ["kucoin"]
-    ),
-    named!(
-        "launchdarkly-access-token",
-        r"launchdarkly",
-        r"(?i:[a-z0-9=_\-]{40})",
-        ["launchdarkly"]
-    ),
-    named!(
-        "linear-client-secret",
-        r"linear",
-        r"(?i:[a-f0-9]{32})",
-        ["linear"],
-        2.0
-    ),
-    named!(
-        "linkedin-client-id",
-        r"linked[_-]?in",
-        r"(?i:[a-z0-9]{14})",
-        ["linkedin", "linked_in", "linked-in"],
-        2.0
-    ),
-    named!(
-        "linkedin-client-secret",
-        r"linked[_-]?in",
-        r"(?i:[a-z0-9]{16})",
-        ["linkedin", "linked_in", "linked-in"],
-        2.0
-    ),
-    named!(
-        "lob-api-key",
-        r"lob",
-        r"(?i:(live|test)_[a-f0-9]{35})",
-        ["test_", "live_"]
-    ),
-    named!(
-        "lob-pub-api-key",
-        r"lob",
-        r"(?i:(test|live)_pub_[a-f0-9]{31})",
-        ["test_pub", "live_pub"]
-    ),
-    named!(
-        "looker-client-id",
-        r"looker",
-        r"(?i:[a-z0-9]{20})",
-        ["looker"]
-    ),
-    named!(
-        "looker-client-secret",
-        r"looker",
-        r"(?i:[a-z0-9]{24})",
-        ["looker"]
-    ),
-    named!(
-        "mailchimp-api-key",
-        r"MailchimpSDK.initialize|mailchimp",
-        r"(?i:[a-f0-9]{32}-us\d\d)",
-        ["mailchimp"]
-    ),
-    named!(
-        "mailgun-private-api-token",
-        r"mailgun",
-        r"(?i:key-[a-f0-9]{32})",
-        ["mailgun"]
-    ),
-    named!(
-        "mailgun-pub-key",
-        r"mailgun",
-        r"(?i:pubkey-[a-f0-9]{32})",
-        ["mailgun"]
-    ),
-    named!(
-        "mailgun-signing-key",
-        r"mailgun",
-        r"(?i:[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8})",
-        ["mailgun"]
-    ),
-    named!(
-        "mapbox-api-token",
-        r"mapbox",
-        r"(?i:pk\.[a-z0-9]{60}\.[a-z0-9]{22})",
-        ["mapbox"]
-    ),
-    named!(
-        "mattermost-access-token",
-        r"mattermost",
-        r"(?i:[a-z0-9]{26})",
-        ["mattermost"]
-    ),
-    named!(
-        "messagebird-api-token",
-        r"message[_-]?bird",
-        r"(?i:[a-z0-9]{25})",
-        ["messagebird", "message-bird", "message_bird"]
-    ),
-    named!(
-        "messagebird-client-id",
-        r"message[_-]?bird",
-        r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
-        ["messagebird", "message-bird", "message_bird"]
-    ),
-    named!(
-        "netlify-access-token",
-        r"netlify",
-        r"(?i:[a-z0-9=_\-]{40,46})",
-        ["netlify"]
-    ),
-    named!(
-        "new-relic-browser-api-token",
-        r"new-relic|newrelic|new_relic",
-        r"(?i:NRJS-[a-f0-9]{19})",
-        ["nrjs-"]
-    ),
-    named!(
-        "new-relic-insert-key",
-        r"new-relic|newrelic|new_relic",
-        r"(?i:NRII-[a-z0-9-]{32})",
-        ["nrii-"]
-    ),
-    named!(
-        "new-relic-user-api-id",
-        r"new-relic|newrelic|new_relic",
-        r"(?i:[a-z0-9]{64})",
-        ["new-relic", "newrelic", "new_relic"]
-    ),
-    named!(
-        "new-relic-user-api-key",
-        r"new-relic|newrelic|new_relic",
-        r"(?i:NRAK-[a-z0-9]{27})",
-        ["nrak"]
-    ),
-    named!(
-        "nytimes-access-token",
-        r"nytimes|new-york-times,|newyorktimes",
-        r"(?i:[a-z0-9=_\-]{32})",
-        ["nytimes", "new-york-times", "newyorktimes"]
-    ),
-    named!(
-        "okta-access-token",
-        r"(?-i:[Oo]kta|OKTA)",
-        r"00[\w=\-]{40}",
-        ["okta"],
-        4.0
-    ),
-    named!(
-        "plaid-api-token",
-        r"plaid",
-        r"(?i:access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
-        ["plaid"]
-    ),
-    named!(
-        "plaid-client-id",
-        r"plaid",
-        r"(?i:[a-z0-9]{24})",
-        ["plaid"],
-        3.5
-    ),
-    named!(
-        "plaid-secret-key",
-        r"plaid",
-        r"(?i:[a-z0-9]{30})",
-        ["plaid"],
-        3.5
-    ),
-    named!(
-        "privateai-api-token",
-        r"private[_-]?ai",
-        r"[a-z0-9]{32}",
-        ["privateai", "private_ai", "private-ai"],
-        3.0
-    ),
-    named!(
-        "rapidapi-access-token",
-        r"rapidapi",
-        r"(?i:[a-z0-9_-]{50})",
-        ["rapidapi"]
-    ),
-    named!(
-        "sendbird-access-id",
-        r"sendbird",
-        r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
-        ["sendbird"]
-    ),
-    named!(
-        "sendbird-access-token",
-        r"sendbird",
-        r"(?i:[a-f0-9]{40})",
-        ["sendbird"]
-    ),
-    named!(
-        "sentry-access-token",
-        r"sentry",
-        r"(?i:[a-f0-9]{64})",
-        ["sentry"],
-        3.0
-    ),
-    named!(
-        "sidekiq-secret",
-        r"BUNDLE_ENTERPRISE__CONTRIBSYS__COM|BUNDLE_GEMS__CONTRIBSYS__COM",
-        r"(?i:[a-f0-9]{8}:[a-f0-9]{8})",
-        [
-            "bundle_enterprise__contribsys__com",
-            "bundle_gems__contribsys__com"
-        ]
-    ),
-    named!(
-        "snyk-api-token",
-        r"snyk[_.-]?(?:(?:api|oauth)[_.-]?)?(?:key|token)",
-        r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
-        ["snyk"]
-    ),
-    named!(
-        "sonar-api-token",
-        r"sonar[_.-]?(?:login|token)",
-        r"(?i:(?:squ_|sqp_|sqa_)?[a-z0-9=_\-]{40})",
-        ["sonar"]
-    ),
-    named!(
-        "squarespace-access-token",
-        r"squarespace",
-        r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
-        ["squarespace"]
-    ),
-    named!(
-        "sumologic-access-id",
-        r"(?-i:[Ss]umo|SUMO)",
-        r"su[a-zA-Z0-9]{12}",
-        ["sumo"],
-        3.0
-    ),
-    named!(
-        "sumologic-access-token",
-        r"(?-i:[Ss]umo|SUMO)",
-        r"(?i:[a-z0-9]{64})",
-        ["sumo"],
-        3.0
-    ),
-    named!(
-        "travisci-access-token",
-        r"travis",
-        r"(?i:[a-z0-9]{22})",
-        ["travis"]
-    ),
-    named!(
-        "twitch-api-token",
-        r"twitch",
-        r"(?i:[a-z0-9]{30})",
-        ["twitch"]
-    ),
-    named!(
-        "twitter-access-secret",
-        r"twitter",
-        r"(?i:[a-z0-9]{45})",
-        ["twitter"]
-    ),
-    named!(
-        "twitter-access-token",
-        r"twitter",
-        r"(?i:[0-9]{15,25}-[a-zA-Z0-9]{20,40})",
-        ["twitter"]
-    ),
-    named!(
-        "twitter-api-key",
-        r"twitter",
-        r"(?i:[a-z0-9]{25})",
-        ["twitter"]
-    ),
-    named!(
-        "twitter-api-secret",
-        r"twitter",
-        r"(?i:[a-z0-9]{50})",
-        ["twitter"]
-    ),
-    named!(
-        "twitter-bearer-token",
-        r"twitter",
-        r"(?i:A{22}[a-zA-Z0-9%]{80,100})",
-        ["twitter"]
-    ),
-    named!(
-        "typeform-api-token",
-        r"typeform",
-        r"(?i:tfp_[a-z0-9\-_\.=]{59})",
-        ["tfp_"]
-    ),
-    named!(
-        "yandex-access-token",
-        r"yandex",
-        r"(?i:t1\.[A-Z0-9a-z_-]+[=]{0,2}\.[A-Z0-9a-z_-]{86}[=]{0,2})",
-        ["yandex"]
-    ),
-    named!(
-        "yandex-api-key",
-        r"yandex",
-        r"(?i:AQVN[A-Za-z0-9_\-]{35,38})",
-        ["yandex"]
-    ),
-    named!(
-        "yandex-aws-access-token",
-        r"yandex",
-        r"(?i:YC[a-zA-Z0-9_\-]{38})",
-        ["yandex"]
-    ),
-    named!(
-        "zendesk-secret-key",
-        r"zendesk",
-        r"(?i:[a-z0-9]{40})",
-        ["zendesk"]
-    ),
+pub(crate) const NAMED: &[Def] = table![Def::NAMED;
+    "adafruit-api-key", &["adafruit"], 0.0, named!(r"adafruit", r"(?i:[a-z0-9_-]{32})");
+    "adobe-client-id", &["adobe"], 2.0, named!(r"adobe", r"(?i:[a-f0-9]{32})");
+    "airtable-api-key", &["airtable"], 0.0, named!(r"airtable", r"(?i:[a-z0-9]{17})");
+    "algolia-api-key", &["algolia"], 0.0, named!(r"algolia", r"(?i:[a-z0-9]{32})");
+    "alibaba-secret-key", &["alibaba"], 2.0, named!(r"alibaba", r"(?i:[a-z0-9]{30})");
+    "asana-client-id", &["asana"], 0.0, named!(r"asana", r"(?i:[0-9]{16})");
+    "asana-client-secret", &["asana"], 0.0, named!(r"asana", r"(?i:[a-z0-9]{32})");
+    "atlassian-api-token", &["atlassian", "confluence", "jira", "atatt3"], 3.5,
+        named!(r"(?-i:ATLASSIAN|[Aa]tlassian)|(?-i:CONFLUENCE|[Cc]onfluence)|(?-i:JIRA|[Jj]ira)", r#"(?i:[a-z0-9]{20}[a-f0-9]{4})(?:[\x60'"\s;]|\\[nr]|$)|\b(ATATT3[A-Za-z0-9_\-=]{186})"#);
+    "beamer-api-token", &["beamer"], 0.0, named!(r"beamer", r"(?i:b_[a-z0-9=_\-]{44})");
+    "bitbucket-client-id", &["bitbucket"], 0.0, named!(r"bitbucket", r"(?i:[a-z0-9]{32})");
+    "bitbucket-client-secret", &["bitbucket"], 0.0, named!(r"bitbucket", r"(?i:[a-z0-9=_\-]{64})");
+    "bittrex-secret-key", &["bittrex"], 0.0,
+        named!(r"bittrex[\w.-]{0,20}?secret", r"(?i:[a-z0-9]{32})");
+    "bittrex-access-key", &["bittrex"], 0.0, named!(r"bittrex", r"(?i:[a-z0-9]{32})");
+    "cisco-meraki-api-key", &["meraki"], 3.0, named!(r"(?-i:[Mm]eraki|MERAKI)", r"[0-9a-f]{40}");
+    "cloudflare-api-key", &["cloudflare"], 2.0, named!(r"cloudflare", r"(?i:[a-z0-9_-]{40})");
+    "cloudflare-global-api-key", &["cloudflare"], 2.0, named!(r"cloudflare", r"(?i:[a-f0-9]{37})");
+    "codecov-access-token", &["codecov"], 0.0, named!(r"codecov", r"(?i:[a-z0-9]{32})");
+    "cohere-api-token", &["cohere", "co_api_key"], 4.0,
+        named!(r"cohere|CO_API_KEY", r"[a-zA-Z0-9]{40}");
+    "coinbase-access-token", &["coinbase"], 0.0, named!(r"coinbase", r"(?i:[a-z0-9_-]{64})");
+    "confluent-access-token", &["confluent"], 0.0, named!(r"confluent", r"(?i:[a-z0-9]{16})");
+    "confluent-secret-key", &["confluent"], 0.0, named!(r"confluent", r"(?i:[a-z0-9]{64})");
+    "contentful-delivery-api-token", &["contentful"], 0.0,
+        named!(r"contentful", r"(?i:[a-z0-9=_\-]{43})");
+    "datadog-access-token", &["datadog"], 0.0, named!(r"datadog", r"(?i:[a-z0-9]{40})");
+    "defined-networking-api-token", &["dnkey"], 0.0,
+        named!(r"dnkey", r"(?i:dnkey-[a-z0-9=_\-]{26}-[a-z0-9=_\-]{52})");
+    "discord-api-token", &["discord"], 0.0, named!(r"discord", r"(?i:[a-f0-9]{64})");
+    "discord-client-id", &["discord"], 2.0, named!(r"discord", r"(?i:[0-9]{18})");
+    "discord-client-secret", &["discord"], 2.0, named!(r"discord", r"(?i:[a-z0-9=_\-]{32})");
+    "droneci-access-token", &["droneci"], 0.0, named!(r"droneci", r"(?i:[a-z0-9]{32})");
+    "dropbox-api-token", &["dropbox"], 0.0, named!(r"dropbox", r"(?i:[a-z0-9]{15})");
+    "dropbox-long-lived-api-token", &["dropbox"], 0.0,
+        named!(r"dropbox", r"(?i:[a-z0-9]{11}(AAAAAAAAAA)[a-z0-9\-_=]{43})");
+    "dropbox-short-lived-api-token", &["dropbox"], 0.0,
+        named!(r"dropbox", r"(?i:sl\.[a-z0-9\-=_]{135})");
+    "etsy-access-token", &["etsy"], 3.0, named!(r"(?-i:ETSY|[Ee]tsy)", r"(?i:[a-z0-9]{24})");
+    "facebook-secret", &["facebook"], 3.0, named!(r"facebook", r"(?i:[a-f0-9]{32})");
+    "fastly-api-token", &["fastly"], 0.0, named!(r"fastly", r"(?i:[a-z0-9=_\-]{32})");
+    "finicity-api-token", &["finicity"], 0.0, named!(r"finicity", r"(?i:[a-f0-9]{32})");
+    "finicity-client-secret", &["finicity"], 0.0, named!(r"finicity", r"(?i:[a-z0-9]{20})");
+    "finnhub-access-token", &["finnhub"], 0.0, named!(r"finnhub", r"(?i:[a-z0-9]{20})");
+    "flickr-access-token", &["flickr"], 0.0, named!(r"flickr", r"(?i:[a-z0-9]{32})");
+    "freshbooks-access-token", &["freshbooks"], 0.0, named!(r"freshbooks", r"(?i:[a-z0-9]{64})");
+    "gitter-access-token", &["gitter"], 0.0, named!(r"gitter", r"(?i:[a-z0-9_-]{40})");
+    "gocardless-api-token", &["live_", "gocardless"], 0.0,
+        named!(r"gocardless", r"(?i:live_(?i)[a-z0-9\-_=]{40})");
+    "heroku-api-key", &["heroku"], 0.0,
+        named!(r"heroku", r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
+    "hubspot-api-key", &["hubspot"], 0.0,
+        named!(r"hubspot", r"(?i:[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})");
+    "intercom-api-key", &["intercom"], 0.0, named!(r"intercom", r"(?i:[a-z0-9=_\-]{60})");
+    "jfrog-api-key", &["jfrog", "artifactory", "bintray", "xray"], 0.0,
+        named!(r"jfrog|artifactory|bintray|xray", r"(?i:[a-z0-9]{73})");
+    "jfrog-identity-token", &["jfrog", "artifactory", "bintray", "xray"], 0.0,
+        named!(r"jfrog|artifactory|bintray|xray", r"(?i:[a-z0-9]{64})");
+    "kraken-access-token", &["kraken"], 0.0, named!(r"kraken", r"(?i:[a-z0-9\/=_\+\-]{80,90})");
+    "kucoin-access-token", &["kucoin"], 0.0, named!(r"kucoin", r"(?i:[a-f0-9]{24})");
+    "kucoin-secret-key", &["kucoin"], 0.0,
+        named!(r"kucoin", r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
+    "launchdarkly-access-token", &["launchdarkly"], 0.0,
+        named!(r"launchdarkly", r"(?i:[a-z0-9=_\-]{40})");
+    "linear-client-secret", &["linear"], 2.0, named!(r"linear", r"(?i:[a-f0-9]{32})");
+    "linkedin-client-id", &["linkedin", "linked_in", "linked-in"], 2.0,
+        named!(r"linked[_-]?in", r"(?i:[a-z0-9]{14})");
+    "linkedin-client-secret", &["linkedin", "linked_in", "linked-in"], 2.0,
+        named!(r"linked[_-]?in", r"(?i:[a-z0-9]{16})");
+    "lob-api-key", &["test_", "live_"], 0.0, named!(r"lob", r"(?i:(live|test)_[a-f0-9]{35})");
+    "lob-pub-api-key", &["test_pub", "live_pub"], 0.0,
+        named!(r"lob", r"(?i:(test|live)_pub_[a-f0-9]{31})");
+    "looker-client-id", &["looker"], 0.0, named!(r"looker", r"(?i:[a-z0-9]{20})");
+    "looker-client-secret", &["looker"], 0.0, named!(r"looker", r"(?i:[a-z0-9]{24})");
+    "mailchimp-api-key", &["mailchimp"], 0.0,
+        named!(r"MailchimpSDK.initialize|mailchimp", r"(?i:[a-f0-9]{32}-us\d\d)");
+    "mailgun-private-api-token", &["mailgun"], 0.0, named!(r"mailgun", r"(?i:key-[a-f0-9]{32})");
+    "mailgun-pub-key", &["mailgun"], 0.0, named!(r"mailgun", r"(?i:pubkey-[a-f0-9]{32})");
+    "mailgun-signing-key", &["mailgun"], 0.0,
+        named!(r"mailgun", r"(?i:[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8})");
+    "mapbox-api-token", &["mapbox"], 0.0, named!(r"mapbox", r"(?i:pk\.[a-z0-9]{60}\.[a-z0-9]{22})");
+    "mattermost-access-token", &["mattermost"], 0.0, named!(r"mattermost", r"(?i:[a-z0-9]{26})");
+    "messagebird-api-token", &["messagebird", "message-bird", "message_bird"], 0.0,
+        named!(r"message[_-]?bird", r"(?i:[a-z0-9]{25})");
+    "messagebird-client-id", &["messagebird", "message-bird", "message_bird"], 0.0,
+        named!(r"message[_-]?bird", r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
+    "netlify-access-token", &["netlify"], 0.0, named!(r"netlify", r"(?i:[a-z0-9=_\-]{40,46})");
+    "new-relic-browser-api-token", &["nrjs-"], 0.0,
+        named!(r"new-relic|newrelic|new_relic", r"(?i:NRJS-[a-f0-9]{19})");
+    "new-relic-insert-key", &["nrii-"], 0.0,
+        named!(r"new-relic|newrelic|new_relic", r"(?i:NRII-[a-z0-9-]{32})");
+    "new-relic-user-api-id", &["new-relic", "newrelic", "new_relic"], 0.0,
+        named!(r"new-relic|newrelic|new_relic", r"(?i:[a-z0-9]{64})");
+    "new-relic-user-api-key", &["nrak"], 0.0,
+        named!(r"new-relic|newrelic|new_relic", r"(?i:NRAK-[a-z0-9]{27})");
+    "nytimes-access-token", &["nytimes", "new-york-times", "newyorktimes"], 0.0,
+        named!(r"nytimes|new-york-times,|newyorktimes", r"(?i:[a-z0-9=_\-]{32})");
+    "okta-access-token", &["okta"], 4.0, named!(r"(?-i:[Oo]kta|OKTA)", r"00[\w=\-]{40}");
+    "plaid-api-token", &["plaid"], 0.0,
+        named!(r"plaid", r"(?i:access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
+    "plaid-client-id", &["plaid"], 3.5, named!(r"plaid", r"(?i:[a-z0-9]{24})");
+    "plaid-secret-key", &["plaid"], 3.5, named!(r"plaid", r"(?i:[a-z0-9]{30})");
+    "privateai-api-token", &["privateai", "private_ai", "private-ai"], 3.0,
+        named!(r"private[_-]?ai", r"[a-z0-9]{32}");
+    "rapidapi-access-token", &["rapidapi"], 0.0, named!(r"rapidapi", r"(?i:[a-z0-9_-]{50})");
+    "sendbird-access-id", &["sendbird"], 0.0,
+        named!(r"sendbird", r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
+    "sendbird-access-token", &["sendbird"], 0.0, named!(r"sendbird", r"(?i:[a-f0-9]{40})");
+    "sentry-access-token", &["sentry"], 3.0, named!(r"sentry", r"(?i:[a-f0-9]{64})");
+    "sidekiq-secret", &["bundle_enterprise__contribsys__com", "bundle_gems__contribsys__com"], 0.0,
+        named!(r"BUNDLE_ENTERPRISE__CONTRIBSYS__COM|BUNDLE_GEMS__CONTRIBSYS__COM", r"(?i:[a-f0-9]{8}:[a-f0-9]{8})");
+    "snyk-api-token", &["snyk"], 0.0,
+        named!(r"snyk[_.-]?(?:(?:api|oauth)[_.-]?)?(?:key|token)", r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
+    "sonar-api-token", &["sonar"], 0.0,
+        named!(r"sonar[_.-]?(?:login|token)", r"(?i:(?:squ_|sqp_|sqa_)?[a-z0-9=_\-]{40})");
+    "squarespace-access-token", &["squarespace"], 0.0,
+        named!(r"squarespace", r"(?i:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})");
+    "sumologic-access-id", &["sumo"], 3.0, named!(r"(?-i:[Ss]umo|SUMO)", r"su[a-zA-Z0-9]{12}");
+    "sumologic-access-token", &["sumo"], 3.0, named!(r"(?-i:[Ss]umo|SUMO)", r"(?i:[a-z0-9]{64})");
+    "travisci-access-token", &["travis"], 0.0, named!(r"travis", r"(?i:[a-z0-9]{22})");
+    "twitch-api-token", &["twitch"], 0.0, named!(r"twitch", r"(?i:[a-z0-9]{30})");
+    "twitter-access-secret", &["twitter"], 0.0, named!(r"twitter", r"(?i:[a-z0-9]{45})");
+    "twitter-access-token", &["twitter"], 0.0,
+        named!(r"twitter", r"(?i:[0-9]{15,25}-[a-zA-Z0-9]{20,40})");
+    "twitter-api-key", &["twitter"], 0.0, named!(r"twitter", r"(?i:[a-z0-9]{25})");
+    "twitter-api-secret", &["twitter"], 0.0, named!(r"twitter", r"(?i:[a-z0-9]{50})");
+    "twitter-bearer-token", &["twitter"], 0.0,
+        named!(r"twitter", r"(?i:A{22}[a-zA-Z0-9%]{80,100})");
+    "typeform-api-token", &["tfp_"], 0.0, named!(r"typeform", r"(?i:tfp_[a-z0-9\-_\.=]{59})");
+    "yandex-access-token", &["yandex"], 0.0,
+        named!(r"yandex", r"(?i:t1\.[A-Z0-9a-z_-]+[=]{0,2}\.[A-Z0-9a-z_-]{86}[=]{0,2})");
+    "yandex-api-key", &["yandex"], 0.0, named!(r"yandex", r"(?i:AQVN[A-Za-z0-9_\-]{35,38})");
+    "yandex-aws-access-token", &["yandex"], 0.0, named!(r"yandex", r"(?i:YC[a-zA-Z0-9_\-]{38})");
+    "zendesk-secret-key", &["zendesk"], 0.0, named!(r"zendesk", r"(?i:[a-z0-9]{40})");
 ];

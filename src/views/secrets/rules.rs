@@ -62,33 +62,18 @@ pub(crate) enum Check {
     PemBody,
 }
 
-/// Filters a rule applies to what its regex captured.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Filters {
+/// Filters a rule applies to what its regex captured; each level filters what the one
+/// before does, and more.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Filters {
+    #[default]
+    None,
     /// `changeme`, `${VAR}`, `<password>`, `xxxx`, `****`, the keyword itself...
-    pub(crate) placeholder: bool,
-    /// Digests (hex of SHA-1/256/384/512 length, `sha512-…` integrity, go.sum's `h1:`),
-    /// UUIDs.
-    pub(crate) hashes: bool,
-    /// A letter and a digit both, and not a dotted identifier (`e.apiKey`) or a path.
-    pub(crate) mixed: bool,
+    Placeholder,
+    /// Then digests (`sha512-…` integrity, go.sum's `h1:`), UUIDs; a letter and a digit
+    /// both, and not a dotted identifier (`e.apiKey`) or a path.
+    Generic,
 }
-
-const NONE: Filters = Filters {
-    placeholder: false,
-    hashes: false,
-    mixed: false,
-};
-const PLACEHOLDER: Filters = Filters {
-    placeholder: true,
-    hashes: false,
-    mixed: false,
-};
-const GENERIC: Filters = Filters {
-    placeholder: true,
-    hashes: true,
-    mixed: true,
-};
 
 /// One built-in rule.
 pub(crate) struct Def {
@@ -112,40 +97,42 @@ pub(crate) struct Def {
 
 impl Def {
     /// A token format known by its prefix: the whole token is the secret.
-    pub(crate) const fn token(
-        kind: &'static str,
-        regex: &'static str,
-        keywords: &'static [&'static str],
-        entropy: f64,
-    ) -> Def {
-        Def {
-            kind,
-            regex,
-            keywords,
-            group: None,
-            entropy,
-            check: Check::None,
-            filters: NONE,
-            allow: &[],
-            allow_match: &[],
-            aliases: &[],
-        }
-    }
+    pub(crate) const TOKEN: Def = Def {
+        kind: "",
+        regex: "",
+        keywords: &[],
+        group: None,
+        entropy: 0.0,
+        check: Check::None,
+        filters: Filters::None,
+        allow: &[],
+        allow_match: &[],
+        aliases: &[],
+    };
 
     /// A value known by the name it is assigned to (`ADAFRUIT_KEY=…`): placeholders are
     /// filtered.
-    pub(crate) const fn named(
-        kind: &'static str,
-        regex: &'static str,
-        keywords: &'static [&'static str],
-        entropy: f64,
-    ) -> Def {
-        Def {
-            filters: PLACEHOLDER,
-            ..Def::token(kind, regex, keywords, entropy)
-        }
-    }
+    pub(crate) const NAMED: Def = Def {
+        filters: Filters::Placeholder,
+        ..Def::TOKEN
+    };
 }
+
+/// A table of rules, one row each: `kind, keywords, entropy, regex`, then the fields in which
+/// it differs from the table's `base` (`check: …`, `aliases: …`).
+macro_rules! table {
+    ($base:expr; $($kind:literal, $keywords:expr, $entropy:literal, $regex:expr $(, $field:ident: $value:expr)*;)*) => {
+        &[$(Def {
+            kind: $kind,
+            keywords: $keywords,
+            entropy: $entropy,
+            regex: $regex,
+            $($field: $value,)*
+            ..$base
+        }),*]
+    };
+}
+pub(crate) use table;
 
 /// Characters after a token that end it: not a letter, digit or `_`. A `-` ends one too, even
 /// for a format whose alphabet holds `-` (a fixed-length token then ends there): pi's folder
@@ -153,6 +140,13 @@ impl Def {
 macro_rules! end {
     () => {
         r"(?:[^A-Za-z0-9_]|$)"
+    };
+}
+
+/// A token at a word's start, ended as [`end!`] says.
+macro_rules! word {
+    ($body:literal) => {
+        concat!(r"(?-u:\b)(", $body, ")", end!())
     };
 }
 
@@ -171,503 +165,107 @@ macro_rules! assign {
 }
 
 /// Formats with a prefix or a checksum of their own.
-pub(crate) const FORMATS: &[Def] = &[
-    Def {
-        kind: "private-key",
-        regex: r"(?s)-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----.*?-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----",
-        keywords: &["PRIVATE KEY"],
-        group: Some(0),
-        entropy: 0.0,
-        check: Check::PemBody,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "github-pat",
-        regex: concat!(r"(?-u:\b)(ghp_[A-Za-z0-9]{36})", end!()),
-        keywords: &["ghp_"],
-        group: None,
-        entropy: 0.0,
-        check: Check::Crc32Base62,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "github-oauth",
-        regex: concat!(r"(?-u:\b)(gho_[A-Za-z0-9]{36})", end!()),
-        keywords: &["gho_"],
-        group: None,
-        entropy: 0.0,
-        check: Check::Crc32Base62,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "github-user-to-server",
-        regex: concat!(r"(?-u:\b)(ghu_[A-Za-z0-9]{36})", end!()),
-        keywords: &["ghu_"],
-        group: None,
-        entropy: 0.0,
-        check: Check::Crc32Base62,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["github-app-token"],
-    },
-    Def {
-        kind: "github-server-to-server",
-        regex: concat!(r"(?-u:\b)(ghs_[A-Za-z0-9]{36})", end!()),
-        keywords: &["ghs_"],
-        group: None,
-        entropy: 0.0,
-        check: Check::Crc32Base62,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["github-app-token"],
-    },
-    Def {
-        kind: "github-refresh",
-        regex: concat!(r"(?-u:\b)(ghr_[A-Za-z0-9]{36})", end!()),
-        keywords: &["ghr_"],
-        group: None,
-        entropy: 0.0,
-        check: Check::Crc32Base62,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["github-refresh-token"],
-    },
-    Def {
-        kind: "github-fine-grained-pat",
-        regex: concat!(
-            r"(?-u:\b)(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})",
-            end!()
-        ),
-        keywords: &["github_pat_"],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "gitlab-pat",
-        regex: concat!(r"(?-u:\b)(glpat-[A-Za-z0-9_-]{20})", end!()),
-        keywords: &["glpat-"],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "npm-token",
-        regex: concat!(r"(?-u:\b)(npm_[A-Za-z0-9]{36})", end!()),
-        keywords: &["npm_"],
-        group: None,
-        entropy: 0.0,
-        check: Check::Crc32Base62,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["npm-access-token"],
-    },
-    Def {
-        kind: "pypi-token",
-        regex: concat!(r"(?-u:\b)(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})", end!()),
-        keywords: &["pypi-AgEIcHlwaS5vcmc"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["pypi-upload-token"],
-    },
-    Def {
-        kind: "aws-access-key-id",
-        regex: r"(?-u:\b)((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?-u:\b)",
-        keywords: &["AKIA", "ASIA", "ABIA", "ACCA", "A3T"],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &["EXAMPLE$"],
-        allow_match: &[],
-        aliases: &["aws-access-token"],
-    },
-    Def {
-        kind: "aws-secret-access-key",
-        regex: r#"(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]{0,3}(?::|=)[ \t]{0,3}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
-        keywords: &["secret"],
-        group: None,
-        entropy: 3.5,
-        check: Check::None,
-        filters: PLACEHOLDER,
-        allow: &["EXAMPLE"],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "aws-session-token",
-        regex: r#"(?i:(?:aws_?)?session_?token["']?[ \t]{0,3}(?::|=)[ \t]{0,3}["']?)([A-Za-z0-9/+=]{100,})|(?-u:\b)((?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+=]{100,})"#,
-        keywords: &[
-            "session_token",
-            "sessiontoken",
-            "FwoGZXIvYXdz",
-            "IQoJb3JpZ2lu",
-        ],
-        group: None,
-        entropy: 3.5,
-        check: Check::None,
-        filters: PLACEHOLDER,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "gcp-api-key",
-        regex: concat!(r"(?-u:\b)(AIza[0-9A-Za-z_-]{35})", end!()),
-        keywords: &["AIza"],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "slack-bot-token",
-        regex: concat!(
-            r"(?-u:\b)(xoxb-[0-9]{10,13}-[0-9]{10,13}-[A-Za-z0-9]{24})",
-            end!()
-        ),
-        keywords: &["xoxb-"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "slack-user-token",
-        regex: concat!(
-            r"(?-u:\b)(xox[pe](?:-[0-9]{10,13}){3}-[A-Za-z0-9]{28,34})",
-            end!()
-        ),
-        keywords: &["xoxp-", "xoxe-"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "slack-app-token",
-        regex: concat!(
-            r"(?-u:\b)(xapp-[0-9]-[A-Z0-9]{9,12}-[0-9]{10,13}-[a-f0-9]{64})",
-            end!()
-        ),
-        keywords: &["xapp-"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "slack-webhook",
-        regex: r"(https?://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})(?:[^A-Za-z0-9]|$)",
-        keywords: &["hooks.slack.com"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["slack-webhook-url"],
-    },
-    Def {
-        kind: "stripe-secret-key",
-        regex: concat!(
-            r"(?-u:\b)(sk_(?:live|test|prod)_[A-Za-z0-9]{10,99})",
-            end!()
-        ),
-        keywords: &["sk_live_", "sk_test_", "sk_prod_"],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["stripe-access-token"],
-    },
-    Def {
-        kind: "stripe-restricted-key",
-        regex: concat!(
-            r"(?-u:\b)(rk_(?:live|test|prod)_[A-Za-z0-9]{10,99})",
-            end!()
-        ),
-        keywords: &["rk_live_", "rk_test_", "rk_prod_"],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["stripe-access-token"],
-    },
-    Def {
-        kind: "anthropic-api-key",
-        regex: concat!(
-            r"(?-u:\b)(sk-ant-(?:api03|admin01)-[A-Za-z0-9_-]{93}AA)",
-            end!()
-        ),
-        keywords: &["sk-ant-"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["anthropic-admin-api-key"],
-    },
-    Def {
-        kind: "openai-api-key",
-        regex: concat!(
-            r"(?-u:\b)(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,156}T3BlbkFJ[A-Za-z0-9_-]{20,156})",
-            end!()
-        ),
-        keywords: &["T3BlbkFJ"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "huggingface-token",
-        regex: r"(?-u:\b)(hf_[A-Za-z]{34})(?-u:\b)",
-        keywords: &["hf_"],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["huggingface-access-token"],
-    },
-    Def {
-        kind: "telegram-bot-token",
-        regex: concat!(r"(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})", end!()),
-        keywords: &[":AA"],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["telegram-bot-api-token"],
-    },
-    Def {
-        kind: "sendgrid-api-key",
-        regex: concat!(
-            r"(?-u:\b)(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})",
-            end!()
-        ),
-        keywords: &["SG."],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &["sendgrid-api-token"],
-    },
-    Def {
-        kind: "jwt",
-        regex: concat!(
-            r"(?-u:\b)(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,})",
-            end!()
-        ),
-        keywords: &["eyJ"],
-        group: None,
-        entropy: 0.0,
-        check: Check::JwtHeader,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
+pub(crate) const FORMATS: &[Def] = table![Def::TOKEN;
+    "private-key", &["PRIVATE KEY"], 0.0,
+        r"(?s)-----BEGIN[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----.*?-----END[ A-Z0-9]{0,30}PRIVATE KEY(?: BLOCK)?-----",
+        group: Some(0), check: Check::PemBody;
+    "github-pat", &["ghp_"], 0.0, word!(r"ghp_[A-Za-z0-9]{36}"), check: Check::Crc32Base62;
+    "github-oauth", &["gho_"], 0.0, word!(r"gho_[A-Za-z0-9]{36}"), check: Check::Crc32Base62;
+    "github-user-to-server", &["ghu_"], 0.0, word!(r"ghu_[A-Za-z0-9]{36}"),
+        check: Check::Crc32Base62, aliases: &["github-app-token"];
+    "github-server-to-server", &["ghs_"], 0.0, word!(r"ghs_[A-Za-z0-9]{36}"),
+        check: Check::Crc32Base62, aliases: &["github-app-token"];
+    "github-refresh", &["ghr_"], 0.0, word!(r"ghr_[A-Za-z0-9]{36}"),
+        check: Check::Crc32Base62, aliases: &["github-refresh-token"];
+    "github-fine-grained-pat", &["github_pat_"], 3.0,
+        word!(r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}");
+    "gitlab-pat", &["glpat-"], 3.0, word!(r"glpat-[A-Za-z0-9_-]{20}");
+    "npm-token", &["npm_"], 0.0, word!(r"npm_[A-Za-z0-9]{36}"),
+        check: Check::Crc32Base62, aliases: &["npm-access-token"];
+    "pypi-token", &["pypi-AgEIcHlwaS5vcmc"], 0.0, word!(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+        aliases: &["pypi-upload-token"];
+    "aws-access-key-id", &["AKIA", "ASIA", "ABIA", "ACCA", "A3T"], 3.0,
+        r"(?-u:\b)((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})(?-u:\b)",
+        allow: &["EXAMPLE$"], aliases: &["aws-access-token"];
+    "aws-secret-access-key", &["secret"], 3.5,
+        r#"(?i)(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)["']?[ \t]{0,3}(?::|=)[ \t]{0,3}["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        filters: Filters::Placeholder, allow: &["EXAMPLE"];
+    "aws-session-token", &["session_token", "sessiontoken", "FwoGZXIvYXdz", "IQoJb3JpZ2lu"], 3.5,
+        r#"(?i:(?:aws_?)?session_?token["']?[ \t]{0,3}(?::|=)[ \t]{0,3}["']?)([A-Za-z0-9/+=]{100,})|(?-u:\b)((?:FwoGZXIvYXdz|IQoJb3JpZ2lu)[A-Za-z0-9/+=]{100,})"#,
+        filters: Filters::Placeholder;
+    "gcp-api-key", &["AIza"], 3.0, word!(r"AIza[0-9A-Za-z_-]{35}");
+    "slack-bot-token", &["xoxb-"], 0.0, word!(r"xoxb-[0-9]{10,13}-[0-9]{10,13}-[A-Za-z0-9]{24}");
+    "slack-user-token", &["xoxp-", "xoxe-"], 0.0,
+        word!(r"xox[pe](?:-[0-9]{10,13}){3}-[A-Za-z0-9]{28,34}");
+    "slack-app-token", &["xapp-"], 0.0,
+        word!(r"xapp-[0-9]-[A-Z0-9]{9,12}-[0-9]{10,13}-[a-f0-9]{64}");
+    "slack-webhook", &["hooks.slack.com"], 0.0,
+        r"(https?://hooks\.slack\.com/(?:services|workflows|triggers)/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})(?:[^A-Za-z0-9]|$)",
+        aliases: &["slack-webhook-url"];
+    "stripe-secret-key", &["sk_live_", "sk_test_", "sk_prod_"], 3.0,
+        word!(r"sk_(?:live|test|prod)_[A-Za-z0-9]{10,99}"), aliases: &["stripe-access-token"];
+    "stripe-restricted-key", &["rk_live_", "rk_test_", "rk_prod_"], 3.0,
+        word!(r"rk_(?:live|test|prod)_[A-Za-z0-9]{10,99}"), aliases: &["stripe-access-token"];
+    "anthropic-api-key", &["sk-ant-"], 0.0,
+        word!(r"sk-ant-(?:api03|admin01)-[A-Za-z0-9_-]{93}AA"),
+        aliases: &["anthropic-admin-api-key"];
+    "openai-api-key", &["T3BlbkFJ"], 0.0,
+        word!(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,156}T3BlbkFJ[A-Za-z0-9_-]{20,156}");
+    "huggingface-token", &["hf_"], 3.0, r"(?-u:\b)(hf_[A-Za-z]{34})(?-u:\b)",
+        aliases: &["huggingface-access-token"];
+    "telegram-bot-token", &[":AA"], 3.0,
+        concat!(r"(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})", end!()),
+        aliases: &["telegram-bot-api-token"];
+    "sendgrid-api-key", &["SG."], 3.0, word!(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+        aliases: &["sendgrid-api-token"];
+    "jwt", &["eyJ"], 0.0,
+        word!(r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}"),
+        check: Check::JwtHeader;
 ];
 
 /// Passwords in URLs, and `Authorization` headers.
-pub(crate) const CONTEXT: &[Def] = &[
-    Def {
-        kind: "postgres-url",
-        regex: r#"(?i)(?-u:\b)postgres(?:ql)?(?:\+[a-z0-9]+)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
-        keywords: &["postgres"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: PLACEHOLDER,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "mysql-url",
-        regex: r#"(?i)(?-u:\b)(?:mysql|mariadb)(?:\+[a-z0-9]+)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
-        keywords: &["mysql", "mariadb"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: PLACEHOLDER,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "mongodb-url",
-        regex: r#"(?i)(?-u:\b)mongodb(?:\+srv)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
-        keywords: &["mongodb"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: PLACEHOLDER,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "redis-url",
-        regex: r#"(?i)(?-u:\b)rediss?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
-        keywords: &["redis"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: PLACEHOLDER,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "amqp-url",
-        regex: r#"(?i)(?-u:\b)amqps?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
-        keywords: &["amqp"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: PLACEHOLDER,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "basic-auth-url",
-        regex: r#"(?i)(?-u:\b)https?://[^\s:/@"'<>]+:([^\s/@"'<>]+)@[^\s/@"'<>]"#,
-        keywords: &["http"],
-        group: None,
-        entropy: 0.0,
-        check: Check::None,
-        filters: PLACEHOLDER,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "bearer-token",
-        regex: r"(?i)(?-u:\b)bearer[ \t]+([A-Za-z0-9_~+/.-]{20,}={0,2})(?:[^A-Za-z0-9_~+/.=-]|$)",
-        keywords: &["bearer"],
-        group: None,
-        entropy: 3.0,
-        check: Check::None,
-        filters: PLACEHOLDER,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "basic-auth-header",
-        regex: r"(?i)(?-u:\b)basic[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?:[^A-Za-z0-9+/=]|$)",
-        keywords: &["basic"],
-        group: None,
-        entropy: 0.0,
-        check: Check::BasicAuth,
-        filters: NONE,
-        allow: &[],
-        allow_match: &[],
-        aliases: &[],
-    },
-    Def {
-        kind: "curl-auth-header",
-        regex: r#"(?i)(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-H|--header)(?:=|[ \t]{0,5})\\{0,3}["'](?:Authorization:[ \t]{0,5}(?:Basic[ \t]+([a-z0-9+/]{8,}={0,3})|(?:Bearer|(?:Api-)?Token)[ \t]+([\w=~@.+/-]{8,})|([\w=~@.+/-]{8,}))|(?:X-(?:[a-z]+-)?)?(?:Api-?)?(?:Key|Token):[ \t]{0,5}([\w=~@.+/-]{8,}))"#,
-        keywords: &["curl"],
-        entropy: 2.75,
-        ..Def::named("", "", &[], 0.0)
-    },
-    Def {
-        // The password of `curl -u user:password` (`--user`, `-u:token`); the user is not a
-        // secret.
-        kind: "curl-auth-user",
-        regex: r#"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]{1,5})(?:\\{0,3}["'])?[^\s:"'\\]{0,100}:([^\s"'\\]{3,200})"#,
-        keywords: &["curl"],
-        entropy: 2.0,
-        ..Def::named("", "", &[], 0.0)
-    },
-    Def {
-        // `mysql -pPASSWORD` (no blank: `-p` alone prompts) and `--password=PASSWORD`, for
-        // the MySQL and MariaDB clients and tools.
-        kind: "mysql-cli-password",
-        regex: r#"(?-u:\b)(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)(?-u:\b)[^\n|;&]{0,200}?[ \t](?:-p|--password=)(?:\\{0,3}["'])?([^\s"'\\-][^\s"'\\]{2,199})"#,
-        keywords: &["mysql", "mariadb"],
-        entropy: 2.0,
-        ..Def::named("", "", &[], 0.0)
-    },
+pub(crate) const CONTEXT: &[Def] = table![Def::NAMED;
+    "postgres-url", &["postgres"], 0.0,
+        r#"(?i)(?-u:\b)postgres(?:ql)?(?:\+[a-z0-9]+)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#;
+    "mysql-url", &["mysql", "mariadb"], 0.0,
+        r#"(?i)(?-u:\b)(?:mysql|mariadb)(?:\+[a-z0-9]+)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#;
+    "mongodb-url", &["mongodb"], 0.0,
+        r#"(?i)(?-u:\b)mongodb(?:\+srv)?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#;
+    "redis-url", &["redis"], 0.0,
+        r#"(?i)(?-u:\b)rediss?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#;
+    "amqp-url", &["amqp"], 0.0,
+        r#"(?i)(?-u:\b)amqps?://[^\s:/@"'<>]*:([^\s/@"'<>]+)@[^\s/@"'<>]"#;
+    "basic-auth-url", &["http"], 0.0,
+        r#"(?i)(?-u:\b)https?://[^\s:/@"'<>]+:([^\s/@"'<>]+)@[^\s/@"'<>]"#;
+    "bearer-token", &["bearer"], 3.0,
+        r"(?i)(?-u:\b)bearer[ \t]+([A-Za-z0-9_~+/.-]{20,}={0,2})(?:[^A-Za-z0-9_~+/.=-]|$)";
+    "basic-auth-header", &["basic"], 0.0,
+        r"(?i)(?-u:\b)basic[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?:[^A-Za-z0-9+/=]|$)",
+        check: Check::BasicAuth, filters: Filters::None;
+    "curl-auth-header", &["curl"], 2.75,
+        r#"(?i)(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-H|--header)(?:=|[ \t]{0,5})\\{0,3}["'](?:Authorization:[ \t]{0,5}(?:Basic[ \t]+([a-z0-9+/]{8,}={0,3})|(?:Bearer|(?:Api-)?Token)[ \t]+([\w=~@.+/-]{8,})|([\w=~@.+/-]{8,}))|(?:X-(?:[a-z]+-)?)?(?:Api-?)?(?:Key|Token):[ \t]{0,5}([\w=~@.+/-]{8,}))"#;
+    // The password of `curl -u user:password` (`--user`, `-u:token`); the user is not a
+    // secret.
+    "curl-auth-user", &["curl"], 2.0,
+        r#"(?-u:\b)curl(?-u:\b)[^\n]*?[ \t](?:-u|--user)(?:=|[ \t]{1,5})(?:\\{0,3}["'])?[^\s:"'\\]{0,100}:([^\s"'\\]{3,200})"#;
+    // `mysql -pPASSWORD` (no blank: `-p` alone prompts) and `--password=PASSWORD`, for
+    // the MySQL and MariaDB clients and tools.
+    "mysql-cli-password", &["mysql", "mariadb"], 2.0,
+        r#"(?-u:\b)(?i:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mariadb|mariadb-dump)(?-u:\b)[^\n|;&]{0,200}?[ \t](?:-p|--password=)(?:\\{0,3}["'])?([^\s"'\\-][^\s"'\\]{2,199})"#;
 ];
 
 /// Assignments to a name that says secret, and what needs a name to tell it.
-pub(crate) const ASSIGNMENTS: &[Def] = &[
-    Def {
-        kind: "kubernetes-secret-yaml",
-        regex: r#"(?i)(?-u:\b)kind:[ \t]*["']?secret(?-u:\b)["']?(?s:.){0,200}?(?-u:\b)data:(?s:.){0,100}?\s[\w.-]+:[ \t]*["']?([a-z0-9+/]{10,}={0,3})["']?(?:\s|$)"#,
-        keywords: &["kind:"],
-        entropy: 3.0,
-        ..Def::named("", "", &[], 0.0)
-    },
-    Def {
-        kind: "freemius-secret-key",
-        regex: r#"(?i)["']secret_key["']\s*=>\s*["'](sk_[^\s"']{29})["']"#,
-        ..Def::named("", "", &["secret_key"], 0.0)
-    },
-    Def {
-        kind: "nuget-config-password",
-        regex: r#"(?i)<add key=\\{0,3}"(?:ClearText)?Password\\{0,3}"\s*value=\\{0,3}"([^"\\]{8,})\\{0,3}"\s*/>"#,
-        ..Def::named("", "", &["<add key="], 1.0)
-    },
-    Def {
-        kind: "generic-secret",
-        regex: concat!(
+pub(crate) const ASSIGNMENTS: &[Def] = table![Def::NAMED;
+    "kubernetes-secret-yaml", &["kind:"], 3.0,
+        r#"(?i)(?-u:\b)kind:[ \t]*["']?secret(?-u:\b)["']?(?s:.){0,200}?(?-u:\b)data:(?s:.){0,100}?\s[\w.-]+:[ \t]*["']?([a-z0-9+/]{10,}={0,3})["']?(?:\s|$)"#;
+    "freemius-secret-key", &["secret_key"], 0.0,
+        r#"(?i)["']secret_key["']\s*=>\s*["'](sk_[^\s"']{29})["']"#;
+    "nuget-config-password", &["<add key="], 1.0,
+        r#"(?i)<add key=\\{0,3}"(?:ClearText)?Password\\{0,3}"\s*value=\\{0,3}"([^"\\]{8,})\\{0,3}"\s*/>"#;
+    "generic-secret",
+        &["api", "secret", "token", "passw", "pwd", "auth", "access", "private", "credential"],
+        3.5,
+        concat!(
             // A query parameter (`?token=…&x=1`) ends at `&`...
             r"(?i)[?&]",
             secret_name!(),
@@ -682,22 +280,7 @@ pub(crate) const ASSIGNMENTS: &[Def] = &[
             // ...and a bare one at what a password manager's symbols do not hold.
             r"|(?:\\{0,3}[`\x22'])?([A-Za-z0-9_.~+/=!@#$%^&*?-]{8,200})(?:[^A-Za-z0-9_.~+/=!@#$%^&*?-]|$))"
         ),
-        keywords: &[
-            "api",
-            "secret",
-            "token",
-            "passw",
-            "pwd",
-            "auth",
-            "access",
-            "private",
-            "credential",
-        ],
-        group: None,
-        entropy: 3.5,
-        check: Check::None,
-        filters: GENERIC,
-        allow: &[],
+        filters: Filters::Generic,
         allow_match: &[
             // The name decides: a digest of a secret (`password_hash`, `token_sha256`) is not
             // one...
@@ -705,14 +288,8 @@ pub(crate) const ASSIGNMENTS: &[Def] = &[
             // ...nor a Feishu/Lark document, wiki node or page id under a `*_token` name.
             r#"(?i)(?:^|[^a-z])(?:parent_?|origin_?)?(?:node|obj|wiki|space|doc|docx|sheet|bitable|file|folder|mindnote|slides|page)_?token\\{0,3}["']?[ \t]{0,3}(?::=|=>|=|:)[ \t]{0,3}(?:\\{0,3}["'`])?[A-Za-z0-9]{16,40}(?:[^A-Za-z0-9_.~+/=!@#$%^&*?-]|$)"#,
         ],
-        aliases: &["generic-api-key"],
-    },
-    Def {
-        kind: "hashicorp-tf-password",
-        regex: r#"(?i)(?:administrator_login_password|password)[ \t]*=[ \t]*"([a-z0-9=_-]{8,20})""#,
-        keywords: &["password"],
-        entropy: 2.0,
-        filters: GENERIC,
-        ..Def::token("", "", &[], 0.0)
-    },
+        aliases: &["generic-api-key"];
+    "hashicorp-tf-password", &["password"], 2.0,
+        r#"(?i)(?:administrator_login_password|password)[ \t]*=[ \t]*"([a-z0-9=_-]{8,20})""#,
+        filters: Filters::Generic;
 ];

@@ -88,11 +88,6 @@ impl<'d> Scrub<'d> {
         }
     }
 
-    /// A scrub that knows no secret yet: only the detector's judgement of each text.
-    pub fn detector_only(detector: &'d Detector) -> Self {
-        Scrub::new(detector, [])
-    }
-
     /// The detector this scrub judges text with.
     pub fn detector(&self) -> &'d Detector {
         self.detector

@@ -182,7 +182,7 @@ pub(crate) fn filtered(filters: Filters, value: &str, stopwords: &[String]) -> b
     if stopwords.iter().any(|w| lower.contains(w.as_str())) {
         return true;
     }
-    if filters.placeholder
+    if filters >= Filters::Placeholder
         && (value.starts_with('$')
             || value.starts_with('%')
             || PLACEHOLDERS.iter().any(|p| lower.contains(p))
@@ -191,15 +191,15 @@ pub(crate) fn filtered(filters: Filters, value: &str, stopwords: &[String]) -> b
     {
         return true;
     }
-    if filters.hashes && is_digest(value) {
+    if filters == Filters::Generic && is_digest(value) {
         return true;
     }
-    if filters.mixed && !mixed(value) {
+    if filters == Filters::Generic && !mixed(value) {
         return true;
     }
     // A value in a format that checks itself belongs to that format's rule, which judged it
     // (a GitHub token with a wrong checksum is not a generic secret either).
-    if filters.mixed && OWNED_PREFIXES.iter().any(|p| value.starts_with(p)) {
+    if filters == Filters::Generic && OWNED_PREFIXES.iter().any(|p| value.starts_with(p)) {
         return true;
     }
     false

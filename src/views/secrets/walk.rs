@@ -52,10 +52,11 @@ pub struct Located {
     pub secret: super::Secret,
 }
 
-#[derive(Clone, Copy)]
+/// A step of a JSON path: a key is borrowed from a decoded value, or owned (a lenient read's,
+/// unescaped).
 pub(super) enum Seg<'a> {
     Root,
-    Key(&'a str),
+    Key(Cow<'a, str>),
     Index(usize),
 }
 
@@ -81,15 +82,13 @@ impl Detector {
                         if (image && k == "data") || skipped_key(k) {
                             continue;
                         }
-                        arena.push((node, Seg::Key(k)));
+                        arena.push((node, Seg::Key(k.into())));
                         let at = arena.len() - 1;
                         // A key is text in the file too (a pasted token used as a name).
                         let in_key = self.find(k);
                         if !in_key.is_empty() {
                             let path = format!("{}@key", path_of(&arena, at, base));
-                            let path = self.redact(&path);
-                            let mut lines = LineIndex::default();
-                            out.extend(in_key.iter().map(|f| located(&path, k, f, &mut lines)));
+                            push_located(out, &self.redact(&path), k, &in_key);
                         }
                         match child {
                             Value::String(s) => {
@@ -136,50 +135,34 @@ impl Detector {
             self.walk(&inner, &format!("{}@json", path()), depth + 1, out);
             return;
         }
-        let found = match key.filter(|k| self.keyword_in(k)) {
-            Some(k) => self.find_keyed(k, s),
-            None => self.find(s),
-        };
+        let found = self.find_keyed(key, s);
         let first = out.len();
         if !found.is_empty() {
             // A key is printed as part of the path: one that is itself a secret is not.
             let path = path();
-            let path = self.redact(&path);
-            let mut lines = LineIndex::default();
-            for f in &found {
-                out.push(located(&path, s, f, &mut lines));
-            }
+            push_located(out, &self.redact(&path), s, &found);
         }
         // Lines of JSON in a text (NDJSON output, a log): decoded too, for what their escapes
         // hide; a secret already found in the text is not reported twice.
         if lines_decoded(s, depth) {
-            let mut seen: HashSet<(String, String)> = out[first..]
-                .iter()
-                .map(|o| (o.kind.clone(), o.fingerprint.clone()))
-                .collect();
+            let mut reported = Reported::of(&out[first..]);
             for (n, line) in s.lines().enumerate() {
-                let Some(inner) = decoded(line, depth) else {
-                    continue;
-                };
-                let mut more = Vec::new();
-                self.walk(
-                    &inner,
-                    &format!("{}@json(line {})", path(), n + 1),
-                    depth + 1,
-                    &mut more,
-                );
-                for m in more {
-                    super::work::spent(1);
-                    if seen.insert((m.kind.clone(), m.fingerprint.clone())) {
-                        out.push(m);
-                    }
+                if let Some(inner) = decoded(line, depth) {
+                    let mut more = Vec::new();
+                    let path = format!("{}@json(line {})", path(), n + 1);
+                    self.walk(&inner, &path, depth + 1, &mut more);
+                    reported.push_new(out, more);
                 }
             }
         }
     }
 
-    /// The findings in `value` read as the member `"key": "value"`, at offsets in `value`.
-    pub(super) fn find_keyed(&self, key: &str, value: &str) -> Vec<Finding> {
+    /// The findings in `value`, read as the member `"key": "value"` when it is one under a
+    /// key that holds a keyword, at offsets in `value`.
+    pub(super) fn find_keyed(&self, key: Option<&str>, value: &str) -> Vec<Finding> {
+        let Some(key) = key.filter(|k| self.keyword_in(k)) else {
+            return self.find(value);
+        };
         let prefix = format!("\"{key}\": \"");
         let text = format!("{prefix}{value}\"");
         let lead = prefix.len();
@@ -195,14 +178,41 @@ impl Detector {
     }
 }
 
-pub(super) fn located(path: &str, text: &str, f: &Finding, lines: &mut LineIndex) -> Located {
-    Located {
+/// The findings of `text`, a string at `path`, added to `out`.
+pub(super) fn push_located(out: &mut Vec<Located>, path: &str, text: &str, found: &[Finding]) {
+    let mut lines = LineIndex::default();
+    out.extend(found.iter().map(|f| Located {
         field: path.to_owned(),
         line: lines.line_of(text, f.start),
         kind: f.kind.clone(),
         fingerprint: f.fingerprint.clone(),
         preview: preview(&text[f.start..f.end]),
         secret: super::Secret::new(&text[f.start..f.end]),
+    }));
+}
+
+/// The secrets (kind and fingerprint) reported so far, for a later pass that adds only the
+/// ones no pass before found.
+pub(super) struct Reported(HashSet<(String, String)>);
+
+impl Reported {
+    pub(super) fn of(found: &[Located]) -> Reported {
+        Reported(
+            found
+                .iter()
+                .map(|o| (o.kind.clone(), o.fingerprint.clone()))
+                .collect(),
+        )
+    }
+
+    /// `more` added to `out`, but for the secrets reported already.
+    pub(super) fn push_new(&mut self, out: &mut Vec<Located>, more: Vec<Located>) {
+        for m in more {
+            super::work::spent(1);
+            if self.0.insert((m.kind.clone(), m.fingerprint.clone())) {
+                out.push(m);
+            }
+        }
     }
 }
 
@@ -224,10 +234,11 @@ fn as_json(s: &str) -> Option<Value> {
         .filter(|v| v.is_object() || v.is_array())
 }
 
-fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
+/// The path of `node` of an arena of (parent, segment), after `base`.
+pub(super) fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
     let mut segs = Vec::new();
     while node != 0 {
-        segs.push(arena[node].1);
+        segs.push(&arena[node].1);
         node = arena[node].0;
     }
     let mut path = base.to_owned();
@@ -238,7 +249,7 @@ fn path_of(arena: &[(usize, Seg)], mut node: usize, base: &str) -> String {
 }
 
 /// `seg` added to a JSON path: `.key`, `["odd key"]` or `[i]`.
-pub(super) fn push_seg(path: &mut String, seg: Seg) {
+fn push_seg(path: &mut String, seg: &Seg) {
     match seg {
         Seg::Root => {}
         Seg::Key(k) => {
@@ -246,7 +257,7 @@ pub(super) fn push_seg(path: &mut String, seg: Seg) {
                 && k.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
             if !plain {
-                path.push_str(&format!("[{}]", Value::from(k)));
+                path.push_str(&format!("[{}]", Value::from(k.as_ref())));
             } else {
                 if !path.is_empty() {
                     path.push('.');
