@@ -37,7 +37,7 @@ pub fn open_session(
 ) -> anyhow::Result<Session> {
     let session = match selected {
         Selected::Stdin => {
-            stdin_is_a_stream(env)?;
+            Input::stdin_allowed(env.stdin_device)?;
             Session::read(Input::Stream(stdin, "-"), options).context("<stdin>")?
         }
         Selected::File(path) => {
@@ -46,16 +46,6 @@ pub fn open_session(
     };
     diag.session_warnings(&session.name, &session.warnings);
     Ok(session)
-}
-
-/// Refuses a stdin that is a device but no terminal (`< /dev/zero`): it would never end.
-pub fn stdin_is_a_stream(env: &Env) -> anyhow::Result<()> {
-    match env.stdin_device {
-        Some(kind) => anyhow::bail!(
-            "<stdin>: not a session: standard input is {kind}, not a file, pipe or terminal"
-        ),
-        None => Ok(()),
-    }
 }
 
 /// The warning for a path walk (`Session::path_to`) that met a parent cycle at entry `id`.

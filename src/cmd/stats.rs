@@ -8,6 +8,7 @@
 mod human;
 
 use std::io::{Read, Write};
+use std::ops::ControlFlow;
 
 use anyhow::Context as _;
 use jiff::tz::TimeZone;
@@ -22,13 +23,13 @@ use crate::views::context;
 use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
 use pisess_format::js::JsValue;
 use pisess_format::model::{EntryLine, Header, Usage};
-use pisess_format::scan::Input;
+use pisess_format::scan::{Input, Pass};
 use pisess_format::surrogates;
 use pisess_format::time::to_json_date;
 use pisess_store::listing::{self, Scope, Window};
 use pisess_store::select::{select, Selected};
-use pisess_store::session::{IndexOptions, Session};
-use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
+use pisess_store::session::{IndexOptions, Indexer, Session};
+use pisess_store::summary::{summarize, Detail, Summarizer, Summary, SummaryOptions};
 use pisess_store::util::usage::UsageError;
 
 pub fn run(
@@ -128,32 +129,21 @@ fn read_one(
     let mut js = JsTotals::default();
     let (summary, session) = match &selected {
         Selected::Stdin => {
-            crate::cmd::stdin_is_a_stream(env)?;
-            // Both reads need the stream, which can be read once: they read it side by side,
-            // as it comes, never held whole.
-            let (mut summary, mut session) = (None, None);
-            let readers: Vec<crate::util::tee::Reader> = vec![
-                Box::new(|r| {
-                    let mut observe = |_: &Header, e: &EntryLine| js.observe(e);
-                    let options = SummaryOptions {
-                        also: Some(&mut observe),
-                        ..stats()
-                    };
-                    summary = Some(summarize(Input::Stream(r, "-"), options));
-                }),
-                Box::new(|r| {
-                    session = Some(Session::read(
-                        Input::Stream(r, "-"),
-                        IndexOptions::default(),
-                    ));
-                }),
-            ];
-            crate::util::tee::tee(stdin, readers);
-            let unread = || anyhow::anyhow!("standard input was not read");
-            (
-                summary.ok_or_else(unread)?.context("<stdin>")?,
-                session.ok_or_else(unread)?.context("<stdin>")?,
-            )
+            Input::stdin_allowed(env.stdin_device)?;
+            // The summary and the index are sinks of one pass: the stream can be read once,
+            // and is, as it comes, never held whole.
+            let mut summary = Summarizer::new(Detail::Stats);
+            let mut index = Indexer::stream("-");
+            let report = Pass::new()
+                .run(Input::Stream(stdin, "-"), |h, e| {
+                    js.observe(e);
+                    summary.entry(h, e);
+                    index.entry(e);
+                    ControlFlow::Continue(())
+                })
+                .context("<stdin>")?;
+            let summary = summary.finish(&report, "-");
+            (summary, index.finish(report).context("<stdin>")?)
         }
         Selected::File(path) => {
             let name = path.display().to_string();
@@ -294,7 +284,7 @@ fn read_many(
     for arg in &args.sessions {
         let summary = match select(Some(arg), &env.location, env.pi_session_file.as_deref())? {
             Selected::Stdin => {
-                crate::cmd::stdin_is_a_stream(env)?;
+                Input::stdin_allowed(env.stdin_device)?;
                 summarize(Input::Stream(&mut *stdin, "-"), stats()).context("<stdin>")?
             }
             Selected::File(path) => {
