@@ -97,22 +97,24 @@ pub fn run(
         Err(e) if crate::app::exit::is_broken_pipe(&e) => {}
         other => other?,
     }
-    if let Some(file) = args.summary.as_deref().filter(|f| *f != "-") {
-        // $GITHUB_STEP_SUMMARY collects every step's Markdown: add to it, never replace it.
-        let mut w = std::fs::OpenOptions::new()
+    // $GITHUB_STEP_SUMMARY collects every step's Markdown: added to, never replaced.
+    let files = [
+        (&args.summary, true, reports::markdown as Report),
+        (&args.junit, false, reports::junit),
+    ];
+    for (file, append, report) in files {
+        let Some(file) = file.as_deref().filter(|f| *f != "-") else {
+            continue;
+        };
+        let mut text = Vec::new();
+        report(&checked, &mut text)?;
+        std::fs::OpenOptions::new()
             .create(true)
-            .append(true)
+            .append(append)
+            .write(true)
+            .truncate(!append)
             .open(file)
-            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
-        let mut text = Vec::new();
-        reports::markdown(&checked, &mut text)?;
-        w.write_all(&text)
-            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
-    }
-    if let Some(file) = args.junit.as_deref().filter(|f| *f != "-") {
-        let mut text = Vec::new();
-        reports::junit(&checked, &mut text)?;
-        std::fs::write(file, text)
+            .and_then(|mut w| w.write_all(&text))
             .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
     }
     Ok(match worst(&checked) {
@@ -155,6 +157,9 @@ fn refuse_destinations(args: &CheckArgs, env: &Env, targets: &[Target]) -> anyho
     }
     Ok(())
 }
+
+/// A report's renderer ([`reports`]).
+type Report = fn(&[Checked], &mut dyn Write) -> std::io::Result<()>;
 
 fn show(file: &std::ffi::OsStr) -> String {
     PathBuf::from(file).display().to_string()
@@ -522,15 +527,13 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
                 theme.paint(Role::Error, "FAIL")
             };
             writeln!(out, "{status} {}", esc(&assertion_text(a)))?;
-            if a.name == "integrity" {
-                for f in &v.findings {
-                    writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
-                }
-            }
-            if a.name == "no-secrets" {
-                for f in &v.secrets {
-                    writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
-                }
+            let listed = match a.name.as_str() {
+                "integrity" => &v.findings[..],
+                "no-secrets" => &v.secrets[..],
+                _ => &[],
+            };
+            for f in listed {
+                writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
             }
         }
         let line = verdict_line(c);

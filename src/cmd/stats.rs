@@ -13,7 +13,7 @@ use std::ops::ControlFlow;
 use anyhow::Context as _;
 use jiff::tz::TimeZone;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::app::cli::StatsArgs;
 use crate::app::diag::Diag;
@@ -179,24 +179,16 @@ fn read_one(
 /// pi's `getSessionStats` totals as JavaScript adds them: `totals.input += usage.input` and so
 /// on from 0, over the entries it counts, so a string count makes the total a string (`0 + "5"`
 /// is `"05"`) and an object or array one its text. Kept beside the numeric [`Usage`] (which
-/// cannot hold a string: NaN there) for `stats --json SESSION` to give what pi gives.
-struct JsTotals {
-    input: JsValue,
-    output: JsValue,
-    cache_read: JsValue,
-    cache_write: JsValue,
-    cost: JsValue,
-}
+/// cannot hold a string: NaN there) for `stats --json SESSION` to give what pi gives. In the
+/// order of [`JS_FIELDS`], then the cost.
+struct JsTotals([JsValue; 5]);
+
+/// pi's token counts of a usage, as it names them.
+const JS_FIELDS: [&str; 4] = ["input", "output", "cacheRead", "cacheWrite"];
 
 impl Default for JsTotals {
     fn default() -> Self {
-        JsTotals {
-            input: JsValue::Num(0.0),
-            output: JsValue::Num(0.0),
-            cache_read: JsValue::Num(0.0),
-            cache_write: JsValue::Num(0.0),
-            cost: JsValue::Num(0.0),
-        }
+        JsTotals(std::array::from_fn(|_| JsValue::Num(0.0)))
     }
 }
 
@@ -223,44 +215,28 @@ impl JsTotals {
         if !always && !pisess_format::js::js_truthy(Some(&usage)) {
             return;
         }
-        let field = |k: &str| JsValue::of(usage.get(k));
-        self.input = self.input.plus(&field("input"));
-        self.output = self.output.plus(&field("output"));
-        self.cache_read = self.cache_read.plus(&field("cacheRead"));
-        self.cache_write = self.cache_write.plus(&field("cacheWrite"));
-        let total = usage.get("cost").and_then(|c| c.get("total"));
-        self.cost = self.cost.plus(&JsValue::of(total));
+        let cost = usage.get("cost").and_then(|c| c.get("total"));
+        let figures = JS_FIELDS.iter().map(|k| usage.get(*k)).chain([cost]);
+        for (total, figure) in self.0.iter_mut().zip(figures) {
+            *total = total.plus(&JsValue::of(figure));
+        }
     }
 
     /// Whether a total is a string: only then do pi's totals differ from the numeric ones in
     /// more than a count pisess reads as 0 where pi has NaN (format.md).
     fn strings(&self) -> bool {
-        [
-            &self.input,
-            &self.output,
-            &self.cache_read,
-            &self.cache_write,
-            &self.cost,
-        ]
-        .iter()
-        .any(|v| v.is_string())
+        self.0.iter().any(JsValue::is_string)
     }
 
     /// `{tokens: {input, output, cacheRead, cacheWrite, total}, cost}` as pi's object has them.
     fn to_json(&self) -> (Value, Value) {
-        let total = self
-            .input
-            .plus(&self.output)
-            .plus(&self.cache_read)
-            .plus(&self.cache_write);
-        let tokens = json!({
-            "input": self.input.to_json(),
-            "output": self.output.to_json(),
-            "cacheRead": self.cache_read.to_json(),
-            "cacheWrite": self.cache_write.to_json(),
-            "total": total.to_json(),
-        });
-        (tokens, self.cost.to_json())
+        let [input, output, cache_read, cache_write, cost] = &self.0;
+        let total = input.plus(output).plus(cache_read).plus(cache_write);
+        let counts = JS_FIELDS.iter().zip(&self.0).chain([(&"total", &total)]);
+        let tokens = counts
+            .map(|(k, v)| ((*k).to_owned(), v.to_json()))
+            .collect();
+        (Value::Object(tokens), cost.to_json())
     }
 }
 
