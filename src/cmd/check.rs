@@ -31,7 +31,7 @@ use pisess_format::model::{EntryLine, Header};
 use pisess_format::scan::{open_file, whole_file, Input, Pass};
 use pisess_format::surrogates;
 use pisess_format::util::readahead::Reading;
-use pisess_store::listing::{self, Problem, Scope, Window};
+use pisess_store::listing::{self, Problem, Scope};
 use pisess_store::locate::{Location, Skipped};
 use pisess_store::select::{select, Selected};
 use pisess_store::session::{IndexOptions, Indexer, Session};
@@ -57,7 +57,7 @@ pub fn run(
     }
     let targets = targets(args, env, diag).map_err(Unanswered)?;
     refuse_destinations(args, env, &targets).map_err(Unanswered)?;
-    let want_index = check::needs_index(&spec);
+    let want_index = spec.needs_index();
     let mut checked = Vec::with_capacity(targets.len());
     for target in targets {
         // A device that is no terminal (`< /dev/zero`) would never end: refused as `show -`
@@ -261,12 +261,7 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
     };
     if args.all || args.since.is_some() || args.until.is_some() {
         let scope = if args.all { Scope::All } else { Scope::Project };
-        let window = Window::parse(
-            args.since.as_deref(),
-            args.until.as_deref(),
-            env.now_ms,
-            &env.tz,
-        )?;
+        let window = crate::cmd::window(&args.since, &args.until, env)?;
         let listing = listing::list(loc, scope, Detail::Listing)?;
         let mut targets = Vec::new();
         for (path, problem) in &listing.problems {
@@ -472,7 +467,7 @@ fn check_one(
     if let Some(why) = check::undecidable(spec, &summary) {
         return failed(name, why);
     }
-    let verdict = check::judge(spec, &summary, session.as_ref(), &secrets);
+    let verdict = check::judge(spec, &summary, session.as_ref(), &secrets, scrub.as_ref());
     let title = summary
         .name
         .clone()

@@ -23,6 +23,7 @@ use crate::app::env::Env;
 use pisess_format::model::PI_ENTRY_TYPES;
 use pisess_format::model::{EntryKind, Header};
 use pisess_format::scan::{Input, ScanError};
+use pisess_store::listing::Window;
 use pisess_store::locate::Selected;
 use pisess_store::session::{IndexOptions, Session};
 
@@ -46,6 +47,11 @@ pub fn open_session(
     };
     diag.session_warnings(&session.name, &session.warnings);
     Ok(session)
+}
+
+/// `--since` and `--until`, in the run's time zone.
+pub fn window(since: &Option<String>, until: &Option<String>, env: &Env) -> anyhow::Result<Window> {
+    Window::parse(since.as_deref(), until.as_deref(), env.now_ms, &env.tz)
 }
 
 /// The warning for a path walk (`Session::path_to`) that met a parent cycle at entry `id`.

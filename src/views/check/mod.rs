@@ -55,7 +55,7 @@ pub struct Spec {
 
 impl Spec {
     /// Whether anything needs the index (the tree), not only the summary.
-    fn needs_index(&self) -> bool {
+    pub fn needs_index(&self) -> bool {
         self.report
             || self.integrity
             || self.ended
@@ -196,21 +196,18 @@ impl Assertion {
 }
 
 /// Judges one session: `summary` holds its totals, `session` its index when [`Spec`] needs one
-/// (see [`needs_index`]), `secrets` every line's secrets when `--no-secrets` asks
-/// ([`crate::views::secrets::search_stream`] of the same file).
+/// (see [`Spec::needs_index`]), `secrets` every line's secrets when `--no-secrets` asks
+/// ([`crate::views::secrets::search_stream`] of the same file), and `scrub` what takes them
+/// out of every name the reports print of the session (ids, types, roles and tool names as
+/// well as its text).
 pub fn judge(
     spec: &Spec,
     summary: &Summary,
     session: Option<&Session>,
     secrets: &[crate::views::secrets::Hit],
+    scrub: Option<&Scrub>,
 ) -> Verdict {
-    // With --no-secrets, every secret found is taken out of what the reports print of the
-    // session: ids, types, roles and tool names as well as its text.
-    let scrub = spec
-        .no_secrets
-        .as_ref()
-        .map(|d| Scrub::new(d, secrets.iter().map(|h| &h.found)));
-    let name = |s: &str| match &scrub {
+    let name = |s: &str| match scrub {
         Some(scrub) => scrub.owned(s),
         None => s.to_owned(),
     };
@@ -330,7 +327,7 @@ pub fn judge(
     let hits = secrets;
     let mut secrets = Vec::new();
     let mut figures = figures;
-    if let Some(scrub) = &scrub {
+    if let Some(scrub) = scrub {
         let (assertion, found) = secrets::no_secrets(hits, scrub);
         // What the reports quote of the session is redacted too.
         secrets::redact_quotes(scrub, &mut figures, &mut assertions);
@@ -343,11 +340,6 @@ pub fn judge(
         findings,
         secrets,
     }
-}
-
-/// Whether judging under `spec` needs the session's index.
-pub fn needs_index(spec: &Spec) -> bool {
-    spec.needs_index()
 }
 
 fn plural(n: u64, what: &str) -> String {
