@@ -403,43 +403,30 @@ impl<'o> Indexer<'o> {
         Ok(self.unlinked(report)?.link())
     }
 
-    fn unlinked(self, report: ScanReport) -> Result<Unlinked, ScanError> {
-        let Indexer {
-            name,
-            kept,
-            mut entries,
-            line_steps,
-            offset_highs,
-            long_ids,
-            classes,
-            extras,
-            bulks,
-            pending,
-            too_many,
-            ..
-        } = self;
-        if too_many {
+    fn unlinked(mut self, report: ScanReport) -> Result<Unlinked, ScanError> {
+        if self.too_many {
             return Err(ScanError::Io(io::Error::other(format!(
-                "{name} holds more than {} entries, more than pisess can index",
+                "{} holds more than {} entries, more than pisess can index",
+                self.name,
                 NO_ENTRY - 1
             ))));
         }
         // The capacity past the last entry (up to half of it) is given back.
-        entries.shrink_to_fit();
+        self.entries.shrink_to_fit();
         let session = Session {
-            name,
-            lines: Lines::Memory(kept),
+            name: self.name,
+            lines: Lines::Memory(self.kept),
             header: report.header,
             header_line: report.header_line,
             header_offset: report.header_offset,
             header_len: report.header_len,
-            entries,
-            line_steps,
-            offset_highs,
-            long_ids,
-            classes,
-            extras,
-            bulks,
+            entries: self.entries,
+            line_steps: self.line_steps,
+            offset_highs: self.offset_highs,
+            long_ids: self.long_ids,
+            classes: self.classes,
+            extras: self.extras,
+            bulks: self.bulks,
             missing_parents: Vec::new(),
             by_id: IdIndex::default(),
             warnings: report.warnings,
@@ -448,7 +435,10 @@ impl<'o> Indexer<'o> {
             torn_tail: report.torn_tail,
             torn_line: report.torn_line,
         };
-        Ok(Unlinked { session, pending })
+        Ok(Unlinked {
+            session,
+            pending: self.pending,
+        })
     }
 }
 
