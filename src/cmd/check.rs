@@ -12,7 +12,8 @@ mod verdicts;
 
 use std::borrow::Cow;
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::{BufReader, Read, Write};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -23,19 +24,18 @@ use crate::app::diag::{self, Diag};
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::destination;
-use crate::util::tee;
 use crate::views::check::{self, Finding, Spec};
-use crate::views::secrets::{search_stream, Scrub};
+use crate::views::secrets::{search_stream, search_stream_and, Scrub};
 use crate::views::style::{self, Role};
-use pisess_format::scan::Input;
-use pisess_format::scan::{open_file, whole_file};
+use pisess_format::model::{EntryLine, Header};
+use pisess_format::scan::{open_file, whole_file, Input, Pass};
 use pisess_format::surrogates;
 use pisess_format::util::readahead::Reading;
-use pisess_store::listing::{self, Problem, Scope, Window};
+use pisess_store::listing::{self, Problem, Scope};
 use pisess_store::locate::{Location, Skipped};
 use pisess_store::select::{select, Selected};
-use pisess_store::session::{IndexOptions, Session};
-use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
+use pisess_store::session::{IndexOptions, Indexer, Session};
+use pisess_store::summary::{summarize, Detail, Summarizer, Summary, SummaryOptions};
 use pisess_store::util::usage::UsageError;
 pub use verdicts::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
 
@@ -57,13 +57,13 @@ pub fn run(
     }
     let targets = targets(args, env, diag).map_err(Unanswered)?;
     refuse_destinations(args, env, &targets).map_err(Unanswered)?;
-    let want_index = check::needs_index(&spec);
+    let want_index = spec.needs_index();
     let mut checked = Vec::with_capacity(targets.len());
     for target in targets {
         // A device that is no terminal (`< /dev/zero`) would never end: refused as `show -`
         // refuses it.
-        let target = match (target, crate::cmd::stdin_is_a_stream(env)) {
-            (Target::Stdin, Err(e)) => Target::Failed("-".into(), format!("{e:#}")),
+        let target = match (target, Input::stdin_allowed(env.stdin_device)) {
+            (Target::Stdin, Err(e)) => Target::Failed("-".into(), e.to_string()),
             (target, _) => target,
         };
         let mut c = check_one(target, &spec, want_index, diag, stdin);
@@ -97,22 +97,24 @@ pub fn run(
         Err(e) if crate::app::exit::is_broken_pipe(&e) => {}
         other => other?,
     }
-    if let Some(file) = args.summary.as_deref().filter(|f| *f != "-") {
-        // $GITHUB_STEP_SUMMARY collects every step's Markdown: add to it, never replace it.
-        let mut w = std::fs::OpenOptions::new()
+    // $GITHUB_STEP_SUMMARY collects every step's Markdown: added to, never replaced.
+    let files = [
+        (&args.summary, true, reports::markdown as Report),
+        (&args.junit, false, reports::junit),
+    ];
+    for (file, append, report) in files {
+        let Some(file) = file.as_deref().filter(|f| *f != "-") else {
+            continue;
+        };
+        let mut text = Vec::new();
+        report(&checked, &mut text)?;
+        std::fs::OpenOptions::new()
             .create(true)
-            .append(true)
+            .append(append)
+            .write(true)
+            .truncate(!append)
             .open(file)
-            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
-        let mut text = Vec::new();
-        reports::markdown(&checked, &mut text)?;
-        w.write_all(&text)
-            .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
-    }
-    if let Some(file) = args.junit.as_deref().filter(|f| *f != "-") {
-        let mut text = Vec::new();
-        reports::junit(&checked, &mut text)?;
-        std::fs::write(file, text)
+            .and_then(|mut w| w.write_all(&text))
             .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
     }
     Ok(match worst(&checked) {
@@ -155,6 +157,9 @@ fn refuse_destinations(args: &CheckArgs, env: &Env, targets: &[Target]) -> anyho
     }
     Ok(())
 }
+
+/// A report's renderer ([`reports`]).
+type Report = fn(&[Checked], &mut dyn Write) -> std::io::Result<()>;
 
 fn show(file: &std::ffi::OsStr) -> String {
     PathBuf::from(file).display().to_string()
@@ -256,12 +261,7 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
     };
     if args.all || args.since.is_some() || args.until.is_some() {
         let scope = if args.all { Scope::All } else { Scope::Project };
-        let window = Window::parse(
-            args.since.as_deref(),
-            args.until.as_deref(),
-            env.now_ms,
-            &env.tz,
-        )?;
+        let window = crate::cmd::window(&args.since, &args.until, env)?;
         let listing = listing::list(loc, scope, Detail::Listing)?;
         let mut targets = Vec::new();
         for (path, problem) in &listing.problems {
@@ -371,39 +371,37 @@ fn check_one(
     let (name, summary, session, secrets) = match target {
         Target::Failed(name, e) => return failed(name, e),
         Target::Stdin => {
-            // Read once, as it comes, by each reader at the same time: never held whole.
-            let (mut summary, mut session, mut secrets) = (None, None, None);
-            let mut readers: Vec<tee::Reader> = vec![Box::new(|r| {
-                summary = Some(summarize(Input::Stream(r, "-"), SummaryOptions::default()));
-            })];
-            if want_index {
-                readers.push(Box::new(|r| {
-                    session = Some(Session::read(
-                        Input::Stream(r, "-"),
-                        IndexOptions::default(),
-                    ));
-                }));
-            }
-            if let Some(d) = &spec.no_secrets {
-                let secrets = &mut secrets;
-                readers.push(Box::new(move |r| {
-                    let found = search_stream(std::io::BufReader::new(r), "-", d);
-                    *secrets = Some(found.map(|(_, hits)| hits));
-                }));
-            }
-            let bytes = tee::tee(stdin, readers);
-            let mut summary = match summary {
-                Some(Ok(s)) => s,
-                Some(Err(e)) => return failed("-".into(), e.to_string()),
-                None => return failed("-".into(), "standard input was not read".into()),
+            // One pass, as it comes, never held whole: the summary, the index and the secrets
+            // scan are its sinks. Counted, for the summary's size.
+            let mut read = stdin.take(u64::MAX);
+            let mut summary = Summarizer::new(Detail::Listing);
+            let mut index = want_index.then(|| Indexer::stream("-"));
+            let mut sinks = |h: &Header, e: &EntryLine| {
+                summary.entry(h, e);
+                if let Some(index) = &mut index {
+                    index.entry(e);
+                }
             };
-            summary.bytes = bytes;
-            (
-                "-".to_owned(),
-                summary,
-                session.transpose(),
-                secrets.transpose(),
-            )
+            let pass = match &spec.no_secrets {
+                Some(d) => {
+                    let input = BufReader::with_capacity(256 * 1024, &mut read);
+                    search_stream_and(input, "-", d, &mut sinks).map(|(r, hits)| (r, Some(hits)))
+                }
+                None => Pass::new()
+                    .run(Input::Stream(&mut read, "-"), |h, e| {
+                        sinks(h, e);
+                        ControlFlow::Continue(())
+                    })
+                    .map(|r| (r, None)),
+            };
+            let (report, secrets) = match pass {
+                Ok(done) => done,
+                Err(e) => return failed("-".into(), e.to_string()),
+            };
+            let mut summary = summary.finish(&report, "-");
+            summary.bytes = u64::MAX - read.limit();
+            let session = index.map(|index| index.finish(report)).transpose();
+            ("-".to_owned(), summary, session, Ok(secrets))
         }
         Target::File(path, listed) => {
             let name = path.display().to_string();
@@ -469,7 +467,7 @@ fn check_one(
     if let Some(why) = check::undecidable(spec, &summary) {
         return failed(name, why);
     }
-    let verdict = check::judge(spec, &summary, session.as_ref(), &secrets);
+    let verdict = check::judge(spec, &summary, session.as_ref(), &secrets, scrub.as_ref());
     let title = summary
         .name
         .clone()
@@ -524,15 +522,13 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
                 theme.paint(Role::Error, "FAIL")
             };
             writeln!(out, "{status} {}", esc(&assertion_text(a)))?;
-            if a.name == "integrity" {
-                for f in &v.findings {
-                    writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
-                }
-            }
-            if a.name == "no-secrets" {
-                for f in &v.secrets {
-                    writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
-                }
+            let listed = match a.name.as_str() {
+                "integrity" => &v.findings[..],
+                "no-secrets" => &v.secrets[..],
+                _ => &[],
+            };
+            for f in listed {
+                writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
             }
         }
         let line = verdict_line(c);

@@ -15,18 +15,13 @@ use crate::views::style::{self, Theme};
 use pisess_format::model::{number, push_number};
 use pisess_format::surrogates;
 use pisess_format::time::{json_date, relative, to_json_date};
-use pisess_store::listing::{self, Problem, Projects, Window};
+use pisess_store::listing::{self, Problem, Projects};
 use pisess_store::select::{select, Selected};
 use pisess_store::summary::{Detail, Summary};
 
 /// The sessions `ls` lists, in pi's order.
 pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec<Summary>, bool)> {
-    let window = Window::parse(
-        args.since.as_deref(),
-        args.until.as_deref(),
-        env.now_ms,
-        &env.tz,
-    )?;
+    let window = crate::cmd::window(&args.since, &args.until, env)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     let scope = projects.scope(args.all);
     let mut listing = listing::list(&env.location, scope, Detail::Listing)?;

@@ -23,6 +23,7 @@ use crate::app::env::Env;
 use pisess_format::model::PI_ENTRY_TYPES;
 use pisess_format::model::{EntryKind, Header};
 use pisess_format::scan::{Input, ScanError};
+use pisess_store::listing::Window;
 use pisess_store::locate::Selected;
 use pisess_store::session::{IndexOptions, Session};
 
@@ -37,7 +38,7 @@ pub fn open_session(
 ) -> anyhow::Result<Session> {
     let session = match selected {
         Selected::Stdin => {
-            stdin_is_a_stream(env)?;
+            Input::stdin_allowed(env.stdin_device)?;
             Session::read(Input::Stream(stdin, "-"), options).context("<stdin>")?
         }
         Selected::File(path) => {
@@ -48,14 +49,9 @@ pub fn open_session(
     Ok(session)
 }
 
-/// Refuses a stdin that is a device but no terminal (`< /dev/zero`): it would never end.
-pub fn stdin_is_a_stream(env: &Env) -> anyhow::Result<()> {
-    match env.stdin_device {
-        Some(kind) => anyhow::bail!(
-            "<stdin>: not a session: standard input is {kind}, not a file, pipe or terminal"
-        ),
-        None => Ok(()),
-    }
+/// `--since` and `--until`, in the run's time zone.
+pub fn window(since: &Option<String>, until: &Option<String>, env: &Env) -> anyhow::Result<Window> {
+    Window::parse(since.as_deref(), until.as_deref(), env.now_ms, &env.tz)
 }
 
 /// The warning for a path walk (`Session::path_to`) that met a parent cycle at entry `id`.

@@ -214,7 +214,7 @@ fn stream_json(
     )?;
     let (opened, name) = match &selected {
         Selected::Stdin => {
-            super::stdin_is_a_stream(env)?;
+            pisess_format::scan::Input::stdin_allowed(env.stdin_device)?;
             (None, "-".to_owned())
         }
         Selected::File(path) => (Some(path.as_path()), path.display().to_string()),

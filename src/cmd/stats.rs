@@ -8,11 +8,12 @@
 mod human;
 
 use std::io::{Read, Write};
+use std::ops::ControlFlow;
 
 use anyhow::Context as _;
 use jiff::tz::TimeZone;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::app::cli::StatsArgs;
 use crate::app::diag::Diag;
@@ -22,13 +23,13 @@ use crate::views::context;
 use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
 use pisess_format::js::JsValue;
 use pisess_format::model::{EntryLine, Header, Usage};
-use pisess_format::scan::Input;
+use pisess_format::scan::{Input, Pass};
 use pisess_format::surrogates;
 use pisess_format::time::to_json_date;
 use pisess_store::listing::{self, Scope, Window};
 use pisess_store::select::{select, Selected};
-use pisess_store::session::{IndexOptions, Session};
-use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
+use pisess_store::session::{IndexOptions, Indexer, Session};
+use pisess_store::summary::{summarize, Detail, Summarizer, Summary, SummaryOptions};
 use pisess_store::util::usage::UsageError;
 
 pub fn run(
@@ -128,32 +129,21 @@ fn read_one(
     let mut js = JsTotals::default();
     let (summary, session) = match &selected {
         Selected::Stdin => {
-            crate::cmd::stdin_is_a_stream(env)?;
-            // Both reads need the stream, which can be read once: they read it side by side,
-            // as it comes, never held whole.
-            let (mut summary, mut session) = (None, None);
-            let readers: Vec<crate::util::tee::Reader> = vec![
-                Box::new(|r| {
-                    let mut observe = |_: &Header, e: &EntryLine| js.observe(e);
-                    let options = SummaryOptions {
-                        also: Some(&mut observe),
-                        ..stats()
-                    };
-                    summary = Some(summarize(Input::Stream(r, "-"), options));
-                }),
-                Box::new(|r| {
-                    session = Some(Session::read(
-                        Input::Stream(r, "-"),
-                        IndexOptions::default(),
-                    ));
-                }),
-            ];
-            crate::util::tee::tee(stdin, readers);
-            let unread = || anyhow::anyhow!("standard input was not read");
-            (
-                summary.ok_or_else(unread)?.context("<stdin>")?,
-                session.ok_or_else(unread)?.context("<stdin>")?,
-            )
+            Input::stdin_allowed(env.stdin_device)?;
+            // The summary and the index are sinks of one pass: the stream can be read once,
+            // and is, as it comes, never held whole.
+            let mut summary = Summarizer::new(Detail::Stats);
+            let mut index = Indexer::stream("-");
+            let report = Pass::new()
+                .run(Input::Stream(stdin, "-"), |h, e| {
+                    js.observe(e);
+                    summary.entry(h, e);
+                    index.entry(e);
+                    ControlFlow::Continue(())
+                })
+                .context("<stdin>")?;
+            let summary = summary.finish(&report, "-");
+            (summary, index.finish(report).context("<stdin>")?)
         }
         Selected::File(path) => {
             let name = path.display().to_string();
@@ -189,24 +179,16 @@ fn read_one(
 /// pi's `getSessionStats` totals as JavaScript adds them: `totals.input += usage.input` and so
 /// on from 0, over the entries it counts, so a string count makes the total a string (`0 + "5"`
 /// is `"05"`) and an object or array one its text. Kept beside the numeric [`Usage`] (which
-/// cannot hold a string: NaN there) for `stats --json SESSION` to give what pi gives.
-struct JsTotals {
-    input: JsValue,
-    output: JsValue,
-    cache_read: JsValue,
-    cache_write: JsValue,
-    cost: JsValue,
-}
+/// cannot hold a string: NaN there) for `stats --json SESSION` to give what pi gives. In the
+/// order of [`JS_FIELDS`], then the cost.
+struct JsTotals([JsValue; 5]);
+
+/// pi's token counts of a usage, as it names them.
+const JS_FIELDS: [&str; 4] = ["input", "output", "cacheRead", "cacheWrite"];
 
 impl Default for JsTotals {
     fn default() -> Self {
-        JsTotals {
-            input: JsValue::Num(0.0),
-            output: JsValue::Num(0.0),
-            cache_read: JsValue::Num(0.0),
-            cache_write: JsValue::Num(0.0),
-            cost: JsValue::Num(0.0),
-        }
+        JsTotals(std::array::from_fn(|_| JsValue::Num(0.0)))
     }
 }
 
@@ -233,44 +215,28 @@ impl JsTotals {
         if !always && !pisess_format::js::js_truthy(Some(&usage)) {
             return;
         }
-        let field = |k: &str| JsValue::of(usage.get(k));
-        self.input = self.input.plus(&field("input"));
-        self.output = self.output.plus(&field("output"));
-        self.cache_read = self.cache_read.plus(&field("cacheRead"));
-        self.cache_write = self.cache_write.plus(&field("cacheWrite"));
-        let total = usage.get("cost").and_then(|c| c.get("total"));
-        self.cost = self.cost.plus(&JsValue::of(total));
+        let cost = usage.get("cost").and_then(|c| c.get("total"));
+        let figures = JS_FIELDS.iter().map(|k| usage.get(*k)).chain([cost]);
+        for (total, figure) in self.0.iter_mut().zip(figures) {
+            *total = total.plus(&JsValue::of(figure));
+        }
     }
 
     /// Whether a total is a string: only then do pi's totals differ from the numeric ones in
     /// more than a count pisess reads as 0 where pi has NaN (format.md).
     fn strings(&self) -> bool {
-        [
-            &self.input,
-            &self.output,
-            &self.cache_read,
-            &self.cache_write,
-            &self.cost,
-        ]
-        .iter()
-        .any(|v| v.is_string())
+        self.0.iter().any(JsValue::is_string)
     }
 
     /// `{tokens: {input, output, cacheRead, cacheWrite, total}, cost}` as pi's object has them.
     fn to_json(&self) -> (Value, Value) {
-        let total = self
-            .input
-            .plus(&self.output)
-            .plus(&self.cache_read)
-            .plus(&self.cache_write);
-        let tokens = json!({
-            "input": self.input.to_json(),
-            "output": self.output.to_json(),
-            "cacheRead": self.cache_read.to_json(),
-            "cacheWrite": self.cache_write.to_json(),
-            "total": total.to_json(),
-        });
-        (tokens, self.cost.to_json())
+        let [input, output, cache_read, cache_write, cost] = &self.0;
+        let total = input.plus(output).plus(cache_read).plus(cache_write);
+        let counts = JS_FIELDS.iter().zip(&self.0).chain([(&"total", &total)]);
+        let tokens = counts
+            .map(|(k, v)| ((*k).to_owned(), v.to_json()))
+            .collect();
+        (Value::Object(tokens), cost.to_json())
     }
 }
 
@@ -294,7 +260,7 @@ fn read_many(
     for arg in &args.sessions {
         let summary = match select(Some(arg), &env.location, env.pi_session_file.as_deref())? {
             Selected::Stdin => {
-                crate::cmd::stdin_is_a_stream(env)?;
+                Input::stdin_allowed(env.stdin_device)?;
                 summarize(Input::Stream(&mut *stdin, "-"), stats()).context("<stdin>")?
             }
             Selected::File(path) => {

@@ -2,4 +2,3 @@
 //! growing file.
 
 pub(crate) mod follow;
-pub(crate) mod tee;

@@ -108,20 +108,6 @@ impl RowWindow {
     }
 }
 
-/// The calendar key of a time in `tz`.
-pub fn time_key(ms: Option<i64>, by: By, tz: &TimeZone) -> String {
-    match date_in(ms, tz) {
-        Some(date) => date_key(date, by),
-        None => "(no time)".to_owned(),
-    }
-}
-
-/// The date of a time in `tz`.
-fn date_in(ms: Option<i64>, tz: &TimeZone) -> Option<jiff::civil::Date> {
-    ms.and_then(|ms| Timestamp::from_millisecond(ms).ok())
-        .map(|t| tz.to_datetime(t).date())
-}
-
 /// The number of `t`'s local day in `tz` (days since 1970-01-01 there), one to one with its
 /// date; `None` near the ends of the time line, where a date may be clamped.
 fn local_day(t: Timestamp, tz: &TimeZone) -> Option<i64> {

@@ -352,6 +352,31 @@ pub enum Input<'a> {
     Bytes(&'a [u8], &'a str),
 }
 
+impl Input<'_> {
+    /// Whether standard input may be read as a stream: not when it is a device but no
+    /// terminal (`< /dev/zero`), which would never end. `device` is its kind, as the run found
+    /// it when it started.
+    pub fn stdin_allowed(device: Option<&'static str>) -> Result<(), StdinIsADevice> {
+        device.map_or(Ok(()), |kind| Err(StdinIsADevice(kind)))
+    }
+}
+
+/// Standard input refused ([`Input::stdin_allowed`]): a device, of this kind.
+#[derive(Debug)]
+pub struct StdinIsADevice(pub &'static str);
+
+impl fmt::Display for StdinIsADevice {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "<stdin>: not a session: standard input is {}, not a file, pipe or terminal",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for StdinIsADevice {}
+
 impl<'a> From<&'a Path> for Input<'a> {
     fn from(path: &'a Path) -> Input<'a> {
         Input::Path(path)

@@ -268,6 +268,180 @@ pub struct IndexOptions<'o> {
     pub observe: Option<Observer<'o>>,
 }
 
+/// The index as a sink of one [`Pass`]: each entry to [`entry`](Indexer::entry), then the
+/// pass's report to [`finish`](Indexer::finish). [`Session::read`] drives its own pass; a
+/// stream read once for more than its index (standard input: `stats -`, `check -`) drives
+/// one pass for all its sinks.
+#[derive(Default)]
+pub struct Indexer<'o> {
+    name: String,
+    keep_lines: bool,
+    observe: Option<Observer<'o>>,
+    kept: Vec<u8>,
+    entries: Vec<EntryMeta>,
+    line_steps: Vec<(u32, u64)>,
+    offset_highs: Vec<(u32, u32)>,
+    long_ids: Vec<Box<str>>,
+    classes: Classes,
+    extras: Vec<TargetLabel>,
+    bulks: Vec<Bulk>,
+    /// The `parentId`s that do not name the entry before, by entry, until `link` resolves
+    /// them (most entries continue the one before: those are marked `PREVIOUS`).
+    pending: Vec<(u32, IdCell)>,
+    too_many: bool,
+}
+
+impl<'o> Indexer<'o> {
+    fn new(name: String, keep_lines: bool, IndexOptions { observe }: IndexOptions<'o>) -> Self {
+        Indexer {
+            name,
+            keep_lines,
+            observe,
+            ..Indexer::default()
+        }
+    }
+
+    /// The index of a stream named `name`, whose lines it keeps as [`Session::read`] keeps a
+    /// stream's.
+    pub fn stream(name: &str) -> Indexer<'o> {
+        Indexer::new(name.to_owned(), true, IndexOptions::default())
+    }
+
+    /// Takes in one entry of the pass.
+    pub fn entry(&mut self, e: &EntryLine) {
+        let Indexer {
+            keep_lines,
+            observe,
+            kept,
+            entries,
+            line_steps,
+            offset_highs,
+            long_ids,
+            classes,
+            extras,
+            bulks,
+            pending,
+            too_many,
+            ..
+        } = self;
+        // Positions are u32 (`NO_ENTRY` is none): past that, the index would need hundreds
+        // of GB anyway.
+        let Ok(at) = u32::try_from(entries.len()).map(|at| at.min(NO_ENTRY - 1)) else {
+            return;
+        };
+        if at == NO_ENTRY - 1 || *too_many {
+            *too_many = true;
+            return;
+        }
+        let message = e.view.message.0.as_ref();
+        let role = message.and_then(|m| m.role.get());
+        let offset = if *keep_lines {
+            let at = kept.len() as u64;
+            kept.extend_from_slice(e.stored);
+            if e.len > e.stored.len() as u64 {
+                kept.push(b'\n');
+            }
+            at
+        } else {
+            e.offset
+        };
+        let (target, label) = (e.view.target_id.get(), e.view.label.get());
+        if target.is_some() || label.is_some() {
+            extras.push(TargetLabel {
+                entry: at,
+                target: target.map(Into::into),
+                label: label.map(Into::into),
+            });
+        }
+        // Only a span of the stored line itself (not of a seed-000 mapping) says where
+        // its bytes are.
+        let from_stored = std::ptr::eq(e.json.as_ptr(), e.stored.as_ptr());
+        if let Some(span) = message.and_then(|m| m.content.1).filter(|_| from_stored) {
+            let start = (span.as_ptr() as usize).wrapping_sub(e.stored.as_ptr() as usize);
+            let end = start.saturating_add(span.len());
+            if span.len() >= BULK_BYTES && end <= e.stored.len() {
+                let mut rest = None;
+                if e.stored.len() - span.len() <= REST_BYTES {
+                    let mut line = [&e.stored[..start], b"null", &e.stored[end..]].concat();
+                    trim_terminator(&mut line);
+                    rest = Some(line.into_boxed_slice());
+                }
+                // Both below the line's length, which is below 4 GiB.
+                bulks.push(Bulk {
+                    entry: at,
+                    at: start as u32,
+                    len: span.len() as u32,
+                    rest,
+                });
+            }
+        }
+        let parent_at = match e.parent.as_deref() {
+            None => NO_ENTRY,
+            Some(p) if entries.last().and_then(|l| entry_id(l, long_ids)) == Some(p) => PREVIOUS,
+            Some(p) => {
+                pending.push((at, IdCell::new(Some(p), long_ids)));
+                NO_ENTRY
+            }
+        };
+        let id = IdCell::new(e.id.as_deref(), long_ids);
+        let time = e.view.timestamp.get().and_then(parse_js_date);
+        let content = e.kind == EntryKind::Message && message.is_some_and(|m| m.content.0);
+        let mut meta = EntryMeta::new(time, id, content);
+        meta.offset_low = note_steps(line_steps, offset_highs, at, e.line, offset);
+        // The reader refuses lines of 512 MiB and more.
+        meta.len = u32::try_from(e.len).unwrap_or(u32::MAX);
+        meta.parent_at = parent_at;
+        meta.class = classes.intern(&e.kind, role);
+        entries.push(meta);
+        if let Some(observe) = observe {
+            observe(at, e);
+        }
+    }
+
+    /// The session the pass gave, its ids checked and its parents resolved.
+    pub fn finish(self, report: ScanReport) -> Result<Session, ScanError> {
+        Ok(self.unlinked(report)?.link())
+    }
+
+    fn unlinked(mut self, report: ScanReport) -> Result<Unlinked, ScanError> {
+        if self.too_many {
+            return Err(ScanError::Io(io::Error::other(format!(
+                "{} holds more than {} entries, more than pisess can index",
+                self.name,
+                NO_ENTRY - 1
+            ))));
+        }
+        // The capacity past the last entry (up to half of it) is given back.
+        self.entries.shrink_to_fit();
+        let session = Session {
+            name: self.name,
+            lines: Lines::Memory(self.kept),
+            header: report.header,
+            header_line: report.header_line,
+            header_offset: report.header_offset,
+            header_len: report.header_len,
+            entries: self.entries,
+            line_steps: self.line_steps,
+            offset_highs: self.offset_highs,
+            long_ids: self.long_ids,
+            classes: self.classes,
+            extras: self.extras,
+            bulks: self.bulks,
+            missing_parents: Vec::new(),
+            by_id: IdIndex::default(),
+            warnings: report.warnings,
+            malformed: report.malformed,
+            warnings_omitted: report.warnings_omitted,
+            torn_tail: report.torn_tail,
+            torn_line: report.torn_line,
+        };
+        Ok(Unlinked {
+            session,
+            pending: self.pending,
+        })
+    }
+}
+
 /// A session indexed but not yet linked: its entries with their parents as the scan found
 /// them (the one before, or an id in `pending`), before ids are checked.
 struct Unlinked {
@@ -367,127 +541,14 @@ impl Session {
         input: Input<'_>,
         name: String,
         keep_lines: bool,
-        IndexOptions { mut observe }: IndexOptions<'_>,
+        options: IndexOptions<'_>,
     ) -> Result<Unlinked, ScanError> {
-        let mut kept = Vec::new();
-        let mut entries = Vec::new();
-        let (mut line_steps, mut offset_highs) = (Vec::new(), Vec::new());
-        let mut long_ids = Vec::new();
-        let mut classes = Classes::default();
-        let mut extras = Vec::new();
-        let mut bulks = Vec::new();
-        // The `parentId`s that do not name the entry before, by entry, until `link` resolves
-        // them (most entries continue the one before: those are marked `PREVIOUS`).
-        let mut pending = Vec::new();
-        let mut too_many = false;
+        let mut index = Indexer::new(name, keep_lines, options);
         let report = Pass::new().run(input, |_, e| {
-            // Positions are u32 (`NO_ENTRY` is none): past that, the index would need hundreds
-            // of GB anyway.
-            let Ok(at) = u32::try_from(entries.len()).map(|at| at.min(NO_ENTRY - 1)) else {
-                return ControlFlow::Continue(());
-            };
-            if at == NO_ENTRY - 1 || too_many {
-                too_many = true;
-                return ControlFlow::Continue(());
-            }
-            let message = e.view.message.0.as_ref();
-            let role = message.and_then(|m| m.role.get());
-            let offset = if keep_lines {
-                let at = kept.len() as u64;
-                kept.extend_from_slice(e.stored);
-                if e.len > e.stored.len() as u64 {
-                    kept.push(b'\n');
-                }
-                at
-            } else {
-                e.offset
-            };
-            let (target, label) = (e.view.target_id.get(), e.view.label.get());
-            if target.is_some() || label.is_some() {
-                extras.push(TargetLabel {
-                    entry: at,
-                    target: target.map(Into::into),
-                    label: label.map(Into::into),
-                });
-            }
-            // Only a span of the stored line itself (not of a seed-000 mapping) says where
-            // its bytes are.
-            let from_stored = std::ptr::eq(e.json.as_ptr(), e.stored.as_ptr());
-            if let Some(span) = message.and_then(|m| m.content.1).filter(|_| from_stored) {
-                let start = (span.as_ptr() as usize).wrapping_sub(e.stored.as_ptr() as usize);
-                let end = start.saturating_add(span.len());
-                if span.len() >= BULK_BYTES && end <= e.stored.len() {
-                    let mut rest = None;
-                    if e.stored.len() - span.len() <= REST_BYTES {
-                        let mut line = [&e.stored[..start], b"null", &e.stored[end..]].concat();
-                        trim_terminator(&mut line);
-                        rest = Some(line.into_boxed_slice());
-                    }
-                    // Both below the line's length, which is below 4 GiB.
-                    bulks.push(Bulk {
-                        entry: at,
-                        at: start as u32,
-                        len: span.len() as u32,
-                        rest,
-                    });
-                }
-            }
-            let parent_at = match e.parent.as_deref() {
-                None => NO_ENTRY,
-                Some(p) if entries.last().and_then(|l| entry_id(l, &long_ids)) == Some(p) => {
-                    PREVIOUS
-                }
-                Some(p) => {
-                    pending.push((at, IdCell::new(Some(p), &mut long_ids)));
-                    NO_ENTRY
-                }
-            };
-            let id = IdCell::new(e.id.as_deref(), &mut long_ids);
-            let time = e.view.timestamp.get().and_then(parse_js_date);
-            let content = e.kind == EntryKind::Message && message.is_some_and(|m| m.content.0);
-            let mut meta = EntryMeta::new(time, id, content);
-            meta.offset_low = note_steps(&mut line_steps, &mut offset_highs, at, e.line, offset);
-            // The reader refuses lines of 512 MiB and more.
-            meta.len = u32::try_from(e.len).unwrap_or(u32::MAX);
-            meta.parent_at = parent_at;
-            meta.class = classes.intern(&e.kind, role);
-            entries.push(meta);
-            if let Some(observe) = &mut observe {
-                observe(at, e);
-            }
+            index.entry(e);
             ControlFlow::Continue(())
         })?;
-        if too_many {
-            return Err(ScanError::Io(io::Error::other(format!(
-                "{name} holds more than {} entries, more than pisess can index",
-                NO_ENTRY - 1
-            ))));
-        }
-        // The capacity past the last entry (up to half of it) is given back.
-        entries.shrink_to_fit();
-        let session = Session {
-            name,
-            lines: Lines::Memory(kept),
-            header: report.header,
-            header_line: report.header_line,
-            header_offset: report.header_offset,
-            header_len: report.header_len,
-            entries,
-            line_steps,
-            offset_highs,
-            long_ids,
-            classes,
-            extras,
-            bulks,
-            missing_parents: Vec::new(),
-            by_id: IdIndex::default(),
-            warnings: report.warnings,
-            malformed: report.malformed,
-            warnings_omitted: report.warnings_omitted,
-            torn_tail: report.torn_tail,
-            torn_line: report.torn_line,
-        };
-        Ok(Unlinked { session, pending })
+        index.unlinked(report)
     }
 
     /// Fills `by_id` (warning on duplicate and missing ids) and resolves each entry's parent;

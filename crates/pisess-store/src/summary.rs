@@ -146,7 +146,7 @@ pub fn summarize<'a>(
         Input::Path(_) => unreachable!("opened above"),
     };
     let pass = Pass::new().reading(reading);
-    let (mut summary, ..) = match also {
+    let (summary, ..) = match also {
         Some(also) => fold(pass, input, None, detail, also),
         None => fold(pass, input, None, detail, |_, _| {}),
     }?;
@@ -157,14 +157,52 @@ pub fn summarize<'a>(
             (&opened.meta).into(),
         ));
     }
-    summary.path = PathBuf::from(name);
-    if summary.modified_ms == NO_TIME {
-        summary.modified_ms = 0;
-    }
+    let mut summary = unfiled(summary, &name);
     if let Some(len) = bytes {
         summary.bytes = len;
     }
     Ok(summary)
+}
+
+/// The summary of what is no file (a stream, bytes), named `name`: it has no times of its own.
+fn unfiled(mut summary: Summary, name: &str) -> Summary {
+    summary.path = PathBuf::from(name);
+    if summary.modified_ms == NO_TIME {
+        summary.modified_ms = 0;
+    }
+    summary
+}
+
+/// The summary as a sink of one [`Pass`]: each entry to [`entry`](Summarizer::entry), then the
+/// pass's report to [`finish`](Summarizer::finish). [`summarize`] drives its own pass; a
+/// stream read once for more than its summary (standard input: `stats -`, `check -`) drives
+/// one pass for all its sinks.
+pub struct Summarizer {
+    fold: Fold,
+    tally: Option<Box<Tally>>,
+}
+
+impl Summarizer {
+    /// A summary gathering what `detail` says.
+    pub fn new(detail: Detail) -> Summarizer {
+        Summarizer {
+            fold: Fold::default(),
+            tally: (detail == Detail::Stats).then(Box::<Tally>::default),
+        }
+    }
+
+    /// Takes in one entry of the pass.
+    pub fn entry(&mut self, header: &Header, e: &EntryLine) {
+        // With a tally, its decode of the line also gives the call facts.
+        let facts = self.tally.as_deref_mut().and_then(|t| t.observe(header, e));
+        self.fold
+            .entry(e, facts, header.dialect == Dialect::Seed000);
+    }
+
+    /// The summary of a stream named `name` that the pass read.
+    pub fn finish(mut self, report: &ScanReport, name: &str) -> Summary {
+        unfiled(self.fold.summary(report, self.tally), name)
+    }
 }
 
 /// What a summary takes from its file's metadata: the mtime since the epoch, and the size.
@@ -221,21 +259,21 @@ pub(crate) fn fold(
     detail: Detail,
     mut also: impl FnMut(&Header, &EntryLine),
 ) -> Result<(Summary, ScanReport, Fold), ScanError> {
-    let mut tally = (detail == Detail::Stats).then(Box::<Tally>::default);
-    let (pass, mut fold) = match before {
-        None => (pass, Fold::default()),
+    let mut sink = Summarizer::new(detail);
+    let pass = match before {
+        None => pass,
         Some((before, fold)) => {
-            debug_assert!(tally.is_none(), "a tally is never resumed");
-            (pass.resume(before), fold)
+            debug_assert!(sink.tally.is_none(), "a tally is never resumed");
+            sink.fold = fold;
+            pass.resume(before)
         }
     };
     let report = pass.run(input, |header: &Header, e: &EntryLine| {
         also(header, e);
-        // With a tally, its decode of the line also gives the call facts.
-        let facts = tally.as_deref_mut().and_then(|t| t.observe(header, e));
-        fold.entry(e, facts, header.dialect == Dialect::Seed000);
+        sink.entry(header, e);
         ControlFlow::Continue(())
     })?;
+    let Summarizer { mut fold, tally } = sink;
     let summary = fold.summary(&report, tally);
     Ok((summary, report, fold))
 }

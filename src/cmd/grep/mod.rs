@@ -18,6 +18,7 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::report_unreadable;
+use pisess_format::scan::Input;
 use pisess_store::listing::{self, Problem, Projects, Scope};
 use pisess_store::locate::Skipped;
 use pisess_store::select::{select, Selected};
@@ -169,7 +170,7 @@ fn inputs<M: Matcher>(
             match select(Some(arg), loc, env.pi_session_file.as_deref())? {
                 Selected::File(path) => Some(path),
                 Selected::Stdin => {
-                    super::stdin_is_a_stream(env)?;
+                    Input::stdin_allowed(env.stdin_device)?;
                     None
                 }
             },

@@ -88,12 +88,7 @@ impl<'a> Text<'a> {
             let why = e.lines().last().unwrap_or(&e).trim_start_matches("error: ");
             UsageError(format!("bad pattern '{shown}': {why}"))
         })?;
-        let window = Window::parse(
-            args.since.as_deref(),
-            args.until.as_deref(),
-            env.now_ms,
-            &env.tz,
-        )?;
+        let window = crate::cmd::window(&args.since, &args.until, env)?;
         let projects = Projects::parse(&args.projects, &env.inputs.home)?;
         warn_unknown_types(&args.types, diag);
         // With --branch every match is kept until the branch is known, then cut.

@@ -55,7 +55,7 @@ pub struct Spec {
 
 impl Spec {
     /// Whether anything needs the index (the tree), not only the summary.
-    fn needs_index(&self) -> bool {
+    pub fn needs_index(&self) -> bool {
         self.report
             || self.integrity
             || self.ended
@@ -196,21 +196,18 @@ impl Assertion {
 }
 
 /// Judges one session: `summary` holds its totals, `session` its index when [`Spec`] needs one
-/// (see [`needs_index`]), `secrets` every line's secrets when `--no-secrets` asks
-/// ([`crate::views::secrets::search_stream`] of the same file).
+/// (see [`Spec::needs_index`]), `secrets` every line's secrets when `--no-secrets` asks
+/// ([`crate::views::secrets::search_stream`] of the same file), and `scrub` what takes them
+/// out of every name the reports print of the session (ids, types, roles and tool names as
+/// well as its text).
 pub fn judge(
     spec: &Spec,
     summary: &Summary,
     session: Option<&Session>,
     secrets: &[crate::views::secrets::Hit],
+    scrub: Option<&Scrub>,
 ) -> Verdict {
-    // With --no-secrets, every secret found is taken out of what the reports print of the
-    // session: ids, types, roles and tool names as well as its text.
-    let scrub = spec
-        .no_secrets
-        .as_ref()
-        .map(|d| Scrub::new(d, secrets.iter().map(|h| &h.found)));
-    let name = |s: &str| match &scrub {
+    let name = |s: &str| match scrub {
         Some(scrub) => scrub.owned(s),
         None => s.to_owned(),
     };
@@ -248,16 +245,8 @@ pub fn judge(
             omitted = s.warnings_omitted.saturating_sub(1);
         }
         let n = findings.len() + omitted as usize;
-        assertions.push(Assertion {
-            name: "integrity".into(),
-            held: n == 0,
-            undecided: false,
-            measured: plural(n as u64, "finding"),
-            limit: "none".into(),
-            relation: if n == 0 { "" } else { "; want" }.into(),
-            measured_json: n.into(),
-            limit_json: 0.into(),
-        });
+        let n = n as u64;
+        assertions.push(none_found("integrity", n, plural(n, "finding")));
     }
     if let Some(max) = spec.max_cost {
         assertions.push(cost_assertion(&summary.usage, max, spec.unpriced));
@@ -305,11 +294,7 @@ pub fn judge(
     }
     if spec.no_malformed {
         let n = figures.malformed_lines;
-        let mut a = at_most("no-malformed", n == 0, n.into(), 0);
-        a.measured = plural(n, "malformed line");
-        a.limit = "none".into();
-        a.relation = if n == 0 { "" } else { "; want" }.into();
-        assertions.push(a);
+        assertions.push(none_found("no-malformed", n, plural(n, "malformed line")));
     }
     if spec.ended {
         assertions.push(ended(figures.last.as_ref()));
@@ -320,29 +305,21 @@ pub fn judge(
         .unwrap_or_default();
     for tool in &spec.require_tools {
         let n = calls.iter().filter(|c| *c == tool).count() as u64;
-        assertions.push(Assertion {
-            name: format!("require-tool {tool}"),
-            held: n > 0,
-            undecided: false,
-            measured: format!("{} on the active branch", plural(n, "call")),
-            limit: "at least 1".into(),
-            relation: if n > 0 { "" } else { "; want" }.into(),
-            measured_json: n.into(),
-            limit_json: 1.into(),
-        });
+        let measured = format!("{} on the active branch", plural(n, "call"));
+        let name = format!("require-tool {tool}");
+        assertions.push(wanted(
+            name,
+            n > 0,
+            measured,
+            "at least 1",
+            n.into(),
+            1.into(),
+        ));
     }
     for tool in &spec.forbid_tools {
         let n = calls.iter().filter(|c| *c == tool).count() as u64;
-        assertions.push(Assertion {
-            name: format!("forbid-tool {tool}"),
-            held: n == 0,
-            undecided: false,
-            measured: format!("{} on the active branch", plural(n, "call")),
-            limit: "none".into(),
-            relation: if n == 0 { "" } else { "; want" }.into(),
-            measured_json: n.into(),
-            limit_json: 0.into(),
-        });
+        let measured = format!("{} on the active branch", plural(n, "call"));
+        assertions.push(none_found(format!("forbid-tool {tool}"), n, measured));
     }
     if let Some(re) = &spec.require_text {
         assertions.push(require_text(re, figures.final_assistant.as_ref()));
@@ -350,7 +327,7 @@ pub fn judge(
     let hits = secrets;
     let mut secrets = Vec::new();
     let mut figures = figures;
-    if let Some(scrub) = &scrub {
+    if let Some(scrub) = scrub {
         let (assertion, found) = secrets::no_secrets(hits, scrub);
         // What the reports quote of the session is redacted too.
         secrets::redact_quotes(scrub, &mut figures, &mut assertions);
@@ -365,17 +342,38 @@ pub fn judge(
     }
 }
 
-/// Whether judging under `spec` needs the session's index.
-pub fn needs_index(spec: &Spec) -> bool {
-    spec.needs_index()
-}
-
 fn plural(n: u64, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
     } else {
         format!("{n} {what}s")
     }
+}
+
+/// A condition rather than a bound: `; want` its limit when it failed.
+fn wanted(
+    name: impl Into<String>,
+    held: bool,
+    measured: String,
+    limit: impl Into<String>,
+    measured_json: Value,
+    limit_json: Value,
+) -> Assertion {
+    Assertion {
+        name: name.into(),
+        held,
+        undecided: false,
+        measured,
+        limit: limit.into(),
+        relation: if held { "" } else { "; want" }.into(),
+        measured_json,
+        limit_json,
+    }
+}
+
+/// None of something was to be found: `n` were, said as `measured`.
+fn none_found(name: impl Into<String>, n: u64, measured: String) -> Assertion {
+    wanted(name, n == 0, measured, "none", n.into(), 0.into())
 }
 
 /// `measured <= limit` for a count.
@@ -546,19 +544,17 @@ fn ended(last: Option<&LastMessage>) -> Assertion {
             )
         }
     };
-    Assertion {
-        name: "ended".into(),
+    wanted(
+        "ended",
         held,
-        undecided: false,
         measured,
-        limit: "assistant, stopReason stop".into(),
-        relation: if held { "" } else { "; want" }.into(),
-        measured_json: last.map_or(
+        "assistant, stopReason stop",
+        last.map_or(
             Value::Null,
             |m| serde_json::json!({"role": m.role, "stopReason": m.stop_reason}),
         ),
-        limit_json: serde_json::json!({"role": "assistant", "stopReason": "stop"}),
-    }
+        serde_json::json!({"role": "assistant", "stopReason": "stop"}),
+    )
 }
 
 fn require_text(re: &regex::Regex, last: Option<&LastMessage>) -> Assertion {
@@ -572,16 +568,15 @@ fn require_text(re: &regex::Regex, last: Option<&LastMessage>) -> Assertion {
             None => (false, "no match in the final assistant text".to_owned()),
         },
     };
-    Assertion {
-        name: "require-text".into(),
+    let limit = format!("/{}/", re.as_str());
+    wanted(
+        "require-text",
         held,
-        undecided: false,
         measured,
-        limit: format!("/{}/", re.as_str()),
-        relation: if held { "" } else { "; want" }.into(),
-        measured_json: held.into(),
-        limit_json: re.as_str().into(),
-    }
+        limit,
+        held.into(),
+        re.as_str().into(),
+    )
 }
 
 fn cut(s: &str, chars: usize) -> String {

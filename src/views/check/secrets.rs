@@ -33,17 +33,7 @@ pub(super) fn no_secrets(hits: &[Hit], scrub: &Scrub) -> (Assertion, Vec<Finding
         })
         .collect();
     let n = findings.len() as u64;
-    let held = n == 0;
-    let assertion = Assertion {
-        name: "no-secrets".into(),
-        held,
-        undecided: false,
-        measured: plural(n, "secret"),
-        limit: "none".into(),
-        relation: if held { "" } else { "; want" }.into(),
-        measured_json: n.into(),
-        limit_json: 0.into(),
-    };
+    let assertion = super::none_found("no-secrets", n, plural(n, "secret"));
     (assertion, findings)
 }
 

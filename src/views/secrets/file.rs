@@ -43,8 +43,20 @@ pub fn search_stream<R: BufRead>(
     stem: &str,
     detector: &Detector,
 ) -> Result<(ScanReport, Vec<Hit>), ScanError> {
+    search_stream_and(input, stem, detector, |_, _| {})
+}
+
+/// [`search_stream`], handing every entry to `also` in the same pass: the other sinks of a
+/// stream read once (`check -`).
+pub fn search_stream_and<R: BufRead>(
+    input: R,
+    stem: &str,
+    detector: &Detector,
+    mut also: impl FnMut(&Header, &EntryLine),
+) -> Result<(ScanReport, Vec<Hit>), ScanError> {
     let mut hits = Vec::new();
     let mut on_entry = |header: &Header, e: &EntryLine| {
+        also(header, e);
         let mapped = (header.dialect == Dialect::Seed000).then_some(e.json);
         let found = detector.find_in_line(e.stored.strip_suffix(b"\r").unwrap_or(e.stored), mapped);
         if !found.is_empty() {

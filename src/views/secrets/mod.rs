@@ -32,7 +32,7 @@ use std::path::Path;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
 
-pub use file::{search_stream, Hit, Place};
+pub use file::{search_stream, search_stream_and, Hit, Place};
 pub use line::RAW_LINE;
 pub use scrub::{token, Scrub, Secret};
 pub use walk::Located;
