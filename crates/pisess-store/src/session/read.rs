@@ -105,7 +105,8 @@ impl Session {
     }
 
     /// The header's stored line exactly as on disk, terminator included.
-    pub fn stored_header(&self) -> io::Result<Vec<u8>> {
+    #[cfg(test)]
+    pub(crate) fn stored_header(&self) -> io::Result<Vec<u8>> {
         Ok(self.header.stored.clone())
     }
 
