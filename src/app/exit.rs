@@ -1,7 +1,6 @@
 //! How a run ends: the outcome of a command, the exit codes (0 done, 1 could
 //! not do the job, 2 usage) and a closed stdout, which is not an error.
 
-use std::fmt;
 use std::io::Write;
 
 use crate::app::diag;
@@ -53,16 +52,9 @@ impl Outcome {
 /// An error after which a command whose exit 1 is an answer (`grep`: nothing matched, `check`:
 /// an assertion failed) could not answer at all (no such session, an unreadable folder, a
 /// report it could not write): exit 2, as ripgrep's failures are.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0:#}")]
 pub struct Unanswered(pub anyhow::Error);
-
-impl fmt::Display for Unanswered {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{:#}", self.0)
-    }
-}
-
-impl std::error::Error for Unanswered {}
 
 /// Maps a run's result to the exit code, printing the error line (`pisess: error: ...`).
 /// A closed stdout (`pisess ls | head -1`) is not an error.

@@ -174,24 +174,15 @@ impl Drop for Pager<'_> {
 }
 
 /// A pager that exited with a failure: its output is not known to have been shown.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the pager `{}` failed ({status}), so the output may not have been shown: use --no-pager, or set PISESS_PAGER",
+    crate::views::style::escape_control(.command, false)
+)]
 pub struct PagerFailed {
     command: String,
     status: std::process::ExitStatus,
 }
-
-impl std::fmt::Display for PagerFailed {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(
-            f,
-            "the pager `{}` failed ({}), so the output may not have been shown: use --no-pager, or set PISESS_PAGER",
-            crate::views::style::escape_control(&self.command, false),
-            self.status
-        )
-    }
-}
-
-impl std::error::Error for PagerFailed {}
 
 /// Whether a pager's end is a success: exit 0, or killed by the user's Ctrl-C or by a closed
 /// pipe (its terminal gone).
@@ -219,21 +210,15 @@ const SHELL_CHARS: &[char] = &[
 /// (it may carry options and quotes, as `$PAGER` does for git), with `LESS=FRX` when `LESS` is
 /// unset, as git sets it.
 fn spawn(command: &str) -> io::Result<(Child, ChildStdin)> {
-    #[cfg(unix)]
-    let mut cmd = if command.contains(SHELL_CHARS) {
+    // Elsewhere there is no `sh`: always the words.
+    let mut cmd = if cfg!(unix) && command.contains(SHELL_CHARS) {
         let mut c = Command::new("sh");
         c.arg("-c").arg(command);
         c
     } else {
         let mut words = command.split_whitespace();
-        let mut c = Command::new(words.next().unwrap_or("less"));
-        c.args(words);
-        c
-    };
-    #[cfg(not(unix))]
-    let mut cmd = {
-        let mut words = command.split_whitespace();
-        let mut c = Command::new(words.next().unwrap_or("more"));
+        let fallback = if cfg!(unix) { "less" } else { "more" };
+        let mut c = Command::new(words.next().unwrap_or(fallback));
         c.args(words);
         c
     };

@@ -92,15 +92,19 @@ impl Rule {
     /// [`Rule::judge`] on an open file, read whole.
     fn judge_file(&self, file: fs::File, path: &Path) -> Result<(), NotRemoved> {
         let meta = file.metadata().map_err(NotRemoved::Unreadable)?;
-        let opened = OpenedFile {
-            path: path.to_path_buf(),
-            file,
-            meta,
-            stem: pisess_format::scan::stem_of(path),
-        };
-        let (summary, keeps) =
-            summarize_keeping(&opened, self.empty).map_err(NotRemoved::NotASession)?;
+        let (summary, keeps) = summarize_keeping(&as_opened(path, file, meta), self.empty)
+            .map_err(NotRemoved::NotASession)?;
         self.judge(&summary, keeps.as_deref())
+    }
+}
+
+/// `file`, open at `path` with `meta` its fstat, as the summary reads it.
+fn as_opened(path: &Path, file: fs::File, meta: Metadata) -> OpenedFile {
+    OpenedFile {
+        path: path.to_path_buf(),
+        file,
+        meta,
+        stem: pisess_format::scan::stem_of(path),
     }
 }
 
@@ -220,12 +224,8 @@ pub fn run(
     let report = Report {
         json: args.json,
         quiet: env.quiet,
-        theme: Theme {
-            enabled: env.color_stdout,
-        },
-        err_theme: Theme {
-            enabled: env.color_stderr,
-        },
+        theme: env.theme(),
+        err_theme: env.err_theme(),
         width: env.width,
         mode,
         ids: env.short_ids().clone(),
@@ -497,12 +497,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, NotRemoved> {
         return Err(changed());
     }
     // Everything decided from here on is read through the descriptor just checked.
-    let opened = OpenedFile {
-        path: path.clone(),
-        file,
-        meta: opened,
-        stem: pisess_format::scan::stem_of(&path),
-    };
+    let opened = as_opened(&path, file, opened);
     let (summary, keeps) =
         summarize_keeping(&opened, c.rule.empty).map_err(NotRemoved::NotASession)?;
     if let Some(id) = c.expected.filter(|id| *id != summary.id) {
@@ -519,15 +514,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, NotRemoved> {
             "it is the live session ($PI_SESSION_FILE); add --force to remove it anyway",
         ));
     }
-    let folder = path
-        .parent()
-        .map(|p| {
-            if p.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                p
-            }
-        })
+    let folder = removal::folder_of(&path)
         .and_then(|p| fs::metadata(p).ok())
         .map(|m| FileId::of(&m));
     Ok(Target {

@@ -97,31 +97,22 @@ impl Problem {
     /// The warning about `path`.
     pub fn report(&self, path: &Path, diag: &mut dyn Warn) {
         let name = path.display().to_string();
-        match self {
-            Problem::Warnings(w) => diag.session_warnings(&name, w),
-            Problem::Vanished => diag.warn(&name, None, "removed while listing"),
-            Problem::Unreadable(e) => {
-                diag.warn(&name, None, &format!("cannot read it: {e}; not listed"));
+        let why = match self {
+            Problem::Warnings(w) => return diag.session_warnings(&name, w),
+            Problem::Vanished => "removed while listing".to_owned(),
+            Problem::Unreadable(e) => format!("cannot read it: {e}; not listed"),
+            Problem::NotASession(e) => format!("skipped: {e}"),
+            Problem::Cache(why) => why.clone(),
+            Problem::Skipped(Skipped::NotRegular(kind)) => {
+                format!("skipped: not a regular file ({kind})")
             }
-            Problem::NotASession(e) => diag.warn(&name, None, &format!("skipped: {e}")),
-            Problem::Cache(why) => diag.warn(&name, None, why),
-            Problem::Skipped(Skipped::NotRegular(kind)) => diag.warn(
-                &name,
-                None,
-                &format!("skipped: not a regular file ({kind})"),
+            Problem::Skipped(Skipped::Dangling) => "skipped: a symbolic link to nothing".to_owned(),
+            Problem::Skipped(Skipped::Folder(e)) => format!(
+                "cannot read this folder: {}; its sessions are not listed",
+                pisess_format::util::warning::io_cause(e)
             ),
-            Problem::Skipped(Skipped::Dangling) => {
-                diag.warn(&name, None, "skipped: a symbolic link to nothing");
-            }
-            Problem::Skipped(Skipped::Folder(e)) => diag.warn(
-                &name,
-                None,
-                &format!(
-                    "cannot read this folder: {}; its sessions are not listed",
-                    pisess_format::util::warning::io_cause(e)
-                ),
-            ),
-        }
+        };
+        diag.warn(&name, None, &why);
     }
 }
 

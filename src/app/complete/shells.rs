@@ -28,7 +28,7 @@ use clap_complete::env::{Powershell as ClapPowershell, Zsh as ClapZsh};
 use crate::views::style;
 
 /// The shells `COMPLETE=<shell> pisess` answers for.
-pub const SHELLS: Shells<'static> = Shells(&[&Bash, &Elvish, &Fish, &Powershell, &Zsh]);
+pub const SHELLS: Shells<'static> = Shells(&[&Bash, &ELVISH, &FISH, &POWERSHELL, &ZSH]);
 
 /// One candidate the shell may be given: its text and its description, one line, escaped.
 struct Candidate {
@@ -265,51 +265,59 @@ pub fn bash_unquote(typed: &str, quote: BashQuote) -> Option<String> {
     }
 }
 
-// ---- zsh, fish, elvish: the shell quotes what it inserts ----
+// ---- zsh, fish, elvish, PowerShell: clap's hooks ----
+
+/// A shell whose hook is clap's: clap's name, aliases and registration, and our candidates,
+/// one `line` each, less the unsafe ones.
+pub struct ClapHook {
+    clap: &'static dyn EnvCompleter,
+    /// The word completed is the last: the hook passes no index (fish, PowerShell).
+    last_word: bool,
+    /// An index past the words is an empty word, added as clap's zsh adapter adds it.
+    pad: bool,
+    line: fn(&mut dyn Write, Candidate) -> io::Result<()>,
+}
 
 /// Zsh: clap's hook (`_describe`, which inserts through compadd, quoting); the candidates as
-/// clap prints them (`value:help`, `\` and `:` escaped), less the unsafe ones.
-#[derive(Clone, Copy, Debug)]
-pub struct Zsh;
+/// clap prints them (`value:help`, `\` and `:` escaped).
+const ZSH: ClapHook = ClapHook {
+    clap: &ClapZsh,
+    last_word: false,
+    pad: true,
+    line: |buf, c| {
+        let value = c.value.replace('\\', r"\\").replace(':', r"\:");
+        match c.help {
+            Some(help) => writeln!(buf, "{value}:{}", help.replace('\\', r"\\")),
+            None => writeln!(buf, "{value}"),
+        }
+    },
+};
 
-impl EnvCompleter for Zsh {
-    fn name(&self) -> &'static str {
-        "zsh"
-    }
-    fn is(&self, name: &str) -> bool {
-        name == "zsh"
-    }
-    fn write_registration(
-        &self,
-        var: &str,
-        name: &str,
-        bin: &str,
-        completer: &str,
-        buf: &mut dyn Write,
-    ) -> io::Result<()> {
-        ClapZsh.write_registration(var, name, bin, completer, buf)
-    }
-    fn write_complete(
-        &self,
-        cmd: &mut clap::Command,
-        mut args: Vec<OsString>,
-        current_dir: Option<&Path>,
-        buf: &mut dyn Write,
-    ) -> io::Result<()> {
-        let index = index_from_env();
-        if args.len() == index {
-            args.push("".into());
-        }
-        for c in candidates(cmd, args, index, current_dir)? {
-            let value = c.value.replace('\\', r"\\").replace(':', r"\:");
-            match c.help {
-                Some(help) => writeln!(buf, "{value}:{}", help.replace('\\', r"\\"))?,
-                None => writeln!(buf, "{value}")?,
-            }
-        }
-        Ok(())
-    }
-}
+/// Fish: clap's hook; fish escapes a candidate when it inserts it.
+const FISH: ClapHook = ClapHook {
+    clap: &ClapFish,
+    last_word: true,
+    pad: false,
+    line: |buf, c| write_tabbed(buf, &c.value, c.help.as_deref()),
+};
+
+/// Elvish: clap's hook (`put (…) | to-lines`: a line per candidate); elvish quotes a candidate
+/// when it inserts it.
+const ELVISH: ClapHook = ClapHook {
+    clap: &ClapElvish,
+    last_word: false,
+    pad: false,
+    line: |buf, c| writeln!(buf, "{}", c.value),
+};
+
+/// PowerShell: clap's hook, which gives the text it reads to `CompletionResult` as the text
+/// to insert; so the binary prints each candidate as PowerShell will read it back.
+const POWERSHELL: ClapHook = ClapHook {
+    clap: &ClapPowershell,
+    last_word: true,
+    pad: false,
+    line: |buf, c| write_tabbed(buf, &powershell_quote(&c.value), c.help.as_deref()),
+};
 
 /// `value<TAB>help` lines, what clap's fish and PowerShell hooks split.
 fn write_tabbed(buf: &mut dyn Write, value: &str, help: Option<&str>) -> io::Result<()> {
@@ -319,16 +327,12 @@ fn write_tabbed(buf: &mut dyn Write, value: &str, help: Option<&str>) -> io::Res
     }
 }
 
-/// Fish: clap's hook; fish escapes a candidate when it inserts it.
-#[derive(Clone, Copy, Debug)]
-pub struct Fish;
-
-impl EnvCompleter for Fish {
+impl EnvCompleter for ClapHook {
     fn name(&self) -> &'static str {
-        "fish"
+        self.clap.name()
     }
     fn is(&self, name: &str) -> bool {
-        name == "fish"
+        self.clap.is(name)
     }
     fn write_registration(
         &self,
@@ -338,94 +342,25 @@ impl EnvCompleter for Fish {
         completer: &str,
         buf: &mut dyn Write,
     ) -> io::Result<()> {
-        ClapFish.write_registration(var, name, bin, completer, buf)
+        self.clap.write_registration(var, name, bin, completer, buf)
     }
     fn write_complete(
         &self,
         cmd: &mut clap::Command,
-        args: Vec<OsString>,
+        mut args: Vec<OsString>,
         current_dir: Option<&Path>,
         buf: &mut dyn Write,
     ) -> io::Result<()> {
-        let index = args.len().saturating_sub(1);
-        for c in candidates(cmd, args, index, current_dir)? {
-            write_tabbed(buf, &c.value, c.help.as_deref())?;
+        let index = if self.last_word {
+            args.len().saturating_sub(1)
+        } else {
+            index_from_env()
+        };
+        if self.pad && args.len() == index {
+            args.push("".into());
         }
-        Ok(())
-    }
-}
-
-/// Elvish: clap's hook (`put (…) | to-lines`: a line per candidate); elvish quotes a candidate
-/// when it inserts it.
-#[derive(Clone, Copy, Debug)]
-pub struct Elvish;
-
-impl EnvCompleter for Elvish {
-    fn name(&self) -> &'static str {
-        "elvish"
-    }
-    fn is(&self, name: &str) -> bool {
-        name == "elvish"
-    }
-    fn write_registration(
-        &self,
-        var: &str,
-        name: &str,
-        bin: &str,
-        completer: &str,
-        buf: &mut dyn Write,
-    ) -> io::Result<()> {
-        ClapElvish.write_registration(var, name, bin, completer, buf)
-    }
-    fn write_complete(
-        &self,
-        cmd: &mut clap::Command,
-        args: Vec<OsString>,
-        current_dir: Option<&Path>,
-        buf: &mut dyn Write,
-    ) -> io::Result<()> {
-        let index = index_from_env();
         for c in candidates(cmd, args, index, current_dir)? {
-            writeln!(buf, "{}", c.value)?;
-        }
-        Ok(())
-    }
-}
-
-// ---- PowerShell ----
-
-/// PowerShell: clap's hook, which gives the text it reads to `CompletionResult` as the text
-/// to insert; so the binary prints each candidate as PowerShell will read it back.
-#[derive(Clone, Copy, Debug)]
-pub struct Powershell;
-
-impl EnvCompleter for Powershell {
-    fn name(&self) -> &'static str {
-        "powershell"
-    }
-    fn is(&self, name: &str) -> bool {
-        ClapPowershell.is(name)
-    }
-    fn write_registration(
-        &self,
-        var: &str,
-        name: &str,
-        bin: &str,
-        completer: &str,
-        buf: &mut dyn Write,
-    ) -> io::Result<()> {
-        ClapPowershell.write_registration(var, name, bin, completer, buf)
-    }
-    fn write_complete(
-        &self,
-        cmd: &mut clap::Command,
-        args: Vec<OsString>,
-        current_dir: Option<&Path>,
-        buf: &mut dyn Write,
-    ) -> io::Result<()> {
-        let index = args.len().saturating_sub(1);
-        for c in candidates(cmd, args, index, current_dir)? {
-            write_tabbed(buf, &powershell_quote(&c.value), c.help.as_deref())?;
+            (self.line)(buf, c)?;
         }
         Ok(())
     }

@@ -38,6 +38,14 @@ pub(super) enum TrashError {
     },
 }
 
+/// The system's `error` about `path`.
+fn at(path: &Path, error: impl Into<io::Error>) -> TrashError {
+    TrashError::At {
+        path: path.to_path_buf(),
+        error: error.into(),
+    }
+}
+
 /// Moves `name` from the folder `from` into the trash, recording `original` as where it was.
 /// `dev` is the device the file is on.
 pub(super) fn put(
@@ -55,20 +63,14 @@ pub(super) fn put(
             .recursive(true)
             .mode(0o700)
             .create(dir)
-            .map_err(|e| TrashError::At {
-                path: dir.clone(),
-                error: e,
-            })?;
+            .map_err(|e| at(dir, e))?;
     }
     let files_fd = rfs::open(
         &files,
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Perm::empty(),
     )
-    .map_err(|e| TrashError::At {
-        path: files.clone(),
-        error: e.into(),
-    })?;
+    .map_err(|e| at(&files, e))?;
     let record = trash_info(original);
     for n in 1..=10_000u32 {
         let mut in_trash = name.to_owned();
@@ -87,22 +89,14 @@ pub(super) fn put(
         {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(TrashError::At {
-                    path: info_path,
-                    error: e,
-                })
-            }
+            Err(e) => return Err(at(&info_path, e)),
         };
         if let Err(e) = file
             .write_all(record.as_bytes())
             .and_then(|()| file.sync_all())
         {
             let _ = fs::remove_file(&info_path);
-            return Err(TrashError::At {
-                path: info_path,
-                error: e,
-            });
+            return Err(at(&info_path, e));
         }
         match rfs::renameat_with(from, name, &files_fd, &in_trash, RenameFlags::NOREPLACE) {
             Ok(()) => return Ok(()),
@@ -111,10 +105,7 @@ pub(super) fn put(
             }
             Err(e) => {
                 let _ = fs::remove_file(&info_path);
-                return Err(TrashError::At {
-                    path: files,
-                    error: e.into(),
-                });
+                return Err(at(&files, e));
             }
         }
     }

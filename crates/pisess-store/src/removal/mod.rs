@@ -61,6 +61,17 @@ impl TrashHome {
     }
 }
 
+/// The folder `path` is in (`.` for a bare name): the one the plan records and the removal
+/// opens.
+pub fn folder_of(path: &Path) -> Option<&Path> {
+    let folder = path.parent()?;
+    Some(if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    })
+}
+
 /// Removes the file `checked` describes, or says why it left it alone.
 pub fn remove(checked: Checked, mode: Mode, trash: &TrashHome) -> Result<(), NotRemoved> {
     #[cfg(target_os = "linux")]
@@ -179,13 +190,9 @@ mod linux {
         mode: Mode,
         trash: &TrashHome,
     ) -> Result<(), NotRemoved> {
-        let (Some(folder), Some(name)) = (checked.path.parent(), checked.path.file_name()) else {
+        let (Some(folder), Some(name)) = (super::folder_of(checked.path), checked.path.file_name())
+        else {
             return Err(NotRemoved::Is("it has no folder and file name"));
-        };
-        let folder = if folder.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            folder
         };
         let dir = rfs::open(
             folder,

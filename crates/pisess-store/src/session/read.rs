@@ -11,16 +11,9 @@ use pisess_format::model::{self, Dialect};
 use pisess_format::scan::read_exact_at;
 
 /// The error of a read by offset that found other bytes than the index recorded.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0} changed while it was being read")]
 struct Changed(String);
-
-impl std::fmt::Display for Changed {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "{} changed while it was being read", self.0)
-    }
-}
-
-impl std::error::Error for Changed {}
 
 impl Session {
     /// The stored bytes of an entry's line, without its terminator.
@@ -105,7 +98,8 @@ impl Session {
     }
 
     /// The header's stored line exactly as on disk, terminator included.
-    pub fn stored_header(&self) -> io::Result<Vec<u8>> {
+    #[cfg(test)]
+    pub(crate) fn stored_header(&self) -> io::Result<Vec<u8>> {
         Ok(self.header.stored.clone())
     }
 

@@ -3,19 +3,11 @@
 //! (a listing's `--since`, a command's flags), so none of them reaches up to `app::exit` for it.
 
 use std::ffi::OsStr;
-use std::fmt;
 
 /// A usage error found after parsing (exit 2).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
 
 /// Whether an argument cannot name anything: empty, or only whitespace (`rm "$S"` with `S`
 /// unset must not match every id). The clap declarations refuse such a SESSION, as `rm` does.
