@@ -211,6 +211,65 @@ impl<'de: 'a, 'a> Deserialize<'de> for Skipped<'a> {
     }
 }
 
+/// An array field's items, each read as `T`; none when absent or of another JSON type (pi's
+/// `Array.isArray`). Read in the same pass as the rest of the line.
+#[derive(Debug)]
+pub struct LooseArr<T>(pub Vec<T>);
+
+impl<T> Default for LooseArr<T> {
+    fn default() -> Self {
+        LooseArr(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for LooseArr<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = LooseArr<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(LooseArr(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LooseArr::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
 /// What pi's `/tree` filter reads of an assistant message (`hasTextContent`, the stop reason)
 /// and the ids of its tool calls, in order, as a full decode of it gives them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -685,29 +744,18 @@ pub fn message_call_facts(line: &[u8]) -> CallFacts {
         #[serde(rename = "isError", default)]
         is_error: Option<Value>,
     }
-    match serde_json::from_slice::<Line>(line) {
-        Ok(Line {
-            message: LooseObj(Some(m)),
-        }) => CallFacts {
+    // What serde_json refuses and JavaScript reads (a lone surrogate, a key given twice): the
+    // same view of the line as the one decoder reads it.
+    let line = serde_json::from_slice::<Line>(line).ok().or_else(|| {
+        let v = crate::json::decode(line).ok().filter(Value::is_object)?;
+        Line::deserialize(&v).ok()
+    });
+    match line.and_then(|line| line.message.0) {
+        Some(m) => CallFacts {
             tool_calls: m.content.0,
             is_error: m.is_error == Some(Value::Bool(true)),
         },
-        Ok(_) => CallFacts::default(),
-        // What serde_json refuses and JavaScript reads (a lone surrogate, a key given twice):
-        // the one decoder, on the whole line.
-        Err(_) => {
-            let Ok(v) = crate::json::decode(line) else {
-                return CallFacts::default();
-            };
-            let m = v.get("message").filter(|m| m.is_object());
-            CallFacts {
-                tool_calls: Content::of(m.and_then(|m| m.get("content")))
-                    .blocks()
-                    .filter(|b| matches!(b, Block::ToolCall(_)))
-                    .count() as u64,
-                is_error: m.and_then(|m| m.get("isError")) == Some(&Value::Bool(true)),
-            }
-        }
+        None => CallFacts::default(),
     }
 }
 
