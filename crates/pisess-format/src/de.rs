@@ -13,9 +13,6 @@ use crate::skim::{Members, Result, Skim, Unsure};
 /// A cursor over one line, as serde walks it.
 pub(crate) struct Deserializer<'a> {
     skim: Skim<'a>,
-    /// Whether a [`MENDED`] string is read as the one decoder reads it (else as serde_json
-    /// does, which refuses a lone surrogate).
-    mend: bool,
 }
 
 /// The name under which a type asks [`Deserializer`] for the stored bytes of its value
@@ -28,19 +25,8 @@ pub(crate) const MENDED: &str = "$pisess::Mended";
 
 /// `T` read from a line the skim vouches for: one value, then only whitespace.
 pub(crate) fn from_slice<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
-    read(bytes, true)
-}
-
-/// What `serde_json::from_slice::<T>` gives, through the skim where it vouches for the line:
-/// the way every partial view of a line that is not the index's reads it.
-pub fn read_view<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {
-    read(bytes, false).or_else(|Unsure| serde_json::from_slice(bytes))
-}
-
-fn read<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], mend: bool) -> Result<T> {
     let mut de = Deserializer {
         skim: Skim::new(bytes),
-        mend,
     };
     let value = T::deserialize(&mut de)?;
     de.skim.end()?;
@@ -231,7 +217,7 @@ impl<'de> serde::Deserializer<'de> for &mut Deserializer<'de> {
     ) -> Result<V::Value> {
         match name {
             SPAN => visitor.visit_borrowed_bytes(self.skim.value()?),
-            MENDED if self.mend && self.skim.peek() == Some(b'"') => self.string(visitor, true),
+            MENDED if self.skim.peek() == Some(b'"') => self.string(visitor, true),
             MENDED => self.deserialize_any(visitor),
             // serde_json's own (`RawValue`), and any other.
             _ => self.by_serde_json(|de| {

@@ -355,7 +355,7 @@ impl Tally {
         };
         match e.kind {
             EntryKind::Usage | EntryKind::Compaction | EntryKind::BranchSummary => {
-                let extra = pisess_format::model::read_view::<Extra>(e.json).ok();
+                let extra = serde_json::from_slice::<Extra>(e.json).ok();
                 let usage = v.usage.and_then(Usage::from_raw);
                 let model = match e.kind {
                     EntryKind::Usage => {
@@ -397,7 +397,7 @@ impl Tally {
         let usage = m.usage.and_then(Usage::from_raw);
         match role {
             "assistant" => {
-                let extra = pisess_format::model::read_view::<Extra>(e.json).ok();
+                let extra = serde_json::from_slice::<Extra>(e.json).ok();
                 let message = extra.as_ref().and_then(|x| x.message.0.as_ref());
                 let model = message
                     .and_then(|x| x.response_model.get())

@@ -13,8 +13,6 @@ use super::content::{Block, Content};
 use super::entry::{LooseNum, LooseObj, LooseStr, LooseTrue, Present, ToolCallCount};
 use crate::skim::Skim;
 
-pub use crate::de::read_view;
-
 /// The fields of a message that listings and the index need. Read by hand, as a derive
 /// would read them but for `stopReason`: see [`MessageKey`].
 #[derive(Debug, Default)]
@@ -669,7 +667,7 @@ pub fn message_content_text(line: &[u8]) -> Option<String> {
         #[serde(default, borrow)]
         content: Option<&'a RawValue>,
     }
-    match read_view::<Line>(line) {
+    match serde_json::from_slice::<Line>(line) {
         Ok(line) => content_text(line.message.0?.content),
         // Bytes that are not UTF-8 read as pi reads them, each bad run a U+FFFD.
         Err(_) if std::str::from_utf8(line).is_err() => {
@@ -716,7 +714,7 @@ pub fn message_call_facts(line: &[u8]) -> CallFacts {
     }
     // What serde_json refuses and JavaScript reads (a lone surrogate, a key given twice): the
     // same view of the line as the one decoder reads it.
-    let line = read_view::<Line>(line).ok().or_else(|| {
+    let line = serde_json::from_slice::<Line>(line).ok().or_else(|| {
         let v = crate::json::decode(line).ok().filter(Value::is_object)?;
         Line::deserialize(&v).ok()
     });
@@ -1116,99 +1114,6 @@ mod tests {
         }
         // Both sides of the shortcut were exercised.
         assert!((2_000..18_000).contains(&took), "{took} of 20000 skimmed");
-    }
-
-    /// [`read_view`] is a shortcut to serde_json's reading of a partial view, never a second
-    /// opinion: lone surrogates (which serde_json refuses and the index's view mends), raw
-    /// characters of the stand-ins' range, keys given twice and damaged lines read alike.
-    #[test]
-    fn read_view_reads_as_serde_json_does() {
-        #[allow(dead_code)] // read through Debug
-        #[derive(Debug, Deserialize)]
-        struct Probe<'a> {
-            #[serde(default, borrow)]
-            message: LooseObj<ProbeMessage<'a>>,
-            #[serde(rename = "tokensBefore", default)]
-            tokens: LooseNum,
-        }
-        #[allow(dead_code)] // read through Debug
-        #[derive(Debug, Deserialize)]
-        struct ProbeMessage<'a> {
-            #[serde(rename = "stopReason", default, borrow)]
-            stop: LooseStr<'a>,
-            #[serde(default, borrow)]
-            content: LooseArr<LooseObj<ProbeBlock<'a>>>,
-            #[serde(rename = "isError", default)]
-            is_error: Option<Value>,
-            #[serde(default, borrow)]
-            usage: Option<&'a RawValue>,
-        }
-        #[allow(dead_code)] // read through Debug
-        #[derive(Debug, Deserialize)]
-        struct ProbeBlock<'a> {
-            #[serde(rename = "type", default, borrow)]
-            kind: LooseStr<'a>,
-            #[serde(default, borrow)]
-            name: LooseStr<'a>,
-        }
-        let agree = |line: &[u8]| {
-            let fast = read_view::<Probe>(line).map(|p| format!("{p:?}"));
-            let slow = serde_json::from_slice::<Probe>(line).map(|p| format!("{p:?}"));
-            assert_eq!(fast.ok(), slow.ok(), "{}", String::from_utf8_lossy(line));
-        };
-        let mut lines: Vec<Vec<u8>> = [
-            r#"{"message":{"stopReason":"\ud83d","content":[{"type":"toolCall","name":"a"}]}}"#,
-            r#"{"message":{"stopReason":"a\ud83d\ude00","isError":true,"usage":{"input":1}}}"#,
-            "{\"message\":{\"stopReason\":\"\u{10f900}\",\"content\":[{\"name\":\"\u{10ffff}\"}]}}",
-            r#"{"message":{"content":[{"type":"toolCall","type":"x"}]},"tokensBefore":1e999}"#,
-            r#"{"message":{"content":"x","isError":[1,{"a":null}]},"tokensBefore":12.5e3}"#,
-            r#"{"message":{"content":{"type":"toolCall"},"stopReason":"s","stopReason":"t"}}"#,
-            r#"[{"message":{}}]"#,
-        ]
-        .iter()
-        .map(|l| l.as_bytes().to_vec())
-        .collect();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions");
-        let mut dirs = vec![root];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    let text = std::fs::read(&path).unwrap();
-                    lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
-                }
-            }
-        }
-        for line in &lines {
-            agree(line);
-        }
-        let specials: &[&[u8]] = &[
-            b"\"",
-            b"\\",
-            b"{",
-            b"}",
-            b"[",
-            b"]",
-            b",",
-            b"\\ud83d",
-            b"\xf4\x8f\xa4\x80",
-            b"0",
-        ];
-        let mut next = crate::skim::rng(0x51ed_2705);
-        for _ in 0..20_000 {
-            let mut line = lines[next(lines.len())].clone();
-            for _ in 0..=next(3) {
-                let at = next(line.len() + 1);
-                match next(3) {
-                    0 if at < line.len() => drop(line.remove(at)),
-                    1 => drop(line.splice(at..at, specials[next(specials.len())].iter().copied())),
-                    _ => line.truncate(at),
-                }
-            }
-            agree(&line);
-        }
     }
 
     #[test]
