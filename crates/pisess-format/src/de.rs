@@ -142,25 +142,24 @@ impl<'a> serde::de::SeqAccess<'a> for Access<'_, 'a> {
 }
 
 impl<'a> Deserializer<'a> {
-    fn object<V: Visitor<'a>>(&mut self, visitor: V) -> Result<V::Value> {
-        let members = self.skim.object()?;
+    /// The object (`is_object`) or array at the cursor, walked by `visit`, which must eat its
+    /// closing bracket: serde's derives stop at no member early.
+    fn container<V>(
+        &mut self,
+        is_object: bool,
+        visit: impl FnOnce(&mut Access<'_, 'a>) -> Result<V>,
+    ) -> Result<V> {
+        let members = if is_object {
+            self.skim.object()?
+        } else {
+            self.skim.array()?
+        };
         let mut access = Access {
             de: self,
             members,
             done: false,
         };
-        let value = visitor.visit_map(&mut access)?;
-        access.done.then_some(value).ok_or(Unsure)
-    }
-
-    fn array<V: Visitor<'a>>(&mut self, visitor: V) -> Result<V::Value> {
-        let members = self.skim.array()?;
-        let mut access = Access {
-            de: self,
-            members,
-            done: false,
-        };
-        let value = visitor.visit_seq(&mut access)?;
+        let value = visit(&mut access)?;
         access.done.then_some(value).ok_or(Unsure)
     }
 }
@@ -170,8 +169,8 @@ impl<'de> serde::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.skim.peek().ok_or(Unsure)? {
-            b'{' => self.object(visitor),
-            b'[' => self.array(visitor),
+            b'{' => self.container(true, |access| visitor.visit_map(access)),
+            b'[' => self.container(false, |access| visitor.visit_seq(access)),
             b'"' => self.string(visitor, false),
             b't' => {
                 self.skim.literal(b"true")?;
@@ -199,7 +198,7 @@ impl<'de> serde::Deserializer<'de> for &mut Deserializer<'de> {
         if self.skim.peek() != Some(b'{') {
             return Err(Unsure);
         }
-        self.object(visitor)
+        self.container(true, |access| visitor.visit_map(access))
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

@@ -282,12 +282,15 @@ pub(crate) fn may_be_too_deep(bytes: &[u8]) -> bool {
 /// `text` with every number outside strings that overflows f64 replaced by `null`, or `None`
 /// when there is none.
 fn infinite_numbers_to_null(text: &str) -> Option<String> {
-    let infinite = numbers(text.as_bytes()).filter(|span| {
-        text[span.clone()]
-            .parse::<f64>()
-            .is_ok_and(f64::is_infinite)
-    });
-    splice(text, infinite.map(|span| (span, "null")))
+    splice(text, infinite_numbers(text).map(|(span, _)| (span, "null")))
+}
+
+/// The spans of the numbers outside strings that overflow f64, with their values (infinite).
+fn infinite_numbers(text: &str) -> impl Iterator<Item = (Range<usize>, f64)> + '_ {
+    numbers(text.as_bytes()).filter_map(|span| {
+        let x = text[span.clone()].parse::<f64>().ok()?;
+        x.is_infinite().then_some((span, x))
+    })
 }
 
 /// The body of the marks [`mark_infinities`] writes: a string no JSON text holds unless it
@@ -305,23 +308,15 @@ pub(crate) fn mark_infinities(text: &str) -> Option<String> {
     if text.contains("pisess:Infinity") {
         return None;
     }
-    let infinite = numbers(text.as_bytes()).filter_map(|span| {
-        let x = text[span.clone()].parse::<f64>().ok()?;
-        let mark = if x == f64::INFINITY {
-            format!("\"{INFINITY_MARK}\"")
-        } else if x == f64::NEG_INFINITY {
-            format!("\"-{INFINITY_MARK}\"")
-        } else {
-            return None;
-        };
-        Some((span, mark))
-    });
-    splice(text, infinite)
+    let sign = |x: f64| if x > 0.0 { "" } else { "-" };
+    let marks =
+        infinite_numbers(text).map(|(span, x)| (span, format!("\"{}{INFINITY_MARK}\"", sign(x))));
+    splice(text, marks)
 }
 
 /// Whether `text` holds a number beyond f64 (outside strings).
 pub(crate) fn has_infinite_number(text: &str) -> bool {
-    numbers(text.as_bytes()).any(|span| text[span].parse::<f64>().is_ok_and(f64::is_infinite))
+    infinite_numbers(text).next().is_some()
 }
 
 /// The value of a mark [`mark_infinities`] wrote, decoded; `None` for any other string.

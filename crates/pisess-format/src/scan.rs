@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::json;
 use crate::model::{self, Dialect, EntryKind, EntryLine, Header, LineView, NotAHeader};
-use crate::reader::{Cut, LineReader, RawLine, MAX_LINE};
+use crate::reader::{Cut, LineReader, RawLine, Spill, MAX_LINE};
 pub use crate::util::file::stem_of;
 use crate::util::readahead::{self, ReadAhead, Reading};
 use crate::util::warning::Warning;
@@ -332,10 +332,6 @@ fn no_header(unread: Option<(u64, String)>) -> ScanError {
 /// byte-order mark, trailing bytes, not JSON...), a second header, a torn last line. Each with
 /// its number and its bytes (without the terminator; a cut line's first bytes only).
 pub(crate) type OtherLine<'f> = &'f mut dyn FnMut(u64, &[u8]);
-
-/// Where the lines [`OtherLine`] has only the first bytes of go whole, piece by piece: the
-/// line's number, each piece, then `true` at its end.
-pub(crate) type Spill<'f> = &'f mut dyn FnMut(u64, &[u8], bool);
 
 /// Where the bytes of one [`Pass`] come from. The pass, not its caller, decides how they are
 /// read: a regular file whole from its start (on a second thread when it is big, if the pass's

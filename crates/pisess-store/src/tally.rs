@@ -10,11 +10,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 
 use pisess_format::model::{
-    CallFacts, EntryKind, EntryLine, Header, LooseNum, LooseObj, LooseStr, Usage,
+    CallFacts, EntryKind, EntryLine, Header, LooseArr, LooseNum, LooseObj, LooseStr, Usage,
 };
 use pisess_format::time::parse_js_date;
 
@@ -291,59 +291,9 @@ struct ExtraMessage<'a> {
     #[serde(rename = "errorMessage", default, borrow)]
     error_message: LooseStr<'a>,
     #[serde(default, borrow)]
-    content: Blocks<'a>,
+    content: LooseArr<LooseObj<CallBlock<'a>>>,
     #[serde(rename = "responseModel", default, borrow)]
     response_model: LooseStr<'a>,
-}
-
-/// A content array's blocks, read in the same pass as the rest of the line; any other JSON
-/// type is no blocks (pi's `Array.isArray`).
-#[derive(Default)]
-struct Blocks<'a>(Vec<LooseObj<CallBlock<'a>>>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Blocks<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::new();
-                while let Some(b) = seq.next_element()? {
-                    blocks.push(b);
-                }
-                Ok(Blocks(blocks))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Blocks::default())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Blocks::default())
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Blocks::default())
-            }
-        }
-        d.deserialize_any(V)
-    }
 }
 
 #[derive(Deserialize)]

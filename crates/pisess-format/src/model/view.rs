@@ -211,6 +211,65 @@ impl<'de: 'a, 'a> Deserialize<'de> for Skipped<'a> {
     }
 }
 
+/// An array field's items, each read as `T`; none when absent or of another JSON type (pi's
+/// `Array.isArray`). Read in the same pass as the rest of the line.
+#[derive(Debug)]
+pub struct LooseArr<T>(pub Vec<T>);
+
+impl<T> Default for LooseArr<T> {
+    fn default() -> Self {
+        LooseArr(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for LooseArr<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = LooseArr<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(LooseArr(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LooseArr::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(LooseArr::default())
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
 /// What pi's `/tree` filter reads of an assistant message (`hasTextContent`, the stop reason)
 /// and the ids of its tool calls, in order, as a full decode of it gives them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -268,10 +327,9 @@ impl<'a> MessageView<'a> {
             return None;
         }
         let content = match self.content.1 {
-            Some(span) => crate::de::from_slice::<Option<SaidContent>>(span).ok()?,
-            None => None,
+            Some(span) => SaidContent::of(span)?,
+            None => SaidContent::default(),
         };
-        let content = content.unwrap_or_default();
         Some(Said {
             has_text: content.has_text,
             error_or_aborted: match self.stop_reason.1 {
@@ -291,17 +349,58 @@ struct SaidContent<'a> {
     calls: Vec<CallSpans<'a>>,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for SaidContent<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        /// A block, each key given twice read for its last value, as in a full decode.
-        #[derive(Default)]
-        struct Block<'a> {
-            kind: LooseStr<'a>,
-            text: Skipped<'a>,
-            id: LooseStr<'a>,
-            name: Skipped<'a>,
-            arguments: Skipped<'a>,
+impl<'a> SaidContent<'a> {
+    /// Of the content's stored bytes, as the skim's [`Deserializer`](crate::de::Deserializer)
+    /// reads them; any JSON type but a string or an array holds neither (a number read still,
+    /// as a number serde_json refuses leaves the line to it).
+    fn of(span: &'a [u8]) -> Option<SaidContent<'a>> {
+        let mut said = SaidContent::default();
+        match span.first()? {
+            b'"' => {
+                let text = crate::de::from_slice::<Cow<str>>(span).ok()?;
+                said.has_text = !crate::js::js_trim(&text).is_empty();
+            }
+            b'[' => {
+                let blocks = crate::de::from_slice::<Vec<LooseObj<SaidBlock>>>(span).ok()?;
+                for block in blocks.into_iter().filter_map(|b| b.0) {
+                    match block.kind.get() {
+                        Some("text") if !said.has_text => {
+                            if let Some(text) = block.text.1.filter(|t| t.first() == Some(&b'"')) {
+                                said.has_text = text_is_not_blank(text)?;
+                            }
+                        }
+                        // No id, or not a string: no call the map holds.
+                        Some("toolCall") => said.calls.extend(block.id.0.map(|id| CallSpans {
+                            id,
+                            name: block.name.1,
+                            arguments: block.arguments.1,
+                        })),
+                        _ => {}
+                    }
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                crate::de::from_slice::<f64>(span).ok()?;
+            }
+            _ => {}
         }
+        Some(said)
+    }
+}
+
+/// A content block as [`SaidContent`] reads it, each key given twice read for its last
+/// value, as in a full decode.
+#[derive(Default)]
+struct SaidBlock<'a> {
+    kind: LooseStr<'a>,
+    text: Skipped<'a>,
+    id: LooseStr<'a>,
+    name: Skipped<'a>,
+    arguments: Skipped<'a>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for SaidBlock<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         #[serde(field_identifier, rename_all = "lowercase")]
         enum Key {
@@ -313,102 +412,30 @@ impl<'de: 'a, 'a> Deserialize<'de> for SaidContent<'a> {
             #[serde(other)]
             Other,
         }
-        impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct V;
-                impl<'de> serde::de::Visitor<'de> for V {
-                    type Value = Block<'de>;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        f.write_str("a block")
-                    }
-                    fn visit_map<A: serde::de::MapAccess<'de>>(
-                        self,
-                        mut map: A,
-                    ) -> Result<Self::Value, A::Error> {
-                        let mut b = Block::default();
-                        while let Some(key) = map.next_key()? {
-                            match key {
-                                Key::Type => b.kind = map.next_value()?,
-                                Key::Text => b.text = map.next_value()?,
-                                Key::Id => b.id = map.next_value()?,
-                                Key::Name => b.name = map.next_value()?,
-                                Key::Arguments => b.arguments = map.next_value()?,
-                                Key::Other => {
-                                    map.next_value::<serde::de::IgnoredAny>()?;
-                                }
-                            }
-                        }
-                        Ok(b)
-                    }
-                }
-                d.deserialize_map(V)
-            }
-        }
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
-            type Value = SaidContent<'de>;
+            type Value = SaidBlock<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
+                f.write_str("a block")
             }
-            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(SaidContent {
-                    has_text: !crate::js::js_trim(text).is_empty(),
-                    calls: Vec::new(),
-                })
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(
-                self,
-                mut items: A,
-            ) -> Result<Self::Value, A::Error> {
-                let mut said = SaidContent::default();
-                while let Some(block) = items.next_element::<LooseObj<Block>>()? {
-                    let Some(block) = block.0 else { continue };
-                    match block.kind.get() {
-                        Some("text") if !said.has_text => {
-                            if let Some(text) = block.text.1.filter(|t| t.first() == Some(&b'"')) {
-                                said.has_text = text_is_not_blank(text)
-                                    .ok_or_else(|| serde::de::Error::custom("a text to decode"))?;
-                            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut b = SaidBlock::default();
+                while let Some(key) = map.next_key()? {
+                    match key {
+                        Key::Type => b.kind = map.next_value()?,
+                        Key::Text => b.text = map.next_value()?,
+                        Key::Id => b.id = map.next_value()?,
+                        Key::Name => b.name = map.next_value()?,
+                        Key::Arguments => b.arguments = map.next_value()?,
+                        Key::Other => {
+                            map.next_value::<IgnoredAny>()?;
                         }
-                        Some("toolCall") => {
-                            // No id, or not a string: no call the map holds.
-                            if let Some(id) = block.id.0 {
-                                said.calls.push(CallSpans {
-                                    id,
-                                    name: block.name.1,
-                                    arguments: block.arguments.1,
-                                });
-                            }
-                        }
-                        _ => {}
                     }
                 }
-                Ok(said)
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<Self::Value, A::Error> {
-                while map
-                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-                    .is_some()
-                {}
-                Ok(SaidContent::default())
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(SaidContent::default())
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(SaidContent::default())
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(SaidContent::default())
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(SaidContent::default())
+                Ok(b)
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_map(V)
     }
 }
 
@@ -685,29 +712,18 @@ pub fn message_call_facts(line: &[u8]) -> CallFacts {
         #[serde(rename = "isError", default)]
         is_error: Option<Value>,
     }
-    match serde_json::from_slice::<Line>(line) {
-        Ok(Line {
-            message: LooseObj(Some(m)),
-        }) => CallFacts {
+    // What serde_json refuses and JavaScript reads (a lone surrogate, a key given twice): the
+    // same view of the line as the one decoder reads it.
+    let line = serde_json::from_slice::<Line>(line).ok().or_else(|| {
+        let v = crate::json::decode(line).ok().filter(Value::is_object)?;
+        Line::deserialize(&v).ok()
+    });
+    match line.and_then(|line| line.message.0) {
+        Some(m) => CallFacts {
             tool_calls: m.content.0,
             is_error: m.is_error == Some(Value::Bool(true)),
         },
-        Ok(_) => CallFacts::default(),
-        // What serde_json refuses and JavaScript reads (a lone surrogate, a key given twice):
-        // the one decoder, on the whole line.
-        Err(_) => {
-            let Ok(v) = crate::json::decode(line) else {
-                return CallFacts::default();
-            };
-            let m = v.get("message").filter(|m| m.is_object());
-            CallFacts {
-                tool_calls: Content::of(m.and_then(|m| m.get("content")))
-                    .blocks()
-                    .filter(|b| matches!(b, Block::ToolCall(_)))
-                    .count() as u64,
-                is_error: m.and_then(|m| m.get("isError")) == Some(&Value::Bool(true)),
-            }
-        }
+        None => CallFacts::default(),
     }
 }
 
