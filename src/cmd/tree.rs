@@ -19,7 +19,7 @@ use crate::app::cli::TreeArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::cmd::open_session;
+use crate::cmd::open_selected;
 use crate::views::preview::{
     answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls,
 };
@@ -31,7 +31,6 @@ use pisess_format::model::{
     decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView,
 };
 use pisess_format::surrogates;
-use pisess_store::select::select;
 use pisess_store::session::{IndexOptions, Session};
 
 pub fn run(
@@ -44,12 +43,8 @@ pub fn run(
     let home = env.inputs.home.to_string_lossy();
     let mut seen = Seen::default();
     let mut observe = |at, e: &EntryLine<'_>| seen.observe(at, e, &home);
-    let session = open_session(
-        &select(
-            args.session.as_deref(),
-            &env.location,
-            env.pi_session_file.as_deref(),
-        )?,
+    let session = open_selected(
+        args.session.as_deref(),
         env,
         diag,
         stdin,
