@@ -356,6 +356,7 @@ fn assistant<'a>(c: Option<&'a Value>, reach: Reach, out: &mut Vec<(Field, &'a s
             Block::Thinking {
                 thinking,
                 redacted: false,
+                ..
             } if reach.thinking => {
                 out.extend(
                     thinking

@@ -125,6 +125,7 @@ impl<'a> Message<'a> {
         // system
         sections: "sections",
         tools_added: "toolsAdded",
+        tools_removed: "toolsRemoved",
     }
 }
 
@@ -201,12 +202,13 @@ entries! {
     pi {
         "model_change" => ModelChange { provider: "provider", model_id: "modelId" },
         "thinking_level_change" => ThinkingLevelChange { thinking_level: "thinkingLevel" },
-        "usage" => Usage { kind: "kind" },
+        "usage" => Usage { kind: "kind", provider: "provider", model: "model", usage: "usage" },
         "compaction" => Compaction {
             summary: "summary",
             first_kept_entry_id: "firstKeptEntryId",
             tokens_before: "tokensBefore",
             system_message: "systemMessage",
+            from_hook: "fromHook",
             timestamp: "timestamp"
         },
         /// `replacement` is `{content}`, read as a [`Message`].
@@ -216,7 +218,7 @@ entries! {
             from_id: "fromId",
             timestamp: "timestamp"
         },
-        "custom" => Custom { custom_type: "customType" },
+        "custom" => Custom { custom_type: "customType", display: "display", data: "data" },
         "custom_message" => CustomMessage {
             custom_type: "customType",
             content: "content",
@@ -224,7 +226,7 @@ entries! {
             details: "details",
             timestamp: "timestamp"
         },
-        "label" => Label { label: "label" },
+        "label" => Label { target_id: "targetId", label: "label" },
         "session_info" => SessionInfo { name: "name" },
     }
     seed000 {
