@@ -13,7 +13,7 @@ use std::io::{Read, Write};
 use std::ops::ControlFlow;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Value};
 
 use crate::app::cli::TreeArgs;
 use crate::app::diag::Diag;
@@ -28,7 +28,8 @@ use crate::views::text::{pi_tool_call, pi_tool_call_keys};
 use crate::views::tree::{layout, shown, visible, Facts, Row, Tree, TreeFilter, Visible};
 use pisess_format::model::EntryLine;
 use pisess_format::model::{
-    decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView,
+    decode_kept, stop_is_unusual, Dialect, Entry, EntryKind, Kept, LineView, MessageView,
+    Role as Said,
 };
 use pisess_format::surrogates;
 use pisess_store::session::{IndexOptions, Session};
@@ -241,7 +242,12 @@ fn read_as_stored(session: &Session) -> bool {
 }
 
 fn is_assistant(session: &Session, i: usize) -> bool {
-    *session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant")
+    role_of(session, i) == Some(Said::Assistant)
+}
+
+/// The role of entry `i` when it is a message.
+fn role_of(session: &Session, i: usize) -> Option<Said<'_>> {
+    (*session.kind(i) == EntryKind::Message).then(|| Said::parse(session.role(i).unwrap_or("")))
 }
 
 /// Whether the filter shows each entry, from what it reads of assistant messages.
@@ -278,7 +284,7 @@ fn decode_facts(
     // About one call per tool result: sized once, the table is not grown (and copied) on a
     // session of a million entries.
     let results = (0..n)
-        .filter(|&i| tree.in_tree[i] && session.role(i) == Some("toolResult"))
+        .filter(|&i| tree.in_tree[i] && role_of(session, i) == Some(Said::ToolResult))
         .count();
     let mut seen = Seen {
         said: vec![0u8; n],
@@ -380,27 +386,19 @@ impl View<'_> {
     /// preview then spells the value), is decoded whole.
     fn row_entry(&self, i: usize, lines: &mut Lines) -> anyhow::Result<Value> {
         let s = self.session;
-        if s.header.dialect == Dialect::Pi
-            && *s.kind(i) == EntryKind::Message
-            && s.role(i) == Some("toolResult")
-        {
+        if s.header.dialect == Dialect::Pi && role_of(s, i) == Some(Said::ToolResult) {
             let line = s.line_without_content(i)?;
             let message = LineView::skim(&line).and_then(|view| view.message.0);
             if let Some(m) = message.filter(|m| m.tool_name.get().is_some()) {
-                let mut message = Map::new();
-                message.insert("role".into(), "toolResult".into());
-                if let Some(id) = m.tool_call_id.get() {
-                    message.insert("toolCallId".into(), id.into());
-                }
-                message.insert("toolName".into(), m.tool_name.get().into());
-                let mut entry = Map::new();
-                entry.insert("message".into(), Value::Object(message));
-                return Ok(Value::Object(entry));
+                // What the row reads of it (a missing call id reads as the null one does).
+                let (id, name) = (m.tool_call_id.get(), m.tool_name.get());
+                let message = json!({"role": "toolResult", "toolCallId": id, "toolName": name});
+                return Ok(json!({ "message": message }));
             }
         }
         // An assistant message is read with its calls' arguments: the tool results drawn
         // after it then find their one-liners at hand (a hidden one is read again for them).
-        if *s.kind(i) == EntryKind::Message && s.role(i) == Some("assistant") {
+        if role_of(s, i) == Some(Said::Assistant) {
             let entry = load_with(s, i, &ROW_WITH_ARGUMENTS)?;
             self.keep_lines(i, &entry, lines);
             return Ok(entry);
@@ -596,9 +594,9 @@ impl View<'_> {
                 depth,
                 r#type: kind.as_str(),
                 // The decoded role: migrations apply (v2's `hookMessage` is `custom`).
-                role: (*kind == EntryKind::Message)
-                    .then(|| entry.pointer("/message/role").and_then(Value::as_str))
-                    .flatten(),
+                role: Entry::of_kind(kind, &entry)
+                    .message()
+                    .and_then(|m| m.role_value()?.as_str()),
                 label: self.label(i),
                 active: self.tree.active[i],
                 leaf,
