@@ -140,7 +140,7 @@ macro_rules! entries {
         /// pi 1.6.0's entry types. `show --type` warns on any other value but still matches it:
         /// files hold types pi does not know (seed 000's dialect, newer pi versions), and
         /// pisess shows those.
-        pub const PI_ENTRY_TYPES: [&str; 11] = ["message", $($type),*];
+        pub const PI_ENTRY_TYPES: [&str; 1 + [$($type),*].len()] = ["message", $($type),*];
 
         /// The eleven entry types pi writes, the seed-000 extras, and anything else (kept and
         /// shown): what the index keeps of an entry's type.
