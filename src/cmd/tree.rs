@@ -28,7 +28,7 @@ use crate::views::text::{pi_tool_call, pi_tool_call_keys};
 use crate::views::tree::{layout, shown, visible, Facts, Row, Tree, TreeFilter, Visible};
 use pisess_format::model::EntryLine;
 use pisess_format::model::{
-    decode_kept, stop_is_unusual, Dialect, Entry, EntryKind, Kept, LineView, MessageView,
+    decode_kept, stop_is_unusual, Dialect, Entry, EntryKind, Kept, LineView, Message, MessageView,
     Role as Said,
 };
 use pisess_format::surrogates;
@@ -180,14 +180,14 @@ impl Noted {
     /// but the tool results answering it show its calls' one-liners.
     fn decoded(session: &Session, i: usize, is_leaf: bool, home: &str) -> anyhow::Result<Noted> {
         let entry = load_with(session, i, &ROW_WITH_ARGUMENTS)?;
-        let message = entry.get("message").unwrap_or(&Value::Null);
-        let has_text = crate::views::text::has_text(message.get("content"));
-        let error_or_aborted = stop_is_unusual(message.get("stopReason"));
-        let calls: Vec<String> = call_ids(message).map(str::to_owned).collect();
+        let message = message_of(&entry);
+        let has_text = crate::views::text::has_text(message.content_value());
+        let error_or_aborted = stop_is_unusual(message.stop_reason());
+        let calls: Vec<String> = call_ids(message.0).map(str::to_owned).collect();
         let mut hidden_lines = HashMap::new();
         // `shown`'s test for an assistant message, whatever the filter.
         if !calls.is_empty() && !is_leaf && !has_text && !error_or_aborted {
-            tool_calls_of(message, home, &mut hidden_lines);
+            tool_calls_of(message.0, home, &mut hidden_lines);
         }
         Ok(Noted {
             said: said_bits(has_text, error_or_aborted),
@@ -243,6 +243,12 @@ fn read_as_stored(session: &Session) -> bool {
 
 fn is_assistant(session: &Session, i: usize) -> bool {
     role_of(session, i) == Some(Said::Assistant)
+}
+
+/// The message of a message entry (`null` when it has none).
+fn message_of(entry: &Value) -> Message<'_> {
+    let message = Entry::of_kind(&EntryKind::Message, entry).message();
+    message.unwrap_or(Message(&Value::Null))
 }
 
 /// The role of entry `i` when it is a message.
@@ -417,8 +423,7 @@ impl View<'_> {
     fn keep_lines(&self, i: usize, entry: &Value, lines: &mut Lines) {
         if lines.holder != Some(i) {
             lines.by_id.clear();
-            let message = entry.get("message").unwrap_or(&Value::Null);
-            tool_calls_of(message, self.home, &mut lines.by_id);
+            tool_calls_of(message_of(entry).0, self.home, &mut lines.by_id);
             lines.holder = Some(i);
         }
     }
