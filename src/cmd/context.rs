@@ -12,13 +12,12 @@ use crate::app::cli::ContextArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::cmd::{find_entry, open_session};
+use crate::cmd::{find_entry, open_selected};
 use crate::views::context::{self, EditEffect, Plan};
 use crate::views::style::{self, Role, Theme};
 use pisess_format::model::content::{Block, CallForm, Content};
 use pisess_format::model::{Entry, Message, Role as Said};
 use pisess_format::surrogates;
-use pisess_store::select::select;
 use pisess_store::session::Session;
 
 pub fn run(
@@ -28,12 +27,8 @@ pub fn run(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    let session = open_session(
-        &select(
-            args.session.as_deref(),
-            &env.location,
-            env.pi_session_file.as_deref(),
-        )?,
+    let session = open_selected(
+        args.session.as_deref(),
         env,
         diag,
         stdin,

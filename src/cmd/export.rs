@@ -14,7 +14,6 @@ use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
 use crate::views::secrets::{Detector, Scrub};
 use crate::views::style;
 use pisess_store::locate::Selected;
-use pisess_store::select::select;
 use pisess_store::util::usage::UsageError;
 
 pub fn run(
@@ -33,11 +32,7 @@ pub fn run(
         .into());
     }
     let destination = args.output.as_deref().filter(|o| *o != OsStr::new("-"));
-    let selected = select(
-        args.session.as_deref(),
-        &env.location,
-        env.pi_session_file.as_deref(),
-    )?;
+    let selected = crate::cmd::selected(args.session.as_deref(), env)?;
     // With --redact, the session's warnings (they quote ids and the path) wait until the
     // secrets the branch holds are known, and are said with them taken out.
     let mut unsaid = std::io::sink();

@@ -13,6 +13,7 @@ pub mod show;
 pub mod stats;
 pub mod tree;
 
+use std::ffi::OsStr;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -26,6 +27,23 @@ use pisess_format::scan::{Input, ScanError};
 use pisess_store::listing::Window;
 use pisess_store::locate::Selected;
 use pisess_store::session::{IndexOptions, Session};
+
+/// The session a command's `SESSION` argument names (`None`: the default), as
+/// `store::select::select` chooses it with the environment's location and `PI_SESSION_FILE`.
+pub fn selected(arg: Option<&OsStr>, env: &Env) -> anyhow::Result<Selected> {
+    pisess_store::select::select(arg, &env.location, env.pi_session_file.as_deref())
+}
+
+/// [`open_session`] of the session `arg` names ([`selected`]).
+pub fn open_selected(
+    arg: Option<&OsStr>,
+    env: &Env,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+    options: IndexOptions<'_>,
+) -> anyhow::Result<Session> {
+    open_session(&selected(arg, env)?, env, diag, stdin, options)
+}
 
 /// Opens the session a command reads (`store::select::select` chose it), indexed as `options`
 /// say, reporting its warnings once.

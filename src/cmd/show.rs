@@ -19,13 +19,13 @@ use crate::app::cli::ShowArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::cmd::{entry_wanted, find_entry, open_session};
+use crate::cmd::{entry_wanted, find_entry, open_selected};
 use crate::views::style::{self, IdCut};
 use entry::{decode_for_block, write_line};
 use pisess_format::model::EntryLine;
 use pisess_format::model::Header;
 use pisess_format::scan::{open_named, Input};
-use pisess_store::select::{select as select_session, Selected};
+use pisess_store::select::Selected;
 use pisess_store::session::{self, Session};
 use pisess_store::util::usage::UsageError;
 
@@ -53,12 +53,8 @@ pub fn run(
         stream_json(args, env, out, diag, stdin)?;
         return Ok(Outcome::Done);
     }
-    let session = open_session(
-        &select_session(
-            args.session.as_deref(),
-            &env.location,
-            env.pi_session_file.as_deref(),
-        )?,
+    let session = open_selected(
+        args.session.as_deref(),
         env,
         diag,
         stdin,
@@ -207,11 +203,7 @@ fn stream_json(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<()> {
-    let selected = select_session(
-        args.session.as_deref(),
-        &env.location,
-        env.pi_session_file.as_deref(),
-    )?;
+    let selected = crate::cmd::selected(args.session.as_deref(), env)?;
     let (opened, name) = match &selected {
         Selected::Stdin => {
             pisess_format::scan::Input::stdin_allowed(env.stdin_device)?;

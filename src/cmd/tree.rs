@@ -13,13 +13,13 @@ use std::io::{Read, Write};
 use std::ops::ControlFlow;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Value};
 
 use crate::app::cli::TreeArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
-use crate::cmd::open_session;
+use crate::cmd::open_selected;
 use crate::views::preview::{
     answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls,
 };
@@ -28,10 +28,10 @@ use crate::views::text::{pi_tool_call, pi_tool_call_keys};
 use crate::views::tree::{layout, shown, visible, Facts, Row, Tree, TreeFilter, Visible};
 use pisess_format::model::EntryLine;
 use pisess_format::model::{
-    decode_kept, stop_is_unusual, Dialect, EntryKind, Kept, LineView, MessageView,
+    decode_kept, stop_is_unusual, Dialect, Entry, EntryKind, Kept, LineView, Message, MessageView,
+    Role as Said,
 };
 use pisess_format::surrogates;
-use pisess_store::select::select;
 use pisess_store::session::{IndexOptions, Session};
 
 pub fn run(
@@ -44,12 +44,8 @@ pub fn run(
     let home = env.inputs.home.to_string_lossy();
     let mut seen = Seen::default();
     let mut observe = |at, e: &EntryLine<'_>| seen.observe(at, e, &home);
-    let session = open_session(
-        &select(
-            args.session.as_deref(),
-            &env.location,
-            env.pi_session_file.as_deref(),
-        )?,
+    let session = open_selected(
+        args.session.as_deref(),
         env,
         diag,
         stdin,
@@ -184,14 +180,14 @@ impl Noted {
     /// but the tool results answering it show its calls' one-liners.
     fn decoded(session: &Session, i: usize, is_leaf: bool, home: &str) -> anyhow::Result<Noted> {
         let entry = load_with(session, i, &ROW_WITH_ARGUMENTS)?;
-        let message = entry.get("message").unwrap_or(&Value::Null);
-        let has_text = crate::views::text::has_text(message.get("content"));
-        let error_or_aborted = stop_is_unusual(message.get("stopReason"));
-        let calls: Vec<String> = call_ids(message).map(str::to_owned).collect();
+        let message = message_of(&entry);
+        let has_text = crate::views::text::has_text(message.content_value());
+        let error_or_aborted = stop_is_unusual(message.stop_reason());
+        let calls: Vec<String> = call_ids(message.0).map(str::to_owned).collect();
         let mut hidden_lines = HashMap::new();
         // `shown`'s test for an assistant message, whatever the filter.
         if !calls.is_empty() && !is_leaf && !has_text && !error_or_aborted {
-            tool_calls_of(message, home, &mut hidden_lines);
+            tool_calls_of(message.0, home, &mut hidden_lines);
         }
         Ok(Noted {
             said: said_bits(has_text, error_or_aborted),
@@ -246,7 +242,18 @@ fn read_as_stored(session: &Session) -> bool {
 }
 
 fn is_assistant(session: &Session, i: usize) -> bool {
-    *session.kind(i) == EntryKind::Message && session.role(i) == Some("assistant")
+    role_of(session, i) == Some(Said::Assistant)
+}
+
+/// The message of a message entry (`null` when it has none).
+fn message_of(entry: &Value) -> Message<'_> {
+    let message = Entry::of_kind(&EntryKind::Message, entry).message();
+    message.unwrap_or(Message(&Value::Null))
+}
+
+/// The role of entry `i` when it is a message.
+fn role_of(session: &Session, i: usize) -> Option<Said<'_>> {
+    (*session.kind(i) == EntryKind::Message).then(|| Said::parse(session.role(i).unwrap_or("")))
 }
 
 /// Whether the filter shows each entry, from what it reads of assistant messages.
@@ -283,7 +290,7 @@ fn decode_facts(
     // About one call per tool result: sized once, the table is not grown (and copied) on a
     // session of a million entries.
     let results = (0..n)
-        .filter(|&i| tree.in_tree[i] && session.role(i) == Some("toolResult"))
+        .filter(|&i| tree.in_tree[i] && role_of(session, i) == Some(Said::ToolResult))
         .count();
     let mut seen = Seen {
         said: vec![0u8; n],
@@ -385,27 +392,19 @@ impl View<'_> {
     /// preview then spells the value), is decoded whole.
     fn row_entry(&self, i: usize, lines: &mut Lines) -> anyhow::Result<Value> {
         let s = self.session;
-        if s.header.dialect == Dialect::Pi
-            && *s.kind(i) == EntryKind::Message
-            && s.role(i) == Some("toolResult")
-        {
+        if s.header.dialect == Dialect::Pi && role_of(s, i) == Some(Said::ToolResult) {
             let line = s.line_without_content(i)?;
             let message = LineView::skim(&line).and_then(|view| view.message.0);
             if let Some(m) = message.filter(|m| m.tool_name.get().is_some()) {
-                let mut message = Map::new();
-                message.insert("role".into(), "toolResult".into());
-                if let Some(id) = m.tool_call_id.get() {
-                    message.insert("toolCallId".into(), id.into());
-                }
-                message.insert("toolName".into(), m.tool_name.get().into());
-                let mut entry = Map::new();
-                entry.insert("message".into(), Value::Object(message));
-                return Ok(Value::Object(entry));
+                // What the row reads of it (a missing call id reads as the null one does).
+                let (id, name) = (m.tool_call_id.get(), m.tool_name.get());
+                let message = json!({"role": "toolResult", "toolCallId": id, "toolName": name});
+                return Ok(json!({ "message": message }));
             }
         }
         // An assistant message is read with its calls' arguments: the tool results drawn
         // after it then find their one-liners at hand (a hidden one is read again for them).
-        if *s.kind(i) == EntryKind::Message && s.role(i) == Some("assistant") {
+        if role_of(s, i) == Some(Said::Assistant) {
             let entry = load_with(s, i, &ROW_WITH_ARGUMENTS)?;
             self.keep_lines(i, &entry, lines);
             return Ok(entry);
@@ -424,8 +423,7 @@ impl View<'_> {
     fn keep_lines(&self, i: usize, entry: &Value, lines: &mut Lines) {
         if lines.holder != Some(i) {
             lines.by_id.clear();
-            let message = entry.get("message").unwrap_or(&Value::Null);
-            tool_calls_of(message, self.home, &mut lines.by_id);
+            tool_calls_of(message_of(entry).0, self.home, &mut lines.by_id);
             lines.holder = Some(i);
         }
     }
@@ -601,9 +599,9 @@ impl View<'_> {
                 depth,
                 r#type: kind.as_str(),
                 // The decoded role: migrations apply (v2's `hookMessage` is `custom`).
-                role: (*kind == EntryKind::Message)
-                    .then(|| entry.pointer("/message/role").and_then(Value::as_str))
-                    .flatten(),
+                role: Entry::of_kind(kind, &entry)
+                    .message()
+                    .and_then(|m| m.role_value()?.as_str()),
                 label: self.label(i),
                 active: self.tree.active[i],
                 leaf,

@@ -280,7 +280,7 @@ pub(crate) fn preview(entry: &Value, kind: &EntryKind, call: Option<&str>, home:
             Tone::Dim,
             format!("[thinking: {}]", js_string(thinking_level)),
         ),
-        Entry::Custom { custom_type } => {
+        Entry::Custom { custom_type, .. } => {
             Preview::one(Tone::Dim, format!("[custom: {}]", js_string(custom_type)))
         }
         Entry::ContextEdit {
@@ -297,7 +297,7 @@ pub(crate) fn preview(entry: &Value, kind: &EntryKind, call: Option<&str>, home:
             let target = js_string(target_id);
             Preview::one(Tone::Dim, format!("[context {what}: {target}]"))
         }
-        Entry::Label { label } => {
+        Entry::Label { label, .. } => {
             let label = match label {
                 None | Some(Value::Null) => "(cleared)".to_owned(),
                 l => js_string(l),
@@ -313,7 +313,9 @@ pub(crate) fn preview(entry: &Value, kind: &EntryKind, call: Option<&str>, home:
             Preview::one(Tone::Dim, format!("[title: {name}]"))
         }
         // pi never shows usage entries in its tree (and has no text for them).
-        Entry::Usage { kind } => Preview::one(Tone::Dim, format!("[usage: {}]", js_string(kind))),
+        Entry::Usage { kind, .. } => {
+            Preview::one(Tone::Dim, format!("[usage: {}]", js_string(kind)))
+        }
         // seed 000: a tool call of its own, shown as pi shows the result of one.
         Entry::ToolCall { tool_name, input } => {
             Preview::one(Tone::Muted, pi_tool_call(tool_name, input, home))

@@ -9,7 +9,7 @@ use regex_automata::meta;
 use serde_json::Value;
 
 use pisess_format::model::content::{Block, Content};
-use pisess_format::model::EntryKind;
+use pisess_format::model::{Entry, EntryKind, Role};
 
 mod stored;
 
@@ -271,26 +271,37 @@ impl Field {
 /// decoded. `role` is pi's (v1/v2 `hookMessage` read as `custom`).
 pub fn searched(kind: &EntryKind, role: Option<&str>, reach: Reach) -> bool {
     match kind {
-        EntryKind::Message => match role {
-            Some("toolResult") => reach.tools,
-            Some(
-                "user" | "assistant" | "custom" | "bashExecution" | "branchSummary"
-                | "compactionSummary",
-            ) => true,
-            _ => false,
+        EntryKind::Message => match Role::parse(role.unwrap_or("")) {
+            Role::ToolResult => reach.tools,
+            Role::User
+            | Role::Assistant
+            | Role::Custom
+            | Role::BashExecution
+            | Role::BranchSummary
+            | Role::CompactionSummary => true,
+            Role::System | Role::Other(_) => false,
         },
         EntryKind::Compaction
         | EntryKind::BranchSummary
         | EntryKind::CustomMessage
         | EntryKind::SessionInfo => true,
-        _ => false,
+        EntryKind::ModelChange
+        | EntryKind::ThinkingLevelChange
+        | EntryKind::Usage
+        | EntryKind::ContextEdit
+        | EntryKind::Custom
+        | EntryKind::Label
+        | EntryKind::ToolCall
+        | EntryKind::Thinking
+        | EntryKind::Unknown(_) => false,
     }
 }
 
-/// The searched texts of a decoded entry (pi's shape), in the order they appear.
+/// The searched texts of a decoded entry (pi's shape), in the order they appear: [`searched`]
+/// says which entries have any.
 pub fn texts<'a>(
     entry: &'a Value,
-    kind: &EntryKind,
+    kind: &'a EntryKind,
     role: Option<&str>,
     reach: Reach,
 ) -> Vec<(Field, &'a str)> {
@@ -300,39 +311,31 @@ pub fn texts<'a>(
             out.push((field, s));
         }
     };
-    match kind {
-        EntryKind::Message => {
-            let Some(m) = entry.get("message") else {
-                return out;
-            };
-            match role {
-                Some("user" | "custom") => content(m.get("content"), Field::Text, &mut out),
-                Some("assistant") => {
-                    assistant(m.get("content"), reach, &mut out);
-                    if let Some(e) = m.get("errorMessage").and_then(Value::as_str) {
-                        out.push((Field::Error, e));
-                    }
-                }
-                Some("toolResult") if reach.tools => {
-                    content(m.get("content"), Field::ToolResult, &mut out);
-                }
-                Some("bashExecution") => {
-                    push(Field::Command, m.get("command"));
-                    if reach.tools {
-                        push(Field::Output, m.get("output"));
-                    }
-                }
-                Some("branchSummary" | "compactionSummary") => {
-                    push(Field::Summary, m.get("summary"));
-                }
-                _ => {}
+    match Entry::of_kind(kind, entry) {
+        Entry::Message(Some(m)) => match Role::parse(role.unwrap_or("")) {
+            Role::User | Role::Custom => content(m.content_value(), Field::Text, &mut out),
+            Role::Assistant => {
+                assistant(m.content_value(), reach, &mut out);
+                let error = m.error_message().and_then(Value::as_str);
+                out.extend(error.map(|e| (Field::Error, e)));
             }
+            Role::ToolResult if reach.tools => {
+                content(m.content_value(), Field::ToolResult, &mut out);
+            }
+            Role::BashExecution => {
+                push(Field::Command, m.command());
+                if reach.tools {
+                    push(Field::Output, m.output());
+                }
+            }
+            Role::BranchSummary | Role::CompactionSummary => push(Field::Summary, m.summary()),
+            _ => {}
+        },
+        Entry::Compaction { summary, .. } | Entry::BranchSummary { summary, .. } => {
+            push(Field::Summary, summary);
         }
-        EntryKind::Compaction | EntryKind::BranchSummary => {
-            push(Field::Summary, entry.get("summary"));
-        }
-        EntryKind::CustomMessage => content(entry.get("content"), Field::Text, &mut out),
-        EntryKind::SessionInfo => push(Field::Name, entry.get("name")),
+        Entry::CustomMessage { content: c, .. } => content(c, Field::Text, &mut out),
+        Entry::SessionInfo { name } => push(Field::Name, name),
         _ => {}
     }
     out
@@ -356,6 +359,7 @@ fn assistant<'a>(c: Option<&'a Value>, reach: Reach, out: &mut Vec<(Field, &'a s
             Block::Thinking {
                 thinking,
                 redacted: false,
+                ..
             } if reach.thinking => {
                 out.extend(
                     thinking

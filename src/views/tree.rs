@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use pisess_format::model::EntryKind;
+use pisess_format::model::{EntryKind, Role};
 use pisess_format::util::warning::Warning;
 use pisess_store::session::Session;
 
@@ -235,33 +235,33 @@ pub enum TreeFilter {
 /// pi's `/tree` filter for one entry.
 pub fn shown(session: &Session, i: usize, facts: &Facts, is_leaf: bool, mode: TreeFilter) -> bool {
     let kind = session.kind(i);
-    if *kind == EntryKind::Usage {
+    let role = match kind {
+        EntryKind::Message => Some(Role::parse(session.role(i).unwrap_or(""))),
+        _ => None,
+    };
+    if role == Some(Role::Assistant) && !is_leaf && !facts.has_text && !facts.error_or_aborted {
         return false;
     }
-    let role = session.role(i);
-    if *kind == EntryKind::Message
-        && role == Some("assistant")
-        && !is_leaf
-        && !facts.has_text
-        && !facts.error_or_aborted
-    {
-        return false;
-    }
-    let settings = matches!(
-        kind,
+    // pi's settings entries, which only `all` and `labeled-only` show.
+    let settings = match kind {
+        EntryKind::Usage => return false,
         EntryKind::Label
-            | EntryKind::ContextEdit
-            | EntryKind::Custom
-            | EntryKind::ModelChange
-            | EntryKind::ThinkingLevelChange
-            | EntryKind::SessionInfo
-    );
+        | EntryKind::ContextEdit
+        | EntryKind::Custom
+        | EntryKind::ModelChange
+        | EntryKind::ThinkingLevelChange
+        | EntryKind::SessionInfo => true,
+        EntryKind::Message
+        | EntryKind::Compaction
+        | EntryKind::BranchSummary
+        | EntryKind::CustomMessage
+        | EntryKind::ToolCall
+        | EntryKind::Thinking
+        | EntryKind::Unknown(_) => false,
+    };
     match mode {
-        TreeFilter::UserOnly => *kind == EntryKind::Message && role == Some("user"),
-        TreeFilter::NoTools => {
-            let tool_result = *kind == EntryKind::Message && role == Some("toolResult");
-            !settings && !tool_result
-        }
+        TreeFilter::UserOnly => role == Some(Role::User),
+        TreeFilter::NoTools => !settings && role != Some(Role::ToolResult),
         TreeFilter::LabeledOnly => facts.labelled,
         TreeFilter::All => true,
         TreeFilter::Default => !settings,

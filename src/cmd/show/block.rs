@@ -15,7 +15,7 @@ use super::body::{string_or_json, Body};
 use super::limits::Rests;
 use crate::views::style::{self, escape_control, shown_id, IdCut, Role, Theme};
 use pisess_format::model::content::{CallForm, ToolCall};
-use pisess_format::model::EntryKind;
+use pisess_format::model::{Entry, EntryKind, Field, Message, Role as PiRole};
 use pisess_format::time::local_time;
 use pisess_store::session::Session;
 
@@ -28,7 +28,7 @@ pub(super) struct Blocks<'a> {
 }
 
 /// A string field, or `?`.
-fn str_or(v: Option<&Value>) -> &str {
+fn str_or(v: Field<'_>) -> &str {
     v.and_then(Value::as_str).unwrap_or("?")
 }
 
@@ -44,8 +44,8 @@ impl Blocks<'_> {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let t = self.theme;
-        let message = entry.get("message").filter(|m| m.is_object());
         let (kind, id) = (session.kind(i), session.id(i));
+        let typed = Entry::of_kind(kind, entry);
         let time = session.entries[i]
             .timestamp_ms()
             .map(|ms| local_time(ms, self.tz))
@@ -53,7 +53,7 @@ impl Blocks<'_> {
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| format!("{:19}", "-"));
         let id_column = id.map_or_else(|| "-".to_owned(), |id| shown_id(id, IdCut::Typed));
-        let (what, mut details) = head(kind, entry, message);
+        let (what, mut details) = head(kind, typed);
         if let Some(note) = note {
             details.push((Role::Muted, note.to_owned()));
         }
@@ -83,88 +83,97 @@ impl Blocks<'_> {
             full: self.full,
             rests,
         };
-        match message {
-            Some(m) if *kind == EntryKind::Message => message_body(&mut body, m),
-            _ => entry_body(&mut body, kind, entry),
+        match typed {
+            Entry::Message(Some(m)) if m.0.is_object() => message_body(&mut body, m),
+            _ => entry_body(&mut body, entry, typed),
         }
     }
 }
 
 /// What the head line names (role or type) and its details.
-fn head(kind: &EntryKind, entry: &Value, message: Option<&Value>) -> (String, Vec<(Role, String)>) {
+fn head(kind: &EntryKind, entry: Entry) -> (String, Vec<(Role, String)>) {
     let mut details = Vec::new();
     let dim = |s: String| (Role::Muted, s);
-    let m = |k: &str| message.and_then(|m| m.get(k));
-    let what = match (kind, message) {
-        (EntryKind::Message, Some(_)) => {
-            let role = m("role").and_then(Value::as_str).unwrap_or("message");
-            match role {
-                "assistant" => {
-                    if let Some(model) = m("model").and_then(Value::as_str) {
+    let flag = |v: Field| v == Some(&Value::Bool(true));
+    let what = match entry {
+        Entry::Message(Some(m)) if m.0.is_object() => {
+            match m.role() {
+                PiRole::Assistant => {
+                    if let Some(model) = m.model().and_then(Value::as_str) {
                         details.push(dim(model.to_owned()));
                     }
-                    match m("stopReason").and_then(Value::as_str) {
+                    match m.stop_reason().and_then(Value::as_str) {
                         None | Some("stop" | "toolUse") => {}
                         Some(other) => details.push((Role::Error, other.to_owned())),
                     }
                 }
-                "toolResult" => {
-                    details.push(dim(str_or(m("toolName")).to_owned()));
-                    if m("isError") == Some(&Value::Bool(true)) {
+                PiRole::ToolResult => {
+                    details.push(dim(str_or(m.tool_name()).to_owned()));
+                    if flag(m.is_error()) {
                         details.push((Role::Error, "error".to_owned()));
                     }
                 }
-                "bashExecution" => {
-                    match m("exitCode").and_then(Value::as_i64) {
+                PiRole::BashExecution => {
+                    match m.exit_code().and_then(Value::as_i64) {
                         Some(0) => details.push(dim("exit 0".to_owned())),
                         Some(code) => details.push((Role::Error, format!("exit {code}"))),
                         None => {}
                     }
-                    for (flag, text) in [
-                        ("cancelled", "cancelled"),
-                        ("truncated", "truncated"),
-                        ("excludeFromContext", "excluded from context"),
+                    for (on, text) in [
+                        (m.cancelled(), "cancelled"),
+                        (m.truncated(), "truncated"),
+                        (m.exclude_from_context(), "excluded from context"),
                     ] {
-                        if m(flag) == Some(&Value::Bool(true)) {
+                        if flag(on) {
                             details.push(dim(text.to_owned()));
                         }
                     }
                 }
-                "custom" => details.push(dim(str_or(m("customType")).to_owned())),
+                PiRole::Custom => details.push(dim(str_or(m.custom_type()).to_owned())),
                 _ => {}
             }
-            role.to_owned()
+            // The role as stored (`""` too), or `message` when it is no string.
+            let role = m.role_value().and_then(Value::as_str);
+            role.unwrap_or("message").to_owned()
         }
-        (EntryKind::Custom | EntryKind::CustomMessage, _) => {
-            details.push(dim(str_or(entry.get("customType")).to_owned()));
-            if entry.get("display") == Some(&Value::Bool(false)) {
+        Entry::Custom {
+            custom_type,
+            display,
+            ..
+        }
+        | Entry::CustomMessage {
+            custom_type,
+            display,
+            ..
+        } => {
+            details.push(dim(str_or(custom_type).to_owned()));
+            if display == Some(&Value::Bool(false)) {
                 details.push(dim("hidden".to_owned()));
             }
             kind.as_str().to_owned()
         }
-        (EntryKind::Unknown(name), _) if name.is_empty() => "(no type)".to_owned(),
+        Entry::Unknown("") => "(no type)".to_owned(),
         _ => kind.as_str().to_owned(),
     };
     (what, details)
 }
 
-fn message_body(body: &mut Body, m: &Value) -> io::Result<()> {
-    let get = |k: &str| m.get(k);
-    match get("role").and_then(Value::as_str) {
-        Some("bashExecution") => {
-            body.line(&format!("$ {}", string_or_json(get("command"))), Role::Tool)?;
-            body.text(&string_or_json(get("output")), Role::Plain)?;
-            if let Some(path) = get("fullOutputPath").and_then(Value::as_str) {
+fn message_body(body: &mut Body, m: Message) -> io::Result<()> {
+    match m.role() {
+        PiRole::BashExecution => {
+            body.line(&format!("$ {}", string_or_json(m.command())), Role::Tool)?;
+            body.text(&string_or_json(m.output()), Role::Plain)?;
+            if let Some(path) = m.full_output_path().and_then(Value::as_str) {
                 body.line(&format!("full output: {path}"), Role::Muted)?;
             }
             Ok(())
         }
-        Some("branchSummary" | "compactionSummary") => {
-            body.text(&string_or_json(get("summary")), Role::Plain)
+        PiRole::BranchSummary | PiRole::CompactionSummary => {
+            body.text(&string_or_json(m.summary()), Role::Plain)
         }
-        Some("system") => {
-            body.content(get("content").filter(|c| c.as_str() != Some("")))?;
-            if let Some(sections) = get("sections").and_then(Value::as_object) {
+        PiRole::System => {
+            body.content(m.content_value().filter(|c| c.as_str() != Some("")))?;
+            if let Some(sections) = m.sections().and_then(Value::as_object) {
                 for (name, text) in sections {
                     body.text(
                         &format!("[{name}] {}", string_or_json(Some(text))),
@@ -172,11 +181,11 @@ fn message_body(body: &mut Body, m: &Value) -> io::Result<()> {
                     )?;
                 }
             }
-            for (key, what) in [
-                ("toolsAdded", "tools added"),
-                ("toolsRemoved", "tools removed"),
+            for (tools, what) in [
+                (m.tools_added(), "tools added"),
+                (m.tools_removed(), "tools removed"),
             ] {
-                if let Some(tools) = get(key).and_then(Value::as_array) {
+                if let Some(tools) = tools.and_then(Value::as_array) {
                     let names: Vec<_> = tools
                         .iter()
                         .map(|t| string_or_json(t.get("name").or(Some(t))))
@@ -186,45 +195,58 @@ fn message_body(body: &mut Body, m: &Value) -> io::Result<()> {
             }
             Ok(())
         }
-        Some("user" | "assistant" | "toolResult" | "custom") => {
-            body.content(get("content"))?;
-            if let Some(error) = get("errorMessage").and_then(Value::as_str) {
+        PiRole::User | PiRole::Assistant | PiRole::ToolResult | PiRole::Custom => {
+            body.content(m.content_value())?;
+            if let Some(error) = m.error_message().and_then(Value::as_str) {
                 body.text(&format!("error: {error}"), Role::Error)?;
             }
             Ok(())
         }
         // A role pisess does not know: its content if it has some, else its fields.
-        _ if get("content").is_some() => body.content(get("content")),
-        _ => body.line(&without(m, &["role", "timestamp"]), Role::Plain),
+        PiRole::Other(_) if m.content_value().is_some() => body.content(m.content_value()),
+        PiRole::Other(_) => body.line(&without(m.0, &["role", "timestamp"]), Role::Plain),
     }
 }
 
-fn entry_body(body: &mut Body, kind: &EntryKind, e: &Value) -> io::Result<()> {
-    let get = |k: &str| e.get(k);
-    let target = || shown_id(str_or(get("targetId")), IdCut::Typed);
-    match kind {
-        EntryKind::ModelChange => {
-            let model = match get("provider").and_then(Value::as_str) {
-                Some(p) => format!("{p}/{}", str_or(get("modelId"))),
-                None => str_or(get("modelId")).to_owned(),
+fn entry_body(body: &mut Body, e: &Value, entry: Entry) -> io::Result<()> {
+    let target = |id: Field| shown_id(str_or(id), IdCut::Typed);
+    match entry {
+        Entry::ModelChange { provider, model_id } => {
+            let model = match provider.and_then(Value::as_str) {
+                Some(p) => format!("{p}/{}", str_or(model_id)),
+                None => str_or(model_id).to_owned(),
             };
             body.line(&model, Role::Plain)
         }
-        EntryKind::ThinkingLevelChange => body.line(str_or(get("thinkingLevel")), Role::Plain),
-        EntryKind::Usage => body.line(&usage_line(e), Role::Plain),
-        EntryKind::Compaction => {
-            body.text(&string_or_json(get("summary")), Role::Plain)?;
+        Entry::ThinkingLevelChange { thinking_level } => {
+            body.line(str_or(thinking_level), Role::Plain)
+        }
+        Entry::Usage {
+            kind,
+            provider,
+            model,
+            usage,
+        } => body.line(&usage_line(kind, provider, model, usage), Role::Plain),
+        Entry::Compaction {
+            summary,
+            first_kept_entry_id,
+            tokens_before,
+            system_message,
+            from_hook,
+            ..
+        } => {
+            body.text(&string_or_json(summary), Role::Plain)?;
             let mut facts = Vec::new();
-            if let Some(first) = get("firstKeptEntryId").and_then(Value::as_str) {
+            if let Some(first) = first_kept_entry_id.and_then(Value::as_str) {
                 facts.push(format!("kept from {}", shown_id(first, IdCut::Typed)));
             }
-            if let Some(tokens) = get("tokensBefore").and_then(Value::as_f64) {
+            if let Some(tokens) = tokens_before.and_then(Value::as_f64) {
                 facts.push(format!("{} tokens before", style::tokens(tokens)));
             }
-            if get("systemMessage").is_some_and(Value::is_object) {
+            if system_message.is_some_and(Value::is_object) {
                 facts.push("with a system message checkpoint".to_owned());
             }
-            if get("fromHook") == Some(&Value::Bool(true)) {
+            if from_hook == Some(&Value::Bool(true)) {
                 facts.push("from an extension".to_owned());
             }
             if facts.is_empty() {
@@ -232,9 +254,11 @@ fn entry_body(body: &mut Body, kind: &EntryKind, e: &Value) -> io::Result<()> {
             }
             body.line(&facts.join(" · "), Role::Muted)
         }
-        EntryKind::BranchSummary => {
-            body.text(&string_or_json(get("summary")), Role::Plain)?;
-            match get("fromId").and_then(Value::as_str) {
+        Entry::BranchSummary {
+            summary, from_id, ..
+        } => {
+            body.text(&string_or_json(summary), Role::Plain)?;
+            match from_id.and_then(Value::as_str) {
                 Some(from) => body.line(
                     &format!("from {}", shown_id(from, IdCut::Typed)),
                     Role::Muted,
@@ -242,40 +266,53 @@ fn entry_body(body: &mut Body, kind: &EntryKind, e: &Value) -> io::Result<()> {
                 None => Ok(()),
             }
         }
-        EntryKind::ContextEdit => match get("replacement") {
-            Some(Value::Null) => body.line(&format!("edit → {}: dropped", target()), Role::Plain),
-            r => {
-                body.line(&format!("edit → {}: replaced", target()), Role::Plain)?;
-                body.content(r.and_then(|r| r.get("content")))
-            }
-        },
-        EntryKind::Label => {
-            let label = match get("label").and_then(Value::as_str) {
+        Entry::ContextEdit {
+            target_id,
+            replacement: Some(Value::Null),
+        } => body.line(
+            &format!("edit → {}: dropped", target(target_id)),
+            Role::Plain,
+        ),
+        Entry::ContextEdit {
+            target_id,
+            replacement,
+        } => {
+            body.line(
+                &format!("edit → {}: replaced", target(target_id)),
+                Role::Plain,
+            )?;
+            body.content(replacement.and_then(|r| Message(r).content_value()))
+        }
+        Entry::Label { target_id, label } => {
+            let label = match label.and_then(Value::as_str) {
                 Some(l) if !l.is_empty() => l.to_owned(),
                 _ => "cleared".to_owned(),
             };
-            body.line(&format!("label → {}: {label}", target()), Role::Plain)
+            body.line(
+                &format!("label → {}: {label}", target(target_id)),
+                Role::Plain,
+            )
         }
-        EntryKind::SessionInfo => match get("name").and_then(Value::as_str) {
+        Entry::SessionInfo { name } => match name.and_then(Value::as_str) {
             Some(name) if !name.is_empty() => body.line(&format!("name: {name}"), Role::Plain),
             _ => body.line("name cleared", Role::Plain),
         },
-        EntryKind::Custom => match get("data") {
+        Entry::Custom { data, .. } => match data {
             Some(data) => body.line(&data.to_string(), Role::Plain),
             None => Ok(()),
         },
-        EntryKind::CustomMessage | EntryKind::Thinking => body.content(get("content")),
-        EntryKind::ToolCall => {
+        Entry::CustomMessage { content, .. } | Entry::Thinking { content } => body.content(content),
+        Entry::ToolCall { tool_name, input } => {
             let call = ToolCall {
                 id: None,
-                name: get("toolName"),
-                arguments: get("input"),
+                name: tool_name,
+                arguments: input,
             }
             .line(CallForm::Keys);
             body.line(&format!("→ {call}"), Role::Tool)
         }
         // A message whose `message` is not an object, or a type pisess does not know.
-        EntryKind::Message | EntryKind::Unknown(_) => body.line(
+        Entry::Message(_) | Entry::Unknown(_) => body.line(
             &without(e, &["type", "id", "parentId", "timestamp"]),
             Role::Plain,
         ),
@@ -283,8 +320,7 @@ fn entry_body(body: &mut Body, kind: &EntryKind, e: &Value) -> io::Result<()> {
 }
 
 /// `cache_warm · anthropic/claude-sonnet-4-5 · 7.6k tokens · $0.0023`
-fn usage_line(e: &Value) -> String {
-    let u = e.get("usage");
+fn usage_line(kind: Field, provider: Field, model: Field, u: Field) -> String {
     let n = |k: &str| {
         u.and_then(|u| u.get(k))
             .and_then(Value::as_f64)
@@ -295,13 +331,13 @@ fn usage_line(e: &Value) -> String {
         .and_then(|u| u.pointer("/cost/total"))
         .and_then(Value::as_f64)
         .unwrap_or(0.0);
-    let model = format!("{}/{}", str_or(e.get("provider")), str_or(e.get("model")));
+    let model = format!("{}/{}", str_or(provider), str_or(model));
     // Tokens at a recorded cost of 0 had no price: the money every command prints, said.
     let unpriced = if cost == 0.0 { tokens } else { 0.0 };
     let no_price = if unpriced > 0.0 { " (no price)" } else { "" };
     format!(
         "{} · {model} · {} tokens · {}{no_price}",
-        str_or(e.get("kind")),
+        str_or(kind),
         style::tokens(tokens),
         style::money(cost, unpriced)
     )

@@ -101,11 +101,12 @@ impl Body<'_> {
             Block::Thinking { redacted: true, .. } => self.line("thinking (redacted)", Role::Muted),
             // No text (the provider kept it encrypted in the signature, or there was none):
             // said so, not an empty `thinking:` line.
-            Block::Thinking { thinking, .. }
-                if thinking.is_none_or(|t| t.as_str().is_some_and(|s| s.trim().is_empty())) =>
-            {
-                let signed = b
-                    .get("thinkingSignature")
+            Block::Thinking {
+                thinking,
+                signature,
+                ..
+            } if thinking.is_none_or(|t| t.as_str().is_some_and(|s| s.trim().is_empty())) => {
+                let signed = signature
                     .and_then(Value::as_str)
                     .is_some_and(|s| !s.is_empty());
                 let label = if signed {

@@ -24,7 +24,7 @@ use pisess_format::model::EntryKind;
 use pisess_format::scan::{Input, ScanError};
 use pisess_format::time::parse_span;
 use pisess_format::util::warning::Warning;
-use pisess_store::select::{select, Selected};
+use pisess_store::select::Selected;
 use pisess_store::session::{IndexOptions, Session};
 use pisess_store::util::usage::UsageError;
 
@@ -52,11 +52,7 @@ pub(super) fn run(
         .transpose()
         .map_err(|e| UsageError(format!("--idle-exit: {e}")))?
         .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
-    let selected = select(
-        args.session.as_deref(),
-        &env.location,
-        env.pi_session_file.as_deref(),
-    )?;
+    let selected = crate::cmd::selected(args.session.as_deref(), env)?;
     let path = match selected {
         Selected::Stdin => return follow_stdin(args, env, out, diag, stdin),
         Selected::File(path) => path,

@@ -47,10 +47,11 @@ pub enum Block<'a> {
     Text {
         text: Option<&'a Value>,
     },
-    /// `{"type":"thinking","thinking":…}`; `redacted: true` hides it.
+    /// `{"type":"thinking","thinking":…,"thinkingSignature":…}`; `redacted: true` hides it.
     Thinking {
         thinking: Option<&'a Value>,
         redacted: bool,
+        signature: Option<&'a Value>,
     },
     ToolCall(ToolCall<'a>),
     /// `{"type":"image","data":…,"mimeType":…}` (base64 data).
@@ -94,6 +95,7 @@ impl<'a> Block<'a> {
             Some("thinking") => Block::Thinking {
                 thinking: get("thinking"),
                 redacted: get("redacted") == Some(&Value::Bool(true)),
+                signature: get("thinkingSignature"),
             },
             Some("toolCall") => Block::ToolCall(ToolCall {
                 id: get("id"),

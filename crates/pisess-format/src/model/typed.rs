@@ -125,6 +125,7 @@ impl<'a> Message<'a> {
         // system
         sections: "sections",
         tools_added: "toolsAdded",
+        tools_removed: "toolsRemoved",
     }
 }
 
@@ -139,7 +140,7 @@ macro_rules! entries {
         /// pi 1.6.0's entry types. `show --type` warns on any other value but still matches it:
         /// files hold types pi does not know (seed 000's dialect, newer pi versions), and
         /// pisess shows those.
-        pub const PI_ENTRY_TYPES: [&str; 11] = ["message", $($type),*];
+        pub const PI_ENTRY_TYPES: [&str; 1 + [$($type),*].len()] = ["message", $($type),*];
 
         /// The eleven entry types pi writes, the seed-000 extras, and anything else (kept and
         /// shown): what the index keeps of an entry's type.
@@ -201,12 +202,13 @@ entries! {
     pi {
         "model_change" => ModelChange { provider: "provider", model_id: "modelId" },
         "thinking_level_change" => ThinkingLevelChange { thinking_level: "thinkingLevel" },
-        "usage" => Usage { kind: "kind" },
+        "usage" => Usage { kind: "kind", provider: "provider", model: "model", usage: "usage" },
         "compaction" => Compaction {
             summary: "summary",
             first_kept_entry_id: "firstKeptEntryId",
             tokens_before: "tokensBefore",
             system_message: "systemMessage",
+            from_hook: "fromHook",
             timestamp: "timestamp"
         },
         /// `replacement` is `{content}`, read as a [`Message`].
@@ -216,7 +218,7 @@ entries! {
             from_id: "fromId",
             timestamp: "timestamp"
         },
-        "custom" => Custom { custom_type: "customType" },
+        "custom" => Custom { custom_type: "customType", display: "display", data: "data" },
         "custom_message" => CustomMessage {
             custom_type: "customType",
             content: "content",
@@ -224,7 +226,7 @@ entries! {
             details: "details",
             timestamp: "timestamp"
         },
-        "label" => Label { label: "label" },
+        "label" => Label { target_id: "targetId", label: "label" },
         "session_info" => SessionInfo { name: "name" },
     }
     seed000 {
