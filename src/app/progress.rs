@@ -241,7 +241,7 @@ struct Line {
 }
 
 impl Line {
-    /// `1,204/10,000 files  512.00 MiB/2.20 GiB  180.00 MiB/s  10s left`.
+    /// `1204/10000 files  512.00 MiB/2.20 GiB  180.00 MiB/s  10s left` (`1m 05s left`).
     fn text(&self, elapsed: Duration) -> String {
         let files = self.counts.files.load(Ordering::Relaxed);
         let bytes = self.counts.bytes.load(Ordering::Relaxed);
@@ -254,12 +254,13 @@ impl Line {
         let secs = elapsed.as_secs_f64();
         if bytes > 0 && secs > 0.0 {
             let rate = bytes as f64 / secs;
-            let left = self.bytes.saturating_sub(bytes) as f64 / rate;
-            text.push_str(&format!(
-                "  {}/s  {}s left",
-                HumanBytes(rate as u64),
-                left.ceil() as u64
-            ));
+            let left = (self.bytes.saturating_sub(bytes) as f64 / rate).ceil() as u64;
+            let left = if left < 60 {
+                format!("{left}s")
+            } else {
+                format!("{}m {:02}s", left / 60, left % 60)
+            };
+            text.push_str(&format!("  {}/s  {left} left", HumanBytes(rate as u64)));
         }
         text
     }
@@ -339,6 +340,10 @@ mod tests {
         assert_eq!(
             line.text(Duration::from_secs(1)),
             "3/10 files  3.00 MiB/10.00 MiB  3.00 MiB/s  3s left"
+        );
+        assert_eq!(
+            line.text(Duration::from_secs(40)),
+            "3/10 files  3.00 MiB/10.00 MiB  76.80 KiB/s  1m 34s left"
         );
         let empty = Line {
             counts: Arc::default(),
