@@ -123,6 +123,11 @@ impl Display {
 
 impl Watch for Display {
     fn begin(&self, files: &[PathBuf]) {
+        // A run begun inside another (none is, today) ends the outer one's line: one line, one
+        // count, never a line left behind.
+        if let Some(outer) = self.current().take() {
+            outer.finish();
+        }
         self.counts.files.store(0, Ordering::Relaxed);
         self.counts.bytes.store(0, Ordering::Relaxed);
         let bar = ProgressBar::hidden();
@@ -176,22 +181,28 @@ impl Watch for Display {
     }
 
     fn end(&self) {
-        let Some(mut c) = self.current().take() else {
-            return;
-        };
+        if let Some(c) = self.current().take() {
+            c.finish();
+        }
+    }
+}
+
+impl Current {
+    /// Ends the run: its line, if shown, is erased, and the timer is gone before that.
+    fn finish(mut self) {
         {
-            let (lock, ring) = &*c.ended;
+            let (lock, ring) = &*self.ended;
             *lock.lock().unwrap_or_else(PoisonError::into_inner) = true;
             ring.notify_all();
         }
         // Once the timer is gone, nothing can show the line again.
-        if let Some(timer) = c.timer.take() {
+        if let Some(timer) = self.timer.take() {
             let _ = timer.join();
         }
         SHOWING.store(false, Ordering::Release);
         SHOWN.lock().unwrap_or_else(PoisonError::into_inner).take();
         // A hidden line (a run shorter than `AFTER`) clears nothing: nothing was drawn.
-        c.bar.finish_and_clear();
+        self.bar.finish_and_clear();
     }
 }
 
@@ -398,6 +409,12 @@ mod tests {
             assert!(display.current().is_none());
         }
         assert_eq!(display.counts.files.load(Ordering::Relaxed), 1);
+        // A run begun inside another ends it; the last end finds nothing left.
+        display.begin(&files);
+        display.begin(&files);
+        display.end();
+        display.end();
+        assert!(display.current().is_none());
     }
 
     #[test]

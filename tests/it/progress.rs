@@ -155,3 +155,38 @@ fn a_short_run_draws_nothing() {
         assert!(!shown.contains("\u{1b}[2K"), "{args}: {shown:?}");
     }
 }
+
+/// The real thing, without the hook: a run held open past the threshold (by standard input,
+/// searched in its turn after the file, which the test feeds only once the line is seen) shows
+/// the line, redraws it on indicatif's tick, and erases it at the end. Bound by what the test
+/// writes, not by time: the run cannot end before the line has appeared.
+#[cfg(unix)]
+#[test]
+fn a_run_held_past_the_threshold_shows_the_line_then_erases_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        crate::common::missing_tool("mkfifo");
+        return;
+    }
+    let session = examples_agent_dir()
+        .join("sessions/--home-dev-webshop--")
+        .join("2025-05-13T14-02-41-507Z_0196c9f4-6de3-72e6-909e-4956fe3ca2e7.jsonl");
+    let mut cmd = command("sh", dir.path(), &[]);
+    let script = format!(
+        "stty cols 200; cat '{}' | exec \"$0\" grep -c cart \"$1\" - > /dev/null",
+        fifo.display()
+    );
+    cmd.arg("-c").arg(script).arg(BIN).arg(&session);
+    let mut p = rexpect::session::spawn_command(cmd, Some(60_000)).unwrap();
+    let (_, first) = p.exp_regex(r"\d+/1 files[^\r]*").unwrap();
+    assert!(first.starts_with("1/1 files"), "{first:?}");
+    // A second frame: redrawn while the run waits.
+    p.exp_string("\r\u{1b}[2K").unwrap();
+    p.exp_regex(r"1/1 files").unwrap();
+    fs::write(&fifo, fs::read(&session).unwrap()).unwrap();
+    let rest = p.exp_eof().unwrap();
+    let last = rest.rfind(" files").map_or(0, |at| at);
+    assert!(rest[last..].contains("\u{1b}[2K"), "not erased: {rest:?}");
+}
