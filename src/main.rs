@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::Parser;
+use pisess::app::progress::Suspending;
 use pisess::views::style::Theme;
 
 fn main() -> ExitCode {
@@ -39,19 +40,22 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    pisess::app::progress::install(&env);
     ExitCode::from(pisess_store::util::stack::run(move || run(cli, &env)))
 }
 
 /// The command, its output flushed, and the exit code.
 fn run(cli: pisess::app::cli::Cli, env: &pisess::app::env::Env) -> u8 {
     // Large enough that `show --json` copies many lines per write, not one write per line.
-    let mut out =
-        io::BufWriter::with_capacity(256 * 1024, pisess::app::exit::Stdout(io::stdout().lock()));
+    // Both through `Suspending`: what reaches the terminal while a progress line is shown
+    // takes the line away first.
+    let stdout = pisess::app::exit::Stdout(io::stdout().lock());
+    let mut out = io::BufWriter::with_capacity(256 * 1024, Suspending::new(stdout));
     let result = pisess::run(
         cli,
         env,
         &mut out,
-        &mut io::stderr(),
+        &mut Suspending::new(io::stderr()),
         &mut io::stdin().lock(),
     );
     // What was printed goes out before any error line, so the two read in order. A reader that

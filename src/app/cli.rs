@@ -96,6 +96,9 @@ Environment:
   PISESS_CACHE_DIR             where listings and stats keep what they learned of each session
                                file (default $XDG_CACHE_HOME/pisess, ~/.cache/pisess);
                                --no-cache neither reads nor writes it
+  PISESS_PROGRESS              a run over many files that lasts past 300 ms shows its progress
+                               on stderr when that is a terminal (never with -q): 0 never,
+                               1 even when CI is set (by default not then)
 
 Completion of session ids: source <(COMPLETE=bash pisess)  (or zsh; fish: COMPLETE=fish pisess | source)"
 );

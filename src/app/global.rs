@@ -33,7 +33,8 @@ pub struct GlobalArgs {
     /// No warnings on stderr (errors are still printed)
     ///
     /// Warnings (malformed lines, parent cycles, missing parents, unreadable files) never
-    /// change the exit code; -q only hides them.
+    /// change the exit code; -q only hides them. It also hides the progress line of a long run
+    /// ($PISESS_PROGRESS).
     #[arg(short, long, global = true)]
     pub quiet: bool,
     /// Never page human output

@@ -1,5 +1,5 @@
 //! The application's edge: the clap declarations, the facts of the run read once ([`env::Env`]),
-//! shell completion, diagnostics on stderr, exit codes and the pager.
+//! shell completion, diagnostics on stderr, exit codes, the pager and the progress line.
 
 pub mod cli;
 pub mod complete;
@@ -8,3 +8,4 @@ pub mod env;
 pub mod exit;
 pub mod global;
 pub mod pager;
+pub mod progress;

@@ -59,7 +59,19 @@ pub fn run(
     refuse_destinations(args, env, &targets).map_err(Unanswered)?;
     let want_index = spec.needs_index();
     let mut checked = Vec::with_capacity(targets.len());
+    let files: Vec<PathBuf> = (targets.iter())
+        .filter_map(|t| match t {
+            Target::File(path, _) => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    let run = pisess_store::util::progress::begin(&files);
+    let mut next_file = files.iter();
     for target in targets {
+        // The file targets come in the order of `files`.
+        let file = matches!(target, Target::File(..))
+            .then(|| next_file.next())
+            .flatten();
         // A device that is no terminal (`< /dev/zero`) would never end: refused as `show -`
         // refuses it.
         let target = match (target, Input::stdin_allowed(env.stdin_device)) {
@@ -74,7 +86,11 @@ pub fn run(
             diag::error(diag.stderr(), env.err_theme(), &format!("{}: {e}", c.name));
         }
         checked.push(c);
+        if let Some(file) = file {
+            pisess_store::util::progress::done(file);
+        }
     }
+    drop(run);
 
     let shown = (|| -> anyhow::Result<()> {
         if dash(&args.summary) {

@@ -236,7 +236,7 @@ pub fn walk<T: Send>(
             tallies::map(dir, &files, want, made)
         }
         _ => {
-            let done = parallel::map(&files, |path, reading| {
+            let done = parallel::map_files(&files, |path, reading| {
                 made(summarize(
                     path,
                     SummaryOptions {
@@ -382,7 +382,8 @@ fn summarize_all(
     match &loc.cache {
         Some(dir) if detail == Detail::Listing => {
             let cache = Cache::load(dir, files);
-            let mut done = parallel::map(files, |path, reading| cache.summarize(path, reading));
+            let mut done =
+                parallel::map_files(files, |path, reading| cache.summarize(path, reading));
             // Not unzipped: the summaries stay where they are (see `list`).
             let fates = done
                 .iter_mut()
@@ -394,7 +395,7 @@ fn summarize_all(
         }
         Some(dir) => tallies::map(dir, files, Want::Whole, |result| result),
         _ => (
-            parallel::map(files, |path, reading| {
+            parallel::map_files(files, |path, reading| {
                 let also = None;
                 summarize(
                     path,

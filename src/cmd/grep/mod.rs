@@ -75,11 +75,14 @@ fn drive<M: Matcher>(
     let matcher = &*matcher;
     let mut matched = false;
     let mut failed: Option<io::Error> = None;
+    let _run = pisess_store::util::progress::begin(&paths);
     pisess_store::util::parallel::ordered(
         &inputs,
         |input| {
             let path = input.as_ref()?;
-            Some(matcher.file(path).map_err(|e| (path.clone(), e)))
+            let searched = matcher.file(path).map_err(|e| (path.clone(), e));
+            pisess_store::util::progress::done(path);
+            Some(searched)
         },
         |result| {
             // Standard input is searched here, in its turn (a second `-` finds it read).

@@ -193,7 +193,7 @@ pub(crate) fn map<T: Send>(
     each: impl Fn(Result<Summary, ScanError>) -> T + Sync,
 ) -> (Vec<T>, Option<crate::cache::CacheProblem>) {
     let cache = Cache::open(dir, files, Tallies { want });
-    let mut done = parallel::map(files, |path, reading| {
+    let mut done = parallel::map_files(files, |path, reading| {
         let (result, fate) = match cache.vouched(path) {
             Some(summary) => (Ok(summary), Fate::Kept),
             None => cache.read_whole(path, reading),

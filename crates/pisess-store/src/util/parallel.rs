@@ -4,10 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
 use pisess_format::util::readahead::Reading;
+
+use crate::util::progress;
 
 /// How far a worker may run ahead of the result handed out last: enough that a large file
 /// does not idle the other cores, few enough that the results waiting behind it stay small.
@@ -238,6 +241,20 @@ pub fn write_in_order<T: Send, S: Default>(
 /// (a channel, a wake-up per file) cost `ls --all --json` 15% on 2,000 sessions.
 pub(crate) fn map<I: Sync, T: Send>(items: &[I], each: impl Fn(&I, Reading) -> T + Sync) -> Vec<T> {
     map_from(8, items, each)
+}
+
+/// [`map`] over session files, a run the progress display is told of ([`progress`]): each
+/// file is done as its result is made, on the worker that made it.
+pub(crate) fn map_files<T: Send>(
+    files: &[PathBuf],
+    each: impl Fn(&PathBuf, Reading) -> T + Sync,
+) -> Vec<T> {
+    let _run = progress::begin(files);
+    map(files, |path, reading| {
+        let done = each(path, reading);
+        progress::done(path);
+        done
+    })
 }
 
 /// [`map`] on one thread for fewer than `least` items (a few files are read sooner than
