@@ -49,8 +49,8 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
         'pisess;ls' {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show at most N sessions (after filtering and sorting)')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N sessions (after filtering and sorting)')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
-            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)')
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order by this key')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
@@ -72,8 +72,8 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
         'pisess;list' {
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show at most N sessions (after filtering and sorting)')
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N sessions (after filtering and sorting)')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
-            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)')
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order by this key')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
@@ -164,8 +164,8 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
         }
         'pisess;stats' {
             [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Group into rows by this key (a report over sessions)')
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only messages at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
-            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only messages before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only messages before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--tz', '--tz', [CompletionResultType]::ParameterName, 'The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
@@ -182,7 +182,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             break
         }
         'pisess;check' {
-            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Check this project''s sessions (every project''s with --all) modified before WHEN')
             [CompletionResult]::new('--max-cost', '--max-cost', [CompletionResultType]::ParameterName, 'Total cost at most USD dollars (pi''s /session cost)')
             [CompletionResult]::new('--unpriced', '--unpriced', [CompletionResultType]::ParameterName, 'With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges the recorded cost alone; fail fails the assertion. Without it such usage is undecided')

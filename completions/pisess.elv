@@ -45,8 +45,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;ls'= {
             cand -n 'Show at most N sessions (after filtering and sorting)'
             cand --limit 'Show at most N sessions (after filtering and sorting)'
-            cand --since 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
-            cand --until 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --since 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
+            cand --until 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
             cand --project 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)'
             cand --sort 'Order by this key'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
@@ -67,8 +67,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;list'= {
             cand -n 'Show at most N sessions (after filtering and sorting)'
             cand --limit 'Show at most N sessions (after filtering and sorting)'
-            cand --since 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
-            cand --until 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --since 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
+            cand --until 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
             cand --project 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)'
             cand --sort 'Order by this key'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
@@ -154,8 +154,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         }
         &'pisess;stats'= {
             cand --by 'Group into rows by this key (a report over sessions)'
-            cand --since 'Only messages at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
-            cand --until 'Only messages before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --since 'Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
+            cand --until 'Only messages before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
             cand --tz 'The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
@@ -171,7 +171,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pisess;check'= {
-            cand --since 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)'
+            cand --since 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
             cand --until 'Check this project''s sessions (every project''s with --all) modified before WHEN'
             cand --max-cost 'Total cost at most USD dollars (pi''s /session cost)'
             cand --unpriced 'With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges the recorded cost alone; fail fails the assertion. Without it such usage is undecided'

@@ -47,8 +47,8 @@ complete -c pisess -n "__fish_pisess_needs_command" -f -a "grep" -d 'Find where 
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "export" -d 'Write one branch as a pi session, as Markdown, or as one HTML page to share'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s n -l limit -d 'Show at most N sessions (after filtering and sorting)' -r
-complete -c pisess -n "__fish_pisess_using_subcommand ls" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
-complete -c pisess -n "__fish_pisess_using_subcommand ls" -l until -d 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l until -d 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l sort -d 'Order by this key' -r -f -a "modified\t'Last activity, newest first (pi\'s order)'
 created\t'The header\'s timestamp, newest first'
@@ -68,8 +68,8 @@ complete -c pisess -n "__fish_pisess_using_subcommand ls" -l no-pager -d 'Never 
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s n -l limit -d 'Show at most N sessions (after filtering and sorting)' -r
-complete -c pisess -n "__fish_pisess_using_subcommand list" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
-complete -c pisess -n "__fish_pisess_using_subcommand list" -l until -d 'Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l until -d 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l sort -d 'Order by this key' -r -f -a "modified\t'Last activity, newest first (pi\'s order)'
 created\t'The header\'s timestamp, newest first'
@@ -162,8 +162,8 @@ project\t'The session\'s cwd'
 session\t''
 tool\t'Tool name: calls, results and errors'
 message\t'One row per message-bearing entry (the fact table; `--json` only)'"
-complete -c pisess -n "__fish_pisess_using_subcommand stats" -l since -d 'Only messages at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
-complete -c pisess -n "__fish_pisess_using_subcommand stats" -l until -d 'Only messages before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l since -d 'Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l until -d 'Only messages before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l tz -d 'The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l cwd -d 'Act as if run in DIR' -r
@@ -176,7 +176,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand stats" -s q -l quiet -d 'N
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand check" -l since -d 'Check this project\'s sessions (every project\'s with --all) modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l since -d 'Check this project\'s sessions (every project\'s with --all) modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l until -d 'Check this project\'s sessions (every project\'s with --all) modified before WHEN' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-cost -d 'Total cost at most USD dollars (pi\'s /session cost)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l unpriced -d 'With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges the recorded cost alone; fail fails the assertion. Without it such usage is undecided' -r -f -a "ok\t'Judge the recorded cost, leaving the unpriced tokens out'

@@ -403,13 +403,14 @@ pub struct LsArgs {
     /// Show at most N sessions (after filtering and sorting)
     #[arg(short = 'n', long, value_name = "N")]
     pub limit: Option<usize>,
-    /// Only sessions modified at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
+    /// Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)
     ///
     /// "Modified" is pi's: the time of the last user or assistant message, else the header's
-    /// timestamp. A date alone is midnight UTC; a date-time without offset is local time.
+    /// timestamp. A date alone, today and yesterday are local midnight; a date-time without
+    /// offset is local time.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
-    /// Only sessions modified before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
+    /// Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
     /// Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)
@@ -541,12 +542,12 @@ pub struct StatsArgs {
     /// Group into rows by this key (a report over sessions)
     #[arg(long, value_enum, value_name = "KEY")]
     pub by: Option<By>,
-    /// Only messages at or after WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
+    /// Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)
     ///
     /// Each message by its own time, so a session that began before WHEN counts from WHEN.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
-    /// Only messages before WHEN (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
+    /// Only messages before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
     /// The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)
@@ -566,7 +567,7 @@ pub struct CheckArgs {
     #[arg(short, long)]
     pub all: bool,
     /// Check this project's sessions (every project's with --all) modified at or after WHEN
-    /// (ISO date/time, or a span back: 30m, 2h, 3d, 1w)
+    /// (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)
     #[arg(long, value_name = "WHEN", conflicts_with = "sessions")]
     pub since: Option<String>,
     /// Check this project's sessions (every project's with --all) modified before WHEN

@@ -142,7 +142,7 @@ fn error_messages_are_one_line_and_say_where() {
         &["context", "nosuch"][..],
         &["path", "0196"],
         &["--cwd", "/home/dev/nowhere", "context"],
-        &["ls", "--since", "yesterday"],
+        &["ls", "--since", "last-week"],
         &["context", "no/such/file.jsonl"],
         &["path", "fix/login"],
     ] {
@@ -212,7 +212,7 @@ fn error_messages_are_one_line_and_say_where() {
 fn usage_errors_exit_2_and_lookups_exit_1() {
     let out = Command::new(BIN).arg("frobnicate").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(run(&["ls", "--since", "yesterday"]).code, 2);
+    assert_eq!(run(&["ls", "--since", "last-week"]).code, 2);
     assert_eq!(run(&["context", "nosuch"]).code, 1);
     // Help and version are not errors.
     let out = Command::new(BIN).arg("--help").output().unwrap();

@@ -178,9 +178,25 @@ fn limit_reverse_sort_and_time_filters() {
         let m = r["modified"].as_str().unwrap();
         assert!(("2025-05-01".."2025-05-15").contains(&m), "{m}");
     }
-    let bad = run(&["ls", "--since", "yesterday"]);
+    // today and yesterday are the starts of those days (2026-08-01 and 07-31 here): nothing
+    // of the examples since, all of them until.
+    let all = json_lines(&run(&["ls", "--all", "--json", "-q"]));
+    assert!(json_lines(&run(&[
+        "ls",
+        "--all",
+        "--json",
+        "-q",
+        "--since",
+        "yesterday"
+    ]))
+    .is_empty());
+    assert_eq!(
+        json_lines(&run(&["ls", "--all", "--json", "-q", "--until", "today"])).len(),
+        all.len()
+    );
+    let bad = run(&["ls", "--since", "last-week"]);
     assert_eq!(bad.code, 2);
-    assert!(bad.stderr.contains("invalid time 'yesterday'"));
+    assert!(bad.stderr.contains("invalid time 'last-week'"));
 }
 
 #[test]

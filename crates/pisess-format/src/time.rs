@@ -301,12 +301,33 @@ impl JsonDate {
     }
 }
 
-/// A `--since`/`--until` value: an ISO date or date-time, or a span back from `now`
-/// (`30s`, `15m`, `2h`, `3d`, `1w`). A date or time without an offset is read in `tz`, the zone
-/// the command reports in (`stats --tz Europe/Berlin --since 2026-03-01` is Berlin's midnight).
+/// A `--since`/`--until` value: an ISO date or date-time, `today` or `yesterday` (that day's
+/// start), or a span back from `now` (`30s`, `15m`, `2h`, `3d`, `1w`). A date or time without
+/// an offset is read in `tz`, the zone the command reports in (`stats --tz Europe/Berlin
+/// --since 2026-03-01` is Berlin's midnight, as is `--since today` there).
 pub fn parse_when(s: &str, now_ms: i64, tz: &TimeZone) -> Result<i64, BadWhen> {
     if let Some(span) = parse_span(s) {
         return span.map(|span| now_ms - span);
+    }
+    let days_back = match s.trim() {
+        w if w.eq_ignore_ascii_case("today") => Some(0),
+        w if w.eq_ignore_ascii_case("yesterday") => Some(1),
+        _ => None,
+    };
+    if let Some(back) = days_back {
+        // The day's first instant on `tz`'s clock (jiff's start of day: a day that begins in
+        // a gap begins when the clock comes back).
+        return Timestamp::from_millisecond(now_ms)
+            .ok()
+            .and_then(|now| {
+                now.to_zoned(tz.clone())
+                    .date()
+                    .checked_sub(jiff::Span::new().days(back))
+                    .ok()
+            })
+            .and_then(|day| day.to_zoned(tz.clone()).ok())
+            .map(|start| start.timestamp().as_millisecond())
+            .ok_or_else(|| bad_when(s));
     }
     let iso = parse_iso(s.trim().as_bytes()).ok_or_else(|| bad_when(s))?;
     let ms = match iso.offset_ms {
@@ -363,7 +384,7 @@ fn bad_when(s: &str) -> BadWhen {
 /// Why a `--since`/`--until`/`--older-than` value is not a time.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BadWhen {
-    #[error("invalid time '{0}': use an ISO date (2026-01-31, 2026-01-31T12:00:00Z) or a span (30m, 2h, 3d, 1w)")]
+    #[error("invalid time '{0}': use an ISO date (2026-01-31, 2026-01-31T12:00:00Z), today, yesterday or a span (30m, 2h, 3d, 1w)")]
     Invalid(String),
     #[error("'{0}' is too large")]
     TooLarge(String),
@@ -643,6 +664,14 @@ mod tests {
         assert_eq!(parse_when("1w", now, &utc), Ok(now - 604_800_000));
         assert!(parse_when("2x", now, &utc).is_err());
         assert!(parse_when("soon", now, &utc).is_err());
+        // 2001-09-09T01:46:40Z: today began at 00:00 UTC, yesterday a day before; in Berlin
+        // (UTC+2 in September) today began at 22:00 UTC the day before.
+        let day = 1_000_000_000_000 - (3_600_000 + 46 * 60_000 + 40_000);
+        assert_eq!(parse_when("today", now, &utc), Ok(day));
+        assert_eq!(parse_when(" Yesterday ", now, &utc), Ok(day - 86_400_000));
+        let berlin = TimeZone::get("Europe/Berlin").unwrap();
+        assert_eq!(parse_when("today", now, &berlin), Ok(day - 7_200_000));
+        assert!(parse_when("tomorrow", now, &utc).is_err());
         assert_eq!(relative(now - 3 * 3_600_000, now), "3h ago");
         assert_eq!(relative(now - 10_000, now), "just now");
         assert_eq!(relative(now - 2 * 86_400_000, now), "2d ago");
