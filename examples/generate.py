@@ -702,7 +702,8 @@ def main():
         stem = name.split("_")[0] if "_" in name else name[:8]
         return f"`{folder_}/{stem}…`"
 
-    body = "; ".join(f"{short(p)} {d}" for p, d in DESCRIPTIONS) + "."
+    # One item per file: a list reads and diffs where one 3,900-character paragraph did not.
+    body = "## The files\n\n" + "\n".join(f"- {short(p)}: {d}." for p, d in DESCRIPTIONS)
     with open(os.path.join(HERE, "README.md"), "w", encoding="utf-8") as f:
         f.write(README_HEAD + "\n" + body + "\n")
     total = sum(os.path.getsize(os.path.join(r, n)) for base in (SESSIONS, CUSTOM) for r, _, ns in os.walk(base) for n in ns)
