@@ -288,8 +288,8 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
         }
         'pisess;export' {
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'Export the branch that ends at entry ID (default: the leaf pi resumes at)')
-            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The format (default: from -o''s extension)')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The format (default: from -o''s extension)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The format (default: from -o''s extension; md on stdout)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The format (default: from -o''s extension; md on stdout)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written)')
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'How md and html show tool calls and their results [default: collapsed]')

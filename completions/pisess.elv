@@ -274,8 +274,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         }
         &'pisess;export'= {
             cand --leaf 'Export the branch that ends at entry ID (default: the leaf pi resumes at)'
-            cand -f 'The format (default: from -o''s extension)'
-            cand --format 'The format (default: from -o''s extension)'
+            cand -f 'The format (default: from -o''s extension; md on stdout)'
+            cand --format 'The format (default: from -o''s extension; md on stdout)'
             cand -o 'Write to FILE instead of stdout (replaced whole, never half-written)'
             cand --output 'Write to FILE instead of stdout (replaced whole, never half-written)'
             cand --tools 'How md and html show tool calls and their results [default: collapsed]'

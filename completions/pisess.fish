@@ -264,7 +264,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-pager -d 'Neve
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l leaf -d 'Export the branch that ends at entry ID (default: the leaf pi resumes at)' -r
-complete -c pisess -n "__fish_pisess_using_subcommand export" -s f -l format -d 'The format (default: from -o\'s extension)' -r -f -a "jsonl\t'A pi session file, as pi\'s /export writes it'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -s f -l format -d 'The format (default: from -o\'s extension; md on stdout)' -r -f -a "jsonl\t'A pi session file, as pi\'s /export writes it'
 md\t'GitHub-flavoured Markdown'
 html\t'One self-contained HTML page'"
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s o -l output -d 'Write to FILE instead of stdout (replaced whole, never half-written)' -r

@@ -729,10 +729,13 @@ pub struct ExportArgs {
     /// Export the branch that ends at entry ID (default: the leaf pi resumes at)
     #[arg(long, value_name = "ID")]
     pub leaf: Option<String>,
-    /// The format (default: from -o's extension)
+    /// The format (default: from -o's extension; md on stdout)
     #[arg(short, long, value_enum, value_name = "FORMAT")]
     pub format: Option<ExportFormat>,
     /// Write to FILE instead of stdout (replaced whole, never half-written)
+    ///
+    /// A new FILE is made 0600, since an export may hold secrets; with --redact it gets the
+    /// umask's mode, to be shared. A file written again keeps its mode.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<OsString>,
     /// How md and html show tool calls and their results [default: collapsed]

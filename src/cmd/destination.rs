@@ -88,8 +88,13 @@ pub(super) fn refusal(
 /// one replaced, the link kept (as `check --junit` writes through it). Anything else that exists
 /// (a FIFO, a character device such as /dev/null) is opened and written to as it is: renaming
 /// over it would replace the device or pipe itself with a regular file.
+///
+/// A new file is made 0600 when `private` (an export as it is may hold secrets), else as the
+/// umask says (a redacted page is made to be shared where it is copied); a file written again
+/// keeps its mode.
 pub(super) fn write_whole(
     file: &Path,
+    private: bool,
     write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let shown =
@@ -121,10 +126,17 @@ pub(super) fn write_whole(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(".pisess-export")
-        .tempfile_in(&dir)
-        .map_err(fail)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".pisess-export");
+    #[cfg(unix)]
+    if !private {
+        // The mode asked for at creation, less the umask, as any new file gets.
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    #[cfg(not(unix))]
+    let _ = private;
+    let tmp = builder.tempfile_in(&dir).map_err(fail)?;
     let mut w = io::BufWriter::new(Named(tmp, &shown));
     write(&mut w)?;
     let Named(tmp, _) = w.into_inner().map_err(|e| e.into_error())?;

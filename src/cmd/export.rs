@@ -130,7 +130,7 @@ pub fn run(
     };
     match destination {
         None => write(out)?,
-        Some(file) => destination::write_whole(Path::new(file), write)?,
+        Some(file) => destination::write_whole(Path::new(file), !args.redact, write)?,
     }
     Ok(Outcome::Done)
 }
@@ -166,15 +166,15 @@ fn format_of(args: &ExportArgs) -> anyhow::Result<ExportFormat> {
         Some("jsonl") => Ok(ExportFormat::Jsonl),
         Some("md" | "markdown") => Ok(ExportFormat::Md),
         Some("html" | "htm") => Ok(ExportFormat::Html),
-        _ => Err(UsageError(match &args.output {
-            Some(o) if *o != OsStr::new("-") => format!(
+        _ => match &args.output {
+            Some(o) if *o != OsStr::new("-") => Err(UsageError(format!(
                 "cannot tell the format from {}: give --format jsonl, md or html",
                 Path::new(o).display()
-            ),
-            _ => "give --format jsonl, md or html (or -o FILE ending in .jsonl, .md or .html)"
-                .to_owned(),
-        })
-        .into()),
+            ))
+            .into()),
+            // On stdout, what reads in a terminal or a pager and pastes into an issue.
+            _ => Ok(ExportFormat::Md),
+        },
     }
 }
 

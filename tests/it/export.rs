@@ -170,11 +170,17 @@ fn format_follows_the_output_extension_and_never_the_input() {
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(left.len(), 1, "no temporary file left behind");
 
+    // No format and no file: Markdown on stdout, as -f md writes it.
     let r = run(&["export", SESSION]);
-    assert_eq!(r.code, 2, "no format: a usage error");
-    assert!(r.stderr.contains("--format"), "{}", r.stderr);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("# "), "{}", r.stdout);
+    assert_eq!(r.stdout, ok(&["export", SESSION, "-f", "md"]));
     let r = run(&["export", SESSION, "-o", "x.txt"]);
-    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.code, 2,
+        "a file whose extension names no format: a usage error"
+    );
+    assert!(r.stderr.contains("--format"), "{}", r.stderr);
     let r = run(&["export", SESSION, "-f", "jsonl", "--tools", "none"]);
     assert_eq!(r.code, 2, "--tools means nothing to jsonl");
 
@@ -751,4 +757,32 @@ fn export_marks_a_cost_that_leaves_out_unpriced_tokens() {
         html.contains("$0.00+ (+ at least: 1.2k tokens had no price)"),
         "html"
     );
+}
+
+/// A new export file is 0600 (it may hold secrets); with --redact it takes the umask's mode, so
+/// that a page made to be shared is readable where it is copied.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_new_export_is_private_unless_redacted() {
+    use std::os::unix::fs::PermissionsExt;
+    // The process's umask, read without setting it (other tests' threads create files).
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let umask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:"))
+        .map(|m| u32::from_str_radix(m.trim(), 8).unwrap())
+        .expect("Umask in /proc/self/status");
+    let dir = tempfile::tempdir().unwrap();
+    let mode = |name: &str, redact: bool| {
+        let file = dir.path().join(name);
+        let mut args = vec!["export", SESSION, "-o", file.to_str().unwrap()];
+        if redact {
+            args.push("--redact");
+        }
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777
+    };
+    assert_eq!(mode("as-is.html", false), 0o600);
+    assert_eq!(mode("shared.html", true), 0o666 & !umask);
 }
