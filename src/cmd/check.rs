@@ -159,6 +159,13 @@ fn refuse_destinations(args: &CheckArgs, env: &Env, targets: &[Target]) -> anyho
         .filter(|_| targets.iter().any(|t| matches!(t, Target::Stdin)));
     let reports = [("--junit", &args.junit), ("--summary", &args.summary)];
     for (flag, file) in reports {
+        if file.as_deref().is_some_and(|f| f.is_empty()) {
+            // `--summary "$GITHUB_STEP_SUMMARY"` outside Actions: said before any verdict.
+            return Err(UsageError(format!(
+                "{flag}: the file name is empty (an unset variable such as $GITHUB_STEP_SUMMARY?): name a file, - for stdout, or leave {flag} out"
+            ))
+            .into());
+        }
         let Some(file) = file.as_deref().filter(|f| *f != "-") else {
             continue;
         };

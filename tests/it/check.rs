@@ -574,6 +574,21 @@ fn markdown_summary() {
         md.starts_with("earlier step\n## ✅ pisess check: passed\n"),
         "{md}"
     );
+    // `--summary "$GITHUB_STEP_SUMMARY"` with the variable unset: a usage error that says so,
+    // before any verdict is printed.
+    for flag in ["--summary", "--junit"] {
+        let r = check(&["-", flag, "", "--ended"], &text(&good_run()));
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert_eq!(r.stdout, "", "no verdict before the error");
+        assert!(
+            r.stderr
+                .contains(&format!("{flag}: the file name is empty")),
+            "{}",
+            r.stderr
+        );
+        assert!(r.stderr.contains("GITHUB_STEP_SUMMARY"), "{}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    }
 }
 
 /// The GitHub Actions steps of docs/guide.md, run as written (each `run:` under bash -eo
