@@ -23,7 +23,7 @@
 //!      `vercel_ai_gateway/zai/glm-4.6`).
 //!
 //!    Keys of the same length: the smallest by bytes wins, so the rule never depends on the
-//!    file's order.
+//!    file's order. A name longer than [`MAX_FUZZY_NAME`] skips this step.
 //!
 //! Where pisess departs from ccusage, and why:
 //! - ccusage takes the longest key of both directions at once. Against pi 1.6's catalogue and
@@ -107,8 +107,9 @@ impl PriceTable {
     /// The key that prices pi's `(provider, model)` by the rule above; `None`: no key does
     /// (the usage stays unpriced). `provider` is `None` where pi recorded none.
     ///
-    /// Steps 1-3 are hash look-ups; step 4 reads every key, so a caller looks each distinct
-    /// model up once (a session has a handful), not each message.
+    /// Steps 1-3 are hash look-ups; step 4 searches every key (about 1 ms in a release build
+    /// against LiteLLM's 3,900), so a caller looks each distinct model up once, not each
+    /// message, and a name longer than [`MAX_FUZZY_NAME`] bytes is matched only exactly.
     pub fn find(&self, provider: Option<&str>, model: &str) -> Option<Match<'_>> {
         let exact = |key: &str, by| {
             self.entry(key).map(|e| Match {
@@ -130,16 +131,24 @@ impl PriceTable {
 
     /// Step 4.
     fn find_contained(&self, model: &str) -> Option<Match<'_>> {
-        // A name without a letter or digit is found around almost anything.
-        if !model.bytes().any(|b| b.is_ascii_alphanumeric()) {
+        // A name without a letter or digit is found around almost anything; a name longer
+        // than any model id is some file's hostile text, which every key would be searched
+        // in.
+        if model.len() > MAX_FUZZY_NAME || !model.bytes().any(|b| b.is_ascii_alphanumeric()) {
             return None;
         }
         let lower = model.to_ascii_lowercase();
         let normal = normalized(&lower);
         let mut inside: Option<&Entry> = None;
         let mut around: Option<&Entry> = None;
+        let sep = matches!(normal, Cow::Owned(_));
         for e in &self.entries {
-            if contains(&lower, &e.lower) || contains(&normal, &e.normal) {
+            // A key is found in the name only if it is no longer, and around it only if it is
+            // no shorter (`.`/`@` to `-` keeps lengths); the normalised forms differ from the
+            // lowercase ones only if either spells a `.` or `@`.
+            let both = sep || e.dotted;
+            let (short, long) = (e.key.len() <= lower.len(), e.key.len() >= lower.len());
+            if short && (contains(&lower, &e.lower) || both && contains(&normal, &e.normal)) {
                 // Longest, then smallest.
                 if inside.is_none_or(|b| {
                     (e.key.len(), std::cmp::Reverse(&e.key))
@@ -148,7 +157,8 @@ impl PriceTable {
                     inside = Some(e);
                 }
             } else if inside.is_none()
-                && (contains(&e.lower, &lower) || contains(&e.normal, &normal))
+                && long
+                && (contains(&e.lower, &lower) || both && contains(&e.normal, &normal))
                 // Shortest, then smallest.
                 && around.is_none_or(|b| (e.key.len(), &e.key) < (b.key.len(), &b.key))
             {
@@ -167,6 +177,9 @@ impl PriceTable {
         })
     }
 }
+
+/// The longest model name step 4 reads: LiteLLM's longest key is 76 bytes (1.110.2).
+pub const MAX_FUZZY_NAME: usize = 256;
 
 /// `.` and `@` read as `-` (`claude-opus-4.6`, `vertex_ai/claude-sonnet-4-5@20250929`).
 pub(super) fn normalized(s: &str) -> Cow<'_, str> {
@@ -329,6 +342,22 @@ mod tests {
         ] {
             assert_eq!(found(&t, Some("custom"), model), None, "{model}");
         }
+    }
+
+    #[test]
+    fn long_names_are_matched_only_exactly() {
+        let long = format!("{}/claude-opus-4-6", "x".repeat(MAX_FUZZY_NAME));
+        let t = table(&["claude-opus-4-6", &long]);
+        assert_eq!(
+            found(&t, None, &long),
+            Some((long.clone(), MatchedBy::Model))
+        );
+        assert_eq!(found(&t, None, &format!("{long}-x")), None);
+        let fits = &long[long.len() - MAX_FUZZY_NAME..];
+        assert_eq!(
+            found(&t, None, fits),
+            Some(("claude-opus-4-6".to_owned(), MatchedBy::InName))
+        );
     }
 
     #[test]

@@ -115,6 +115,8 @@ pub(super) struct Entry {
     pub(super) key: Box<str>,
     pub(super) lower: Box<str>,
     pub(super) normal: Box<str>,
+    /// Whether the key spells a `.` or `@` (`normal` differs from `lower`).
+    pub(super) dotted: bool,
     pub(super) prices: Prices,
 }
 
@@ -255,6 +257,7 @@ impl PriceTable {
         let normal = super::matching::normalized(&lower).into_owned();
         let entry = Entry {
             key: key.into(),
+            dotted: normal != lower,
             lower: lower.into(),
             normal: normal.into(),
             prices,
@@ -472,7 +475,9 @@ fn threshold(n: &str) -> Option<u64> {
 mod tests {
     use super::*;
 
-    pub(crate) const SAMPLE: &str = include_str!("litellm-sample.json");
+    /// 24 entries cut whole from LiteLLM 1.110.2's table (sha256 8943af58...dcc2; MIT, see
+    /// LITELLM-LICENSE): one of each shape the reader meets.
+    const SAMPLE: &str = include_str!("litellm-sample.json");
 
     fn table(json: &str) -> Result<PriceTable, Problem> {
         PriceTable::from_json(json.as_bytes())
