@@ -9,9 +9,10 @@
 //!   `(cacheWrite − cacheWrite1h) × rate + cacheWrite1h × one-hour rate`; the total is their sum,
 //!   in that order.
 //!
-//! The arithmetic is f64, as the table stores its rates and pi its costs: each product is
-//! rounded once, and the total three more times, so an estimate is within 1e-15 of the exact
-//! product of the tokens and the table's decimal prices, far below a cent for any real sum.
+//! The arithmetic is f64, as the table stores its rates and pi its costs: each rate is the
+//! decimal the file spells rounded once, each product rounded once, and the sums a few times
+//! more, so an estimate is within 1e-15 (relative) of the exact product of the tokens and the
+//! file's decimal prices: far below a cent for any real sum.
 //!
 //! What is not priced stays [`Unpriced`], never $0:
 //! - tokens of a kind the table has no rate for (LiteLLM would charge the input rate for a

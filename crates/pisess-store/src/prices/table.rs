@@ -87,7 +87,8 @@ impl Rates {
 
 /// Rates that apply to a request whose input tokens are above `above` (LiteLLM's
 /// `_above_<N>k_tokens`, N × 1000). A rate the tier does not give is the one below it (the
-/// next lower tier's, or the base), as LiteLLM resolves it: so each tier is complete.
+/// next lower tier's, or the base), as LiteLLM resolves it: a tier holds every rate that
+/// applies at its level.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tier {
     pub above: u64,
@@ -138,12 +139,12 @@ pub enum Problem {
     TooLarge,
     /// Not JSON, or JSON of another shape (an array, an entry that is no object), with the
     /// key being read, if any, and serde_json's line and column.
-    #[error("not LiteLLM's price table: {}{error}", at_key(key.as_deref()))]
+    #[error("not in LiteLLM's format: {}{error}", at_key(key.as_deref()))]
     Json {
         key: Option<String>,
         error: serde_json::Error,
     },
-    #[error("not LiteLLM's price table: no entry has both `input_cost_per_token` and `output_cost_per_token`")]
+    #[error("not in LiteLLM's format: no entry has both `input_cost_per_token` and `output_cost_per_token`")]
     NothingPriced,
     /// A price that cannot be one. `key` is shown quoted and escaped (a key is anyone's text).
     #[error("key {key}: `{field}` is {fault}")]
@@ -680,18 +681,26 @@ mod tests {
     #[test]
     fn wrong_shapes() {
         for (json, says) in [
-            ("[]", "not LiteLLM's price table: invalid type: sequence, expected a JSON object of model keys"),
-            ("", "not LiteLLM's price table: EOF while parsing"),
-            ("{\"a\": 5}", "not LiteLLM's price table: at key \"a\": invalid type: integer `5`, expected an entry of LiteLLM's table"),
-            ("{\"a\": {\"input_cost_per_token\": 1, \"output_cost_per_token\": 1}} x", "not LiteLLM's price table: trailing characters"),
-            ("{\"a\": {\"input_cost_per_token\": 1,", "not LiteLLM's price table: at key \"a\": EOF while parsing"),
-            ("{\"a\": {\"input_cost_per_token\": 01}}", "not LiteLLM's price table: at key \"a\": invalid number"),
-            ("{}", "not LiteLLM's price table: no entry has both"),
-            ("{\"sample_spec\": {}, \"name\": {\"version\": \"1\"}}", "not LiteLLM's price table: no entry has both"),
+            ("[]", "not in LiteLLM's format: invalid type: sequence, expected a JSON object of model keys"),
+            ("", "not in LiteLLM's format: EOF while parsing"),
+            ("{\"a\": 5}", "not in LiteLLM's format: at key \"a\": invalid type: integer `5`, expected an entry of LiteLLM's table"),
+            ("{\"a\": {\"input_cost_per_token\": 1, \"output_cost_per_token\": 1}} x", "not in LiteLLM's format: trailing characters"),
+            ("{\"a\": {\"input_cost_per_token\": 1,", "not in LiteLLM's format: at key \"a\": EOF while parsing"),
+            ("{\"a\": {\"input_cost_per_token\": 01}}", "not in LiteLLM's format: at key \"a\": invalid number"),
+            ("{}", "not in LiteLLM's format: no entry has both"),
+            ("{\"sample_spec\": {}, \"name\": {\"version\": \"1\"}}", "not in LiteLLM's format: no entry has both"),
         ] {
             let msg = problem(json);
             assert!(msg.starts_with(says), "{json}: {msg}");
         }
+        // Deep nesting in a field that is not read is skipped without recursion (serde_json
+        // ignores a value with a stack of its own): no stack overflow.
+        let deep = format!(
+            r#"{{"m": {{"x": {}{}, "input_cost_per_token": 1, "output_cost_per_token": 2}}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(table(&deep).unwrap().get("m").is_some());
     }
 
     #[test]
