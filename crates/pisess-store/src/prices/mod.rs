@@ -15,12 +15,18 @@
 //!   the message [`Unpriced`], never $0.
 //!
 //! The estimate is a [`Cost`] of its own, returned beside pi's recorded cost and never added to
-//! it: pi's `cost` stays pi's. docs/prices.md is the user's account of the same rules.
+//! it: pi's `cost` stays pi's. Only usage pi recorded at cost 0 is estimated
+//! ([`Tokens::left_unpriced`]), so `recorded + estimated` counts each token once; [`Estimated`]
+//! adds estimates up with what was left unpriced beside them ([`total`]).
+//!
+//! docs/prices.md is the user's account of the same rules.
 
 pub mod estimate;
 pub mod matching;
 pub mod table;
+pub mod total;
 
 pub use estimate::{Cost, Tokens, Unpriced};
 pub use matching::{Match, MatchedBy};
-pub use table::{Kind, PriceError, PriceTable, Prices, Problem, Rates, Tier};
+pub use table::{Fault, Kind, PriceError, PriceTable, Prices, Problem, Rates, Tier};
+pub use total::Estimated;
