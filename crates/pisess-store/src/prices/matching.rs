@@ -129,6 +129,16 @@ impl PriceTable {
             .or_else(|| self.find_contained(model))
     }
 
+    /// The match [`find`](Self::find) gave, again from its key: for a caller that remembers
+    /// matches by key (across threads, or owning the table) rather than by borrow.
+    pub fn matched(&self, key: &str, by: MatchedBy) -> Option<Match<'_>> {
+        self.entry(key).map(|e| Match {
+            key: &e.key,
+            by,
+            prices: &e.prices,
+        })
+    }
+
     /// Step 4.
     fn find_contained(&self, model: &str) -> Option<Match<'_>> {
         // A name without a letter or digit is found around almost anything; a name longer
