@@ -3,7 +3,6 @@
 //! completions are generated from the same declarations (`pisess generate`).
 
 use std::ffi::OsString;
-use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -553,13 +552,12 @@ pub struct StatsArgs {
     /// JSON: one object for a session; NDJSON rows and a total row for a report
     #[arg(long)]
     pub json: bool,
-    /// Estimate the usage pi recorded at $0 (a model it has no price for) from FILE, a price
-    /// table in LiteLLM's format (model_prices_and_context_window.json; docs/prices.md)
+    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table (docs/prices.md)
     ///
-    /// The estimate is shown beside pi's recorded cost, marked ~, never added into it; usage
-    /// the table does not price either stays marked unpriced.
+    /// Shown beside pi's cost, marked ~, never added into it; usage the table does not price
+    /// either stays marked unpriced.
     #[arg(long, value_name = "FILE")]
-    pub prices: Option<PathBuf>,
+    pub prices: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -601,18 +599,15 @@ pub struct CheckArgs {
         help_heading = "Assertions"
     )]
     pub unpriced: Option<Unpriced>,
-    /// With --max-cost, estimate the usage pi recorded at $0 from FILE, a price table in
-    /// LiteLLM's format (docs/prices.md), and judge recorded + estimated cost
-    ///
-    /// Usage the table does not price either stays unpriced, and --unpriced says how to treat
-    /// it as without --prices.
+    /// With --max-cost, judge recorded + estimated cost, estimating usage pi recorded at $0
+    /// from FILE, a LiteLLM price table (docs/prices.md); what it cannot price is --unpriced's
     #[arg(
         long,
         value_name = "FILE",
         requires = "max_cost",
         help_heading = "Assertions"
     )]
-    pub prices: Option<PathBuf>,
+    pub prices: Option<std::path::PathBuf>,
     /// Total tokens at most N (input + output + cache read + cache write)
     ///
     /// A negative token count in any usage record makes the total no bound: undecided (exit 2)

@@ -21,8 +21,11 @@ pub struct Pricer {
     pub path: PathBuf,
     /// Keyed by pi's provider and model; the value is the key found and how. Behind a lock:
     /// `stats` shares one pricer among the threads that read sessions.
-    memo: Mutex<hashbrown::HashMap<(Option<String>, String), Option<(String, MatchedBy)>>>,
+    memo: Mutex<hashbrown::HashMap<(Option<String>, String), Found>>,
 }
+
+/// The key a model matched, and by which step; `None`: no key.
+type Found = Option<(String, MatchedBy)>;
 
 /// One message's estimate: its tokens (pi recorded them at cost 0), and their cost at the
 /// table's prices or why they have none.
@@ -151,7 +154,7 @@ pub fn legend(pricer: &Pricer, e: &Estimated) -> String {
             format!("{} tokens", crate::views::style::tokens(e.unpriced_tokens))
         };
         s.push_str(&format!(
-            "; {} at least: {} more ({tokens}) it has no price for",
+            "; {} at least: {} ({tokens}) it has no price for",
             crate::views::style::UNPRICED,
             messages(e.unpriced),
         ));
