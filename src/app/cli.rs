@@ -552,10 +552,7 @@ pub struct StatsArgs {
     /// JSON: one object for a session; NDJSON rows and a total row for a report
     #[arg(long)]
     pub json: bool,
-    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table (docs/prices.md)
-    ///
-    /// Shown beside pi's cost, marked ~, never added into it; usage the table does not price
-    /// either stays marked unpriced.
+    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
     #[arg(long, value_name = "FILE")]
     pub prices: Option<std::path::PathBuf>,
 }
@@ -599,8 +596,8 @@ pub struct CheckArgs {
         help_heading = "Assertions"
     )]
     pub unpriced: Option<Unpriced>,
-    /// With --max-cost, judge recorded + estimated cost, estimating usage pi recorded at $0
-    /// from FILE, a LiteLLM price table (docs/prices.md); what it cannot price is --unpriced's
+    /// With --max-cost, judge recorded + estimated cost: usage pi recorded at $0 priced from FILE,
+    /// a LiteLLM price table (docs/prices.md); what it cannot price is --unpriced's
     #[arg(
         long,
         value_name = "FILE",
