@@ -350,3 +350,44 @@ fn a_bad_table_is_a_one_line_usage_error_naming_the_file() {
     let r = stats(&["--all", "--prices", &missing.to_string_lossy()]);
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+/// The estimate is made from the tally's rows at report time: a warm report from the tally
+/// cache estimates what a cold one does.
+#[test]
+fn a_report_from_the_tally_cache_estimates_the_same() {
+    let tmp = tempfile::tempdir().unwrap();
+    let agent = tmp.path().join("agent");
+    let sessions = agent.join("sessions/--p--");
+    fs::create_dir_all(&sessions).unwrap();
+    let source = fixture().join("agent/sessions/--p--");
+    for f in fs::read_dir(&source).unwrap() {
+        let f = f.unwrap();
+        let to = sessions.join(f.file_name());
+        fs::copy(f.path(), &to).unwrap();
+        // An hour old: the cache keeps files that are not being written.
+        let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&to)
+            .unwrap()
+            .set_modified(hour_ago)
+            .unwrap();
+    }
+    let cache = tmp.path().join("cache");
+    let table = table();
+    for by in ["model", "day", "message"] {
+        let args = ["stats", "--all", "--by", by, "--json", "--prices", &table];
+        let report = || {
+            let env = crate::cache::env_for(&agent, Some(&cache));
+            let r = run_with(env, &args, b"");
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            r.stdout
+        };
+        let cold = report();
+        assert!(!crate::cache::cache_files(&cache, "tallies").is_empty());
+        assert_eq!(report(), cold, "{by}");
+        let uncached = run_with(crate::cache::env_for(&agent, None), &args, b"");
+        assert_eq!(uncached.stdout, cold, "{by}");
+        assert!(cold.contains("\"estimatedCost\":0.01095"), "{by}: {cold}");
+    }
+}
