@@ -391,3 +391,23 @@ fn a_report_from_the_tally_cache_estimates_the_same() {
         assert!(cold.contains("\"estimatedCost\":0.01095"), "{by}: {cold}");
     }
 }
+
+/// A run pi priced whole: nothing to estimate, the verdict as without `--prices`.
+#[test]
+fn max_cost_with_nothing_to_estimate_reads_as_without_prices() {
+    let header = r#"{"type":"session","version":3,"id":"0196dddd-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
+    let priced = json!({"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:01:00.000Z",
+        "message":{"role":"assistant","content":[],"provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"stop",
+        "usage":{"input":1000,"output":100,"cacheRead":0,"cacheWrite":0,"totalTokens":1100,"cost":{"total":0.75}}}});
+    let run = format!("{header}\n{priced}\n");
+    let with = check(&["-", "--max-cost", "1", "--prices", &table()], &run);
+    let without = check(&["-", "--max-cost", "1"], &run);
+    assert_eq!((with.code, &with.stdout), (0, &without.stdout));
+    let over = check(&["-", "--max-cost", "0.5", "--prices", &table()], &run);
+    assert_eq!(over.code, 1, "{}", over.stdout);
+    assert!(
+        over.stdout.contains("FAIL max-cost: $0.75 > $0.50"),
+        "{}",
+        over.stdout
+    );
+}

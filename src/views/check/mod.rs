@@ -456,8 +456,8 @@ fn cost_assertion(
         ..*recorded
     });
     let usage = judged.as_ref().unwrap_or(recorded);
-    // Which part was estimated, inside the parentheses after the figure.
-    let parts = estimated.map(|e| {
+    // Which part was estimated, inside the parentheses after the figure (when a part was).
+    let parts = estimated.filter(|e| e.priced > 0).map(|e| {
         format!(
             "recorded {} + estimated ~{}",
             dollars(recorded.cost),
