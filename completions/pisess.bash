@@ -118,7 +118,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__check)
-            opts="-a -q -h --all --since --until --integrity --max-cost --unpriced --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --no-secrets --secrets-config --json --summary --junit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -q -h --all --since --until --integrity --max-cost --unpriced --prices --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --no-secrets --secrets-config --json --summary --junit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -138,6 +138,10 @@ _pisess() {
                     ;;
                 --unpriced)
                     COMPREPLY=($(compgen -W "ok fail" -- "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-tokens)
@@ -698,7 +702,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__stats)
-            opts="-a -q -h --all --by --since --until --tz --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -q -h --all --by --since --until --tz --json --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -717,6 +721,10 @@ _pisess() {
                     return 0
                     ;;
                 --tz)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -165,6 +165,7 @@ message\t'One row per message-bearing entry (the fact table; `--json` only)'"
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l since -d 'Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l until -d 'Only messages before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l tz -d 'The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l prices -d 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -181,6 +182,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l until -d 'Check 
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-cost -d 'Total cost at most USD dollars (pi\'s /session cost)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l unpriced -d 'With --max-cost, usage without a price (tokens > 0 at a recorded cost of 0): ok judges the recorded cost alone; fail fails the assertion. Without it such usage is undecided' -r -f -a "ok\t'Judge the recorded cost, leaving the unpriced tokens out'
 fail\t'The assertion fails'"
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l prices -d 'With --max-cost, judge recorded + estimated cost: usage pi recorded at $0 priced from FILE, a LiteLLM price table (docs/prices.md); what it cannot price is --unpriced\'s' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tokens -d 'Total tokens at most N (input + output + cache read + cache write)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-turns -d 'At most N assistant messages' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-duration -d 'From the header\'s time to the last user or assistant message at most SPAN (90s, 30m, 2h)' -r

@@ -556,6 +556,9 @@ pub struct StatsArgs {
     /// JSON: one object for a session; NDJSON rows and a total row for a report
     #[arg(long)]
     pub json: bool,
+    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -597,6 +600,15 @@ pub struct CheckArgs {
         help_heading = "Assertions"
     )]
     pub unpriced: Option<Unpriced>,
+    /// With --max-cost, judge recorded + estimated cost: usage pi recorded at $0 priced from FILE,
+    /// a LiteLLM price table (docs/prices.md); what it cannot price is --unpriced's
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "max_cost",
+        help_heading = "Assertions"
+    )]
+    pub prices: Option<std::path::PathBuf>,
     /// Total tokens at most N (input + output + cache read + cache write)
     ///
     /// A negative token count in any usage record makes the total no bound: undecided (exit 2)

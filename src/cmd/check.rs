@@ -229,6 +229,9 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
         integrity: args.integrity,
         max_cost: args.max_cost,
         unpriced: args.unpriced,
+        prices: (args.prices.as_deref())
+            .map(crate::views::prices::Pricer::read)
+            .transpose()?,
         max_tokens: args.max_tokens,
         max_turns: args.max_turns,
         max_duration,
@@ -285,7 +288,7 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
     if args.all || args.since.is_some() || args.until.is_some() {
         let scope = if args.all { Scope::All } else { Scope::Project };
         let window = crate::cmd::window(&args.since, &args.until, env)?;
-        let listing = listing::list(loc, scope, Detail::Listing)?;
+        let listing = listing::list(loc, scope, detail(args.prices.is_some()))?;
         let mut targets = Vec::new();
         for (path, problem) in &listing.problems {
             let name = path.display().to_string();
@@ -355,6 +358,16 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
         .collect())
 }
 
+/// What a session is read for: with `--prices`, each message's usage and model too (the
+/// tally `stats` reads), to estimate what pi recorded at $0.
+fn detail(prices: bool) -> Detail {
+    if prices {
+        Detail::Stats
+    } else {
+        Detail::Listing
+    }
+}
+
 fn one(arg: Option<&OsString>, loc: &Location, env: &Env) -> anyhow::Result<Target> {
     Ok(
         match select(
@@ -397,7 +410,7 @@ fn check_one(
             // One pass, as it comes, never held whole: the summary, the index and the secrets
             // scan are its sinks. Counted, for the summary's size.
             let mut read = stdin.take(u64::MAX);
-            let mut summary = Summarizer::new(Detail::Listing);
+            let mut summary = Summarizer::new(detail(spec.prices.is_some()));
             let mut index = want_index.then(|| Indexer::stream("-"));
             let mut sinks = |h: &Header, e: &EntryLine| {
                 summary.entry(h, e);
@@ -430,7 +443,13 @@ fn check_one(
             let name = path.display().to_string();
             let summary = match listed {
                 Some(s) => *s,
-                None => match summarize(&path, SummaryOptions::default()) {
+                None => match summarize(
+                    &path,
+                    SummaryOptions {
+                        detail: detail(spec.prices.is_some()),
+                        ..SummaryOptions::default()
+                    },
+                ) {
                     Ok(s) => s,
                     Err(e) => return failed(name, e.to_string()),
                 },

@@ -20,6 +20,7 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::views::context;
+use crate::views::prices::{self, EstimateJson, Pricer};
 use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
 use pisess_format::js::JsValue;
 use pisess_format::model::{EntryLine, Header, Usage};
@@ -50,6 +51,9 @@ pub fn run(
         env.now_ms,
         &tz,
     )?;
+    // Read before anything is written: a bad table stops the command with nothing emitted.
+    let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
+    let pricer = pricer.as_ref();
     let report = args.all
         || args.sessions.len() > 1
         || args.by.is_some()
@@ -63,10 +67,10 @@ pub fn run(
             stdin,
         )?;
         if args.json {
-            surrogates::write(&mut *out, &one_json(&one))?;
+            surrogates::write(&mut *out, &one_json(&one, pricer))?;
             out.write_all(b"\n")?;
         } else {
-            human::one(&one, env, &tz, out)?;
+            human::one(&one, pricer, env, &tz, out)?;
         }
         return Ok(Outcome::Done);
     }
@@ -80,9 +84,9 @@ pub fn run(
     if by == By::Message {
         let (sessions, read_failed) = read_many(args, env, diag, stdin)?;
         failed = read_failed;
-        write_messages(&sessions, rows, args.json, env, &tz, out)?;
+        write_messages(&sessions, rows, args.json, pricer, env, &tz, out)?;
     } else {
-        let mut grouper = Grouper::new(by, &tz, rows);
+        let mut grouper = Grouper::new(by, &tz, rows, pricer);
         if args.sessions.is_empty() {
             // Each session is grouped and dropped on the thread that read it; only its share
             // is kept until the shares are added in file order.
@@ -108,11 +112,11 @@ pub fn run(
         if args.json {
             for b in buckets.iter().chain(std::iter::once(&total)) {
                 let is_total = std::ptr::eq(b, &total);
-                surrogates::write(&mut *out, &bucket_json(by, b, is_total))?;
+                surrogates::write(&mut *out, &bucket_json(by, b, is_total, pricer.is_some()))?;
                 out.write_all(b"\n")?;
             }
         } else {
-            human::buckets(by, &buckets, &total, env, out)?;
+            human::buckets(by, &buckets, &total, pricer, env, out)?;
         }
     }
     Ok(Outcome::partly_failed_if(failed))
@@ -327,6 +331,9 @@ struct OneRow<'a> {
     tokens: Figure<'a, Tokens>,
     cost: Figure<'a, f64>,
     unpriced_tokens: f64,
+    /// With `--prices`.
+    #[serde(flatten)]
+    estimate: Option<EstimateJson>,
     tool_errors: u64,
     models: Vec<ModelRow>,
     tools: Vec<ToolRow<'a>>,
@@ -347,6 +354,9 @@ struct ModelRow {
     assistant_messages: u64,
     tokens: Tokens,
     cost: f64,
+    /// With `--prices`.
+    #[serde(flatten)]
+    estimate: Option<EstimateJson>,
 }
 
 #[derive(Serialize)]
@@ -390,9 +400,10 @@ struct NextRow {
     tokens: usize,
 }
 
-fn one_json(one: &One) -> OneRow<'_> {
+fn one_json<'a>(one: &'a One, pricer: Option<&Pricer>) -> OneRow<'a> {
     let s = &one.summary;
     let t = one.tally();
+    let per_model = pricer.map(|p| prices::per_model(p, t));
     let (active, abandoned) = t.cost_split();
     let stops = &t.stops;
     OneRow {
@@ -417,11 +428,15 @@ fn one_json(one: &One) -> OneRow<'_> {
             .as_ref()
             .map_or(Figure::Ours(s.usage.cost), |t| Figure::Pis(&t.1)),
         unpriced_tokens: s.usage.unpriced,
+        estimate: pricer.map(|p| (&prices::total(p, t)).into()),
         tool_errors: s.counts.tool_errors,
         models: t
             .per_model()
             .into_iter()
             .map(|(model, turns, u)| ModelRow {
+                estimate: per_model
+                    .as_ref()
+                    .map(|m| (&m.get(&model).copied().unwrap_or_default()).into()),
                 model,
                 assistant_messages: turns,
                 tokens: (&u).into(),
@@ -484,9 +499,12 @@ struct BucketRow<'a> {
     tokens: Tokens,
     cost: f64,
     unpriced_tokens: f64,
+    /// With `--prices`.
+    #[serde(flatten)]
+    estimate: Option<EstimateJson>,
 }
 
-fn bucket_json(by: By, b: &Bucket, total: bool) -> BucketRow<'_> {
+fn bucket_json(by: By, b: &Bucket, total: bool, priced: bool) -> BucketRow<'_> {
     BucketRow {
         by: by.as_str(),
         key: (!total).then_some(b.key.as_str()),
@@ -501,6 +519,7 @@ fn bucket_json(by: By, b: &Bucket, total: bool) -> BucketRow<'_> {
         tokens: (&b.usage).into(),
         cost: b.usage.cost,
         unpriced_tokens: b.usage.unpriced,
+        estimate: priced.then(|| (&b.estimated).into()),
     }
 }
 
@@ -523,6 +542,9 @@ struct MessageRow<'a> {
     cache_write: f64,
     total_tokens: f64,
     cost: f64,
+    /// With `--prices`.
+    #[serde(flatten)]
+    estimate: Option<MessageEstimate<'a>>,
     tool_name: &'a Option<pisess_store::tally::Name>,
     tool_calls: &'a [pisess_store::tally::Name],
     is_error: Option<bool>,
@@ -530,11 +552,37 @@ struct MessageRow<'a> {
     active: bool,
 }
 
+/// A fact row's estimate (`--prices`): null where pi priced the usage, or there is none.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageEstimate<'a> {
+    estimated_cost: Option<f64>,
+    /// The table's key that priced it, and the step of the rule that found the key.
+    price_key: Option<&'a str>,
+    price_match: Option<&'static str>,
+    /// Why usage pi recorded at cost 0 has no estimate either.
+    unestimated: Option<String>,
+}
+
+impl<'a> From<Option<&prices::Estimate<'a>>> for MessageEstimate<'a> {
+    fn from(e: Option<&prices::Estimate<'a>>) -> Self {
+        let cost = e.map(|e| &e.1);
+        let found = cost.and_then(|c| c.as_ref().ok());
+        MessageEstimate {
+            estimated_cost: found.map(|(c, _)| c.total),
+            price_key: found.map(|(_, m)| m.key),
+            price_match: found.map(|(_, m)| m.by.as_str()),
+            unestimated: cost.and_then(|c| c.as_ref().err()).map(ToString::to_string),
+        }
+    }
+}
+
 /// `--by message`: the fact table, one row per message-bearing entry, in each file's order.
 fn write_messages(
     sessions: &[Summary],
     window: RowWindow,
     json: bool,
+    pricer: Option<&Pricer>,
     env: &Env,
     tz: &TimeZone,
     out: &mut dyn Write,
@@ -543,7 +591,9 @@ fn write_messages(
         let Some(t) = s.tally.as_deref() else {
             continue;
         };
+        let matches = pricer.map(|p| p.models(t));
         for r in t.rows.iter().filter(|r| window.holds(r)) {
+            let e = matches.as_deref().map(|m| prices::estimate(m, r));
             let (provider, model) = r
                 .model
                 .and_then(|i| t.models.get(i as usize))
@@ -572,6 +622,7 @@ fn write_messages(
                     cache_write: u.cache_write,
                     total_tokens: u.total_tokens(),
                     cost: u.cost,
+                    estimate: e.as_ref().map(|e| e.as_ref().into()),
                     tool_name: &r.tool,
                     tool_calls: &r.calls,
                     is_error: r.is_error,
@@ -581,7 +632,7 @@ fn write_messages(
                 surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;
             } else {
-                human::message_row(s, t, r, env, tz, out)?;
+                human::message_row(s, t, r, e.as_ref(), env, tz, out)?;
             }
         }
     }

@@ -6,6 +6,7 @@ pub mod context;
 pub mod export;
 pub mod ids;
 pub(crate) mod preview;
+pub mod prices;
 pub mod search;
 pub mod secrets;
 pub mod stats;

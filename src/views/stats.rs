@@ -7,8 +7,11 @@ use jiff::tz::TimeZone;
 use jiff::Timestamp;
 
 use pisess_format::model::Usage;
+use pisess_store::prices::Estimated;
 use pisess_store::summary::{Counts, Summary};
 use pisess_store::tally::{Row, Tally};
+
+use crate::views::prices::{self, Estimate, Pricer};
 
 /// What rows are grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -55,10 +58,15 @@ pub struct Bucket {
     pub messages: u64,
     pub counts: Counts,
     pub usage: Usage,
+    /// With `--prices`: the estimate of the usage pi recorded at cost 0, apart from `usage.cost`.
+    pub estimated: Estimated,
 }
 
 impl Bucket {
-    fn add_row(&mut self, r: &Row) {
+    fn add_row(&mut self, r: &Row, e: Option<&Estimate>) {
+        if let Some(e) = e {
+            prices::add(&mut self.estimated, e);
+        }
         self.messages += u64::from(r.message);
         match r.role.as_str() {
             "user" if r.message => self.counts.user_messages += 1,
@@ -88,6 +96,7 @@ impl Bucket {
         c.tool_results += o.tool_results;
         c.tool_errors += o.tool_errors;
         self.usage.add(&other.usage);
+        self.estimated.merge(&other.estimated);
     }
 }
 
@@ -135,6 +144,7 @@ pub struct Rules<'a> {
     by: By,
     tz: &'a TimeZone,
     window: RowWindow,
+    pricer: Option<&'a Pricer>,
 }
 
 /// One session's part of a report: its buckets (each with `sessions` 1) and their sum. Made
@@ -159,6 +169,7 @@ impl Rules<'_> {
         let Some(t) = s.tally.as_deref() else {
             return share;
         };
+        let matches = self.pricer.map(|p| p.models(t));
         // The local day (`local_day`) last keyed and its key: the rows of a session come a day
         // at a time, and formatting a key for each was a sixth of a report from the cache,
         // making a date for each a fifteenth.
@@ -166,6 +177,8 @@ impl Rules<'_> {
         // This session's share of each bucket, so a session is counted once per bucket.
         let mut mine: hashbrown::HashMap<String, Bucket> = hashbrown::HashMap::new();
         for r in t.rows.iter().filter(|r| window.holds(r)) {
+            let e = matches.as_deref().and_then(|m| prices::estimate(m, r));
+            let e = e.as_ref();
             match by {
                 By::Tool => {
                     for name in &r.calls {
@@ -179,6 +192,9 @@ impl Rules<'_> {
                         if let Some(u) = &r.usage {
                             b.usage.add(u);
                         }
+                        if let Some(e) = e {
+                            prices::add(&mut b.estimated, e);
+                        }
                     }
                 }
                 // A tool result is counted under the model whose call it answers; its usage
@@ -189,9 +205,15 @@ impl Rules<'_> {
                         usage: None,
                         ..r.clone()
                     };
-                    mine.entry(name(r.answers)).or_default().add_row(&counts);
+                    mine.entry(name(r.answers))
+                        .or_default()
+                        .add_row(&counts, None);
+                    let b = mine.entry(name(r.model)).or_default();
                     if let Some(u) = &r.usage {
-                        mine.entry(name(r.model)).or_default().usage.add(u);
+                        b.usage.add(u);
+                    }
+                    if let Some(e) = e {
+                        prices::add(&mut b.estimated, e);
                     }
                 }
                 By::Day | By::Week | By::Month => {
@@ -209,7 +231,7 @@ impl Rules<'_> {
                         }
                         None => "(no time)",
                     };
-                    mine.entry_ref(key).or_default().add_row(r);
+                    mine.entry_ref(key).or_default().add_row(r, e);
                 }
                 _ => {
                     // Borrowed: a key is made only for a bucket this session has not met yet.
@@ -221,7 +243,7 @@ impl Rules<'_> {
                         By::Project => s.cwd.as_str(),
                         _ => s.id.as_str(),
                     };
-                    mine.entry_ref(key).or_default().add_row(r);
+                    mine.entry_ref(key).or_default().add_row(r, e);
                 }
             }
         }
@@ -253,9 +275,19 @@ pub struct Grouper<'a> {
 }
 
 impl<'a> Grouper<'a> {
-    pub fn new(by: By, tz: &'a TimeZone, window: RowWindow) -> Grouper<'a> {
+    pub fn new(
+        by: By,
+        tz: &'a TimeZone,
+        window: RowWindow,
+        pricer: Option<&'a Pricer>,
+    ) -> Grouper<'a> {
         Grouper {
-            rules: Rules { by, tz, window },
+            rules: Rules {
+                by,
+                tz,
+                window,
+                pricer,
+            },
             buckets: hashbrown::HashMap::new(),
             total: Bucket::default(),
         }

@@ -28,6 +28,7 @@ mod ls;
 mod markdown;
 mod numbers;
 mod path;
+mod prices;
 mod progress;
 mod rm;
 mod robustness;

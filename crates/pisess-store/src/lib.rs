@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod listing;
 pub mod locate;
+pub mod prices;
 pub mod removal;
 pub mod select;
 pub mod session;

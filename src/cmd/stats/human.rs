@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use jiff::tz::TimeZone;
 
 use crate::app::env::Env;
+use crate::views::prices::{self, Estimate, Pricer};
 use crate::views::stats::{Bucket, By, One};
 use crate::views::style::{self, Role};
 use pisess_format::time::local_time;
@@ -45,7 +46,13 @@ fn usage_line(u: &pisess_format::model::Usage) -> String {
 }
 
 /// The summary block of one session.
-pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn one(
+    one: &One,
+    pricer: Option<&Pricer>,
+    env: &Env,
+    tz: &TimeZone,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let theme = env.theme();
     let s = &one.summary;
     let t = one.tally();
@@ -106,6 +113,17 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
     if s.usage.negative_cost {
         writeln!(out, "{}{}", field(""), style::negative_legend())?;
     }
+    // Beside pi's cost, never added into it.
+    if let Some(p) = pricer {
+        let e = prices::total(p, t);
+        writeln!(
+            out,
+            "{}{} ({})",
+            field("estimated"),
+            theme.bold(&prices::shown(&e)),
+            prices::legend(p, &e)
+        )?;
+    }
     writeln!(
         out,
         "{}~{} tokens in {} (estimated as pi does: characters / 4)",
@@ -146,6 +164,7 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
         count(t.branch_summaries, "branch summary", "branch summaries")
     )?;
     let models = t.per_model();
+    let estimates = pricer.map(|p| prices::per_model(p, t));
     if !models.is_empty() {
         writeln!(out, "{}", theme.bold("models"))?;
         let w = models
@@ -156,12 +175,16 @@ pub(super) fn one(one: &One, env: &Env, tz: &TimeZone, out: &mut dyn Write) -> i
         for (model, turns, u) in &models {
             writeln!(
                 out,
-                "  {}{}  {:>10}  {:>8}  {:>8}",
+                "  {}{}  {:>10}  {:>8}  {:>8}{}",
                 safe(model),
                 " ".repeat(w - style::width(model)),
                 count(*turns, "turn", "turns"),
                 style::tokens(u.total_tokens()),
-                style::cost_of(u)
+                style::cost_of(u),
+                estimates.as_ref().map_or_else(String::new, |m| format!(
+                    "  {:>8}",
+                    prices::shown(&m.get(model).copied().unwrap_or_default())
+                ))
             )?;
         }
     }
@@ -264,6 +287,7 @@ pub(super) fn buckets(
     by: By,
     rows: &[Bucket],
     total: &Bucket,
+    pricer: Option<&Pricer>,
     env: &Env,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -315,6 +339,9 @@ pub(super) fn buckets(
         style::tokens(b.usage.total_tokens())
     }));
     cols.push(col("cost", true, 0, &|b| style::cost_of(&b.usage)));
+    if pricer.is_some() {
+        cols.push(col("estimated", true, 0, &|b| prices::shown(&b.estimated)));
+    }
     if by == By::Session {
         cols.push(col("title", false, 10, &|b| {
             if std::ptr::eq(b, total) {
@@ -398,6 +425,9 @@ pub(super) fn buckets(
     if total.usage.negative_cost {
         writeln!(out, "{}", theme.dim(&style::negative_legend()))?;
     }
+    if let Some(p) = pricer {
+        writeln!(out, "{}", theme.dim(&prices::legend(p, &total.estimated)))?;
+    }
     Ok(())
 }
 
@@ -406,6 +436,7 @@ pub(super) fn message_row(
     s: &Summary,
     t: &Tally,
     r: &Row,
+    estimate: Option<&Option<Estimate>>,
     env: &Env,
     tz: &TimeZone,
     out: &mut dyn Write,
@@ -421,13 +452,22 @@ pub(super) fn message_row(
     };
     let u = r.usage.unwrap_or_default();
     let line = format!(
-        "{time}  {}  {}  {:<16} {:<28} {:>8} {:>8}  {}{}",
+        "{time}  {}  {}  {:<16} {:<28} {:>8} {:>8}{}  {}{}",
         theme.paint(Role::Id, &env.short_id(&s.id)),
         if r.active { '*' } else { ' ' },
         safe(&r.role),
         safe(&t.model_name(r.model).unwrap_or_default()),
         style::tokens(u.total_tokens()),
         style::cost(u.cost),
+        // With --prices: the estimate of usage pi recorded at $0, or that it has none.
+        estimate.map_or_else(String::new, |e| format!(
+            " {:>9}",
+            match e {
+                None => "-".to_owned(),
+                Some((_, Ok((c, _)))) => format!("~{}", style::cost(c.total)),
+                Some((_, Err(_))) => "unpriced".to_owned(),
+            }
+        )),
         safe(&what),
         if r.is_error == Some(true) {
             theme.paint(Role::Error, " error")

@@ -35,6 +35,9 @@ pub struct Spec {
     pub max_cost: Option<f64>,
     /// How `max_cost` treats usage without a price; `None`: such usage leaves it undecided.
     pub unpriced: Option<Unpriced>,
+    /// `--prices`: `max_cost` judges the recorded cost plus the estimate of what pi recorded
+    /// at $0; usage the table does not price either is what `unpriced` is about.
+    pub prices: Option<crate::views::prices::Pricer>,
     pub max_tokens: Option<u64>,
     pub max_turns: Option<u64>,
     /// The limit in ms, and the span as given (`30m`).
@@ -113,6 +116,9 @@ pub struct Figures {
     pub cost: f64,
     /// Tokens of usage records whose recorded cost is 0 (no price): `cost` leaves them out.
     pub unpriced_tokens: f64,
+    /// With `--prices`: the estimate of the usage pi recorded at $0, apart from `cost`.
+    #[serde(flatten)]
+    pub estimate: Option<crate::views::prices::EstimateJson>,
     #[serde(rename = "totalTokens")]
     pub tokens: f64,
     /// Some usage record holds a cost below 0: `cost` is no bound on what was spent.
@@ -212,9 +218,13 @@ pub fn judge(
         None => s.to_owned(),
     };
     let branch = session.map(Branch::of);
+    let estimated = (spec.prices.as_ref())
+        .zip(summary.tally.as_deref())
+        .map(|(p, t)| crate::views::prices::total(p, t));
     let figures = Figures {
         cost: summary.usage.cost,
         unpriced_tokens: summary.usage.unpriced,
+        estimate: estimated.as_ref().map(Into::into),
         tokens: summary.usage.total_tokens(),
         negative_cost: summary.usage.negative_cost,
         negative_tokens: summary.usage.negative_tokens,
@@ -249,7 +259,12 @@ pub fn judge(
         assertions.push(none_found("integrity", n, plural(n, "finding")));
     }
     if let Some(max) = spec.max_cost {
-        assertions.push(cost_assertion(&summary.usage, max, spec.unpriced));
+        assertions.push(cost_assertion(
+            &summary.usage,
+            max,
+            spec.unpriced,
+            estimated.as_ref(),
+        ));
     }
     if let Some(max) = spec.max_tokens {
         #[allow(clippy::cast_precision_loss)]
@@ -425,11 +440,36 @@ pub fn undecidable(spec: &Spec, summary: &Summary) -> Option<String> {
 /// bound: a gate that passed on it could pass a run of any real cost. Unless `unpriced` says
 /// how to treat it, the assertion is undecided; `fail` fails it (when the recorded cost alone
 /// does not); `ok` judges the recorded cost.
+///
+/// With an estimate (`--prices`) the cost judged is recorded + estimated, and the usage left
+/// unpriced is what the table did not price either; `measured` says which part is which.
 fn cost_assertion(
-    usage: &pisess_format::model::Usage,
+    recorded: &pisess_format::model::Usage,
     max: f64,
     unpriced: Option<Unpriced>,
+    estimated: Option<&pisess_store::prices::Estimated>,
 ) -> Assertion {
+    use crate::views::style::cost as dollars;
+    let judged = estimated.map(|e| pisess_format::model::Usage {
+        cost: recorded.cost + e.cost,
+        unpriced: e.unpriced_tokens,
+        ..*recorded
+    });
+    let usage = judged.as_ref().unwrap_or(recorded);
+    // Which part was estimated, inside the parentheses after the figure (when a part was).
+    let parts = estimated.filter(|e| e.priced > 0).map(|e| {
+        format!(
+            "recorded {} + estimated ~{}",
+            dollars(recorded.cost),
+            dollars(e.cost)
+        )
+    });
+    let within_note = |rest: Option<String>| match (&parts, rest) {
+        (Some(p), Some(r)) => format!(" ({p}; {r})"),
+        (Some(p), None) => format!(" ({p})"),
+        (None, Some(r)) => format!(" ({r})"),
+        (None, None) => String::new(),
+    };
     let cost = usage.cost;
     let within = nano_dollars(cost) <= nano_dollars(max);
     let cents = |x: f64| format!("${x:.2}");
@@ -465,8 +505,9 @@ fn cost_assertion(
             "token count"
         };
         a.measured = format!(
-            "{} (a usage record holds a negative {what})",
-            crate::views::style::cost_of(usage)
+            "{}{}",
+            crate::views::style::cost_of(usage),
+            within_note(Some(format!("a usage record holds a negative {what}")))
         );
         a.held = false;
         a.undecided = true;
@@ -484,7 +525,12 @@ fn cost_assertion(
                 crate::views::style::tokens(usage.unpriced)
             )
         };
-        a.measured = format!("{}{} ({tokens})", a.measured, crate::views::style::UNPRICED);
+        a.measured = format!(
+            "{}{}{}",
+            a.measured,
+            crate::views::style::UNPRICED,
+            within_note(Some(tokens))
+        );
         match unpriced {
             // The recorded cost judged, the tokens left out said in `measured`.
             Some(Unpriced::Ok) => {}
@@ -499,6 +545,8 @@ fn cost_assertion(
                     "; cannot decide (--unpriced ok|fail says how to treat them), limit".into();
             }
         }
+    } else {
+        a.measured.push_str(&within_note(None));
     }
     a
 }
