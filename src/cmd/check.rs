@@ -582,6 +582,28 @@ fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io:
         writeln!(out, "{}", theme.paint(role, &theme.bold(&line)))?;
     }
     if checked.len() > 1 {
+        // The sessions that did not pass, again at the end (as cargo test and pytest repeat
+        // theirs): in a long run they scrolled by among the ones that did.
+        let not_passed: Vec<&Checked> = checked
+            .iter()
+            .filter(|c| c.status() != Status::Passed)
+            .collect();
+        if !not_passed.is_empty() {
+            writeln!(out, "\n{}", theme.bold("not passed:"))?;
+        }
+        for c in not_passed {
+            let id = c.short_id.as_deref().map(esc).unwrap_or_default();
+            writeln!(out, "  {}  {}", theme.paint(Role::Id, &id), esc(&c.name))?;
+            match &c.result {
+                Err(_) => writeln!(out, "    {}", esc(&verdict_line(c)))?,
+                Ok(v) => {
+                    for a in v.assertions.iter().filter(|a| !a.held) {
+                        let word = if a.undecided { "UNDECIDED" } else { "FAIL" };
+                        writeln!(out, "    {word} {}", esc(&assertion_text(a)))?;
+                    }
+                }
+            }
+        }
         writeln!(out, "\n{}", theme.bold(&run_line(checked)))?;
     }
     Ok(())

@@ -1098,3 +1098,38 @@ fn negative_counts_make_the_budget_gates_undecided() {
     );
     assert_eq!(r.code, 1, "{}", r.stdout);
 }
+
+/// `check --all`: the sessions that did not pass are named again after the last one, each with
+/// the assertions that failed, above the run's line (in a long run they scrolled by).
+#[test]
+fn a_run_over_many_sessions_repeats_what_did_not_pass_at_the_end() {
+    let r = crate::common::run(&["check", "--all", "--max-cost", "0.06", "-q"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let examples = crate::common::examples_agent_dir().display().to_string();
+    let tail = &r.stdout[r.stdout.find("\nnot passed:\n").expect("a recap")..];
+    snap!("check_all_recap", tail.replace(&examples, "<examples>"));
+    // Every session whose own verdict is FAIL is in the recap, and no other.
+    let failed: Vec<&str> = r
+        .stdout
+        .split("\n\n")
+        .filter(|block| block.contains("\nFAIL: "))
+        .filter_map(|block| block.lines().next())
+        .collect();
+    assert!(failed.len() >= 2, "{}", r.stdout);
+    for head in &failed {
+        assert!(
+            tail.contains(&format!("  {head}\n")),
+            "{head} not in {tail}"
+        );
+    }
+    assert_eq!(
+        tail.matches("\n    FAIL max-cost: ").count(),
+        failed.len(),
+        "{tail}"
+    );
+    assert!(
+        tail.trim_end()
+            .ends_with(&format!("{} failed", failed.len())),
+        "{tail}"
+    );
+}
