@@ -187,6 +187,66 @@ pub fn truncate(s: &str, width: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Cuts `s` to at most `width` display columns by taking out its middle (`deepseek/…-chat-v3`):
+/// for a name whose start (a provider) and end (a version) both say which it is.
+pub fn truncate_middle(s: &str, width: usize) -> Cow<'_, str> {
+    if s.width() <= width {
+        return Cow::Borrowed(s);
+    }
+    if width < 3 {
+        return truncate(s, width);
+    }
+    let head_width = (width - 1) / 2;
+    let (mut head, mut used) = (0, 0);
+    for (i, c) in s.char_indices() {
+        let w = c.width().unwrap_or(0);
+        if used + w > head_width {
+            break;
+        }
+        used += w;
+        head = i + c.len_utf8();
+    }
+    let tail_width = width - 1 - used;
+    let (mut tail, mut used) = (s.len(), 0);
+    for (i, c) in s.char_indices().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w > tail_width || i < head {
+            break;
+        }
+        used += w;
+        tail = i;
+    }
+    Cow::Owned(format!("{}…{}", &s[..head], &s[tail..]))
+}
+
+/// Cuts a path to `width` columns from the left, at a `/` where it can (`…/webshop`): a
+/// project is told by its last names.
+pub fn truncate_left(s: &str, width: usize) -> Cow<'_, str> {
+    if s.width() <= width {
+        return Cow::Borrowed(s);
+    }
+    if width == 0 {
+        return Cow::Borrowed("");
+    }
+    let mut used = 0;
+    let mut start = s.len();
+    for (i, c) in s.char_indices().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w > width - 1 {
+            break;
+        }
+        used += w;
+        start = i;
+    }
+    let tail = &s[start..];
+    // From a separator on, unless that leaves nothing of the last name.
+    let tail = match tail.find('/') {
+        Some(at) if at + 1 < tail.len() => &tail[at..],
+        _ => tail,
+    };
+    Cow::Owned(format!("…{tail}"))
+}
+
 /// Display width of a string (for aligning columns).
 pub fn width(s: &str) -> usize {
     s.width()
@@ -353,6 +413,29 @@ mod tests {
         assert_eq!(truncate("hello world", 6), "hello…");
         assert_eq!(truncate("日本語テキスト", 5), "日本…");
         assert_eq!(one_line("a\n  b\tc"), "a b c");
+        // A model keeps its provider and its version; a path its last names.
+        assert_eq!(
+            truncate_middle("deepseek/deepseek-chat-v3-0324", 18),
+            "deepseek…t-v3-0324"
+        );
+        assert_eq!(truncate_middle("gpt-5", 18), "gpt-5");
+        assert_eq!(truncate_middle("日本語のモデル名前", 9), "日本…名前");
+        assert_eq!(
+            truncate_left("/Users/someone/gh/webshop", 12),
+            "…/gh/webshop"
+        );
+        assert_eq!(truncate_left("/Users/someone/gh/webshop", 11), "…/webshop");
+        assert_eq!(truncate_left("/home/dev/app", 20), "/home/dev/app");
+        for w in 0..12 {
+            for s in [
+                "deepseek/deepseek-chat-v3-0324",
+                "日本語のモデル名前",
+                "/a/日本/webshop",
+            ] {
+                assert!(width(&truncate_middle(s, w)) <= w, "{s} at {w}");
+                assert!(width(&truncate_left(s, w)) <= w, "{s} at {w}");
+            }
+        }
     }
 
     #[test]

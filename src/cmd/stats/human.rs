@@ -266,6 +266,8 @@ struct Col {
     right: bool,
     /// The least it is cut to before columns are dropped (0: never cut).
     min: usize,
+    /// How a cell is cut: from the right, unless a key says more at its ends.
+    cut: fn(&str, usize) -> std::borrow::Cow<'_, str>,
 }
 
 impl Col {
@@ -299,6 +301,7 @@ pub(super) fn buckets(
         cells: all.iter().map(|b| f(b)).collect(),
         right,
         min,
+        cut: style::truncate,
     };
     let key = |b: &Bucket| {
         if std::ptr::eq(b, total) {
@@ -309,12 +312,24 @@ pub(super) fn buckets(
             safe(&b.key)
         }
     };
-    let mut cols = vec![col(
+    let mut key_col = col(
         if by == By::Session { "id" } else { by.as_str() },
         false,
-        if by == By::Session { 0 } else { 12 },
+        0,
         &key,
-    )];
+    );
+    if by != By::Session {
+        // The key is what a row is about: number columns go before it is cut, down to a
+        // width that still tells keys apart; a project keeps its last names (`…/webshop`, as
+        // `ls` cuts it), a model its provider and its version (`deepseek/…-chat-v3`).
+        key_col.min = key_col.natural().clamp(12, 32);
+        key_col.cut = match by {
+            By::Project => style::truncate_left,
+            By::Model => style::truncate_middle,
+            _ => style::truncate,
+        };
+    }
+    let mut cols = vec![key_col];
     if by != By::Session {
         cols.push(col("sessions", true, 0, &|b| b.sessions.to_string()));
     }
@@ -372,15 +387,49 @@ pub(super) fn buckets(
             "errors",
             "tokens",
         ];
+        let mut keep = vec![true; cols.len()];
+        let fits = |keep: &[bool], widths: &[usize]| {
+            let kept = |v: &[usize]| -> Vec<usize> {
+                v.iter()
+                    .zip(keep)
+                    .filter(|(_, k)| **k)
+                    .map(|(w, _)| *w)
+                    .collect()
+            };
+            let kept_cols: Vec<&Col> = cols
+                .iter()
+                .zip(keep)
+                .filter(|(_, k)| **k)
+                .map(|(c, _)| c)
+                .collect();
+            let least: Vec<usize> = kept_cols
+                .iter()
+                .zip(kept(widths))
+                .map(|(c, w)| if c.min > 0 { w.min(c.min) } else { w })
+                .collect();
+            used(&least) <= width
+        };
+        let mut dropped = Vec::new();
         for head in drop_order {
-            if used(&least(&cols, &widths)) <= width {
+            if fits(&keep, &widths) {
                 break;
             }
             if let Some(i) = cols.iter().position(|c| c.head == head) {
-                cols.remove(i);
-                widths.remove(i);
+                keep[i] = false;
+                dropped.push(i);
             }
         }
+        // A column dropped on the way may fit again once a wider one has gone.
+        for &i in dropped.iter().rev() {
+            keep[i] = true;
+            if !fits(&keep, &widths) {
+                keep[i] = false;
+            }
+        }
+        let mut k = keep.iter();
+        cols.retain(|_| *k.next().unwrap());
+        let mut k = keep.iter();
+        widths.retain(|_| *k.next().unwrap());
         // ... and the cut columns then share what is left, the last (a title) first.
         let natural = widths.clone();
         widths = least(&cols, &widths);
@@ -392,7 +441,7 @@ pub(super) fn buckets(
     let line = |cells: &[&str]| -> String {
         let mut s = String::new();
         for (i, ((cell, w), c)) in cells.iter().zip(&widths).zip(&cols).enumerate() {
-            let cell = style::truncate(cell, *w);
+            let cell = (c.cut)(cell, *w);
             let pad = " ".repeat(w.saturating_sub(style::width(&cell)));
             if i > 0 {
                 s.push_str("  ");
