@@ -540,7 +540,7 @@ pub struct GenerateArgs {
     pub kind: GenerateKind,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 #[allow(clippy::struct_excessive_bools)] // one per flag
 pub struct GrepArgs {
     /// A regular expression (Rust's regex syntax, as ripgrep), or with -F a fixed string

@@ -62,6 +62,13 @@ impl<'a> Diag<'a> {
     }
 
     /// An informational line on stderr (not a warning; not suppressed by `-q`).
+    /// A hint about the result (not a warning about a file): said unless `-q`.
+    pub fn hint(&mut self, message: &str) {
+        if !self.quiet {
+            let _ = writeln!(self.err, "{message}");
+        }
+    }
+
     pub fn note(&mut self, message: &str) {
         let _ = writeln!(self.err, "{message}");
     }

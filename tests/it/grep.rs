@@ -522,3 +522,42 @@ fn lines_passed_over_unparsed_change_no_answer() {
     assert_eq!(r.stdout.matches("user  ").count(), 3, "{}", r.stdout);
     assert!(r.stderr.contains(":23: "), "{}", r.stderr);
 }
+
+/// Nothing matched in what grep searches, but the pattern is in tool results or thinking, which
+/// it leaves out unless asked: one line on stderr names the flag (rg would have found it), the
+/// exit is still 1; never with -q, never when --tools or --thinking was given.
+#[test]
+fn a_pattern_only_in_unsearched_text_is_said_with_the_flag() {
+    let r = crate::common::run(&["grep", "--all", "Successfully replaced"]);
+    assert_eq!((r.code, r.stdout.as_str()), (1, ""));
+    let hint =
+        "no match in what grep searches, but the pattern occurs in tool results: add --tools";
+    assert_eq!(
+        r.stderr.lines().filter(|l| *l == hint).count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    let r = crate::common::run(&["grep", "--all", "computes its total"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("occurs in thinking: add --thinking"),
+        "{}",
+        r.stderr
+    );
+    let r = crate::common::run(&["grep", "--all", "-q", "Successfully replaced"]);
+    assert_eq!((r.code, r.stderr.as_str()), (1, ""));
+    let r = crate::common::run(&["grep", "--all", "--tools", "-l", "Successfully replaced"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Found nowhere: nothing said but the files' own warnings.
+    let r = crate::common::run(&["grep", "--all", "no such words anywhere"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        !r.stderr.contains("no match in what grep searches"),
+        "{}",
+        r.stderr
+    );
+    // With --role the user said what to search: no hint.
+    let r = crate::common::run(&["grep", "--all", "--role", "user", "Successfully replaced"]);
+    assert!(!r.stderr.contains("add --tools"), "{}", r.stderr);
+}

@@ -71,6 +71,15 @@ pub(super) trait Matcher: Sync {
     fn holds(&self, _s: &Searched<Self::Hit>) -> bool {
         true
     }
+    /// When nothing matched: a flag that would have found the pattern in these files, in
+    /// text this search leaves out (`kept`: the driver's own filters on a session).
+    fn unsearched(
+        &self,
+        _paths: &[PathBuf],
+        _kept: &dyn Fn(&Searched<Self::Hit>) -> bool,
+    ) -> Option<&'static str> {
+        None
+    }
     /// Reports a session's warnings.
     fn warn(&self, diag: &mut Diag, s: &Searched<Self::Hit>);
     /// Prints a session's hits; `first`: nothing was printed before.

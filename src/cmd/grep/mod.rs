@@ -129,6 +129,22 @@ fn drive<M: Matcher>(
     if let Some(e) = failed {
         return Err(e.into());
     }
+    if !matched && !trouble {
+        let kept = |s: &matcher::Searched<M::Hit>| {
+            explicit || (listing::in_scope(&env.location, scope, &s.cwd) && projects.holds(&s.cwd))
+        };
+        let files: Vec<PathBuf> = inputs.iter().flatten().cloned().collect();
+        if let Some(flag) = matcher.unsearched(&files, &kept) {
+            let what = if flag == "--tools" {
+                "tool results"
+            } else {
+                "thinking"
+            };
+            diag.hint(&format!(
+                "no match in what grep searches, but the pattern occurs in {what}: add {flag}"
+            ));
+        }
+    }
     Ok(if trouble {
         Outcome::Unsure
     } else if matched {

@@ -270,6 +270,50 @@ impl super::matcher::Matcher for Text<'_> {
         s.summary.as_ref().is_none_or(|sm| self.window.holds(sm))
     }
 
+    /// Tool results and thinking, which grep leaves out unless asked (`rg` would have found
+    /// them): searched again, to the first hit, only when nothing matched. Not with `--type`
+    /// or `--role`, which say what to search.
+    fn unsearched(
+        &self,
+        paths: &[PathBuf],
+        kept: &dyn Fn(&Searched<Hit>) -> bool,
+    ) -> Option<&'static str> {
+        if !self.args.types.is_empty() || !self.args.roles.is_empty() {
+            return None;
+        }
+        let flags = [
+            ("--tools", self.args.tools),
+            ("--thinking", self.args.thinking),
+        ];
+        for (flag, asked) in flags {
+            if asked {
+                continue;
+            }
+            let mut args = self.args.clone();
+            args.tools |= flag == "--tools";
+            args.thinking |= flag == "--thinking";
+            (args.files_with_matches, args.count, args.json) = (true, false, false);
+            let mut sink = io::sink();
+            let mut quiet = Diag::new(
+                &mut sink,
+                true,
+                crate::views::style::Theme { enabled: false },
+            );
+            let Ok((wider, _)) = Text::new(&args, self.env, &mut quiet) else {
+                continue;
+            };
+            let found = |path: &PathBuf| {
+                wider
+                    .file(path)
+                    .is_ok_and(|s| !s.hits.is_empty() && wider.holds(&s) && kept(&s))
+            };
+            if paths.iter().any(found) {
+                return Some(flag);
+            }
+        }
+        None
+    }
+
     fn warn(&self, diag: &mut Diag, s: &Searched<Hit>) {
         diag.session_warnings(&s.path.display().to_string(), &s.warnings);
     }
