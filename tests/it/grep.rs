@@ -166,8 +166,14 @@ fn json_objects_carry_the_documented_fields() {
     assert_eq!(o["timestamp"], "2026-07-01T10:00:01.000Z");
     assert_eq!(o["fileLine"], 2);
     assert_eq!(o["lineNumber"], 1);
-    // Byte offsets in the UTF-8 line: `é` is two bytes.
-    assert_eq!(o["matches"], serde_json::json!([{"start": 8, "end": 13}]));
+    // Byte offsets in the UTF-8 line (`é` is two bytes), and the matched text itself, which
+    // jq cannot slice out by bytes.
+    assert_eq!(
+        o["matches"],
+        serde_json::json!([{"start": 8, "end": 13, "text": "café"}])
+    );
+    let line = o["line"].as_str().unwrap();
+    assert_eq!(&line[8..13], o["matches"][0]["text"]);
     let name = &objects(&r)[1];
     assert_eq!(
         (name["field"].as_str(), name["role"].is_null()),

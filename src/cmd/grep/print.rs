@@ -195,7 +195,9 @@ fn write_json(s: &Searched<Hit>, h: &Hit, out: &mut dyn Write) -> io::Result<()>
     let matches: Vec<_> = h
         .matches
         .iter()
-        .map(|&(start, end)| json!({"start": start, "end": end}))
+        // The matched text beside its byte offsets (as ripgrep's `match.text`): jq slices a
+        // string by code points, so `.line[.start:.end]` is wrong on a line that is not ASCII.
+        .map(|&(start, end)| json!({"start": start, "end": end, "text": h.line.get(start..end)}))
         .collect();
     let object = json!({
         "sessionId": s.id,
