@@ -407,3 +407,14 @@ fn usage_counts_are_summed_as_javascript_sums_them() {
     assert_eq!(r.code, 2, "{}", r.stdout);
     assert!(r.stdout.contains("cannot decide max-cost"), "{}", r.stdout);
 }
+
+/// `--by tool`: pi records usage per message, so a tool's tokens and cost are not known and
+/// not shown as 0 (the examples' tool results carry no usage of their own).
+#[test]
+fn a_report_by_tool_shows_what_is_known_of_tools() {
+    let r = crate::common::run(&["stats", "--all", "--by", "tool", "-q"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let head = r.stdout.lines().next().unwrap();
+    assert!(!head.contains("tokens") && !head.contains("cost"), "{head}");
+    snap!("stats_by_tool", r.stdout);
+}

@@ -350,11 +350,19 @@ pub(super) fn buckets(
             b.counts.tool_errors.to_string()
         }));
     }
-    cols.push(col("tokens", true, 0, &|b| {
-        style::tokens(b.usage.total_tokens())
-    }));
-    cols.push(col("cost", true, 0, &|b| style::cost_of(&b.usage)));
-    if pricer.is_some() {
+    // pi records usage per message, not per tool call: a tool's columns of tokens and cost are
+    // shown only when some tool result carries usage of its own (a subagent's run).
+    let usage_known = by != By::Tool
+        || rows
+            .iter()
+            .any(|b| b.usage.total_tokens() != 0.0 || b.usage.cost != 0.0);
+    if usage_known {
+        cols.push(col("tokens", true, 0, &|b| {
+            style::tokens(b.usage.total_tokens())
+        }));
+        cols.push(col("cost", true, 0, &|b| style::cost_of(&b.usage)));
+    }
+    if pricer.is_some() && usage_known {
         cols.push(col("estimated", true, 0, &|b| prices::shown(&b.estimated)));
     }
     if by == By::Session {
