@@ -5,6 +5,7 @@ pub mod check;
 pub mod context;
 pub mod export;
 pub mod ids;
+pub mod paths;
 pub(crate) mod preview;
 pub mod prices;
 pub mod search;

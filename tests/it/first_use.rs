@@ -769,3 +769,37 @@ fn grep_shows_entries_of_context() {
     ]);
     assert!(parsed.is_err());
 }
+
+/// One file read under three spellings is one file in `stats`' files line (issue 47).
+#[test]
+fn stats_lists_a_file_once_under_each_spelling() {
+    let store = Store::new();
+    let reads: Vec<Value> = ["src/x.rs", "./src/x.rs", "/home/dev/app/src/x.rs", "/etc/hosts"]
+        .iter()
+        .enumerate()
+        .map(|(n, p)| json!({"type":"toolCall","id":format!("c{n}"),"name":"read","arguments":{"path":p}}))
+        .collect();
+    store.session(
+        "/home/dev/app",
+        "0196f222-0000-7000-8000-000000000001",
+        "2026-07-01T10:00:00.000Z",
+        &[
+            user("u1", None, "2026-07-01T10:00:01.000Z", "read it"),
+            assistant(
+                "a1",
+                Some("u1"),
+                "2026-07-01T10:00:02.000Z",
+                "m",
+                json!(reads),
+            ),
+        ],
+    );
+    let r = store.run(&["stats", "0196f222"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let files = &r.stdout[r.stdout.find("\nfiles\n").expect("a files block")..];
+    let line = files
+        .lines()
+        .find(|l| l.trim_start().starts_with("read "))
+        .unwrap_or_else(|| panic!("{}", r.stdout));
+    assert_eq!(line.trim(), "read     /etc/hosts, src/x.rs", "{}", r.stdout);
+}

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use jiff::tz::TimeZone;
 
 use crate::app::env::Env;
+use crate::views::paths;
 use crate::views::prices::{self, Estimate, Pricer};
 use crate::views::stats::{Bucket, By, One};
 use crate::views::style::{self, Role};
@@ -189,11 +190,17 @@ pub(super) fn one(
         }
     }
     tools(t, env, out)?;
-    let files = [
-        ("read", &t.files.read),
-        ("written", &t.files.written),
-        ("edited", &t.files.edited),
-    ];
+    // One file under each spelling (`src/x`, `./src/x`, `/cwd/src/x`), as the session's cwd says.
+    let one_spelling =
+        |set: &std::collections::BTreeSet<String>| -> std::collections::BTreeSet<String> {
+            set.iter().map(|p| paths::normal(p, &s.cwd)).collect()
+        };
+    let (read, written, edited) = (
+        one_spelling(&t.files.read),
+        one_spelling(&t.files.written),
+        one_spelling(&t.files.edited),
+    );
+    let files = [("read", &read), ("written", &written), ("edited", &edited)];
     if files.iter().any(|(_, f)| !f.is_empty()) {
         writeln!(out, "{}", theme.bold("files"))?;
         // One path after another, wrapped at the terminal's width (100 when piped), each
