@@ -111,8 +111,8 @@ fn write_human(
         } else {
             None
         };
-        let (entry, rests) = decode_for_block(session, i, blocks.full)?;
-        blocks.write(session, i, (&entry, &rests), note.as_deref(), out)?;
+        let (entry, cuts) = decode_for_block(session, i, blocks.full)?;
+        blocks.write(session, i, (&entry, &cuts), note.as_deref(), out)?;
         Ok(())
     };
     let items = selected.iter().copied().enumerate();

@@ -265,14 +265,14 @@ impl<'a> Follower<'a> {
                 if self.shown {
                     out.write_all(b"\n")?;
                 }
-                let (entry, rests) = decode_for_block(session, i, args.full)?;
+                let (entry, cuts) = decode_for_block(session, i, args.full)?;
                 let blocks = Blocks {
                     theme: self.env.theme(),
                     full: args.full,
                     tz: &self.env.tz,
                     labels: std::mem::take(&mut self.labels),
                 };
-                let written = blocks.write(session, i, (&entry, &rests), note.as_deref(), out);
+                let written = blocks.write(session, i, (&entry, &cuts), note.as_deref(), out);
                 self.labels = blocks.labels;
                 written?;
             }
