@@ -15,7 +15,7 @@ use super::body::{string_or_json, Body};
 use crate::views::style::{self, escape_control, shown_id, IdCut, Role, Theme};
 use pisess_format::model::content::{CallForm, ToolCall};
 use pisess_format::model::cut::{Cuts, Place};
-use pisess_format::model::{Entry, EntryKind, Field, Message, Role as PiRole};
+use pisess_format::model::{Entry, EntryKind, Field, Message, Role as PiRole, Usage};
 use pisess_format::time::local_time;
 use pisess_store::session::Session;
 
@@ -185,11 +185,8 @@ fn message_body(body: &mut Body, m: Message) -> io::Result<()> {
                 (m.tools_added(), "tools added"),
                 (m.tools_removed(), "tools removed"),
             ] {
-                if let Some(tools) = tools.and_then(Value::as_array) {
-                    let names: Vec<_> = tools
-                        .iter()
-                        .map(|t| string_or_json(t.get("name").or(Some(t))))
-                        .collect();
+                if let Some(names) = Message::tool_names(tools) {
+                    let names: Vec<_> = names.map(|name| string_or_json(Some(name))).collect();
                     body.line(&format!("{what}: {}", names.join(", ")), Role::Muted)?;
                 }
             }
@@ -320,17 +317,9 @@ fn entry_body(body: &mut Body, e: &Value, entry: Entry) -> io::Result<()> {
 }
 
 /// `cache_warm · anthropic/claude-sonnet-4-5 · 7.6k tokens · $0.0023`
-fn usage_line(kind: Field, provider: Field, model: Field, u: Field) -> String {
-    let n = |k: &str| {
-        u.and_then(|u| u.get(k))
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0)
-    };
-    let tokens = n("input") + n("output") + n("cacheRead") + n("cacheWrite");
-    let cost = u
-        .and_then(|u| u.pointer("/cost/total"))
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
+fn usage_line(kind: Field, provider: Field, model: Field, usage: Field) -> String {
+    let usage = Usage::of_value(usage);
+    let (tokens, cost) = (usage.total_tokens(), usage.cost);
     let model = format!("{}/{}", str_or(provider), str_or(model));
     // Tokens at a recorded cost of 0 had no price: the money every command prints, said.
     let unpriced = if cost == 0.0 { tokens } else { 0.0 };

@@ -138,16 +138,20 @@ impl Body<'_> {
                 let call = call.line(CallForm::Keys);
                 self.line(&format!("→ {call}"), Role::Tool)
             }
-            Block::Image { .. } => {
-                let label = image_label(b, |data| match self.cuts.at(place) {
+            Block::Image { mime_type, data } => {
+                let label = image_label(mime_type, data, |data| match self.cuts.at(place) {
                     Some(Left::Base64(digits)) => digits * 3 / 4,
                     _ => base64_size(data),
                 });
                 self.line(&label, Role::Custom)
             }
             // Anything else (seed 000's `tool_result` blocks, future types): its name and text.
-            Block::Other { kind, block } => {
-                let text = match block.get("content").or_else(|| block.get("text")) {
+            Block::Other {
+                kind,
+                content,
+                text,
+            } => {
+                let text = match content.or(text) {
                     Some(Value::String(s)) => s.clone(),
                     c @ Some(Value::Array(_)) => full_text(c),
                     _ => String::new(),
