@@ -290,7 +290,7 @@ mod tests {
                 continue;
             };
             let (value, cuts) = decode(&line, &EntryKind::Message).expect("the skim is sure");
-            shortened += cuts.len();
+            shortened += cuts.0.len();
             let write = |entry: &Value, cuts: &Cuts| {
                 let mut out = Vec::new();
                 let mut body = Body {
@@ -416,7 +416,7 @@ mod tests {
         for line in lines {
             let whole = pisess_format::json::decode(line.as_bytes()).unwrap();
             let (value, cuts) = decode(line.as_bytes(), &EntryKind::Message).unwrap();
-            assert!(cuts.is_empty(), "{line}");
+            assert!(cuts.0.is_empty(), "{line}");
             assert_eq!(value, whole);
         }
     }

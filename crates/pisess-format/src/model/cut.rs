@@ -31,7 +31,7 @@ pub enum Left {
 
 /// The cut texts of one decoded entry (none when it was decoded whole).
 #[derive(Debug, Default)]
-pub struct Cuts(Vec<(Place, Left)>);
+pub struct Cuts(pub Vec<(Place, Left)>);
 
 impl Cuts {
     pub fn add(&mut self, place: Place, left: Left) {
@@ -51,14 +51,5 @@ impl Cuts {
             .iter()
             .find(|(p, _)| *p == place)
             .map(|&(_, left)| left)
-    }
-
-    /// How many texts were cut.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 }
