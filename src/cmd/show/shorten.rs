@@ -47,24 +47,20 @@ enum Use {
 pub(super) fn decode(line: &[u8], kind: &EntryKind) -> Option<(Value, Cuts)> {
     let mut cuts = Cuts::default();
     let mut s = Skim::new(line);
-    // Each kind's shown texts are under one key of the line: given twice, the last one's
-    // cuts are the entry's.
     let entry = object_with(
         &mut s,
         |_| true,
-        |key, s| match (kind, key) {
-            (EntryKind::Message, b"message") if s.at_object() => {
-                cuts = Cuts::default();
-                message(s, &mut cuts)
-            }
-            (EntryKind::CustomMessage | EntryKind::Thinking, b"content") => {
-                cuts = Cuts::default();
-                content(s, &mut cuts)
-            }
-            (EntryKind::Compaction | EntryKind::BranchSummary, b"summary") => {
-                string(s.value().ok()?, Use::Text(Place::Summary), &mut cuts)
-            }
-            _ => decoded(s),
+        |key, s| {
+            let read = match (kind, key) {
+                (EntryKind::Message, b"message") => message,
+                (EntryKind::CustomMessage | EntryKind::Thinking, b"content") => content,
+                (EntryKind::Compaction | EntryKind::BranchSummary, b"summary") => summary,
+                _ => return decoded(s),
+            };
+            // Each kind's shown texts are under one key of the line: given twice, the last
+            // one's cuts are the entry's.
+            cuts = Cuts::default();
+            read(s, &mut cuts)
         },
     )?;
     s.end().ok()?;
@@ -74,6 +70,9 @@ pub(super) fn decode(line: &[u8], kind: &EntryKind) -> Option<(Value, Cuts)> {
 /// A message object: its content shortened, and its `output` or `summary` when its role shows
 /// them as text.
 fn message(s: &mut Skim<'_>, cuts: &mut Cuts) -> Option<Value> {
+    if !s.at_object() {
+        return decoded(s);
+    }
     object_reading_later(
         s,
         cuts,
@@ -91,6 +90,11 @@ fn message(s: &mut Skim<'_>, cuts: &mut Cuts) -> Option<Value> {
             _ => Use::Whole,
         },
     )
+}
+
+/// A compaction's or branch summary's `summary`, shortened.
+fn summary(s: &mut Skim<'_>, cuts: &mut Cuts) -> Option<Value> {
+    string(s.value().ok()?, Use::Text(Place::Summary), cuts)
 }
 
 /// Content: a string shortened, or blocks whose text, thinking and image data are.
@@ -412,10 +416,15 @@ mod tests {
             format!(
                 r#"{{"type":"message","message":{{"role":"bashExecution","output":"{long}","output":"short"}}}}"#
             ),
+            format!(
+                r#"{{"type":"message","message":{{"role":"bashExecution","output":"{long}"}},"message":{{"role":"bashExecution"}}}}"#
+            ),
+            format!(r#"{{"type":"compaction","summary":"{long}","summary":"short"}}"#),
         ];
         for line in lines {
             let whole = pisess_format::json::decode(line.as_bytes()).unwrap();
-            let (value, cuts) = decode(line.as_bytes(), &EntryKind::Message).unwrap();
+            let kind = EntryKind::parse(whole.get("type").and_then(Value::as_str));
+            let (value, cuts) = decode(line.as_bytes(), &kind).unwrap();
             assert!(cuts.0.is_empty(), "{line}");
             assert_eq!(value, whole);
         }
