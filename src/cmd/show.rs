@@ -107,29 +107,36 @@ fn write_human(
         }
         let previous = k.checked_sub(1).map(|p| selected[p]);
         let note = if file_order {
-            parent_note(session, i, previous)
+            let in_file = |p: &str| session.find(p).is_some();
+            parent_note(
+                session.parent_id(i),
+                in_file,
+                previous.map(|p| session.id(p)),
+            )
         } else {
             None
         };
-        let (entry, rests) = decode_for_block(session, i, blocks.full)?;
-        blocks.write(session, i, (&entry, &rests), note.as_deref(), out)?;
+        let (entry, cuts) = decode_for_block(session, i, blocks.full)?;
+        blocks.write(session, i, (&entry, &cuts), note.as_deref(), out)?;
         Ok(())
     };
     let items = selected.iter().copied().enumerate();
     pisess_store::util::parallel::write_in_order(items, weight, out, write)
 }
 
-/// `parent a1b2c3d4`, `new root` or `parent 0badc0de (not in the file)` when entry `i` does
-/// not follow `previous`.
-fn parent_note(session: &Session, i: usize, previous: Option<usize>) -> Option<String> {
-    let parent = session.parent_id(i);
-    let previous_id = previous.and_then(|p| session.id(p));
+/// `parent a1b2c3d4`, `new root` or `parent 0badc0de (not in the file)` when an entry of
+/// `parent` does not follow the entry shown before it (`previous`: its id, if any).
+fn parent_note(
+    parent: Option<&str>,
+    in_file: impl Fn(&str) -> bool,
+    previous: Option<Option<&str>>,
+) -> Option<String> {
     match parent {
-        Some(p) if session.find(p).is_none() => Some(format!(
+        Some(p) if !in_file(p) => Some(format!(
             "parent {} (not in the file)",
             style::shown_id(p, IdCut::Typed)
         )),
-        Some(p) if Some(p) != previous_id => {
+        Some(p) if Some(p) != previous.flatten() => {
             Some(format!("parent {}", style::shown_id(p, IdCut::Typed)))
         }
         None if previous.is_some() => Some("new root".to_owned()),

@@ -64,14 +64,16 @@ pub(crate) fn base64_digits(data: &[u8]) -> u64 {
     data.len() as u64 - others
 }
 
-/// `[image/png 120 KB]` for an image block (pi's `{data, mimeType}` shape), the data's decoded
-/// size given by `size` (`base64_size`, unless the caller knows it without the data).
-pub(crate) fn image_label(block: &Value, size: impl FnOnce(&str) -> u64) -> String {
-    let mime = block
-        .get("mimeType")
-        .and_then(Value::as_str)
-        .unwrap_or("image");
-    match block.get("data").and_then(Value::as_str) {
+/// `[image/png 120 KB]` for an image block (pi's `{data, mimeType}` shape, as strings), the
+/// data's decoded size given by `size` (`base64_size`, unless the caller knows it without the
+/// data).
+pub(crate) fn image_label(
+    mime_type: Option<&str>,
+    data: Option<&str>,
+    size: impl FnOnce(&str) -> u64,
+) -> String {
+    let mime = mime_type.unwrap_or("image");
+    match data {
         Some(data) => format!("[{mime} {}]", crate::views::style::bytes(size(data))),
         None => format!("[{mime}]"),
     }
@@ -370,16 +372,10 @@ mod tests {
         assert_eq!(base64_digits(b"A B\tC\nD\x0BE\x0CF\rG=="), 8);
         let big = "A".repeat(163_840);
         assert_eq!(
-            image_label(
-                &json!({"type":"image","data":big,"mimeType":"image/png"}),
-                base64_size
-            ),
+            image_label(Some("image/png"), Some(&big), base64_size),
             "[image/png 120 KB]"
         );
-        assert_eq!(
-            image_label(&json!({"type":"image","data":7}), base64_size),
-            "[image]"
-        );
+        assert_eq!(image_label(None, None, base64_size), "[image]");
     }
 
     #[test]

@@ -12,10 +12,10 @@ use jiff::tz::TimeZone;
 use serde_json::{Map, Value};
 
 use super::body::{string_or_json, Body};
-use super::limits::Rests;
 use crate::views::style::{self, escape_control, shown_id, IdCut, Role, Theme};
 use pisess_format::model::content::{CallForm, ToolCall};
-use pisess_format::model::{Entry, EntryKind, Field, Message, Role as PiRole};
+use pisess_format::model::cut::{Cuts, Place};
+use pisess_format::model::{Entry, EntryKind, Field, Message, Role as PiRole, Usage};
 use pisess_format::time::local_time;
 use pisess_store::session::Session;
 
@@ -33,13 +33,13 @@ fn str_or(v: Field<'_>) -> &str {
 }
 
 impl Blocks<'_> {
-    /// Writes the block of entry `i` (`entry` decoded in pi's shape, `rests` what its
-    /// shortened strings left out), with an optional note on where it hangs in the tree.
+    /// Writes the block of entry `i` (`entry` decoded in pi's shape, `cuts` what its
+    /// shortened texts left out), with an optional note on where it hangs in the tree.
     pub(super) fn write(
         &self,
         session: &Session,
         i: usize,
-        (entry, rests): (&Value, &Rests),
+        (entry, cuts): (&Value, &Cuts),
         note: Option<&str>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
@@ -81,7 +81,7 @@ impl Blocks<'_> {
             out,
             theme: t,
             full: self.full,
-            rests,
+            cuts,
         };
         match typed {
             Entry::Message(Some(m)) if m.0.is_object() => message_body(&mut body, m),
@@ -162,14 +162,14 @@ fn message_body(body: &mut Body, m: Message) -> io::Result<()> {
     match m.role() {
         PiRole::BashExecution => {
             body.line(&format!("$ {}", string_or_json(m.command())), Role::Tool)?;
-            body.text(&string_or_json(m.output()), Role::Plain)?;
+            body.text_at(Place::Output, &string_or_json(m.output()), Role::Plain)?;
             if let Some(path) = m.full_output_path().and_then(Value::as_str) {
                 body.line(&format!("full output: {path}"), Role::Muted)?;
             }
             Ok(())
         }
         PiRole::BranchSummary | PiRole::CompactionSummary => {
-            body.text(&string_or_json(m.summary()), Role::Plain)
+            body.text_at(Place::Summary, &string_or_json(m.summary()), Role::Plain)
         }
         PiRole::System => {
             body.content(m.content_value().filter(|c| c.as_str() != Some("")))?;
@@ -185,11 +185,8 @@ fn message_body(body: &mut Body, m: Message) -> io::Result<()> {
                 (m.tools_added(), "tools added"),
                 (m.tools_removed(), "tools removed"),
             ] {
-                if let Some(tools) = tools.and_then(Value::as_array) {
-                    let names: Vec<_> = tools
-                        .iter()
-                        .map(|t| string_or_json(t.get("name").or(Some(t))))
-                        .collect();
+                if let Some(names) = Message::tool_names(tools) {
+                    let names: Vec<_> = names.map(|name| string_or_json(Some(name))).collect();
                     body.line(&format!("{what}: {}", names.join(", ")), Role::Muted)?;
                 }
             }
@@ -235,7 +232,7 @@ fn entry_body(body: &mut Body, e: &Value, entry: Entry) -> io::Result<()> {
             from_hook,
             ..
         } => {
-            body.text(&string_or_json(summary), Role::Plain)?;
+            body.text_at(Place::Summary, &string_or_json(summary), Role::Plain)?;
             let mut facts = Vec::new();
             if let Some(first) = first_kept_entry_id.and_then(Value::as_str) {
                 facts.push(format!("kept from {}", shown_id(first, IdCut::Typed)));
@@ -257,7 +254,7 @@ fn entry_body(body: &mut Body, e: &Value, entry: Entry) -> io::Result<()> {
         Entry::BranchSummary {
             summary, from_id, ..
         } => {
-            body.text(&string_or_json(summary), Role::Plain)?;
+            body.text_at(Place::Summary, &string_or_json(summary), Role::Plain)?;
             match from_id.and_then(Value::as_str) {
                 Some(from) => body.line(
                     &format!("from {}", shown_id(from, IdCut::Typed)),
@@ -320,17 +317,9 @@ fn entry_body(body: &mut Body, e: &Value, entry: Entry) -> io::Result<()> {
 }
 
 /// `cache_warm · anthropic/claude-sonnet-4-5 · 7.6k tokens · $0.0023`
-fn usage_line(kind: Field, provider: Field, model: Field, u: Field) -> String {
-    let n = |k: &str| {
-        u.and_then(|u| u.get(k))
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0)
-    };
-    let tokens = n("input") + n("output") + n("cacheRead") + n("cacheWrite");
-    let cost = u
-        .and_then(|u| u.pointer("/cost/total"))
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
+fn usage_line(kind: Field, provider: Field, model: Field, usage: Field) -> String {
+    let usage = Usage::of_value(usage);
+    let (tokens, cost) = (usage.total_tokens(), usage.cost);
     let model = format!("{}/{}", str_or(provider), str_or(model));
     // Tokens at a recorded cost of 0 had no price: the money every command prints, said.
     let unpriced = if cost == 0.0 { tokens } else { 0.0 };

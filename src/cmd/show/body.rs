@@ -6,10 +6,11 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use super::limits::{Left, Rests, MAX_CHARS, MAX_LINES, MAX_LINE_CHARS};
+use super::limits::{MAX_CHARS, MAX_LINES, MAX_LINE_CHARS};
 use crate::views::style::{self, escape_control, Role, Theme};
 use crate::views::text::{base64_size, cut, full_text, image_label};
 use pisess_format::model::content::{Block, CallForm, Content};
+use pisess_format::model::cut::{Cuts, Left, Place};
 
 const INDENT: &str = "  ";
 
@@ -18,19 +19,30 @@ pub(super) struct Body<'a> {
     pub out: &'a mut dyn Write,
     pub theme: Theme,
     pub full: bool,
-    /// What the entry's shortened strings left out (none with `--full`).
-    pub rests: &'a Rests,
+    /// What the entry's shortened texts left out (none with `--full`).
+    pub cuts: &'a Cuts,
 }
 
 impl Body<'_> {
     /// Multi-line text, cut to `MAX_LINES`/`MAX_CHARS` with a marker unless `--full`.
     pub(super) fn text(&mut self, text: &str, look: Role) -> io::Result<()> {
-        self.text_after("", text, look)
+        self.text_after("", text, None, look)
     }
 
-    /// [`Body::text`] of `lead` and `text`, where `text` may be a shortened string.
-    fn text_after(&mut self, lead: &str, text: &str, look: Role) -> io::Result<()> {
-        let rest = match self.rests.of(text) {
+    /// [`Body::text`] of the text at `place`, which the shortened decode may have cut.
+    pub(super) fn text_at(&mut self, place: Place, text: &str, look: Role) -> io::Result<()> {
+        self.text_after("", text, Some(place), look)
+    }
+
+    /// [`Body::text`] of `lead` and `text`, the start of a cut text when `place` says so.
+    fn text_after(
+        &mut self,
+        lead: &str,
+        text: &str,
+        place: Option<Place>,
+        look: Role,
+    ) -> io::Result<()> {
+        let rest = match place.and_then(|p| self.cuts.at(p)) {
             Some(Left::Text(rest)) => Some(rest),
             _ => None,
         };
@@ -42,7 +54,7 @@ impl Body<'_> {
         let (kept, more_lines, more_chars) = if self.full {
             (text.trim_end_matches('\n'), 0, 0)
         } else {
-            let c = cut(&text, rest, MAX_LINES, MAX_CHARS);
+            let c = cut(&text, rest.as_ref(), MAX_LINES, MAX_CHARS);
             (c.text, c.more_lines, c.more_chars)
         };
         for line in escape_control(kept, true).lines() {
@@ -89,15 +101,17 @@ impl Body<'_> {
     pub(super) fn content(&mut self, content: Option<&Value>) -> io::Result<()> {
         match Content::of(content) {
             Content::None => Ok(()),
-            Content::Text(s) => self.text(s, Role::Plain),
-            Content::Blocks(blocks) => blocks.iter().try_for_each(|b| self.block(b)),
+            Content::Text(s) => self.text_at(Place::Content, s, Role::Plain),
+            Content::Blocks(blocks) => {
+                (blocks.iter().enumerate()).try_for_each(|(i, b)| self.block(Place::Block(i), b))
+            }
             Content::Other(other) => self.line(&other.to_string(), Role::Plain),
         }
     }
 
-    fn block(&mut self, b: &Value) -> io::Result<()> {
+    fn block(&mut self, place: Place, b: &Value) -> io::Result<()> {
         match Block::of(b) {
-            Block::Text { text } => self.text(&string_or_json(text), Role::Plain),
+            Block::Text { text } => self.text_at(place, &string_or_json(text), Role::Plain),
             Block::Thinking { redacted: true, .. } => self.line("thinking (redacted)", Role::Muted),
             // No text (the provider kept it encrypted in the signature, or there was none):
             // said so, not an empty `thinking:` line.
@@ -117,22 +131,27 @@ impl Body<'_> {
                 self.line(label, Role::Muted)
             }
             Block::Thinking { thinking, .. } => {
-                self.text_after("thinking: ", &string_or_json(thinking), Role::Muted)
+                let thinking = string_or_json(thinking);
+                self.text_after("thinking: ", &thinking, Some(place), Role::Muted)
             }
             Block::ToolCall(call) => {
                 let call = call.line(CallForm::Keys);
                 self.line(&format!("→ {call}"), Role::Tool)
             }
-            Block::Image { .. } => {
-                let label = image_label(b, |data| match self.rests.of(data) {
-                    Some(&Left::Base64(digits)) => digits * 3 / 4,
+            Block::Image { mime_type, data } => {
+                let label = image_label(mime_type, data, |data| match self.cuts.at(place) {
+                    Some(Left::Base64(digits)) => digits * 3 / 4,
                     _ => base64_size(data),
                 });
                 self.line(&label, Role::Custom)
             }
             // Anything else (seed 000's `tool_result` blocks, future types): its name and text.
-            Block::Other { kind, block } => {
-                let text = match block.get("content").or_else(|| block.get("text")) {
+            Block::Other {
+                kind,
+                content,
+                text,
+            } => {
+                let text = match content.or(text) {
                     Some(Value::String(s)) => s.clone(),
                     c @ Some(Value::Array(_)) => full_text(c),
                     _ => String::new(),

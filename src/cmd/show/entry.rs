@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use super::limits::Rests;
 use super::shorten;
+use pisess_format::model::cut::Cuts;
 use pisess_format::model::Dialect;
 use pisess_store::session::Session;
 
@@ -17,7 +17,7 @@ pub(super) fn decode_for_block(
     session: &Session,
     i: usize,
     full: bool,
-) -> io::Result<(Value, Rests)> {
+) -> io::Result<(Value, Cuts)> {
     thread_local! {
         /// Each worker's line buffer: one allocated (and zeroed) per block was a tenth of
         /// `show`'s instructions on the 400 MB benchmark session.
@@ -29,8 +29,8 @@ pub(super) fn decode_for_block(
             .then(|| shorten::decode(bytes, session.kind(i)))
             .flatten();
         let decoded = match shortened {
-            Some((value, rests)) => (session.migrated(i, value), rests),
-            None => (session.decode_entry(i, bytes)?, Rests::default()),
+            Some((value, cuts)) => (session.migrated(i, value), cuts),
+            None => (session.decode_entry(i, bytes)?, Cuts::default()),
         };
         // A huge line's buffer is not held for the rest of the run.
         if scratch.len() > SCRATCH_KEPT {

@@ -19,7 +19,7 @@ use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::entry_wanted;
 use crate::util::follow::{Change, FollowedFile, Stop};
-use crate::views::style::{self, IdCut};
+use crate::views::style;
 use pisess_format::model::EntryKind;
 use pisess_format::scan::{Input, ScanError};
 use pisess_format::time::parse_span;
@@ -258,21 +258,23 @@ impl<'a> Follower<'a> {
                 write_line(out, &session.stored_line(i)?, self.env.stdout_tty)?;
             } else {
                 let note = if notes {
-                    self.note(session.parent_id(i))
+                    let in_file = |p: &str| self.known.contains(p);
+                    let previous = self.last.as_deref().map(Some);
+                    super::parent_note(session.parent_id(i), in_file, previous)
                 } else {
                     None
                 };
                 if self.shown {
                     out.write_all(b"\n")?;
                 }
-                let (entry, rests) = decode_for_block(session, i, args.full)?;
+                let (entry, cuts) = decode_for_block(session, i, args.full)?;
                 let blocks = Blocks {
                     theme: self.env.theme(),
                     full: args.full,
                     tz: &self.env.tz,
                     labels: std::mem::take(&mut self.labels),
                 };
-                let written = blocks.write(session, i, (&entry, &rests), note.as_deref(), out);
+                let written = blocks.write(session, i, (&entry, &cuts), note.as_deref(), out);
                 self.labels = blocks.labels;
                 written?;
             }
@@ -286,22 +288,6 @@ impl<'a> Follower<'a> {
         if let Some(id) = id {
             self.known.insert(id.to_owned());
             self.last = Some(id.to_owned());
-        }
-    }
-
-    /// Where an entry hangs when it does not continue the one shown before it (as `show`
-    /// notes in file order).
-    fn note(&self, parent: Option<&str>) -> Option<String> {
-        match parent {
-            Some(p) if !self.known.contains(p) => Some(format!(
-                "parent {} (not in the file)",
-                style::shown_id(p, IdCut::Typed)
-            )),
-            Some(p) if Some(p) != self.last.as_deref() => {
-                Some(format!("parent {}", style::shown_id(p, IdCut::Typed)))
-            }
-            None if self.last.is_some() => Some("new root".to_owned()),
-            _ => None,
         }
     }
 }

@@ -17,10 +17,11 @@ use serde_json::{Map, Value};
 use crate::views::style::{self, escape_control};
 use crate::views::text::{base64_digits, cuts_within};
 use pisess_format::escaped::Rest;
+use pisess_format::model::cut::{Cuts, Left, Place};
 use pisess_format::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
 use pisess_format::skim::Skim;
 
-use super::limits::{Left, Rests, MAX_CHARS, MAX_LINES, MAX_LINE_CHARS};
+use super::limits::{MAX_CHARS, MAX_LINES, MAX_LINE_CHARS};
 
 /// Strings shorter than this are decoded whole: what shortening saves is not worth the count.
 const LONG: usize = 2 * MAX_CHARS;
@@ -30,74 +31,93 @@ const PREFIX: usize = 1024;
 /// The start of a tool call's long string argument decoded first, in bytes (200 columns
 /// fit), doubled while its line would not be cut within it.
 const LINE_PREFIX: usize = 512;
-/// What is kept of an image's data (any text: it stands for the data to [`Rests::of`]).
+/// What is kept of an image's data (any text: its place stands for the data in [`Cuts`]).
 const DATA_KEPT: usize = 16;
 
-/// How a long string is read once its object is known.
+/// How a long string is read once its object is known, and where it stands.
 #[derive(Clone, Copy)]
 enum Use {
-    Text,
-    Base64,
+    Text(Place),
+    Base64(Place),
     Whole,
 }
 
 /// Entry `kind`'s line decoded, its long shown texts shortened; `None` where the skim is
 /// unsure (then decode the line whole).
-pub(super) fn decode(line: &[u8], kind: &EntryKind) -> Option<(Value, Rests)> {
-    let mut rests = Rests::default();
+pub(super) fn decode(line: &[u8], kind: &EntryKind) -> Option<(Value, Cuts)> {
+    let mut cuts = Cuts::default();
     let mut s = Skim::new(line);
     let entry = object_with(
         &mut s,
         |_| true,
-        |key, s| match (kind, key) {
-            (EntryKind::Message, b"message") if s.at_object() => message(s, &mut rests),
-            (EntryKind::CustomMessage | EntryKind::Thinking, b"content") => content(s, &mut rests),
-            (EntryKind::Compaction | EntryKind::BranchSummary, b"summary") => {
-                string(s.value().ok()?, Use::Text, &mut rests)
-            }
-            _ => decoded(s),
+        |key, s| {
+            let read = match (kind, key) {
+                (EntryKind::Message, b"message") => message,
+                (EntryKind::CustomMessage | EntryKind::Thinking, b"content") => content,
+                (EntryKind::Compaction | EntryKind::BranchSummary, b"summary") => summary,
+                _ => return decoded(s),
+            };
+            // Each kind's shown texts are under one key of the line: given twice, the last
+            // one's cuts are the entry's.
+            cuts = Cuts::default();
+            read(s, &mut cuts)
         },
     )?;
     s.end().ok()?;
-    Some((entry, rests))
+    Some((entry, cuts))
 }
 
 /// A message object: its content shortened, and its `output` or `summary` when its role shows
 /// them as text.
-fn message(s: &mut Skim<'_>, rests: &mut Rests) -> Option<Value> {
+fn message(s: &mut Skim<'_>, cuts: &mut Cuts) -> Option<Value> {
+    if !s.at_object() {
+        return decoded(s);
+    }
     object_reading_later(
         s,
-        rests,
+        cuts,
         &[b"output", b"summary"],
-        |key, s, rests| match key {
-            b"content" => content(s, rests),
+        |key, s, cuts| match key {
+            b"content" => {
+                cuts.forget(|p| matches!(p, Place::Content | Place::Block(_)));
+                content(s, cuts)
+            }
             _ => decoded(s),
         },
         |message, key| match (message.get("role").and_then(Value::as_str), key) {
-            (Some("bashExecution"), b"output")
-            | (Some("branchSummary" | "compactionSummary"), b"summary") => Use::Text,
+            (Some("bashExecution"), b"output") => Use::Text(Place::Output),
+            (Some("branchSummary" | "compactionSummary"), b"summary") => Use::Text(Place::Summary),
             _ => Use::Whole,
         },
     )
 }
 
+/// A compaction's or branch summary's `summary`, shortened.
+fn summary(s: &mut Skim<'_>, cuts: &mut Cuts) -> Option<Value> {
+    string(s.value().ok()?, Use::Text(Place::Summary), cuts)
+}
+
 /// Content: a string shortened, or blocks whose text, thinking and image data are.
-fn content(s: &mut Skim<'_>, rests: &mut Rests) -> Option<Value> {
+fn content(s: &mut Skim<'_>, cuts: &mut Cuts) -> Option<Value> {
     if !s.at_array() {
-        return string(s.value().ok()?, Use::Text, rests);
+        return string(s.value().ok()?, Use::Text(Place::Content), cuts);
     }
+    // Every item of the array is a block of the value, in order.
+    let mut at = 0;
     blocks_with(s, |s| {
+        let place = Place::Block(at);
+        at += 1;
         object_reading_later(
             s,
-            rests,
+            cuts,
             &[b"text", b"thinking", b"data"],
             |key, s, _| match key {
                 b"arguments" if s.at_object() => arguments(s),
                 _ => decoded(s),
             },
             |block, key| match (block.get("type").and_then(Value::as_str), key) {
-                (Some("text"), b"text") | (Some("thinking"), b"thinking") => Use::Text,
-                (Some("image"), b"data") => Use::Base64,
+                (Some("text"), b"text") | (Some("thinking"), b"thinking") => Use::Text(place),
+                (Some("image"), b"data") => Use::Base64(place),
                 _ => Use::Whole,
             },
         )
@@ -139,9 +159,9 @@ fn line_prefix(inner: &[u8]) -> Option<String> {
 /// `later`'s keys read once the whole object is, as `then` says for the object it is in.
 fn object_reading_later<'a>(
     s: &mut Skim<'a>,
-    rests: &mut Rests,
+    cuts: &mut Cuts,
     later: &[&[u8]],
-    mut read: impl FnMut(&'a [u8], &mut Skim<'a>, &mut Rests) -> Option<Value>,
+    mut read: impl FnMut(&'a [u8], &mut Skim<'a>, &mut Cuts) -> Option<Value>,
     then: impl Fn(&Map<String, Value>, &[u8]) -> Use,
 ) -> Option<Value> {
     let mut waiting: Vec<(&[u8], &[u8])> = Vec::new();
@@ -150,7 +170,7 @@ fn object_reading_later<'a>(
         |_| true,
         |key, s| {
             if !later.contains(&key) {
-                return read(key, s, rests);
+                return read(key, s, cuts);
             }
             // A key given twice has its last value.
             waiting.retain(|(k, _)| *k != key);
@@ -165,7 +185,7 @@ fn object_reading_later<'a>(
     )?;
     let map = object.as_object_mut()?;
     for (key, span) in waiting {
-        let value = string(span, then(map, key), rests)?;
+        let value = string(span, then(map, key), cuts)?;
         map.insert(std::str::from_utf8(key).ok()?.to_owned(), value);
     }
     Some(object)
@@ -184,19 +204,19 @@ fn quoted_longer(span: &[u8], len: usize) -> Option<&[u8]> {
 }
 
 /// The value of a span read as `how` says: shortened where it is a long plain string.
-fn string(span: &[u8], how: Use, rests: &mut Rests) -> Option<Value> {
+fn string(span: &[u8], how: Use, cuts: &mut Cuts) -> Option<Value> {
     let shortened = long_string(span).and_then(|inner| match how {
-        Use::Text => text_prefix(inner).map(|(kept, rest)| (kept, Left::Text(rest))),
+        Use::Text(place) => text_prefix(inner).map(|(kept, rest)| (kept, place, Left::Text(rest))),
         // Plain ASCII without escapes decodes to itself: count the digits in place.
-        Use::Base64 if inner.is_ascii() && memchr::memchr(b'\\', inner).is_none() => {
+        Use::Base64(place) if inner.is_ascii() && memchr::memchr(b'\\', inner).is_none() => {
             let kept = String::from_utf8(inner[..DATA_KEPT].to_vec()).ok()?;
-            Some((kept, Left::Base64(base64_digits(inner))))
+            Some((kept, place, Left::Base64(base64_digits(inner))))
         }
-        Use::Base64 | Use::Whole => None,
+        Use::Base64(_) | Use::Whole => None,
     });
     match shortened {
-        Some((kept, left)) => {
-            rests.add(&kept, left);
+        Some((kept, place, left)) => {
+            cuts.add(place, left);
             Some(Value::String(kept))
         }
         None => decoded_span(span),
@@ -273,9 +293,9 @@ mod tests {
             let Ok(whole) = pisess_format::json::decode(&line) else {
                 continue;
             };
-            let (value, rests) = decode(&line, &EntryKind::Message).expect("the skim is sure");
-            shortened += rests.0.len();
-            let write = |entry: &Value, rests: &Rests| {
+            let (value, cuts) = decode(&line, &EntryKind::Message).expect("the skim is sure");
+            shortened += cuts.0.len();
+            let write = |entry: &Value, cuts: &Cuts| {
                 let mut out = Vec::new();
                 let mut body = Body {
                     out: &mut out,
@@ -283,12 +303,12 @@ mod tests {
                         enabled: round % 2 == 0,
                     },
                     full: false,
-                    rests,
+                    cuts,
                 };
                 body.content(entry.pointer("/message/content")).unwrap();
                 out
             };
-            let (want, got) = (write(&whole, &Rests::default()), write(&value, &rests));
+            let (want, got) = (write(&whole, &Cuts::default()), write(&value, &cuts));
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want),
@@ -353,29 +373,60 @@ mod tests {
             let Ok(whole) = pisess_format::json::decode(&line) else {
                 continue;
             };
-            let Some((value, rests)) = decode(&line, &EntryKind::Message) else {
+            let Some((value, cuts)) = decode(&line, &EntryKind::Message) else {
                 continue;
             };
-            let write = |entry: &Value, rests: &Rests| {
+            let write = |entry: &Value, cuts: &Cuts| {
                 let mut out = Vec::new();
                 let mut body = Body {
                     out: &mut out,
                     theme: Theme { enabled: false },
                     full: false,
-                    rests,
+                    cuts,
                 };
                 body.content(entry.pointer("/message/content")).unwrap();
                 out
             };
-            let got = write(&value, &rests);
+            let got = write(&value, &cuts);
             assert_eq!(
                 String::from_utf8_lossy(&got),
-                String::from_utf8_lossy(&write(&whole, &Rests::default())),
+                String::from_utf8_lossy(&write(&whole, &Cuts::default())),
                 "round {round}"
             );
             shortened += usize::from(value != whole);
         }
         // Most long arguments were shortened (and still wrote the whole line).
         assert!(shortened > 40, "{shortened}");
+    }
+
+    /// A key given twice has its last value: the first one's cuts do not mark the last one's
+    /// texts (a short text where a long one was cut first is written whole).
+    #[test]
+    fn a_key_given_twice_keeps_only_the_last_ones_cuts() {
+        let long = "word\\n".repeat(LONG);
+        let long_block = format!(r#"[{{"type":"text","text":"{long}"}}]"#);
+        let short_block = r#"[{"type":"text","text":"short"}]"#;
+        let lines = [
+            format!(
+                r#"{{"type":"message","message":{{"role":"user","content":{long_block}}},"message":{{"role":"user","content":{short_block}}}}}"#
+            ),
+            format!(
+                r#"{{"type":"message","message":{{"role":"user","content":{long_block},"content":{short_block}}}}}"#
+            ),
+            format!(
+                r#"{{"type":"message","message":{{"role":"bashExecution","output":"{long}","output":"short"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"message","message":{{"role":"bashExecution","output":"{long}"}},"message":{{"role":"bashExecution"}}}}"#
+            ),
+            format!(r#"{{"type":"compaction","summary":"{long}","summary":"short"}}"#),
+        ];
+        for line in lines {
+            let whole = pisess_format::json::decode(line.as_bytes()).unwrap();
+            let kind = EntryKind::parse(whole.get("type").and_then(Value::as_str));
+            let (value, cuts) = decode(line.as_bytes(), &kind).unwrap();
+            assert!(cuts.0.is_empty(), "{line}");
+            assert_eq!(value, whole);
+        }
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Redact;
 use pisess_format::js::js_string;
 use pisess_format::model::content::{Block, Content};
-use pisess_format::model::{Entry, EntryKind, Message, Role};
+use pisess_format::model::{Entry, EntryKind, Message, Role, Usage};
 use pisess_store::session::Session;
 
 /// Facts and items of one branch.
@@ -187,15 +187,10 @@ pub fn build(
                     }
                     // The usage's counts as numbers, others 0 (not pi's coercions: a page's
                     // footnote, not a total `stats` gates on).
-                    let usage = |k: &str| m.usage().and_then(|u| u.get(k));
-                    let number = |v: Option<&Value>| v.and_then(Value::as_f64).unwrap_or(0.0);
-                    let recorded = number(usage("cost").and_then(|c| c.get("total")));
-                    cost += recorded;
-                    if recorded == 0.0 {
-                        unpriced_tokens += ["input", "output", "cacheRead", "cacheWrite"]
-                            .into_iter()
-                            .map(|k| number(usage(k)))
-                            .sum::<f64>();
+                    let usage = Usage::of_value(m.usage());
+                    cost += usage.cost;
+                    if usage.cost == 0.0 {
+                        unpriced_tokens += usage.total_tokens();
                     }
                     let error =
                         m.error_message()
@@ -387,7 +382,7 @@ fn parts(content: Content, redact: &dyn Redact) -> Vec<Part> {
                         data,
                     }
                 }
-                Block::Other { kind, block } => match block.get("text").and_then(Value::as_str) {
+                Block::Other { kind, text, .. } => match text.and_then(Value::as_str) {
                     Some(t) => Part::Text(r(t)),
                     None => Part::Other(r(kind)),
                 },

@@ -59,10 +59,12 @@ pub enum Block<'a> {
         mime_type: Option<&'a str>,
         data: Option<&'a str>,
     },
-    /// Another `type` (seed 000's `tool_result` blocks, future types), kept by name.
+    /// Another `type` (seed 000's `tool_result` blocks, future types), kept by name, with
+    /// the `content` and `text` such blocks may hold.
     Other {
         kind: &'a str,
-        block: &'a Value,
+        content: Option<&'a Value>,
+        text: Option<&'a Value>,
     },
     /// No string `type`.
     Untyped(&'a Value),
@@ -106,7 +108,11 @@ impl<'a> Block<'a> {
                 mime_type: get("mimeType").and_then(Value::as_str),
                 data: get("data").and_then(Value::as_str),
             },
-            Some(kind) => Block::Other { kind, block },
+            Some(kind) => Block::Other {
+                kind,
+                content: get("content"),
+                text: get("text"),
+            },
             None => Block::Untyped(block),
         }
     }

@@ -604,6 +604,15 @@ impl Usage {
         self.negative_tokens |= other.negative_tokens;
     }
 
+    /// A decoded usage's counts, each a number or else 0 (not pi's coercions: what one record's
+    /// line or a page's footnote shows, never a total a command gates on).
+    pub fn of_value(usage: Option<&Value>) -> Usage {
+        usage
+            .and_then(|u| LooseObj::<UsageView<LooseNum>>::deserialize(u).ok())
+            .and_then(|view| view.0)
+            .map_or_else(Usage::default, UsageView::usage)
+    }
+
     pub fn total_tokens(&self) -> f64 {
         self.input + self.output + self.cache_read + self.cache_write
     }

@@ -10,6 +10,7 @@
 //! [`seed000`] the one mapping of the other dialect onto pi's shape.
 
 pub mod content;
+pub mod cut;
 mod entry;
 mod line;
 mod seed000;

@@ -96,6 +96,17 @@ impl<'a> Message<'a> {
         })
     }
 
+    /// The names in a system message's tool list (`toolsAdded`, `toolsRemoved`): a tool's
+    /// `name` where it has one, else the item as stored; `None` when the list is no array.
+    pub fn tool_names(tools: Field<'a>) -> Option<impl Iterator<Item = &'a Value>> {
+        Some(
+            tools?
+                .as_array()?
+                .iter()
+                .map(|t| t.get("name").unwrap_or(t)),
+        )
+    }
+
     fields! {
         role_value: "role",
         content_value: "content",
