@@ -636,7 +636,9 @@ struct NodeRow<'a> {
 fn cut_parts(parts: &mut Vec<(Tone, String)>, width: usize) {
     let full: String = parts.iter().map(|(_, s)| s.as_str()).collect();
     let cut = style::truncate(&full, width);
-    if cut.len() == full.len() {
+    // Not by byte length: `…` is 3 bytes, so a cut of two ASCII columns or one wide character
+    // has the length of the whole, and the row wrapped.
+    if *cut == *full {
         return;
     }
     if cut.is_empty() {
@@ -900,5 +902,18 @@ mod tests {
         let mut no_room = vec![(Tone::Plain, "text".to_owned())];
         cut_parts(&mut no_room, 0);
         assert!(no_room.is_empty());
+        // A cut the byte length of the whole (`…` is 3 bytes): two ASCII columns, one wide
+        // character; each is cut to its width all the same.
+        for (text, width, cut) in [
+            ("abcde", 4, "abc…"),
+            ("abcé", 3, "ab…"),
+            ("ab日本", 4, "ab…"),
+        ] {
+            let mut parts = vec![(Tone::Plain, text.to_owned())];
+            cut_parts(&mut parts, width);
+            let shown: String = parts.iter().map(|(_, s)| s.as_str()).collect();
+            assert_eq!(shown, cut, "{text} at {width}");
+            assert!(style::width(&shown) <= width);
+        }
     }
 }
