@@ -1,3 +1,6 @@
+//! The copy rule on entries as pi and pi-subagents rewrite them, the chain walk, and the share of
+//! a subagent tool result's usage.
+
 use super::*;
 use serde_json::json;
 

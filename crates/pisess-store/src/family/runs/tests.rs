@@ -1,3 +1,6 @@
+//! Discovery of subagent runs on real folders: every layout, foreign files, symlinks, depth and
+//! count limits.
+
 use super::*;
 
 const UUID: &str = "0f8e2c1a-5b7d-4e3f-9a10-2b3c4d5e6f70";

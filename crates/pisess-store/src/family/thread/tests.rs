@@ -1,3 +1,6 @@
+//! Threading cases copied from pi's `buildSessionTree` (parents listed or not, ties, latest
+//! activity), the departures (cycles, one file under two paths, runs), and pi's path keys.
+
 use super::*;
 
 #[cfg(unix)]
