@@ -19,5 +19,7 @@
 //! docs/format.md ("Subagent runs, forks and clones") lists the layouts and the rules for users.
 
 pub mod copies;
+#[cfg(test)]
+mod differential;
 pub mod runs;
 pub mod thread;

@@ -4,6 +4,8 @@
 use super::*;
 use serde_json::json;
 
+mod differential;
+
 fn entry(text: &str) -> Value {
     serde_json::from_str(text).unwrap()
 }

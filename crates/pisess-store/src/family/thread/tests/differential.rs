@@ -1,24 +1,10 @@
 //! [`thread`] against pi 1.6's own `buildSessionTree` and `flattenSessionTree`
 //! (tests/differential/threads.mjs), on random listings of real files: links to folders and
 //! files, relative and `..` parents, missing and empty parents, self-references and cycles, ties.
-//! pi is found as tests/differential/run.sh finds it (`PI_PKG_DIR`, an npm prefix), else in
-//! /tmp/pipkg; without node or pi the test says it is skipped, except under CI, where it fails.
 
 use super::*;
+use crate::family::differential::node;
 use serde_json::json;
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-const PKG: &str = "node_modules/@earendil-works/pi-coding-agent/dist";
-
-fn pi_dist() -> Option<PathBuf> {
-    let prefix =
-        std::env::var_os("PI_PKG_DIR").map_or_else(|| PathBuf::from("/tmp/pipkg"), PathBuf::from);
-    let dist = prefix.join(PKG);
-    dist.join("modes/interactive/components/session-selector.js")
-        .is_file()
-        .then_some(dist)
-}
 
 struct Rng(u64);
 
@@ -74,21 +60,7 @@ fn case(rng: &mut Rng, files: usize) -> Vec<(String, Option<String>, i64)> {
 }
 
 #[test]
-#[allow(clippy::print_stderr)]
 fn threads_as_pis_own_code_does() {
-    let skip = |why: &str| {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "differential threads: cannot run under CI: {why}"
-        );
-        eprintln!("differential threads: SKIPPED ({why})");
-    };
-    let Some(dist) = pi_dist() else {
-        return skip("pi 1.6 not found: set PI_PKG_DIR");
-    };
-    if Command::new("node").arg("--version").output().is_err() {
-        return skip("node not found");
-    }
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let files = 12;
@@ -116,23 +88,10 @@ fn threads_as_pis_own_code_does() {
             .collect::<Vec<_>>())
         .collect::<Vec<_>>());
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/differential/threads.mjs");
-    let mut node = Command::new("node")
-        .arg(&script)
-        .arg(&dist)
-        .current_dir(&root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    node.stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = node.wait_with_output().unwrap();
-    assert!(out.status.success(), "threads.mjs failed");
-    let pi: Vec<Vec<(String, usize)>> = serde_json::from_slice(&out.stdout).unwrap();
+    let Some(out) = node("threads.mjs", &[], input.to_string().as_bytes(), &root) else {
+        return;
+    };
+    let pi: Vec<Vec<(String, usize)>> = serde_json::from_slice(&out).unwrap();
 
     let mut cycles = 0;
     for (case, pi) in cases.iter().zip(pi) {
