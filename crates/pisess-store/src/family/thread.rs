@@ -8,7 +8,7 @@
 //!   against the process cwd without touching the disk; case folded on Windows): [`PathKeys`].
 //! - A session hangs under the session its header `parentSession` names (a non-empty string, keyed
 //!   the same way) when that one is listed too; otherwise (the source gone, in another project,
-//!   filtered out) it is a root, without a word.
+//!   filtered out, or a subagent run, which pi does not list) it is a root, without a word.
 //! - A node's latest activity is the latest `modified` in its subtree; roots and every node's
 //!   children are ordered by it, newest first, and ties keep the listing's order (JavaScript's
 //!   sort is stable). The rows are the forest in pre-order, roots at depth 0.
