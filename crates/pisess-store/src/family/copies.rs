@@ -272,58 +272,82 @@ pub fn chain(
     }
 }
 
-/// A subagent tool result's report of the children it ran (pi-subagents' `Details`).
+/// What an entry of a parent reports of the subagent children it ran (pi-subagents' `Details`):
+/// for `share`, and for the views that name the child a call started.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delegation {
-    /// One per child, in `details.results` order: the file it names (`sessionFile`) and the
-    /// usage the extension reported for it.
+    /// `details.runId`: the `<runId>` folder of its children.
+    pub run_id: Option<String>,
+    /// One per child, in `details.results` order.
     pub children: Vec<Delegated>,
-    /// Whether the tool result carries `usage` (pi-subagents 0.59 and later): what pi adds to
-    /// the parent's totals.
+    /// Whether the entry carries usage pi counts: a tool result's `usage` (pi-subagents 0.59 and
+    /// later). A slash command's message never does.
     pub has_usage: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delegated {
+    /// `sessionFile`: the child's file, absolute, as the extension wrote it.
     pub session_file: Option<String>,
-    /// `details.results[i].usage` as written (`input`, `output`, `cacheRead`, `cacheWrite`,
-    /// `cost`, `turns`).
+    /// `index`: the `n` of its `run-<n>` folder.
+    pub index: Option<u64>,
+    /// `usage` as written (`input`, `output`, `cacheRead`, `cacheWrite`, `cost`, `turns`).
     pub usage: Option<Value>,
+}
+
+/// The delegation an entry reports, where pi-subagents itself reads one
+/// (`detailsFromSessionEntry`, slash/slash-commands.ts): a `toolResult` message of tool
+/// `subagent` or `bg_wait`, or a `custom_message` of type `subagent-slash-result` (its
+/// `details.result.details`; written twice per run, running then final). The details must have a
+/// string `mode` and a `results` array. `None` for any other entry.
+pub fn delegation(entry: &Value) -> Option<Delegation> {
+    let (details, has_usage) = match entry.get("type")?.as_str()? {
+        "message" => {
+            let message = entry.get("message")?;
+            let tool = message.get("toolName").and_then(Value::as_str);
+            if message.get("role")?.as_str()? != "toolResult"
+                || !tool.is_some_and(|t| SUBAGENT_TOOLS.contains(&t))
+            {
+                return None;
+            }
+            let usage = message.get("usage").is_some_and(Value::is_object);
+            (message.get("details")?, usage)
+        }
+        "custom_message" if entry.get("customType")?.as_str()? == SLASH_RESULT => {
+            (entry.get("details")?.get("result")?.get("details")?, false)
+        }
+        _ => return None,
+    };
+    details.get("mode")?.as_str()?;
+    let children = details
+        .get("results")?
+        .as_array()?
+        .iter()
+        .map(|r| Delegated {
+            session_file: r
+                .get("sessionFile")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            index: r.get("index").and_then(Value::as_u64),
+            usage: r.get("usage").filter(|u| u.is_object()).cloned(),
+        })
+        .collect();
+    Some(Delegation {
+        run_id: details
+            .get("runId")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        children,
+        has_usage,
+    })
 }
 
 /// The tools whose results report subagent children: pi-subagents' `subagent` and its
 /// background `bg_wait`.
 const SUBAGENT_TOOLS: [&str; 2] = ["subagent", "bg_wait"];
 
-/// The delegation a `toolResult` message reports; `None` for any other message.
-pub fn delegation(message: &Value) -> Option<Delegation> {
-    if message.get("role")?.as_str()? != "toolResult" {
-        return None;
-    }
-    let tool = message.get("toolName")?.as_str()?;
-    if !SUBAGENT_TOOLS.contains(&tool) {
-        return None;
-    }
-    let results = message
-        .get("details")
-        .and_then(|d| d.get("results"))
-        .and_then(Value::as_array);
-    let children = results
-        .into_iter()
-        .flatten()
-        .map(|r| Delegated {
-            session_file: r
-                .get("sessionFile")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            usage: r.get("usage").filter(|u| u.is_object()).cloned(),
-        })
-        .collect();
-    Some(Delegation {
-        children,
-        has_usage: message.get("usage").is_some_and(Value::is_object),
-    })
-}
+/// The custom message pi-subagents' slash commands (`/run`, `/chain`, `/parallel`) write.
+const SLASH_RESULT: &str = "subagent-slash-result";
 
 /// What a family total takes of a subagent tool result's usage.
 #[derive(Debug, Clone, PartialEq, Eq)]

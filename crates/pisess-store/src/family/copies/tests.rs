@@ -191,7 +191,7 @@ fn subagent_result(results: Value, usage: bool) -> Value {
     if usage {
         message["usage"] = json!({"input": 30, "output": 3, "cost": {"total": 0.3}});
     }
-    message
+    json!({"type": "message", "id": "t0000001", "parentId": "a0000001", "timestamp": "t", "message": message})
 }
 
 #[test]
@@ -202,10 +202,12 @@ fn a_family_counts_delegated_usage_on_the_childrens_side() {
     ]);
     let d = delegation(&subagent_result(results.clone(), true)).unwrap();
     assert!(d.has_usage);
+    assert_eq!(d.run_id.as_deref(), Some("ab12cd34"));
     assert_eq!(
         d.children[1],
         Delegated {
             session_file: Some("/p/s/ab12cd34/run-1/session.jsonl".into()),
+            index: Some(1),
             usage: Some(json!({"input": 20, "cost": 0.2})),
         }
     );
@@ -218,21 +220,44 @@ fn a_family_counts_delegated_usage_on_the_childrens_side() {
     assert_eq!(share(&d, found(&BOTH[1..])), Share::Children(vec![0]));
     assert_eq!(share(&d, found(&[])), Share::Whole);
     // Before pi-subagents 0.59 the result carried no usage: nothing to leave out.
-    let old = delegation(&subagent_result(results, false)).unwrap();
+    let old = delegation(&subagent_result(results.clone(), false)).unwrap();
     assert_eq!(share(&old, found(&[])), Share::Nothing);
     // Usage with no child named: the only record.
-    let bare = delegation(&subagent_result(json!(null), true)).unwrap();
+    let bare = delegation(&subagent_result(json!([]), true)).unwrap();
     assert!(bare.children.is_empty());
     assert_eq!(share(&bare, found(&[])), Share::Whole);
-    // Other tools and messages are no delegation.
-    let mut read = subagent_result(json!([]), true);
-    read["toolName"] = json!("read");
-    assert_eq!(delegation(&read), None);
+
+    // A slash command's message names its children and carries no usage pi counts.
+    let slash = json!({
+        "type": "custom_message", "customType": "subagent-slash-result", "id": "s0000001",
+        "content": "done", "display": true,
+        "details": {"requestId": "r", "result": {"content": [], "details":
+            {"mode": "single", "runId": "cd34ab12", "results": results}}}
+    });
+    let d = delegation(&slash).unwrap();
     assert_eq!(
-        delegation(&json!({"role": "assistant", "toolName": "subagent"})),
-        None
+        (d.run_id.as_deref(), d.children.len(), d.has_usage),
+        (Some("cd34ab12"), 2, false)
     );
+    assert_eq!(share(&d, found(&[])), Share::Nothing);
+
+    // What pi-subagents itself does not read as details is none.
+    let mut read = subagent_result(json!([]), true);
+    read["message"]["toolName"] = json!("read");
+    assert_eq!(delegation(&read), None);
+    let mut no_mode = subagent_result(json!([]), true);
+    no_mode["message"]["details"]["mode"] = json!(1);
+    assert_eq!(delegation(&no_mode), None);
+    let mut no_results = subagent_result(json!([]), true);
+    no_results["message"]["details"]["results"] = json!(null);
+    assert_eq!(delegation(&no_results), None);
+    let mut assistant = subagent_result(json!([]), true);
+    assistant["message"]["role"] = json!("assistant");
+    assert_eq!(delegation(&assistant), None);
+    let mut other = slash.clone();
+    other["customType"] = json!("note");
+    assert_eq!(delegation(&other), None);
     let mut waited = subagent_result(json!([]), true);
-    waited["toolName"] = json!("bg_wait");
+    waited["message"]["toolName"] = json!("bg_wait");
     assert!(delegation(&waited).is_some());
 }
