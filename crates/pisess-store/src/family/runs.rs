@@ -404,9 +404,14 @@ impl Walk {
                 depth,
             });
             let stem = &name[..name.len() - ".jsonl".len()];
-            if let Some((_, own)) = folder.folders.iter().find(|(n, _)| n == stem) {
+            // The folders are in name order: a folder of 10,000 runs, each with a folder of its
+            // own, is not 10,000 squared comparisons.
+            let own = folder
+                .folders
+                .binary_search_by(|(n, _)| n.as_str().cmp(stem));
+            if let Ok(own) = own {
                 if depth < self.limits.depth {
-                    self.stem(own, Some(at), depth + 1);
+                    self.stem(&folder.folders[own].1, Some(at), depth + 1);
                 } else {
                     self.runs.limited.get_or_insert(Limit::Depth);
                 }

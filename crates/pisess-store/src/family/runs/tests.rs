@@ -324,11 +324,12 @@ fn ten_thousand_runs_are_all_found_and_the_limits_hold() {
     let run = dir.path().join("parent").join(UUID).join("run-0");
     fs::create_dir_all(&run).unwrap();
     for n in 0..10_000 {
-        fs::write(
-            run.join(format!("2026-01-01T00-00-00-000Z_{n:05}.jsonl")),
-            "",
-        )
-        .unwrap();
+        let name = format!("2026-01-01T00-00-00-000Z_{n:05}");
+        fs::write(run.join(format!("{name}.jsonl")), "").unwrap();
+        // Half of them with a folder of their own (an empty one: no nested runs).
+        if n % 2 == 0 {
+            fs::create_dir(run.join(name)).unwrap();
+        }
     }
     let runs = find(&session, Limits::default());
     assert_eq!(runs.children.len(), 10_000);
@@ -345,9 +346,9 @@ fn ten_thousand_runs_are_all_found_and_the_limits_hold() {
     assert_eq!(runs.children.len(), 100);
     assert_eq!(runs.limited, Some(Limit::Children));
 
-    // Entries looked at: the stem's one, the run id's one, then the run folder's 10,000.
+    // Entries looked at: the stem's one, the run id's one, then the run folder's 15,000.
     let short = Limits {
-        entries: 5_000,
+        entries: 14_000,
         ..Limits::default()
     };
     let runs = find(&session, short);
