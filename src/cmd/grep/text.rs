@@ -329,6 +329,7 @@ impl Found {
             warnings,
             summary,
             hits,
+            under: None,
         }
     }
 
