@@ -195,6 +195,107 @@ fn ten_thousand_runs_are_each_read_in_bounded_time() {
     assert_eq!(found.code, 1, "{}", found.stderr);
     let checked = run_in(tmp.path(), &["check", "--all", "--json"]);
     assert_eq!(json_lines(&checked).len(), 10_002, "{}", checked.stderr);
+    let listed = run_in(tmp.path(), &["ls", "--all", "--json"]);
+    let rows = json_lines(&listed);
+    assert_eq!(rows.len(), 1, "a run is no row");
+    assert_eq!(rows[0]["subagentRuns"], 10_001);
     let elapsed = started.elapsed();
     assert!(elapsed.as_secs() < 120, "took {elapsed:?}");
+}
+
+#[test]
+fn ls_counts_runs_and_lists_pis_rows_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (parent, _) = store(tmp.path(), "a run");
+    // A second run of the same call, a fork child, and a session without runs.
+    let stem = parent.with_extension("");
+    session(
+        &stem.join(RUN_ID).join("run-1").join("session.jsonl"),
+        "cccc0004-0000-7000-8000-000000000004",
+        "another run",
+    );
+    session(
+        &stem
+            .join("forks")
+            .join("2026-07-01T10-05-00-000Z_cccc0005.jsonl"),
+        "cccc0005-0000-7000-8000-000000000005",
+        "a fork",
+    );
+    // Foreign files and folders are no runs.
+    fs::create_dir_all(stem.join("subagent-artifacts")).unwrap();
+    fs::write(
+        stem.join("subagent-artifacts").join("x_transcript.jsonl"),
+        "{}\n",
+    )
+    .unwrap();
+    let dir = parent.parent().unwrap();
+    session(
+        &dir.join("2026-06-01T10-00-00-000Z_bbbb0002-0000-7000-8000-000000000002.jsonl"),
+        "bbbb0002-0000-7000-8000-000000000002",
+        "no runs here",
+    );
+    // Older than the parent: the rows' order is fixed.
+    let older = dir.join("2026-06-01T10-00-00-000Z_bbbb0002-0000-7000-8000-000000000002.jsonl");
+    let text = fs::read_to_string(&older).unwrap();
+    let text = (text.replace("2026-07-01T10:00:0", "2026-06-01T10:00:0"))
+        .replace("1782900001000", "1780308001000");
+    fs::write(&older, text).unwrap();
+
+    let json = run_in(tmp.path(), &["ls", "--all", "--json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let rows = json_lines(&json);
+    let mut runs: Vec<(&str, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap(),
+                r["subagentRuns"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    runs.sort_unstable();
+    assert_eq!(
+        runs,
+        [
+            ("aaaa0001-0000-7000-8000-000000000001", 3),
+            ("bbbb0002-0000-7000-8000-000000000002", 0)
+        ]
+    );
+    // From another project: no row is marked as the one `pi -c` would continue.
+    let human = run_with(env_in(tmp.path(), "/elsewhere"), &["ls", "--all"], b"");
+    snap!("subagents_ls_all", shown(&human, tmp.path()));
+
+    // No row has runs: no column.
+    fs::remove_dir_all(&stem).unwrap();
+    let plain = run_in(tmp.path(), &["ls", "--all"]);
+    assert!(
+        plain.stdout.contains("aaaa0001  2026-07-01"),
+        "{}",
+        plain.stdout
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn ls_does_not_follow_a_symlinked_stem_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions").join(PROJECT);
+    let parent = dir.join(format!("2026-07-01T10-00-00-000Z_{PARENT}.jsonl"));
+    session(&parent, PARENT, "linked");
+    session(
+        &outside
+            .path()
+            .join(RUN_ID)
+            .join("run-0")
+            .join("session.jsonl"),
+        CHILD,
+        "away",
+    );
+    std::os::unix::fs::symlink(outside.path(), parent.with_extension("")).unwrap();
+    let json = run_in(tmp.path(), &["ls", "--all", "--json"]);
+    assert_eq!(json_lines(&json)[0]["subagentRuns"], 0);
+    let found = run_in(tmp.path(), &["grep", "--all", "away"]);
+    assert_eq!(found.code, 1, "{}", found.stdout);
+    assert!(found.stderr.contains("not followed"), "{}", found.stderr);
 }

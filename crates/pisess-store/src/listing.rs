@@ -34,6 +34,10 @@ pub struct Listing {
     pub sessions: Vec<Summary>,
     /// In the order the files were read, which is the order they are reported in.
     pub problems: Vec<(PathBuf, Problem)>,
+    /// The listed files that have a real folder of their stem beside them (`X.jsonl` and
+    /// `X/`), where `family::runs::find` may find subagent runs: recorded as the folders were
+    /// read, so that the other sessions cost nothing.
+    pub stem_folders: hashbrown::HashSet<PathBuf>,
 }
 
 /// Something a file of the listing had to say.
@@ -148,8 +152,22 @@ pub(crate) fn report_damaged(damaged: &[(PathBuf, Vec<Warning>)], diag: &mut dyn
 /// regular file, is recorded in [`Listing::problems`]. Each file's one pass gathers `detail`
 /// (`stats` asks for more than `ls`).
 pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<Listing> {
-    let Files { files, skipped, .. } = files(loc, scope)?;
-    let mut listing = Listing::default();
+    let Files {
+        files,
+        skipped,
+        folders,
+        ..
+    } = files(loc, scope)?;
+    let mut listing = Listing {
+        stem_folders: (folders.into_iter())
+            .map(|folder| {
+                let mut file = folder.into_os_string();
+                file.push(".jsonl");
+                PathBuf::from(file)
+            })
+            .collect(),
+        ..Listing::default()
+    };
     listing.problems.extend(
         skipped
             .into_iter()
