@@ -311,8 +311,9 @@ fn targets(
         let listed: Vec<Summary> = (listing.sessions.into_iter())
             .filter(|s| window.holds(s))
             .collect();
-        let units =
-            crate::cmd::runs::with_runs(listed.iter().map(|s| s.path.clone()), diag, redact);
+        let stems = crate::cmd::runs::stem_files(listing.stem_folders);
+        let paths = listed.iter().map(|s| s.path.clone());
+        let units = crate::cmd::runs::with_runs(paths, &stems, diag, redact);
         let mut under = vec![None; targets.len()];
         let (offset, mut listed) = (targets.len(), listed.into_iter());
         for unit in units {

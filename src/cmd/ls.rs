@@ -68,9 +68,10 @@ pub fn collect(
     let failed = listing.report(diag);
     // Only a session with its stem folder beside it is looked under (the listing noted the
     // folders as it read them); what cannot be read there is a warning.
+    let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
     let runs = (sessions.iter())
         .map(|s| {
-            if !listing.stem_folders.contains(&s.path) {
+            if !stems.contains(&s.path) {
                 return 0;
             }
             let found = family::runs::find(&s.path, family::runs::Limits::default());

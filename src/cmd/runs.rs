@@ -4,7 +4,8 @@
 //! listing, one folder deep, never sees it.
 //!
 //! Found by `pisess_store::family::runs` (its limits; a symlinked folder is never followed,
-//! only said): one `lstat` per session that has no stem folder.
+//! only said), under the sessions whose stem folder the listing met as it read the project
+//! folders ([`stem_files`]): the others cost nothing.
 
 use std::path::PathBuf;
 
@@ -19,17 +20,35 @@ pub struct Unit {
     pub under: Option<(usize, Made)>,
 }
 
-/// `files` in their order, each followed by its runs (depth first, each run before its own).
+/// The session files that have a real folder of their stem beside them (`X.jsonl` for `X/`),
+/// of the folders a listing met.
+pub fn stem_files(folders: Vec<PathBuf>) -> hashbrown::HashSet<PathBuf> {
+    (folders.into_iter())
+        .map(|folder| {
+            let mut file = folder.into_os_string();
+            file.push(".jsonl");
+            PathBuf::from(file)
+        })
+        .collect()
+}
+
+/// `files` in their order, each followed by its runs (depth first, each run before its own);
+/// only the files in `stems` are looked under.
 /// What the walk could not read is a warning, each path given through `redact` (a folder's
 /// name is text from the session's project).
 pub fn with_runs(
     files: impl IntoIterator<Item = PathBuf>,
+    stems: &hashbrown::HashSet<PathBuf>,
     diag: &mut Diag,
     redact: &dyn Fn(&str) -> String,
 ) -> Vec<Unit> {
     let limits = Limits::default();
     let mut units = Vec::new();
     for path in files {
+        if !stems.contains(&path) {
+            units.push(Unit { path, under: None });
+            continue;
+        }
         let found = runs::find(&path, limits);
         let top = units.len();
         for (place, problem) in &found.problems {

@@ -297,5 +297,6 @@ fn ls_does_not_follow_a_symlinked_stem_folder() {
     assert_eq!(json_lines(&json)[0]["subagentRuns"], 0);
     let found = run_in(tmp.path(), &["grep", "--all", "away"]);
     assert_eq!(found.code, 1, "{}", found.stdout);
-    assert!(found.stderr.contains("not followed"), "{}", found.stderr);
+    // The listing met no real folder there: nothing is looked under, nothing said.
+    assert_eq!(found.stdout, "");
 }

@@ -34,10 +34,9 @@ pub struct Listing {
     pub sessions: Vec<Summary>,
     /// In the order the files were read, which is the order they are reported in.
     pub problems: Vec<(PathBuf, Problem)>,
-    /// The listed files that have a real folder of their stem beside them (`X.jsonl` and
-    /// `X/`), where `family::runs::find` may find subagent runs: recorded as the folders were
-    /// read, so that the other sessions cost nothing.
-    pub stem_folders: hashbrown::HashSet<PathBuf>,
+    /// The real folders met beside the files ([`Files::folders`]): a session `X.jsonl` may
+    /// have subagent runs (`family::runs`) only when `X/` is among them.
+    pub stem_folders: Vec<PathBuf>,
 }
 
 /// Something a file of the listing had to say.
@@ -159,13 +158,7 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
         ..
     } = files(loc, scope)?;
     let mut listing = Listing {
-        stem_folders: (folders.into_iter())
-            .map(|folder| {
-                let mut file = folder.into_os_string();
-                file.push(".jsonl");
-                PathBuf::from(file)
-            })
-            .collect(),
+        stem_folders: folders,
         ..Listing::default()
     };
     listing.problems.extend(

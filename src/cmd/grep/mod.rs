@@ -193,7 +193,9 @@ fn inputs<M: Matcher>(
             incomplete |= matches!(why, Skipped::Folder(_));
             Problem::Skipped(why).report(&path, diag);
         }
-        let units = crate::cmd::runs::with_runs(listed.files, diag, &|p| matcher.redact(p));
+        let stems = crate::cmd::runs::stem_files(listed.folders);
+        let redact = |p: &str| matcher.redact(p);
+        let units = crate::cmd::runs::with_runs(listed.files, &stems, diag, &redact);
         let under = units.iter().map(|u| u.under).collect();
         let inputs = units.into_iter().map(|u| Some(u.path)).collect();
         return Ok((inputs, under, incomplete));
