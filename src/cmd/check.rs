@@ -31,6 +31,7 @@ use pisess_format::model::{EntryLine, Header};
 use pisess_format::scan::{open_file, whole_file, Input, Pass};
 use pisess_format::surrogates;
 use pisess_format::util::readahead::Reading;
+use pisess_store::family::runs::Made;
 use pisess_store::listing::{self, Problem, Scope};
 use pisess_store::locate::{Location, Skipped};
 use pisess_store::select::{select, Selected};
@@ -55,7 +56,11 @@ pub fn run(
         )
         .into());
     }
-    let targets = targets(args, env, diag).map_err(Unanswered)?;
+    let redact = |path: &str| match &spec.no_secrets {
+        Some(detector) => detector.redact(path).into_owned(),
+        None => path.to_owned(),
+    };
+    let (targets, under) = targets(args, env, diag, &redact).map_err(Unanswered)?;
     refuse_destinations(args, env, &targets).map_err(Unanswered)?;
     let want_index = spec.needs_index();
     let mut checked = Vec::with_capacity(targets.len());
@@ -98,12 +103,18 @@ pub fn run(
         } else if dash(&args.junit) {
             reports::junit(&checked, out)?;
         } else if args.json {
-            for c in &checked {
-                surrogates::write(&mut *out, &to_json(c))?;
+            for (i, c) in checked.iter().enumerate() {
+                let mut row = serde_json::to_value(to_json(c))?;
+                if let Some(&Some((p, made))) = under.get(i) {
+                    let parent = &checked[p];
+                    let id = parent.id.as_deref().unwrap_or_default();
+                    row["subagentOf"] = crate::cmd::runs::json_of(id, &parent.name, made);
+                }
+                surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;
             }
         } else {
-            render_human(&checked, env, out)?;
+            render_human(&checked, &under, env, out)?;
         }
         Ok(out.flush()?)
     })();
@@ -274,13 +285,24 @@ enum Target {
     Failed(String, String),
 }
 
-/// The sessions the arguments name. An error here means nothing could be checked at all.
+/// The sessions the arguments name, and where each subagent run was found (the index of the
+/// target it was found under, and how it was made). An error here means nothing could be
+/// checked at all.
+///
+/// A listing's sessions (`--all`, `--since`, `--until`) are each followed by their subagent
+/// runs (`crate::cmd::runs`), whatever the runs' own times; SESSIONs named are checked alone.
 ///
 /// The files are listed and looked up without the summary cache: a gate reads nothing the run
 /// it judges could have written but the session itself, and the cache is the same user's
 /// (docs/guide.md, "What rm and check trust"). Each listed summary is then read from its file,
 /// which is what the assertions are computed from.
-fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<Target>> {
+#[allow(clippy::type_complexity)]
+fn targets(
+    args: &CheckArgs,
+    env: &Env,
+    diag: &mut Diag,
+    redact: &dyn Fn(&str) -> String,
+) -> anyhow::Result<(Vec<Target>, Vec<Option<(usize, Made)>>)> {
     let loc = &Location {
         cache: None,
         ..env.location.clone()
@@ -312,13 +334,23 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
                 }
             }
         }
-        targets.extend(
-            listing
-                .sessions
-                .into_iter()
-                .filter(|s| window.holds(s))
-                .map(|s| Target::File(s.path.clone(), Some(Box::new(s)))),
-        );
+        let listed: Vec<Summary> = (listing.sessions.into_iter())
+            .filter(|s| window.holds(s))
+            .collect();
+        let stems = crate::cmd::runs::stem_files(listing.stem_folders);
+        let paths = listed.iter().map(|s| s.path.clone());
+        let units = crate::cmd::runs::with_runs(paths, &stems, diag, redact);
+        let mut under = vec![None; targets.len()];
+        let (offset, mut listed) = (targets.len(), listed.into_iter());
+        for unit in units {
+            // A listed session keeps the summary the listing read; a run is read when checked.
+            let summary = match unit.under {
+                None => listed.next().map(Box::new),
+                Some(_) => None,
+            };
+            targets.push(Target::File(unit.path, summary));
+            under.push(unit.under.map(|(p, made)| (offset + p, made)));
+        }
         if targets.is_empty() {
             let whose = if args.all {
                 "in any project"
@@ -341,21 +373,20 @@ fn targets(args: &CheckArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Vec<T
                 })
             );
         }
-        return Ok(targets);
+        return Ok((targets, under));
     }
     if args.sessions.is_empty() {
-        return Ok(vec![one(None, loc, env)?]);
+        return Ok((vec![one(None, loc, env)?], Vec::new()));
     }
     // Each argument is checked on its own: one that names nothing is reported with the rest.
-    Ok(args
-        .sessions
-        .iter()
+    let targets = (args.sessions.iter())
         .map(|arg| {
             one(Some(arg), loc, env).unwrap_or_else(|e| {
                 Target::Failed(arg.to_string_lossy().into_owned(), e.to_string())
             })
         })
-        .collect())
+        .collect();
+    Ok((targets, Vec::new()))
 }
 
 /// What a session is read for: with `--prices`, each message's usage and model too (the
@@ -537,19 +568,40 @@ fn check_one(
     }
 }
 
-fn render_human(checked: &[Checked], env: &Env, out: &mut dyn Write) -> std::io::Result<()> {
+fn render_human(
+    checked: &[Checked],
+    under: &[Option<(usize, Made)>],
+    env: &Env,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let theme = env.theme();
     let esc = |s: &str| style::escape_control(s, false).into_owned();
     for (i, c) in checked.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
+        // A subagent run says whose it is: the parent as its own heading names it.
+        let of = match under.get(i) {
+            Some(&Some((p, made))) => {
+                let parent = &checked[p];
+                let name = match parent.short_id.as_deref() {
+                    Some(id) => id.to_owned(),
+                    None => std::path::Path::new(&parent.name)
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned(),
+                };
+                format!("  {}", theme.dim(&esc(&crate::cmd::runs::of(made, &name))))
+            }
+            _ => String::new(),
+        };
         match c.short_id.as_deref() {
             Some(id) => {
                 let id = theme.paint(Role::Id, &esc(id));
-                writeln!(out, "{id}  {}", esc(&c.name))?;
+                writeln!(out, "{id}  {}{of}", esc(&c.name))?;
             }
-            None => writeln!(out, "{}", esc(&c.name))?,
+            None => writeln!(out, "{}{of}", esc(&c.name))?,
         }
         let Ok(v) = &c.result else {
             writeln!(out, "{}", theme.paint(Role::Error, &esc(&verdict_line(c))))?;

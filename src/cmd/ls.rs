@@ -15,12 +15,19 @@ use crate::views::style::{self, Theme};
 use pisess_format::model::{number, push_number};
 use pisess_format::surrogates;
 use pisess_format::time::{json_date, relative, to_json_date};
+use pisess_store::family;
 use pisess_store::listing::{self, Problem, Projects};
 use pisess_store::select::{select, Selected};
 use pisess_store::summary::{Detail, Summary};
 
-/// The sessions `ls` lists, in pi's order.
-pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec<Summary>, bool)> {
+/// The sessions `ls` lists, in pi's order, and how many subagent runs each has (a run is no
+/// row: pi's listing never sees one).
+#[allow(clippy::type_complexity)]
+pub fn collect(
+    args: &LsArgs,
+    env: &Env,
+    diag: &mut Diag,
+) -> anyhow::Result<(Vec<Summary>, Vec<usize>, bool)> {
     let window = crate::cmd::window(&args.since, &args.until, env)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     let scope = projects.scope(args.all);
@@ -59,7 +66,22 @@ pub fn collect(args: &LsArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<(Vec
             .retain(|(path, p)| !matches!(p, Problem::Warnings(_)) || listed.contains(bytes(path)));
     }
     let failed = listing.report(diag);
-    Ok((sessions, failed))
+    // Only a session with its stem folder beside it is looked under (the listing noted the
+    // folders as it read them); what cannot be read there is a warning.
+    let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
+    let runs = (sessions.iter())
+        .map(|s| {
+            if !stems.contains(&s.path) {
+                return 0;
+            }
+            let found = family::runs::find(&s.path, family::runs::Limits::default());
+            for (path, problem) in &found.problems {
+                diag.warn(&path.display().to_string(), None, &problem.describe());
+            }
+            found.children.len()
+        })
+        .collect();
+    Ok((sessions, runs, failed))
 }
 
 pub fn run(
@@ -68,27 +90,28 @@ pub fn run(
     out: &mut dyn Write,
     diag: &mut Diag,
 ) -> anyhow::Result<Outcome> {
-    let (sessions, failed) = collect(args, env, diag)?;
+    let (sessions, runs, failed) = collect(args, env, diag)?;
     if args.json {
         // Written on every core in runs of sessions, each run in order as it is ready: a listing
         // of 10,000 from the cache spent a fifth of its time in one thread writing JSON.
-        let runs: Vec<&[Summary]> = sessions.chunks(256).collect();
+        let chunks: Vec<(&[Summary], &[usize])> =
+            sessions.chunks(256).zip(runs.chunks(256)).collect();
         let mut failed = None;
         // Each run's buffer handed back once written, for a later run: fresh ones (mapped
         // afresh above glibc's threshold) were a quarter of a warm listing's page faults.
         let spare: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::default();
         pisess_store::util::parallel::ordered(
-            &runs,
-            |run| {
+            &chunks,
+            |(chunk, runs)| {
                 let mut buf = spare
                     .lock()
                     .ok()
                     .and_then(|mut spare| spare.pop())
                     .unwrap_or_default();
                 buf.clear();
-                buf.reserve(run.len() * 2048);
-                for s in *run {
-                    push_json(&mut buf, s);
+                buf.reserve(chunk.len() * 2048);
+                for (s, &runs) in chunk.iter().zip(*runs) {
+                    push_json(&mut buf, s, runs);
                     buf.push(b'\n');
                 }
                 buf
@@ -117,7 +140,7 @@ pub fn run(
         if sessions.is_empty() && env.stdout_tty {
             say_empty(args, env, diag);
         }
-        render_human(&sessions, args, default.as_deref(), env, theme, out)?;
+        render_human(&sessions, &runs, args, default.as_deref(), env, theme, out)?;
     }
     // Not freed: the process ends after a listing, and 10,000 summaries freed string by
     // string (allocated on the workers, freed here) were a tenth of a warm `ls --all --json`.
@@ -128,7 +151,7 @@ pub fn run(
 /// The NDJSON object of one session (the documented, append-only contract), borrowed from the
 /// summary and written as it is: a listing of 10,000 sessions from the cache spent a quarter
 /// of its time building and dropping `Value`s of them.
-pub fn to_json(s: &Summary) -> SessionJson<'_> {
+pub fn to_json(s: &Summary, subagent_runs: usize) -> SessionJson<'_> {
     let u = &s.usage;
     SessionJson {
         id: &s.id,
@@ -162,6 +185,7 @@ pub fn to_json(s: &Summary) -> SessionJson<'_> {
         tool_results: s.counts.tool_results,
         total_messages: s.message_count,
         tool_errors: s.counts.tool_errors,
+        subagent_runs,
     }
 }
 
@@ -170,7 +194,7 @@ pub fn to_json(s: &Summary) -> SessionJson<'_> {
 /// `Value` for every usage figure were half of a warm `ls --all --json` of 10,000): the
 /// strings through [`surrogates::push_str`], the numbers as the same formatter writes them.
 /// `to_json` stays the contract, and a test holds the two equal.
-pub fn push_json(out: &mut Vec<u8>, s: &Summary) {
+pub fn push_json(out: &mut Vec<u8>, s: &Summary, subagent_runs: usize) {
     use surrogates::{push_str, push_u64};
     let opt_str = |out: &mut Vec<u8>, v: Option<&str>| match v {
         Some(v) => push_str(out, v),
@@ -242,6 +266,7 @@ pub fn push_json(out: &mut Vec<u8>, s: &Summary) {
         (b",\"toolResults\":", c.tool_results),
         (b",\"totalMessages\":", s.message_count),
         (b",\"toolErrors\":", c.tool_errors),
+        (b",\"subagentRuns\":", subagent_runs as u64),
     ] {
         out.extend_from_slice(key);
         push_u64(out, value);
@@ -276,6 +301,7 @@ pub struct SessionJson<'a> {
     tool_results: u64,
     total_messages: u64,
     tool_errors: u64,
+    subagent_runs: usize,
 }
 
 #[derive(Serialize)]
@@ -374,8 +400,10 @@ const CWD_MIN: usize = 12;
 /// known width every row fits it, the title and the cwd (with `--all`) sharing the room, the
 /// cwd cut from the left, and columns dropped when even that does not fit (the cwd last). Piped, no
 /// row is cut.
+#[allow(clippy::too_many_arguments)]
 fn render_human(
     sessions: &[Summary],
+    runs: &[usize],
     args: &LsArgs,
     default: Option<&std::path::Path>,
     env: &Env,
@@ -400,6 +428,15 @@ fn render_human(
     ];
     if args.sort == SortKey::Size {
         droppable.push(Column::new("SIZE", true, cells(&|s| style::bytes(s.bytes))));
+    }
+    // A column of runs only when some row has them (pi's table has none).
+    if runs.iter().any(|&n| n > 0) {
+        let cells = runs.iter().map(|&n| match n {
+            0 => String::new(),
+            1 => "1 run".to_owned(),
+            n => format!("{n} runs"),
+        });
+        droppable.push(Column::new("RUNS", true, cells.collect()));
     }
     droppable.push(Column::new(
         "MODIFIED",
@@ -689,9 +726,9 @@ mod tests {
                 tally: None,
             };
             let mut want = Vec::new();
-            surrogates::write(&mut want, &to_json(&s)).unwrap();
+            surrogates::write(&mut want, &to_json(&s, i * 7 % 5)).unwrap();
             let mut got = Vec::new();
-            push_json(&mut got, &s);
+            push_json(&mut got, &s, i * 7 % 5);
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want),

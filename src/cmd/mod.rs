@@ -9,6 +9,7 @@ pub mod grep;
 pub mod ls;
 pub mod path;
 pub mod rm;
+pub mod runs;
 pub mod show;
 pub mod stats;
 pub mod tree;

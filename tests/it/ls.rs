@@ -114,7 +114,9 @@ fn json_has_the_contract_fields_in_pi_order() {
             "toolCalls",
             "toolResults",
             "totalMessages",
-            "toolErrors"
+            "toolErrors",
+            // Added by issue 44.
+            "subagentRuns"
         ]
     );
     // The counts add up as pi's `/session` counts do, on every row.

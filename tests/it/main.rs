@@ -41,6 +41,7 @@ mod show;
 mod stats;
 mod stats_cache;
 mod streams;
+mod subagents;
 mod surrogates;
 mod terminal;
 mod tree;

@@ -34,6 +34,9 @@ pub struct Listing {
     pub sessions: Vec<Summary>,
     /// In the order the files were read, which is the order they are reported in.
     pub problems: Vec<(PathBuf, Problem)>,
+    /// The real folders met beside the files ([`Files::folders`]): a session `X.jsonl` may
+    /// have subagent runs (`family::runs`) only when `X/` is among them.
+    pub stem_folders: Vec<PathBuf>,
 }
 
 /// Something a file of the listing had to say.
@@ -148,8 +151,16 @@ pub(crate) fn report_damaged(damaged: &[(PathBuf, Vec<Warning>)], diag: &mut dyn
 /// regular file, is recorded in [`Listing::problems`]. Each file's one pass gathers `detail`
 /// (`stats` asks for more than `ls`).
 pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<Listing> {
-    let Files { files, skipped, .. } = files(loc, scope)?;
-    let mut listing = Listing::default();
+    let Files {
+        files,
+        skipped,
+        folders,
+        ..
+    } = files(loc, scope)?;
+    let mut listing = Listing {
+        stem_folders: folders,
+        ..Listing::default()
+    };
     listing.problems.extend(
         skipped
             .into_iter()

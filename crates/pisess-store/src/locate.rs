@@ -455,6 +455,10 @@ pub struct Files {
     /// Regular files, or symlinks to them: the only files pisess opens without being told to.
     pub files: Vec<PathBuf>,
     pub skipped: Vec<(PathBuf, Skipped)>,
+    /// The real folders met beside the files, in no order: a session `X.jsonl` has subagent
+    /// runs only when `X/` is among them (`family::runs`), so a listing knows which sessions
+    /// to look under without an `lstat` of each.
+    pub folders: Vec<PathBuf>,
     /// What sorts `files` by name, made as each was found ([`Files::newest_name_first`]).
     names: Names,
 }
@@ -539,6 +543,7 @@ impl Files {
         self.names.append(&mut other.names);
         self.files.append(&mut other.files);
         self.skipped.append(&mut other.skipped);
+        self.folders.append(&mut other.folders);
     }
 
     /// The files in pi's read order, `b.localeCompare(a)` of their names; names that compare
@@ -591,6 +596,10 @@ pub(crate) fn jsonl_files(dir: &Path) -> io::Result<Files> {
         let name = entry.file_name();
         let name = name.as_encoded_bytes();
         if name.len() <= ".jsonl".len() || !name.ends_with(b".jsonl") {
+            // The type from the directory entry: no `stat`.
+            if entry.file_type().is_ok_and(|k| k.is_dir()) {
+                files.folders.push(entry.path());
+            }
             continue;
         }
         let path = entry.path();

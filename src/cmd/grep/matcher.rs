@@ -19,6 +19,17 @@ pub(super) struct Searched<H> {
     /// Read when the output or the filters need it (`grep` without `-l`, `-c`, `--json`).
     pub(super) summary: Option<Summary>,
     pub(super) hits: Vec<H>,
+    /// The session a subagent run was found under (`grep --all`), set by the driver.
+    pub(super) under: Option<Under>,
+}
+
+/// The session a run was found under: its id (empty when it could not be read), its path, and
+/// how the run was made.
+#[derive(Clone)]
+pub(super) struct Under {
+    pub(super) id: String,
+    pub(super) path: PathBuf,
+    pub(super) made: pisess_store::family::runs::Made,
 }
 
 impl<H> Searched<H> {
@@ -31,6 +42,7 @@ impl<H> Searched<H> {
             warnings: Vec::new(),
             summary: None,
             hits: Vec::new(),
+            under: None,
         }
     }
 }
@@ -79,6 +91,10 @@ pub(super) trait Matcher: Sync {
         _kept: &dyn Fn(&Searched<Self::Hit>) -> bool,
     ) -> Option<&'static str> {
         None
+    }
+    /// A path as a warning may show it (`grep --secrets` redacts what its rules find).
+    fn redact(&self, path: &str) -> String {
+        path.to_owned()
     }
     /// Reports a session's warnings.
     fn warn(&self, diag: &mut Diag, s: &Searched<Self::Hit>);

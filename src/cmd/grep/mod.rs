@@ -18,7 +18,7 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::report_unreadable;
-use pisess_format::scan::Input;
+use pisess_format::scan::{read_header, Input};
 use pisess_store::listing::{self, Problem, Projects, Scope};
 use pisess_store::locate::Skipped;
 use pisess_store::select::{select, Selected};
@@ -29,7 +29,8 @@ mod print;
 mod secrets;
 mod text;
 
-use matcher::{Live, Matcher};
+use matcher::{Live, Matcher, Under};
+use pisess_store::family::runs;
 
 pub fn run(
     args: &GrepArgs,
@@ -68,8 +69,12 @@ fn drive<M: Matcher>(
 ) -> anyhow::Result<Outcome> {
     let named = matcher.named();
     let scope = projects.scope(all);
-    let (inputs, mut trouble) = inputs(&named, scope, matcher, env, diag).map_err(unanswered)?;
+    let (inputs, under, mut trouble) =
+        inputs(&named, scope, matcher, env, diag).map_err(unanswered)?;
     let explicit = !named.is_empty();
+    // Each input's id and whether it is in scope, for the runs found under it (which come
+    // after it): a run is searched when its parent's project is, whatever its own cwd.
+    let mut parents: Vec<Option<(String, Option<bool>)>> = Vec::with_capacity(inputs.len());
     let paths: Vec<PathBuf> = inputs.iter().flatten().cloned().collect();
     matcher.files_chosen(&paths, diag);
     let matcher = &*matcher;
@@ -101,7 +106,9 @@ fn drive<M: Matcher>(
             if failed.is_some() {
                 return ControlFlow::Break(());
             }
-            let s = match result {
+            let at = parents.len();
+            parents.push(None);
+            let mut s = match result {
                 Ok(s) => s,
                 Err((path, e)) => {
                     trouble |= report_unreadable(diag, &path, &e);
@@ -109,10 +116,31 @@ fn drive<M: Matcher>(
                 }
             };
             matcher.warn(diag, &s);
-            // SESSIONs given are searched whatever their project; --since/--until still apply.
-            let kept = (explicit
-                || (listing::in_scope(&env.location, scope, &s.cwd) && projects.holds(&s.cwd)))
-                && matcher.holds(&s);
+            let parent = under.get(at).copied().flatten();
+            // A parent passed over unread (no id, no cwd: `None`) leaves a run to its own cwd.
+            let scoped = match parent.and_then(|(p, _)| parents[p].as_ref()?.1) {
+                Some(scoped) => scoped,
+                // SESSIONs given are searched whatever their project.
+                None => {
+                    explicit
+                        || (listing::in_scope(&env.location, scope, &s.cwd)
+                            && projects.holds(&s.cwd))
+                }
+            };
+            let read = !s.id.is_empty() || !s.cwd.is_empty();
+            parents[at] = Some((s.id.clone(), read.then_some(scoped)));
+            if let Some((p, made)) = parent.filter(|_| !s.hits.is_empty()) {
+                let path = inputs[p].clone().unwrap_or_default();
+                let known = parents[p].as_ref().map(|(id, _)| id.clone());
+                // A parent without a hit may have been passed over after its header (or not
+                // read at all): its id is read again for the run that names it.
+                let id = known
+                    .filter(|id| !id.is_empty())
+                    .unwrap_or_else(|| read_header(&path).map(|h| h.id).unwrap_or_default());
+                s.under = Some(Under { id, path, made });
+            }
+            // --since/--until still apply.
+            let kept = scoped && matcher.holds(&s);
             if !kept || s.hits.is_empty() {
                 return ControlFlow::Continue(());
             }
@@ -154,16 +182,19 @@ fn drive<M: Matcher>(
     })
 }
 
-/// The inputs (`None`: standard input, searched on the calling thread in its turn), and
-/// whether the listing may have missed a file (an unreadable folder: exit 2,
-/// as an unreadable file). Each SESSION is checked before any file is read.
+/// The inputs (`None`: standard input, searched on the calling thread in its turn), where each
+/// subagent run was found (the index of its parent among the inputs, and how it was made), and
+/// whether the listing may have missed a file (an unreadable folder: exit 2, as an unreadable
+/// file). Each SESSION is checked before any file is read. A listing's sessions are followed by
+/// their subagent runs (`crate::cmd::runs`); SESSIONs named are read alone.
+#[allow(clippy::type_complexity)]
 fn inputs<M: Matcher>(
     named: &[OsString],
     scope: Scope,
     matcher: &M,
     env: &Env,
     diag: &mut Diag,
-) -> anyhow::Result<(Vec<Option<PathBuf>>, bool)> {
+) -> anyhow::Result<(Vec<Option<PathBuf>>, Vec<Option<(usize, runs::Made)>>, bool)> {
     let loc = &env.location;
     if named.is_empty() {
         let listed = listing::files(loc, scope)?;
@@ -181,7 +212,12 @@ fn inputs<M: Matcher>(
             incomplete |= matches!(why, Skipped::Folder(_));
             Problem::Skipped(why).report(&path, diag);
         }
-        return Ok((listed.files.into_iter().map(Some).collect(), incomplete));
+        let stems = crate::cmd::runs::stem_files(listed.folders);
+        let redact = |p: &str| matcher.redact(p);
+        let units = crate::cmd::runs::with_runs(listed.files, &stems, diag, &redact);
+        let under = units.iter().map(|u| u.under).collect();
+        let inputs = units.into_iter().map(|u| Some(u.path)).collect();
+        return Ok((inputs, under, incomplete));
     }
     let mut inputs = Vec::new();
     for arg in named {
@@ -195,5 +231,5 @@ fn inputs<M: Matcher>(
             },
         );
     }
-    Ok((inputs, false))
+    Ok((inputs, Vec::new(), false))
 }

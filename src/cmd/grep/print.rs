@@ -136,17 +136,38 @@ impl Printer<'_> {
         };
         let cwd = style::one_line(&tilde(Path::new(&s.cwd), &env.inputs.home));
         let short = env.short_id(&s.id);
-        let head = format!("{short}  {when}  {cwd}  ");
+        // A subagent run says whose it is before its title.
+        let of = s.under.as_ref().map_or(String::new(), |u| {
+            let parent = match u.id.as_str() {
+                "" => u
+                    .path
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+                id => env.short_id(id),
+            };
+            format!(
+                "{}  ",
+                style::one_line(&crate::cmd::runs::of(u.made, &parent))
+            )
+        });
+        let head = format!("{short}  {when}  {cwd}  {of}");
         let title = match env.width {
             Some(w) => style::truncate(&title, w.saturating_sub(style::width(&head))).into_owned(),
             None => title,
         };
         writeln!(
             out,
-            "{}  {}  {}  {}",
+            "{}  {}  {}  {}{}",
             theme.paint(Role::Id, &short),
             theme.dim(&when),
             cwd,
+            if of.is_empty() {
+                String::new()
+            } else {
+                theme.dim(&of).to_string()
+            },
             theme.bold(&title)
         )
     }
@@ -199,7 +220,7 @@ fn write_json(s: &Searched<Hit>, h: &Hit, out: &mut dyn Write) -> io::Result<()>
         // string by code points, so `.line[.start:.end]` is wrong on a line that is not ASCII.
         .map(|&(start, end)| json!({"start": start, "end": end, "text": h.line.get(start..end)}))
         .collect();
-    let object = json!({
+    let mut object = json!({
         "sessionId": s.id,
         "path": s.path.display().to_string(),
         "cwd": s.cwd,
@@ -213,6 +234,10 @@ fn write_json(s: &Searched<Hit>, h: &Hit, out: &mut dyn Write) -> io::Result<()>
         "line": h.line,
         "matches": matches,
     });
+    if let Some(u) = &s.under {
+        let of = crate::cmd::runs::json_of(&u.id, &u.path.display().to_string(), u.made);
+        object["subagentOf"] = of;
+    }
     pisess_format::surrogates::write(&mut *out, &object)?;
     out.write_all(b"\n")
 }

@@ -72,6 +72,7 @@ impl<'a> Secrets<'a> {
             warnings: report.warnings,
             summary: None,
             hits,
+            under: None,
         }
     }
 }
@@ -98,6 +99,10 @@ impl super::matcher::Matcher for Secrets<'_> {
         let input = io::BufReader::with_capacity(256 * 1024, stdin);
         let found = search_stream(input, "-", &self.detector)?;
         Ok(self.searched(PathBuf::from("-"), found))
+    }
+
+    fn redact(&self, path: &str) -> String {
+        self.detector.redact(path).into_owned()
     }
 
     /// Warnings name ids and the path too: out of stderr the same secrets stay out.
@@ -136,11 +141,17 @@ impl super::matcher::Matcher for Secrets<'_> {
             return writeln!(out, "{}:{}", shown(&path), s.hits.len());
         }
         let opt = |o: Option<&str>| o.map(|t| scrub.owned(t));
+        // The session a run was found under: what this run leaked and what any rule finds in
+        // its id and path are kept out of them (its own findings are not known here).
+        let parent = s.under.as_ref().map(|u| {
+            let clean = |t: &str| scrub.owned(&detector.redact(t));
+            (clean(&u.id), clean(&u.path.display().to_string()), u.made)
+        });
         if args.json {
             let session_id = scrub.owned(&s.id);
             for h in &s.hits {
                 let (entry_id, kind, role) = place(&h.place);
-                let object = json!({
+                let mut object = json!({
                     "session": session_id,
                     "path": path,
                     "cwd": session_cwd,
@@ -154,6 +165,9 @@ impl super::matcher::Matcher for Secrets<'_> {
                     "fingerprint": h.found.fingerprint,
                     "preview": h.found.preview,
                 });
+                if let Some((id, path, made)) = &parent {
+                    object["subagentOf"] = crate::cmd::runs::json_of(id, path, *made);
+                }
                 pisess_format::surrogates::write(&mut *out, &object)?;
                 out.write_all(b"\n")?;
             }
@@ -169,13 +183,25 @@ impl super::matcher::Matcher for Secrets<'_> {
             std::borrow::Cow::Owned(token) => esc(&token),
         };
         let session_id = id_shown(&s.id, IdCut::Column);
+        // A subagent run says whose it is after its path.
+        let of = parent.as_ref().map_or(String::new(), |(id, path, made)| {
+            let parent = match id.as_str() {
+                "" => Path::new(path)
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+                id => id_shown(id, IdCut::Column),
+            };
+            format!("  {}", esc(&crate::cmd::runs::of(*made, &parent)))
+        });
         let mut cwd = esc(&tilde(Path::new(&session_cwd), &env.inputs.home));
         let mut file = esc(&path);
         if let Some(w) = env.width {
             // The heading fits the terminal: the path gives way first, down to what the cwd
             // leaves of the room (the cwd keeps at most half of it), then the cwd; 20 columns
             // each at least.
-            let room = w.saturating_sub(style::width(&session_id) + 4);
+            let room = w.saturating_sub(style::width(&session_id) + 4 + style::width(&of));
             let cwd_share = style::width(&cwd).min(room / 2);
             file = style::truncate(&file, room.saturating_sub(cwd_share).max(20)).into_owned();
             cwd = style::truncate(&cwd, room.saturating_sub(style::width(&file)).max(20))
@@ -183,10 +209,15 @@ impl super::matcher::Matcher for Secrets<'_> {
         }
         writeln!(
             out,
-            "{}  {}  {}",
+            "{}  {}  {}{}",
             theme.paint(Role::Id, &session_id),
             cwd,
-            theme.dim(&file)
+            theme.dim(&file),
+            if of.is_empty() {
+                String::new()
+            } else {
+                theme.dim(&of).to_string()
+            }
         )?;
         for h in &s.hits {
             let id = match place(&h.place) {

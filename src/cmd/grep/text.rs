@@ -373,6 +373,7 @@ impl Found {
             warnings,
             summary,
             hits,
+            under: None,
         }
     }
 

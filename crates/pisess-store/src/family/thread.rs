@@ -1,0 +1,293 @@
+//! A listing threaded as pi 1.6's `/resume` threads it (`buildSessionTree` and
+//! `flattenSessionTree`, `modes/interactive/components/session-selector.js`), with subagent runs
+//! added under the file they were found under.
+//!
+//! pi's rules, kept exactly for the listed sessions:
+//!
+//! - A session's key is its path made canonical (`realpath`; when that fails, the path resolved
+//!   against the process cwd without touching the disk; case folded on Windows): [`PathKeys`].
+//! - A session hangs under the session its header `parentSession` names (a non-empty string, keyed
+//!   the same way) when that one is listed too; otherwise (the source gone, in another project,
+//!   filtered out, or a subagent run, which pi does not list) it is a root, without a word.
+//! - A node's latest activity is the latest `modified` in its subtree; roots and every node's
+//!   children are ordered by it, newest first, and ties keep the listing's order (JavaScript's
+//!   sort is stable). The rows are the forest in pre-order, roots at depth 0.
+//!
+//! Where pisess departs from pi, and why:
+//!
+//! - **Cycles** (a session that names itself, A→B→A): pi puts each member under another, so none
+//!   is a root and the cycle, with all that hangs under it, vanishes from the threaded list. A
+//!   listing that silently loses sessions reads as "they are gone", so here the cycle is cut at
+//!   its member listed first (pi's order: the newest), which becomes a root, and the cycle is
+//!   returned ([`Forest::cycles`]) for a warning. Every other row is where pi puts it.
+//! - **One file listed under two paths** (a symlink to another listed file): pi's map keeps the
+//!   last, shows it twice and never shows the first (and a parent link into such a pair can send
+//!   its walk round forever). Here each listed path is a row once; a `parentSession` naming the
+//!   shared key goes to the last listed, as pi's map would send it.
+//! - **Subagent runs** ([`Found`]) are not pi's rows: each hangs under the file it was found
+//!   under (or is a root when that file is not in the set, [`Forest::orphans`]). They are ordered
+//!   among their siblings by their own subtree's latest activity, but never lift their parent's:
+//!   pi's rows keep exactly pi's order, so removing the run rows gives pi's list.
+//! - A `parentSession` that is not a string is no link here (the header keeps strings only); pi
+//!   throws on a truthy non-string.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::locate::resolve;
+
+/// A listed session: what pi's `SessionInfo` gives threading.
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'a> {
+    pub path: &'a Path,
+    /// The header's `parentSession`, as stored.
+    pub parent_session: Option<&'a str>,
+    /// pi's `modified` (`Summary::modified_ms`).
+    pub modified_ms: i64,
+}
+
+/// A child session found by its place ([`super::runs`]): under `parent`, a listed session's
+/// path or another found child's.
+#[derive(Debug, Clone, Copy)]
+pub struct Found<'a> {
+    pub path: &'a Path,
+    pub parent: &'a Path,
+    pub modified_ms: i64,
+}
+
+/// A row's session: an index into the listed sessions or into the found children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Node {
+    Listed(usize),
+    Found(usize),
+}
+
+/// One row of the threaded list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    pub node: Node,
+    /// 0 for a root.
+    pub depth: usize,
+    pub parent: Option<Node>,
+    /// The last of its siblings (pi's `isLast`), for drawing the tree.
+    pub last: bool,
+    /// The latest activity of its subtree, by which it is ordered among its siblings.
+    pub latest_ms: i64,
+}
+
+/// The threaded list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Forest {
+    pub rows: Vec<Row>,
+    /// Each `parentSession` cycle that was cut: its member made a root first, then the others
+    /// from the top of its subtree down.
+    pub cycles: Vec<Vec<Node>>,
+    /// Found children whose parent is not in the set: roots.
+    pub orphans: Vec<usize>,
+}
+
+/// Threads `listed` (in the listing's order: pi's, newest `modified` first) and `found`, keying
+/// every path with `key` (a [`PathKeys`], or anything that keys as pi does).
+pub fn thread(listed: &[Listed], found: &[Found], key: &mut dyn FnMut(&Path) -> PathBuf) -> Forest {
+    let n = listed.len() + found.len();
+    let node = |i: usize| {
+        if i < listed.len() {
+            Node::Listed(i)
+        } else {
+            Node::Found(i - listed.len())
+        }
+    };
+    // pi's `byPath`: a key listed twice goes to the last.
+    let by_key: HashMap<PathBuf, usize> = listed
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (key(s.path), i))
+        .collect();
+    let found_by_key: HashMap<PathBuf, usize> = found
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (key(f.path), listed.len() + i))
+        .collect();
+    let mut forest = Forest::default();
+    let mut parent: Vec<Option<usize>> = Vec::with_capacity(n);
+    for s in listed {
+        let link = s.parent_session.filter(|p| !p.is_empty());
+        parent.push(link.and_then(|p| by_key.get(&key(Path::new(p))).copied()));
+    }
+    for (i, f) in found.iter().enumerate() {
+        let k = key(f.parent);
+        let p = found_by_key.get(&k).or_else(|| by_key.get(&k)).copied();
+        if p.is_none() {
+            forest.orphans.push(i);
+        }
+        parent.push(p);
+    }
+    forest.cycles = cut_cycles(&mut parent)
+        .into_iter()
+        .map(|c| c.into_iter().map(node).collect())
+        .collect();
+
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for (i, p) in parent.iter().enumerate() {
+        match p {
+            Some(p) => children[*p].push(i),
+            None => roots.push(i),
+        }
+    }
+    // Latest activity, children before parents (the reverse of a pre-order). A found child
+    // lifts only found parents: pi's rows keep pi's order.
+    let modified = |i: usize| {
+        if i < listed.len() {
+            listed[i].modified_ms
+        } else {
+            found[i - listed.len()].modified_ms
+        }
+    };
+    let mut latest: Vec<i64> = (0..n).map(modified).collect();
+    let mut order = Vec::with_capacity(n);
+    let mut stack: Vec<usize> = roots.clone();
+    while let Some(v) = stack.pop() {
+        order.push(v);
+        stack.extend(&children[v]);
+    }
+    for &v in order.iter().rev() {
+        if let Some(p) = parent[v] {
+            if (v < listed.len()) == (p < listed.len()) {
+                latest[p] = latest[p].max(latest[v]);
+            }
+        }
+    }
+    let newest_first = |list: &mut Vec<usize>| list.sort_by_key(|&v| std::cmp::Reverse(latest[v]));
+    newest_first(&mut roots);
+    for list in &mut children {
+        newest_first(list);
+    }
+
+    // pi's `flattenSessionTree`: pre-order, each node with its depth.
+    forest.rows.reserve(n);
+    let mut stack: Vec<(usize, usize, bool)> = Vec::new();
+    let push = |stack: &mut Vec<(usize, usize, bool)>, list: &[usize], depth: usize| {
+        for (at, &v) in list.iter().enumerate().rev() {
+            stack.push((v, depth, at + 1 == list.len()));
+        }
+    };
+    push(&mut stack, &roots, 0);
+    while let Some((v, depth, last)) = stack.pop() {
+        forest.rows.push(Row {
+            node: node(v),
+            depth,
+            parent: parent[v].map(node),
+            last,
+            latest_ms: latest[v],
+        });
+        push(&mut stack, &children[v], depth + 1);
+    }
+    forest
+}
+
+/// Cuts every cycle of `parent` (each node has at most one parent) at its lowest index, which
+/// becomes a root; returns the cycles, each from the node cut down its new subtree.
+fn cut_cycles(parent: &mut [Option<usize>]) -> Vec<Vec<usize>> {
+    const NEW: usize = usize::MAX;
+    const DONE: usize = usize::MAX - 1;
+    // For each node: NEW, DONE, or the walk that is on it.
+    let mut state = vec![NEW; parent.len()];
+    let mut cycles = Vec::new();
+    for start in 0..parent.len() {
+        let mut path = Vec::new();
+        let mut at = Some(start);
+        while let Some(v) = at {
+            if state[v] == DONE {
+                break;
+            }
+            if state[v] == start {
+                // Back on this walk: the cycle is `path` from `v` on.
+                let from = path.iter().position(|&x| x == v).expect("on the path");
+                let cycle = &path[from..];
+                let cut = *cycle.iter().min().expect("not empty");
+                // Upward from `cut`, then reversed: the order the members hang below it.
+                let mut members = vec![cut];
+                let mut up: Option<usize> = parent[cut];
+                while let Some(u) = up.filter(|&u| u != cut) {
+                    members.push(u);
+                    up = parent[u];
+                }
+                members[1..].reverse();
+                parent[cut] = None;
+                cycles.push(members);
+                break;
+            }
+            state[v] = start;
+            path.push(v);
+            at = parent[v];
+        }
+        for v in path {
+            state[v] = DONE;
+        }
+    }
+    cycles
+}
+
+/// Keys paths as pi's `getSessionPathKey` does: `realpath`, or when it fails the path resolved
+/// against `base` (the process cwd, as Node resolves it) without touching the disk; folded to
+/// lower case on Windows. Folders are made canonical once each: a listing of 10,000 files in a
+/// few folders costs one `lstat` per file, not a `realpath` of every component.
+#[derive(Debug)]
+pub struct PathKeys {
+    base: PathBuf,
+    folders: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl PathKeys {
+    pub fn new(process_cwd: &Path) -> PathKeys {
+        PathKeys {
+            base: process_cwd.to_path_buf(),
+            folders: HashMap::new(),
+        }
+    }
+
+    pub fn key(&mut self, path: &Path) -> PathBuf {
+        let key = self.canonical(path);
+        if cfg!(windows) {
+            PathBuf::from(key.to_string_lossy().to_lowercase())
+        } else {
+            key
+        }
+    }
+
+    fn canonical(&mut self, path: &Path) -> PathBuf {
+        let joined = self.base.join(path);
+        let lexical = || resolve(&self.base, path);
+        let bytes = joined.as_os_str().as_encoded_bytes();
+        let plain = joined.components().all(|c| {
+            !matches!(
+                c,
+                std::path::Component::CurDir | std::path::Component::ParentDir
+            )
+        }) && !bytes.ends_with(b"/")
+            && !bytes.ends_with(b"/.");
+        let (Some(folder), Some(name), true) = (joined.parent(), joined.file_name(), plain) else {
+            return std::fs::canonicalize(&joined).unwrap_or_else(|_| lexical());
+        };
+        match std::fs::symlink_metadata(&joined) {
+            Err(_) => lexical(),
+            Ok(meta) if meta.file_type().is_symlink() => {
+                std::fs::canonicalize(&joined).unwrap_or_else(|_| lexical())
+            }
+            Ok(_) => {
+                let canonical = self
+                    .folders
+                    .entry(folder.to_path_buf())
+                    .or_insert_with(|| std::fs::canonicalize(folder).ok());
+                match canonical {
+                    Some(folder) => folder.join(name),
+                    None => lexical(),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
