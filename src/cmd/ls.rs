@@ -555,7 +555,7 @@ fn render_human(
         for c in &droppable {
             let cell = &c.cells[row];
             let cell = if is_cwd(c) {
-                shorten_left(cell, c.width)
+                style::truncate_left(cell, c.width)
             } else {
                 std::borrow::Cow::Borrowed(cell.as_str())
             };
@@ -590,36 +590,10 @@ fn render_human(
     Ok(())
 }
 
-/// Cuts a path to `width` columns from the left, at a `/` where it can (`…/webshop`).
-fn shorten_left(s: &str, width: usize) -> std::borrow::Cow<'_, str> {
-    if style::width(s) <= width {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    if width == 0 {
-        return std::borrow::Cow::Borrowed("");
-    }
-    let mut used = 0;
-    let mut start = s.len();
-    for (i, c) in s.char_indices().rev() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w > width - 1 {
-            break;
-        }
-        used += w;
-        start = i;
-    }
-    let tail = &s[start..];
-    // From a separator on, unless that leaves nothing of the last name.
-    let tail = match tail.find('/') {
-        Some(at) if at + 1 < tail.len() => &tail[at..],
-        _ => tail,
-    };
-    std::borrow::Cow::Owned(format!("…{tail}"))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{push_json, shorten_left, surrogates, to_json};
+    use super::{push_json, surrogates, to_json};
+    use crate::views::style::truncate_left as shorten_left;
     use pisess_format::model::Usage;
     use pisess_store::summary::{Counts, Summary};
 
