@@ -133,9 +133,10 @@ fn read_one(
             // The summary and the index are sinks of one pass: the stream can be read once,
             // and is, as it comes, never held whole.
             let mut summary = Summarizer::new(Detail::Stats);
-            let mut index = Indexer::stream("-");
+            let input = Input::Stream(stdin, "-");
+            let mut index = Indexer::new(&input, IndexOptions::default())?;
             let report = Pass::new()
-                .run(Input::Stream(stdin, "-"), |h, e| {
+                .run(input, |h, e| {
                     js.observe(e);
                     summary.entry(h, e);
                     index.entry(e);
