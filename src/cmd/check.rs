@@ -31,6 +31,7 @@ use pisess_format::model::{EntryLine, Header};
 use pisess_format::scan::{open_file, whole_file, Input, Pass, ScanError};
 use pisess_format::surrogates;
 use pisess_format::util::readahead::Reading;
+use pisess_format::util::warning::Warn;
 use pisess_store::listing::{self, Problem, Scope};
 use pisess_store::locate::{Location, Skipped};
 use pisess_store::select::{select, Selected};

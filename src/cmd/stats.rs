@@ -26,6 +26,7 @@ use pisess_format::model::{EntryLine, Header, Usage};
 use pisess_format::scan::{Input, Pass};
 use pisess_format::surrogates;
 use pisess_format::time::to_json_date;
+use pisess_format::util::warning::Warn;
 use pisess_store::listing::{self, Scope, Window};
 use pisess_store::select::{select, Selected};
 use pisess_store::session::{IndexOptions, Indexer, Session};

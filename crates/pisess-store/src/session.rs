@@ -298,11 +298,17 @@ impl<'o> Indexer<'o> {
     /// offset for full entries, and kept open for it; a stream's or memory's header and entry
     /// lines are kept in memory (not the lines it skips, so a line too long to hold is not
     /// held here either).
-    pub fn new(input: &Input<'_>, IndexOptions { observe }: IndexOptions<'o>) -> Result<Self, ScanError> {
+    pub fn new(
+        input: &Input<'_>,
+        IndexOptions { observe }: IndexOptions<'o>,
+    ) -> Result<Self, ScanError> {
         let (name, file) = match input {
             Input::File(opened) if opened.meta.is_file() => {
                 let file = opened.file.try_clone().map_err(ScanError::Io)?;
-                (opened.path.display().to_string(), Some((file, Unchanged::of(&opened.meta))))
+                (
+                    opened.path.display().to_string(),
+                    Some((file, Unchanged::of(&opened.meta))),
+                )
             }
             Input::File(opened) => (opened.path.display().to_string(), None),
             Input::Path(path) => (path.display().to_string(), None),

@@ -201,16 +201,11 @@ fn restore(saved: ScanReport<ByteBuf>, stem: &str) -> Option<ScanReport> {
 
 /// Rewrites the summary cache's record of `file` through `edit`, trusted: the forgery by a
 /// writer of the cache that `rm`, `check` and `grep` must not be steered by
-/// (tests/it/trust.rs). False when the cache holds no record of `file`.
+/// (tests/it/trust.rs), written under `stamp` when given: what a build of other code (another
+/// [`this_stamp`](super::this_stamp)) would have written. False when the cache holds no record
+/// of `file`.
 #[cfg(any(test, feature = "test-hooks"))]
-pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary)) -> bool {
-    forge_stamped(dir, file, None, edit)
-}
-
-/// [`forge`], the folder's file written under `stamp` when given: what a build of other code
-/// (another [`this_stamp`](super::this_stamp)) would have written.
-#[cfg(any(test, feature = "test-hooks"))]
-pub fn forge_stamped(
+pub fn forge(
     dir: &CacheDir,
     file: &Path,
     stamp: Option<&str>,

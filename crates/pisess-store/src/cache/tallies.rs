@@ -267,17 +267,11 @@ impl Cache<'_, Tallies> {
 
 /// Rewrites the tally cache's record of `file` through `edit`, with every checksum recomputed
 /// as a real write computes it: the forgery of a writer of the cache, which `stats` may show
-/// but `check` must not be steered by (tests/it/trust.rs). False when the cache holds no
-/// record of `file`.
+/// but `check` must not be steered by (tests/it/trust.rs), written under `stamp` when given:
+/// what a build of other code would have written. False when the cache holds no record of
+/// `file`.
 #[cfg(any(test, feature = "test-hooks"))]
-pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut Tally)) -> bool {
-    forge_stamped(dir, file, None, edit)
-}
-
-/// [`forge`], the folder's file written under `stamp` when given: what a build of other code
-/// would have written.
-#[cfg(any(test, feature = "test-hooks"))]
-pub fn forge_stamped(
+pub fn forge(
     dir: &CacheDir,
     file: &Path,
     stamp: Option<&str>,
