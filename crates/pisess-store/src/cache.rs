@@ -26,7 +26,6 @@ pub(crate) use folder::CacheProblem;
 
 #[cfg(any(test, feature = "test-hooks"))]
 pub use container::this_stamp;
-pub(crate) use container::Fate;
 #[cfg(any(test, feature = "test-hooks"))]
 pub use summaries::forge;
 
