@@ -491,7 +491,10 @@ fn read_once(
             let reader = BufReader::with_capacity(256 * 1024, read);
             search_stream_and(reader, stem, d, &mut sinks)?
         }
-        (_, input) => {
+        (Some(_), Input::Path(_) | Input::Bytes(..)) => {
+            unreachable!("check reads an opened file or standard input")
+        }
+        (None, input) => {
             let pass = Pass::new().run(input, |h, e| {
                 sinks(h, e);
                 ControlFlow::Continue(())
