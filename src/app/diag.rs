@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use crate::views::style::{self, Role, Theme};
-use pisess_format::util::warning::{Warn, Warning};
+use pisess_format::util::warning::Warn;
 
 /// Diagnostics to stderr, all through one place: `pisess: warning: FILE:LINE: ...`.
 pub struct Diag<'a> {
@@ -52,13 +52,6 @@ impl<'a> Diag<'a> {
             "pisess: {} {text}",
             self.theme.paint(Role::Warn, "warning:")
         );
-    }
-
-    /// Every warning a session collected while it was read.
-    pub fn session_warnings(&mut self, name: &str, warnings: &[Warning]) {
-        for w in warnings {
-            self.warn(name, w.line, &w.message);
-        }
     }
 
     /// An informational line on stderr (not a warning; not suppressed by `-q`).

@@ -25,18 +25,19 @@ use crate::app::env::Env;
 use crate::app::exit::{Outcome, Unanswered};
 use crate::cmd::destination;
 use crate::views::check::{self, Finding, Spec};
-use crate::views::secrets::{search_stream, search_stream_and, Scrub};
+use crate::views::secrets::{search_stream_and, Hit, Scrub};
 use crate::views::style::{self, Role};
 use pisess_format::model::{EntryLine, Header};
-use pisess_format::scan::{open_file, whole_file, Input, Pass};
+use pisess_format::scan::{open_file, whole_file, Input, Pass, ScanError};
 use pisess_format::surrogates;
 use pisess_format::util::readahead::Reading;
+use pisess_format::util::warning::Warn;
 use pisess_store::family::runs::Made;
 use pisess_store::listing::{self, Problem, Scope};
 use pisess_store::locate::{Location, Skipped};
 use pisess_store::select::{select, Selected};
 use pisess_store::session::{IndexOptions, Indexer, Session};
-use pisess_store::summary::{summarize, Detail, Summarizer, Summary, SummaryOptions};
+use pisess_store::summary::{Detail, Summarizer, Summary};
 use pisess_store::util::usage::UsageError;
 pub use verdicts::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
 
@@ -435,79 +436,33 @@ fn check_one(
             result: Err(redact(e)),
         }
     };
-    let (name, summary, session, secrets) = match target {
+    let (name, read) = match target {
         Target::Failed(name, e) => return failed(name, e),
         Target::Stdin => {
-            // One pass, as it comes, never held whole: the summary, the index and the secrets
-            // scan are its sinks. Counted, for the summary's size.
+            // Counted, for the summary's size.
             let mut read = stdin.take(u64::MAX);
-            let mut summary = Summarizer::new(detail(spec.prices.is_some()));
-            let mut index = want_index.then(|| Indexer::stream("-"));
-            let mut sinks = |h: &Header, e: &EntryLine| {
-                summary.entry(h, e);
-                if let Some(index) = &mut index {
-                    index.entry(e);
-                }
-            };
-            let pass = match &spec.no_secrets {
-                Some(d) => {
-                    let input = BufReader::with_capacity(256 * 1024, &mut read);
-                    search_stream_and(input, "-", d, &mut sinks).map(|(r, hits)| (r, Some(hits)))
-                }
-                None => Pass::new()
-                    .run(Input::Stream(&mut read, "-"), |h, e| {
-                        sinks(h, e);
-                        ControlFlow::Continue(())
-                    })
-                    .map(|r| (r, None)),
-            };
-            let (report, secrets) = match pass {
-                Ok(done) => done,
-                Err(e) => return failed("-".into(), e.to_string()),
-            };
-            let mut summary = summary.finish(&report, "-");
-            summary.bytes = u64::MAX - read.limit();
-            let session = index.map(|index| index.finish(report)).transpose();
-            ("-".to_owned(), summary, session, Ok(secrets))
+            let pass = read_once(Input::Stream(&mut read, "-"), None, spec, want_index);
+            let counted = u64::MAX - read.limit();
+            let pass = pass.map(|(mut summary, session, secrets)| {
+                summary.bytes = counted;
+                (summary, session, secrets)
+            });
+            ("-".to_owned(), pass)
         }
         Target::File(path, listed) => {
             let name = path.display().to_string();
-            let summary = match listed {
-                Some(s) => *s,
-                None => match summarize(
-                    &path,
-                    SummaryOptions {
-                        detail: detail(spec.prices.is_some()),
-                        ..SummaryOptions::default()
-                    },
-                ) {
-                    Ok(s) => s,
-                    Err(e) => return failed(name, e.to_string()),
-                },
+            let listed = listed.map(|s| *s);
+            let pass = match listed {
+                // Listed, and nothing more to read.
+                Some(s) if !want_index && spec.no_secrets.is_none() => Ok((s, None, Vec::new())),
+                listed => open_file(&path)
+                    .and_then(|opened| read_once(Input::File(&opened), listed, spec, want_index)),
             };
-            let session = want_index
-                .then(|| Session::open(&path, IndexOptions::default()))
-                .transpose();
-            // The file read once more, every line of it: a secret on a line that no entry
-            // holds (the header, a line pi skips) is in the file all the same.
-            let secrets = spec
-                .no_secrets
-                .as_ref()
-                .map(|d| {
-                    let opened = open_file(&path)?;
-                    let input = whole_file(&opened, Reading::OnThisThread)?;
-                    search_stream(input, &opened.stem, d).map(|(_, hits)| hits)
-                })
-                .transpose();
-            (name, summary, session, secrets)
+            (name, pass)
         }
     };
-    let session = match session {
-        Ok(s) => s,
-        Err(e) => return failed(name, e.to_string()),
-    };
-    let secrets = match secrets {
-        Ok(hits) => hits.unwrap_or_default(),
+    let (summary, session, secrets) = match read {
+        Ok(read) => read,
         Err(e) => return failed(name, e.to_string()),
     };
     let scrub = spec
@@ -566,6 +521,64 @@ fn check_one(
         title: scrub.owned(&title),
         result: Ok(verdict),
     }
+}
+
+/// One pass over a session, as it comes, never held whole: its summary (unless a listing gave
+/// it), its index when an assertion needs it and, with `--no-secrets`, every line of it searched
+/// (a secret on a line that no entry holds, the header or a line pi skips, is in the file all
+/// the same) are its sinks.
+fn read_once(
+    input: Input<'_>,
+    listed: Option<Summary>,
+    spec: &Spec,
+    want_index: bool,
+) -> Result<(Summary, Option<Session>, Vec<Hit>), ScanError> {
+    let file = match input {
+        Input::File(opened) => Some(opened),
+        _ => None,
+    };
+    let mut summary = listed
+        .is_none()
+        .then(|| Summarizer::new(detail(spec.prices.is_some())));
+    let mut index = want_index
+        .then(|| Indexer::new(&input, IndexOptions::default()))
+        .transpose()?;
+    let mut sinks = |h: &Header, e: &EntryLine| {
+        if let Some(summary) = &mut summary {
+            summary.entry(h, e);
+        }
+        if let Some(index) = &mut index {
+            index.entry(e);
+        }
+    };
+    let (report, secrets) = match (&spec.no_secrets, input) {
+        (Some(d), Input::File(opened)) => {
+            let reader = whole_file(opened, Reading::AheadIfBig)?;
+            search_stream_and(reader, &opened.stem, d, &mut sinks)?
+        }
+        (Some(d), Input::Stream(read, stem)) => {
+            let reader = BufReader::with_capacity(256 * 1024, read);
+            search_stream_and(reader, stem, d, &mut sinks)?
+        }
+        (Some(_), Input::Path(_) | Input::Bytes(..)) => {
+            unreachable!("check reads an opened file or standard input")
+        }
+        (None, input) => {
+            let pass = Pass::new().run(input, |h, e| {
+                sinks(h, e);
+                ControlFlow::Continue(())
+            });
+            (pass?, Vec::new())
+        }
+    };
+    let summary = match (summary, file) {
+        (Some(summary), Some(opened)) => summary.finish_file(&report, opened),
+        // Standard input, the one stream checked.
+        (Some(summary), None) => summary.finish(&report, "-"),
+        (None, _) => listed.expect("a summary gathered unless listed"),
+    };
+    let session = index.map(|index| index.finish(report)).transpose()?;
+    Ok((summary, session, secrets))
 }
 
 fn render_human(

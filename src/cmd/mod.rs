@@ -25,6 +25,7 @@ use crate::app::env::Env;
 use pisess_format::model::PI_ENTRY_TYPES;
 use pisess_format::model::{EntryKind, Header};
 use pisess_format::scan::{Input, ScanError};
+use pisess_format::util::warning::Warn;
 use pisess_store::listing::Window;
 use pisess_store::locate::Selected;
 use pisess_store::session::{IndexOptions, Session};

@@ -25,6 +25,7 @@ use entry::{decode_for_block, write_line};
 use pisess_format::model::EntryLine;
 use pisess_format::model::Header;
 use pisess_format::scan::{open_named, Input};
+use pisess_format::util::warning::Warn;
 use pisess_store::select::Selected;
 use pisess_store::session::{self, Session};
 use pisess_store::util::usage::UsageError;

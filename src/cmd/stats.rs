@@ -27,6 +27,7 @@ use pisess_format::model::{EntryLine, Header, Usage};
 use pisess_format::scan::{Input, Pass};
 use pisess_format::surrogates;
 use pisess_format::time::to_json_date;
+use pisess_format::util::warning::Warn;
 use pisess_store::listing::{self, Scope, Window};
 use pisess_store::select::{select, Selected};
 use pisess_store::session::{IndexOptions, Indexer, Session};
@@ -137,9 +138,10 @@ fn read_one(
             // The summary and the index are sinks of one pass: the stream can be read once,
             // and is, as it comes, never held whole.
             let mut summary = Summarizer::new(Detail::Stats);
-            let mut index = Indexer::stream("-");
+            let input = Input::Stream(stdin, "-");
+            let mut index = Indexer::new(&input, IndexOptions::default())?;
             let report = Pass::new()
-                .run(Input::Stream(stdin, "-"), |h, e| {
+                .run(input, |h, e| {
                     js.observe(e);
                     summary.entry(h, e);
                     index.entry(e);

@@ -32,6 +32,7 @@ use pisess_format::model::{
     Role as Said,
 };
 use pisess_format::surrogates;
+use pisess_format::util::warning::Warn;
 use pisess_store::session::{IndexOptions, Session};
 
 pub fn run(

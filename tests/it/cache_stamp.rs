@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::PathBuf;
 
-use pisess_store::cache::{forge, forge_stamped, tallies, this_stamp, CacheDir};
+use pisess_store::cache::{forge, tallies, this_stamp, CacheDir};
 use serde_json::json;
 
 use crate::cache::{env_for, PROJECTS};
@@ -69,15 +69,10 @@ fn a_summary_cache_of_other_code_is_not_served() {
     assert_eq!(cold.code, 0, "{}", cold.stderr);
     let dir = CacheDir::new(cache.clone());
     // The other code summarized the session otherwise.
-    assert!(forge_stamped(
-        &dir,
-        &path,
-        Some(&other_codes_stamp()),
-        |s| {
-            s.name = Some("stale".into());
-            s.message_count = 99;
-        }
-    ));
+    assert!(forge(&dir, &path, Some(&other_codes_stamp()), |s| {
+        s.name = Some("stale".into());
+        s.message_count = 99;
+    }));
     let warm = run();
     assert_eq!(warm.code, 0, "{}", warm.stderr);
     assert_eq!(
@@ -86,7 +81,7 @@ fn a_summary_cache_of_other_code_is_not_served() {
     );
     // Written again under this build's stamp: a record this build reads.
     assert!(
-        forge(&dir, &path, |_| {}),
+        forge(&dir, &path, None, |_| {}),
         "the cache file was not rewritten"
     );
 }
@@ -106,7 +101,7 @@ fn a_tally_cache_of_other_code_is_not_served() {
     let cold = run();
     assert_eq!(cold.code, 0, "{}", cold.stderr);
     let dir = CacheDir::new(cache.clone());
-    assert!(tallies::forge_stamped(
+    assert!(tallies::forge(
         &dir,
         &path,
         Some(&other_codes_stamp()),
@@ -126,7 +121,7 @@ fn a_tally_cache_of_other_code_is_not_served() {
         "the other code's tally was served"
     );
     assert!(
-        tallies::forge(&dir, &path, |_, _| {}),
+        tallies::forge(&dir, &path, None, |_, _| {}),
         "the cache file was not rewritten"
     );
 }

@@ -386,6 +386,7 @@ fn a_tally_cache_others_can_write_is_not_used() {
         assert!(pisess_store::cache::tallies::forge(
             &dir,
             &session,
+            None,
             |s, _| {
                 s.id = "FORGERY".into();
             }

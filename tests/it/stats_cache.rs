@@ -126,6 +126,7 @@ fn a_warm_report_reads_the_cache_not_the_sessions() {
     assert!(pisess_store::cache::tallies::forge(
         &dir,
         &path,
+        None,
         |_, tally| {
             tally.models.push(ModelKey {
                 provider: Some("forged".into()),

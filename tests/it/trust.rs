@@ -89,7 +89,11 @@ impl Fx {
     fn forge(&self, path: &Path, edit: impl FnOnce(&mut Summary)) {
         assert_eq!(self.run(&["ls", "--all"]).code, 0);
         let dir = CacheDir::new(self.cache());
-        assert!(forge(&dir, path, edit), "no record of {}", path.display());
+        assert!(
+            forge(&dir, path, None, edit),
+            "no record of {}",
+            path.display()
+        );
     }
 }
 
@@ -138,7 +142,7 @@ fn a_forged_name_in_the_cache_does_not_choose_what_rm_removes() {
     let scratch = fx.session("scratch", &[NOW_MS - DAY], "b", 1.0, "scratch");
     fx.forge(&precious, |s| s.name = Some("scratch".into()));
     let dir = CacheDir::new(fx.cache());
-    assert!(forge(&dir, &scratch, |s| s.name = Some("other".into())));
+    assert!(forge(&dir, &scratch, None, |s| s.name = Some("other".into())));
     let r = fx.run(&["rm", "-y", "--permanent", "scratch"]);
     assert_eq!(r.code, 0, "{r:?}");
     assert!(
@@ -228,7 +232,7 @@ fn decisions_equal_no_cache_under_random_forged_caches() {
             let rng = &mut store.rng;
             let (a, b, c) = (rng.next(), rng.next(), rng.next());
             let other_id = ids[rng.below(ids.len())].clone();
-            forge(&dir, path, |s| {
+            forge(&dir, path, None, |s| {
                 if a % 2 == 0 {
                     s.message_count = if b % 2 == 0 { 0 } else { 7 };
                 }
@@ -338,14 +342,19 @@ fn a_forged_tally_shows_in_stats_but_does_not_pass_check_max_cost() {
     settle(&dear);
     assert_eq!(fx.run(&["stats", "--all", "--json"]).code, 0);
     let dir = CacheDir::new(fx.cache());
-    assert!(pisess_store::cache::tallies::forge(&dir, &dear, |s, t| {
-        s.usage.cost = 0.01;
-        for r in &mut t.rows {
-            if let Some(u) = &mut r.usage {
-                u.cost = 0.01;
+    assert!(pisess_store::cache::tallies::forge(
+        &dir,
+        &dear,
+        None,
+        |s, t| {
+            s.usage.cost = 0.01;
+            for r in &mut t.rows {
+                if let Some(u) = &mut r.usage {
+                    u.cost = 0.01;
+                }
             }
         }
-    }));
+    ));
     let shown = fx.run(&["stats", "--all", "--json"]);
     assert!(
         shown.stdout.contains("\"cost\":0.01") && !shown.stdout.contains("\"cost\":50"),

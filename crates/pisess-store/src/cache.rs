@@ -26,9 +26,8 @@ pub(crate) use folder::CacheProblem;
 
 #[cfg(any(test, feature = "test-hooks"))]
 pub use container::this_stamp;
-pub(crate) use container::Fate;
 #[cfg(any(test, feature = "test-hooks"))]
-pub use summaries::{forge, forge_stamped};
+pub use summaries::forge;
 
 /// The summary cache of one listing.
 pub type Cache<'a> = container::Cache<'a, summaries::Summaries>;

@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use pisess_format::scan::ScanError;
 
 use crate::cache::tallies::{self, Want};
-use crate::cache::{Cache, CacheProblem, Fate};
+use crate::cache::{Cache, CacheProblem};
 use crate::locate::{name_cmp, Files, Location, Skipped};
 use crate::summary::{summarize, Detail, Summary, SummaryOptions};
 use crate::util::parallel;
@@ -392,17 +392,7 @@ fn summarize_all(
 ) -> (Vec<Result<Summary, ScanError>>, Option<CacheProblem>) {
     match &loc.cache {
         Some(dir) if detail == Detail::Listing => {
-            let cache = Cache::load(dir, files);
-            let mut done =
-                parallel::map_files(files, |path, reading| cache.summarize(path, reading));
-            // Not unzipped: the summaries stay where they are (see `list`).
-            let fates = done
-                .iter_mut()
-                .map(|(_, fate)| std::mem::replace(fate, Fate::Dropped))
-                .collect();
-            let results: Vec<_> = done.into_iter().map(|(result, _)| result).collect();
-            let problem = cache.save(files, fates);
-            (results, problem)
+            Cache::load(dir, files).map(files, Cache::summarize, |result| result)
         }
         Some(dir) => tallies::map(dir, files, Want::Whole, |result| result),
         _ => (

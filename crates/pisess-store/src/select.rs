@@ -48,9 +48,8 @@ pub enum SelectError {
         custom: bool,
         home: PathBuf,
     },
-    EnvFileMissing(PathBuf),
-    /// `PI_SESSION_FILE` names something that cannot be read as a session (a device, a
-    /// folder, a path that cannot be looked at): what it is.
+    /// `PI_SESSION_FILE` names something that cannot be read as a session (nothing, a device,
+    /// a folder, a path that cannot be looked at): what it is.
     EnvFileUnusable(PathBuf, String),
     /// An empty or blank argument: a usage error, since it names nothing.
     Blank,
@@ -182,11 +181,6 @@ impl fmt::Display for SelectError {
             SelectError::EnvFileUnusable(p, what) => write!(
                 f,
                 "PI_SESSION_FILE names {}, {what} (unset it to read this project's newest session)",
-                p.display()
-            ),
-            SelectError::EnvFileMissing(p) => write!(
-                f,
-                "PI_SESSION_FILE names {}, which does not exist (unset it to read this project's newest session)",
                 p.display()
             ),
         }
@@ -464,14 +458,14 @@ fn default_session(loc: &Location, pi_session_file: Option<&str>) -> Result<Sele
                 );
                 Err(SelectError::EnvFileUnusable(path, what))
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Err(SelectError::EnvFileMissing(path))
-            }
             Err(e) => {
-                let what = format!(
-                    "which cannot be read ({})",
-                    pisess_format::util::warning::io_cause(&e)
-                );
+                let what = match e.kind() {
+                    std::io::ErrorKind::NotFound => "which does not exist".to_owned(),
+                    _ => format!(
+                        "which cannot be read ({})",
+                        pisess_format::util::warning::io_cause(&e)
+                    ),
+                };
                 Err(SelectError::EnvFileUnusable(path, what))
             }
         };
@@ -596,7 +590,7 @@ mod tests {
         assert_eq!(select(None, &loc, Some(&env)).unwrap(), Selected::File(b));
         assert!(matches!(
             choose(None, &loc, Some("/no/such.jsonl")).unwrap_err(),
-            SelectError::EnvFileMissing(_)
+            SelectError::EnvFileUnusable(_, what) if what == "which does not exist"
         ));
     }
 }

@@ -275,7 +275,9 @@ pub struct IndexOptions<'o> {
 #[derive(Default)]
 pub struct Indexer<'o> {
     name: String,
-    keep_lines: bool,
+    /// The regular file indexed, kept open to read its entries again by offset; without one,
+    /// the entry lines are kept in `kept` as they pass.
+    file: Option<(File, Unchanged)>,
     observe: Option<Observer<'o>>,
     kept: Vec<u8>,
     entries: Vec<EntryMeta>,
@@ -292,25 +294,38 @@ pub struct Indexer<'o> {
 }
 
 impl<'o> Indexer<'o> {
-    fn new(name: String, keep_lines: bool, IndexOptions { observe }: IndexOptions<'o>) -> Self {
-        Indexer {
+    /// The index of `input`, named by its path or its stem: a regular file is read again by
+    /// offset for full entries, and kept open for it; a stream's or memory's header and entry
+    /// lines are kept in memory (not the lines it skips, so a line too long to hold is not
+    /// held here either).
+    pub fn new(
+        input: &Input<'_>,
+        IndexOptions { observe }: IndexOptions<'o>,
+    ) -> Result<Self, ScanError> {
+        let (name, file) = match input {
+            Input::File(opened) if opened.meta.is_file() => {
+                let file = opened.file.try_clone().map_err(ScanError::Io)?;
+                (
+                    opened.path.display().to_string(),
+                    Some((file, Unchanged::of(&opened.meta))),
+                )
+            }
+            Input::File(opened) => (opened.path.display().to_string(), None),
+            Input::Path(path) => (path.display().to_string(), None),
+            Input::Stream(_, stem) | Input::Bytes(_, stem) => (stem.to_string(), None),
+        };
+        Ok(Indexer {
             name,
-            keep_lines,
+            file,
             observe,
             ..Indexer::default()
-        }
-    }
-
-    /// The index of a stream named `name`, whose lines it keeps as [`Session::read`] keeps a
-    /// stream's.
-    pub fn stream(name: &str) -> Indexer<'o> {
-        Indexer::new(name.to_owned(), true, IndexOptions::default())
+        })
     }
 
     /// Takes in one entry of the pass.
     pub fn entry(&mut self, e: &EntryLine) {
         let Indexer {
-            keep_lines,
+            file,
             observe,
             kept,
             entries,
@@ -335,7 +350,7 @@ impl<'o> Indexer<'o> {
         }
         let message = e.view.message.0.as_ref();
         let role = message.and_then(|m| m.role.get());
-        let offset = if *keep_lines {
+        let offset = if file.is_none() {
             let at = kept.len() as u64;
             kept.extend_from_slice(e.stored);
             if e.len > e.stored.len() as u64 {
@@ -399,11 +414,7 @@ impl<'o> Indexer<'o> {
     }
 
     /// The session the pass gave, its ids checked and its parents resolved.
-    pub fn finish(self, report: ScanReport) -> Result<Session, ScanError> {
-        Ok(self.unlinked(report)?.link())
-    }
-
-    fn unlinked(mut self, report: ScanReport) -> Result<Unlinked, ScanError> {
+    pub fn finish(mut self, report: ScanReport) -> Result<Session, ScanError> {
         if self.too_many {
             return Err(ScanError::Io(io::Error::other(format!(
                 "{} holds more than {} entries, more than pisess can index",
@@ -413,9 +424,12 @@ impl<'o> Indexer<'o> {
         }
         // The capacity past the last entry (up to half of it) is given back.
         self.entries.shrink_to_fit();
-        let session = Session {
+        let mut session = Session {
             name: self.name,
-            lines: Lines::Memory(self.kept),
+            lines: match self.file {
+                Some((file, unchanged)) => Lines::File(file, unchanged),
+                None => Lines::Memory(self.kept),
+            },
             header: report.header,
             header_line: report.header_line,
             header_offset: report.header_offset,
@@ -435,31 +449,9 @@ impl<'o> Indexer<'o> {
             torn_tail: report.torn_tail,
             torn_line: report.torn_line,
         };
-        Ok(Unlinked {
-            session,
-            pending: self.pending,
-        })
-    }
-}
-
-/// A session indexed but not yet linked: its entries with their parents as the scan found
-/// them (the one before, or an id in `pending`), before ids are checked.
-struct Unlinked {
-    session: Session,
-    /// The `parentId`s that do not name the entry before, by entry.
-    pending: Vec<(u32, IdCell)>,
-}
-
-impl Unlinked {
-    /// The session, its ids checked and its parents resolved.
-    fn link(self) -> Session {
-        let Unlinked {
-            mut session,
-            pending,
-        } = self;
-        session.link_parents(pending);
+        session.link_parents(self.pending);
         sort_warnings(&mut session.warnings);
-        session
+        Ok(session)
     }
 }
 
@@ -512,43 +504,17 @@ impl Session {
         Session::read(Input::File(&open_named(path)?), options)
     }
 
-    /// Indexes a session. A regular file is read again by offset for full entries, and kept
-    /// open for it; a stream's or memory's header and entry lines are kept in memory (not the
-    /// lines it skips, so a line too long to hold is not held here either). The session is
-    /// named by its path, or by its stem when it has none.
+    /// Indexes a session ([`Indexer::new`] says what it keeps).
     pub fn read(input: Input<'_>, options: IndexOptions<'_>) -> Result<Session, ScanError> {
-        let opened = match input {
-            Input::Path(path) => return Session::read(Input::File(&open_file(path)?), options),
-            Input::File(opened) if opened.meta.is_file() => Some(opened),
-            _ => None,
-        };
-        let name = match &input {
-            Input::File(opened) => opened.path.display().to_string(),
-            Input::Stream(_, stem) | Input::Bytes(_, stem) => stem.to_string(),
-            Input::Path(_) => unreachable!("opened above"),
-        };
-        let mut index = Session::index(input, name, opened.is_none(), options)?;
-        if let Some(opened) = opened {
-            let file = opened.file.try_clone().map_err(ScanError::Io)?;
-            index.session.lines = Lines::File(file, Unchanged::of(&opened.meta));
+        if let Input::Path(path) = input {
+            return Session::read(Input::File(&open_file(path)?), options);
         }
-        Ok(index.link())
-    }
-
-    /// Indexes `input`; with `keep`, the entry lines go to a [`Lines::Memory`] as they pass.
-    /// The entries are linked after.
-    fn index(
-        input: Input<'_>,
-        name: String,
-        keep_lines: bool,
-        options: IndexOptions<'_>,
-    ) -> Result<Unlinked, ScanError> {
-        let mut index = Indexer::new(name, keep_lines, options);
+        let mut index = Indexer::new(&input, options)?;
         let report = Pass::new().run(input, |_, e| {
             index.entry(e);
             ControlFlow::Continue(())
         })?;
-        index.unlinked(report)
+        index.finish(report)
     }
 
     /// Fills `by_id` (warning on duplicate and missing ids) and resolves each entry's parent;

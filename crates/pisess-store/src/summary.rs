@@ -14,7 +14,7 @@ use pisess_format::model::{
     message_call_facts, message_content_text, CallFacts, EntryKind, Header, Usage,
 };
 use pisess_format::model::{Dialect, EntryLine};
-use pisess_format::scan::{open_file, Input, Pass, ScanError, ScanReport};
+use pisess_format::scan::{open_file, Input, OpenedFile, Pass, ScanError, ScanReport};
 use pisess_format::time::parse_js_date;
 use pisess_format::util::readahead::Reading;
 use pisess_format::util::warning::Warning;
@@ -202,6 +202,12 @@ impl Summarizer {
     /// The summary of a stream named `name` that the pass read.
     pub fn finish(mut self, report: &ScanReport, name: &str) -> Summary {
         unfiled(self.fold.summary(report, self.tally), name)
+    }
+
+    /// The summary of the file `opened` that the pass read: its times and size from the file.
+    pub fn finish_file(mut self, report: &ScanReport, opened: &OpenedFile) -> Summary {
+        let summary = self.fold.summary(report, self.tally);
+        with_file_facts(summary, &opened.path, (&opened.meta).into())
     }
 }
 

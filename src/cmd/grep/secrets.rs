@@ -19,6 +19,7 @@ use crate::views::secrets::{search_stream, Detector, Hit, Place, Scrub};
 use crate::views::style::{self, IdCut, Role};
 use pisess_format::scan::{open_file, whole_file, ScanError, ScanReport};
 use pisess_format::util::readahead::Reading;
+use pisess_format::util::warning::Warn;
 use pisess_format::util::warning::Warning;
 use pisess_store::listing::Projects;
 use pisess_store::locate::tilde;

@@ -19,6 +19,7 @@ use crate::views::style;
 use pisess_format::model::{EntryLine, Header};
 use pisess_format::scan::{open_file, read_header_of, Input, Pass, ScanError, ScanReport};
 use pisess_format::util::readahead::Reading;
+use pisess_format::util::warning::Warn;
 use pisess_store::cache::Cache;
 use pisess_store::listing::{Projects, Window};
 use pisess_store::summary::{summarize, Summary, SummaryOptions};

@@ -23,6 +23,7 @@ use crate::views::style;
 use pisess_format::model::EntryKind;
 use pisess_format::scan::{Input, ScanError};
 use pisess_format::time::parse_span;
+use pisess_format::util::warning::Warn;
 use pisess_format::util::warning::Warning;
 use pisess_store::select::Selected;
 use pisess_store::session::{IndexOptions, Session};

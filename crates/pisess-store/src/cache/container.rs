@@ -26,8 +26,10 @@ use super::folder::{open_cache_file, CacheDir, CacheProblem, MAX_FILE_BYTES};
 #[cfg(unix)]
 use super::key::open_folder;
 use super::key::{folders_of, now_ns, stamp, stat_in, FileKey};
-use pisess_format::scan::read_exact_at;
+use crate::summary::{with_file_facts, Summary};
+use pisess_format::scan::{open_file, read_exact_at, OpenedFile, ScanError};
 use pisess_format::util::file::split_name;
+use pisess_format::util::readahead::Reading;
 use pisess_format::util::warning::io_cause;
 
 /// What differs between the caches' files.
@@ -240,6 +242,58 @@ impl<'a, K: Kind> Cache<'a, K> {
             cache.folders.insert(folder.to_vec(), loaded);
         }
         cache
+    }
+
+    /// Every file of `files` read by `read` (from its record or from the file, and what
+    /// becomes of the record), each result handed to `each` on the thread that made it; the
+    /// results in the order of `files`, then the cache's one problem once the records are
+    /// saved.
+    pub(crate) fn map<T: Send>(
+        self,
+        files: &[PathBuf],
+        read: impl Fn(&Self, &Path, Reading) -> (Result<Summary, ScanError>, Fate) + Sync,
+        each: impl Fn(Result<Summary, ScanError>) -> T + Sync,
+    ) -> (Vec<T>, Option<CacheProblem>)
+    where
+        K: Sync,
+    {
+        let mut done = crate::util::parallel::map_files(files, |path, reading| {
+            let (result, fate) = read(&self, path, reading);
+            (each(result), fate)
+        });
+        // Not unzipped: what was made stays where it is (see `listing::list`).
+        let fates = (done.iter_mut())
+            .map(|(_, fate)| std::mem::replace(fate, Fate::Dropped))
+            .collect();
+        let results = done.into_iter().map(|(made, _)| made).collect();
+        let problem = self.save(files, fates);
+        (results, problem)
+    }
+
+    /// The summary of `path` as `read` gives it, and what becomes of its record: the one
+    /// `record` makes of what the read gave, when the file's key did not change while it was
+    /// read (bytes that changed are not the ones read: kept for this run, not for the next).
+    pub(crate) fn read_file<X>(
+        &self,
+        path: &Path,
+        read: impl FnOnce(&OpenedFile, FileKey) -> Result<(Summary, X), ScanError>,
+        record: impl FnOnce(&mut Summary, X, &File, FileKey) -> Option<Record>,
+    ) -> (Result<Summary, ScanError>, Fate) {
+        let read = open_file(path).and_then(|opened| {
+            let key = FileKey::of(&opened.meta);
+            Ok((read(&opened, key)?, opened, key))
+        });
+        let ((mut summary, more), opened, key) = match read {
+            Ok(read) => read,
+            Err(e) => return (Err(e), Fate::Dropped),
+        };
+        let unchanged = (opened.file.metadata()).is_ok_and(|now| FileKey::of(&now) == key);
+        let fate = unchanged
+            .then(|| record(&mut summary, more, &opened.file, key))
+            .flatten()
+            .map_or(Fate::Dropped, |r| Fate::New(Box::new(r)));
+        let facts = (&opened.meta).into();
+        (Ok(with_file_facts(summary, path, facts)), fate)
     }
 
     pub(crate) fn note(&mut self, path: &Path, why: String) {

@@ -19,7 +19,7 @@ use super::container::{read_at, Cache, Fate, Folder, Kind, Record, Slot};
 use super::folder::{CacheDir, SUMMARIES};
 use super::key::{FileKey, RACY_NS};
 use crate::summary::{self, with_file_facts, Detail, FileFacts, Fold, Summary};
-use pisess_format::scan::{self, open_file, read_exact_at, Input, OpenedFile, Pass};
+use pisess_format::scan::{self, read_exact_at, Input, OpenedFile, Pass};
 use pisess_format::scan::{ScanError, ScanReport};
 use pisess_format::util::file::split_name;
 use pisess_format::util::readahead::Reading;
@@ -77,31 +77,19 @@ impl<'a> Cache<'a, Summaries> {
         let (folder, name) = split_name(path);
         let folder = self.folders.get(folder);
         let slot = folder.and_then(|f| f.slots.get(name));
-        let opened = match open_file(path) {
-            Ok(o) => o,
-            Err(e) => return (Err(e), Fate::Dropped),
+        let read = |opened: &OpenedFile, key| {
+            let (summary, report, fold) = folder
+                .zip(slot)
+                .and_then(|(f, s)| read_on(f, s, opened, key))
+                .unwrap_or_else(|| {
+                    let pass = Pass::new().reading(reading);
+                    summary::fold(pass, Input::File(opened), None, Detail::Listing, |_, _| {})
+                })?;
+            Ok((summary, (report, fold)))
         };
-        let key = FileKey::of(&opened.meta);
-        let read = folder
-            .zip(slot)
-            .and_then(|(f, s)| read_on(f, s, &opened, key))
-            .unwrap_or_else(|| {
-                let pass = Pass::new().reading(reading);
-                summary::fold(pass, Input::File(&opened), None, Detail::Listing, |_, _| {})
-            });
-        let (summary, report, fold) = match read {
-            Ok(read) => read,
-            Err(e) => return (Err(e), Fate::Dropped),
-        };
-        // Bytes that changed while they were read are not what was folded: kept for this
-        // run's listing, not for the next.
-        let unchanged = (opened.file.metadata()).is_ok_and(|now| FileKey::of(&now) == key);
-        let fate = unchanged
-            .then(|| self.record(&opened.file, key, &summary, report, fold))
-            .flatten()
-            .map_or(Fate::Dropped, |r| Fate::New(Box::new(r)));
-        let facts = (&opened.meta).into();
-        (Ok(with_file_facts(summary, path, facts)), fate)
+        self.read_file(path, read, |summary, (report, fold), file, key| {
+            self.record(file, key, summary, report, fold)
+        })
     }
 
     /// The record to keep for a file just read: trusted when it was not racy, so that a racy
@@ -201,16 +189,11 @@ fn restore(saved: ScanReport<ByteBuf>, stem: &str) -> Option<ScanReport> {
 
 /// Rewrites the summary cache's record of `file` through `edit`, trusted: the forgery by a
 /// writer of the cache that `rm`, `check` and `grep` must not be steered by
-/// (tests/it/trust.rs). False when the cache holds no record of `file`.
+/// (tests/it/trust.rs), written under `stamp` when given: what a build of other code (another
+/// [`this_stamp`](super::this_stamp)) would have written. False when the cache holds no record
+/// of `file`.
 #[cfg(any(test, feature = "test-hooks"))]
-pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary)) -> bool {
-    forge_stamped(dir, file, None, edit)
-}
-
-/// [`forge`], the folder's file written under `stamp` when given: what a build of other code
-/// (another [`this_stamp`](super::this_stamp)) would have written.
-#[cfg(any(test, feature = "test-hooks"))]
-pub fn forge_stamped(
+pub fn forge(
     dir: &CacheDir,
     file: &Path,
     stamp: Option<&str>,
@@ -229,6 +212,7 @@ pub fn forge_stamped(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pisess_format::scan::open_file;
     use std::fs;
 
     fn line(n: u32, text: &str) -> String {

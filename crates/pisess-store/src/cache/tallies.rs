@@ -22,11 +22,10 @@ use serde::{Deserialize, Serialize};
 
 use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
-use super::key::{FileKey, RACY_NS};
+use super::key::RACY_NS;
 use crate::summary::{self, with_file_facts, Detail, FileFacts, Summary};
 use crate::tally::{Files, Stops, Tally, ToolCount};
-use crate::util::parallel;
-use pisess_format::scan::{open_file, Input, Pass, ScanError};
+use pisess_format::scan::{Input, OpenedFile, Pass, ScanError};
 use pisess_format::util::file::split_name;
 use pisess_format::util::readahead::Reading;
 
@@ -193,53 +192,38 @@ pub(crate) fn map<T: Send>(
     each: impl Fn(Result<Summary, ScanError>) -> T + Sync,
 ) -> (Vec<T>, Option<crate::cache::CacheProblem>) {
     let cache = Cache::open(dir, files, Tallies { want });
-    let mut done = parallel::map_files(files, |path, reading| {
-        let (result, fate) = match cache.vouched(path) {
-            Some(summary) => (Ok(summary), Fate::Kept),
-            None => cache.read_whole(path, reading),
-        };
-        (each(result), fate)
-    });
-    let fates = (done.iter_mut())
-        .map(|(_, fate)| std::mem::replace(fate, Fate::Dropped))
-        .collect();
-    let results = done.into_iter().map(|(made, _)| made).collect();
-    let problem = cache.save(files, fates);
-    (results, problem)
+    cache.map(
+        files,
+        |cache, path, reading| cache.summarize(path, reading),
+        each,
+    )
 }
 
 impl Cache<'_, Tallies> {
-    /// `path` read whole, and what became of its record.
-    fn read_whole(&self, path: &Path, reading: Reading) -> (Result<Summary, ScanError>, Fate) {
-        let opened = match open_file(path) {
-            Ok(o) => o,
-            Err(e) => return (Err(e), Fate::Dropped),
+    /// The summary of `path` with its tally, from its record when the record's key is the
+    /// file's now, else read whole; and what became of its record.
+    fn summarize(&self, path: &Path, reading: Reading) -> (Result<Summary, ScanError>, Fate) {
+        if let Some(summary) = self.vouched(path) {
+            return (Ok(summary), Fate::Kept);
+        }
+        let read = |opened: &OpenedFile, _| {
+            let pass = Pass::new().reading(reading);
+            let (summary, ..) =
+                summary::fold(pass, Input::File(opened), None, Detail::Stats, |_, _| {})?;
+            Ok((summary, ()))
         };
-        let key = FileKey::of(&opened.meta);
-        let pass = Pass::new().reading(reading);
-        let read = summary::fold(pass, Input::File(&opened), None, Detail::Stats, |_, _| {});
-        let mut summary = match read {
-            Ok((summary, ..)) => summary,
-            Err(e) => return (Err(e), Fate::Dropped),
-        };
-        // Bytes that changed while they were read, or may still change unseen within the
-        // mtime's granularity, are not recorded.
-        let unchanged = (opened.file.metadata()).is_ok_and(|now| FileKey::of(&now) == key);
-        let settled = key.mtime_ns < self.now_ns - RACY_NS;
-        let fate = match (unchanged && settled && !self.off)
-            .then(|| encode(&mut summary))
-            .flatten()
-        {
-            Some(new) => Fate::New(Box::new(Record {
+        self.read_file(path, read, |summary, (), _, key| {
+            // Bytes that may still change unseen within the mtime's granularity are not
+            // recorded.
+            let settled = key.mtime_ns < self.now_ns - RACY_NS;
+            let new = (settled && !self.off).then(|| encode(summary)).flatten()?;
+            Some(Record {
                 key,
                 trusted: true,
                 data: new.data,
                 blob: Some(new.more),
-            })),
-            None => Fate::Dropped,
-        };
-        let facts = (&opened.meta).into();
-        (Ok(with_file_facts(summary, path, facts)), fate)
+            })
+        })
     }
 
     /// The summary of `path` from its record, when the record vouches for it.
@@ -267,17 +251,11 @@ impl Cache<'_, Tallies> {
 
 /// Rewrites the tally cache's record of `file` through `edit`, with every checksum recomputed
 /// as a real write computes it: the forgery of a writer of the cache, which `stats` may show
-/// but `check` must not be steered by (tests/it/trust.rs). False when the cache holds no
-/// record of `file`.
+/// but `check` must not be steered by (tests/it/trust.rs), written under `stamp` when given:
+/// what a build of other code would have written. False when the cache holds no record of
+/// `file`.
 #[cfg(any(test, feature = "test-hooks"))]
-pub fn forge(dir: &CacheDir, file: &Path, edit: impl FnOnce(&mut Summary, &mut Tally)) -> bool {
-    forge_stamped(dir, file, None, edit)
-}
-
-/// [`forge`], the folder's file written under `stamp` when given: what a build of other code
-/// would have written.
-#[cfg(any(test, feature = "test-hooks"))]
-pub fn forge_stamped(
+pub fn forge(
     dir: &CacheDir,
     file: &Path,
     stamp: Option<&str>,
