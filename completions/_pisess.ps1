@@ -190,7 +190,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'With --max-cost, judge recorded + estimated cost: usage pi recorded at $0 priced from FILE, a LiteLLM price table (docs/prices.md); what it cannot price is --unpriced''s')
             [CompletionResult]::new('--max-tokens', '--max-tokens', [CompletionResultType]::ParameterName, 'Total tokens at most N (input + output + cache read + cache write)')
             [CompletionResult]::new('--max-turns', '--max-turns', [CompletionResultType]::ParameterName, 'At most N assistant messages')
-            [CompletionResult]::new('--max-duration', '--max-duration', [CompletionResultType]::ParameterName, 'From the header''s time to the last user or assistant message at most SPAN (90s, 30m, 2h)')
+            [CompletionResult]::new('--max-duration', '--max-duration', [CompletionResultType]::ParameterName, 'The run, from its start to its last user or assistant message, at most SPAN (90s, 2h)')
             [CompletionResult]::new('--max-tool-errors', '--max-tool-errors', [CompletionResultType]::ParameterName, 'At most N tool results with isError')
             [CompletionResult]::new('--require-tool', '--require-tool', [CompletionResultType]::ParameterName, 'The tool NAME was called at least once on the active branch; repeatable')
             [CompletionResult]::new('--forbid-tool', '--forbid-tool', [CompletionResultType]::ParameterName, 'The tool NAME was never called on the active branch; repeatable')

@@ -179,7 +179,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --prices 'With --max-cost, judge recorded + estimated cost: usage pi recorded at $0 priced from FILE, a LiteLLM price table (docs/prices.md); what it cannot price is --unpriced''s'
             cand --max-tokens 'Total tokens at most N (input + output + cache read + cache write)'
             cand --max-turns 'At most N assistant messages'
-            cand --max-duration 'From the header''s time to the last user or assistant message at most SPAN (90s, 30m, 2h)'
+            cand --max-duration 'The run, from its start to its last user or assistant message, at most SPAN (90s, 2h)'
             cand --max-tool-errors 'At most N tool results with isError'
             cand --require-tool 'The tool NAME was called at least once on the active branch; repeatable'
             cand --forbid-tool 'The tool NAME was never called on the active branch; repeatable'

@@ -185,7 +185,7 @@ fail\t'The assertion fails'"
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l prices -d 'With --max-cost, judge recorded + estimated cost: usage pi recorded at $0 priced from FILE, a LiteLLM price table (docs/prices.md); what it cannot price is --unpriced\'s' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tokens -d 'Total tokens at most N (input + output + cache read + cache write)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-turns -d 'At most N assistant messages' -r
-complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-duration -d 'From the header\'s time to the last user or assistant message at most SPAN (90s, 30m, 2h)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-duration -d 'The run, from its start to its last user or assistant message, at most SPAN (90s, 2h)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tool-errors -d 'At most N tool results with isError' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l require-tool -d 'The tool NAME was called at least once on the active branch; repeatable' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l forbid-tool -d 'The tool NAME was never called on the active branch; repeatable' -r

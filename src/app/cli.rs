@@ -356,7 +356,7 @@ pub struct CheckArgs {
     /// At most N assistant messages
     #[arg(long, value_name = "N", help_heading = "Assertions")]
     pub max_turns: Option<u64>,
-    /// From the header's time to the last user or assistant message at most SPAN (90s, 30m, 2h)
+    /// The run, from its start to its last user or assistant message, at most SPAN (90s, 2h)
     #[arg(long, value_name = "SPAN", help_heading = "Assertions")]
     pub max_duration: Option<String>,
     /// At most N tool results with isError

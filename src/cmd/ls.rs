@@ -668,6 +668,7 @@ mod tests {
                 created_ms: dates[i % dates.len()],
                 modified_ms: dates[(i + 3) % dates.len()].unwrap_or(i64::MIN),
                 span_ms: None,
+                active_ms: None,
                 mtime_ms: 0,
                 mtime_js: 0.0,
                 message_count: int(1),

@@ -448,7 +448,7 @@ fn json_is_one_object_per_session() {
     assert_eq!(
         v["figures"],
         json!({"cost":1.5,"unpricedTokens":1250,"totalTokens":3750,"negativeCost":false,"negativeTokens":false,"assistantMessages":3,"userMessages":1,
-               "toolCalls":2,"toolResults":1,"toolErrors":1,"durationMs":600_000,
+               "toolCalls":2,"toolResults":1,"toolErrors":1,"durationMs":600_000,"activeMs":600_000,
                "malformedLines":0,"entries":5})
     );
     assert_eq!(v["findings"], json!([]));
@@ -1131,5 +1131,32 @@ fn a_run_over_many_sessions_repeats_what_did_not_pass_at_the_end() {
         tail.trim_end()
             .ends_with(&format!("{} failed", failed.len())),
         "{tail}"
+    );
+}
+
+/// `--max-duration` judges the run: from its start to its last user or assistant message (pi's
+/// last activity). A label set three hours later lengthens the file's span (`durationMs`), not
+/// the run (`activeMs`), so a 10-minute run passes a 15-minute limit.
+#[test]
+fn max_duration_ends_at_the_last_message_not_a_later_label() {
+    let mut lines = good_run();
+    lines.push(
+        json!({"type":"label","id":"l1","parentId":"a2","targetId":"a2","label":"ok",
+                      "timestamp":"2026-01-01T03:00:00.000Z"}),
+    );
+    let r = check(&["-", "--max-duration", "15m", "--json"], &text(&lines));
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(v["figures"]["durationMs"], 3 * 3_600_000);
+    assert_eq!(v["figures"]["activeMs"], 600_000);
+    assert_eq!(v["assertions"][0]["measured"], 600_000);
+    // Without a user or assistant message, the whole span is all there is to judge.
+    let only_label = text(&lines[5..]);
+    let r = check(&["-", "--max-duration", "15m"], &only_label);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("FAIL max-duration: 3h 0m > 15m"),
+        "{}",
+        r.stdout
     );
 }

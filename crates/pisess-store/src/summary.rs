@@ -37,6 +37,9 @@ pub struct Summary {
     /// The earliest and the latest time of any line (the header's and every entry's
     /// `timestamp`): the session's span, which [`Summary::duration_ms`] measures.
     pub span_ms: Option<(i64, i64)>,
+    /// The latest user/assistant message time (what `modified_ms` is when there is one): where
+    /// a run's activity ends, however much later a label or a rename was added.
+    pub active_ms: Option<i64>,
     /// The file's modification time in whole ms (what pi's `stats.mtime`, a `Date`, holds).
     pub mtime_ms: i64,
     /// The same as Node's `stats.mtimeMs`: a float with the nanoseconds in it, by which pi's
@@ -439,6 +442,8 @@ impl Fold {
             created_ms: header_ms,
             modified_ms,
             span_ms: header_ms.map_or(self.span, |h| Some(widen(self.span, h))),
+            #[allow(clippy::cast_possible_truncation)]
+            active_ms: self.last_activity.filter(|t| *t > 0.0).map(|t| t as i64),
             mtime_ms: 0,
             mtime_js: 0.0,
             message_count: self.message_count,
@@ -473,6 +478,17 @@ impl Summary {
     /// in; `None` when no line has a valid time.
     pub fn duration_ms(&self) -> Option<i64> {
         self.span_ms.map(|(first, last)| last - first)
+    }
+
+    /// How long the run was active: from the session's start (its earliest time) to its last
+    /// user or assistant message, pi's "last activity"; the whole span when no such message has
+    /// a time. What CI means by a run's duration: a `/label` or a rename added hours later is
+    /// not the run (`check --max-duration`).
+    pub fn active_span_ms(&self) -> Option<i64> {
+        match (self.span_ms, self.active_ms) {
+            (Some((first, _)), Some(active)) => Some(active.saturating_sub(first).max(0)),
+            (span, _) => span.map(|(first, last)| last - first),
+        }
     }
 }
 

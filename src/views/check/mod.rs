@@ -132,8 +132,11 @@ pub struct Figures {
     pub tool_calls: u64,
     pub tool_results: u64,
     pub tool_errors: u64,
-    /// From the header's time to the last user or assistant message (pi's `modified`).
+    /// The earliest to the latest time of any line (as `stats --json`'s `durationMs`).
     pub duration_ms: Option<i64>,
+    /// From the start to the last user or assistant message: what `--max-duration` judges
+    /// ([`Summary::active_span_ms`]).
+    pub active_ms: Option<i64>,
     pub malformed_lines: u64,
     pub entries: usize,
     /// The last message on the active branch, when the index was read.
@@ -234,6 +237,7 @@ pub fn judge(
         tool_results: summary.counts.tool_results,
         tool_errors: summary.counts.tool_errors,
         duration_ms: summary.duration_ms(),
+        active_ms: summary.active_span_ms(),
         malformed_lines: summary.malformed_lines,
         entries: summary.entries,
         last: branch.as_ref().and_then(|b| b.last.clone()),
@@ -296,7 +300,7 @@ pub fn judge(
         ));
     }
     if let Some((max, shown)) = &spec.max_duration {
-        assertions.push(duration_assertion(figures.duration_ms, *max, shown));
+        assertions.push(duration_assertion(figures.active_ms, *max, shown));
     }
     if let Some((max, no_errors)) = spec.max_tool_errors {
         let name = if no_errors {

@@ -32,7 +32,7 @@ impl Kind for Summaries {
     const FAMILY: &'static str = SUMMARIES;
     const WHAT: &'static str = "summary";
     const MAGIC: &'static [u8] = b"pisess summary cache\n";
-    const FORMAT: u32 = 9;
+    const FORMAT: u32 = 10;
 }
 
 /// How to read a grown file on.

@@ -39,7 +39,7 @@ impl Kind for Tallies {
     const FAMILY: &'static str = "tallies";
     const WHAT: &'static str = "tally";
     const MAGIC: &'static [u8] = b"pisess tally cache\n";
-    const FORMAT: u32 = 5;
+    const FORMAT: u32 = 6;
 
     fn whole(&self) -> bool {
         self.want != Want::Rows
