@@ -5,7 +5,7 @@
 //!
 //! `bash` commands are not read: a shell command's paths are never certain (a `cd` before,
 //! globs, variables, quoting, redirections), and a path this command names is one the run
-//! surely touched. Only the assistant and tool-result entries are decoded.
+//! surely touched. Only message entries that may hold a call or its result are decoded.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{Read, Write};
@@ -20,7 +20,8 @@ use crate::app::exit::Outcome;
 use crate::cmd::open_selected;
 use crate::views::paths;
 use crate::views::style::{self, Theme};
-use pisess_format::model::{Entry, EntryKind, Role};
+use pisess_format::model::content::Content;
+use pisess_format::model::{Dialect, Entry, EntryKind, Role};
 use pisess_format::surrogates;
 use pisess_store::session::Session;
 
@@ -101,15 +102,26 @@ pub fn touched(session: &Session, order: &[usize]) -> anyhow::Result<BTreeMap<St
     let mut files: BTreeMap<String, Counts> = BTreeMap::new();
     // A call's id → the file it named, until its result says whether it failed.
     let mut waiting: HashMap<String, String> = HashMap::new();
+    let seed000 = session.header.dialect == Dialect::Seed000;
     for &i in order {
-        if *session.kind(i) != EntryKind::Message
-            || !matches!(session.role(i), Some("assistant" | "toolResult"))
-        {
+        let role = session.role(i);
+        let holds_calls =
+            matches!(role, Some("assistant" | "toolResult")) || (seed000 && role == Some("user"));
+        if *session.kind(i) != EntryKind::Message || !holds_calls {
             continue;
         }
         let value = session.load(i)?;
         let Some(message) = Entry::of_kind(&EntryKind::Message, &value).message() else {
             continue;
+        };
+        // A result answers the call it names once; a failed one counts on that call's file.
+        let mut answer = |id: Option<&Value>, failed: bool| {
+            let path = id.and_then(Value::as_str).and_then(|id| waiting.remove(id));
+            if let (Some(path), true) = (path, failed) {
+                if let Some(counts) = files.get_mut(&path) {
+                    counts.errors += 1;
+                }
+            }
         };
         match message.role() {
             Role::Assistant => {
@@ -135,14 +147,16 @@ pub fn touched(session: &Session, order: &[usize]) -> anyhow::Result<BTreeMap<St
                     }
                 }
             }
-            Role::ToolResult => {
-                let id = message.tool_call_id().and_then(Value::as_str);
-                let Some(path) = id.and_then(|id| waiting.remove(id)) else {
-                    continue;
-                };
-                if message.is_error() == Some(&Value::Bool(true)) {
-                    if let Some(counts) = files.get_mut(&path) {
-                        counts.errors += 1;
+            Role::ToolResult => answer(
+                message.tool_call_id(),
+                message.is_error() == Some(&Value::Bool(true)),
+            ),
+            // Seed 000 also answers calls in a user message's `tool_result` blocks (as `stats`
+            // and `check` count them); the typed model keeps such blocks as stored.
+            Role::User if seed000 => {
+                if let Content::Blocks(blocks) = message.content() {
+                    for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
+                        answer(b.get("toolUseId"), b["isError"] == true);
                     }
                 }
             }

@@ -150,17 +150,51 @@ fn paths_are_cut_from_the_left_to_the_terminal() {
 }
 
 #[test]
-fn an_example_session_agrees_with_stats() {
-    let r = run(&["files", "--json", "0196cdea"]);
+fn example_sessions_agree_with_stats() {
+    // The examples name their files under one spelling, so stats' sets (as stored) compare.
+    for id in ["0196cdea", "0196d88e", "0196c3c5"] {
+        let r = run(&["files", "--json", id]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let rows = rows(&r.stdout);
+        let stats: Value = serde_json::from_str(&run(&["stats", "--json", id]).stdout).unwrap();
+        for (kind, set) in [
+            ("reads", "read"),
+            ("writes", "written"),
+            ("edits", "edited"),
+        ] {
+            let ours: Vec<&str> = (rows.iter())
+                .filter(|r| r[kind].as_u64() > Some(0))
+                .map(|r| r["path"].as_str().unwrap())
+                .collect();
+            let theirs: Vec<&str> = (stats["files"][set].as_array().unwrap().iter())
+                .map(|p| p.as_str().unwrap())
+                .collect();
+            assert_eq!(ours, theirs, "{id} {kind}");
+        }
+        assert!(!rows.is_empty(), "{id} touched files");
+    }
+}
+
+#[test]
+fn a_seed000_failure_in_a_user_message_counts() {
+    let session = concat!(
+        r#"{"type":"session_header","version":1,"createdAt":"2025-04-03T08:00:00Z","cwd":"/Users/x/app"}"#,
+        "\n",
+        r#"{"type":"user_message","id":"e1","parentId":null,"timestamp":"2025-04-03T08:00:01Z","content":[{"type":"text","text":"Read a."}]}"#,
+        "\n",
+        r#"{"type":"assistant_message","id":"e2","parentId":"e1","timestamp":"2025-04-03T08:00:02Z","modelId":"m","content":[{"type":"tool_use","id":"tc_001","name":"read","input":{"path":"/Users/x/app/src/a.rs"}}],"usage":{"inputTokens":9,"outputTokens":2,"cacheReadTokens":0,"cacheWriteTokens":0},"cost":0.003}"#,
+        "\n",
+        r#"{"type":"user_message","id":"e3","parentId":"e2","timestamp":"2025-04-03T08:00:03Z","content":[{"type":"tool_result","toolUseId":"tc_001","content":[{"type":"text","text":"no such file"}],"isError":true}]}"#,
+        "\n",
+    );
+    let r = run_with(example_env(), &["files", "--json", "-"], session.as_bytes());
     assert_eq!(r.code, 0, "{}", r.stderr);
     let rows = rows(&r.stdout);
-    let edited: Vec<&str> = (rows.iter())
-        .filter(|r| r["edits"].as_u64() > Some(0))
-        .map(|r| r["path"].as_str().unwrap())
-        .collect();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["path"], "src/a.rs");
     assert_eq!(
-        edited,
-        ["src/routes/account.ts", "views/account/orders.html"]
+        (&rows[0]["reads"], &rows[0]["errors"]),
+        (&json!(1), &json!(1))
     );
 }
 
