@@ -25,6 +25,9 @@ _pisess() {
             pisess,export)
                 cmd="pisess__subcmd__export"
                 ;;
+            pisess,files)
+                cmd="pisess__subcmd__files"
+                ;;
             pisess,grep)
                 cmd="pisess__subcmd__grep"
                 ;;
@@ -61,6 +64,9 @@ _pisess() {
             pisess__subcmd__help,export)
                 cmd="pisess__subcmd__help__subcmd__export"
                 ;;
+            pisess__subcmd__help,files)
+                cmd="pisess__subcmd__help__subcmd__files"
+                ;;
             pisess__subcmd__help,grep)
                 cmd="pisess__subcmd__help__subcmd__grep"
                 ;;
@@ -92,7 +98,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats check rm grep export help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats files check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -291,6 +297,32 @@ _pisess() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        pisess__subcmd__files)
+            opts="-q -h --branch --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         pisess__subcmd__grep)
             opts="-a -b -t -F -i -S -w -l -c -m -A -B -C -q -h --all --project --since --until --branch --tools --thinking --type --role --fixed-strings --ignore-case --smart-case --word-regexp --files-with-matches --count --max-count --json --after-context --before-context --context --secrets --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -378,7 +410,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help)
-            opts="ls show tree path context stats check rm grep export help"
+            opts="ls show tree path context stats files check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -420,6 +452,20 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pisess__subcmd__help__subcmd__files)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -36,6 +36,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
             cand stats 'What a run did and cost, or usage reports across sessions'
+            cand files 'The files a run read, wrote and edited'
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand grep 'Find where something was said, across sessions'
@@ -164,6 +165,19 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -a 'Every project''s sessions'
             cand --all 'Every project''s sessions'
             cand --json 'JSON: one object for a session; NDJSON rows and a total row for a report'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;files'= {
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand --branch 'Only the calls on the active branch (root to the leaf pi resumes at)'
+            cand --json 'NDJSON, one object per file, sorted by path: {sessionId, path, reads, writes, edits, errors}'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
@@ -301,6 +315,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
             cand stats 'What a run did and cost, or usage reports across sessions'
+            cand files 'The files a run read, wrote and edited'
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand grep 'Find where something was said, across sessions'
@@ -318,6 +333,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;help;context'= {
         }
         &'pisess;help;stats'= {
+        }
+        &'pisess;help;files'= {
         }
         &'pisess;help;check'= {
         }

@@ -45,13 +45,15 @@ pub fn run(
 }
 
 /// The pager command for commands whose output is read, not followed: `show` (not `-f`),
-/// `tree`, `context`, `stats`. `None` when [`Env::pager`] says not to page.
+/// `tree`, `context`, `stats`, `files`. `None` when [`Env::pager`] says not to page.
 fn pager_for(command: &Command, env: &Env) -> Option<String> {
     match command {
         Command::Show(args) if args.follow => None,
-        Command::Show(_) | Command::Tree(_) | Command::Context(_) | Command::Stats(_) => {
-            env.pager.clone()
-        }
+        Command::Show(_)
+        | Command::Tree(_)
+        | Command::Context(_)
+        | Command::Stats(_)
+        | Command::Files(_) => env.pager.clone(),
         _ => None,
     }
 }
@@ -70,6 +72,7 @@ fn dispatch(
         Command::Path(args) => cmd::path::run(&args, env, out, diag),
         Command::Context(args) => cmd::context::run(&args, env, out, diag, stdin),
         Command::Stats(args) => cmd::stats::run(&args, env, out, diag, stdin),
+        Command::Files(args) => cmd::files::run(&args, env, out, diag, stdin),
         Command::Check(args) => cmd::check::run(&args, env, out, diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, diag, stdin),
         Command::Grep(args) => cmd::grep::run(&args, env, out, diag, stdin),

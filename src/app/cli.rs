@@ -79,6 +79,15 @@ pub enum Command {
     /// project, session or tool, and a total.
     #[command(after_long_help = STATS_HELP)]
     Stats(StatsArgs),
+    /// The files a run read, wrote and edited
+    ///
+    /// One row per file, by path: how many read, write and edit calls named it and how many of
+    /// those failed (their result's isError). Paths are taken from pi's read, write and edit
+    /// tools (never from bash commands, whose paths are not certain) and normalised against the
+    /// session's cwd, so src/x, ./src/x and /cwd/src/x are one file. The whole file by default;
+    /// --branch for the active branch only.
+    #[command(after_long_help = FILES_HELP)]
+    Files(FilesArgs),
     /// Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end
     ///
     /// One line per assertion, ok or FAIL with the measured value and the limit, then a
@@ -267,6 +276,20 @@ pub struct ContextArgs {
     /// Cut the text of each tool result to N characters (pi sends it whole; --json too)
     #[arg(long, value_name = "N")]
     pub max_tool_chars: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct FilesArgs {
+    /// The session (see SESSION below); default: the one `ls` marks *
+    #[arg(value_parser = session_arg())]
+    pub session: Option<OsString>,
+    /// Only the calls on the active branch (root to the leaf pi resumes at)
+    #[arg(long)]
+    pub branch: bool,
+    /// NDJSON, one object per file, sorted by path: {sessionId, path, reads, writes, edits,
+    /// errors}
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -168,7 +168,10 @@ mod tests {
         let names: Vec<&str> = cmd.get_subcommands().map(clap::Command::get_name).collect();
         assert_eq!(
             names,
-            ["ls", "show", "tree", "path", "context", "stats", "check", "rm", "grep", "export"]
+            [
+                "ls", "show", "tree", "path", "context", "stats", "files", "check", "rm", "grep",
+                "export"
+            ]
         );
         assert!(cmd.get_arguments().any(|a| a.get_id() == "session_dir"));
     }

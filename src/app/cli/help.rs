@@ -155,6 +155,16 @@ pub(super) const STATS_HELP: &str = concat!(
   and each usage under its own model, so the buckets add up to pi's /session totals."
 );
 
+pub(super) const FILES_HELP: &str = concat!(
+    session_help!(),
+    "Examples:
+  pisess files                         the files the newest session touched
+  pisess files --branch                only those of the active branch
+  pisess files --json | jq -r 'select(.edits > 0) | .path'    the files it edited
+
+  A path outside the cwd stays absolute; `..` is folded lexically, and no file is looked at."
+);
+
 pub(super) const CHECK_HELP: &str = concat!(
     session_help!(),
     "Assertions (combine freely; without one, --integrity is checked):
