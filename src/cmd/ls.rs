@@ -11,6 +11,7 @@ use crate::app::cli::{LsArgs, SortKey};
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
+use crate::views::ids::ShortIds;
 use crate::views::style::{self, Theme};
 use pisess_format::model::{number, push_number};
 use pisess_format::surrogates;
@@ -357,6 +358,31 @@ fn default_path(env: &Env) -> Option<std::path::PathBuf> {
     }
 }
 
+/// The abbreviations of the listed ids among the store's names, where a file named after a
+/// listed session's id and more (`<id>-backup`, `<id>.bak`, `<id> copy`: a copy of it) counts as
+/// that id. Its whole id would not tell the copies apart either (a selection of it names them
+/// both and asks for a path), and it widened the ID column of every row until the other
+/// columns were dropped at 80 (issue 47).
+fn short_ids(sessions: &[Summary], env: &Env) -> ShortIds {
+    let mut listed: Vec<&str> = (sessions.iter())
+        .map(|s| s.id.as_str())
+        .filter(|id| !id.is_empty())
+        .collect();
+    listed.sort_unstable();
+    listed.dedup();
+    let names = env.location.ids_by_name();
+    // The listed id a name begins with sorts last among those not after it.
+    let of_copy = |name: &str| {
+        let at = listed.partition_point(|id| *id <= name);
+        let id = *listed.get(at.checked_sub(1)?)?;
+        // Where a suffix starts: pi's ids are uuids, one never another's start and a letter on.
+        let rest = name.strip_prefix(id)?;
+        rest.starts_with(|c: char| !c.is_alphanumeric())
+            .then_some(id)
+    };
+    ShortIds::new(names.iter().map(|n| of_copy(n).unwrap_or(n)))
+}
+
 /// A column of the table: its heading, the cells, and which side they align to.
 struct Column {
     heading: &'static str,
@@ -453,7 +479,8 @@ fn render_human(
         };
         droppable.push(Column::new("CWD", false, cells(&cwd)));
     }
-    let ids = Column::new("ID", false, cells(&|s| env.short_id(&s.id)));
+    let short = short_ids(sessions, env);
+    let ids = Column::new("ID", false, cells(&|s| short.short(&s.id)));
     let titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&*s.first_message)));
     let title_natural = titles.iter().map(|t| style::width(t)).max().unwrap_or(0);
     let title_natural = title_natural.max(if header { "TITLE".len() } else { 0 });
