@@ -187,7 +187,15 @@ pub fn to_json(s: &Summary, subagent_runs: usize) -> SessionJson<'_> {
         total_messages: s.message_count,
         tool_errors: s.counts.tool_errors,
         subagent_runs,
+        resume: resume_command(&s.path.to_string_lossy()),
     }
+}
+
+/// The command that resumes the session in pi: `pi --session '<path>'`, the path quoted for a
+/// POSIX shell. A file name is hostile data: inside single quotes nothing is special but the
+/// quote itself, which closes, is escaped and reopens (`'\''`), so no name breaks out.
+pub fn resume_command(path: &str) -> String {
+    format!("pi --session '{}'", path.replace('\'', r"'\''"))
 }
 
 /// What [`to_json`] writes through [`surrogates::write`], byte for byte, written without
@@ -272,6 +280,8 @@ pub fn push_json(out: &mut Vec<u8>, s: &Summary, subagent_runs: usize) {
         out.extend_from_slice(key);
         push_u64(out, value);
     }
+    out.extend_from_slice(b",\"resume\":");
+    push_str(out, &resume_command(&s.path.to_string_lossy()));
     out.push(b'}');
 }
 
@@ -303,6 +313,7 @@ pub struct SessionJson<'a> {
     total_messages: u64,
     tool_errors: u64,
     subagent_runs: usize,
+    resume: String,
 }
 
 #[derive(Serialize)]
@@ -639,6 +650,7 @@ mod tests {
             "\u{10f7ff} \u{10ffff} é 😀 \u{7f}\u{80}".into(),
             "\"\\/\u{8}\u{c}\n\r\t".into(),
             "x".repeat(100) + "\"",
+            "it's '' $(x)".into(),
         ];
         for c in 0u8..0x20 {
             for at in 0..9 {
