@@ -490,6 +490,20 @@ fn render_human(
         };
         droppable.push(Column::new("CWD", false, cells(&cwd)));
     }
+    // The column the rows are sorted by is the last dropped before the cwd: a table ordered by
+    // size showed no size at 60 columns (issue 47).
+    let sorted_by = match args.sort {
+        SortKey::Modified => "MODIFIED",
+        SortKey::Size => "SIZE",
+        SortKey::Messages => "MESSAGES",
+        SortKey::Cost => "COST",
+        SortKey::Created => "",
+    };
+    if let Some(at) = droppable.iter().position(|c| c.heading == sorted_by) {
+        let column = droppable.remove(at);
+        let before_cwd = droppable.iter().position(|c| c.heading == "CWD");
+        droppable.insert(before_cwd.unwrap_or(droppable.len()), column);
+    }
     let short = short_ids(sessions, env);
     let ids = Column::new("ID", false, cells(&|s| short.short(&s.id)));
     let titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&*s.first_message)));

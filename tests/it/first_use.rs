@@ -607,6 +607,36 @@ fn ls_keeps_short_ids_beside_a_copy() {
     }
 }
 
+/// A table sorted by a column keeps that column longest as it narrows: `--sort size` at 60
+/// columns showed no size at all, ordered by something not shown (issue 47).
+#[test]
+fn ls_keeps_the_column_it_is_sorted_by() {
+    let store = Store::new();
+    for i in 0..3 {
+        let id = format!("0198{i:04}-0000-7000-8000-000000000001");
+        let time = format!("2026-07-01T1{i}:00:00.000Z");
+        let text = format!("Task {i}: {}", "more words ".repeat(i * 40));
+        store.session(
+            "/home/dev/clients/acme-corporation/billing-service",
+            &id,
+            &time,
+            &[user("u1", None, &time, &text)],
+        );
+    }
+    for width in [60, 80, 120, 200] {
+        for (sort, column) in [("size", "SIZE"), ("messages", "MESSAGES"), ("cost", "COST")] {
+            let r = store.run_width(width, &["ls", "--all", "--sort", sort]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            assert!(widest(&r.stdout) <= width, "{width}:\n{}", r.stdout);
+            let head = r.stdout.lines().next().unwrap();
+            assert!(head.contains(column), "{width} {sort}:\n{}", r.stdout);
+            if sort == "size" {
+                crate::snap!(format!("ls_sort_size_width_{width}"), r.stdout);
+            }
+        }
+    }
+}
+
 // 8. Small things.
 
 #[test]
