@@ -11,6 +11,7 @@ use crate::app::cli::{LsArgs, SortKey};
 use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
+use crate::views::ids::ShortIds;
 use crate::views::style::{self, Theme};
 use pisess_format::model::{number, push_number};
 use pisess_format::surrogates;
@@ -186,7 +187,15 @@ pub fn to_json(s: &Summary, subagent_runs: usize) -> SessionJson<'_> {
         total_messages: s.message_count,
         tool_errors: s.counts.tool_errors,
         subagent_runs,
+        resume: resume_command(&s.path.to_string_lossy()),
     }
+}
+
+/// The command that resumes the session in pi: `pi --session '<path>'`, the path quoted for a
+/// POSIX shell. A file name is hostile data: inside single quotes nothing is special but the
+/// quote itself, which closes, is escaped and reopens (`'\''`), so no name breaks out.
+pub fn resume_command(path: &str) -> String {
+    format!("pi --session '{}'", path.replace('\'', r"'\''"))
 }
 
 /// What [`to_json`] writes through [`surrogates::write`], byte for byte, written without
@@ -271,6 +280,8 @@ pub fn push_json(out: &mut Vec<u8>, s: &Summary, subagent_runs: usize) {
         out.extend_from_slice(key);
         push_u64(out, value);
     }
+    out.extend_from_slice(b",\"resume\":");
+    push_str(out, &resume_command(&s.path.to_string_lossy()));
     out.push(b'}');
 }
 
@@ -302,6 +313,7 @@ pub struct SessionJson<'a> {
     total_messages: u64,
     tool_errors: u64,
     subagent_runs: usize,
+    resume: String,
 }
 
 #[derive(Serialize)]
@@ -355,6 +367,31 @@ fn default_path(env: &Env) -> Option<std::path::PathBuf> {
         Ok(Selected::File(path)) => Some(path),
         _ => None,
     }
+}
+
+/// The abbreviations of the listed ids among the store's names, where a file named after a
+/// listed session's id and more (`<id>-backup`, `<id>.bak`, `<id> copy`: a copy of it) counts as
+/// that id. Its whole id would not tell the copies apart either (a selection of it names them
+/// both and asks for a path), and it widened the ID column of every row until the other
+/// columns were dropped at 80 (issue 47).
+fn short_ids(sessions: &[Summary], env: &Env) -> ShortIds {
+    let mut listed: Vec<&str> = (sessions.iter())
+        .map(|s| s.id.as_str())
+        .filter(|id| !id.is_empty())
+        .collect();
+    listed.sort_unstable();
+    listed.dedup();
+    let names = env.location.ids_by_name();
+    // The listed id a name begins with sorts last among those not after it.
+    let of_copy = |name: &str| {
+        let at = listed.partition_point(|id| *id <= name);
+        let id = *listed.get(at.checked_sub(1)?)?;
+        // Where a suffix starts: pi's ids are uuids, one never another's start and a letter on.
+        let rest = name.strip_prefix(id)?;
+        rest.starts_with(|c: char| !c.is_alphanumeric())
+            .then_some(id)
+    };
+    ShortIds::new(names.iter().map(|n| of_copy(n).unwrap_or(n)))
 }
 
 /// A column of the table: its heading, the cells, and which side they align to.
@@ -453,7 +490,22 @@ fn render_human(
         };
         droppable.push(Column::new("CWD", false, cells(&cwd)));
     }
-    let ids = Column::new("ID", false, cells(&|s| env.short_id(&s.id)));
+    // The column the rows are sorted by is the last dropped before the cwd: a table ordered by
+    // size showed no size at 60 columns (issue 47).
+    let sorted_by = match args.sort {
+        SortKey::Modified => "MODIFIED",
+        SortKey::Size => "SIZE",
+        SortKey::Messages => "MESSAGES",
+        SortKey::Cost => "COST",
+        SortKey::Created => "",
+    };
+    if let Some(at) = droppable.iter().position(|c| c.heading == sorted_by) {
+        let column = droppable.remove(at);
+        let before_cwd = droppable.iter().position(|c| c.heading == "CWD");
+        droppable.insert(before_cwd.unwrap_or(droppable.len()), column);
+    }
+    let short = short_ids(sessions, env);
+    let ids = Column::new("ID", false, cells(&|s| short.short(&s.id)));
     let titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&*s.first_message)));
     let title_natural = titles.iter().map(|t| style::width(t)).max().unwrap_or(0);
     let title_natural = title_natural.max(if header { "TITLE".len() } else { 0 });
@@ -612,6 +664,7 @@ mod tests {
             "\u{10f7ff} \u{10ffff} é 😀 \u{7f}\u{80}".into(),
             "\"\\/\u{8}\u{c}\n\r\t".into(),
             "x".repeat(100) + "\"",
+            "it's '' $(x)".into(),
         ];
         for c in 0u8..0x20 {
             for at in 0..9 {

@@ -566,6 +566,77 @@ fn ls_shares_spare_width_between_project_and_title() {
     }
 }
 
+/// A copy of a session (a backup: same header id, a name that says more) leaves every row's id
+/// short and the other columns shown: its whole id told it from nothing (issue 47).
+#[test]
+fn ls_keeps_short_ids_beside_a_copy() {
+    let store = Store::new();
+    let mut copied = PathBuf::new();
+    for i in 0..3 {
+        let id = format!("0199{i:04}-0000-7000-8000-000000000001");
+        let time = format!("2026-07-01T1{i}:00:00.000Z");
+        let path = store.session(
+            "/home/dev/app",
+            &id,
+            &time,
+            &[
+                user("u1", None, &time, &format!("Task {i}")),
+                assistant("a1", Some("u1"), &time, "gpt-5", json!("done")),
+            ],
+        );
+        if i == 1 {
+            copied = path;
+        }
+    }
+    let backup = copied.with_file_name(format!(
+        "{}-backup.jsonl",
+        copied.file_stem().unwrap().to_str().unwrap()
+    ));
+    fs::copy(&copied, backup).unwrap();
+    for width in [60, 80, 120, 200] {
+        let r = store.run_width(width, &["ls"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(widest(&r.stdout) <= width, "{width}:\n{}", r.stdout);
+        let rows: Vec<&str> = r.stdout.lines().skip(1).collect();
+        assert_eq!(rows.len(), 4, "{}", r.stdout);
+        assert!(!r.stdout.contains("-0000-7000"), "{width}:\n{}", r.stdout);
+        if width >= 80 {
+            assert!(r.stdout.contains("TOKENS"), "{width}:\n{}", r.stdout);
+        }
+        crate::snap!(format!("ls_copy_width_{width}"), r.stdout);
+    }
+}
+
+/// A table sorted by a column keeps that column longest as it narrows: `--sort size` at 60
+/// columns showed no size at all, ordered by something not shown (issue 47).
+#[test]
+fn ls_keeps_the_column_it_is_sorted_by() {
+    let store = Store::new();
+    for i in 0..3 {
+        let id = format!("0198{i:04}-0000-7000-8000-000000000001");
+        let time = format!("2026-07-01T1{i}:00:00.000Z");
+        let text = format!("Task {i}: {}", "more words ".repeat(i * 40));
+        store.session(
+            "/home/dev/clients/acme-corporation/billing-service",
+            &id,
+            &time,
+            &[user("u1", None, &time, &text)],
+        );
+    }
+    for width in [60, 80, 120, 200] {
+        for (sort, column) in [("size", "SIZE"), ("messages", "MESSAGES"), ("cost", "COST")] {
+            let r = store.run_width(width, &["ls", "--all", "--sort", sort]);
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            assert!(widest(&r.stdout) <= width, "{width}:\n{}", r.stdout);
+            let head = r.stdout.lines().next().unwrap();
+            assert!(head.contains(column), "{width} {sort}:\n{}", r.stdout);
+            if sort == "size" {
+                crate::snap!(format!("ls_sort_size_width_{width}"), r.stdout);
+            }
+        }
+    }
+}
+
 // 8. Small things.
 
 #[test]

@@ -77,6 +77,39 @@ fn human_listing_of_all_projects_shows_cwd() {
     snap!("ls_all", r.stdout);
 }
 
+/// `resume` is the command that opens the session in pi, the path single-quoted for a POSIX
+/// shell: a hostile file name (quotes, `$(...)`, a newline) stays one argument, never code.
+#[test]
+fn json_gives_the_command_that_resumes_in_pi() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sessions/--p--");
+    fs::create_dir_all(&dir).unwrap();
+    let name = "it's $(touch pwned) `x` \"q\" \\\n'';.jsonl";
+    let text = "{\"type\":\"session\",\"version\":3,\"id\":\"aaaa0001\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n";
+    fs::write(dir.join(name), text).unwrap();
+    let r = run_with(env_in(tmp.path(), "/p"), &["ls", "--json"], b"");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rows = json_lines(&r);
+    assert_eq!(rows.len(), 1, "{}", r.stdout);
+    let path = rows[0]["path"].as_str().unwrap();
+    assert!(path.ends_with(name), "{path}");
+    let resume = rows[0]["resume"].as_str().unwrap();
+    assert!(resume.starts_with("pi --session '"), "{resume}");
+    // A shell with `pi` standing for a function that prints its arguments.
+    let shell = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("pi() {{ printf '%s|' \"$@\"; }}; {resume}"))
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert!(shell.status.success(), "{shell:?}");
+    assert_eq!(
+        String::from_utf8(shell.stdout).unwrap(),
+        format!("--session|{path}|")
+    );
+    assert!(!tmp.path().join("pwned").exists());
+}
+
 #[test]
 fn json_has_the_contract_fields_in_pi_order() {
     let r = run(&["ls", "--json"]);
@@ -116,7 +149,9 @@ fn json_has_the_contract_fields_in_pi_order() {
             "totalMessages",
             "toolErrors",
             // Added by issue 44.
-            "subagentRuns"
+            "subagentRuns",
+            // Added by issue 47.
+            "resume"
         ]
     );
     // The counts add up as pi's `/session` counts do, on every row.
