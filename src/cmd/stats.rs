@@ -285,12 +285,26 @@ fn read_many(
 ) -> anyhow::Result<(Vec<Summary>, bool)> {
     if args.sessions.is_empty() {
         let scope = if args.all { Scope::All } else { Scope::Project };
-        let listing = listing::list(&env.location, scope, Detail::Stats)?;
+        let mut listing = listing::list(&env.location, scope, Detail::Stats)?;
         let failed = listing.report(diag);
-        for s in &listing.sessions {
+        // Each session with subagent runs followed by them, as `--all` reports count them.
+        let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
+        let mut sessions = Vec::with_capacity(listing.sessions.len());
+        for s in listing.sessions {
+            match (stems.contains(&s.path).then(|| family::read(&s.path))).flatten() {
+                Some(f) => {
+                    for (place, why) in &f.warnings {
+                        diag.warn(&place.display().to_string(), None, why);
+                    }
+                    sessions.extend(f.members);
+                }
+                None => sessions.push(s),
+            }
+        }
+        for s in &sessions {
             crate::cmd::warn_infinite_usage(diag, &s.path.display().to_string(), &s.usage);
         }
-        return Ok((listing.sessions, failed));
+        return Ok((sessions, failed));
     }
     let mut sessions: Vec<Summary> = Vec::new();
     for arg in &args.sessions {

@@ -135,6 +135,15 @@ fn stats_all_counts_each_subagent_token_once_in_every_grouping() {
         assert_eq!(total["sessions"], 2, "--by {by}");
         assert_eq!(total["tokens"]["total"], 2165, "--by {by}");
     }
+    // `--by message`: the run's rows follow its parent's; the tool result keeps run-1's figure.
+    let rows = json_lines(&run_in(
+        tmp.path(),
+        &["stats", "--all", "--by", "message", "--json"],
+    ));
+    let sessions: Vec<&Value> = rows.iter().map(|r| &r["session"]).collect();
+    assert_eq!(sessions, [PARENT, PARENT, PARENT, CHILD, CHILD, CHILD]);
+    let sum: f64 = rows.iter().map(|r| r["cost"].as_f64().unwrap()).sum();
+    assert_eq!(cents(&json!(sum)), 9.2);
     // `--by tool` counts tool results' usage: the subagent's keeps run-1's reported figure.
     let rows = json_lines(&run_in(
         tmp.path(),
