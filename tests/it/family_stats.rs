@@ -182,3 +182,40 @@ fn stats_all_without_the_childs_file_counts_the_parents_figure() {
     let one = json_lines(&run_in(tmp.path(), &["stats", PARENT, "--json"])).remove(0);
     assert!(one.get("family").is_none(), "{one}");
 }
+
+#[test]
+fn a_fork_childs_copy_of_its_parents_branch_counts_in_the_parent_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (parent, _) = store(tmp.path());
+    // pi-subagents' `context: "fork"` child: the parent's branch copied (ids kept, its signed
+    // thinking taken out: the content differs), then a turn of its own ($0.004).
+    let text = fs::read_to_string(&parent).unwrap();
+    let mut copied: Vec<Value> = (text.lines().skip(1).take(2))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    copied[1]["message"]["content"] = json!([]);
+    copied.push(assistant(
+        "f1",
+        "a1",
+        7,
+        "claude-haiku",
+        usage(30, 10, 0, 0.004),
+    ));
+    let stem = parent.with_extension("");
+    let fork = stem.join("forks/2026-07-01T10-00-06-000Z_ffff0006.jsonl");
+    write(&fork, "ffff0006-0000-7000-8000-000000000006", &copied);
+
+    let one = json_lines(&run_in(tmp.path(), &["stats", PARENT, "--json"])).remove(0);
+    assert_eq!(one["family"]["sessions"], 3);
+    assert_eq!(cents(&one["family"]["cost"]), 9.2 + 0.4);
+    assert_eq!(one["family"]["tokens"]["total"], 2165 + 40);
+    let rows = json_lines(&run_in(
+        tmp.path(),
+        &["stats", "--all", "--by", "day", "--json"],
+    ));
+    let total = rows.last().unwrap();
+    assert_eq!(cents(&total["cost"]), 9.6);
+    assert_eq!(total["sessions"], 3);
+    // The copied user message is the parent's: the fork adds its own assistant turn only.
+    assert_eq!(total["userMessages"], 2);
+}

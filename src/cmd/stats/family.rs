@@ -5,7 +5,10 @@
 //! tool result, and a session's own figures keep it (they are pi's `/session`). In a family the
 //! children's files count instead: a member's tool result takes what `family::copies::share`
 //! leaves it (nothing when every child it names is a member, the reported usage of the children
-//! not found, all of it when none was found). Only sessions with a stem folder are read again.
+//! not found, all of it when none was found). A fork child (`forks/`) starts with a copy of the
+//! file it was found under: its entries that match that file's (`copies::Source`, as
+//! pi-subagents rewrites them) are that file's and leave its rows. Only sessions with a stem
+//! folder are read again.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -13,8 +16,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use pisess_format::model::{EntryKind, EntryLine, Header, Usage};
-use pisess_store::family::copies::{delegation, share, Delegation, Share};
-use pisess_store::family::runs::{self, Limits};
+use pisess_store::family::copies::{delegation, share, Copying, Delegation, Share, Source};
+use pisess_store::family::runs::{self, Limits, Made};
 use pisess_store::family::thread::PathKeys;
 use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
 
@@ -55,23 +58,59 @@ pub(super) fn read(path: &Path) -> Option<Family> {
     if found.children.is_empty() {
         return None;
     }
+    // File `i + 1` is child `i`; a fork child's copies of the file it was found under are that
+    // file's, so that file's entries are kept to match them against.
+    let under: Vec<Option<usize>> = std::iter::once(None)
+        .chain(
+            found
+                .children
+                .iter()
+                .map(|c| (c.made == Made::Fork).then_some(c.parent.map_or(0, |p| p + 1))),
+        )
+        .collect();
+    let mut sources: Vec<Option<Source>> = (0..under.len())
+        .map(|i| under.contains(&Some(i)).then(Source::default))
+        .collect();
     let files = std::iter::once(path.to_owned()).chain(found.children.into_iter().map(|c| c.path));
     let mut members = Vec::new();
     let mut delegations = Vec::new();
-    for file in files {
+    for (i, file) in files.enumerate() {
         let mut mine: HashMap<String, Delegation> = HashMap::new();
-        let mut also = |_: &Header, e: &EntryLine| observe(e, &mut mine);
+        let mut copied: HashSet<String> = HashSet::new();
+        let (done, rest) = sources.split_at_mut(i);
+        let (keep, from) = (&mut rest[0], under[i].and_then(|u| done[u].as_ref()));
+        let mut also = |_: &Header, e: &EntryLine| {
+            observe(e, &mut mine);
+            if keep.is_none() && from.is_none() {
+                return;
+            }
+            let Ok(value) = serde_json::from_slice::<Value>(e.json) else {
+                return;
+            };
+            if let (Some(from), Some(id)) = (from, &e.id) {
+                if from.holds(&value, Copying::Rewritten) {
+                    copied.insert(id.to_string());
+                }
+            }
+            if let Some(keep) = keep.as_mut() {
+                keep.add(&value);
+            }
+        };
         let options = SummaryOptions {
             detail: Detail::Stats,
             also: Some(&mut also),
             ..SummaryOptions::default()
         };
         match summarize(&file, options) {
-            Ok(s) => {
+            Ok(mut s) => {
+                if let Some(t) = s.tally.as_deref_mut().filter(|_| !copied.is_empty()) {
+                    t.rows
+                        .retain(|r| !r.id.as_ref().is_some_and(|id| copied.contains(id)));
+                }
                 members.push(s);
                 delegations.push(mine);
             }
-            Err(e) if members.is_empty() => {
+            Err(e) if i == 0 => {
                 warnings.push((file, format!("cannot read it again for its family: {e}")));
                 return None;
             }
