@@ -5,6 +5,7 @@
 //! next request's size also needs the index `context` builds, a second read of that file only.
 //! Data first ([`One`], buckets, rows), then one of the renderers.
 
+mod family;
 mod human;
 
 use std::io::{Read, Write};
@@ -21,7 +22,7 @@ use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::views::context;
 use crate::views::prices::{self, EstimateJson, Pricer};
-use crate::views::stats::{Bucket, By, Grouper, One, RowWindow};
+use crate::views::stats::{Bucket, By, FamilyTotals, Grouper, One, RowWindow};
 use pisess_format::js::JsValue;
 use pisess_format::model::{EntryLine, Header, Usage};
 use pisess_format::scan::{Input, Pass};
@@ -91,17 +92,35 @@ pub fn run(
         if args.sessions.is_empty() {
             // Each session is grouped and dropped on the thread that read it; only its share
             // is kept until the shares are added in file order.
+            // A session with subagent runs brings its family's shares (family.rs: each token
+            // once), and what its runs had to say.
             let scope = if args.all { Scope::All } else { Scope::Project };
             let rules = grouper.rules();
+            let mut said = Vec::new();
             failed = listing::walk(
                 &env.location,
                 scope,
                 Detail::Stats,
                 by == By::Session,
                 diag,
-                |s| rules.share(&s),
-                |share| grouper.merge(share),
+                |s, stem| match stem.then(|| family::read(&s.path)).flatten() {
+                    Some(f) => {
+                        let mut shares = f.members.iter().map(|m| rules.share(m));
+                        let first = shares.next().expect("a family holds its session");
+                        (first, shares.collect(), f.warnings)
+                    }
+                    // Nothing allocated for a session without runs.
+                    None => (rules.share(&s), Vec::new(), Vec::new()),
+                },
+                |(first, runs, warnings)| {
+                    grouper.merge(first);
+                    runs.into_iter().for_each(|share| grouper.merge(share));
+                    said.extend(warnings);
+                },
             )?;
+            for (place, why) in said {
+                diag.warn(&place.display().to_string(), None, &why);
+            }
         } else {
             let (sessions, read_failed) = read_many(args, env, diag, stdin)?;
             failed = read_failed;
@@ -132,6 +151,7 @@ fn read_one(
 ) -> anyhow::Result<One> {
     let selected = select(arg, &env.location, env.pi_session_file.as_deref())?;
     let mut js = JsTotals::default();
+    let mut family = None;
     let (summary, session) = match &selected {
         Selected::Stdin => {
             Input::stdin_allowed(env.stdin_device)?;
@@ -159,6 +179,7 @@ fn read_one(
                 ..stats()
             };
             let summary = summarize(path, options).context(name.clone())?;
+            family = family::read(path);
             (
                 summary,
                 Session::open(path, IndexOptions::default()).context(name)?,
@@ -179,6 +200,15 @@ fn read_one(
         next_messages,
         next_tokens,
         pi_totals: js.strings().then(|| js.to_json()),
+        family: family.map(|f| {
+            for (place, why) in &f.warnings {
+                diag.warn(&place.display().to_string(), None, why);
+            }
+            FamilyTotals {
+                sessions: f.members.len(),
+                usage: f.usage(),
+            }
+        }),
     })
 }
 
@@ -255,12 +285,26 @@ fn read_many(
 ) -> anyhow::Result<(Vec<Summary>, bool)> {
     if args.sessions.is_empty() {
         let scope = if args.all { Scope::All } else { Scope::Project };
-        let listing = listing::list(&env.location, scope, Detail::Stats)?;
+        let mut listing = listing::list(&env.location, scope, Detail::Stats)?;
         let failed = listing.report(diag);
-        for s in &listing.sessions {
+        // Each session with subagent runs followed by them, as `--all` reports count them.
+        let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
+        let mut sessions = Vec::with_capacity(listing.sessions.len());
+        for s in listing.sessions {
+            match (stems.contains(&s.path).then(|| family::read(&s.path))).flatten() {
+                Some(f) => {
+                    for (place, why) in &f.warnings {
+                        diag.warn(&place.display().to_string(), None, why);
+                    }
+                    sessions.extend(f.members);
+                }
+                None => sessions.push(s),
+            }
+        }
+        for s in &sessions {
             crate::cmd::warn_infinite_usage(diag, &s.path.display().to_string(), &s.usage);
         }
-        return Ok((listing.sessions, failed));
+        return Ok((sessions, failed));
     }
     let mut sessions: Vec<Summary> = Vec::new();
     for arg in &args.sessions {
@@ -347,6 +391,19 @@ struct OneRow<'a> {
     active_branch_cost: f64,
     abandoned_branch_cost: f64,
     next_request: NextRow,
+    /// With subagent runs: the family's figures, each token once (family.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    family: Option<FamilyRow>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FamilyRow {
+    sessions: usize,
+    subagent_runs: usize,
+    tokens: Tokens,
+    cost: f64,
+    unpriced_tokens: f64,
 }
 
 #[derive(Serialize)]
@@ -481,6 +538,13 @@ fn one_json<'a>(one: &'a One, pricer: Option<&Pricer>) -> OneRow<'a> {
             messages: one.next_messages,
             tokens: one.next_tokens,
         },
+        family: one.family.as_ref().map(|f| FamilyRow {
+            sessions: f.sessions,
+            subagent_runs: f.sessions - 1,
+            tokens: (&f.usage).into(),
+            cost: f.usage.cost,
+            unpriced_tokens: f.usage.unpriced,
+        }),
     }
 }
 

@@ -371,6 +371,15 @@ pub struct One {
     /// pi's `getSessionStats` `tokens` and `cost` where JavaScript's `+` made a total a string
     /// (a count stored as `"5"`): what `stats --json` gives instead of the numeric totals.
     pub pi_totals: Option<(serde_json::Value, serde_json::Value)>,
+    /// With subagent runs: the family's, each token once.
+    pub family: Option<FamilyTotals>,
+}
+
+/// A session and its subagent runs together (`cmd/stats/family.rs`).
+pub struct FamilyTotals {
+    /// The session and its runs.
+    pub sessions: usize,
+    pub usage: pisess_format::model::Usage,
 }
 
 impl One {

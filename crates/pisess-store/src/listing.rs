@@ -212,7 +212,8 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
 /// the calling thread, once every file is read. A report over thousands of sessions then holds
 /// a small share of each, not every message. A session taken from the tally cache has no first
 /// message unless `titles`. Problems are reported in file order; true when some file could not
-/// be read.
+/// be read. `work` is also told whether the session has a real folder of its stem beside it
+/// (where subagent runs are, `family::runs`).
 ///
 /// Every file is read as `list` reads them ([`parallel::map`]), not handed over one at a time:
 /// a hand-over per file, and each session's rows freed on the calling thread while the workers
@@ -223,10 +224,19 @@ pub fn walk<T: Send>(
     detail: Detail,
     titles: bool,
     diag: &mut dyn Warn,
-    work: impl Fn(Summary) -> T + Sync,
+    work: impl Fn(Summary, bool) -> T + Sync,
     mut each: impl FnMut(T),
 ) -> anyhow::Result<bool> {
-    let Files { files, skipped, .. } = files(loc, scope)?;
+    let Files {
+        files,
+        skipped,
+        folders,
+        ..
+    } = files(loc, scope)?;
+    // Whether a session has a real folder of its stem beside it (`X/` for `X.jsonl`): only
+    // those can have subagent runs, so the others are asked nothing more.
+    let stems: std::collections::HashSet<PathBuf> = folders.into_iter().collect();
+    let has_stem = |s: &Summary| !stems.is_empty() && stems.contains(&s.path.with_extension(""));
     let mut incomplete = false;
     let mut damaged = Vec::new();
     for (path, why) in skipped {
@@ -237,7 +247,11 @@ pub fn walk<T: Send>(
     let made = |result: Result<Summary, ScanError>| {
         result.map(|mut s| {
             let warnings = std::mem::take(&mut s.warnings);
-            (warnings, in_scope(loc, scope, &s.cwd).then(|| work(s)))
+            let stem = has_stem(&s);
+            (
+                warnings,
+                in_scope(loc, scope, &s.cwd).then(|| work(s, stem)),
+            )
         })
     };
     // A report is served from the tally cache where there is one (a display, like `ls`).

@@ -114,6 +114,17 @@ pub(super) fn one(
     if s.usage.negative_cost {
         writeln!(out, "{}{}", field(""), style::negative_legend())?;
     }
+    if let Some(f) = &one.family {
+        writeln!(
+            out,
+            "{}{} with {} subagent run{}, each token once: {}",
+            field("family"),
+            theme.bold(&style::cost_of(&f.usage)),
+            f.sessions - 1,
+            if f.sessions == 2 { "" } else { "s" },
+            usage_line(&f.usage)
+        )?;
+    }
     // Beside pi's cost, never added into it.
     if let Some(p) = pricer {
         let e = prices::total(p, t);
