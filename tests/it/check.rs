@@ -1264,3 +1264,37 @@ fn failed_tool_calls_quote_no_secret_with_no_secrets() {
         );
     }
 }
+
+/// `show --errors` lists what check's failure names, every one, with the call that made it.
+#[test]
+fn show_errors_lists_each_failed_call_with_its_call() {
+    let show = |body: &str| {
+        let env = env_in(&examples_agent_dir(), "/home/dev/webshop");
+        run_with(env, &["show", "-", "--errors"], body.as_bytes())
+    };
+    let r = show(&text(&failing_run()));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let blocks: Vec<&str> = r.stdout.split("\n\n").collect();
+    assert_eq!(blocks.len(), 25, "{}", r.stdout);
+    assert_eq!(
+        blocks[0],
+        "-:4  bash  entry r0\n  call   bash(command: \"npm test\")  (entry a1)\n  \
+         error  \\u{1b}[31mnpm ERR!\\u{1b}[0m missing script"
+    );
+    assert_eq!(
+        blocks[24],
+        "-:29  bash  entry r25\n  call   (not in the file)\n  error  exit code 25\n"
+    );
+    assert!(!r.stdout.contains("entry r3\n"), "r3 did not fail");
+
+    // None: nothing on stdout, and stderr says so.
+    let mut run = good_run();
+    run[2]["message"]["isError"] = json!(false);
+    let r = show(&text(&run));
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+    assert!(
+        r.stderr.contains("no tool result reports an error"),
+        "{}",
+        r.stderr
+    );
+}

@@ -13,7 +13,7 @@ mod tool_errors;
 use serde_json::Value;
 
 pub use integrity::integrity;
-pub use tool_errors::{ToolError, MAX_LISTED};
+pub use tool_errors::{failed_calls, ToolError, MAX_LISTED};
 
 use crate::views::secrets::Scrub;
 use pisess_format::model::content::{Block, Content};
@@ -317,7 +317,7 @@ pub fn judge(
         assertions.push(at_most(flag, n <= max, n.into(), max));
         // Named only when too many: a check that held says no more than before.
         if let Some(s) = session.filter(|_| n > max) {
-            let (listed, total) = tool_errors::failed_calls(s, &name);
+            let (listed, total) = failed_calls(s, &name, MAX_LISTED);
             tool_errors_more = total.saturating_sub(listed.len() as u64);
             tool_errors = listed;
         }

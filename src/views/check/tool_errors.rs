@@ -22,6 +22,9 @@ pub struct ToolError {
     pub tool: String,
     /// The first non-blank line of its text, control characters escaped, cut.
     pub text: String,
+    /// The `toolCallId` as stored, for `show --errors` to find the call.
+    #[serde(skip)]
+    pub call_id: Option<String>,
 }
 
 impl ToolError {
@@ -39,12 +42,13 @@ impl ToolError {
     }
 }
 
-/// The first [`MAX_LISTED`] tool results of the file that report an error, in file order, and
-/// how many there are in all (the summary's rule: the same lines `toolErrors` counts). `name`
-/// takes the secrets out of what is quoted.
-pub(super) fn failed_calls(
+/// The first `max` tool results of the file that report an error, in file order, and how many
+/// there are in all (the summary's rule: the same lines `toolErrors` counts). `name` takes the
+/// secrets out of what is quoted.
+pub fn failed_calls(
     session: &Session,
     name: &dyn Fn(&str) -> String,
+    max: usize,
 ) -> (Vec<ToolError>, u64) {
     let mut listed = Vec::new();
     let mut total = 0;
@@ -60,7 +64,7 @@ pub(super) fn failed_calls(
             continue;
         }
         total += 1;
-        if listed.len() == MAX_LISTED {
+        if listed.len() == max {
             continue;
         }
         let value = session.load(i).ok();
@@ -86,6 +90,10 @@ pub(super) fn failed_calls(
             } else {
                 style::truncate(&text, LINE_WIDTH).into_owned()
             },
+            call_id: message
+                .and_then(|m| m.tool_call_id())
+                .and_then(|c| c.as_str())
+                .map(str::to_owned),
         });
     }
     (listed, total)
