@@ -439,6 +439,11 @@ fn check_one(
             result: Err(redact(e)),
         }
     };
+    let listed_errors = match &target {
+        Target::File(_, Some(s)) => Some(s.counts.tool_errors),
+        _ => None,
+    };
+    let want_index = want_index || spec.names_tool_errors(listed_errors);
     let (name, read) = match target {
         Target::Failed(name, e) => return failed(name, e),
         Target::Stdin => {

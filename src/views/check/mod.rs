@@ -68,8 +68,13 @@ impl Spec {
             || !self.require_tools.is_empty()
             || !self.forbid_tools.is_empty()
             || self.no_secrets.is_some()
-            // To name the failed calls.
-            || self.max_tool_errors.is_some()
+    }
+
+    /// Whether the index is needed to name the failed tool calls: `listed_errors` is the
+    /// count a listing already gave (`None`: not read yet), within the limit nothing is named.
+    pub fn names_tool_errors(&self, listed_errors: Option<u64>) -> bool {
+        self.max_tool_errors
+            .is_some_and(|(max, _)| listed_errors.is_none_or(|n| n > max))
     }
 }
 
