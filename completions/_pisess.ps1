@@ -105,6 +105,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-b', '-b', [CompletionResultType]::ParameterName, 'Only the active branch (root to the last entry)')
             [CompletionResult]::new('--branch', '--branch', [CompletionResultType]::ParameterName, 'Only the active branch (root to the last entry)')
             [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Do not cut long text')
+            [CompletionResult]::new('--errors', '--errors', [CompletionResultType]::ParameterName, 'Only the failed tool calls (isError), each with its call and first line of output')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The selected stored lines verbatim (NDJSON), header first')
             [CompletionResult]::new('--no-header', '--no-header', [CompletionResultType]::ParameterName, 'With --json: leave out the header line')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep printing entries as pi appends them, until Ctrl-C')

@@ -702,7 +702,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__show)
-            opts="-b -t -f -q -h --branch --leaf --type --role --full --json --no-header --follow --idle-exit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-b -t -f -q -h --branch --leaf --type --role --full --errors --json --no-header --follow --idle-exit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

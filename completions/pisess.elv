@@ -99,6 +99,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -b 'Only the active branch (root to the last entry)'
             cand --branch 'Only the active branch (root to the last entry)'
             cand --full 'Do not cut long text'
+            cand --errors 'Only the failed tool calls (isError), each with its call and first line of output'
             cand --json 'The selected stored lines verbatim (NDJSON), header first'
             cand --no-header 'With --json: leave out the header line'
             cand -f 'Keep printing entries as pi appends them, until Ctrl-C'

@@ -107,6 +107,7 @@ always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s b -l branch -d 'Only the active branch (root to the last entry)'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l full -d 'Do not cut long text'
+complete -c pisess -n "__fish_pisess_using_subcommand show" -l errors -d 'Only the failed tool calls (isError), each with its call and first line of output'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l json -d 'The selected stored lines verbatim (NDJSON), header first'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-header -d 'With --json: leave out the header line'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s f -l follow -d 'Keep printing entries as pi appends them, until Ctrl-C'

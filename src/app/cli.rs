@@ -205,6 +205,9 @@ pub struct ShowArgs {
     /// Do not cut long text
     #[arg(long)]
     pub full: bool,
+    /// Only the failed tool calls (isError), each with its call and first line of output
+    #[arg(long, conflicts_with_all = ["entry_id", "branch", "leaf", "types", "roles", "json", "follow"])]
+    pub errors: bool,
     /// The selected stored lines verbatim (NDJSON), header first
     #[arg(long)]
     pub json: bool,

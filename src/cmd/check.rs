@@ -39,7 +39,10 @@ use pisess_store::select::{select, Selected};
 use pisess_store::session::{IndexOptions, Indexer, Session};
 use pisess_store::summary::{Detail, Summarizer, Summary};
 use pisess_store::util::usage::UsageError;
-pub use verdicts::{assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status};
+pub use verdicts::{
+    assertion_text, finding_text, listed_under, more_text, run_line, verdict_line, worst, Checked,
+    Status,
+};
 
 pub fn run(
     args: &CheckArgs,
@@ -436,6 +439,11 @@ fn check_one(
             result: Err(redact(e)),
         }
     };
+    let listed_errors = match &target {
+        Target::File(_, Some(s)) => Some(s.counts.tool_errors),
+        _ => None,
+    };
+    let want_index = want_index || spec.names_tool_errors(listed_errors);
     let (name, read) = match target {
         Target::Failed(name, e) => return failed(name, e),
         Target::Stdin => {
@@ -629,13 +637,12 @@ fn render_human(
                 theme.paint(Role::Error, "FAIL")
             };
             writeln!(out, "{status} {}", esc(&assertion_text(a)))?;
-            let listed = match a.name.as_str() {
-                "integrity" => &v.findings[..],
-                "no-secrets" => &v.secrets[..],
-                _ => &[],
-            };
-            for f in listed {
+            let (listed, more) = listed_under(v, a);
+            for f in listed.iter() {
                 writeln!(out, "     {}", esc(&finding_text(&c.name, f)))?;
+            }
+            if more > 0 {
+                writeln!(out, "     {}", more_text(more))?;
             }
         }
         let line = verdict_line(c);
@@ -695,6 +702,10 @@ enum ResultRow<'a> {
         findings: &'a [Finding],
         #[serde(skip_serializing_if = "<[Finding]>::is_empty")]
         secrets: &'a [Finding],
+        #[serde(rename = "failedToolCalls", skip_serializing_if = "<[_]>::is_empty")]
+        failed_tool_calls: &'a [check::ToolError],
+        #[serde(rename = "failedToolCallsMore", skip_serializing_if = "is_zero")]
+        failed_tool_calls_more: u64,
         figures: &'a check::Figures,
     },
 }
@@ -706,6 +717,11 @@ struct AssertionRow<'a> {
     measured: &'a Value,
     limit: &'a Value,
     message: String,
+}
+
+// serde's skip_serializing_if passes a reference.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn to_json(c: &Checked) -> CheckRow<'_> {
@@ -723,6 +739,8 @@ fn to_json(c: &Checked) -> CheckRow<'_> {
                 .collect(),
             findings: &v.findings,
             secrets: &v.secrets,
+            failed_tool_calls: &v.tool_errors,
+            failed_tool_calls_more: v.tool_errors_more,
             figures: &v.figures,
         },
     };

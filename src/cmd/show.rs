@@ -8,6 +8,7 @@
 mod block;
 mod body;
 mod entry;
+mod errors;
 mod follow;
 mod limits;
 mod shorten;
@@ -61,6 +62,10 @@ pub fn run(
         stdin,
         Default::default(),
     )?;
+    if args.errors {
+        errors::write(&session, env, out, diag)?;
+        return Ok(Outcome::Done);
+    }
     let selected = select(args, &session, diag)?;
     if args.json {
         write_json(&session, &selected, !args.no_header, env.stdout_tty, out)?;

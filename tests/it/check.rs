@@ -182,7 +182,12 @@ fn each_assertion_fails_with_its_measure_and_limit() {
         assert_eq!(r.code, 1, "{flags:?}: {}{}", r.stdout, r.stderr);
         let lines = lines_of(&r);
         assert_eq!(lines[1], want, "{flags:?}");
-        assert_eq!(lines[2], "FAIL: 1 of 1 assertions failed", "{flags:?}");
+        // A failed tool-error assertion lists the calls between.
+        assert_eq!(
+            lines.last(),
+            Some(&"FAIL: 1 of 1 assertions failed"),
+            "{flags:?}"
+        );
     }
 }
 
@@ -1158,5 +1163,165 @@ fn max_duration_ends_at_the_last_message_not_a_later_label() {
         r.stdout.contains("FAIL max-duration: 3h 0m > 15m"),
         "{}",
         r.stdout
+    );
+}
+
+/// 25 failed tool calls (and one that did not fail): one whose text starts with blank lines and
+/// holds escape codes, one quoting a secret, one a long line, then 22 short ones.
+fn failing_run() -> Vec<Value> {
+    let result = |i: u32, tool: &str, content: Value, is_error: bool| {
+        let parent = if i == 0 {
+            "a1".to_owned()
+        } else {
+            format!("r{}", i - 1)
+        };
+        message(
+            &format!("r{i}"),
+            Some(&parent),
+            2,
+            json!({"role":"toolResult","toolCallId":format!("c{i}"),"toolName":tool,
+                   "content":content,"isError":is_error}),
+        )
+    };
+    let mut run = vec![
+        message("u1", None, 0, json!({"role":"user","content":"fix it"})),
+        message(
+            "a1",
+            Some("u1"),
+            1,
+            json!({"role":"assistant","content":[
+            {"type":"toolCall","id":"c0","name":"bash","arguments":{"command":"npm test"}}],
+            "provider":"anthropic","model":"m","usage":usage(0.1),"stopReason":"toolUse"}),
+        ),
+        result(
+            0,
+            "bash",
+            json!([{"type":"text","text":"\n   \n\u{1b}[31mnpm ERR!\u{1b}[0m\tmissing script\nsecond line"}]),
+            true,
+        ),
+        result(
+            1,
+            "read",
+            json!("DATABASE_URL=postgres://app:h7Kq2Lw9Zt@db/app refused"),
+            true,
+        ),
+        result(
+            2,
+            "edit",
+            json!([{"type":"text","text":"x".repeat(300)}]),
+            true,
+        ),
+        result(3, "bash", json!([{"type":"text","text":"fine"}]), false),
+    ];
+    for i in 4..26 {
+        run.push(result(
+            i,
+            "bash",
+            json!([{"type":"text","text":format!("exit code {i}")}]),
+            true,
+        ));
+    }
+    run
+}
+
+#[test]
+fn failed_tool_calls_are_named_in_every_report() {
+    let body = text(&failing_run());
+    let r = check(&["-", "--no-tool-errors"], &body);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    snap!("check_failed_tool_calls", r.stdout);
+
+    let r = check(&["-", "--max-tool-errors", "2", "--summary", "-"], &body);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    snap!("check_failed_tool_calls_summary", r.stdout);
+
+    let r = check(&["-", "--no-tool-errors", "--json"], &body);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let listed = v["failedToolCalls"].as_array().unwrap();
+    assert_eq!(listed.len(), 20);
+    assert_eq!(v["failedToolCallsMore"], 5);
+    assert_eq!(v["figures"]["toolErrors"], 25);
+    assert_eq!(
+        listed[0],
+        json!({"line":4,"entry":"r0","tool":"bash",
+               "text":"\\u{1b}[31mnpm ERR!\\u{1b}[0m missing script"})
+    );
+    assert_eq!(
+        listed[3]["entry"], "r4",
+        "the result that did not fail is left out"
+    );
+    assert!(listed[2]["text"].as_str().unwrap().ends_with('…'));
+
+    let r = check(&["-", "--no-tool-errors", "--junit", "-"], &body);
+    let doc = roxmltree::Document::parse(&r.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .unwrap();
+    assert_eq!(failure.attribute("message"), Some("no-tool-errors: 25 > 0"));
+    let body_lines: Vec<&str> = failure.text().unwrap().lines().collect();
+    assert_eq!(body_lines.len(), 21);
+    assert_eq!(
+        body_lines[0],
+        "-:4: bash (entry r0): \\u{1b}[31mnpm ERR!\\u{1b}[0m missing script"
+    );
+    assert_eq!(body_lines[20], "… and 5 more");
+
+    // A check that held lists nothing.
+    let r = check(&["-", "--max-tool-errors", "25", "--json"], &body);
+    assert_eq!(r.code, 0);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(v.get("failedToolCalls").is_none(), "{v}");
+}
+
+#[test]
+fn failed_tool_calls_quote_no_secret_with_no_secrets() {
+    let body = text(&failing_run());
+    for form in [&[][..], &["--json"], &["--summary", "-"], &["--junit", "-"]] {
+        let mut args = vec!["-", "--no-tool-errors", "--no-secrets"];
+        args.extend_from_slice(form);
+        let r = check(&args, &body);
+        assert_eq!(r.code, 1, "{form:?}: {}", r.stderr);
+        assert!(!r.stdout.contains("h7Kq2Lw9Zt"), "{form:?}: {}", r.stdout);
+        assert!(
+            r.stdout
+                .contains("DATABASE_URL=postgres://app:[REDACTED postgres-url"),
+            "{form:?}: {}",
+            r.stdout
+        );
+    }
+}
+
+/// `show --errors` lists what check's failure names, every one, with the call that made it.
+#[test]
+fn show_errors_lists_each_failed_call_with_its_call() {
+    let show = |body: &str| {
+        let env = env_in(&examples_agent_dir(), "/home/dev/webshop");
+        run_with(env, &["show", "-", "--errors"], body.as_bytes())
+    };
+    let r = show(&text(&failing_run()));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let blocks: Vec<&str> = r.stdout.split("\n\n").collect();
+    assert_eq!(blocks.len(), 25, "{}", r.stdout);
+    assert_eq!(
+        blocks[0],
+        "-:4  bash  entry r0\n  call   bash(command: \"npm test\")  (entry a1)\n  \
+         error  \\u{1b}[31mnpm ERR!\\u{1b}[0m missing script"
+    );
+    assert_eq!(
+        blocks[24],
+        "-:29  bash  entry r25\n  call   (not in the file)\n  error  exit code 25\n"
+    );
+    assert!(!r.stdout.contains("entry r3\n"), "r3 did not fail");
+
+    // None: nothing on stdout, and stderr says so.
+    let mut run = good_run();
+    run[2]["message"]["isError"] = json!(false);
+    let r = show(&text(&run));
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+    assert!(
+        r.stderr.contains("no tool result reports an error"),
+        "{}",
+        r.stderr
     );
 }

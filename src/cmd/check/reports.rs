@@ -8,7 +8,8 @@
 use std::io::{self, Write};
 
 use super::verdicts::{
-    assertion_text, finding_text, run_line, verdict_line, worst, Checked, Status,
+    assertion_text, finding_text, listed_under, more_text, run_line, verdict_line, worst, Checked,
+    Status,
 };
 use crate::views::check::LastMessage;
 use crate::views::style;
@@ -105,6 +106,15 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
             }
             if v.secrets.len() > MAX_FINDINGS {
                 writeln!(out, "- and {} more", v.secrets.len() - MAX_FINDINGS)?;
+            }
+        }
+        if !v.tool_errors.is_empty() {
+            writeln!(out, "\n**Failed tool calls:**\n")?;
+            for e in &v.tool_errors {
+                writeln!(out, "- {}", code(&finding_text(&c.name, &e.finding())))?;
+            }
+            if v.tool_errors_more > 0 {
+                writeln!(out, "- {}", md(&more_text(v.tool_errors_more)))?;
             }
         }
         if let Some(last) = &f.last {
@@ -261,16 +271,12 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
                         )?;
                         continue;
                     }
-                    let body: Vec<String> = if a.name == "integrity" {
-                        v.findings
-                            .iter()
-                            .map(|f| finding_text(&c.name, f))
-                            .collect()
-                    } else if a.name == "no-secrets" {
-                        v.secrets.iter().map(|f| finding_text(&c.name, f)).collect()
-                    } else {
-                        Vec::new()
-                    };
+                    let (listed, more) = listed_under(v, a);
+                    let mut body: Vec<String> =
+                        listed.iter().map(|f| finding_text(&c.name, f)).collect();
+                    if more > 0 {
+                        body.push(more_text(more));
+                    }
                     writeln!(
                         out,
                         r#"{open}><failure message="{}" type="{}">{}</failure></testcase>"#,

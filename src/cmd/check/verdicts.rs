@@ -130,6 +130,34 @@ pub fn run_line(checked: &[Checked]) -> String {
     line
 }
 
+/// What a report lists under assertion `a`: its findings (integrity, secrets, failed tool
+/// calls), and how many more there are than it lists.
+pub fn listed_under<'v>(
+    v: &'v check::Verdict,
+    a: &check::Assertion,
+) -> (std::borrow::Cow<'v, [check::Finding]>, u64) {
+    use std::borrow::Cow;
+    match a.name.as_str() {
+        "integrity" => (Cow::Borrowed(&v.findings[..]), 0),
+        "no-secrets" => (Cow::Borrowed(&v.secrets[..]), 0),
+        "no-tool-errors" | "max-tool-errors" => (
+            Cow::Owned(
+                v.tool_errors
+                    .iter()
+                    .map(check::ToolError::finding)
+                    .collect(),
+            ),
+            v.tool_errors_more,
+        ),
+        _ => (Cow::Borrowed(&[][..]), 0),
+    }
+}
+
+/// The line that stands for findings a report leaves out.
+pub fn more_text(n: u64) -> String {
+    format!("… and {n} more")
+}
+
 /// `FILE:LINE: message`.
 pub fn finding_text(file: &str, f: &check::Finding) -> String {
     match f.line {

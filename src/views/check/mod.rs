@@ -8,10 +8,12 @@
 
 mod integrity;
 mod secrets;
+mod tool_errors;
 
 use serde_json::Value;
 
 pub use integrity::integrity;
+pub use tool_errors::{failed_calls, ToolError, MAX_LISTED};
 
 use crate::views::secrets::Scrub;
 use pisess_format::model::content::{Block, Content};
@@ -66,6 +68,13 @@ impl Spec {
             || !self.require_tools.is_empty()
             || !self.forbid_tools.is_empty()
             || self.no_secrets.is_some()
+    }
+
+    /// Whether the index is needed to name the failed tool calls: `listed_errors` is the
+    /// count a listing already gave (`None`: not read yet), within the limit nothing is named.
+    pub fn names_tool_errors(&self, listed_errors: Option<u64>) -> bool {
+        self.max_tool_errors
+            .is_some_and(|(max, _)| listed_errors.is_none_or(|n| n > max))
     }
 }
 
@@ -172,6 +181,10 @@ pub struct Verdict {
     pub findings: Vec<Finding>,
     /// The secrets found, when `--no-secrets` was asked.
     pub secrets: Vec<Finding>,
+    /// With `--no-tool-errors`/`--max-tool-errors`: the first failed tool calls
+    /// ([`MAX_LISTED`]), and how many more there are.
+    pub tool_errors: Vec<ToolError>,
+    pub tool_errors_more: u64,
 }
 
 impl Verdict {
@@ -249,6 +262,7 @@ pub fn judge(
     };
     let mut assertions = Vec::new();
     let mut findings = Vec::new();
+    let (mut tool_errors, mut tool_errors_more) = (Vec::new(), 0);
     if spec.integrity {
         // Past the first malformed lines, one finding says how many more there are: each
         // of them counts.
@@ -303,13 +317,19 @@ pub fn judge(
         assertions.push(duration_assertion(figures.active_ms, *max, shown));
     }
     if let Some((max, no_errors)) = spec.max_tool_errors {
-        let name = if no_errors {
+        let flag = if no_errors {
             "no-tool-errors"
         } else {
             "max-tool-errors"
         };
         let n = figures.tool_errors;
-        assertions.push(at_most(name, n <= max, n.into(), max));
+        assertions.push(at_most(flag, n <= max, n.into(), max));
+        // Named only when too many: a check that held says no more than before.
+        if let Some(s) = session.filter(|_| n > max) {
+            let (listed, total) = failed_calls(s, &name, MAX_LISTED);
+            tool_errors_more = total.saturating_sub(listed.len() as u64);
+            tool_errors = listed;
+        }
     }
     if spec.no_malformed {
         let n = figures.malformed_lines;
@@ -358,6 +378,8 @@ pub fn judge(
         assertions,
         findings,
         secrets,
+        tool_errors,
+        tool_errors_more,
     }
 }
 
