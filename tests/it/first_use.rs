@@ -120,12 +120,15 @@ fn a_header_after_its_messages_gives_the_span_of_every_line() {
     assert_eq!(stats["durationMs"], json!(300_000), "{stats}");
     let human = store.run(&["stats", "0196aaaa"]);
     assert!(human.stdout.contains("(5m 00s)"), "{}", human.stdout);
-    let check = store.run(&["check", "--max-duration", "4m", "0196aaaa"]);
+    // check --max-duration judges the run, from the start (10:00) to the last user or
+    // assistant message (10:02), not the late header (issue 47's decision).
+    let check = store.run(&["check", "--max-duration", "1m", "0196aaaa"]);
     assert_eq!(check.code, 1, "{}{}", check.stdout, check.stderr);
-    let check = store.run(&["check", "--json", "--max-duration", "6m", "0196aaaa"]);
+    let check = store.run(&["check", "--json", "--max-duration", "4m", "0196aaaa"]);
     assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
     let v: Value = serde_json::from_str(check.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(v["figures"]["durationMs"], json!(300_000), "{v}");
+    assert_eq!(v["figures"]["activeMs"], json!(120_000), "{v}");
 }
 
 // 2. The provider's errorMessage.
