@@ -664,16 +664,7 @@ fn cut(s: &str, chars: usize) -> String {
 /// that can hold the flag are decoded.
 fn tools_with_errors(session: &Session) -> Vec<(String, u64)> {
     let mut counts: Vec<(String, u64)> = Vec::new();
-    for i in 0..session.entries.len() {
-        if *session.kind(i) != EntryKind::Message || session.role(i) != Some("toolResult") {
-            continue;
-        }
-        if !session
-            .raw_line(i)
-            .is_ok_and(|line| message_call_facts(&line).is_error)
-        {
-            continue;
-        }
+    for i in tool_errors::failed_results(session) {
         let name = session
             .load(i)
             .ok()

@@ -52,17 +52,7 @@ pub fn failed_calls(
 ) -> (Vec<ToolError>, u64) {
     let mut listed = Vec::new();
     let mut total = 0;
-    for i in 0..session.entries.len() {
-        if *session.kind(i) != EntryKind::Message || session.role(i) != Some("toolResult") {
-            continue;
-        }
-        // Only lines that can hold the flag are decoded.
-        if !session
-            .raw_line(i)
-            .is_ok_and(|line| message_call_facts(&line).is_error)
-        {
-            continue;
-        }
+    for i in failed_results(session) {
         total += 1;
         if listed.len() == max {
             continue;
@@ -100,6 +90,18 @@ pub fn failed_calls(
 }
 
 /// The first non-blank line of a result's text (its string, or its text blocks in order).
+/// The entries that are tool results with `isError: true`, in file order, by the rule the
+/// summary's `toolErrors` counts them (only the lines that can hold the flag are decoded).
+pub(super) fn failed_results(session: &Session) -> impl Iterator<Item = usize> + '_ {
+    (0..session.entries.len()).filter(|&i| {
+        *session.kind(i) == EntryKind::Message
+            && session.role(i) == Some("toolResult")
+            && session
+                .raw_line(i)
+                .is_ok_and(|line| message_call_facts(&line).is_error)
+    })
+}
+
 fn first_line(content: Content<'_>) -> &str {
     let texts: Box<dyn Iterator<Item = &str>> = match content {
         Content::Text(t) => Box::new(std::iter::once(t)),
