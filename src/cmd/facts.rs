@@ -45,7 +45,9 @@ pub fn run(
     let labels = Labels::parse(system_labels(), &args.labels)?;
     let redactor = match args.redact_paths {
         true => Some(Redactor::new(
-            std::env::var_os(SALT_VAR).unwrap_or_default().as_encoded_bytes(),
+            std::env::var_os(SALT_VAR)
+                .unwrap_or_default()
+                .as_encoded_bytes(),
         )?),
         false => None,
     };
@@ -225,7 +227,11 @@ impl Emit<'_> {
                 user: &self.labels.user,
                 cwd: &cwd,
                 timestamp: date.as_ref().map(|d| d.as_str()),
-                r#type: if r.message { "message" } else { r.role.as_str() },
+                r#type: if r.message {
+                    "message"
+                } else {
+                    r.role.as_str()
+                },
                 role: r.message.then_some(r.role.as_str()),
                 provider: model.and_then(|m| m.provider.as_deref()),
                 model: model.and_then(|m| m.model.as_deref()),
@@ -256,7 +262,12 @@ impl Emit<'_> {
 fn system_labels() -> Labels {
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     #[cfg(unix)]
-    let host = Some(rustix::system::uname().nodename().to_string_lossy().into_owned());
+    let host = Some(
+        rustix::system::uname()
+            .nodename()
+            .to_string_lossy()
+            .into_owned(),
+    );
     #[cfg(not(unix))]
     let host = var("COMPUTERNAME");
     Labels {

@@ -43,7 +43,11 @@ pub(super) struct Seen {
 }
 
 impl Seen {
-    pub(super) fn new(bytes: u64, mtime_ms: i64, active: impl ExactSizeIterator<Item = bool>) -> Seen {
+    pub(super) fn new(
+        bytes: u64,
+        mtime_ms: i64,
+        active: impl ExactSizeIterator<Item = bool>,
+    ) -> Seen {
         let rows = active.len();
         let mut bits = vec![0u8; rows.div_ceil(8)];
         for (i, a) in active.enumerate() {
@@ -120,8 +124,7 @@ impl Cursor {
             )
             .into());
         }
-        serde_json::from_slice(&text)
-            .map_err(|e| bad(format!("damaged ({e})")).into())
+        serde_json::from_slice(&text).map_err(|e| bad(format!("damaged ({e})")).into())
     }
 
     pub(super) fn get(&self, file: &Path) -> Option<&Seen> {
@@ -162,7 +165,9 @@ mod tests {
 
     #[test]
     fn active_bits_read_back() {
-        let flags = [true, false, true, true, false, false, false, false, true, false];
+        let flags = [
+            true, false, true, true, false, false, false, false, true, false,
+        ];
         let s = Seen::new(1, 2, flags.iter().copied());
         assert_eq!(s.rows, 10);
         for (i, f) in flags.iter().enumerate() {
@@ -180,9 +185,15 @@ mod tests {
         c.write(&p).unwrap();
         assert_eq!(Cursor::read(&p, "s1").unwrap().files.len(), 1);
         let err = |p: &Path| Cursor::read(p, "s1").unwrap_err().to_string();
-        assert!(Cursor::read(&p, "s2").unwrap_err().to_string().contains("another session store"));
-        std::fs::write(&p, r#"{"schema":"pisess.facts.cursor","schemaVersion":2,"store":"s1"}"#)
-            .unwrap();
+        assert!(Cursor::read(&p, "s2")
+            .unwrap_err()
+            .to_string()
+            .contains("another session store"));
+        std::fs::write(
+            &p,
+            r#"{"schema":"pisess.facts.cursor","schemaVersion":2,"store":"s1"}"#,
+        )
+        .unwrap();
         assert!(err(&p).contains("newer pisess"));
         std::fs::write(&p, "[]").unwrap();
         assert!(err(&p).contains("not a pisess facts cursor"));

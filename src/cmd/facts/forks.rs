@@ -77,7 +77,11 @@ impl Forks {
                 if let Some(id) = &e.id {
                     if let Ok(v) = serde_json::from_slice::<Value>(e.json) {
                         // The farthest file holding it first held it.
-                        if let Some(u) = ups.iter().rev().find(|u| u.source.holds(&v, Copying::Verbatim)) {
+                        if let Some(u) = ups
+                            .iter()
+                            .rev()
+                            .find(|u| u.source.holds(&v, Copying::Verbatim))
+                        {
                             owners.insert(id.to_string(), u.id.clone());
                         }
                     }
