@@ -25,6 +25,9 @@ _pisess() {
             pisess,export)
                 cmd="pisess__subcmd__export"
                 ;;
+            pisess,facts)
+                cmd="pisess__subcmd__facts"
+                ;;
             pisess,files)
                 cmd="pisess__subcmd__files"
                 ;;
@@ -64,6 +67,9 @@ _pisess() {
             pisess__subcmd__help,export)
                 cmd="pisess__subcmd__help__subcmd__export"
                 ;;
+            pisess__subcmd__help,facts)
+                cmd="pisess__subcmd__help__subcmd__facts"
+                ;;
             pisess__subcmd__help,files)
                 cmd="pisess__subcmd__help__subcmd__files"
                 ;;
@@ -98,7 +104,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats files check rm grep export help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats facts files check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -297,6 +303,44 @@ _pisess() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        pisess__subcmd__facts)
+            opts="-a -q -h --all --label --redact-paths --cursor --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         pisess__subcmd__files)
             opts="-q -h --branch --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -410,7 +454,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help)
-            opts="ls show tree path context stats files check rm grep export help"
+            opts="ls show tree path context stats facts files check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -452,6 +496,20 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pisess__subcmd__help__subcmd__facts)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
