@@ -186,6 +186,12 @@ pub struct LsArgs {
     /// NDJSON: one object per session (fields are only ever added)
     #[arg(long)]
     pub json: bool,
+    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
+    ///
+    /// An ESTIMATED column beside COST (`~$1.23`; `+` when some usage stays unpriced), and with
+    /// --json `estimatedCost` and its counts beside `usage.cost`, never added into it.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
