@@ -250,7 +250,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__export)
-            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -281,6 +281,10 @@ _pisess() {
                     return 0
                     ;;
                 --secrets-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -650,7 +654,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__ls)
-            opts="-a -n -r -q -h --all --limit --since --until --project --sort --reverse --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -n -r -q -h --all --limit --since --until --project --sort --reverse --json --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -678,6 +682,10 @@ _pisess() {
                     ;;
                 --sort)
                     COMPREPLY=($(compgen -W "modified created size messages cost" -- "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --session-dir)

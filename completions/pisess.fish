@@ -57,6 +57,7 @@ created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
 messages\t'Message entries, most first'
 cost\t'Total cost, highest first'"
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l prices -d 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -78,6 +79,7 @@ created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
 messages\t'Message entries, most first'
 cost\t'Total cost, highest first'"
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l prices -d 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -302,6 +304,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand export" -l tools -d 'How m
 collapsed\t'The same in closed <details> blocks'
 none\t'No tool calls or results at all'"
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l secrets-config -d 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)' -r -F
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l prices -d 'md, html: beside the cost, an estimate of what pi recorded at $0, from FILE, a LiteLLM price table (docs/prices.md); never added into the cost' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'

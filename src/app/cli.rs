@@ -572,6 +572,10 @@ pub struct ExportArgs {
     /// With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)
     #[arg(long, value_name = "FILE", requires = "redact")]
     pub secrets_config: Option<std::path::PathBuf>,
+    /// md, html: beside the cost, an estimate of what pi recorded at $0, from FILE, a LiteLLM
+    /// price table (docs/prices.md); never added into the cost
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -454,3 +454,32 @@ fn ls_shows_the_estimate_beside_pis_cost_never_in_it() {
     assert_eq!(bad.code, 2);
     assert!(bad.stdout.is_empty());
 }
+
+#[test]
+fn export_shows_the_estimate_beside_the_cost_in_md_and_refuses_it_for_jsonl() {
+    let export = |args: &[&str]| {
+        let mut all = vec!["export", "0196bbbb"];
+        all.extend_from_slice(args);
+        run_with(env_in(&fixture().join("agent"), "/p"), &all, b"")
+    };
+    let plain = export(&["--format", "md"]);
+    let priced = export(&["--format", "md", "--prices", &table()]);
+    assert_eq!(priced.code, 0, "{}", priced.stderr);
+    // pi's cost line unchanged, the estimate on its own line after it.
+    let cost = plain
+        .stdout
+        .lines()
+        .find(|l| l.contains("**Cost:**"))
+        .unwrap();
+    assert!(priced.stdout.contains(cost));
+    let estimated = priced
+        .stdout
+        .lines()
+        .find(|l| l.contains("**Estimated:**"))
+        .unwrap();
+    assert!(estimated.contains("~$0.01+"), "{estimated}");
+    assert!(!plain.stdout.contains("Estimated"));
+    let jsonl = export(&["--format", "jsonl", "--prices", &table()]);
+    assert_eq!(jsonl.code, 2);
+    assert!(jsonl.stdout.is_empty());
+}
