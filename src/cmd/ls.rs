@@ -107,7 +107,7 @@ pub fn run(
     if args.json {
         // Written on every core in runs of sessions, each run in order as it is ready: a listing
         // of 10,000 from the cache spent a fifth of its time in one thread writing JSON.
-        let chunks: Vec<((&[Summary], &[usize]), &[Option<Estimated>])> = (sessions.chunks(256))
+        let chunks: Vec<Chunk> = (sessions.chunks(256))
             .zip(runs.chunks(256))
             .zip(estimates.chunks(256))
             .collect();
@@ -172,6 +172,9 @@ pub fn run(
     std::mem::forget(sessions);
     Ok(Outcome::partly_failed_if(failed))
 }
+
+/// A run of sessions written together, with their subagent runs and estimates.
+type Chunk<'a> = ((&'a [Summary], &'a [usize]), &'a [Option<Estimated>]);
 
 /// The NDJSON object of one session (the documented, append-only contract), borrowed from the
 /// summary and written as it is: a listing of 10,000 sessions from the cache spent a quarter
@@ -486,7 +489,6 @@ const CWD_MIN: usize = 12;
 /// known width every row fits it, the title and the cwd (with `--all`) sharing the room, the
 /// cwd cut from the left, and columns dropped when even that does not fit (the cwd last). Piped, no
 /// row is cut.
-#[allow(clippy::too_many_arguments)]
 #[allow(clippy::too_many_arguments)]
 fn render_human(
     sessions: &[Summary],
