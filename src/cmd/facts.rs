@@ -76,6 +76,8 @@ pub fn run(
         pricer: pricer.as_ref(),
     };
     let mut buf = Vec::with_capacity(1 << 16);
+    // Whether the cursor learned anything: a run with nothing new leaves its file alone.
+    let mut recorded = false;
     for s in listing.sessions {
         let members = members(s, &stems, cursor.as_ref(), diag);
         let top = members.first().map(|m| m.id.clone());
@@ -109,13 +111,16 @@ pub fn run(
             if let (Some(c), Some(t)) = (cursor.as_mut(), m.tally.as_deref()) {
                 let active = t.rows.iter().map(|r| r.active);
                 c.record(&m.path, Seen::new(m.bytes, m.mtime_ms, active));
+                recorded = true;
             }
         }
     }
     out.flush()?;
     // Only once every row is out: a run that failed part-way emits them again next time.
     if let (Some(c), Some(path)) = (&cursor, &args.cursor) {
-        c.write(path)?;
+        if recorded || !exists(path) {
+            c.write(path)?;
+        }
     }
     Ok(Outcome::partly_failed_if(failed))
 }
@@ -256,6 +261,10 @@ impl Emit<'_> {
             buf.push(b'\n');
         }
     }
+}
+
+fn exists(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
 }
 
 /// The host and user labels the system gives, before `--label`.
