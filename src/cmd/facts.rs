@@ -26,7 +26,6 @@ use crate::views::facts::{FactRow, Labels, Redactor, SCHEMA_VERSION};
 use crate::views::prices::{self, Pricer};
 use cursor::{Cursor, Seen};
 use forks::Forks;
-use pisess_format::surrogates;
 use pisess_format::time::json_date;
 use pisess_store::family::runs::{self, Limits};
 use pisess_store::listing::{self, Scope};
@@ -256,8 +255,7 @@ impl Emit<'_> {
                 stop_reason: r.stop_reason.as_deref(),
                 active: r.active,
             };
-            // Writing into a Vec cannot fail.
-            let _ = surrogates::write(&mut *buf, &row);
+            row.push(buf);
             buf.push(b'\n');
         }
     }

@@ -154,9 +154,154 @@ pub struct FactRow<'a> {
     pub active: bool,
 }
 
+impl FactRow<'_> {
+    /// The bytes [`surrogates::write`](pisess_format::surrogates::write) writes of the row,
+    /// written without serde: the stream's budget is half a million rows a second, and serde's
+    /// byte-at-a-time escapes and per-field calls were most of a row (as `ls --json`'s
+    /// `push_json`). The derive stays the contract; a test holds the two equal.
+    pub fn push(&self, out: &mut Vec<u8>) {
+        use pisess_format::model::push_number;
+        use pisess_format::surrogates::{push_str, push_u64};
+        fn opt_str(out: &mut Vec<u8>, key: &[u8], v: Option<&str>) {
+            out.extend_from_slice(key);
+            match v {
+                Some(v) => push_str(out, v),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        fn opt_bool(out: &mut Vec<u8>, key: &[u8], v: Option<bool>) {
+            out.extend_from_slice(key);
+            out.extend_from_slice(match v {
+                Some(true) => b"true",
+                Some(false) => b"false",
+                None => b"null",
+            });
+        }
+        out.extend_from_slice(b"{\"schemaVersion\":");
+        push_u64(out, u64::from(self.schema_version));
+        opt_str(out, b",\"sessionId\":", Some(self.session_id));
+        opt_str(out, b",\"entryId\":", Some(self.entry_id));
+        out.extend_from_slice(b",\"version\":");
+        push_u64(out, self.version);
+        opt_str(out, b",\"copiedIn\":", self.copied_in);
+        opt_str(out, b",\"forkOf\":", self.fork_of);
+        opt_str(out, b",\"subagentOf\":", self.subagent_of);
+        opt_str(out, b",\"host\":", Some(self.host));
+        opt_str(out, b",\"user\":", Some(self.user));
+        opt_str(out, b",\"cwd\":", Some(self.cwd));
+        opt_str(out, b",\"timestamp\":", self.timestamp);
+        opt_str(out, b",\"type\":", Some(self.r#type));
+        opt_str(out, b",\"role\":", self.role);
+        opt_str(out, b",\"provider\":", self.provider);
+        opt_str(out, b",\"model\":", self.model);
+        opt_str(out, b",\"modelKey\":", self.model_key);
+        for (key, value) in [
+            (&b",\"input\":"[..], self.input),
+            (b",\"output\":", self.output),
+            (b",\"cacheRead\":", self.cache_read),
+            (b",\"cacheWrite\":", self.cache_write),
+            (b",\"totalTokens\":", self.total_tokens),
+            (b",\"cost\":", self.cost),
+            (b",\"unpricedTokens\":", self.unpriced_tokens),
+        ] {
+            out.extend_from_slice(key);
+            push_number(out, value);
+        }
+        if let Some(e) = self.estimated_cost {
+            out.extend_from_slice(b",\"estimatedCost\":");
+            match e {
+                Some(e) => push_number(out, e),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        if let Some(k) = self.price_key {
+            opt_str(out, b",\"priceKey\":", k);
+        }
+        opt_str(out, b",\"toolName\":", self.tool_name.map(Name::as_str));
+        out.extend_from_slice(b",\"toolCalls\":");
+        push_u64(out, self.tool_calls as u64);
+        opt_bool(out, b",\"isError\":", self.is_error);
+        opt_str(out, b",\"stopReason\":", self.stop_reason);
+        opt_bool(out, b",\"active\":", Some(self.active));
+        out.push(b'}');
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_row_is_the_contracts_byte_for_byte() {
+        let strings = [
+            "",
+            "plain",
+            "quote \" back \\ nl \n tab \t",
+            "\u{1b}[31m csi \u{9b} bidi \u{202e} zw \u{200b} del \u{7f}",
+            "ünï 🛒 \u{2028}",
+        ];
+        let numbers = [
+            0.0,
+            -0.0,
+            1.0,
+            3000.0,
+            0.028_409_999_999_999_998,
+            1.5e-7,
+            1e21,
+            -5.0,
+            1e300,
+            f64::NAN,
+            f64::INFINITY,
+            9_007_199_254_740_993.0,
+        ];
+        let tool = Name::new("mcp__x");
+        for (i, s) in strings.iter().enumerate() {
+            for (j, x) in numbers.iter().enumerate() {
+                let some = |k: usize| ((i + j + k) % 2 == 0).then_some(*s);
+                let row = FactRow {
+                    schema_version: SCHEMA_VERSION,
+                    session_id: s,
+                    entry_id: s,
+                    version: (i * j) as u64,
+                    copied_in: some(0),
+                    fork_of: some(1),
+                    subagent_of: some(0),
+                    host: s,
+                    user: s,
+                    cwd: s,
+                    timestamp: some(1),
+                    r#type: s,
+                    role: some(0),
+                    provider: some(1),
+                    model: some(0),
+                    model_key: some(1),
+                    input: *x,
+                    output: -*x,
+                    cache_read: *x * 3.0,
+                    cache_write: *x,
+                    total_tokens: *x,
+                    cost: *x,
+                    unpriced_tokens: *x,
+                    estimated_cost: [None, Some(None), Some(Some(*x))][(i + j) % 3],
+                    price_key: [None, Some(None), Some(Some(*s))][(i + j) % 3],
+                    tool_name: ((i + j) % 2 == 0).then_some(&tool),
+                    tool_calls: i + j,
+                    is_error: [None, Some(true), Some(false)][j % 3],
+                    stop_reason: some(0),
+                    active: j % 2 == 0,
+                };
+                let mut want = Vec::new();
+                pisess_format::surrogates::write(&mut want, &row).unwrap();
+                let mut got = Vec::new();
+                row.push(&mut got);
+                assert_eq!(
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want),
+                    "{s:?} {x}"
+                );
+            }
+        }
+    }
 
     fn system() -> Labels {
         Labels {
