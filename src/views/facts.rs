@@ -257,7 +257,7 @@ mod tests {
         let tool = Name::new("mcp__x");
         for (i, s) in strings.iter().enumerate() {
             for (j, x) in numbers.iter().enumerate() {
-                let some = |k: usize| ((i + j + k) % 2 == 0).then_some(*s);
+                let some = |k: usize| (i + j + k).is_multiple_of(2).then_some(*s);
                 let row = FactRow {
                     schema_version: SCHEMA_VERSION,
                     session_id: s,
@@ -284,11 +284,11 @@ mod tests {
                     unpriced_tokens: *x,
                     estimated_cost: [None, Some(None), Some(Some(*x))][(i + j) % 3],
                     price_key: [None, Some(None), Some(Some(*s))][(i + j) % 3],
-                    tool_name: ((i + j) % 2 == 0).then_some(&tool),
+                    tool_name: (i + j).is_multiple_of(2).then_some(&tool),
                     tool_calls: i + j,
                     is_error: [None, Some(true), Some(false)][j % 3],
                     stop_reason: some(0),
-                    active: j % 2 == 0,
+                    active: j.is_multiple_of(2),
                 };
                 let mut want = Vec::new();
                 pisess_format::surrogates::write(&mut want, &row).unwrap();
