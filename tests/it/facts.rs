@@ -417,3 +417,55 @@ fn the_team_test_and_its_doc_agree() {
         assert!(names.contains(&format!("-- duckdb: {needed}")));
     }
 }
+
+#[test]
+fn a_subagent_run_names_its_parent_and_the_family_counts_each_token_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("sessions/--p--");
+    let stem = "2026-07-01T10-00-00-000Z_0196eeee-0000-7000-8000-000000000001";
+    let run = folder.join(stem).join("0a1b2c3d/run-0/session.jsonl");
+    fs::create_dir_all(run.parent().unwrap()).unwrap();
+    let parent = [
+        HEADER.replace("0196cccc", "0196eeee"),
+        assistant("a1", "u0", 0.01).replace("\"parentId\":\"u0\"", "\"parentId\":null"),
+        // The run's usage, reported again on the parent's tool result (pi-subagents 0.59).
+        format!(
+            r#"{{"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T10:02:00.000Z","message":{{"role":"toolResult","toolCallId":"c1","toolName":"subagent","content":[],"isError":false,"usage":{{"input":100,"output":10,"cacheRead":0,"cacheWrite":0,"totalTokens":110,"cost":{{"total":0.5}}}},"details":{{"mode":"single","runId":"0a1b2c3d","results":[{{"index":0,"sessionFile":"{}"}}]}}}}}}"#,
+            run.display()
+        ),
+    ];
+    fs::write(
+        folder.join(format!("{stem}.jsonl")),
+        parent.join("\n") + "\n",
+    )
+    .unwrap();
+    let child = [
+        HEADER.replace(
+            "0196cccc-0000-7000-8000-000000000001",
+            "0196ffff-0000-7000-8000-000000000009",
+        ),
+        assistant("b1", "x", 0.5).replace("\"parentId\":\"x\"", "\"parentId\":null"),
+    ];
+    fs::write(&run, child.join("\n") + "\n").unwrap();
+    let out = rows(&facts_in(dir.path(), &["--all"]));
+    let run_rows: Vec<&Value> = out.iter().filter(|r| r["subagentOf"].is_string()).collect();
+    assert_eq!(run_rows.len(), 1, "{out:?}");
+    assert_eq!(
+        run_rows[0]["subagentOf"],
+        "0196eeee-0000-7000-8000-000000000001"
+    );
+    assert_eq!(
+        run_rows[0]["sessionId"],
+        "0196ffff-0000-7000-8000-000000000009"
+    );
+    // $0.01 of the parent's own and the run's $0.5 once, as stats --all counts the family.
+    let cost: f64 = out.iter().map(|r| r["cost"].as_f64().unwrap()).sum();
+    let stats = run_with(
+        env_in(dir.path(), "/p"),
+        &["stats", "--all", "--by", "day", "--json"],
+        b"",
+    );
+    let total: Value = serde_json::from_str(stats.stdout.lines().last().unwrap()).unwrap();
+    assert!((cost - 0.51).abs() < 1e-12, "{cost}");
+    assert!((total["cost"].as_f64().unwrap() - cost).abs() < 1e-12);
+}
