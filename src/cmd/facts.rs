@@ -12,6 +12,8 @@ mod cursor;
 mod forks;
 
 use std::borrow::Cow;
+
+use anyhow::Context as _;
 use std::io::Write;
 use std::path::Path;
 
@@ -55,6 +57,15 @@ pub fn run(
         Some(path) => Some(Cursor::read(path, &store_id(&env.location.session_dir))?),
         None => None,
     };
+    // Rows written with other labels, redaction or prices are written again, with these.
+    let mut recorded = match &mut cursor {
+        Some(c) => c.keep_if(&options(
+            &labels,
+            redactor.as_ref(),
+            args.prices.as_deref(),
+        )?),
+        None => false,
+    };
     let scope = if args.all { Scope::All } else { Scope::Project };
     // With a cursor, the listing's cache (`ls`'s) says which files changed; only those are
     // read for their rows. Without one, every file's rows are wanted: the tally cache's.
@@ -76,7 +87,6 @@ pub fn run(
     };
     let mut buf = Vec::with_capacity(1 << 16);
     // Whether the cursor learned anything: a run with nothing new leaves its file alone.
-    let mut recorded = false;
     for s in listing.sessions {
         let members = members(s, &stems, cursor.as_ref(), diag);
         let top = members.first().map(|m| m.id.clone());
@@ -259,6 +269,25 @@ impl Emit<'_> {
             buf.push(b'\n');
         }
     }
+}
+
+/// What the rows are written with, as a cursor remembers it: a hash of the labels, the
+/// redaction (a hash of a path under its salt, not the salt) and the price table's bytes.
+fn options(
+    labels: &Labels,
+    redactor: Option<&Redactor>,
+    prices: Option<&Path>,
+) -> anyhow::Result<String> {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for part in [&labels.host, &labels.user] {
+        h.update(&(part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.update(redactor.map_or(String::new(), |r| r.path("/")).as_bytes());
+    if let Some(p) = prices {
+        h.update(&std::fs::read(p).with_context(|| format!("--prices {}", p.display()))?);
+    }
+    Ok(format!("{:032x}", h.digest128()))
 }
 
 fn exists(path: &Path) -> bool {

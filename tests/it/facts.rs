@@ -169,6 +169,18 @@ fn a_cursor_emits_each_row_once_and_again_when_the_branch_moved() {
     };
     let fresh = latest(&[rows(&facts_in(dir.path(), &[]))]);
     assert_eq!(facts(latest(&[first, second])), facts(fresh));
+    // Other labels: every row again, with them (an engine keeps the later of equal versions).
+    let relabelled = rows(&facts_in(
+        dir.path(),
+        &["--label", "user=bob", "--cursor", cursor_arg],
+    ));
+    assert_eq!(relabelled.len(), 6);
+    assert!(relabelled.iter().all(|r| r["user"] == "bob"));
+    assert!(rows(&facts_in(
+        dir.path(),
+        &["--label", "user=bob", "--cursor", cursor_arg]
+    ))
+    .is_empty());
 }
 
 #[test]

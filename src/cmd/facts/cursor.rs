@@ -26,6 +26,10 @@ pub(super) struct Cursor {
     schema: String,
     schema_version: u32,
     store: String,
+    /// What the rows were written with (labels, redaction, price table): rows written with
+    /// other options are written again (an engine keeps the later of equal versions).
+    #[serde(default)]
+    options: String,
     /// By session file path.
     files: BTreeMap<String, Seen>,
 }
@@ -86,6 +90,7 @@ impl Cursor {
                     schema: KIND.to_owned(),
                     schema_version: VERSION,
                     store: store.to_owned(),
+                    options: String::new(),
                     files: BTreeMap::new(),
                 })
             }
@@ -125,6 +130,17 @@ impl Cursor {
             .into());
         }
         serde_json::from_slice(&text).map_err(|e| bad(format!("damaged ({e})")).into())
+    }
+
+    /// Forgets what was emitted with other options than `options`: it is all emitted again.
+    /// Whether it did.
+    pub(super) fn keep_if(&mut self, options: &str) -> bool {
+        if self.options == options {
+            return false;
+        }
+        self.options = options.to_owned();
+        self.files.clear();
+        true
     }
 
     pub(super) fn get(&self, file: &Path) -> Option<&Seen> {
