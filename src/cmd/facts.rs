@@ -58,6 +58,8 @@ pub fn run(
         None => None,
     };
     // Rows written with other labels, redaction or prices are written again, with these.
+    // `recorded`: whether the cursor learned anything (a run with nothing new leaves its file
+    // alone).
     let mut recorded = match &mut cursor {
         Some(c) => c.keep_if(&options(
             &labels,
@@ -86,7 +88,7 @@ pub fn run(
         pricer: pricer.as_ref(),
     };
     let mut buf = Vec::with_capacity(1 << 16);
-    // Whether the cursor learned anything: a run with nothing new leaves its file alone.
+    let mut failed = failed;
     for s in listing.sessions {
         let members = members(s, &stems, cursor.as_ref(), diag);
         let top = members.first().map(|m| m.id.clone());
@@ -101,8 +103,10 @@ pub fn run(
                 Some(_) => m,
                 None => match summarize(&m.path, stats()) {
                     Ok(full) => full,
+                    // Not recorded: its rows are emitted by a later run that can read it.
                     Err(e) => {
                         diag.warn(&m.path.display().to_string(), None, &format!("{e:#}"));
+                        failed = true;
                         continue;
                     }
                 },
