@@ -54,7 +54,7 @@ pub fn run(
     };
     let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
     let mut cursor = match &args.cursor {
-        Some(path) => Some(Cursor::read(path, &store_id(&env.location.session_dir))?),
+        Some(path) => Some(Cursor::read(path, &store_id(&env.location))?),
         None => None,
     };
     // Rows written with other labels, redaction or prices are written again, with these.
@@ -321,8 +321,14 @@ fn system_labels() -> Labels {
     }
 }
 
-/// Which store a cursor follows: a hash of the session dir, canonical where it can be.
-fn store_id(dir: &Path) -> String {
+/// Which store a cursor follows: a hash of the sessions root (a custom session dir, which is
+/// flat, itself), canonical where it can be: the same from any project's cwd.
+fn store_id(loc: &pisess_store::locate::Location) -> String {
+    let dir = if loc.custom {
+        &loc.session_dir
+    } else {
+        &loc.root
+    };
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
     let h = xxhash_rust::xxh3::xxh3_64(dir.as_os_str().as_encoded_bytes());
     format!("{h:016x}")

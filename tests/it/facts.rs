@@ -181,6 +181,16 @@ fn a_cursor_emits_each_row_once_and_again_when_the_branch_moved() {
         &["--label", "user=bob", "--cursor", cursor_arg]
     ))
     .is_empty());
+    // The store is the same from another project's cwd.
+    let mut args = vec!["facts", "--label", "host=ci-1", "--label", "user=bob"];
+    args.extend(["--cursor", cursor_arg]);
+    let elsewhere = run_with(env_in(dir.path(), "/somewhere/else"), &args, b"");
+    assert_eq!(
+        (elsewhere.code, elsewhere.stdout.as_str()),
+        (0, ""),
+        "{}",
+        elsewhere.stderr
+    );
 }
 
 #[test]
