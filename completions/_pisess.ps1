@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the session dir for this project, or a session''s file')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Rebuild the messages pi sends to the model next')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What a run did and cost, or usage reports across sessions')
+            [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'The fact stream for a team: one NDJSON row per message, keyed and versioned')
             [CompletionResult]::new('files', 'files', [CompletionResultType]::ParameterValue, 'The files a run read, wrote and edited')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
@@ -54,6 +55,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)')
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order by this key')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
@@ -77,6 +79,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)')
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order by this key')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
@@ -176,6 +179,24 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Every project''s sessions')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every project''s sessions')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'JSON: one object for a session; NDJSON rows and a total row for a report')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pisess;facts' {
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A label every row carries, KEY=VALUE: host=NAME or user=NAME; repeatable')
+            [CompletionResult]::new('--cursor', '--cursor', [CompletionResultType]::ParameterName, 'Emit only the rows FILE does not record as emitted, then record them (created if absent)')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)')
+            [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Every project''s sessions, not only this project''s')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every project''s sessions, not only this project''s')
+            [CompletionResult]::new('--redact-paths', '--redact-paths', [CompletionResultType]::ParameterName, 'Write each cwd as a salted hash (the salt: $PISESS_FACTS_SALT)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
@@ -312,6 +333,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written)')
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'How md and html show tool calls and their results [default: collapsed]')
             [CompletionResult]::new('--secrets-config', '--secrets-config', [CompletionResultType]::ParameterName, 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'md, html: beside the cost, an estimate of what pi recorded at $0, from FILE, a LiteLLM price table (docs/prices.md); never added into the cost')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
@@ -332,6 +354,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the session dir for this project, or a session''s file')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Rebuild the messages pi sends to the model next')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What a run did and cost, or usage reports across sessions')
+            [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'The fact stream for a team: one NDJSON row per message, keyed and versioned')
             [CompletionResult]::new('files', 'files', [CompletionResultType]::ParameterValue, 'The files a run read, wrote and edited')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
@@ -356,6 +379,9 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             break
         }
         'pisess;help;stats' {
+            break
+        }
+        'pisess;help;facts' {
             break
         }
         'pisess;help;files' {

@@ -25,6 +25,9 @@ _pisess() {
             pisess,export)
                 cmd="pisess__subcmd__export"
                 ;;
+            pisess,facts)
+                cmd="pisess__subcmd__facts"
+                ;;
             pisess,files)
                 cmd="pisess__subcmd__files"
                 ;;
@@ -64,6 +67,9 @@ _pisess() {
             pisess__subcmd__help,export)
                 cmd="pisess__subcmd__help__subcmd__export"
                 ;;
+            pisess__subcmd__help,facts)
+                cmd="pisess__subcmd__help__subcmd__facts"
+                ;;
             pisess__subcmd__help,files)
                 cmd="pisess__subcmd__help__subcmd__files"
                 ;;
@@ -98,7 +104,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats files check rm grep export help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats facts files check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -244,7 +250,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__export)
-            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -275,6 +281,48 @@ _pisess() {
                     return 0
                     ;;
                 --secrets-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pisess__subcmd__facts)
+            opts="-a -q -h --all --label --redact-paths --cursor --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cursor)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -410,7 +458,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help)
-            opts="ls show tree path context stats files check rm grep export help"
+            opts="ls show tree path context stats facts files check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -452,6 +500,20 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pisess__subcmd__help__subcmd__facts)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -592,7 +654,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__ls)
-            opts="-a -n -r -q -h --all --limit --since --until --project --sort --reverse --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -n -r -q -h --all --limit --since --until --project --sort --reverse --json --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -620,6 +682,10 @@ _pisess() {
                     ;;
                 --sort)
                     COMPREPLY=($(compgen -W "modified created size messages cost" -- "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --session-dir)

@@ -36,6 +36,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
             cand stats 'What a run did and cost, or usage reports across sessions'
+            cand facts 'The fact stream for a team: one NDJSON row per message, keyed and versioned'
             cand files 'The files a run read, wrote and edited'
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
@@ -50,6 +51,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --until 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
             cand --project 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)'
             cand --sort 'Order by this key'
+            cand --prices 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
             cand --color 'When to use colours'
@@ -72,6 +74,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --until 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
             cand --project 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)'
             cand --sort 'Order by this key'
+            cand --prices 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
             cand --color 'When to use colours'
@@ -166,6 +169,23 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -a 'Every project''s sessions'
             cand --all 'Every project''s sessions'
             cand --json 'JSON: one object for a session; NDJSON rows and a total row for a report'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pisess;facts'= {
+            cand --label 'A label every row carries, KEY=VALUE: host=NAME or user=NAME; repeatable'
+            cand --cursor 'Emit only the rows FILE does not record as emitted, then record them (created if absent)'
+            cand --prices 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand -a 'Every project''s sessions, not only this project''s'
+            cand --all 'Every project''s sessions, not only this project''s'
+            cand --redact-paths 'Write each cwd as a salted hash (the salt: $PISESS_FACTS_SALT)'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'
@@ -297,6 +317,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --output 'Write to FILE instead of stdout (replaced whole, never half-written)'
             cand --tools 'How md and html show tool calls and their results [default: collapsed]'
             cand --secrets-config 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)'
+            cand --prices 'md, html: beside the cost, an estimate of what pi recorded at $0, from FILE, a LiteLLM price table (docs/prices.md); never added into the cost'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'
             cand --color 'When to use colours'
@@ -316,6 +337,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand path 'Print the session dir for this project, or a session''s file'
             cand context 'Rebuild the messages pi sends to the model next'
             cand stats 'What a run did and cost, or usage reports across sessions'
+            cand facts 'The fact stream for a team: one NDJSON row per message, keyed and versioned'
             cand files 'The files a run read, wrote and edited'
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
@@ -334,6 +356,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;help;context'= {
         }
         &'pisess;help;stats'= {
+        }
+        &'pisess;help;facts'= {
         }
         &'pisess;help;files'= {
         }

@@ -41,6 +41,7 @@ complete -c pisess -n "__fish_pisess_needs_command" -f -a "tree" -d 'Draw a sess
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
+complete -c pisess -n "__fish_pisess_needs_command" -f -a "facts" -d 'The fact stream for a team: one NDJSON row per message, keyed and versioned'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "files" -d 'The files a run read, wrote and edited'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
@@ -56,6 +57,7 @@ created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
 messages\t'Message entries, most first'
 cost\t'Total cost, highest first'"
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l prices -d 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -77,6 +79,7 @@ created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
 messages\t'Message entries, most first'
 cost\t'Total cost, highest first'"
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l prices -d 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -179,6 +182,20 @@ complete -c pisess -n "__fish_pisess_using_subcommand stats" -s q -l quiet -d 'N
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l label -d 'A label every row carries, KEY=VALUE: host=NAME or user=NAME; repeatable' -r
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l cursor -d 'Emit only the rows FILE does not record as emitted, then record them (created if absent)' -r -F
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l prices -d 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)' -r -F
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l cwd -d 'Act as if run in DIR' -r
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even into a pipe (e.g. for less -R)'
+never\t'Never colour'"
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -s a -l all -d 'Every project\'s sessions, not only this project\'s'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l redact-paths -d 'Write each cwd as a salted hash (the salt: $PISESS_FACTS_SALT)'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l no-pager -d 'Never page human output'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -287,6 +304,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand export" -l tools -d 'How m
 collapsed\t'The same in closed <details> blocks'
 none\t'No tool calls or results at all'"
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l secrets-config -d 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)' -r -F
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l prices -d 'md, html: beside the cost, an estimate of what pi recorded at $0, from FILE, a LiteLLM price table (docs/prices.md); never added into the cost' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -298,15 +316,16 @@ complete -c pisess -n "__fish_pisess_using_subcommand export" -s q -l quiet -d '
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "ls" -d 'List sessions, newest first'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "show" -d 'Print a session\'s entries'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "files" -d 'The files a run read, wrote and edited'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "grep" -d 'Find where something was said, across sessions'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "export" -d 'Write one branch as a pi session, as Markdown, or as one HTML page to share'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files check rm grep export help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "ls" -d 'List sessions, newest first'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "show" -d 'Print a session\'s entries'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "facts" -d 'The fact stream for a team: one NDJSON row per message, keyed and versioned'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "files" -d 'The files a run read, wrote and edited'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "grep" -d 'Find where something was said, across sessions'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "export" -d 'Write one branch as a pi session, as Markdown, or as one HTML page to share'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files check rm grep export help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

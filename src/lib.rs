@@ -73,6 +73,7 @@ fn dispatch(
         Command::Context(args) => cmd::context::run(&args, env, out, diag, stdin),
         Command::Stats(args) => cmd::stats::run(&args, env, out, diag, stdin),
         Command::Files(args) => cmd::files::run(&args, env, out, diag, stdin),
+        Command::Facts(args) => cmd::facts::run(&args, env, out, diag),
         Command::Check(args) => cmd::check::run(&args, env, out, diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, diag, stdin),
         Command::Grep(args) => cmd::grep::run(&args, env, out, diag, stdin),

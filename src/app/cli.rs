@@ -79,6 +79,16 @@ pub enum Command {
     /// project, session or tool, and a total.
     #[command(after_long_help = STATS_HELP)]
     Stats(StatsArgs),
+    /// The fact stream for a team: one NDJSON row per message, keyed and versioned
+    ///
+    /// One row per message-bearing entry (and per entry with usage), for DuckDB or ClickHouse
+    /// to add many machines up: sessionId and entryId as keys (an entry a fork or clone copied
+    /// under its source's id), a version an engine keeps the highest of, host and user labels,
+    /// tokens, cost, model, tool and error facts. Never a message's text or a tool's
+    /// arguments; --redact-paths hashes the cwd too. docs/json.md has the schema, docs/team.md
+    /// the tables and queries.
+    #[command(after_long_help = FACTS_HELP)]
+    Facts(FactsArgs),
     /// The files a run read, wrote and edited
     ///
     /// One row per file, by path: how many read, write and edit calls named it and how many of
@@ -176,6 +186,12 @@ pub struct LsArgs {
     /// NDJSON: one object per session (fields are only ever added)
     #[arg(long)]
     pub json: bool,
+    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
+    ///
+    /// An ESTIMATED column beside COST (`~$1.23`; `+` when some usage stays unpriced), and with
+    /// --json `estimatedCost` and its counts beside `usage.cost`, never added into it.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -320,6 +336,35 @@ pub struct StatsArgs {
     /// JSON: one object for a session; NDJSON rows and a total row for a report
     #[arg(long)]
     pub json: bool,
+    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct FactsArgs {
+    /// Every project's sessions, not only this project's
+    #[arg(short, long)]
+    pub all: bool,
+    /// A label every row carries, KEY=VALUE: host=NAME or user=NAME; repeatable
+    ///
+    /// Defaults: the system's hostname and $USER. A label holding a control character is
+    /// refused (exit 2).
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    pub labels: Vec<String>,
+    /// Write each cwd as a salted hash (the salt: $PISESS_FACTS_SALT)
+    ///
+    /// The same path and salt give the same hash on every machine, so a team that shares the
+    /// salt still groups by project; without a salt the command refuses (exit 2).
+    #[arg(long)]
+    pub redact_paths: bool,
+    /// Emit only the rows FILE does not record as emitted, then record them (created if absent)
+    ///
+    /// A row whose facts changed since (its active flag, once the branch moved) is emitted
+    /// again with a higher version. A cursor of another store or of a newer pisess is refused
+    /// (exit 2); it is updated only after every row was written.
+    #[arg(long, value_name = "FILE")]
+    pub cursor: Option<std::path::PathBuf>,
     /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
     #[arg(long, value_name = "FILE")]
     pub prices: Option<std::path::PathBuf>,
@@ -527,6 +572,10 @@ pub struct ExportArgs {
     /// With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)
     #[arg(long, value_name = "FILE", requires = "redact")]
     pub secrets_config: Option<std::path::PathBuf>,
+    /// md, html: beside the cost, an estimate of what pi recorded at $0, from FILE, a LiteLLM
+    /// price table (docs/prices.md); never added into the cost
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -11,9 +11,14 @@ use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::{cycle_warning, destination, find_entry, open_session, warn_cycle};
 use crate::views::export::{self, jsonl, Redact, Tools, Verbatim, View};
+use crate::views::prices::{self, Pricer};
 use crate::views::secrets::{Detector, Scrub};
 use crate::views::style;
+use pisess_format::model::{Entry, Role, Usage};
 use pisess_store::locate::Selected;
+use pisess_store::prices::Estimated;
+use pisess_store::session::Session;
+use pisess_store::tally::{ModelKey, Name, Row, Tally};
 use pisess_store::util::usage::UsageError;
 
 pub fn run(
@@ -24,6 +29,14 @@ pub fn run(
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
     let format = format_of(args)?;
+    if format == ExportFormat::Jsonl && args.prices.is_some() {
+        return Err(UsageError(
+            "--prices applies to md and html; a jsonl export shows no cost".to_owned(),
+        )
+        .into());
+    }
+    // Read before anything is written: a bad table stops the command with nothing emitted.
+    let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
     if format == ExportFormat::Jsonl && (args.tools.is_some() || args.no_thinking) {
         return Err(UsageError(
             "--tools and --no-thinking apply to md and html; a jsonl export holds every entry as it is"
@@ -113,7 +126,12 @@ pub fn run(
                 jsonl::write(&session, &path, &header, redact, w)
             }
             ExportFormat::Md | ExportFormat::Html => {
-                let t = export::transcript::build(&session, &path, &cwd, redact)?;
+                let mut t = export::transcript::build(&session, &path, &cwd, redact)?;
+                if let Some(p) = &pricer {
+                    let e = branch_estimate(&session, &path, p)?;
+                    t.estimated =
+                        Some(format!("{} ({})", prices::shown(&e), prices::legend(p, &e)));
+                }
                 // Session text may hold escape sequences (OSC 52, ESC[2J): on a terminal they
                 // are shown escaped, as `show` shows them; a file or a pipe gets the bytes.
                 let escape = destination.is_none() && env.stdout_tty;
@@ -133,6 +151,53 @@ pub fn run(
         Some(file) => destination::write_whole(Path::new(file), !args.redact, write)?,
     }
     Ok(Outcome::Done)
+}
+
+/// The estimate of the branch's assistant messages (the cost the export shows) that pi
+/// recorded at $0, from `--prices`: their rows as `stats` keeps them, each model matched once.
+fn branch_estimate(
+    session: &Session,
+    path: &[usize],
+    pricer: &Pricer,
+) -> anyhow::Result<Estimated> {
+    let mut t = Tally::default();
+    for &i in path {
+        let entry = session.load(i)?;
+        let Entry::Message(Some(m)) = Entry::of_kind(session.kind(i), &entry) else {
+            continue;
+        };
+        if m.role() != Role::Assistant {
+            continue;
+        }
+        let name = |v: Option<&serde_json::Value>| v.and_then(|v| v.as_str()).map(str::to_owned);
+        let key = ModelKey {
+            provider: name(m.provider()),
+            model: name(m.model()),
+            key: String::new(),
+        };
+        let at = match t.models.iter().position(|k| *k == key) {
+            Some(at) => at,
+            None => {
+                t.models.push(key);
+                t.models.len() - 1
+            }
+        };
+        t.rows.push(Row {
+            id: None,
+            ts_ms: None,
+            role: Name::new("assistant"),
+            message: true,
+            model: u32::try_from(at).ok(),
+            usage: Some(Usage::of_value(m.usage())),
+            tool: None,
+            calls: Vec::new(),
+            is_error: None,
+            stop_reason: None,
+            answers: None,
+            active: true,
+        });
+    }
+    Ok(prices::total(pricer, &t))
 }
 
 /// The secrets an export of `path` holds (its entries, the session id, the cwd), to be taken

@@ -12,12 +12,14 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::views::ids::ShortIds;
+use crate::views::prices::{self, EstimateJson, Pricer};
 use crate::views::style::{self, Theme};
 use pisess_format::model::{number, push_number};
 use pisess_format::surrogates;
 use pisess_format::time::{json_date, relative, to_json_date};
 use pisess_store::family;
 use pisess_store::listing::{self, Problem, Projects};
+use pisess_store::prices::Estimated;
 use pisess_store::select::{select, Selected};
 use pisess_store::summary::{Detail, Summary};
 
@@ -32,7 +34,12 @@ pub fn collect(
     let window = crate::cmd::window(&args.since, &args.until, env)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     let scope = projects.scope(args.all);
-    let mut listing = listing::list(&env.location, scope, Detail::Listing)?;
+    // `--prices` estimates from each session's rows: the tally (`stats`' cache) is read too.
+    let detail = match args.prices {
+        Some(_) => Detail::Stats,
+        None => Detail::Listing,
+    };
+    let mut listing = listing::list(&env.location, scope, detail)?;
     let mut sessions = std::mem::take(&mut listing.sessions);
     sessions.retain(|s| window.holds(s) && projects.holds(&s.cwd));
 
@@ -91,19 +98,26 @@ pub fn run(
     out: &mut dyn Write,
     diag: &mut Diag,
 ) -> anyhow::Result<Outcome> {
+    // Read before anything is written: a bad table stops the command with nothing emitted.
+    let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
     let (sessions, runs, failed) = collect(args, env, diag)?;
+    let estimates: Vec<Option<Estimated>> = (sessions.iter())
+        .map(|s| Some(prices::total(pricer.as_ref()?, s.tally.as_deref()?)))
+        .collect();
     if args.json {
         // Written on every core in runs of sessions, each run in order as it is ready: a listing
         // of 10,000 from the cache spent a fifth of its time in one thread writing JSON.
-        let chunks: Vec<(&[Summary], &[usize])> =
-            sessions.chunks(256).zip(runs.chunks(256)).collect();
+        let chunks: Vec<Chunk> = (sessions.chunks(256))
+            .zip(runs.chunks(256))
+            .zip(estimates.chunks(256))
+            .collect();
         let mut failed = None;
         // Each run's buffer handed back once written, for a later run: fresh ones (mapped
         // afresh above glibc's threshold) were a quarter of a warm listing's page faults.
         let spare: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::default();
         pisess_store::util::parallel::ordered(
             &chunks,
-            |(chunk, runs)| {
+            |((chunk, runs), estimates)| {
                 let mut buf = spare
                     .lock()
                     .ok()
@@ -111,8 +125,8 @@ pub fn run(
                     .unwrap_or_default();
                 buf.clear();
                 buf.reserve(chunk.len() * 2048);
-                for (s, &runs) in chunk.iter().zip(*runs) {
-                    push_json(&mut buf, s, runs);
+                for ((s, &runs), e) in chunk.iter().zip(*runs).zip(*estimates) {
+                    push_json(&mut buf, s, runs, e.as_ref().map(Into::into));
                     buf.push(b'\n');
                 }
                 buf
@@ -141,7 +155,17 @@ pub fn run(
         if sessions.is_empty() && env.stdout_tty {
             say_empty(args, env, diag);
         }
-        render_human(&sessions, &runs, args, default.as_deref(), env, theme, out)?;
+        let priced = pricer.as_ref().map(|p| (p, &estimates[..]));
+        render_human(
+            &sessions,
+            &runs,
+            priced,
+            args,
+            default.as_deref(),
+            env,
+            theme,
+            out,
+        )?;
     }
     // Not freed: the process ends after a listing, and 10,000 summaries freed string by
     // string (allocated on the workers, freed here) were a tenth of a warm `ls --all --json`.
@@ -149,10 +173,17 @@ pub fn run(
     Ok(Outcome::partly_failed_if(failed))
 }
 
+/// A run of sessions written together, with their subagent runs and estimates.
+type Chunk<'a> = ((&'a [Summary], &'a [usize]), &'a [Option<Estimated>]);
+
 /// The NDJSON object of one session (the documented, append-only contract), borrowed from the
 /// summary and written as it is: a listing of 10,000 sessions from the cache spent a quarter
 /// of its time building and dropping `Value`s of them.
-pub fn to_json(s: &Summary, subagent_runs: usize) -> SessionJson<'_> {
+pub fn to_json(
+    s: &Summary,
+    subagent_runs: usize,
+    estimate: Option<EstimateJson>,
+) -> SessionJson<'_> {
     let u = &s.usage;
     SessionJson {
         id: &s.id,
@@ -176,6 +207,7 @@ pub fn to_json(s: &Summary, subagent_runs: usize) -> SessionJson<'_> {
             total_tokens: number(u.total_tokens()),
             cost: number(u.cost),
             unpriced_tokens: number(u.unpriced),
+            estimate,
         },
         models: &s.models,
         bytes: s.bytes,
@@ -203,7 +235,12 @@ pub fn resume_command(path: &str) -> String {
 /// `Value` for every usage figure were half of a warm `ls --all --json` of 10,000): the
 /// strings through [`surrogates::push_str`], the numbers as the same formatter writes them.
 /// `to_json` stays the contract, and a test holds the two equal.
-pub fn push_json(out: &mut Vec<u8>, s: &Summary, subagent_runs: usize) {
+pub fn push_json(
+    out: &mut Vec<u8>,
+    s: &Summary,
+    subagent_runs: usize,
+    estimate: Option<EstimateJson>,
+) {
     use surrogates::{push_str, push_u64};
     let opt_str = |out: &mut Vec<u8>, v: Option<&str>| match v {
         Some(v) => push_str(out, v),
@@ -256,6 +293,18 @@ pub fn push_json(out: &mut Vec<u8>, s: &Summary, subagent_runs: usize) {
     ] {
         out.extend_from_slice(key);
         push_number(out, value);
+    }
+    // `--prices`: the estimate beside pi's cost, never in it.
+    if let Some(e) = estimate {
+        for (key, value) in [
+            (&b",\"estimatedCost\":"[..], e.estimated_cost),
+            (b",\"estimatedMessages\":", e.estimated_messages as f64),
+            (b",\"unestimatedMessages\":", e.unestimated_messages as f64),
+            (b",\"unestimatedTokens\":", e.unestimated_tokens),
+        ] {
+            out.extend_from_slice(key);
+            push_number(out, value);
+        }
     }
     out.extend_from_slice(b"},\"models\":[");
     for (i, model) in s.models.iter().enumerate() {
@@ -327,6 +376,9 @@ struct UsageJson {
     cost: Value,
     /// Tokens of usage records whose cost is 0 (a model without a price).
     unpriced_tokens: Value,
+    /// With `--prices`.
+    #[serde(flatten)]
+    estimate: Option<EstimateJson>,
 }
 
 /// An empty listing on a terminal says where it looked, and what to try next.
@@ -441,6 +493,7 @@ const CWD_MIN: usize = 12;
 fn render_human(
     sessions: &[Summary],
     runs: &[usize],
+    priced: Option<(&Pricer, &[Option<Estimated>])>,
     args: &LsArgs,
     default: Option<&std::path::Path>,
     env: &Env,
@@ -457,12 +510,19 @@ fn render_human(
             cells(&|s| style::tokens(s.usage.total_tokens())),
         ),
         Column::new("COST", true, cells(&|s| style::cost_of(&s.usage))),
-        Column::new(
-            "MESSAGES",
-            true,
-            cells(&|s| format!("{} msgs", s.message_count)),
-        ),
     ];
+    // `--prices`: the estimate of what pi recorded at $0, `~$`, beside pi's cost.
+    if let Some((_, estimates)) = priced {
+        let shown = estimates
+            .iter()
+            .map(|e| e.as_ref().map_or_else(|| "-".to_owned(), prices::shown));
+        droppable.push(Column::new("ESTIMATED", true, shown.collect()));
+    }
+    droppable.extend([Column::new(
+        "MESSAGES",
+        true,
+        cells(&|s| format!("{} msgs", s.message_count)),
+    )]);
     if args.sort == SortKey::Size {
         droppable.push(Column::new("SIZE", true, cells(&|s| style::bytes(s.bytes))));
     }
@@ -568,7 +628,15 @@ fn render_human(
         }
     }
     // Shown left to right in this order.
-    let order = ["MODIFIED", "MESSAGES", "TOKENS", "COST", "SIZE", "CWD"];
+    let order = [
+        "MODIFIED",
+        "MESSAGES",
+        "TOKENS",
+        "COST",
+        "ESTIMATED",
+        "SIZE",
+        "CWD",
+    ];
     droppable.sort_by_key(|c| order.iter().position(|h| *h == c.heading));
     let ids = Column {
         width: ids.natural(header),
@@ -638,6 +706,12 @@ fn render_human(
     }
     if cost_shown && sessions.iter().any(|s| s.usage.negative_cost) {
         writeln!(out, "{}", theme.dim(&style::negative_legend()))?;
+    }
+    let estimate_shown = header && droppable.iter().any(|c| c.heading == "ESTIMATED");
+    if let (true, Some((pricer, estimates))) = (estimate_shown, priced) {
+        let mut all = Estimated::default();
+        estimates.iter().flatten().for_each(|e| all.merge(e));
+        writeln!(out, "{}", theme.dim(&prices::legend(pricer, &all)))?;
     }
     Ok(())
 }
@@ -754,9 +828,9 @@ mod tests {
                 tally: None,
             };
             let mut want = Vec::new();
-            surrogates::write(&mut want, &to_json(&s, i * 7 % 5)).unwrap();
+            surrogates::write(&mut want, &to_json(&s, i * 7 % 5, None)).unwrap();
             let mut got = Vec::new();
-            push_json(&mut got, &s, i * 7 % 5);
+            push_json(&mut got, &s, i * 7 % 5, None);
             assert_eq!(
                 String::from_utf8_lossy(&got),
                 String::from_utf8_lossy(&want),

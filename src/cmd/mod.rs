@@ -4,6 +4,7 @@ pub mod check;
 pub mod context;
 mod destination;
 pub mod export;
+pub mod facts;
 pub mod files;
 pub mod generate;
 pub mod grep;

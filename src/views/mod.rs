@@ -4,6 +4,7 @@
 pub mod check;
 pub mod context;
 pub mod export;
+pub mod facts;
 pub mod ids;
 pub mod paths;
 pub(crate) mod preview;

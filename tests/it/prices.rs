@@ -411,3 +411,75 @@ fn max_cost_with_nothing_to_estimate_reads_as_without_prices() {
         over.stdout
     );
 }
+
+#[test]
+fn ls_shows_the_estimate_beside_pis_cost_never_in_it() {
+    let ls = |args: &[&str]| {
+        let mut all = vec!["ls", "--all"];
+        all.extend_from_slice(args);
+        run_with(env_in(&fixture().join("agent"), "/p"), &all, b"")
+    };
+    let plain = json_lines(&ls(&["--json"]));
+    let priced = json_lines(&ls(&["--json", "--prices", &table()]));
+    let one = json_lines(&stats(&["--json", "--prices", &table()]));
+    let usage = &priced[0]["usage"];
+    // pi's figures unchanged; the estimate is stats' for the same session.
+    assert_eq!(usage["cost"], plain[0]["usage"]["cost"]);
+    assert!(plain[0]["usage"].get("estimatedCost").is_none());
+    for k in [
+        "estimatedCost",
+        "estimatedMessages",
+        "unestimatedMessages",
+        "unestimatedTokens",
+    ] {
+        assert_eq!(usage[k], one[0][k], "{k}");
+    }
+    let mut without = priced[0].clone();
+    for k in [
+        "estimatedCost",
+        "estimatedMessages",
+        "unestimatedMessages",
+        "unestimatedTokens",
+    ] {
+        without["usage"].as_object_mut().unwrap().remove(k);
+    }
+    assert_eq!(without, plain[0]);
+    // The human row marks the estimate `~$`, apart from pi's cost.
+    let human = ls(&["--prices", &table()]);
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    assert!(human.stdout.contains("~$0.01+"), "{}", human.stdout);
+    assert!(human.stdout.contains("$0.0045+"), "{}", human.stdout);
+    // A table that is no table stops it before a row.
+    let bad = ls(&["--json", "--prices", "/dev/null"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stdout.is_empty());
+}
+
+#[test]
+fn export_shows_the_estimate_beside_the_cost_in_md_and_refuses_it_for_jsonl() {
+    let export = |args: &[&str]| {
+        let mut all = vec!["export", "0196bbbb"];
+        all.extend_from_slice(args);
+        run_with(env_in(&fixture().join("agent"), "/p"), &all, b"")
+    };
+    let plain = export(&["--format", "md"]);
+    let priced = export(&["--format", "md", "--prices", &table()]);
+    assert_eq!(priced.code, 0, "{}", priced.stderr);
+    // pi's cost line unchanged, the estimate on its own line after it.
+    let cost = plain
+        .stdout
+        .lines()
+        .find(|l| l.contains("**Cost:**"))
+        .unwrap();
+    assert!(priced.stdout.contains(cost));
+    let estimated = priced
+        .stdout
+        .lines()
+        .find(|l| l.contains("**Estimated:**"))
+        .unwrap();
+    assert!(estimated.contains("~$0.01+"), "{estimated}");
+    assert!(!plain.stdout.contains("Estimated"));
+    let jsonl = export(&["--format", "jsonl", "--prices", &table()]);
+    assert_eq!(jsonl.code, 2);
+    assert!(jsonl.stdout.is_empty());
+}

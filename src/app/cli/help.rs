@@ -155,6 +155,16 @@ pub(super) const STATS_HELP: &str = concat!(
   and each usage under its own model, so the buckets add up to pi's /session totals."
 );
 
+pub(super) const FACTS_HELP: &str = "\
+Examples:
+  pisess facts --all > facts.ndjson    every project's rows, for DuckDB (docs/team.md)
+  pisess facts --all --cursor ~/.cache/pisess-facts.cursor |
+    clickhouse-client --query 'INSERT INTO pisess_facts FORMAT JSONEachRow'    a cron job
+  PISESS_FACTS_SALT=team-secret pisess facts --all --redact-paths --label user=ana
+
+  Emitting a row twice is harmless: an engine keyed by (sessionId, entryId) keeps one, the
+  highest version. Times are UTC.";
+
 pub(super) const FILES_HELP: &str = concat!(
     session_help!(),
     "Examples:

@@ -23,7 +23,7 @@ use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
 
 /// The members of a family, the session first, then its runs depth first; each member's rows
 /// carry what the family total takes of its subagent tool results.
-pub(super) struct Family {
+pub(crate) struct Family {
     pub members: Vec<Summary>,
     /// `(place, why)`: runs that could not be read, folders not followed, limits reached.
     pub warnings: Vec<(PathBuf, String)>,
@@ -43,7 +43,7 @@ impl Family {
 
 /// The family of the session at `path`; `None` when no run was found under it (its figures are
 /// then its own, and it is not read again).
-pub(super) fn read(path: &Path) -> Option<Family> {
+pub(crate) fn read(path: &Path) -> Option<Family> {
     let found = runs::find(path, Limits::default());
     let mut warnings: Vec<(PathBuf, String)> = (found.problems.iter())
         .map(|(place, problem)| (place.clone(), problem.describe()))

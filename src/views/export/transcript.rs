@@ -29,6 +29,9 @@ pub struct Transcript {
     pub cost: f64,
     /// Their tokens at a recorded cost of 0 (a model without a price): `cost` leaves them out.
     pub unpriced_tokens: f64,
+    /// With `export --prices`: their estimate, as shown (`~$0.01 (estimated from …)`), apart
+    /// from `cost`.
+    pub estimated: Option<String>,
     pub leaf: Option<String>,
     pub items: Vec<Item>,
 }
@@ -58,6 +61,9 @@ impl Transcript {
             cost = format!("{cost} ({legend})");
         }
         facts.push(("Cost", cost));
+        if let Some(e) = &self.estimated {
+            facts.push(("Estimated", e.clone()));
+        }
         facts.push(("Messages", self.items.len().to_string()));
         if let Some(leaf) = &self.leaf {
             facts.push(("Branch", format!("root to {leaf}")));
@@ -319,6 +325,7 @@ pub fn build(
         end_ms,
         cost,
         unpriced_tokens,
+        estimated: None,
         leaf: path.last().and_then(|&l| session.id(l)).map(r),
         items,
     })
