@@ -592,3 +592,85 @@ fn a_secret_in_a_path_never_reaches_a_baseline_or_a_report() {
     assert_eq!(r.code, 1);
     assert!(!r.stdout.contains(PLANTED), "{}", r.stdout);
 }
+
+/// The guide's "compare to the last good run" steps, run as written (each `run:` under bash
+/// -eo pipefail, as Actions runs it) after a first baseline: the run passes against its own
+/// baseline, and the new one takes the old one's place.
+#[cfg(unix)]
+#[test]
+fn the_guides_baseline_steps_pass_and_move_the_baseline() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Command;
+
+    let guide = fs::read_to_string(repo().join("docs/guide.md")).unwrap();
+    let section = &guide[guide.find("### Compare to the last good run").unwrap()..];
+    let yaml = section
+        .split("```yaml\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let runs = crate::check::run_lines(yaml);
+    assert!(runs.iter().any(|r| r.contains("--baseline")), "{runs:?}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (bin, agent, work) = (
+        tmp.path().join("bin"),
+        tmp.path().join("agent"),
+        tmp.path().join("work"),
+    );
+    for d in [&bin, &agent, &work] {
+        fs::create_dir_all(d).unwrap();
+    }
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_pisess"), bin.join("pisess")).unwrap();
+    let example = repo().join(
+        "examples/sessions/--home-dev-webshop--/2025-05-13T14-02-41-507Z_0196c9f4-6de3-72e6-909e-4956fe3ca2e7.jsonl",
+    );
+    let folder = agent
+        .join("sessions")
+        .join(pisess_store::locate::encode_cwd(&work.to_string_lossy()));
+    let stub = format!(
+        "#!/bin/sh\nmkdir -p '{}' && cp '{}' '{}/'\n",
+        folder.display(),
+        example.display(),
+        folder.display()
+    );
+    fs::write(bin.join("pi"), stub).unwrap();
+    fs::set_permissions(bin.join("pi"), fs::Permissions::from_mode(0o755)).unwrap();
+    let summary = tmp.path().join("step_summary.md");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let first =
+        "pi -p first && mkdir -p .pisess && pisess check --save-baseline .pisess/baseline.json";
+    for script in std::iter::once(first).chain(runs.iter().map(String::as_str)) {
+        let out = Command::new("bash")
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+            .current_dir(&work)
+            .env("PATH", &path)
+            .env("PI_CODING_AGENT_DIR", &agent)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .env_remove("PI_SESSION_FILE")
+            .env_remove("PI_CODING_AGENT_SESSION_DIR")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{script}: {:?}\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let md = fs::read_to_string(&summary).unwrap();
+    assert!(md.starts_with("## ✅ pisess check: passed"), "{md}");
+    assert!(md.contains("max-cost-increase"), "{md}");
+    assert!(!work.join("new-baseline.json").exists());
+    let kept: Value =
+        serde_json::from_str(&fs::read_to_string(work.join(".pisess/baseline.json")).unwrap())
+            .unwrap();
+    assert_eq!(kept["schema"], "pisess-baseline");
+}

@@ -92,20 +92,18 @@ pub(super) fn gate(args: &CheckArgs, env: &Env, spec: &Spec) -> anyhow::Result<O
             "--baseline: name a file or a session, not standard input".to_owned(),
         ));
     }
-    let (name, baseline) = read_reference(reference, env, spec)?;
-    gate.name = name;
-    gate.reference = Some(baseline);
+    gate.reference = Some(read_reference(reference, env, spec)?);
     Ok(Some(gate))
 }
 
 /// REF as a baseline: a baseline file when it is one (its JSON holds `schema`), else the
 /// session it names, measured as `check` measures the run.
-fn read_reference(reference: &OsStr, env: &Env, spec: &Spec) -> anyhow::Result<(String, Baseline)> {
+fn read_reference(reference: &OsStr, env: &Env, spec: &Spec) -> anyhow::Result<Baseline> {
     let path = pisess_store::locate::resolve(&env.location.cwd, Path::new(reference));
     let shown = |p: &Path| style::escape_control(&p.display().to_string(), false).into_owned();
     if path.is_file() {
         if let Some(value) = baseline_json(&path)? {
-            return Ok((shown(&path), from_json(value, &shown(&path))?));
+            return from_json(value, &shown(&path));
         }
     }
     let selected = crate::cmd::selected(Some(reference), env).context("--baseline")?;
@@ -117,7 +115,7 @@ fn read_reference(reference: &OsStr, env: &Env, spec: &Spec) -> anyhow::Result<(
         Some(d) => d.redact(s).into_owned(),
         None => s.to_owned(),
     };
-    let name = redact(&file.display().to_string());
+    let name = style::escape_control(&redact(&file.display().to_string()), false).into_owned();
     let opened = open_file(&file).with_context(|| format!("--baseline {name}"))?;
     let input = Input::File(&opened);
     let detail = if spec.prices.is_some() {
@@ -139,8 +137,12 @@ fn read_reference(reference: &OsStr, env: &Env, spec: &Spec) -> anyhow::Result<(
     let estimated = (spec.prices.as_ref())
         .zip(summary.tally.as_deref())
         .map(|(p, t)| crate::views::prices::total(p, t));
-    let baseline = Baseline::of(&summary, &session, estimated.as_ref(), &redact);
-    Ok((style::escape_control(&name, false).into_owned(), baseline))
+    Ok(Baseline::of(
+        &summary,
+        &session,
+        estimated.as_ref(),
+        &redact,
+    ))
 }
 
 /// The file's JSON when it is a baseline (or claims a schema), `None` when it is no JSON

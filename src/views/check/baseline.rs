@@ -221,11 +221,9 @@ impl Tolerance {
     }
 }
 
-/// What `check --baseline REF` asks: the reference, how it is named, and the assertions.
+/// What `check --baseline REF` asks: the reference and the assertions.
 #[derive(Debug, Default)]
 pub struct Gate {
-    /// REF as given (a file, a session's path), for messages.
-    pub name: String,
     pub reference: Option<Baseline>,
     /// Each with the text it was given as (`10%`, `$0.50`).
     pub cost: Option<(Tolerance, String)>,
