@@ -27,30 +27,38 @@ pub(super) fn retain(sessions: &mut Vec<Summary>, path: &str, cwd: &Path, diag: 
     let plain = !name.is_empty()
         && name != ".."
         && (name.bytes()).all(|b| b.is_ascii_alphanumeric() || b"._-+@ ,=".contains(&b));
+    // Each file on every core, the verdicts (and the reasons a file could not be read) in
+    // the listing's order.
+    let mut verdicts = Vec::with_capacity(sessions.len());
+    pisess_store::util::parallel::ordered(
+        sessions,
+        |s| {
+            if plain {
+                match std::fs::read(&s.path) {
+                    Ok(bytes) if memchr::memmem::find(&bytes, name.as_bytes()).is_none() => {
+                        return Ok(false)
+                    }
+                    Ok(_) => {}
+                    Err(e) => return Err(pisess_format::util::warning::io_cause(&e)),
+                }
+            }
+            touches(&s.path, &absolute).map_err(|e| format!("{e:#}"))
+        },
+        |verdict| {
+            verdicts.push(verdict);
+            std::ops::ControlFlow::Continue(())
+        },
+    );
     let mut failed = false;
-    sessions.retain(|s| {
-        let shown = s.path.display().to_string();
-        if plain {
-            match std::fs::read(&s.path) {
-                Ok(bytes) if memchr::memmem::find(&bytes, name.as_bytes()).is_none() => {
-                    return false
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    diag.warn(&shown, None, &pisess_format::util::warning::io_cause(&e));
-                    failed = true;
-                    return false;
-                }
-            }
+    let mut verdicts = verdicts.into_iter();
+    sessions.retain(|s| match verdicts.next() {
+        Some(Ok(yes)) => yes,
+        Some(Err(why)) => {
+            diag.warn(&s.path.display().to_string(), None, &why);
+            failed = true;
+            false
         }
-        match touches(&s.path, &absolute) {
-            Ok(yes) => yes,
-            Err(e) => {
-                diag.warn(&shown, None, &format!("{e:#}"));
-                failed = true;
-                false
-            }
-        }
+        None => false,
     });
     failed
 }
