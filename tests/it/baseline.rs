@@ -674,3 +674,22 @@ fn the_guides_baseline_steps_pass_and_move_the_baseline() {
             .unwrap();
     assert_eq!(kept["schema"], "pisess-baseline");
 }
+
+/// Seed 000 names its calls and answers them in its own shapes: the same figures, and its
+/// failed `tool_result` blocks counted under their call's tool, read from standard input.
+#[test]
+fn a_seed000_run_from_stdin_has_its_calls_and_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("b.json");
+    let env = env_in(&examples_agent_dir(), "/home/dev/webshop");
+    let r = run_with(
+        env,
+        &["check", "-", "--save-baseline", &s(&b)],
+        crate::common::SEED000_FAILED_TOOL.as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let saved: Value = serde_json::from_str(&fs::read_to_string(&b).unwrap()).unwrap();
+    assert_eq!(saved["toolCallsByTool"], json!({"bash": 1}));
+    assert_eq!(saved["toolErrorsByTool"], json!({"bash": 1}));
+    assert_eq!(saved["toolSequence"], json!(["bash ls"]));
+}

@@ -117,10 +117,22 @@ impl Baseline {
             None => std::collections::HashSet::new(),
         };
         let mut calls: BTreeMap<String, u64> = BTreeMap::new();
+        let mut errors: BTreeMap<String, u64> = BTreeMap::new();
         let mut sequence = Vec::new();
+        // Seed 000 answers a call in a user message's `tool_result` block, by the call's id.
+        let mut seed000_calls: std::collections::HashMap<String, String> = Default::default();
         // File order is the branch's order: a parent is written before its children.
         for i in 0..session.entries.len() {
-            if *session.kind(i) != EntryKind::Message || session.role(i) != Some("assistant") {
+            if *session.kind(i) != EntryKind::Message {
+                continue;
+            }
+            if seed000 && session.role(i) == Some("user") {
+                seed000_errors(session, i, &seed000_calls, &mut |name| {
+                    *errors.entry(redact(name)).or_default() += 1;
+                });
+                continue;
+            }
+            if session.role(i) != Some("assistant") {
                 continue;
             }
             // Only a line that names a call is decoded (seed 000's calls are named otherwise).
@@ -143,13 +155,15 @@ impl Baseline {
             for call in message.tool_calls() {
                 let name = call.name.and_then(Value::as_str).unwrap_or("?");
                 *calls.entry(redact(name)).or_default() += 1;
+                if let Some(id) = call.id.and_then(Value::as_str).filter(|_| seed000) {
+                    seed000_calls.insert(id.to_owned(), name.to_owned());
+                }
                 if on_branch.contains(&i) {
                     sequence.push(redact(&crate::views::calls::key(call, cwd)));
                 }
             }
         }
-        let mut errors: BTreeMap<String, u64> = BTreeMap::new();
-        if summary.counts.tool_errors > 0 {
+        if summary.counts.tool_errors > 0 && !seed000 {
             for (name, n) in super::tools_with_errors(session) {
                 *errors.entry(redact(&name)).or_default() += n;
             }
@@ -181,6 +195,31 @@ impl Baseline {
         match (priced, self.estimated_cost, self.unestimated_tokens) {
             (true, Some(e), Some(left)) => (self.cost + e, left),
             _ => (self.cost, self.unpriced_tokens),
+        }
+    }
+}
+
+/// The failed `tool_result` blocks of seed 000's user message `i`, each by the name of the call
+/// it answers (`?` when none is known), as `stats` and `check` count them.
+fn seed000_errors(
+    session: &Session,
+    i: usize,
+    calls: &std::collections::HashMap<String, String>,
+    count: &mut dyn FnMut(&str),
+) {
+    let Ok(value) = session.load(i) else {
+        return;
+    };
+    let Some(message) = Entry::of_kind(&EntryKind::Message, &value).message() else {
+        return;
+    };
+    if let pisess_format::model::content::Content::Blocks(blocks) = message.content() {
+        for b in blocks
+            .iter()
+            .filter(|b| b["type"] == "tool_result" && b["isError"] == true)
+        {
+            let id = b.get("toolUseId").and_then(Value::as_str);
+            count(id.and_then(|id| calls.get(id)).map_or("?", String::as_str));
         }
     }
 }
