@@ -7,6 +7,7 @@
 //! active branch's tool calls and last messages, and the integrity findings.
 
 pub mod baseline;
+pub mod compare;
 mod integrity;
 mod secrets;
 mod tool_errors;
@@ -58,7 +59,7 @@ pub struct Spec {
     /// message (which read tool results and the tree; the lines alone do not).
     pub report: bool,
     /// `--baseline REF` and its assertions.
-    pub baseline: Option<baseline::Gate>,
+    pub baseline: Option<compare::Gate>,
     /// `--save-baseline`: the run's [`baseline::Baseline`] is wanted.
     pub save_baseline: bool,
     /// What takes secrets out of a baseline's names when `--no-secrets` did not load one.
