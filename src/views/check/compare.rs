@@ -91,12 +91,16 @@ impl Gate {
             out.push((self.cost_increase(base, run, *t, shown), number(was)));
         }
         if let Some((t, shown)) = &self.tokens {
-            let unknown = (base.negative_tokens || run.negative_tokens)
+            let limit = t.limit(base.total_tokens, true);
+            // As `--max-tokens`: a negative count makes a total no bound, the limit unknown;
+            // a run over it by its positive parts has failed all the same.
+            let unknown = (base.negative_tokens
+                || (run.negative_tokens && run.total_tokens <= limit))
                 .then_some("a usage record holds a negative token count");
             let a = increase(
                 "max-tokens-increase",
                 (base.total_tokens, run.total_tokens),
-                t.limit(base.total_tokens, true),
+                limit,
                 shown,
                 &|x| format!("{x}"),
                 unknown,
@@ -178,11 +182,16 @@ impl Gate {
             Some(d) if x.is_finite() && x >= 0.0 => format!("${x:.d$}"),
             _ => style::cost(x),
         };
+        // `0.50` as the dollars it is.
+        let shown = match shown.starts_with('$') || shown.ends_with('%') {
+            true => shown.to_owned(),
+            false => format!("${shown}"),
+        };
         let mut a = increase(
             "max-cost-increase",
             (was, now),
             limit,
-            shown,
+            &shown,
             &dollars,
             None,
         );
@@ -253,13 +262,7 @@ fn increase(
     why: Option<&str>,
 ) -> Assertion {
     let held = now <= limit;
-    let plus = if shown.ends_with('%') || shown.starts_with('$') {
-        shown.to_owned()
-    } else if name == "max-cost-increase" {
-        format!("${shown}")
-    } else {
-        shown.to_owned()
-    };
+    let plus = shown;
     let mut a = Assertion {
         name: name.to_owned(),
         held,
@@ -288,14 +291,14 @@ fn increase(
     a
 }
 
-/// Up to 10 names, then how many more.
+/// Up to 10 names, each cut to 60 characters (a session's names may be of any length), then
+/// how many more.
 fn names<'a>(all: impl ExactSizeIterator<Item = &'a str>) -> String {
     let n = all.len();
-    let mut shown: Vec<&str> = all.take(10).collect();
+    let mut shown: Vec<String> = all.take(10).map(|s| super::cut(s, 60)).collect();
     let more = n.saturating_sub(shown.len());
-    let tail = format!("… and {more} more");
     if more > 0 {
-        shown.push(&tail);
+        shown.push(format!("… and {more} more"));
     }
     shown.join(", ")
 }
@@ -349,7 +352,7 @@ fn new_tool_errors(base: &Baseline, run: &Baseline) -> Assertion {
     let total = |m: &BTreeMap<String, u64>| m.values().sum::<u64>();
     let held = more.is_empty();
     let listed: Vec<String> = (more.iter().take(10))
-        .map(|(t, n)| format!("{t} {n} (baseline {})", had(t)))
+        .map(|(t, n)| format!("{} {n} (baseline {})", super::cut(t, 60), had(t)))
         .collect();
     let measured = if held {
         format!(
