@@ -38,7 +38,7 @@ pub fn collect(
     let mut sessions = std::mem::take(&mut listing.sessions);
     sessions.retain(|s| window.holds(s) && projects.holds(&s.cwd));
     let unread = match &args.touched {
-        Some(path) => touched::retain(&mut sessions, path, &env.inputs.cwd, diag),
+        Some(path) => touched::retain(&mut sessions, path, &env.inputs.cwd, diag)?,
         None => false,
     };
 

@@ -121,4 +121,12 @@ fn an_escaped_name_and_no_match_at_all() {
     let rows: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(rows.len(), 3, "{}", r.stdout);
     assert!(rows.iter().all(|r| !r.contains("0196ffff")));
+    // An empty PATH names nothing: a usage error, not every file of the current dir.
+    let r = run_with(env_in(agent.path(), "/p"), &["ls", "--touched", ""], b"");
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("--touched: the path is empty"),
+        "{}",
+        r.stderr
+    );
 }

@@ -14,8 +14,20 @@ use pisess_store::session::{IndexOptions, Session};
 use pisess_store::summary::Summary;
 
 /// Keeps the sessions that touched `path` (given relative to `cwd` or absolute); whether some
-/// session could not be read (it is reported, and left out).
-pub(super) fn retain(sessions: &mut Vec<Summary>, path: &str, cwd: &Path, diag: &mut Diag) -> bool {
+/// session could not be read (it is reported, and left out). An empty PATH (an unset
+/// variable) is a usage error, not "the current dir".
+pub(super) fn retain(
+    sessions: &mut Vec<Summary>,
+    path: &str,
+    cwd: &Path,
+    diag: &mut Diag,
+) -> anyhow::Result<bool> {
+    if path.trim().is_empty() {
+        return Err(pisess_store::util::usage::UsageError(
+            "--touched: the path is empty (an unset variable?): name a file or a folder".to_owned(),
+        )
+        .into());
+    }
     let absolute = if path.starts_with('/') {
         path.to_owned()
     } else {
@@ -60,7 +72,7 @@ pub(super) fn retain(sessions: &mut Vec<Summary>, path: &str, cwd: &Path, diag: 
         }
         None => false,
     });
-    failed
+    Ok(failed)
 }
 
 /// Whether a read, write or edit call of the session at `file` named `absolute` or a file
