@@ -220,7 +220,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--max-turns-increase', '--max-turns-increase', [CompletionResultType]::ParameterName, 'The assistant messages at most LIMIT more than the baseline''s: 10%, or a count (3)')
             [CompletionResult]::new('--max-duration-increase', '--max-duration-increase', [CompletionResultType]::ParameterName, 'The duration (as --max-duration measures it) at most LIMIT more: 10%, or a span (5m)')
             [CompletionResult]::new('--same-tools', '--same-tools', [CompletionResultType]::ParameterName, 'The baseline''s tool sequence, in order, with at most N calls inserted (default 0)')
-            [CompletionResult]::new('--save-baseline', '--save-baseline', [CompletionResultType]::ParameterName, 'Write the run''s figures and tool sequence to FILE, a baseline for --baseline (one session)')
+            [CompletionResult]::new('--save-baseline', '--save-baseline', [CompletionResultType]::ParameterName, 'Write the run''s figures and tool sequence to FILE, a baseline for --baseline (one session); - for stdout instead of the lines')
             [CompletionResult]::new('--summary', '--summary', [CompletionResultType]::ParameterName, 'Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout instead of the lines')
             [CompletionResult]::new('--junit', '--junit', [CompletionResultType]::ParameterName, 'Also write a JUnit XML report to FILE (one test case per assertion); - for stdout instead of the lines')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')

@@ -208,7 +208,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --max-turns-increase 'The assistant messages at most LIMIT more than the baseline''s: 10%, or a count (3)'
             cand --max-duration-increase 'The duration (as --max-duration measures it) at most LIMIT more: 10%, or a span (5m)'
             cand --same-tools 'The baseline''s tool sequence, in order, with at most N calls inserted (default 0)'
-            cand --save-baseline 'Write the run''s figures and tool sequence to FILE, a baseline for --baseline (one session)'
+            cand --save-baseline 'Write the run''s figures and tool sequence to FILE, a baseline for --baseline (one session); - for stdout instead of the lines'
             cand --summary 'Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout instead of the lines'
             cand --junit 'Also write a JUnit XML report to FILE (one test case per assertion); - for stdout instead of the lines'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'

@@ -212,7 +212,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tokens-incre
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-turns-increase -d 'The assistant messages at most LIMIT more than the baseline\'s: 10%, or a count (3)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-duration-increase -d 'The duration (as --max-duration measures it) at most LIMIT more: 10%, or a span (5m)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l same-tools -d 'The baseline\'s tool sequence, in order, with at most N calls inserted (default 0)' -r
-complete -c pisess -n "__fish_pisess_using_subcommand check" -l save-baseline -d 'Write the run\'s figures and tool sequence to FILE, a baseline for --baseline (one session)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l save-baseline -d 'Write the run\'s figures and tool sequence to FILE, a baseline for --baseline (one session); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l summary -d 'Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l junit -d 'Also write a JUnit XML report to FILE (one test case per assertion); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r

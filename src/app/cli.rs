@@ -487,7 +487,8 @@ pub struct CheckArgs {
         help_heading = "Baseline"
     )]
     pub same_tools: Option<u64>,
-    /// Write the run's figures and tool sequence to FILE, a baseline for --baseline (one session)
+    /// Write the run's figures and tool sequence to FILE, a baseline for --baseline (one
+    /// session); - for stdout instead of the lines
     #[arg(long, value_name = "FILE", help_heading = "Baseline")]
     pub save_baseline: Option<OsString>,
     /// One JSON object per session: {session, path, status, assertions, findings, figures}

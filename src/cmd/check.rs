@@ -56,10 +56,16 @@ pub fn run(
     baseline::one_session(args)?;
     spec.baseline = baseline::gate(args, env, &spec).map_err(Unanswered)?;
     let dash = |f: &Option<OsString>| f.as_deref().is_some_and(|f| f == "-");
-    let takers = [args.json, dash(&args.summary), dash(&args.junit)];
+    let takers = [
+        args.json,
+        dash(&args.summary),
+        dash(&args.junit),
+        dash(&args.save_baseline),
+    ];
     if takers.iter().filter(|&&t| t).count() > 1 {
         return Err(UsageError(
-            "only one of --json, --summary - and --junit - can write to stdout".to_owned(),
+            "only one of --json, --summary -, --junit - and --save-baseline - can write to stdout"
+                .to_owned(),
         )
         .into());
     }
@@ -105,7 +111,9 @@ pub fn run(
     drop(run);
 
     let shown = (|| -> anyhow::Result<()> {
-        if dash(&args.summary) {
+        if dash(&args.save_baseline) {
+            baseline::write(&checked, out)?;
+        } else if dash(&args.summary) {
             reports::markdown(&checked, out)?;
         } else if dash(&args.junit) {
             reports::junit(&checked, out)?;
@@ -151,7 +159,7 @@ pub fn run(
             .and_then(|mut w| w.write_all(&text))
             .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
     }
-    if let Some(file) = &args.save_baseline {
+    if let Some(file) = args.save_baseline.as_deref().filter(|f| *f != "-") {
         baseline::save(file, &checked).map_err(Unanswered)?;
     }
     Ok(match worst(&checked) {

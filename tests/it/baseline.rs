@@ -546,6 +546,17 @@ fn a_baseline_of_another_schema_or_a_newer_version_is_refused() {
         assert_eq!(r.code, 2, "{bad:?}");
         assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     }
+    // On stdout, in place of the lines; with another report there, a usage error.
+    let r = check(&[&s(&f.good), "--save-baseline", "-"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let b: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(b["schema"], "pisess-baseline");
+    let r = check(&[&s(&f.good), "--save-baseline", "-", "--json"]);
+    assert_eq!(r.code, 2);
+    // A session that could not be checked has no baseline: exit 2, nothing written.
+    let r = check(&["/nonexistent/s.jsonl", "--save-baseline", &s(&f.baseline)]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no baseline was written"), "{}", r.stderr);
     // One session's baseline only.
     let r = check(&[
         &s(&f.good),

@@ -13,6 +13,7 @@ use anyhow::Context as _;
 use super::verdicts::Checked;
 use crate::app::cli::CheckArgs;
 use crate::app::env::Env;
+use crate::app::exit::Unanswered;
 use crate::views::check::baseline::{Baseline, SCHEMA, VERSION};
 use crate::views::check::compare::{Gate, Tolerance};
 use crate::views::check::Spec;
@@ -222,25 +223,33 @@ pub(super) fn one_session(args: &CheckArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes the first checked session's baseline (the one named; subagent runs come after it)
-/// to `file`, pretty-printed so a committed baseline reads and diffs line by line.
-pub(super) fn save(file: &OsStr, checked: &[Checked]) -> anyhow::Result<()> {
+/// The first checked session's baseline (the one named; subagent runs come after it),
+/// pretty-printed so a committed baseline reads and diffs line by line.
+fn text(checked: &[Checked], to: &str) -> anyhow::Result<Vec<u8>> {
     let run = checked
         .first()
         .and_then(|c| c.result.as_ref().ok())
         .and_then(|v| v.baseline.as_ref());
     let Some((run, _)) = run else {
-        anyhow::bail!(
-            "--save-baseline: the session could not be checked, so no baseline was written to {}",
-            style::escape_control(&Path::new(file).display().to_string(), false)
-        );
+        // Exit 2, as for the session that could not be checked.
+        return Err(Unanswered(anyhow::anyhow!(
+            "--save-baseline: the session could not be checked, so no baseline was written to {to}"
+        ))
+        .into());
     };
     let mut text = serde_json::to_vec_pretty(run)?;
     text.push(b'\n');
-    std::fs::write(file, text).with_context(|| {
-        format!(
-            "cannot write {}",
-            style::escape_control(&Path::new(file).display().to_string(), false)
-        )
-    })
+    Ok(text)
+}
+
+/// `--save-baseline -`: the baseline on stdout, in place of the lines.
+pub(super) fn write(checked: &[Checked], out: &mut dyn std::io::Write) -> anyhow::Result<()> {
+    Ok(out.write_all(&text(checked, "stdout")?)?)
+}
+
+/// Writes the baseline to `file`.
+pub(super) fn save(file: &OsStr, checked: &[Checked]) -> anyhow::Result<()> {
+    let shown = style::escape_control(&Path::new(file).display().to_string(), false).into_owned();
+    let text = text(checked, &shown)?;
+    std::fs::write(file, text).with_context(|| format!("cannot write {shown}"))
 }
