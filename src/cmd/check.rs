@@ -286,7 +286,8 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
         baseline: None,
         save_baseline: args.save_baseline.is_some(),
         // A baseline keeps names the session gave (paths, tool names): never its secrets.
-        redactor: (args.baseline.is_some() || args.save_baseline.is_some())
+        // `--no-secrets`' own detector does it when there is one.
+        redactor: ((args.baseline.is_some() || args.save_baseline.is_some()) && !args.no_secrets)
             .then(|| crate::views::secrets::Detector::load(args.secrets_config.as_deref()))
             .transpose()?,
     };
