@@ -25,9 +25,6 @@ _pisess() {
             pisess,export)
                 cmd="pisess__subcmd__export"
                 ;;
-            pisess,facts)
-                cmd="pisess__subcmd__facts"
-                ;;
             pisess,files)
                 cmd="pisess__subcmd__files"
                 ;;
@@ -67,9 +64,6 @@ _pisess() {
             pisess__subcmd__help,export)
                 cmd="pisess__subcmd__help__subcmd__export"
                 ;;
-            pisess__subcmd__help,facts)
-                cmd="pisess__subcmd__help__subcmd__facts"
-                ;;
             pisess__subcmd__help,files)
                 cmd="pisess__subcmd__help__subcmd__files"
                 ;;
@@ -104,7 +98,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats facts files check rm grep export help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats files check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -130,7 +124,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__check)
-            opts="-a -q -h --all --since --until --integrity --max-cost --unpriced --prices --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --no-secrets --secrets-config --json --summary --junit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -q -h --all --since --until --integrity --max-cost --unpriced --prices --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --no-secrets --secrets-config --baseline --max-cost-increase --max-tokens-increase --max-turns-increase --max-duration-increase --no-new-tools --no-new-tool-errors --same-tools --save-baseline --json --summary --junit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -185,6 +179,34 @@ _pisess() {
                     return 0
                     ;;
                 --secrets-config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-cost-increase)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-tokens-increase)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-turns-increase)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-duration-increase)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --same-tools)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-baseline)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -250,7 +272,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__export)
-            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -281,48 +303,6 @@ _pisess() {
                     return 0
                     ;;
                 --secrets-config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --prices)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --session-dir)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        pisess__subcmd__facts)
-            opts="-a -q -h --all --label --redact-paths --cursor --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --label)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --cursor)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -458,7 +438,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help)
-            opts="ls show tree path context stats facts files check rm grep export help"
+            opts="ls show tree path context stats files check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -500,20 +480,6 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__help__subcmd__export)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        pisess__subcmd__help__subcmd__facts)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -654,7 +620,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__ls)
-            opts="-a -n -r -q -h --all --limit --since --until --project --sort --reverse --json --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -n -r -q -h --all --limit --since --until --project --touched --sort --reverse --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -680,12 +646,12 @@ _pisess() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --sort)
-                    COMPREPLY=($(compgen -W "modified created size messages cost" -- "${cur}"))
+                --touched)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --prices)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                --sort)
+                    COMPREPLY=($(compgen -W "modified created size messages cost" -- "${cur}"))
                     return 0
                     ;;
                 --session-dir)

@@ -52,6 +52,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand ls" -s n -l limit -d 'Show
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l until -d 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l touched -d 'Only sessions whose read, write or edit calls named PATH, or a file under it' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l sort -d 'Order by this key' -r -f -a "modified\t'Last activity, newest first (pi\'s order)'
 created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
@@ -74,6 +75,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand list" -s n -l limit -d 'Sh
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l until -d 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l touched -d 'Only sessions whose read, write or edit calls named PATH, or a file under it' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l sort -d 'Order by this key' -r -f -a "modified\t'Last activity, newest first (pi\'s order)'
 created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
@@ -221,6 +223,13 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l require-tool -d 
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l forbid-tool -d 'The tool NAME was never called on the active branch; repeatable' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l require-text -d 'The final assistant message\'s text matches REGEX (Rust regex syntax; (?i) ignores case)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l secrets-config -d 'With --no-secrets: rules and allowlists to add (TOML, as `grep --secrets-config`)' -r -F
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l baseline -d 'Compare with REF, a baseline file (--save-baseline) or a session: the assertions below' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-cost-increase -d 'The cost at most LIMIT more than the baseline\'s: 10% of it, or dollars ($0.50)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tokens-increase -d 'The total tokens at most LIMIT more than the baseline\'s: 10%, or a count (5000)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-turns-increase -d 'The assistant messages at most LIMIT more than the baseline\'s: 10%, or a count (3)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-duration-increase -d 'The duration (as --max-duration measures it) at most LIMIT more: 10%, or a span (5m)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l same-tools -d 'The baseline\'s tool sequence, in order, with at most N calls inserted (default 0)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l save-baseline -d 'Write the run\'s figures and tool sequence to FILE, a baseline for --baseline (one session); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l summary -d 'Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l junit -d 'Also write a JUnit XML report to FILE (one test case per assertion); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
@@ -234,6 +243,8 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-tool-errors -
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l ended -d 'The active branch\'s last message is an assistant message with stopReason stop (not error, aborted, length or toolUse)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-malformed -d 'No malformed line in the file'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-secrets -d 'No secret in any entry (the findings of `grep --secrets`, each named)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-new-tools -d 'No tool called that the baseline never called'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-new-tool-errors -d 'No tool with more failed results (isError) than in the baseline'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l json -d 'One JSON object per session: {session, path, status, assertions, findings, figures}'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-pager -d 'Never page human output'

@@ -30,6 +30,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per run: a variant's size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List sessions, newest first
@@ -177,6 +179,13 @@ pub struct LsArgs {
     /// project under ~/work (`~` is the home dir).
     #[arg(long = "project", value_name = "GLOB")]
     pub projects: Vec<String>,
+    /// Only sessions whose read, write or edit calls named PATH, or a file under it
+    ///
+    /// PATH is taken from the current dir; each call's path against its session's cwd, as
+    /// `pisess files` reads them (src/x, ./src/x and /cwd/src/x are one file). Never from bash
+    /// commands, whose paths are not certain. Every session in scope is read.
+    #[arg(long, value_name = "PATH")]
+    pub touched: Option<String>,
     /// Order by this key
     #[arg(long, value_enum, default_value_t = SortKey::Modified, value_name = "KEY")]
     pub sort: SortKey,
@@ -371,6 +380,8 @@ pub struct FactsArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("cost_gate").multiple(true).args(["max_cost", "max_cost_increase"])))]
+#[command(group(clap::ArgGroup::new("priced").multiple(true).args(["max_cost", "max_cost_increase", "save_baseline"])))]
 pub struct CheckArgs {
     /// Sessions to check (see SESSION below); default: the one `ls` marks *
     #[arg(value_parser = session_arg(), conflicts_with = "all")]
@@ -405,16 +416,18 @@ pub struct CheckArgs {
         long,
         value_enum,
         value_name = "HOW",
-        requires = "max_cost",
+        requires = "cost_gate",
         help_heading = "Assertions"
     )]
     pub unpriced: Option<Unpriced>,
     /// With --max-cost, judge recorded + estimated cost: usage pi recorded at $0 priced from FILE,
     /// a LiteLLM price table (docs/prices.md); what it cannot price is --unpriced's
+    ///
+    /// With --max-cost-increase, both runs' costs so; with --save-baseline, the estimate is saved.
     #[arg(
         long,
         value_name = "FILE",
-        requires = "max_cost",
+        requires = "priced",
         help_heading = "Assertions"
     )]
     pub prices: Option<std::path::PathBuf>,
@@ -463,6 +476,66 @@ pub struct CheckArgs {
         help_heading = "Assertions"
     )]
     pub secrets_config: Option<std::path::PathBuf>,
+    /// Compare with REF, a baseline file (--save-baseline) or a session: the assertions below
+    ///
+    /// The figures compared are pi's /session totals over the whole file (as --max-cost and
+    /// the rest judge them); the tool sequence is the active branch's, each call as its tool
+    /// and key argument (the path of read, write and edit; a bash command's first word).
+    #[arg(long, value_name = "REF", help_heading = "Baseline")]
+    pub baseline: Option<OsString>,
+    /// The cost at most LIMIT more than the baseline's: 10% of it, or dollars ($0.50)
+    #[arg(
+        long,
+        value_name = "LIMIT",
+        requires = "baseline",
+        help_heading = "Baseline"
+    )]
+    pub max_cost_increase: Option<String>,
+    /// The total tokens at most LIMIT more than the baseline's: 10%, or a count (5000)
+    #[arg(
+        long,
+        value_name = "LIMIT",
+        requires = "baseline",
+        help_heading = "Baseline"
+    )]
+    pub max_tokens_increase: Option<String>,
+    /// The assistant messages at most LIMIT more than the baseline's: 10%, or a count (3)
+    #[arg(
+        long,
+        value_name = "LIMIT",
+        requires = "baseline",
+        help_heading = "Baseline"
+    )]
+    pub max_turns_increase: Option<String>,
+    /// The duration (as --max-duration measures it) at most LIMIT more: 10%, or a span (5m)
+    #[arg(
+        long,
+        value_name = "LIMIT",
+        requires = "baseline",
+        help_heading = "Baseline"
+    )]
+    pub max_duration_increase: Option<String>,
+    /// No tool called that the baseline never called
+    #[arg(long, requires = "baseline", help_heading = "Baseline")]
+    pub no_new_tools: bool,
+    /// No tool with more failed results (isError) than in the baseline
+    #[arg(long, requires = "baseline", help_heading = "Baseline")]
+    pub no_new_tool_errors: bool,
+    /// The baseline's tool sequence, in order, with at most N calls inserted (default 0)
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "0",
+        requires = "baseline",
+        help_heading = "Baseline"
+    )]
+    pub same_tools: Option<u64>,
+    /// Write the run's figures and tool sequence to FILE, a baseline for --baseline (one
+    /// session); - for stdout instead of the lines
+    #[arg(long, value_name = "FILE", help_heading = "Baseline")]
+    pub save_baseline: Option<OsString>,
     /// One JSON object per session: {session, path, status, assertions, findings, figures}
     #[arg(long)]
     pub json: bool,

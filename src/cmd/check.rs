@@ -7,6 +7,7 @@
 //! failure (1), then an undecided assertion (2), then a pass (0): as within one session, a
 //! failure wins over an undecided assertion.
 
+mod baseline;
 mod reports;
 mod verdicts;
 
@@ -51,12 +52,20 @@ pub fn run(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    let spec = spec(args)?;
+    let mut spec = spec(args)?;
+    baseline::one_session(args)?;
+    spec.baseline = baseline::gate(args, env, &spec).map_err(Unanswered)?;
     let dash = |f: &Option<OsString>| f.as_deref().is_some_and(|f| f == "-");
-    let takers = [args.json, dash(&args.summary), dash(&args.junit)];
+    let takers = [
+        args.json,
+        dash(&args.summary),
+        dash(&args.junit),
+        dash(&args.save_baseline),
+    ];
     if takers.iter().filter(|&&t| t).count() > 1 {
         return Err(UsageError(
-            "only one of --json, --summary - and --junit - can write to stdout".to_owned(),
+            "only one of --json, --summary -, --junit - and --save-baseline - can write to stdout"
+                .to_owned(),
         )
         .into());
     }
@@ -102,7 +111,9 @@ pub fn run(
     drop(run);
 
     let shown = (|| -> anyhow::Result<()> {
-        if dash(&args.summary) {
+        if dash(&args.save_baseline) {
+            baseline::write(&checked, out)?;
+        } else if dash(&args.summary) {
             reports::markdown(&checked, out)?;
         } else if dash(&args.junit) {
             reports::junit(&checked, out)?;
@@ -148,6 +159,9 @@ pub fn run(
             .and_then(|mut w| w.write_all(&text))
             .map_err(|e| Unanswered(anyhow::anyhow!("cannot write {}: {e}", show(file))))?;
     }
+    if let Some(file) = args.save_baseline.as_deref().filter(|f| *f != "-") {
+        baseline::save(file, &checked).map_err(Unanswered)?;
+    }
     Ok(match worst(&checked) {
         Status::Passed => Outcome::Done,
         Status::Failed => Outcome::AssertionFailed,
@@ -172,7 +186,11 @@ fn refuse_destinations(args: &CheckArgs, env: &Env, targets: &[Target]) -> anyho
     let stdin = env
         .stdin_file
         .filter(|_| targets.iter().any(|t| matches!(t, Target::Stdin)));
-    let reports = [("--junit", &args.junit), ("--summary", &args.summary)];
+    let reports = [
+        ("--junit", &args.junit),
+        ("--summary", &args.summary),
+        ("--save-baseline", &args.save_baseline),
+    ];
     for (flag, file) in reports {
         if file.as_deref().is_some_and(|f| f.is_empty()) {
             // `--summary "$GITHUB_STEP_SUMMARY"` outside Actions: said before any verdict.
@@ -265,6 +283,13 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
             .then(|| crate::views::secrets::Detector::load(args.secrets_config.as_deref()))
             .transpose()?,
         report: args.summary.is_some(),
+        baseline: None,
+        save_baseline: args.save_baseline.is_some(),
+        // A baseline keeps names the session gave (paths, tool names): never its secrets.
+        // `--no-secrets`' own detector does it when there is one.
+        redactor: ((args.baseline.is_some() || args.save_baseline.is_some()) && !args.no_secrets)
+            .then(|| crate::views::secrets::Detector::load(args.secrets_config.as_deref()))
+            .transpose()?,
     };
     let any = spec.max_cost.is_some()
         || spec.max_tokens.is_some()
@@ -276,7 +301,8 @@ fn spec(args: &CheckArgs) -> anyhow::Result<Spec> {
         || !spec.forbid_tools.is_empty()
         || spec.require_text.is_some()
         || spec.no_malformed
-        || spec.no_secrets.is_some();
+        || spec.no_secrets.is_some()
+        || args.baseline.is_some();
     spec.integrity |= !any;
     Ok(spec)
 }
@@ -717,6 +743,9 @@ struct AssertionRow<'a> {
     measured: &'a Value,
     limit: &'a Value,
     message: String,
+    /// With `--baseline`: the baseline's value of what the assertion compares.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a Value>,
 }
 
 // serde's skip_serializing_if passes a reference.
@@ -735,6 +764,10 @@ fn to_json(c: &Checked) -> CheckRow<'_> {
                     measured: &a.measured_json,
                     limit: &a.limit_json,
                     message: assertion_text(a),
+                    baseline: (v.baseline.iter())
+                        .flat_map(|(_, values)| values)
+                        .find(|(name, _)| *name == a.name)
+                        .map(|(_, was)| was),
                 })
                 .collect(),
             findings: &v.findings,

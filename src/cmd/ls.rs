@@ -1,5 +1,7 @@
 //! `pisess ls`: one row per session, in pi's order (newest `modified` first).
 
+mod touched;
+
 use std::io::{self, Write};
 
 use std::borrow::Cow;
@@ -42,6 +44,10 @@ pub fn collect(
     let mut listing = listing::list(&env.location, scope, detail)?;
     let mut sessions = std::mem::take(&mut listing.sessions);
     sessions.retain(|s| window.holds(s) && projects.holds(&s.cwd));
+    let unread = match &args.touched {
+        Some(path) => touched::retain(&mut sessions, path, &env.inputs.cwd, diag)?,
+        None => false,
+    };
 
     match args.sort {
         SortKey::Modified => {}
@@ -73,7 +79,7 @@ pub fn collect(
             .problems
             .retain(|(path, p)| !matches!(p, Problem::Warnings(_)) || listed.contains(bytes(path)));
     }
-    let failed = listing.report(diag);
+    let failed = listing.report(diag) || unread;
     // Only a session with its stem folder beside it is looked under (the listing noted the
     // folders as it read them); what cannot be read there is a warning.
     let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));

@@ -675,7 +675,7 @@ fn the_guides_github_actions_steps_pass_on_an_example_session() {
 }
 
 /// The shell of each `run:` in a workflow's steps: one line, or the indented block after `|`.
-fn run_lines(yaml: &str) -> Vec<String> {
+pub(crate) fn run_lines(yaml: &str) -> Vec<String> {
     let mut runs = Vec::new();
     let mut lines = yaml.lines().peekable();
     while let Some(line) = lines.next() {

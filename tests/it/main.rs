@@ -8,6 +8,7 @@
 mod common;
 
 mod architecture;
+mod baseline;
 mod cache;
 mod cache_stamp;
 mod cache_trust;
@@ -28,6 +29,7 @@ mod grep;
 mod grep_reference;
 mod json_controls;
 mod ls;
+mod ls_touched;
 mod markdown;
 mod numbers;
 mod path;

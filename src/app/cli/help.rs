@@ -101,6 +101,7 @@ Examples:
   pisess ls -n 5                       the five most recent sessions of this project
   pisess ls --all --sort cost -n 10    the ten most expensive sessions of any project
   pisess ls --all --since 2025-05-01 --until 2025-06-01
+  pisess ls --all --touched src/cart.ts   the sessions that read, wrote or edited it
   pisess ls --all --json | jq -r 'select(.branches > 1) | .path'   sessions with branches
   pisess ls --all --json > s.ndjson    then, in DuckDB:
     select cwd, sum(usage.cost) from read_json_auto('s.ndjson') group by 1";
@@ -190,6 +191,17 @@ pub(super) const CHECK_HELP: &str = concat!(
                          finding named by kind, 4 characters at most and a fingerprint
 Totals are pi's /session figures over the whole file, the same as `ls` reports.
 
+Against a baseline (the last good run): --save-baseline FILE writes the run's figures and its
+tool sequence (numbers, tool names, each call's path or command word; no content, secrets
+redacted); --baseline REF (such a file, or a session) compares with it:
+  --max-cost-increase 10%|$0.50      --max-tokens-increase 10%|N
+  --max-turns-increase 10%|N         --max-duration-increase 10%|SPAN
+  --no-new-tools                     no tool the baseline never called
+  --no-new-tool-errors               no tool with more failed results than in the baseline
+  --same-tools[=N]                   the baseline's calls in order, at most N more (default 0)
+Each failure names the baseline's value, the run's and the limit. Usage without a price on
+either side leaves the cost comparison undecided, as --max-cost (--unpriced, --prices).
+
 Exit codes (the agent's failure apart from the tool's):
   0  every assertion held
   1  at least one assertion failed
@@ -203,6 +215,7 @@ Examples:
   pisess check                         the newest session's integrity
   pisess check --ended --no-tool-errors --max-cost 2
   pisess check --all --since 1h --ended --summary \"$GITHUB_STEP_SUMMARY\" --junit check.xml
+  pisess check --baseline good.json --max-cost-increase 10% --no-new-tools --same-tools=2
 
   A worked example: in CI, after `pi -p \"Fix the failing test\"`,
     $ pisess check --ended --max-cost 2 --require-tool bash

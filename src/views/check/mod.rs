@@ -6,6 +6,8 @@
 //! second fold of the file. The index ([`Session`]) is opened only for what needs the tree: the
 //! active branch's tool calls and last messages, and the integrity findings.
 
+pub mod baseline;
+pub mod compare;
 mod integrity;
 mod secrets;
 mod tool_errors;
@@ -56,6 +58,12 @@ pub struct Spec {
     /// A Markdown report is wanted: its figures include the tools with errors and the last
     /// message (which read tool results and the tree; the lines alone do not).
     pub report: bool,
+    /// `--baseline REF` and its assertions.
+    pub baseline: Option<compare::Gate>,
+    /// `--save-baseline`: the run's [`baseline::Baseline`] is wanted.
+    pub save_baseline: bool,
+    /// What takes secrets out of a baseline's names when `--no-secrets` did not load one.
+    pub redactor: Option<crate::views::secrets::Detector>,
 }
 
 impl Spec {
@@ -68,6 +76,12 @@ impl Spec {
             || !self.require_tools.is_empty()
             || !self.forbid_tools.is_empty()
             || self.no_secrets.is_some()
+            || self.wants_baseline()
+    }
+
+    /// Whether the run's baseline figures are measured (they need the index).
+    pub fn wants_baseline(&self) -> bool {
+        self.save_baseline || self.baseline.is_some()
     }
 
     /// Whether the index is needed to name the failed tool calls: `listed_errors` is the
@@ -185,6 +199,9 @@ pub struct Verdict {
     /// ([`MAX_LISTED`]), and how many more there are.
     pub tool_errors: Vec<ToolError>,
     pub tool_errors_more: u64,
+    /// With `--baseline`/`--save-baseline`: the run's baseline figures, and the baseline's
+    /// value under each of its assertions' names.
+    pub baseline: Option<(baseline::Baseline, Vec<(String, Value)>)>,
 }
 
 impl Verdict {
@@ -363,6 +380,22 @@ pub fn judge(
     if let Some(re) = &spec.require_text {
         assertions.push(require_text(re, figures.final_assistant.as_ref()));
     }
+    let measured = session
+        .filter(|_| spec.wants_baseline())
+        .map(|s| baseline_of(spec, summary, s, estimated.as_ref(), scrub));
+    let measured = measured.map(|run| {
+        let judged = spec
+            .baseline
+            .as_ref()
+            .map(|g| g.judge(&run))
+            .unwrap_or_default();
+        let mut values = Vec::with_capacity(judged.len());
+        for (a, was) in judged {
+            values.push((a.name.clone(), was));
+            assertions.push(a);
+        }
+        (run, values)
+    });
     let hits = secrets;
     let mut secrets = Vec::new();
     let mut figures = figures;
@@ -380,7 +413,26 @@ pub fn judge(
         secrets,
         tool_errors,
         tool_errors_more,
+        baseline: measured,
     }
+}
+
+/// The run's [`baseline::Baseline`], every name in it through `scrub` (the secrets the session
+/// was found to hold, with `--no-secrets`), else through the detector.
+fn baseline_of(
+    spec: &Spec,
+    summary: &Summary,
+    session: &Session,
+    estimated: Option<&pisess_store::prices::Estimated>,
+    scrub: Option<&Scrub>,
+) -> baseline::Baseline {
+    let detector = spec.no_secrets.as_ref().or(spec.redactor.as_ref());
+    let redact = |s: &str| match (scrub, detector) {
+        (Some(scrub), _) => scrub.owned(s),
+        (None, Some(d)) => d.redact(s).into_owned(),
+        (None, None) => s.to_owned(),
+    };
+    baseline::Baseline::of(summary, session, estimated, &redact)
 }
 
 fn plural(n: u64, what: &str) -> String {
