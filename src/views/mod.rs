@@ -1,8 +1,10 @@
 //! What commands compute and how it is shown: trees, contexts, checks, searches, stats, and
 //! the text and colour helpers their printers share.
 
+pub mod calls;
 pub mod check;
 pub mod context;
+pub mod diff;
 pub mod export;
 pub mod ids;
 pub mod paths;

@@ -17,6 +17,7 @@ mod seed000;
 mod typed;
 mod view;
 
+pub use content::ToolCall;
 pub use entry::*;
 pub use line::EntryLine;
 pub use seed000::normalize_seed000;
