@@ -25,7 +25,7 @@ pub(super) fn write(r: &Report, theme: Theme, width: usize, out: &mut dyn Write)
         writeln!(out, "{}", style::truncate(&line, w))?;
     }
     writeln!(out)?;
-    figures(r, theme, out)?;
+    figures(r, theme, w, out)?;
     tools(r, theme, w, out)?;
     calls(r, theme, w, out)?;
     files(r, theme, w, out)
@@ -186,14 +186,14 @@ pub(super) fn legends(r: &Report) -> Vec<String> {
     }
     if r.delta.cost.is_none() {
         notes.push(format!(
-            "{} at least: some usage has no price (pi recorded $0) or a cost below 0; ? cannot be told",
+            "{} at least (usage pi could not price, or a cost below 0); ? cannot be told",
             style::UNPRICED
         ));
     }
     notes
 }
 
-fn figures(r: &Report, theme: Theme, out: &mut dyn Write) -> io::Result<()> {
+fn figures(r: &Report, theme: Theme, w: usize, out: &mut dyn Write) -> io::Result<()> {
     let head = format!("{:<12}{:>14}{:>14}{:>14}", "", "A", "B", "change");
     writeln!(out, "{}", theme.bold(&head))?;
     for [label, a, b, d] in figure_rows(r) {
@@ -201,10 +201,13 @@ fn figures(r: &Report, theme: Theme, out: &mut dyn Write) -> io::Result<()> {
         let d = if d.trim() == "0" { theme.dim(&d) } else { d };
         writeln!(out, "{label:<12}{a:>14}{b:>14}{d}")?;
     }
-    writeln!(out, "{:<12}A: {}", "models", models(&r.a))?;
-    writeln!(out, "{:<12}B: {}", "", models(&r.b))?;
+    let a = format!("{:<12}A: {}", "models", models(&r.a));
+    let b = format!("{:<12}B: {}", "", models(&r.b));
+    for line in [a, b] {
+        writeln!(out, "{}", style::truncate(&line, w))?;
+    }
     for note in legends(r) {
-        writeln!(out, "{}", theme.dim(&note))?;
+        writeln!(out, "{}", theme.dim(&style::truncate(&note, w)))?;
     }
     writeln!(out)
 }
@@ -258,17 +261,10 @@ fn call_line(r: &Report, i: usize, w: usize) -> (Role, String, &'static str) {
         Op::OnlyA => ('-', Role::Error),
         Op::OnlyB => ('+', Role::Assistant),
     };
-    let ca = s.a.map(|k| &r.a.branch.calls[k]);
-    let cb = s.b.map(|k| &r.b.branch.calls[k]);
-    let key = ca.or(cb).map_or("", |c| c.key.as_str());
-    let failed = match (ca.is_some_and(|c| c.failed), cb.is_some_and(|c| c.failed)) {
-        (true, true) => " (failed)",
-        (true, false) if s.op == Op::OnlyA => " (failed)",
-        (false, true) if s.op == Op::OnlyB => " (failed)",
-        (true, false) => " (failed in A)",
-        (false, true) => " (failed in B)",
-        (false, false) => "",
-    };
+    let key = (s.a.map(|k| &r.a.branch.calls[k]))
+        .or(s.b.map(|k| &r.b.branch.calls[k]))
+        .map_or("", |c| c.key.as_str());
+    let failed = failure(r, i);
     let shown = style::escape_control(key, false);
     let room = w.saturating_sub(2 + failed.len()).max(8);
     (
@@ -276,6 +272,19 @@ fn call_line(r: &Report, i: usize, w: usize) -> (Role, String, &'static str) {
         format!("{mark} {}", style::truncate(&shown, room)),
         failed,
     )
+}
+
+/// Whether row `i`'s call failed: ` (failed)`, or on which side when both made it.
+pub(super) fn failure(r: &Report, i: usize) -> &'static str {
+    let s = r.steps[i];
+    let ca = s.a.is_some_and(|k| r.a.branch.calls[k].failed);
+    let cb = s.b.is_some_and(|k| r.b.branch.calls[k].failed);
+    match (ca, cb, s.op) {
+        (true, true, _) | (true, _, Op::OnlyA) | (_, true, Op::OnlyB) => " (failed)",
+        (true, false, _) => " (failed in A)",
+        (false, true, _) => " (failed in B)",
+        (false, false, _) => "",
+    }
 }
 
 /// The rows the aligned calls show: every call that differs, and of each run alike the

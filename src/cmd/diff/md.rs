@@ -20,9 +20,16 @@ pub(super) fn write(r: &Report, out: &mut dyn Write) -> io::Result<()> {
     fenced(out, "", &head)?;
     writeln!(out, "| | A | B | change |\n|---|--:|--:|--:|")?;
     for [label, a, b, d] in figure_rows(r) {
-        // Numbers and money only: `$`, `+`, `~` and `?` are no Markdown inside a cell, `|` is
-        // never among them.
-        writeln!(out, "| {label} | {a} | {b} | {d} |")?;
+        // Numbers, money and fixed labels only; GitHub reads `$…$` as math and `~…~` as
+        // struck out, so those are escaped.
+        let cell = |s: &str| s.replace('$', "\\$").replace('~', "\\~");
+        writeln!(
+            out,
+            "| {label} | {} | {} | {} |",
+            cell(&a),
+            cell(&b),
+            cell(&d)
+        )?;
     }
     writeln!(out)?;
     let mut notes = vec![
@@ -47,15 +54,10 @@ pub(super) fn write(r: &Report, out: &mut dyn Write) -> io::Result<()> {
                         Op::OnlyA => '-',
                         Op::OnlyB => '+',
                     };
-                    let call =
-                        s.a.map(|k| &r.a.branch.calls[k])
-                            .or(s.b.map(|k| &r.b.branch.calls[k]));
-                    let failed = if call.is_some_and(|c| c.failed) {
-                        " (failed)"
-                    } else {
-                        ""
-                    };
-                    format!("{mark} {}{failed}", call.map_or("", |c| c.key.as_str()))
+                    let key = (s.a.map(|k| &r.a.branch.calls[k]))
+                        .or(s.b.map(|k| &r.b.branch.calls[k]))
+                        .map_or("", |c| c.key.as_str());
+                    format!("{mark} {key}{}", human::failure(r, i))
                 }
                 Err(n) => format!("@@ {n} calls alike @@"),
             })
