@@ -369,3 +369,83 @@ fn human_output_fits_the_terminal() {
     let md = diff(None, &[&format!("{f}@aL2"), f, "--format", "md"]);
     snap!("diff_md", md.stdout);
 }
+
+/// `tests/differential/diff.mjs` run by node with pi 1.6.0 (`$PI_PKG_DIR`, else /tmp/pipkg),
+/// writing into `dir`: its JSON, or `None` when pi or node is missing (a failure under CI).
+fn pi_branches(dir: &Path) -> Option<Value> {
+    let prefix =
+        std::env::var_os("PI_PKG_DIR").map_or_else(|| PathBuf::from("/tmp/pipkg"), PathBuf::from);
+    let dist = prefix.join("node_modules/@earendil-works/pi-coding-agent/dist");
+    if !dist.join("core/session-manager.js").is_file() {
+        crate::common::missing_tool("pi 1.6.0 (set PI_PKG_DIR to an npm prefix that has it)");
+        return None;
+    }
+    let script = crate::common::repo().join("tests/differential/diff.mjs");
+    let Ok(out) = std::process::Command::new("node")
+        .arg(script)
+        .arg(&dist)
+        .arg(dir)
+        .output()
+    else {
+        crate::common::missing_tool("node");
+        return None;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// Exact: for two leaves pi's SessionManager branched at a known entry, the common entry is
+/// that entry, the first entry of each side is the one pi appended after it, and every change
+/// is the difference of pi's getSessionStats of each branch's createBranchedSession copy.
+#[test]
+fn two_leaves_pi_branched_part_where_pi_branched_them_and_differ_by_pis_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(pi) = pi_branches(dir.path()) else {
+        return;
+    };
+    let file = pi["file"].as_str().unwrap();
+    let a = format!("{file}@{}", pi["leafA"].as_str().unwrap());
+    let b = format!("{file}@{}", pi["leafB"].as_str().unwrap());
+    let j = json_of(&[&a, &b]);
+    assert_eq!(j["parted"]["by"], "id");
+    assert_eq!(j["parted"]["common"]["a"]["entryId"], pi["fork"]);
+    assert_eq!(j["parted"]["common"]["b"]["entryId"], pi["fork"]);
+    assert_eq!(j["parted"]["next"]["a"]["entryId"], pi["firstA"]);
+    assert_eq!(j["parted"]["next"]["b"]["entryId"], pi["firstB"]);
+    let (sa, sb) = (&pi["statsA"], &pi["statsB"]);
+    let num = |v: &Value| v.as_f64().unwrap();
+    for (ours, theirs) in [
+        ("userMessages", "/userMessages"),
+        ("assistantMessages", "/assistantMessages"),
+        ("toolCalls", "/toolCalls"),
+        ("toolResults", "/toolResults"),
+        ("input", "/tokens/input"),
+        ("output", "/tokens/output"),
+        ("cacheRead", "/tokens/cacheRead"),
+        ("cacheWrite", "/tokens/cacheWrite"),
+        ("totalTokens", "/tokens/total"),
+    ] {
+        let want = num(sb.pointer(theirs).unwrap()) - num(sa.pointer(theirs).unwrap());
+        assert_eq!(num(&j["delta"][ours]), want, "{ours}");
+        assert_eq!(
+            num(&j["a"]["figures"][ours]),
+            num(sa.pointer(theirs).unwrap()),
+            "A {ours}"
+        );
+        assert_eq!(
+            num(&j["b"]["figures"][ours]),
+            num(sb.pointer(theirs).unwrap()),
+            "B {ours}"
+        );
+    }
+    let want = num(&sb["cost"]) - num(&sa["cost"]);
+    let got = num(&j["delta"]["cost"]);
+    assert!((got - want).abs() <= 1e-12, "cost {got} != {want}");
+    // The branches differ in every way the fixture made them: nothing compared is trivially 0.
+    assert_ne!(j["delta"]["toolCalls"], 0);
+    assert_eq!(j["delta"]["compactions"], 1);
+}
