@@ -449,3 +449,57 @@ fn two_leaves_pi_branched_part_where_pi_branched_them_and_differ_by_pis_figures(
     assert_ne!(j["delta"]["toolCalls"], 0);
     assert_eq!(j["delta"]["compactions"], 1);
 }
+
+#[test]
+fn prices_estimate_the_unpriced_side_apart_from_the_recorded_cost() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = start("s-priced");
+    let mut free = assistant(
+        "f1",
+        "a2",
+        json!([{"type": "text", "text": "cheap"}]),
+        0.0,
+        "deepseek-chat",
+        5,
+    );
+    free["message"]["provider"] = json!("deepseek");
+    // The table has no cache prices for this model: only input and output tokens.
+    free["message"]["usage"]["cacheRead"] = json!(0);
+    free["message"]["usage"]["cacheWrite"] = json!(0);
+    lines.push(free);
+    let file = write(dir.path(), "priced.jsonl", &lines);
+    let f = file.to_str().unwrap();
+    let table = crate::common::repo().join("tests/prices/litellm.json");
+    let args = [
+        &format!("{f}@a2") as &str,
+        f,
+        "--prices",
+        table.to_str().unwrap(),
+    ];
+    let j = json_of(&args);
+    let (fa, fb) = (&j["a"]["figures"], &j["b"]["figures"]);
+    assert_eq!(fa["estimatedMessages"], 0);
+    assert_eq!(fb["estimatedMessages"], 1, "{fb}");
+    let estimated = fb["estimatedCost"].as_f64().unwrap();
+    assert!(estimated > 0.0, "{fb}");
+    assert_eq!(
+        fb["cost"], fa["cost"],
+        "the estimate is never added to pi's cost"
+    );
+    assert_eq!(j["delta"]["cost"], Value::Null);
+    assert_eq!(j["delta"]["estimatedCost"].as_f64(), Some(estimated));
+    let r = diff(Some(80), &args);
+    let row = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("estimated"))
+        .unwrap();
+    assert!(
+        row.contains('~')
+            && row
+                .trim_end()
+                .ends_with(&format!("~+{}", pisess::views::style::cost(estimated))),
+        "{row}"
+    );
+    assert!(r.stdout.contains("estimated from"), "{}", r.stdout);
+}
