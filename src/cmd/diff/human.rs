@@ -177,7 +177,7 @@ pub(super) fn legends(r: &Report) -> Vec<String> {
     if let (Some(p), Some(ea), Some(eb)) =
         (&r.pricer, &r.a.figures.estimated, &r.b.figures.estimated)
     {
-        let mut both = ea.clone();
+        let mut both = *ea;
         both.cost += eb.cost;
         both.priced += eb.priced;
         both.unpriced += eb.unpriced;

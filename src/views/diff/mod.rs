@@ -129,7 +129,7 @@ impl Delta {
         let complete =
             |e: &Option<Estimated>| e.as_ref().filter(|e| e.is_complete()).map(|e| e.cost);
         Delta {
-            cost: (a.cost_known() && b.cost_known()).then(|| b.cost - a.cost),
+            cost: (a.cost_known() && b.cost_known()).then_some(b.cost - a.cost),
             estimated_cost: complete(&a.estimated)
                 .zip(complete(&b.estimated))
                 .map(|(x, y)| y - x),
