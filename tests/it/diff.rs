@@ -503,3 +503,25 @@ fn prices_estimate_the_unpriced_side_apart_from_the_recorded_cost() {
     );
     assert!(r.stdout.contains("estimated from"), "{}", r.stdout);
 }
+
+#[test]
+fn standard_input_is_read_once_for_two_leaves_and_seed000_failures_count() {
+    let r = run_with(
+        example_env(),
+        // `-@e2` starts with a dash: after `--`, as any such argument.
+        &["diff", "--json", "--", "-@e2", "-"],
+        crate::common::SEED000_FAILED_TOOL.as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let j: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(j["a"]["path"], "-");
+    assert_eq!(j["parted"]["common"]["a"]["entryId"], "e2");
+    assert_eq!(j["parted"]["next"]["b"]["entryId"], "e3");
+    // The one call, `ls src`, failed in a seed-000 `tool_result` block of a user message.
+    let call = &j["calls"][0];
+    assert_eq!(
+        (&call["op"], &call["key"], &call["b"]["failed"]),
+        (&json!("same"), &json!("bash ls"), &json!(true))
+    );
+    assert_eq!(j["delta"]["toolErrors"], 1);
+}

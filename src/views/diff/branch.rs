@@ -15,7 +15,8 @@ use std::ops::ControlFlow;
 use anyhow::Context as _;
 
 use pisess_format::json;
-use pisess_format::model::{Entry, EntryKind};
+use pisess_format::model::content::Content;
+use pisess_format::model::{Dialect, Entry, EntryKind};
 use pisess_format::scan::{Input, Pass};
 use pisess_store::session::Session;
 use pisess_store::summary::{Detail, Summarizer, Summary};
@@ -49,6 +50,7 @@ pub struct Branch {
 pub fn read(session: &Session, leaf: Option<usize>) -> anyhow::Result<Branch> {
     let (path, cycle) = leaf.map(|l| session.path_to(l)).unwrap_or_default();
     let cwd = session.header.cwd.as_deref().unwrap_or("");
+    let seed000 = session.header.dialect == Dialect::Seed000;
     let mut summarizer = Summarizer::new(Detail::Stats);
     let mut calls: Vec<Call> = Vec::new();
     // A call's id → its place in `calls`, until a result answers it.
@@ -65,29 +67,47 @@ pub fn read(session: &Session, leaf: Option<usize>) -> anyhow::Result<Branch> {
             summarizer.entry(header, e);
             let entry = path.get(e.ordinal).copied().unwrap_or(0);
             let message = e.view.message.0.as_ref();
-            match message.and_then(|m| m.role.get()) {
-                Some("assistant") if e.kind == EntryKind::Message => {
-                    if let Ok(value) = json::decode(e.json) {
-                        let Some(m) = Entry::of_kind(&e.kind, &value).message() else {
-                            return ControlFlow::Continue(());
-                        };
-                        for call in m.tool_calls() {
-                            if let Some(id) = call.id.and_then(|v| v.as_str()) {
-                                waiting.insert(id.to_owned(), calls.len());
-                            }
-                            calls.push(Call {
-                                key: calls::key(call, cwd),
-                                entry,
-                                failed: false,
-                            });
+            let role = message
+                .filter(|_| e.kind == EntryKind::Message)
+                .and_then(|m| m.role.get());
+            // A result answers the call it names once, marking it when it failed.
+            let mut answer = |id: Option<&str>, failed: bool| {
+                if let (Some(at), true) = (id.and_then(|id| waiting.remove(id)), failed) {
+                    calls[at].failed = true;
+                }
+            };
+            match role {
+                Some("toolResult") => {
+                    let m = message.expect("a role is a message's");
+                    answer(m.tool_call_id.get(), m.is_error.0);
+                }
+                // Seed 000 answers calls in a user message's `tool_result` blocks (as `stats`,
+                // `check` and `files` count them).
+                Some("user") if seed000 => {
+                    let value = json::decode(e.json).unwrap_or_default();
+                    if let Some(Content::Blocks(blocks)) = Entry::of_kind(&e.kind, &value)
+                        .message()
+                        .map(|m| m.content())
+                    {
+                        for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
+                            answer(b["toolUseId"].as_str(), b["isError"] == true);
                         }
                     }
                 }
-                Some("toolResult") => {
-                    let m = message.expect("a role is a message's");
-                    let answered = m.tool_call_id.get().and_then(|id| waiting.remove(id));
-                    if let (Some(at), true) = (answered, m.is_error.0) {
-                        calls[at].failed = true;
+                Some("assistant") => {
+                    let value = json::decode(e.json).unwrap_or_default();
+                    let Some(m) = Entry::of_kind(&e.kind, &value).message() else {
+                        return ControlFlow::Continue(());
+                    };
+                    for call in m.tool_calls() {
+                        if let Some(id) = call.id.and_then(|v| v.as_str()) {
+                            waiting.insert(id.to_owned(), calls.len());
+                        }
+                        calls.push(Call {
+                            key: calls::key(call, cwd),
+                            entry,
+                            failed: false,
+                        });
                     }
                 }
                 _ => {}
