@@ -19,7 +19,7 @@ use crate::cmd::files::{self, Counts};
 use crate::cmd::leaf::{self, LeafArg};
 use crate::cmd::{find_entry, open_session, selected, warn_cycle};
 use crate::views::diff::align::{self, Op, Step};
-use crate::views::diff::branch::{self, Branch};
+use crate::views::diff::branch::{self, Branch, Seen};
 use crate::views::diff::parting::{self, By, Parting};
 use crate::views::diff::{tool_rows, Delta, Figures, ToolRow};
 use crate::views::prices::Pricer;
@@ -210,12 +210,18 @@ fn side<'s>(
         Some(id) => Some(find_entry(session, id)?),
         None => session.leaf(),
     };
-    let branch = branch::read(session, leaf)?;
+    // The files, from the calls and results the branch's one pass decodes.
+    let cwd = session.header.cwd.as_deref().unwrap_or("");
+    let mut touches = files::Touches::default();
+    let branch = branch::read(session, leaf, &mut |seen| match seen {
+        Seen::Call(call) => touches.call(call, cwd),
+        Seen::Result { call_id, failed } => touches.result(call_id, failed),
+    })?;
     if let Some(id) = &branch.cycle {
         warn_cycle(diag, session, id);
     }
     let figures = Figures::of(&branch.summary, pricer);
-    let files = files::touched(session, &branch.path)?;
+    let files = touches.files;
     Ok(Side {
         session,
         branch,

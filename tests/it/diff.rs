@@ -525,3 +525,30 @@ fn standard_input_is_read_once_for_two_leaves_and_seed000_failures_count() {
     );
     assert_eq!(j["delta"]["toolErrors"], 1);
 }
+
+#[test]
+fn each_sides_files_are_what_files_branch_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = branched(dir.path());
+    let f = file.to_str().unwrap();
+    let j = json_of(&[&format!("{f}@aL2"), f]);
+    let r = run_with(example_env(), &["files", "--branch", "--json", f], b"");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let files: Vec<Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ours: Vec<(Value, Value)> = (j["files"].as_array().unwrap().iter())
+        .filter(|f| !f["b"].is_null())
+        .map(|f| (f["path"].clone(), f["b"].clone()))
+        .collect();
+    let theirs: Vec<(Value, Value)> = (files.iter())
+        .map(|f| {
+            let counts = json!({"reads": f["reads"], "writes": f["writes"], "edits": f["edits"], "errors": f["errors"]});
+            (f["path"].clone(), counts)
+        })
+        .collect();
+    assert_eq!(ours, theirs);
+    assert_eq!(ours.len(), 2);
+}

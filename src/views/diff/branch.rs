@@ -6,7 +6,9 @@
 //! one at a time: memory holds one line, not the branch.
 //!
 //! The same pass names the branch's tool calls ([`crate::views::calls::key`]) and marks those
-//! whose result failed, decoding only the assistant messages.
+//! whose result failed, decoding only the assistant messages (and seed 000's user messages,
+//! which carry results), and shows each call and result to the caller ([`Seen`]), who then
+//! decodes none of them again.
 
 use std::collections::HashMap;
 use std::io::{self, Read};
@@ -34,6 +36,16 @@ pub struct Call {
     pub failed: bool,
 }
 
+/// What [`read`] shows its caller of each call and result, in branch order.
+pub enum Seen<'a> {
+    Call(pisess_format::model::ToolCall<'a>),
+    /// A result answering call `call_id`, and whether it said `isError: true`.
+    Result {
+        call_id: Option<&'a str>,
+        failed: bool,
+    },
+}
+
 /// A branch, root to leaf, and what it did.
 #[derive(Debug)]
 pub struct Branch {
@@ -46,8 +58,13 @@ pub struct Branch {
     pub cycle: Option<String>,
 }
 
-/// The branch of `session` that ends at `leaf` (`None`: a session without entries).
-pub fn read(session: &Session, leaf: Option<usize>) -> anyhow::Result<Branch> {
+/// The branch of `session` that ends at `leaf` (`None`: a session without entries), each call
+/// and result shown to `seen` as it passes.
+pub fn read(
+    session: &Session,
+    leaf: Option<usize>,
+    seen: &mut dyn FnMut(Seen<'_>),
+) -> anyhow::Result<Branch> {
     let (path, cycle) = leaf.map(|l| session.path_to(l)).unwrap_or_default();
     let cwd = session.header.cwd.as_deref().unwrap_or("");
     let seed000 = session.header.dialect == Dialect::Seed000;
@@ -71,8 +88,9 @@ pub fn read(session: &Session, leaf: Option<usize>) -> anyhow::Result<Branch> {
                 .filter(|_| e.kind == EntryKind::Message)
                 .and_then(|m| m.role.get());
             // A result answers the call it names once, marking it when it failed.
-            let mut answer = |id: Option<&str>, failed: bool| {
-                if let (Some(at), true) = (id.and_then(|id| waiting.remove(id)), failed) {
+            let mut answer = |call_id: Option<&str>, failed: bool| {
+                seen(Seen::Result { call_id, failed });
+                if let (Some(at), true) = (call_id.and_then(|id| waiting.remove(id)), failed) {
                     calls[at].failed = true;
                 }
             };
@@ -108,6 +126,7 @@ pub fn read(session: &Session, leaf: Option<usize>) -> anyhow::Result<Branch> {
                             entry,
                             failed: false,
                         });
+                        seen(Seen::Call(call));
                     }
                 }
                 _ => {}
