@@ -26,12 +26,16 @@ use crate::views::prices::Pricer;
 use pisess_format::surrogates;
 use pisess_store::locate::Selected;
 use pisess_store::session::Session;
+use pisess_store::tally::ToolCount;
 
 /// One side, read: its session's name and header, the leaf, the branch and its figures.
 pub(crate) struct Side<'s> {
     pub session: &'s Session,
     pub branch: Branch,
     pub figures: Figures,
+    /// Calls and failed results by tool (the branch's tally's; the rest of it is dropped once
+    /// the figures are taken: a row per message is most of a long branch's memory).
+    pub tools: BTreeMap<String, ToolCount>,
     pub files: BTreeMap<String, Counts>,
 }
 
@@ -39,10 +43,6 @@ impl Side<'_> {
     /// The branch's leaf.
     pub(crate) fn leaf(&self) -> Option<usize> {
         self.branch.path.last().copied()
-    }
-
-    fn tally(&self) -> Option<&pisess_store::tally::Tally> {
-        self.branch.summary.tally.as_deref()
     }
 }
 
@@ -138,10 +138,7 @@ pub fn run(
         },
     )?;
     let steps = align::align(&keys(&a), &keys(&b));
-    let tools = match (a.tally(), b.tally()) {
-        (Some(ta), Some(tb)) => tool_rows(&ta.tools, &tb.tools),
-        _ => Vec::new(),
-    };
+    let tools = tool_rows(&a.tools, &b.tools);
     let report = Report {
         delta: Delta::of(&a.figures, &b.figures),
         a,
@@ -213,7 +210,7 @@ fn side<'s>(
     // The files, from the calls and results the branch's one pass decodes.
     let cwd = session.header.cwd.as_deref().unwrap_or("");
     let mut touches = files::Touches::default();
-    let branch = branch::read(session, leaf, &mut |seen| match seen {
+    let mut branch = branch::read(session, leaf, &mut |seen| match seen {
         Seen::Call(call) => touches.call(call, cwd),
         Seen::Result { call_id, failed } => touches.result(call_id, failed),
     })?;
@@ -221,11 +218,13 @@ fn side<'s>(
         warn_cycle(diag, session, id);
     }
     let figures = Figures::of(&branch.summary, pricer);
+    let tools = (branch.summary.tally.take()).map_or_else(BTreeMap::new, |t| t.tools);
     let files = touches.files;
     Ok(Side {
         session,
         branch,
         figures,
+        tools,
         files,
     })
 }
