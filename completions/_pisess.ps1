@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What a run did and cost, or usage reports across sessions')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'The fact stream for a team: one NDJSON row per message, keyed and versioned')
             [CompletionResult]::new('files', 'files', [CompletionResultType]::ParameterValue, 'The files a run read, wrote and edited')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two runs: where they part, their figures, tool calls and files')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Find where something was said, across sessions')
@@ -221,6 +222,21 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'pisess;diff' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'md: GitHub Markdown, for a pull request''s comment')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)')
+            [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object (docs/json.md)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
+            [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every session file whole, neither using nor writing the cache')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pisess;check' {
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Check this project''s sessions (every project''s with --all) modified before WHEN')
@@ -367,6 +383,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What a run did and cost, or usage reports across sessions')
             [CompletionResult]::new('facts', 'facts', [CompletionResultType]::ParameterValue, 'The fact stream for a team: one NDJSON row per message, keyed and versioned')
             [CompletionResult]::new('files', 'files', [CompletionResultType]::ParameterValue, 'The files a run read, wrote and edited')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two runs: where they part, their figures, tool calls and files')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions safely (to the trash unless --permanent)')
             [CompletionResult]::new('grep', 'grep', [CompletionResultType]::ParameterValue, 'Find where something was said, across sessions')
@@ -396,6 +413,9 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             break
         }
         'pisess;help;files' {
+            break
+        }
+        'pisess;help;diff' {
             break
         }
         'pisess;help;check' {

@@ -38,6 +38,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand stats 'What a run did and cost, or usage reports across sessions'
             cand facts 'The fact stream for a team: one NDJSON row per message, keyed and versioned'
             cand files 'The files a run read, wrote and edited'
+            cand diff 'Compare two runs: where they part, their figures, tool calls and files'
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand grep 'Find where something was said, across sessions'
@@ -208,6 +209,20 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pisess;diff'= {
+            cand --format 'md: GitHub Markdown, for a pull request''s comment'
+            cand --prices 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)'
+            cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
+            cand --cwd 'Act as if run in DIR'
+            cand --color 'When to use colours'
+            cand --json 'One JSON object (docs/json.md)'
+            cand -q 'No warnings on stderr (errors are still printed)'
+            cand --quiet 'No warnings on stderr (errors are still printed)'
+            cand --no-pager 'Never page human output'
+            cand --no-cache 'Read every session file whole, neither using nor writing the cache'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pisess;check'= {
             cand --since 'Check this project''s sessions (every project''s with --all) modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
             cand --until 'Check this project''s sessions (every project''s with --all) modified before WHEN'
@@ -350,6 +365,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand stats 'What a run did and cost, or usage reports across sessions'
             cand facts 'The fact stream for a team: one NDJSON row per message, keyed and versioned'
             cand files 'The files a run read, wrote and edited'
+            cand diff 'Compare two runs: where they part, their figures, tool calls and files'
             cand check 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
             cand rm 'Delete sessions safely (to the trash unless --permanent)'
             cand grep 'Find where something was said, across sessions'
@@ -371,6 +387,8 @@ set edit:completion:arg-completer[pisess] = {|@words|
         &'pisess;help;facts'= {
         }
         &'pisess;help;files'= {
+        }
+        &'pisess;help;diff'= {
         }
         &'pisess;help;check'= {
         }

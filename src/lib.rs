@@ -45,7 +45,7 @@ pub fn run(
 }
 
 /// The pager command for commands whose output is read, not followed: `show` (not `-f`),
-/// `tree`, `context`, `stats`, `files`. `None` when [`Env::pager`] says not to page.
+/// `tree`, `context`, `stats`, `files`, `diff`. `None` when [`Env::pager`] says not to page.
 fn pager_for(command: &Command, env: &Env) -> Option<String> {
     match command {
         Command::Show(args) if args.follow => None,
@@ -53,7 +53,8 @@ fn pager_for(command: &Command, env: &Env) -> Option<String> {
         | Command::Tree(_)
         | Command::Context(_)
         | Command::Stats(_)
-        | Command::Files(_) => env.pager.clone(),
+        | Command::Files(_)
+        | Command::Diff(_) => env.pager.clone(),
         _ => None,
     }
 }
@@ -74,6 +75,7 @@ fn dispatch(
         Command::Stats(args) => cmd::stats::run(&args, env, out, diag, stdin),
         Command::Files(args) => cmd::files::run(&args, env, out, diag, stdin),
         Command::Facts(args) => cmd::facts::run(&args, env, out, diag),
+        Command::Diff(args) => cmd::diff::run(&args, env, out, diag, stdin),
         Command::Check(args) => cmd::check::run(&args, env, out, diag, stdin),
         Command::Rm(args) => cmd::rm::run(&args, env, out, diag, stdin),
         Command::Grep(args) => cmd::grep::run(&args, env, out, diag, stdin),

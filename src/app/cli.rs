@@ -100,6 +100,18 @@ pub enum Command {
     /// --branch for the active branch only.
     #[command(after_long_help = FILES_HELP)]
     Files(FilesArgs),
+    /// Compare two runs: where they part, their figures, tool calls and files
+    ///
+    /// A and B are two sessions, or two leaves of one (SESSION@ENTRY); each is compared as its
+    /// branch, from the root to the leaf (the active leaf when no @ENTRY is given). Shows the
+    /// last entry they share (by id; for unrelated files, the longest common prefix of what
+    /// the model was sent, by role and content) and the first entry of each after it; cost,
+    /// tokens, turns, duration, tool calls, errors, compactions and models side by side with
+    /// B's change; the tool calls aligned (tool and key argument, Myers' diff); the files each
+    /// read, wrote and edited. Exit 0 when it compared (differences are its answer), 1 when it
+    /// could not, 2 on a usage error.
+    #[command(after_long_help = DIFF_HELP)]
+    Diff(DiffArgs),
     /// Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end
     ///
     /// One line per assertion, ok or FAIL with the measured value and the limit, then a
@@ -318,6 +330,31 @@ pub struct FilesArgs {
     /// errors}
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The first run: a SESSION (see below), or SESSION@ENTRY for the branch ending at ENTRY
+    #[arg(value_parser = session_arg())]
+    pub a: OsString,
+    /// The second run, as A
+    #[arg(value_parser = session_arg())]
+    pub b: OsString,
+    /// One JSON object (docs/json.md)
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// md: GitHub Markdown, for a pull request's comment
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<DiffFormat>,
+    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// GitHub-flavoured Markdown
+    Md,
 }
 
 #[derive(Debug, Args)]

@@ -21,7 +21,7 @@ use crate::cmd::open_selected;
 use crate::views::paths;
 use crate::views::style::{self, Theme};
 use pisess_format::model::content::Content;
-use pisess_format::model::{Dialect, Entry, EntryKind, Role};
+use pisess_format::model::{Dialect, Entry, EntryKind, Role, ToolCall};
 use pisess_format::surrogates;
 use pisess_store::session::Session;
 
@@ -99,9 +99,7 @@ pub fn run(
 /// by their one spelling.
 pub fn touched(session: &Session, order: &[usize]) -> anyhow::Result<BTreeMap<String, Counts>> {
     let cwd = session.header.cwd.as_deref().unwrap_or("");
-    let mut files: BTreeMap<String, Counts> = BTreeMap::new();
-    // A call's id → the file it named, until its result says whether it failed.
-    let mut waiting: HashMap<String, String> = HashMap::new();
+    let mut touches = Touches::default();
     let seed000 = session.header.dialect == Dialect::Seed000;
     for &i in order {
         let role = session.role(i);
@@ -114,41 +112,14 @@ pub fn touched(session: &Session, order: &[usize]) -> anyhow::Result<BTreeMap<St
         let Some(message) = Entry::of_kind(&EntryKind::Message, &value).message() else {
             continue;
         };
-        // A result answers the call it names once; a failed one counts on that call's file.
-        let mut answer = |id: Option<&Value>, failed: bool| {
-            let path = id.and_then(Value::as_str).and_then(|id| waiting.remove(id));
-            if let (Some(path), true) = (path, failed) {
-                if let Some(counts) = files.get_mut(&path) {
-                    counts.errors += 1;
-                }
-            }
-        };
         match message.role() {
             Role::Assistant => {
                 for call in message.tool_calls() {
-                    let name = call.name.and_then(Value::as_str);
-                    let path = call
-                        .arguments
-                        .and_then(|a| a.get("path"))
-                        .and_then(Value::as_str);
-                    let (Some(name), Some(path)) = (name, path) else {
-                        continue;
-                    };
-                    let count: fn(&mut Counts) -> &mut u64 = match name {
-                        "read" => |c| &mut c.reads,
-                        "write" => |c| &mut c.writes,
-                        "edit" => |c| &mut c.edits,
-                        _ => continue,
-                    };
-                    let path = paths::normal(path, cwd);
-                    *count(files.entry(path.clone()).or_default()) += 1;
-                    if let Some(id) = call.id.and_then(Value::as_str) {
-                        waiting.insert(id.to_owned(), path);
-                    }
+                    touches.call(call, cwd);
                 }
             }
-            Role::ToolResult => answer(
-                message.tool_call_id(),
+            Role::ToolResult => touches.result(
+                message.tool_call_id().and_then(Value::as_str),
                 message.is_error() == Some(&Value::Bool(true)),
             ),
             // Seed 000 also answers calls in a user message's `tool_result` blocks (as `stats`
@@ -156,14 +127,58 @@ pub fn touched(session: &Session, order: &[usize]) -> anyhow::Result<BTreeMap<St
             Role::User if seed000 => {
                 if let Content::Blocks(blocks) = message.content() {
                     for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
-                        answer(b.get("toolUseId"), b["isError"] == true);
+                        touches.result(b["toolUseId"].as_str(), b["isError"] == true);
                     }
                 }
             }
             _ => {}
         }
     }
-    Ok(files)
+    Ok(touches.files)
+}
+
+/// The files calls named, counted as the calls and their results pass (a call before the
+/// result that answers it): for [`touched`], and for a reader that decodes the messages for
+/// more than this (`diff`), so they are decoded once.
+#[derive(Debug, Default)]
+pub struct Touches {
+    pub files: BTreeMap<String, Counts>,
+    /// A call's id → the file it named, until its result says whether it failed.
+    waiting: HashMap<String, String>,
+}
+
+impl Touches {
+    /// A tool call: a `read`, `write` or `edit` naming a path counts on that file.
+    pub fn call(&mut self, call: ToolCall<'_>, cwd: &str) {
+        let name = call.name.and_then(Value::as_str);
+        let path = (call.arguments)
+            .and_then(|a| a.get("path"))
+            .and_then(Value::as_str);
+        let (Some(name), Some(path)) = (name, path) else {
+            return;
+        };
+        let count: fn(&mut Counts) -> &mut u64 = match name {
+            "read" => |c| &mut c.reads,
+            "write" => |c| &mut c.writes,
+            "edit" => |c| &mut c.edits,
+            _ => return,
+        };
+        let path = paths::normal(path, cwd);
+        *count(self.files.entry(path.clone()).or_default()) += 1;
+        if let Some(id) = call.id.and_then(Value::as_str) {
+            self.waiting.insert(id.to_owned(), path);
+        }
+    }
+
+    /// A result answering call `id` (once); a failed one counts on that call's file.
+    pub fn result(&mut self, id: Option<&str>, failed: bool) {
+        let path = id.and_then(|id| self.waiting.remove(id));
+        if let (Some(path), true) = (path, failed) {
+            if let Some(counts) = self.files.get_mut(&path) {
+                counts.errors += 1;
+            }
+        }
+    }
 }
 
 /// One row per file: its counts, then its path (escaped, cut from the left to the terminal's

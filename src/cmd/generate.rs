@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(
             names,
             [
-                "ls", "show", "tree", "path", "context", "stats", "facts", "files", "check", "rm",
+                "ls", "show", "tree", "path", "context", "stats", "facts", "files", "diff", "check", "rm",
                 "grep", "export"
             ]
         );

@@ -3,11 +3,13 @@
 pub mod check;
 pub mod context;
 mod destination;
+pub mod diff;
 pub mod export;
 pub mod facts;
 pub mod files;
 pub mod generate;
 pub mod grep;
+pub mod leaf;
 pub mod ls;
 pub mod path;
 pub mod rm;

@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod check;
 pub mod context;
+pub mod diff;
 pub mod export;
 pub mod facts;
 pub mod ids;

@@ -16,6 +16,7 @@ mod check;
 mod completion;
 mod context;
 mod conventions;
+mod diff;
 mod export;
 mod export_browser;
 mod export_fixture;

@@ -176,6 +176,25 @@ pub(super) const FILES_HELP: &str = concat!(
   A path outside the cwd stays absolute; `..` is folded lexically, and no file is looked at."
 );
 
+pub(super) const DIFF_HELP: &str = concat!(
+    session_help!(),
+    "SESSION@ENTRY:
+  the branch from the root to ENTRY (an id or a unique prefix) of SESSION; the argument
+  splits at its last @, unless the whole names a file that exists (a path with an @ stays a
+  path); @ENTRY alone is an entry of the default session
+
+Examples:
+  pisess diff 0196cdea 0196d88e        two runs: where they part, what each did
+  pisess diff 0196cdea@3f2a 0196cdea@9b1c    two leaves of one session
+  pisess diff A B --json | jq '.delta.cost'   B's cost less A's (null when unpriced)
+  pisess diff A B --format md >> \"$GITHUB_STEP_SUMMARY\"
+
+  Figures are per branch, pi's own (getSessionStats of the branch alone); the duration is
+  check --max-duration's (from the start to the last user or assistant message). A cost with
+  usage pi could not price is marked + and its change is ? (never a difference of lower
+  bounds); --prices estimates that usage apart (~$)."
+);
+
 pub(super) const CHECK_HELP: &str = concat!(
     session_help!(),
     "Assertions (combine freely; without one, --integrity is checked):
