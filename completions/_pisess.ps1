@@ -176,6 +176,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Every project''s sessions')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Every project''s sessions')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'JSON: one object for a session; NDJSON rows and a total row for a report')
+            [CompletionResult]::new('--forks', '--forks', [CompletionResultType]::ParameterName, 'With one SESSION: its family''s figures take in its forks and clones too')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--no-pager', '--no-pager', [CompletionResultType]::ParameterName, 'Never page human output')

@@ -748,7 +748,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__stats)
-            opts="-a -q -h --all --by --since --until --tz --json --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -q -h --all --by --since --until --tz --json --prices --forks --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

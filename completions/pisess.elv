@@ -166,6 +166,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -a 'Every project''s sessions'
             cand --all 'Every project''s sessions'
             cand --json 'JSON: one object for a session; NDJSON rows and a total row for a report'
+            cand --forks 'With one SESSION: its family''s figures take in its forks and clones too'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --no-pager 'Never page human output'

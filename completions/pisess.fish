@@ -175,6 +175,7 @@ always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s a -l all -d 'Every project\'s sessions'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l json -d 'JSON: one object for a session; NDJSON rows and a total row for a report'
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l forks -d 'With one SESSION: its family\'s figures take in its forks and clones too'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'

@@ -323,6 +323,9 @@ pub struct StatsArgs {
     /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
     #[arg(long, value_name = "FILE")]
     pub prices: Option<std::path::PathBuf>,
+    /// With one SESSION: its family's figures take in its forks and clones too
+    #[arg(long)]
+    pub forks: bool,
 }
 
 #[derive(Debug, Args)]
