@@ -176,6 +176,12 @@ pub struct LsArgs {
     /// NDJSON: one object per session (fields are only ever added)
     #[arg(long)]
     pub json: bool,
+    /// Threaded as pi's /resume threads them: forks under their source, subagent runs under their parent
+    ///
+    /// Each subtree ordered by its latest activity, newest first. With --json, flat NDJSON in
+    /// the same order, each object with `parentSessionId`, `depth` and `made`.
+    #[arg(long, conflicts_with_all = ["sort", "reverse"])]
+    pub tree: bool,
 }
 
 #[derive(Debug, Args)]

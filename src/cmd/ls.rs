@@ -1,4 +1,7 @@
-//! `pisess ls`: one row per session, in pi's order (newest `modified` first).
+//! `pisess ls`: one row per session, in pi's order (newest `modified` first); `--tree`
+//! threaded as pi's `/resume` threads them ([`tree`]).
+
+mod tree;
 
 use std::io::{self, Write};
 
@@ -28,7 +31,7 @@ pub fn collect(
     args: &LsArgs,
     env: &Env,
     diag: &mut Diag,
-) -> anyhow::Result<(Vec<Summary>, Vec<usize>, bool)> {
+) -> anyhow::Result<(Vec<Summary>, Vec<Vec<family::runs::Child>>, bool)> {
     let window = crate::cmd::window(&args.since, &args.until, env)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     let scope = projects.scope(args.all);
@@ -73,13 +76,13 @@ pub fn collect(
     let runs = (sessions.iter())
         .map(|s| {
             if !stems.contains(&s.path) {
-                return 0;
+                return Vec::new();
             }
             let found = family::runs::find(&s.path, family::runs::Limits::default());
             for (path, problem) in &found.problems {
                 diag.warn(&path.display().to_string(), None, &problem.describe());
             }
-            found.children.len()
+            found.children
         })
         .collect();
     Ok((sessions, runs, failed))
@@ -91,7 +94,12 @@ pub fn run(
     out: &mut dyn Write,
     diag: &mut Diag,
 ) -> anyhow::Result<Outcome> {
-    let (sessions, runs, failed) = collect(args, env, diag)?;
+    let (sessions, found, failed) = collect(args, env, diag)?;
+    if args.tree {
+        tree::run(sessions, found, args, env, out, diag)?;
+        return Ok(Outcome::partly_failed_if(failed));
+    }
+    let runs: Vec<usize> = found.iter().map(Vec::len).collect();
     if args.json {
         // Written on every core in runs of sessions, each run in order as it is ready: a listing
         // of 10,000 from the cache spent a fifth of its time in one thread writing JSON.
@@ -141,7 +149,16 @@ pub fn run(
         if sessions.is_empty() && env.stdout_tty {
             say_empty(args, env, diag);
         }
-        render_human(&sessions, &runs, args, default.as_deref(), env, theme, out)?;
+        render_human(
+            &sessions,
+            &runs,
+            None,
+            args,
+            default.as_deref(),
+            env,
+            theme,
+            out,
+        )?;
     }
     // Not freed: the process ends after a listing, and 10,000 summaries freed string by
     // string (allocated on the workers, freed here) were a tenth of a warm `ls --all --json`.
@@ -441,6 +458,7 @@ const CWD_MIN: usize = 12;
 fn render_human(
     sessions: &[Summary],
     runs: &[usize],
+    tree: Option<&[String]>,
     args: &LsArgs,
     default: Option<&std::path::Path>,
     env: &Env,
@@ -506,7 +524,13 @@ fn render_human(
     }
     let short = short_ids(sessions, env);
     let ids = Column::new("ID", false, cells(&|s| short.short(&s.id)));
-    let titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&*s.first_message)));
+    let mut titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&*s.first_message)));
+    // `--tree`: each title after its row's connectors, so that a cut title keeps them.
+    if let Some(prefixes) = tree {
+        for (title, prefix) in titles.iter_mut().zip(prefixes) {
+            title.insert_str(0, prefix);
+        }
+    }
     let title_natural = titles.iter().map(|t| style::width(t)).max().unwrap_or(0);
     let title_natural = title_natural.max(if header { "TITLE".len() } else { 0 });
 

@@ -28,6 +28,7 @@ mod grep;
 mod grep_reference;
 mod json_controls;
 mod ls;
+mod ls_tree;
 mod markdown;
 mod numbers;
 mod path;

@@ -102,6 +102,7 @@ Examples:
   pisess ls --all --sort cost -n 10    the ten most expensive sessions of any project
   pisess ls --all --since 2025-05-01 --until 2025-06-01
   pisess ls --all --json | jq -r 'select(.branches > 1) | .path'   sessions with branches
+  pisess ls --tree                     forks under their source, subagent runs under their parent
   pisess ls --all --json > s.ndjson    then, in DuckDB:
     select cwd, sum(usage.cost) from read_json_auto('s.ndjson') group by 1";
 
