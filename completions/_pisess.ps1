@@ -222,6 +222,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
             [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'Check every project''s sessions (with --since/--until: those modified then)')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Check every project''s sessions (with --since/--until: those modified then)')
+            [CompletionResult]::new('--file-only', '--file-only', [CompletionResultType]::ParameterName, 'Judge the SESSION file alone, without its subagent runs')
             [CompletionResult]::new('--integrity', '--integrity', [CompletionResultType]::ParameterName, 'The file''s structure: header, unique ids, parents, cycles, targets, malformed or torn lines, known types and roles (the default when no other assertion is given)')
             [CompletionResult]::new('--no-tool-errors', '--no-tool-errors', [CompletionResultType]::ParameterName, 'No tool result with isError (--max-tool-errors 0)')
             [CompletionResult]::new('--ended', '--ended', [CompletionResultType]::ParameterName, 'The active branch''s last message is an assistant message with stopReason stop (not error, aborted, length or toolUse)')

@@ -124,7 +124,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__check)
-            opts="-a -q -h --all --since --until --integrity --max-cost --unpriced --prices --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --no-secrets --secrets-config --json --summary --junit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -q -h --all --since --until --file-only --integrity --max-cost --unpriced --prices --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --no-secrets --secrets-config --json --summary --junit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

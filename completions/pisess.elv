@@ -210,6 +210,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --color 'When to use colours'
             cand -a 'Check every project''s sessions (with --since/--until: those modified then)'
             cand --all 'Check every project''s sessions (with --since/--until: those modified then)'
+            cand --file-only 'Judge the SESSION file alone, without its subagent runs'
             cand --integrity 'The file''s structure: header, unique ids, parents, cycles, targets, malformed or torn lines, known types and roles (the default when no other assertion is given)'
             cand --no-tool-errors 'No tool result with isError (--max-tool-errors 0)'
             cand --ended 'The active branch''s last message is an assistant message with stopReason stop (not error, aborted, length or toolUse)'

@@ -215,6 +215,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l color -d 'When t
 always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s a -l all -d 'Check every project\'s sessions (with --since/--until: those modified then)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l file-only -d 'Judge the SESSION file alone, without its subagent runs'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l integrity -d 'The file\'s structure: header, unique ids, parents, cycles, targets, malformed or torn lines, known types and roles (the default when no other assertion is given)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-tool-errors -d 'No tool result with isError (--max-tool-errors 0)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l ended -d 'The active branch\'s last message is an assistant message with stopReason stop (not error, aborted, length or toolUse)'

@@ -349,6 +349,14 @@ pub struct CheckArgs {
     /// Check this project's sessions (every project's with --all) modified before WHEN
     #[arg(long, value_name = "WHEN", conflicts_with = "sessions")]
     pub until: Option<String>,
+    /// Judge the SESSION file alone, without its subagent runs
+    ///
+    /// By default --max-cost, --max-tokens, --max-turns, --max-tool-errors/--no-tool-errors and
+    /// --no-secrets on a SESSION also judge its family: the session with the subagent runs
+    /// found under it (each token once), each run checked for secrets and tool errors and named
+    /// when it fails.
+    #[arg(long)]
+    pub file_only: bool,
     /// The file's structure: header, unique ids, parents, cycles, targets, malformed or torn
     /// lines, known types and roles (the default when no other assertion is given)
     #[arg(long, help_heading = "Assertions")]

@@ -5,7 +5,7 @@
 //! next request's size also needs the index `context` builds, a second read of that file only.
 //! Data first ([`One`], buckets, rows), then one of the renderers.
 
-mod family;
+pub(crate) mod family;
 mod human;
 
 use std::io::{Read, Write};

@@ -20,6 +20,7 @@ mod export_browser;
 mod export_fixture;
 mod export_md;
 mod export_redact;
+mod family_check;
 mod family_forks;
 mod family_stats;
 mod files;

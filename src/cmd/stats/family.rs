@@ -31,14 +31,14 @@ use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
 
 /// The members of a family, the session first, then its runs depth first; each member's rows
 /// carry what the family total takes of its subagent tool results.
-pub(super) struct Family {
+pub(crate) struct Family {
     pub members: Vec<Summary>,
     /// `(place, why)`: runs that could not be read, folders not followed, limits reached.
     pub warnings: Vec<(PathBuf, String)>,
 }
 
 /// The usage of `members`' rows, each row once as the members hold them.
-pub(super) fn usage<'a>(members: impl IntoIterator<Item = &'a Summary>) -> Usage {
+pub(crate) fn usage<'a>(members: impl IntoIterator<Item = &'a Summary>) -> Usage {
     let mut total = Usage::default();
     let rows = members.into_iter().filter_map(|m| m.tally.as_deref());
     for u in rows.flat_map(|t| &t.rows).filter_map(|r| r.usage.as_ref()) {
@@ -49,7 +49,7 @@ pub(super) fn usage<'a>(members: impl IntoIterator<Item = &'a Summary>) -> Usage
 
 /// The family of the session at `path`; `None` when no run was found under it (its figures are
 /// then its own, and it is not read again).
-pub(super) fn read(path: &Path) -> Option<Family> {
+pub(crate) fn read(path: &Path) -> Option<Family> {
     let found = runs::find(path, Limits::default());
     let mut warnings: Vec<(PathBuf, String)> = (found.problems.iter())
         .map(|(place, problem)| (place.clone(), problem.describe()))

@@ -6,12 +6,14 @@
 //! second fold of the file. The index ([`Session`]) is opened only for what needs the tree: the
 //! active branch's tool calls and last messages, and the integrity findings.
 
+mod family;
 mod integrity;
 mod secrets;
 mod tool_errors;
 
 use serde_json::Value;
 
+pub use family::{judge_family, Family};
 pub use integrity::integrity;
 pub use tool_errors::{failed_calls, ToolError, MAX_LISTED};
 
