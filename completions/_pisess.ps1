@@ -251,6 +251,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--empty', '--empty', [CompletionResultType]::ParameterName, 'Also this project''s empty sessions (with --older-than: the old ones)')
             [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'With --older-than/--empty: every project, not only this one')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --older-than/--empty: every project, not only this one')
+            [CompletionResult]::new('--with-subagents', '--with-subagents', [CompletionResultType]::ParameterName, 'Also remove the subagent runs found under each session removed (its family)')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Allow removing the live session ($PI_SESSION_FILE)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')

@@ -668,7 +668,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__rm)
-            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --project --force --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --project --with-subagents --force --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

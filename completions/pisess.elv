@@ -238,6 +238,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --empty 'Also this project''s empty sessions (with --older-than: the old ones)'
             cand -a 'With --older-than/--empty: every project, not only this one'
             cand --all 'With --older-than/--empty: every project, not only this one'
+            cand --with-subagents 'Also remove the subagent runs found under each session removed (its family)'
             cand --force 'Allow removing the live session ($PI_SESSION_FILE)'
             cand --json 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
             cand -q 'No warnings on stderr (errors are still printed)'

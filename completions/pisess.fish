@@ -238,6 +238,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand rm" -s y -l yes -d 'Do not
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l permanent -d 'Unlink instead of moving to the trash'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l empty -d 'Also this project\'s empty sessions (with --older-than: the old ones)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s a -l all -d 'With --older-than/--empty: every project, not only this one'
+complete -c pisess -n "__fish_pisess_using_subcommand rm" -l with-subagents -d 'Also remove the subagent runs found under each session removed (its family)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow removing the live session ($PI_SESSION_FILE)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l json -d 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'

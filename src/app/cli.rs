@@ -492,6 +492,14 @@ pub struct RmArgs {
     /// glob, in every project; repeatable (as in `ls --project`)
     #[arg(long = "project", value_name = "GLOB")]
     pub projects: Vec<String>,
+    /// Also remove the subagent runs found under each session removed (its family)
+    ///
+    /// Without it a session's runs (in the `<stem>/` folder beside it) are kept and the plan
+    /// says so; with it each run passes the same checks and is removed before its session.
+    /// Nothing else in the folder is touched, and forks and clones (sessions that name it as
+    /// their parentSession) are kept either way.
+    #[arg(long)]
+    pub with_subagents: bool,
     /// Allow removing the live session ($PI_SESSION_FILE)
     #[arg(long)]
     pub force: bool,

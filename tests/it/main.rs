@@ -22,6 +22,7 @@ mod export_md;
 mod export_redact;
 mod family_check;
 mod family_forks;
+mod family_rm;
 mod family_stats;
 mod files;
 mod first_use;
