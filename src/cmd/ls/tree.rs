@@ -15,7 +15,8 @@ use crate::app::env::Env;
 use crate::views::style::Theme;
 use pisess_store::family::runs::{Child, Made};
 use pisess_store::family::thread::{thread, Found, Listed, Node, PathKeys, Row};
-use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
+use pisess_store::listing;
+use pisess_store::summary::{Detail, Summary};
 
 /// Threads `sessions` (pi's order) and the runs found under each (`found[i]` under session
 /// `i`), then writes the rows.
@@ -27,24 +28,27 @@ pub(super) fn run(
     out: &mut dyn Write,
     diag: &mut Diag,
 ) -> anyhow::Result<()> {
-    // The runs, read for their rows: each with the path it hangs under and how it was made.
-    let mut runs: Vec<(Summary, PathBuf, Made, usize)> = Vec::new();
+    // The runs, read for their rows (through the cache, as the listing's): each with the path
+    // it hangs under and how it was made.
+    let mut wanted: Vec<(PathBuf, PathBuf, Made)> = Vec::new();
     for (i, children) in found.iter().enumerate() {
         let top = &sessions[i].path;
         for child in children {
             let parent = child.parent.map_or(top, |p| &children[p].path);
-            let options = SummaryOptions {
-                detail: Detail::Listing,
-                ..SummaryOptions::default()
-            };
-            match summarize(&child.path, options) {
-                Ok(s) => runs.push((s, parent.clone(), child.made, 0)),
-                Err(e) => diag.warn(
-                    &child.path.display().to_string(),
-                    None,
-                    &format!("cannot read this subagent run: {e}"),
-                ),
-            }
+            wanted.push((child.path.clone(), parent.clone(), child.made));
+        }
+    }
+    let paths: Vec<PathBuf> = wanted.iter().map(|w| w.0.clone()).collect();
+    let read = listing::summaries(&env.location, &paths, Detail::Listing);
+    let mut runs: Vec<(Summary, PathBuf, Made, usize)> = Vec::with_capacity(read.len());
+    for ((path, parent, made), result) in wanted.into_iter().zip(read) {
+        match result {
+            Ok(s) => runs.push((s, parent, made, 0)),
+            Err(e) => diag.warn(
+                &path.display().to_string(),
+                None,
+                &format!("cannot read this subagent run: {e}"),
+            ),
         }
     }
     let listed: Vec<Listed> = (sessions.iter())
