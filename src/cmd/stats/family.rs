@@ -200,7 +200,45 @@ pub(super) struct Counted<'a> {
     paths: Box<dyn Fn() -> Vec<PathBuf> + Sync + 'a>,
     keyed: OnceLock<HashSet<PathBuf>>,
     /// Each chain file's entries, read once however many forks name it.
-    sources: Mutex<HashMap<PathBuf, Arc<Source>>>,
+    sources: Mutex<HashMap<PathBuf, Arc<Chained>>>,
+}
+
+/// A chain file's entries as copies are matched against them. Most copies are the very bytes
+/// (`forkFrom` writes each entry again with `JSON.stringify`, as pi wrote it): matched by a hash
+/// of the line. An entry whose id is the file's but whose bytes are not (re-chained by
+/// `createBranchedSession`, or another spelling) is compared as parsed JSON, for which the
+/// file is read again, once, only then.
+struct Chained {
+    path: PathBuf,
+    lines: HashSet<u128>,
+    ids: HashSet<Box<str>>,
+    parsed: OnceLock<Option<Source>>,
+}
+
+impl Chained {
+    fn holds(&self, e: &EntryLine) -> bool {
+        let Some(id) = &e.id else { return false };
+        if self.lines.contains(&xxhash_rust::xxh3::xxh3_128(e.json)) {
+            return true;
+        }
+        if !self.ids.contains(&**id) {
+            return false;
+        }
+        let parsed = self.parsed.get_or_init(|| {
+            let mut source = Source::default();
+            let read = Pass::new().run(Input::Path(&self.path), |_, e| {
+                if let Ok(value) = serde_json::from_slice::<Value>(e.json) {
+                    source.add(&value);
+                }
+                ControlFlow::Continue(())
+            });
+            read.ok().map(|_| source)
+        });
+        parsed.as_ref().is_some_and(|source| {
+            serde_json::from_slice::<Value>(e.json)
+                .is_ok_and(|value| source.holds(&value, Copying::Verbatim))
+        })
+    }
 }
 
 impl<'a> Counted<'a> {
@@ -222,15 +260,21 @@ impl<'a> Counted<'a> {
     }
 
     /// The entries of the chain file `key`, as copies are matched against them.
-    fn source(&self, key: &Path) -> Result<Arc<Source>, ScanError> {
+    fn source(&self, key: &Path) -> Result<Arc<Chained>, ScanError> {
         let known = self.sources.lock().ok().and_then(|s| s.get(key).cloned());
         if let Some(source) = known {
             return Ok(source);
         }
-        let mut source = Source::default();
+        let mut source = Chained {
+            path: key.to_owned(),
+            lines: HashSet::new(),
+            ids: HashSet::new(),
+            parsed: OnceLock::new(),
+        };
         Pass::new().run(Input::Path(key), |_, e| {
-            if let Ok(value) = serde_json::from_slice::<Value>(e.json) {
-                source.add(&value);
+            if let Some(id) = &e.id {
+                source.lines.insert(xxhash_rust::xxh3::xxh3_128(e.json));
+                source.ids.insert(Box::from(&**id));
             }
             ControlFlow::Continue(())
         })?;
@@ -311,18 +355,14 @@ pub(super) fn without_copies(
             )),
         }
     }
-    if sources.iter().all(|s| s.is_empty()) {
+    if sources.iter().all(|s| s.ids.is_empty()) {
         return (s, warnings);
     }
     // Read again whole: a tally from the cache has no row ids.
     let mut copied: HashSet<String> = HashSet::new();
     let mut also = |_: &Header, e: &EntryLine| {
-        if let Some(id) = &e.id {
-            let is_copy = serde_json::from_slice::<Value>(e.json)
-                .is_ok_and(|value| sources.iter().any(|s| s.holds(&value, Copying::Verbatim)));
-            if is_copy {
-                copied.insert(id.to_string());
-            }
+        if let Some(id) = e.id.as_ref().filter(|_| sources.iter().any(|s| s.holds(e))) {
+            copied.insert(id.to_string());
         }
     };
     let options = SummaryOptions {
