@@ -27,7 +27,6 @@ use crate::views::style::{self, Theme};
 use pisess_format::scan::OpenedFile;
 use pisess_format::surrogates;
 use pisess_format::util::file::FileId;
-use pisess_store::family::runs;
 use pisess_store::listing::{self, Projects, Window};
 use pisess_store::locate::{self, Location};
 use pisess_store::removal::{self, Checked, Mode, NotRemoved};
@@ -36,6 +35,7 @@ use pisess_store::summary::{Detail, Summary};
 use pisess_store::util::usage::UsageError;
 
 mod empty;
+mod family;
 use empty::{holds_what_a_person_would_miss, summarize_keeping};
 
 /// How wide a plan row's title may be when stdout is not a terminal: enough to recognise a
@@ -123,10 +123,7 @@ struct Target {
     /// not be looked at, and the removal refuses).
     folder: Option<FileId>,
     rule: Rule,
-    /// The subagent runs found under it: removed before it (`--with-subagents`), else kept.
-    runs: usize,
-    /// A run planned with its session: that session's id.
-    subagent_of: Option<String>,
+    family: family::Family,
 }
 
 /// Something that will not be removed, and why.
@@ -419,64 +416,12 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
             }),
         }
     }
-    let targets = family(targets, args.with_subagents, &rules, &mut refused, diag);
+    let targets = family::family(targets, args.with_subagents, &rules, &mut refused, diag);
     Ok(Plan {
         targets,
         refused,
         incomplete,
     })
-}
-
-/// Each target with the subagent runs found under it (issue 44): counted (kept, the plan says
-/// so), or with `--with-subagents` each checked as a candidate of its own (inside the root, a
-/// session, not live) and planned before its session, so that a run that cannot go leaves its
-/// session in place only if the session itself fails. Only the runs' files are removed: any
-/// other file in the folder, the folders, and forks elsewhere stay.
-fn family(
-    targets: Vec<Target>,
-    with_runs: bool,
-    rules: &Rules,
-    refused: &mut Vec<Refusal>,
-    diag: &mut Diag,
-) -> Vec<Target> {
-    let mut out: Vec<Target> = Vec::with_capacity(targets.len());
-    for mut t in targets {
-        let found = runs::find(&t.path, runs::Limits::default());
-        for (place, problem) in &found.problems {
-            diag.warn(&place.display().to_string(), None, &problem.describe());
-        }
-        if found.limited.is_some() {
-            diag.warn(
-                &t.path.display().to_string(),
-                None,
-                "a limit was reached: only the subagent runs found before are counted",
-            );
-        }
-        t.runs = found.children.len();
-        if with_runs {
-            for child in found.children {
-                let candidate = Candidate {
-                    path: child.path.clone(),
-                    explicit: false,
-                    expected: None,
-                    rule: Rule::default(),
-                };
-                match check(candidate, rules) {
-                    Ok(_) if out.iter().any(|x| x.path == child.path) => {}
-                    Ok(mut run) => {
-                        run.subagent_of = Some(t.id.clone());
-                        out.push(run);
-                    }
-                    Err(reason) => refused.push(Refusal {
-                        path: Some(child.path),
-                        reason,
-                    }),
-                }
-            }
-        }
-        out.push(t);
-    }
-    out
 }
 
 /// One SESSION argument through the shared selection.
@@ -588,8 +533,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, NotRemoved> {
         folder,
         path,
         rule: c.rule,
-        runs: 0,
-        subagent_of: None,
+        family: family::Family::default(),
     })
 }
 
@@ -677,7 +621,6 @@ struct Report {
     mode: Mode,
     /// How session ids are shortened ([`Env::short_id`]).
     ids: ShortIds,
-    /// `--with-subagents`.
     with_subagents: bool,
 }
 
@@ -701,11 +644,8 @@ enum Event<'a> {
         title: &'a str,
         mode: &'static str,
         dry_run: bool,
-        /// Added (issue 44): the subagent runs found under it.
         subagent_runs: usize,
-        /// Added: whether they are removed too (`--with-subagents`: each its own event).
         with_subagents: bool,
-        /// Added: a run planned with its session, that session's id.
         #[serde(skip_serializing_if = "Option::is_none")]
         subagent_of: Option<&'a str>,
     },
@@ -783,9 +723,9 @@ impl Report {
                         title: &t.title,
                         mode: self.mode_name(),
                         dry_run,
-                        subagent_runs: t.runs,
+                        subagent_runs: t.family.runs,
                         with_subagents: self.with_subagents,
-                        subagent_of: t.subagent_of.as_deref(),
+                        subagent_of: t.family.subagent_of.as_deref(),
                     },
                 )?;
             }
@@ -831,20 +771,8 @@ impl Report {
                 self.theme.yellow(id)
             )?;
             writeln!(out, "    {}", self.theme.dim(&path_text(&t.path)))?;
-            if let Some(parent) = &t.subagent_of {
-                let of = format!("a subagent run of {}", self.ids.short(parent));
-                writeln!(out, "    {}", self.theme.dim(&of))?;
-            } else if t.runs > 0 && !self.with_subagents {
-                let kept = format!(
-                    "keeps its {} in {}/ (--with-subagents removes them too)",
-                    if t.runs == 1 {
-                        "subagent run".to_owned()
-                    } else {
-                        format!("{} subagent runs", t.runs)
-                    },
-                    path_text(&t.path.with_extension(""))
-                );
-                writeln!(out, "    {}", self.theme.dim(&kept))?;
+            if let Some(note) = family::note(t, self.with_subagents, &self.ids) {
+                writeln!(out, "    {}", self.theme.dim(&note))?;
             }
         }
         Ok(())
