@@ -211,8 +211,14 @@ pub struct LsArgs {
     ///
     /// An ESTIMATED column beside COST (`~$1.23`; `+` when some usage stays unpriced), and with
     /// --json `estimatedCost` and its counts beside `usage.cost`, never added into it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "tree")]
     pub prices: Option<std::path::PathBuf>,
+    /// Threaded as pi's /resume threads them: forks under their source, subagent runs under their parent
+    ///
+    /// Each subtree ordered by its latest activity, newest first. With --json, flat NDJSON in
+    /// the same order, each object with `parentSessionId`, `depth` and `made`.
+    #[arg(long, conflicts_with_all = ["sort", "reverse"])]
+    pub tree: bool,
 }
 
 #[derive(Debug, Args)]
@@ -385,6 +391,9 @@ pub struct StatsArgs {
     /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
     #[arg(long, value_name = "FILE")]
     pub prices: Option<std::path::PathBuf>,
+    /// With one SESSION: its family's figures take in its forks and clones too
+    #[arg(long)]
+    pub forks: bool,
 }
 
 #[derive(Debug, Args)]
@@ -433,6 +442,14 @@ pub struct CheckArgs {
     /// Check this project's sessions (every project's with --all) modified before WHEN
     #[arg(long, value_name = "WHEN", conflicts_with = "sessions")]
     pub until: Option<String>,
+    /// Judge the SESSION file alone, without its subagent runs
+    ///
+    /// By default --max-cost, --max-tokens, --max-turns, --max-tool-errors/--no-tool-errors and
+    /// --no-secrets on a SESSION also judge its family: the session with the subagent runs
+    /// found under it (each token once), each run checked for secrets and tool errors and named
+    /// when it fails.
+    #[arg(long)]
+    pub file_only: bool,
     /// The file's structure: header, unique ids, parents, cycles, targets, malformed or torn
     /// lines, known types and roles (the default when no other assertion is given)
     #[arg(long, help_heading = "Assertions")]
@@ -630,6 +647,14 @@ pub struct RmArgs {
     /// glob, in every project; repeatable (as in `ls --project`)
     #[arg(long = "project", value_name = "GLOB")]
     pub projects: Vec<String>,
+    /// Also remove the subagent runs found under each session removed (its family)
+    ///
+    /// Without it a session's runs (in the `<stem>/` folder beside it) are kept and the plan
+    /// says so; with it each run passes the same checks and is removed before its session.
+    /// Nothing else in the folder is touched, and forks and clones (sessions that name it as
+    /// their parentSession) are kept either way.
+    #[arg(long)]
+    pub with_subagents: bool,
     /// Allow removing the live session ($PI_SESSION_FILE)
     #[arg(long)]
     pub force: bool,

@@ -8,6 +8,7 @@
 //! failure wins over an undecided assertion.
 
 mod baseline;
+mod family;
 mod reports;
 mod verdicts;
 
@@ -74,6 +75,22 @@ pub fn run(
         None => path.to_owned(),
     };
     let (targets, under) = targets(args, env, diag, &redact).map_err(Unanswered)?;
+    // SESSIONs named are judged with their subagent runs (cmd/check/family.rs).
+    let listing = args.all || args.since.is_some() || args.until.is_some();
+    let as_family = !listing && !args.file_only && family::asked(&spec);
+    let (targets, under) = if as_family {
+        family::expand(targets, diag, &redact)
+    } else {
+        (targets, under)
+    };
+    let run_spec = as_family
+        .then(|| -> anyhow::Result<Spec> {
+            let detector = (spec.no_secrets.as_ref())
+                .map(|_| crate::views::secrets::Detector::load(args.secrets_config.as_deref()))
+                .transpose()?;
+            Ok(family::run_spec(&spec, detector))
+        })
+        .transpose()?;
     refuse_destinations(args, env, &targets).map_err(Unanswered)?;
     let want_index = spec.needs_index();
     let mut checked = Vec::with_capacity(targets.len());
@@ -85,7 +102,17 @@ pub fn run(
         .collect();
     let run = pisess_store::util::progress::begin(&files);
     let mut next_file = files.iter();
-    for target in targets {
+    let paths: Vec<Option<PathBuf>> = (targets.iter())
+        .map(|t| match t {
+            Target::File(path, _) => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    for (i, target) in targets.into_iter().enumerate() {
+        let spec = match (&run_spec, under.get(i)) {
+            (Some(run_spec), Some(Some(_))) => run_spec,
+            _ => &spec,
+        };
         // The file targets come in the order of `files`.
         let file = matches!(target, Target::File(..))
             .then(|| next_file.next())
@@ -96,7 +123,7 @@ pub fn run(
             (Target::Stdin, Err(e)) => Target::Failed("-".into(), e.to_string()),
             (target, _) => target,
         };
-        let mut c = check_one(target, &spec, want_index, diag, stdin);
+        let mut c = check_one(target, spec, want_index, diag, stdin);
         if c.short_id.is_none() {
             c.short_id = c.id.as_deref().map(|id| env.short_id(id));
         }
@@ -109,6 +136,11 @@ pub fn run(
         }
     }
     drop(run);
+    let families = if as_family {
+        family::judge(&checked, &paths, &under, &spec, diag)
+    } else {
+        Vec::new()
+    };
 
     let shown = (|| -> anyhow::Result<()> {
         if dash(&args.save_baseline) {
@@ -125,11 +157,14 @@ pub fn run(
                     let id = parent.id.as_deref().unwrap_or_default();
                     row["subagentOf"] = crate::cmd::runs::json_of(id, &parent.name, made);
                 }
+                if let Some(Some(f)) = families.get(i) {
+                    row["family"] = family::to_json(f, &checked);
+                }
                 surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;
             }
         } else {
-            render_human(&checked, &under, env, out)?;
+            render_human(&checked, &under, &families, env, out)?;
         }
         Ok(out.flush()?)
     })();
@@ -162,7 +197,8 @@ pub fn run(
     if let Some(file) = args.save_baseline.as_deref().filter(|f| *f != "-") {
         baseline::save(file, &checked).map_err(Unanswered)?;
     }
-    Ok(match worst(&checked) {
+    let families = families.iter().flatten().map(family::Judged::status);
+    Ok(match families.fold(worst(&checked), Status::max) {
         Status::Passed => Outcome::Done,
         Status::Failed => Outcome::AssertionFailed,
         // Some assertion could not be decided, and none failed in any session: as for a
@@ -618,6 +654,7 @@ fn read_once(
 fn render_human(
     checked: &[Checked],
     under: &[Option<(usize, Made)>],
+    families: &[Option<family::Judged>],
     env: &Env,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
@@ -678,6 +715,11 @@ fn render_human(
             Status::Failed | Status::Error => Role::Error,
         };
         writeln!(out, "{}", theme.paint(role, &theme.bold(&line)))?;
+        if let Some(Some(f)) = families.get(i) {
+            for line in family::human(f, checked) {
+                writeln!(out, "{}", esc(&line))?;
+            }
+        }
     }
     if checked.len() > 1 {
         // The sessions that did not pass, again at the end (as cargo test and pytest repeat
@@ -686,8 +728,31 @@ fn render_human(
             .iter()
             .filter(|c| c.status() != Status::Passed)
             .collect();
-        if !not_passed.is_empty() {
+        let family_failed = families
+            .iter()
+            .flatten()
+            .any(|f| f.status() != Status::Passed);
+        if !not_passed.is_empty() || family_failed {
             writeln!(out, "\n{}", theme.bold("not passed:"))?;
+        }
+        // A session that passed alone but whose family did not: under its family's name.
+        for (c, f) in checked
+            .iter()
+            .zip(families)
+            .filter_map(|(c, f)| Some((c, f.as_ref()?)))
+        {
+            if c.status() == Status::Passed && f.status() != Status::Passed {
+                let id = c.short_id.as_deref().map(esc).unwrap_or_default();
+                writeln!(
+                    out,
+                    "  {}  {} (its family)",
+                    theme.paint(Role::Id, &id),
+                    esc(&c.name)
+                )?;
+                for line in family::human(f, checked).iter().skip(1) {
+                    writeln!(out, "  {}", esc(line))?;
+                }
+            }
         }
         for c in not_passed {
             let id = c.short_id.as_deref().map(esc).unwrap_or_default();

@@ -1,4 +1,7 @@
-//! `pisess ls`: one row per session, in pi's order (newest `modified` first).
+//! `pisess ls`: one row per session, in pi's order (newest `modified` first); `--tree`
+//! threaded as pi's `/resume` threads them ([`tree`]).
+
+mod tree;
 
 mod touched;
 
@@ -32,7 +35,7 @@ pub fn collect(
     args: &LsArgs,
     env: &Env,
     diag: &mut Diag,
-) -> anyhow::Result<(Vec<Summary>, Vec<usize>, bool)> {
+) -> anyhow::Result<(Vec<Summary>, Vec<Vec<family::runs::Child>>, bool)> {
     let window = crate::cmd::window(&args.since, &args.until, env)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     let scope = projects.scope(args.all);
@@ -86,13 +89,13 @@ pub fn collect(
     let runs = (sessions.iter())
         .map(|s| {
             if !stems.contains(&s.path) {
-                return 0;
+                return Vec::new();
             }
             let found = family::runs::find(&s.path, family::runs::Limits::default());
             for (path, problem) in &found.problems {
                 diag.warn(&path.display().to_string(), None, &problem.describe());
             }
-            found.children.len()
+            found.children
         })
         .collect();
     Ok((sessions, runs, failed))
@@ -106,7 +109,12 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     // Read before anything is written: a bad table stops the command with nothing emitted.
     let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
-    let (sessions, runs, failed) = collect(args, env, diag)?;
+    let (sessions, found, failed) = collect(args, env, diag)?;
+    if args.tree {
+        tree::run(sessions, found, args, env, out, diag)?;
+        return Ok(Outcome::partly_failed_if(failed));
+    }
+    let runs: Vec<usize> = found.iter().map(Vec::len).collect();
     let estimates: Vec<Option<Estimated>> = (sessions.iter())
         .map(|s| Some(prices::total(pricer.as_ref()?, s.tally.as_deref()?)))
         .collect();
@@ -166,6 +174,7 @@ pub fn run(
             &sessions,
             &runs,
             priced,
+            None,
             args,
             default.as_deref(),
             env,
@@ -500,6 +509,7 @@ fn render_human(
     sessions: &[Summary],
     runs: &[usize],
     priced: Option<(&Pricer, &[Option<Estimated>])>,
+    tree: Option<&[String]>,
     args: &LsArgs,
     default: Option<&std::path::Path>,
     env: &Env,
@@ -572,7 +582,13 @@ fn render_human(
     }
     let short = short_ids(sessions, env);
     let ids = Column::new("ID", false, cells(&|s| short.short(&s.id)));
-    let titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&*s.first_message)));
+    let mut titles = cells(&|s| style::one_line(s.name.as_deref().unwrap_or(&*s.first_message)));
+    // `--tree`: each title after its row's connectors, so that a cut title keeps them.
+    if let Some(prefixes) = tree {
+        for (title, prefix) in titles.iter_mut().zip(prefixes) {
+            title.insert_str(0, prefix);
+        }
+    }
     let title_natural = titles.iter().map(|t| style::width(t)).max().unwrap_or(0);
     let title_natural = title_natural.max(if header { "TITLE".len() } else { 0 });
 

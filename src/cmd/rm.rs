@@ -35,6 +35,7 @@ use pisess_store::summary::{Detail, Summary};
 use pisess_store::util::usage::UsageError;
 
 mod empty;
+mod family;
 use empty::{holds_what_a_person_would_miss, summarize_keeping};
 
 /// How wide a plan row's title may be when stdout is not a terminal: enough to recognise a
@@ -122,6 +123,7 @@ struct Target {
     /// not be looked at, and the removal refuses).
     folder: Option<FileId>,
     rule: Rule,
+    family: family::Family,
 }
 
 /// Something that will not be removed, and why.
@@ -229,6 +231,7 @@ pub fn run(
         width: env.width,
         mode,
         ids: env.short_ids().clone(),
+        with_subagents: args.with_subagents,
     };
     let failed_already = !plan.refused.is_empty() || plan.incomplete;
     // The plan, whole and flushed, before anything is touched: a report that cannot be written
@@ -413,6 +416,7 @@ fn plan(args: &RmArgs, env: &Env, diag: &mut Diag) -> anyhow::Result<Plan> {
             }),
         }
     }
+    let targets = family::family(targets, args.with_subagents, &rules, &mut refused, diag);
     Ok(Plan {
         targets,
         refused,
@@ -529,6 +533,7 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, NotRemoved> {
         folder,
         path,
         rule: c.rule,
+        family: family::Family::default(),
     })
 }
 
@@ -616,6 +621,7 @@ struct Report {
     mode: Mode,
     /// How session ids are shortened ([`Env::short_id`]).
     ids: ShortIds,
+    with_subagents: bool,
 }
 
 /// One line of `rm --json` (docs/json.md): `{"event": …}` and the event's fields.
@@ -638,6 +644,10 @@ enum Event<'a> {
         title: &'a str,
         mode: &'static str,
         dry_run: bool,
+        subagent_runs: usize,
+        with_subagents: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        subagent_of: Option<&'a str>,
     },
     Removed {
         id: &'a str,
@@ -713,6 +723,9 @@ impl Report {
                         title: &t.title,
                         mode: self.mode_name(),
                         dry_run,
+                        subagent_runs: t.family.runs,
+                        with_subagents: self.with_subagents,
+                        subagent_of: t.family.subagent_of.as_deref(),
                     },
                 )?;
             }
@@ -758,6 +771,9 @@ impl Report {
                 self.theme.yellow(id)
             )?;
             writeln!(out, "    {}", self.theme.dim(&path_text(&t.path)))?;
+            if let Some(note) = family::note(t, self.with_subagents, &self.ids) {
+                writeln!(out, "    {}", self.theme.dim(&note))?;
+            }
         }
         Ok(())
     }

@@ -32,6 +32,20 @@ pub fn stem_files(folders: Vec<PathBuf>) -> hashbrown::HashSet<PathBuf> {
         .collect()
 }
 
+/// Of `files`, those that have a real folder of their stem beside them (a symlink to a folder
+/// is not one: `runs::find` says so when it meets one inside), for [`with_runs`] on files named
+/// one by one rather than listed.
+pub fn stems_of<'a>(files: impl IntoIterator<Item = &'a PathBuf>) -> hashbrown::HashSet<PathBuf> {
+    (files.into_iter())
+        .filter(|f| {
+            runs::stem_folder(f)
+                .and_then(|d| std::fs::symlink_metadata(d).ok())
+                .is_some_and(|m| m.is_dir())
+        })
+        .cloned()
+        .collect()
+}
+
 /// `files` in their order, each followed by its runs (depth first, each run before its own);
 /// only the files in `stems` are looked under.
 /// What the walk could not read is a warning, each path given through `redact` (a folder's

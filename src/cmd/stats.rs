@@ -64,6 +64,7 @@ pub fn run(
     if !report {
         let one = read_one(
             args.sessions.first().map(|s| s.as_os_str()),
+            args.forks,
             env,
             diag,
             stdin,
@@ -95,8 +96,12 @@ pub fn run(
             // A session with subagent runs brings its family's shares (family.rs: each token
             // once), and what its runs had to say.
             let scope = if args.all { Scope::All } else { Scope::Project };
+            // A fork or clone leaves out what it copied from a file the report counts.
             let rules = grouper.rules();
             let mut said = Vec::new();
+            let counted = family::Counted::new(|| {
+                listing::files(&env.location, scope).map_or_else(|_| Vec::new(), |f| f.files)
+            });
             failed = listing::walk(
                 &env.location,
                 scope,
@@ -104,13 +109,18 @@ pub fn run(
                 by == By::Session,
                 diag,
                 |s, stem| match stem.then(|| family::read(&s.path)).flatten() {
-                    Some(f) => {
-                        let mut shares = f.members.iter().map(|m| rules.share(m));
-                        let first = shares.next().expect("a family holds its session");
-                        (first, shares.collect(), f.warnings)
+                    Some(mut f) => {
+                        let first = f.members.remove(0);
+                        let (first, mut warnings) = family::without_copies(first, &counted);
+                        warnings.append(&mut f.warnings);
+                        let runs = f.members.iter().map(|m| rules.share(m)).collect();
+                        (rules.share(&first), runs, warnings)
                     }
-                    // Nothing allocated for a session without runs.
-                    None => (rules.share(&s), Vec::new(), Vec::new()),
+                    // Nothing allocated for a session without runs or copies.
+                    None => {
+                        let (s, warnings) = family::without_copies(s, &counted);
+                        (rules.share(&s), Vec::new(), warnings)
+                    }
                 },
                 |(first, runs, warnings)| {
                     grouper.merge(first);
@@ -145,6 +155,7 @@ pub fn run(
 /// Reads the one session and what `context` would send after its leaf.
 fn read_one(
     arg: Option<&std::ffi::OsStr>,
+    with_forks: bool,
     env: &Env,
     diag: &mut Diag,
     stdin: &mut dyn Read,
@@ -179,7 +190,11 @@ fn read_one(
                 ..stats()
             };
             let summary = summarize(path, options).context(name.clone())?;
-            family = family::read(path);
+            let runs = family::read(path);
+            let forks = with_forks
+                .then(|| family::forks(path, &env.location))
+                .transpose()?;
+            family = family_totals(&summary, runs, forks, diag);
             (
                 summary,
                 Session::open(path, IndexOptions::default()).context(name)?,
@@ -200,15 +215,41 @@ fn read_one(
         next_messages,
         next_tokens,
         pi_totals: js.strings().then(|| js.to_json()),
-        family: family.map(|f| {
-            for (place, why) in &f.warnings {
-                diag.warn(&place.display().to_string(), None, why);
-            }
-            FamilyTotals {
-                sessions: f.members.len(),
-                usage: f.usage(),
-            }
-        }),
+        family,
+    })
+}
+
+/// The family's figures beside the session's: with its subagent runs (`runs`, when any were
+/// found) and, when asked, its forks and theirs; `None` when it has neither.
+fn family_totals(
+    summary: &Summary,
+    runs: Option<family::Family>,
+    forks: Option<family::Forks>,
+    diag: &mut Diag,
+) -> Option<FamilyTotals> {
+    let forks = forks.filter(|f| !f.forks.is_empty() || !f.warnings.is_empty());
+    if runs.is_none() && forks.as_ref().is_none_or(|f| f.forks.is_empty()) {
+        for (place, why) in forks.iter().flat_map(|f| &f.warnings) {
+            diag.warn(&place.display().to_string(), None, why);
+        }
+        return None;
+    }
+    let own = std::slice::from_ref(summary);
+    let members = runs.as_ref().map_or(own, |r| &r.members[..]);
+    let (forks, fork_runs, mut warnings) = match forks {
+        Some(f) => (f.forks, f.runs, f.warnings),
+        None => Default::default(),
+    };
+    warnings.extend(runs.iter().flat_map(|r| r.warnings.iter().cloned()));
+    for (place, why) in &warnings {
+        diag.warn(&place.display().to_string(), None, why);
+    }
+    let all = members.iter().chain(&forks).chain(&fork_runs);
+    Some(FamilyTotals {
+        sessions: members.len() + forks.len() + fork_runs.len(),
+        subagent_runs: members.len() - 1 + fork_runs.len(),
+        forks: forks.len(),
+        usage: family::usage(all),
     })
 }
 
@@ -289,16 +330,24 @@ fn read_many(
         let failed = listing.report(diag);
         // Each session with subagent runs followed by them, as `--all` reports count them.
         let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
+        let paths: Vec<std::path::PathBuf> =
+            listing.sessions.iter().map(|s| s.path.clone()).collect();
+        let counted = family::Counted::new(|| paths.clone());
         let mut sessions = Vec::with_capacity(listing.sessions.len());
         for s in listing.sessions {
+            let (s, mut warnings) = family::without_copies(s, &counted);
             match (stems.contains(&s.path).then(|| family::read(&s.path))).flatten() {
-                Some(f) => {
-                    for (place, why) in &f.warnings {
-                        diag.warn(&place.display().to_string(), None, why);
-                    }
+                Some(mut f) => {
+                    let (first, mut more) = family::without_copies(f.members.remove(0), &counted);
+                    warnings.append(&mut more);
+                    warnings.append(&mut f.warnings);
+                    sessions.push(first);
                     sessions.extend(f.members);
                 }
                 None => sessions.push(s),
+            }
+            for (place, why) in &warnings {
+                diag.warn(&place.display().to_string(), None, why);
             }
         }
         for s in &sessions {
@@ -324,6 +373,18 @@ fn read_many(
             sessions.push(summary);
         }
     }
+    // A fork or clone named with its source leaves out what it copied from it.
+    let paths: Vec<std::path::PathBuf> = sessions.iter().map(|s| s.path.clone()).collect();
+    let counted = family::Counted::new(|| paths.clone());
+    let sessions = (sessions.into_iter())
+        .map(|s| {
+            let (s, warnings) = family::without_copies(s, &counted);
+            for (place, why) in &warnings {
+                diag.warn(&place.display().to_string(), None, why);
+            }
+            s
+        })
+        .collect();
     Ok((sessions, false))
 }
 
@@ -401,6 +462,8 @@ struct OneRow<'a> {
 struct FamilyRow {
     sessions: usize,
     subagent_runs: usize,
+    /// With `--forks`: the sessions descending from it by `parentSession`.
+    forks: usize,
     tokens: Tokens,
     cost: f64,
     unpriced_tokens: f64,
@@ -540,7 +603,8 @@ fn one_json<'a>(one: &'a One, pricer: Option<&Pricer>) -> OneRow<'a> {
         },
         family: one.family.as_ref().map(|f| FamilyRow {
             sessions: f.sessions,
-            subagent_runs: f.sessions - 1,
+            subagent_runs: f.subagent_runs,
+            forks: f.forks,
             tokens: (&f.usage).into(),
             cost: f.usage.cost,
             unpriced_tokens: f.usage.unpriced,

@@ -375,10 +375,13 @@ pub struct One {
     pub family: Option<FamilyTotals>,
 }
 
-/// A session and its subagent runs together (`cmd/stats/family.rs`).
+/// A session and its subagent runs together, and with `--forks` its forks and theirs
+/// (`cmd/stats/family.rs`).
 pub struct FamilyTotals {
-    /// The session and its runs.
+    /// The session, its runs and forks.
     pub sessions: usize,
+    pub subagent_runs: usize,
+    pub forks: usize,
     pub usage: pisess_format::model::Usage,
 }
 

@@ -55,3 +55,6 @@ for f in "$repo/../shared/research/fixtures"/*.jsonl /work/shared/research/fixtu
   extra+=(--extra "$real")
 done
 TZ=UTC node "$here/export.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" ${extra[@]+"${extra[@]}"} "$@"
+# families (issue 44): forks, clones and branched sessions pi's SessionManager wrote, each entry
+# counted once in `stats --all` and in a family, against pi's getSessionStats.
+TZ=UTC node "$here/families.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" "$@"

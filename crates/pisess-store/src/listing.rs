@@ -397,6 +397,16 @@ impl Window {
     }
 }
 
+/// Summarizes `files` found otherwise than by a listing (the subagent runs `ls --tree` shows),
+/// on every core, through the cache as a listing's are; results in the order of `files`.
+pub fn summaries(
+    loc: &Location,
+    files: &[PathBuf],
+    detail: Detail,
+) -> Vec<Result<Summary, ScanError>> {
+    summarize_all(loc, files, detail).0
+}
+
 /// Summarizes every file, through the summary cache (`ls`) or the tally cache (`stats`) when
 /// there is one; also the cache's one problem, if it had any.
 fn summarize_all(

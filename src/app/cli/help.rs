@@ -103,6 +103,7 @@ Examples:
   pisess ls --all --since 2025-05-01 --until 2025-06-01
   pisess ls --all --touched src/cart.ts   the sessions that read, wrote or edited it
   pisess ls --all --json | jq -r 'select(.branches > 1) | .path'   sessions with branches
+  pisess ls --tree                     forks under their source, subagent runs under their parent
   pisess ls --all --json > s.ndjson    then, in DuckDB:
     select cwd, sum(usage.cost) from read_json_auto('s.ndjson') group by 1";
 

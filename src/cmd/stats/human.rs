@@ -115,13 +115,19 @@ pub(super) fn one(
         writeln!(out, "{}{}", field(""), style::negative_legend())?;
     }
     if let Some(f) = &one.family {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let forks = if f.forks > 0 {
+            format!(" and {} fork{}", f.forks, plural(f.forks))
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "{}{} with {} subagent run{}, each token once: {}",
+            "{}{} with {} subagent run{}{forks}, each token once: {}",
             field("family"),
             theme.bold(&style::cost_of(&f.usage)),
-            f.sessions - 1,
-            if f.sessions == 2 { "" } else { "s" },
+            f.subagent_runs,
+            plural(f.subagent_runs),
             usage_line(&f.usage)
         )?;
     }

@@ -8,12 +8,14 @@
 
 pub mod baseline;
 pub mod compare;
+mod family;
 mod integrity;
 mod secrets;
 mod tool_errors;
 
 use serde_json::Value;
 
+pub use family::{judge_family, Family};
 pub use integrity::integrity;
 pub use tool_errors::{failed_calls, ToolError, MAX_LISTED};
 

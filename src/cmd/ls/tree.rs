@@ -1,0 +1,221 @@
+//! `ls --tree` (issue 44): the listing threaded as pi's `/resume` threads it
+//! (`pisess_store::family::thread`: forks and clones under the session their `parentSession`
+//! names, every subtree ordered by its latest activity), with each session's subagent runs
+//! under it. Human: the table with each title after its row's connectors, cut to the terminal
+//! as `ls` cuts; `--json`: the `ls` objects in the same order, flat, each with `parentSessionId`
+//! (the session of the row it hangs under, `null` for a root), `depth` (0 for a root) and
+//! `made` (how a subagent run was made, `null` for pi's rows).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::app::cli::LsArgs;
+use crate::app::diag::Diag;
+use crate::app::env::Env;
+use crate::views::style::Theme;
+use pisess_store::family::runs::{Child, Made};
+use pisess_store::family::thread::{thread, Found, Listed, Node, PathKeys, Row};
+use pisess_store::listing;
+use pisess_store::summary::{Detail, Summary};
+
+/// Threads `sessions` (pi's order) and the runs found under each (`found[i]` under session
+/// `i`), then writes the rows.
+pub(super) fn run(
+    sessions: Vec<Summary>,
+    found: Vec<Vec<Child>>,
+    args: &LsArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    diag: &mut Diag,
+) -> anyhow::Result<()> {
+    // The runs, read for their rows (through the cache, as the listing's): each with the path
+    // it hangs under and how it was made.
+    let mut wanted: Vec<(PathBuf, PathBuf, Made)> = Vec::new();
+    for (i, children) in found.iter().enumerate() {
+        let top = &sessions[i].path;
+        for child in children {
+            let parent = child.parent.map_or(top, |p| &children[p].path);
+            wanted.push((child.path.clone(), parent.clone(), child.made));
+        }
+    }
+    let paths: Vec<PathBuf> = wanted.iter().map(|w| w.0.clone()).collect();
+    let read = listing::summaries(&env.location, &paths, Detail::Listing);
+    let mut runs: Vec<(Summary, PathBuf, Made, usize)> = Vec::with_capacity(read.len());
+    for ((path, parent, made), result) in wanted.into_iter().zip(read) {
+        match result {
+            Ok(s) => runs.push((s, parent, made, 0)),
+            Err(e) => diag.warn(
+                &path.display().to_string(),
+                None,
+                &format!("cannot read this subagent run: {e}"),
+            ),
+        }
+    }
+    let listed: Vec<Listed> = (sessions.iter())
+        .map(|s| Listed {
+            path: &s.path,
+            parent_session: s.parent_session.as_deref(),
+            modified_ms: s.modified_ms,
+        })
+        .collect();
+    let children: Vec<Found> = (runs.iter())
+        .map(|(s, parent, ..)| Found {
+            path: &s.path,
+            parent,
+            modified_ms: s.modified_ms,
+        })
+        .collect();
+    let mut keys = PathKeys::new(&env.location.process_cwd);
+    let forest = thread(&listed, &children, &mut |p: &Path| keys.key(p));
+    for cycle in &forest.cycles {
+        let names: Vec<String> = (cycle.iter())
+            .map(|n| summary(*n, &sessions, &runs).path.display().to_string())
+            .collect();
+        diag.warn(
+            &names[0],
+            None,
+            &format!(
+                "a cycle of parentSession ({}): shown as a root, the others under it",
+                names.join(" → ")
+            ),
+        );
+    }
+    // A run's count of runs: its own children among the rows.
+    for row in &forest.rows {
+        if let (Node::Found(_), Some(Node::Found(p))) = (row.node, row.parent) {
+            runs[p].3 += 1;
+        }
+    }
+    if args.json {
+        let mut buf = Vec::with_capacity(forest.rows.len() * 2048);
+        for row in &forest.rows {
+            let s = summary(row.node, &sessions, &runs);
+            let (count, made) = match row.node {
+                Node::Listed(i) => (found[i].len(), None),
+                Node::Found(j) => (runs[j].3, Some(runs[j].2)),
+            };
+            super::push_json(&mut buf, s, count, None);
+            buf.pop();
+            buf.extend_from_slice(b",\"parentSessionId\":");
+            match row.parent {
+                Some(p) => {
+                    pisess_format::surrogates::push_str(&mut buf, &summary(p, &sessions, &runs).id);
+                }
+                None => buf.extend_from_slice(b"null"),
+            }
+            buf.extend_from_slice(b",\"depth\":");
+            pisess_format::surrogates::push_u64(&mut buf, row.depth as u64);
+            buf.extend_from_slice(b",\"made\":");
+            match made {
+                Some(m) => pisess_format::surrogates::push_str(&mut buf, m.as_str()),
+                None => buf.extend_from_slice(b"null"),
+            }
+            buf.extend_from_slice(b"}\n");
+        }
+        out.write_all(&buf)?;
+        return Ok(());
+    }
+    let prefixes = connectors(&forest.rows);
+    let mut rows: Vec<Summary> = Vec::with_capacity(forest.rows.len());
+    let mut counts = Vec::with_capacity(forest.rows.len());
+    let mut marks = Vec::with_capacity(forest.rows.len());
+    for (row, prefix) in forest.rows.iter().zip(prefixes) {
+        let (count, mark) = match row.node {
+            Node::Listed(i) => (found[i].len(), prefix),
+            Node::Found(j) => (runs[j].3, format!("{prefix}[{}] ", runs[j].2.as_str())),
+        };
+        rows.push(summary(row.node, &sessions, &runs).clone());
+        counts.push(count);
+        marks.push(mark);
+    }
+    let theme = Theme {
+        enabled: env.color_stdout,
+    };
+    let default = super::default_path(env);
+    super::render_human(
+        &rows,
+        &counts,
+        None,
+        Some(&marks),
+        args,
+        default.as_deref(),
+        env,
+        theme,
+        out,
+    )?;
+    Ok(())
+}
+
+fn summary<'a>(
+    node: Node,
+    sessions: &'a [Summary],
+    runs: &'a [(Summary, PathBuf, Made, usize)],
+) -> &'a Summary {
+    match node {
+        Node::Listed(i) => &sessions[i],
+        Node::Found(j) => &runs[j].0,
+    }
+}
+
+/// Each row's connectors (`│  ├─ `), three columns a level, from the rows in pre-order: a
+/// level's gutter is `│` while the row's ancestor at that level has siblings still to come.
+pub(super) fn connectors(rows: &[Row]) -> Vec<String> {
+    let mut open: Vec<bool> = Vec::new();
+    rows.iter()
+        .map(|row| {
+            if row.depth == 0 {
+                open.clear();
+                return String::new();
+            }
+            open.truncate(row.depth - 1);
+            let mut prefix: String = (open.iter())
+                .map(|&more| if more { "│  " } else { "   " })
+                .collect();
+            prefix.push_str(if row.last { "└─ " } else { "├─ " });
+            open.push(!row.last);
+            prefix
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(depth: usize, last: bool) -> Row {
+        Row {
+            node: Node::Listed(0),
+            depth,
+            parent: None,
+            last,
+            latest_ms: 0,
+        }
+    }
+
+    #[test]
+    fn connectors_keep_a_gutter_while_an_ancestor_has_siblings_to_come() {
+        let rows = [
+            row(0, false),
+            row(1, false),
+            row(2, true),
+            row(1, true),
+            row(2, false),
+            row(3, true),
+            row(2, true),
+            row(0, true),
+        ];
+        assert_eq!(
+            connectors(&rows),
+            [
+                "",
+                "├─ ",
+                "│  └─ ",
+                "└─ ",
+                "   ├─ ",
+                "   │  └─ ",
+                "   └─ ",
+                ""
+            ]
+        );
+    }
+}
