@@ -188,6 +188,7 @@ pub fn to_json(s: &Summary, subagent_runs: usize) -> SessionJson<'_> {
         tool_errors: s.counts.tool_errors,
         subagent_runs,
         resume: resume_command(&s.path.to_string_lossy()),
+        session_id: &s.id,
     }
 }
 
@@ -282,6 +283,8 @@ pub fn push_json(out: &mut Vec<u8>, s: &Summary, subagent_runs: usize) {
     }
     out.extend_from_slice(b",\"resume\":");
     push_str(out, &resume_command(&s.path.to_string_lossy()));
+    out.extend_from_slice(b",\"sessionId\":");
+    push_str(out, &s.id);
     out.push(b'}');
 }
 
@@ -314,6 +317,8 @@ pub struct SessionJson<'a> {
     tool_errors: u64,
     subagent_runs: usize,
     resume: String,
+    /// `id` under the one vocabulary's name (docs/json.md); `id` stays.
+    session_id: &'a str,
 }
 
 #[derive(Serialize)]

@@ -638,16 +638,20 @@ enum Event<'a> {
         title: &'a str,
         mode: &'static str,
         dry_run: bool,
+        /// `id` under the one vocabulary's name (docs/json.md); `id` stays.
+        session_id: &'a str,
     },
     Removed {
         id: &'a str,
         path: Cow<'a, str>,
         mode: &'static str,
+        session_id: &'a str,
     },
     Failed {
         id: &'a str,
         path: Cow<'a, str>,
         reason: String,
+        session_id: &'a str,
     },
     Total {
         planned: usize,
@@ -713,6 +717,7 @@ impl Report {
                         title: &t.title,
                         mode: self.mode_name(),
                         dry_run,
+                        session_id: &t.id,
                     },
                 )?;
             }
@@ -793,6 +798,7 @@ impl Report {
                     id: &target.id,
                     path: target.path.to_string_lossy(),
                     mode: self.mode_name(),
+                    session_id: &target.id,
                 },
             ),
             (Err(_), false) => Ok(()),
@@ -802,6 +808,7 @@ impl Report {
                     id: &target.id,
                     path: target.path.to_string_lossy(),
                     reason: reason.to_string(),
+                    session_id: &target.id,
                 },
             ),
         }

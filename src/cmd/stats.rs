@@ -264,11 +264,14 @@ impl JsTotals {
         self.0.iter().any(JsValue::is_string)
     }
 
-    /// `{tokens: {input, output, cacheRead, cacheWrite, total}, cost}` as pi's object has them.
+    /// `{tokens: {input, output, cacheRead, cacheWrite, total}, cost}` as pi's object has them
+    /// (and `totalTokens`).
     fn to_json(&self) -> (Value, Value) {
         let [input, output, cache_read, cache_write, cost] = &self.0;
         let total = input.plus(output).plus(cache_read).plus(cache_write);
-        let counts = JS_FIELDS.iter().zip(&self.0).chain([(&"total", &total)]);
+        // `totalTokens`: `total` under the one vocabulary's name, as [`Tokens`] has it.
+        let counts =
+            (JS_FIELDS.iter().zip(&self.0)).chain([(&"total", &total), (&"totalTokens", &total)]);
         let tokens = counts
             .map(|(k, v)| ((*k).to_owned(), v.to_json()))
             .collect();
@@ -336,6 +339,8 @@ struct Tokens {
     cache_read: f64,
     cache_write: f64,
     total: f64,
+    /// `total` under the one vocabulary's name (docs/json.md); `total` stays.
+    total_tokens: f64,
 }
 
 impl From<&Usage> for Tokens {
@@ -346,6 +351,7 @@ impl From<&Usage> for Tokens {
             cache_read: u.cache_read,
             cache_write: u.cache_write,
             total: u.total_tokens(),
+            total_tokens: u.total_tokens(),
         }
     }
 }
@@ -394,6 +400,8 @@ struct OneRow<'a> {
     /// With subagent runs: the family's figures, each token once (family.rs).
     #[serde(skip_serializing_if = "Option::is_none")]
     family: Option<FamilyRow>,
+    /// `id` under the one vocabulary's name (docs/json.md); `id` stays.
+    session_id: &'a str,
 }
 
 #[derive(Serialize)]
@@ -545,6 +553,7 @@ fn one_json<'a>(one: &'a One, pricer: Option<&Pricer>) -> OneRow<'a> {
             cost: f.usage.cost,
             unpriced_tokens: f.usage.unpriced,
         }),
+        session_id: &s.id,
     }
 }
 
@@ -568,6 +577,9 @@ struct BucketRow<'a> {
     /// With `--prices`.
     #[serde(flatten)]
     estimate: Option<EstimateJson>,
+    /// `--by session`: the key under the one vocabulary's name (docs/json.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<&'a str>,
 }
 
 fn bucket_json(by: By, b: &Bucket, total: bool, priced: bool) -> BucketRow<'_> {
@@ -586,6 +598,7 @@ fn bucket_json(by: By, b: &Bucket, total: bool, priced: bool) -> BucketRow<'_> {
         cost: b.usage.cost,
         unpriced_tokens: b.usage.unpriced,
         estimate: priced.then(|| (&b.estimated).into()),
+        session_id: (by == By::Session && !total).then_some(b.key.as_str()),
     }
 }
 
@@ -616,6 +629,8 @@ struct MessageRow<'a> {
     is_error: Option<bool>,
     stop_reason: Option<&'a str>,
     active: bool,
+    /// `session` under the one vocabulary's name (docs/json.md); `session` stays.
+    session_id: &'a str,
 }
 
 /// A fact row's estimate (`--prices`): null where pi priced the usage, or there is none.
@@ -694,6 +709,7 @@ fn write_messages(
                     is_error: r.is_error,
                     stop_reason: r.stop_reason.as_deref(),
                     active: r.active,
+                    session_id: &s.id,
                 };
                 surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;

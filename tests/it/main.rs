@@ -48,3 +48,4 @@ mod surrogates;
 mod terminal;
 mod tree;
 mod trust;
+mod vocabulary;
