@@ -165,7 +165,10 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             break
         }
         'pisess;stats' {
-            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Group into rows by this key (a report over sessions)')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Group into rows by this key (a report over sessions); two keys as day,model')
+            [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Order a report''s rows by KEY (default: days, weeks and months oldest first; tools by calls; the others by cost, highest first)')
+            [CompletionResult]::new('--top', '--top', [CompletionResultType]::ParameterName, 'Only the first N rows of a report (the total row still counts them all)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'A report as CSV (RFC 4180) or TSV, one header row, for a spreadsheet or a database')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only messages before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)')
             [CompletionResult]::new('--tz', '--tz', [CompletionResultType]::ParameterName, 'The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)')

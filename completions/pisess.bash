@@ -748,7 +748,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__stats)
-            opts="-a -q -h --all --by --since --until --tz --json --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -q -h --all --by --sort --top --format --since --until --tz --json --prices --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -756,6 +756,18 @@ _pisess() {
             case "${prev}" in
                 --by)
                     COMPREPLY=($(compgen -W "day week month model project session tool message" -- "${cur}"))
+                    return 0
+                    ;;
+                --sort)
+                    COMPREPLY=($(compgen -W "key cost tokens messages sessions calls" -- "${cur}"))
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --since)

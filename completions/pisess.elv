@@ -155,7 +155,10 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pisess;stats'= {
-            cand --by 'Group into rows by this key (a report over sessions)'
+            cand --by 'Group into rows by this key (a report over sessions); two keys as day,model'
+            cand --sort 'Order a report''s rows by KEY (default: days, weeks and months oldest first; tools by calls; the others by cost, highest first)'
+            cand --top 'Only the first N rows of a report (the total row still counts them all)'
+            cand --format 'A report as CSV (RFC 4180) or TSV, one header row, for a spreadsheet or a database'
             cand --since 'Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
             cand --until 'Only messages before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)'
             cand --tz 'The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)'

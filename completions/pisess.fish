@@ -156,7 +156,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand context" -s q -l quiet -d 
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand stats" -l by -d 'Group into rows by this key (a report over sessions)' -r -f -a "day\t''
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l by -d 'Group into rows by this key (a report over sessions); two keys as day,model' -r -f -a "day\t''
 week\t'ISO weeks (`2026-W05`), Monday first'
 month\t''
 model\t'`provider/model`'
@@ -164,6 +164,15 @@ project\t'The session\'s cwd'
 session\t''
 tool\t'Tool name: calls, results and errors'
 message\t'One row per message-bearing entry (the fact table; `--json` only)'"
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l sort -d 'Order a report\'s rows by KEY (default: days, weeks and months oldest first; tools by calls; the others by cost, highest first)' -r -f -a "key\t'The key: dates oldest first, names in byte order'
+cost\t'Cost, highest first'
+tokens\t'Tokens, most first'
+messages\t'Messages, most first'
+sessions\t'Sessions, most first'
+calls\t'Tool calls, most first'"
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l top -d 'Only the first N rows of a report (the total row still counts them all)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l format -d 'A report as CSV (RFC 4180) or TSV, one header row, for a spreadsheet or a database' -r -f -a "csv\t'Comma-separated, RFC 4180 (CRLF line ends, quotes doubled)'
+tsv\t'Tab-separated, one line per row (tabs, newlines and backslashes in a cell escaped)'"
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l since -d 'Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l until -d 'Only messages before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l tz -d 'The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)' -r

@@ -7,6 +7,7 @@
 
 mod family;
 mod human;
+mod table;
 
 use std::io::{Read, Write};
 use std::ops::ControlFlow;
@@ -58,9 +59,16 @@ pub fn run(
     let pricer = pricer.as_ref();
     let report = args.all
         || args.sessions.len() > 1
-        || args.by.is_some()
+        || !args.by.is_empty()
         || window.since.is_some()
         || window.until.is_some();
+    let (by, then) = keys(&args.by)?;
+    let shaped = args.sort.is_some() || args.top.is_some() || args.format.is_some();
+    if shaped && (!report || by == By::Message) {
+        return Err(UsageError(
+            "--sort, --top and --format shape a report (--all, --by day|week|month|model|project|session|tool, --since): not one session, not --by message".into(),
+        ).into());
+    }
     if !report {
         let one = read_one(
             args.sessions.first().map(|s| s.as_os_str()),
@@ -77,7 +85,6 @@ pub fn run(
         return Ok(Outcome::Done);
     }
 
-    let by = args.by.unwrap_or(By::Session);
     let rows = RowWindow {
         since: window.since,
         until: window.until,
@@ -88,7 +95,7 @@ pub fn run(
         failed = read_failed;
         write_messages(&sessions, rows, args.json, pricer, env, &tz, out)?;
     } else {
-        let mut grouper = Grouper::new(by, &tz, rows, pricer);
+        let mut grouper = Grouper::new(by, &tz, rows, pricer).then(then);
         if args.sessions.is_empty() {
             // Each session is grouped and dropped on the thread that read it; only its share
             // is kept until the shares are added in file order.
@@ -101,7 +108,7 @@ pub fn run(
                 &env.location,
                 scope,
                 Detail::Stats,
-                by == By::Session,
+                by == By::Session || then == Some(By::Session),
                 diag,
                 |s, stem| match stem.then(|| family::read(&s.path)).flatten() {
                     Some(f) => {
@@ -128,18 +135,60 @@ pub fn run(
                 grouper.add(s);
             }
         }
-        let (buckets, total) = grouper.finish();
-        if args.json {
+        let (mut buckets, total) = grouper.finish(args.sort);
+        // The total row keeps what `--top` leaves out: it is the report's, not the rows'.
+        let left_out = args.top.map_or(0, |n| buckets.len().saturating_sub(n));
+        buckets.truncate(buckets.len() - left_out);
+        let by_name = match then {
+            Some(then) => format!("{},{}", by.as_str(), then.as_str()),
+            None => by.as_str().to_owned(),
+        };
+        if let Some(format) = args.format {
+            table::write(format, by, then, &buckets, pricer.is_some(), out)?;
+        } else if args.json {
             for b in buckets.iter().chain(std::iter::once(&total)) {
                 let is_total = std::ptr::eq(b, &total);
-                surrogates::write(&mut *out, &bucket_json(by, b, is_total, pricer.is_some()))?;
+                let row = bucket_json(&by_name, by, b, is_total, pricer.is_some());
+                surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;
             }
         } else {
-            human::buckets(by, &buckets, &total, pricer, env, out)?;
+            human::buckets(by, then, &buckets, &total, pricer, env, out)?;
+            if left_out > 0 {
+                let theme = env.theme();
+                let rows = if left_out == 1 { "row" } else { "rows" };
+                let note =
+                    format!("({left_out} more {rows} not shown: --top; the total counts them)");
+                writeln!(out, "{}", theme.dim(&note))?;
+            }
         }
     }
     Ok(Outcome::partly_failed_if(failed))
+}
+
+/// `--by`'s keys: one, or two that make a pair (`day,model`); none is `session`.
+fn keys(by: &[By]) -> Result<(By, Option<By>), UsageError> {
+    match *by {
+        [] => Ok((By::Session, None)),
+        [one] => Ok((one, None)),
+        [first, then] if first == then => Err(UsageError(format!(
+            "--by {0},{0}: the same key twice",
+            first.as_str()
+        ))),
+        [first, then]
+            if [first, then]
+                .iter()
+                .any(|b| matches!(b, By::Tool | By::Message)) =>
+        {
+            Err(UsageError(format!(
+                "--by {},{}: tool and message take no second key",
+                first.as_str(),
+                then.as_str()
+            )))
+        }
+        [first, then] => Ok((first, Some(then))),
+        _ => Err(UsageError("--by takes one key or two (day,model)".into())),
+    }
 }
 
 /// Reads the one session and what `context` would send after its leaf.
@@ -561,7 +610,7 @@ fn one_json<'a>(one: &'a One, pricer: Option<&Pricer>) -> OneRow<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct BucketRow<'a> {
-    by: &'static str,
+    by: &'a str,
     key: Option<&'a str>,
     total: bool,
     sessions: u64,
@@ -580,11 +629,20 @@ struct BucketRow<'a> {
     /// `--by session`: the key under the one vocabulary's name (docs/json.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     session_id: Option<&'a str>,
+    /// With two keys: each, in `by`'s order (`key` is them joined by a space).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keys: Option<&'a [String]>,
 }
 
-fn bucket_json(by: By, b: &Bucket, total: bool, priced: bool) -> BucketRow<'_> {
+fn bucket_json<'a>(
+    by_name: &'a str,
+    by: By,
+    b: &'a Bucket,
+    total: bool,
+    priced: bool,
+) -> BucketRow<'a> {
     BucketRow {
-        by: by.as_str(),
+        by: by_name,
         key: (!total).then_some(b.key.as_str()),
         total,
         sessions: b.sessions,
@@ -598,7 +656,8 @@ fn bucket_json(by: By, b: &Bucket, total: bool, priced: bool) -> BucketRow<'_> {
         cost: b.usage.cost,
         unpriced_tokens: b.usage.unpriced,
         estimate: priced.then(|| (&b.estimated).into()),
-        session_id: (by == By::Session && !total).then_some(b.key.as_str()),
+        session_id: (by == By::Session && !total && b.keys.len() == 1).then_some(b.key.as_str()),
+        keys: (!total && b.keys.len() > 1).then_some(&b.keys[..]),
     }
 }
 

@@ -42,6 +42,7 @@ mod secrets_property;
 mod show;
 mod stats;
 mod stats_cache;
+mod stats_report;
 mod streams;
 mod subagents;
 mod surrogates;

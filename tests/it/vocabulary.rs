@@ -81,7 +81,7 @@ fn check_names_sessions_lines_and_entries_as_the_vocabulary_does() {
         b"",
     );
     let row: Value = serde_json::from_str(r.stdout.lines().next().unwrap()).unwrap();
-    same("check", &[row.clone()], "sessionId", "session");
+    same("check", std::slice::from_ref(&row), "sessionId", "session");
     let calls = row["failedToolCalls"].as_array().unwrap();
     same("failedToolCalls", calls, "fileLine", "line");
     same("failedToolCalls", calls, "entryId", "entry");
