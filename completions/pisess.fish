@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pisess_global_optspecs
-    string join \n session-dir= cwd= color= q/quiet no-pager no-cache h/help V/version
+    string join \n session-dir= cwd= color= q/quiet verbose no-pager no-cache h/help V/version
 end
 
 function __fish_pisess_needs_command
@@ -30,6 +30,7 @@ complete -c pisess -n "__fish_pisess_needs_command" -l color -d 'When to use col
 always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_needs_command" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_needs_command" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_needs_command" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_needs_command" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -65,6 +66,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand ls" -s a -l all -d 'Every 
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s r -l reverse -d 'Reverse the order (oldest, smallest or cheapest first)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l json -d 'NDJSON: one object per session (fields are only ever added)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -86,6 +88,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand list" -s a -l all -d 'Ever
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s r -l reverse -d 'Reverse the order (oldest, smallest or cheapest first)'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l json -d 'NDJSON: one object per session (fields are only ever added)'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -112,6 +115,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand show" -l json -d 'The sele
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-header -d 'With --json: leave out the header line'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s f -l follow -d 'Keep printing entries as pi appends them, until Ctrl-C'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand show" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -128,6 +132,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l json -d 'NDJSON, one object per shown entry in display order: {id, parentId, depth, type, role?, label?, active, leaf, preview, children}'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l ids -d 'Print each entry\'s id (for `show SESSION ID` and `--leaf ID`)'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand tree" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -139,6 +144,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l root -d 'Print the sessions root (<agent dir>/sessions) instead'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l explain -d 'Show every source of the session dir in order, its value and which one won'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand path" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -153,6 +159,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand context" -l llm -d 'The pr
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l json -d 'One JSON object: {leafId, thinkingLevel, model, messages}'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l full -d 'Show every message in full'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand context" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -185,6 +192,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s a -l all -d 'Every project\'s sessions'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l json -d 'JSON: one object for a session; NDJSON rows and a total row for a report'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -196,6 +204,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l branch -d 'Only the calls on the active branch (root to the leaf pi resumes at)'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l json -d 'NDJSON, one object per file, sorted by path: {sessionId, path, reads, writes, edits, errors}'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand files" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -228,6 +237,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-malformed -d 
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-secrets -d 'No secret in any entry (the findings of `grep --secrets`, each named)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l json -d 'One JSON object per session: {session, path, status, assertions, findings, figures}'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -246,6 +256,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand rm" -s a -l all -d 'With -
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow removing the live session ($PI_SESSION_FILE)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l json -d 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand rm" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -284,6 +295,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand grep" -s c -l count -d 'Pr
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l json -d 'NDJSON, one object per matching line (fields are only ever added)'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l secrets -d 'Find secrets (tokens, keys, passwords: docs/secrets.md) instead of a pattern, in every string of every entry; each is shown by kind, at most 4 characters and a fingerprint, and replaced by [REDACTED kind fingerprint] in a path, id or type that holds it'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -304,6 +316,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-thinking -d 'Leave the assistant\'s thinking out (md and html)'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l redact -d 'Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind fingerprint] before it is written, in every text, id and name of every format'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -91,7 +91,7 @@ pub fn run(
     };
     let failed;
     if by == By::Message {
-        let (sessions, read_failed) = read_many(args, env, diag, stdin)?;
+        let (sessions, read_failed) = read_many(args, rows, env, diag, stdin)?;
         failed = read_failed;
         write_messages(&sessions, rows, args.json, pricer, env, &tz, out)?;
     } else {
@@ -110,14 +110,19 @@ pub fn run(
                 Detail::Stats,
                 by == By::Session || then == Some(By::Session),
                 diag,
-                |s, stem| match stem.then(|| family::read(&s.path)).flatten() {
-                    Some(f) => {
-                        let mut shares = f.members.iter().map(|m| rules.share(m));
-                        let first = shares.next().expect("a family holds its session");
-                        (first, shares.collect(), f.warnings)
-                    }
-                    // Nothing allocated for a session without runs.
-                    None => (rules.share(&s), Vec::new(), Vec::new()),
+                // A session the window does not count is not warned about.
+                |s, stem| {
+                    let said = rows.counts(&s);
+                    let made = match stem.then(|| family::read(&s.path)).flatten() {
+                        Some(f) => {
+                            let mut shares = f.members.iter().map(|m| rules.share(m));
+                            let first = shares.next().expect("a family holds its session");
+                            (first, shares.collect(), f.warnings)
+                        }
+                        // Nothing allocated for a session without runs.
+                        None => (rules.share(&s), Vec::new(), Vec::new()),
+                    };
+                    (made, said)
                 },
                 |(first, runs, warnings)| {
                     grouper.merge(first);
@@ -129,7 +134,7 @@ pub fn run(
                 diag.warn(&place.display().to_string(), None, &why);
             }
         } else {
-            let (sessions, read_failed) = read_many(args, env, diag, stdin)?;
+            let (sessions, read_failed) = read_many(args, rows, env, diag, stdin)?;
             failed = read_failed;
             for s in &sessions {
                 grouper.add(s);
@@ -331,6 +336,7 @@ impl JsTotals {
 /// The sessions of a report: `--all`, the SESSIONs given, or this project's.
 fn read_many(
     args: &StatsArgs,
+    rows: RowWindow,
     env: &Env,
     diag: &mut Diag,
     stdin: &mut dyn Read,
@@ -338,6 +344,14 @@ fn read_many(
     if args.sessions.is_empty() {
         let scope = if args.all { Scope::All } else { Scope::Project };
         let mut listing = listing::list(&env.location, scope, Detail::Stats)?;
+        // A damaged session the window does not count is not warned about (as `ls --since`).
+        let counted: std::collections::HashSet<std::path::PathBuf> = (listing.sessions.iter())
+            .filter(|s| rows.counts(s))
+            .map(|s| s.path.clone())
+            .collect();
+        listing.problems.retain(|(path, p)| {
+            !matches!(p, listing::Problem::Warnings(_)) || counted.contains(path)
+        });
         let failed = listing.report(diag);
         // Each session with subagent runs followed by them, as `--all` reports count them.
         let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));

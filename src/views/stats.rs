@@ -129,6 +129,16 @@ pub struct RowWindow {
 }
 
 impl RowWindow {
+    /// Whether a report over this window counts something of `s` (its warnings are said only
+    /// then: a damaged session 60 days old is no concern of `--since 1d`).
+    pub fn counts(&self, s: &Summary) -> bool {
+        let unbounded = self.since.is_none() && self.until.is_none();
+        unbounded
+            || s.tally
+                .as_deref()
+                .is_some_and(|t| t.rows.iter().any(|r| self.holds(r)))
+    }
+
     pub fn holds(&self, r: &Row) -> bool {
         let unbounded = self.since.is_none() && self.until.is_none();
         unbounded

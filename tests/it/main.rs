@@ -50,3 +50,4 @@ mod terminal;
 mod tree;
 mod trust;
 mod vocabulary;
+mod warnings;
