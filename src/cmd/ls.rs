@@ -380,10 +380,12 @@ fn default_path(env: &Env) -> Option<std::path::PathBuf> {
 /// both and asks for a path), and it widened the ID column of every row until the other
 /// columns were dropped at 80 (issue 47).
 fn short_ids(sessions: &[Summary], env: &Env) -> ShortIds {
-    let mut listed: Vec<&str> = (sessions.iter())
-        .map(|s| s.id.as_str())
-        .filter(|id| !id.is_empty())
-        .collect();
+    short_ids_of(sessions.iter().map(|s| s.id.as_str()), env)
+}
+
+/// [`short_ids`] of these ids (`stats --by session`'s rows too).
+pub(crate) fn short_ids_of<'a>(ids: impl Iterator<Item = &'a str>, env: &Env) -> ShortIds {
+    let mut listed: Vec<&str> = ids.filter(|id| !id.is_empty()).collect();
     listed.sort_unstable();
     listed.dedup();
     let names = env.location.ids_by_name();

@@ -5,6 +5,7 @@
 //! next request's size also needs the index `context` builds, a second read of that file only.
 //! Data first ([`One`], buckets, rows), then one of the renderers.
 
+mod copies;
 mod family;
 mod human;
 mod table;
@@ -96,6 +97,7 @@ pub fn run(
         write_messages(&sessions, rows, args.json, pricer, env, &tz, out)?;
     } else {
         let mut grouper = Grouper::new(by, &tz, rows, pricer).then(then);
+        let mut members = Vec::new();
         if args.sessions.is_empty() {
             // Each session is grouped and dropped on the thread that read it; only its share
             // is kept until the shares are added in file order.
@@ -103,7 +105,6 @@ pub fn run(
             // once), and what its runs had to say.
             let scope = if args.all { Scope::All } else { Scope::Project };
             let rules = grouper.rules();
-            let mut said = Vec::new();
             failed = listing::walk(
                 &env.location,
                 scope,
@@ -113,31 +114,52 @@ pub fn run(
                 // A session the window does not count is not warned about.
                 |s, stem| {
                     let said = rows.counts(&s);
-                    let made = match stem.then(|| family::read(&s.path)).flatten() {
-                        Some(f) => {
-                            let mut shares = f.members.iter().map(|m| rules.share(m));
-                            let first = shares.next().expect("a family holds its session");
-                            (first, shares.collect(), f.warnings)
-                        }
-                        // Nothing allocated for a session without runs.
-                        None => (rules.share(&s), Vec::new(), Vec::new()),
+                    let (share, runs, warnings) =
+                        match stem.then(|| family::read(&s.path)).flatten() {
+                            Some(f) => {
+                                let mut shares = f.members.iter().map(|m| rules.share(m));
+                                let first = shares.next().expect("a family holds its session");
+                                (first, shares.collect(), f.warnings)
+                            }
+                            // Nothing allocated for a session without runs.
+                            None => (rules.share(&s), Vec::new(), Vec::new()),
+                        };
+                    let member = copies::Member {
+                        id: s.id,
+                        path: s.path,
+                        share,
+                        runs,
+                        warnings,
                     };
-                    (made, said)
+                    (member, said)
                 },
-                |(first, runs, warnings)| {
-                    grouper.merge(first);
-                    runs.into_iter().for_each(|share| grouper.merge(share));
-                    said.extend(warnings);
-                },
+                |member| members.push(member),
             )?;
-            for (place, why) in said {
-                diag.warn(&place.display().to_string(), None, &why);
-            }
         } else {
             let (sessions, read_failed) = read_many(args, rows, env, diag, stdin)?;
             failed = read_failed;
-            for s in &sessions {
-                grouper.add(s);
+            let rules = grouper.rules();
+            members.extend(sessions.iter().map(|s| copies::Member {
+                id: s.id.clone(),
+                path: s.path.clone(),
+                share: rules.share(s),
+                runs: Vec::new(),
+                warnings: Vec::new(),
+            }));
+        }
+        // A session in two files (a backup, a `cp`) counted once, its copies named.
+        let (members, copied) = copies::once(members);
+        for m in members {
+            grouper.merge(m.share);
+            m.runs.into_iter().for_each(|share| grouper.merge(share));
+            for (place, why) in m.warnings {
+                diag.warn(&place.display().to_string(), None, &why);
+            }
+        }
+        if by == By::Session && then.is_none() {
+            for c in &copied {
+                let files = std::iter::once(&c.counted).chain(&c.copies);
+                grouper.name_files(&c.id, files.map(|p| p.display().to_string()).collect());
             }
         }
         let (mut buckets, total) = grouper.finish(args.sort);
@@ -646,6 +668,12 @@ struct BucketRow<'a> {
     /// With two keys: each, in `by`'s order (`key` is them joined by a space).
     #[serde(skip_serializing_if = "Option::is_none")]
     keys: Option<&'a [String]>,
+    /// `--by session`, a session in several files: the file counted, and its copies (not
+    /// counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copies: Option<&'a [String]>,
 }
 
 fn bucket_json<'a>(
@@ -672,6 +700,8 @@ fn bucket_json<'a>(
         estimate: priced.then(|| (&b.estimated).into()),
         session_id: (by == By::Session && !total && b.keys.len() == 1).then_some(b.key.as_str()),
         keys: (!total && b.keys.len() > 1).then_some(&b.keys[..]),
+        path: b.files.first().map(String::as_str),
+        copies: b.files.get(1..),
     }
 }
 

@@ -73,6 +73,9 @@ pub struct Bucket {
     pub keys: Vec<String>,
     /// `--by session`: the session's name, else its first user message.
     pub title: String,
+    /// `--by session`: the file counted and its copies, not counted (`cmd/stats/copies.rs`);
+    /// empty for a session in one file.
+    pub files: Vec<String>,
     /// Sessions with a row in this bucket.
     pub sessions: u64,
     /// `message` entries (pi's `totalMessages`).
@@ -188,6 +191,13 @@ pub struct Share {
     whole: Bucket,
     /// `--by session`: the session's title.
     title: Option<String>,
+}
+
+impl Share {
+    /// The `message` entries it counts (which of two copies of a session says more).
+    pub fn messages(&self) -> u64 {
+        self.whole.messages
+    }
 }
 
 impl Rules<'_> {
@@ -410,6 +420,14 @@ impl<'a> Grouper<'a> {
     pub fn then(mut self, then: Option<By>) -> Self {
         self.rules.then = then;
         self
+    }
+
+    /// `--by session`: the files of a session counted once though it is in several, the one
+    /// counted first.
+    pub fn name_files(&mut self, id: &str, files: Vec<String>) {
+        if let Some(b) = self.buckets.get_mut(id) {
+            b.files = files;
+        }
     }
 
     /// How this grouper makes a session's share.

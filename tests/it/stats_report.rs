@@ -173,3 +173,71 @@ fn csv_and_tsv_keep_hostile_text_as_data() {
     let both = ["pisess", "stats", "--json", "--format", "csv"];
     assert!(<pisess::app::cli::Cli as clap::Parser>::try_parse_from(both).is_err());
 }
+
+/// The examples with one session copied beside itself (`<id>-backup.jsonl`, as a `cp` makes).
+fn copied_store() -> (tempfile::TempDir, String, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let from = crate::common::examples_agent_dir().join("sessions/--home-dev-webshop--");
+    let dir = tmp.path().join("sessions/--home-dev-webshop--");
+    fs::create_dir_all(&dir).unwrap();
+    for f in fs::read_dir(&from).unwrap() {
+        let f = f.unwrap().path();
+        fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    let id = "0196c9f4-6de3-72e6-909e-4956fe3ca2e7";
+    let original = dir.join(format!("2025-05-13T14-02-41-507Z_{id}.jsonl"));
+    let copy = dir.join(format!("{id}-backup.jsonl"));
+    fs::copy(&original, &copy).unwrap();
+    let s = |p: std::path::PathBuf| p.to_str().unwrap().to_owned();
+    (tmp, s(original), s(copy))
+}
+
+#[test]
+fn a_session_in_two_files_is_counted_once_and_both_are_named() {
+    let (tmp, original, copy) = copied_store();
+    let go = |args: &[&str]| run_with(env_in(tmp.path(), "/home/dev/webshop"), args, b"");
+    let plain = run(&["-q", "stats", "--by", "session", "--json"]);
+    let want = json_lines(&plain.stdout).pop().unwrap();
+    let r = go(&["-q", "stats", "--by", "session", "--json"]);
+    let mut rows = json_lines(&r.stdout);
+    let total = rows.pop().unwrap();
+    // The copy adds nothing: the same total as without it, one row for the session.
+    assert_eq!(total, want);
+    let mine: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["key"] == "0196c9f4-6de3-72e6-909e-4956fe3ca2e7")
+        .collect();
+    assert_eq!(mine.len(), 1, "{}", r.stdout);
+    assert_eq!(mine[0]["path"], original.as_str());
+    assert_eq!(mine[0]["copies"], serde_json::json!([copy]));
+    assert!(rows
+        .iter()
+        .filter(|r| r["key"] != mine[0]["key"])
+        .all(|r| r.get("copies").is_none()));
+    // Every grouping counts it once.
+    for by in ["day", "model", "project"] {
+        let with = json_lines(&go(&["-q", "stats", "--by", by, "--json"]).stdout)
+            .pop()
+            .unwrap();
+        let without = json_lines(&run(&["-q", "stats", "--by", by, "--json"]).stdout)
+            .pop()
+            .unwrap();
+        assert_eq!(with, without, "{by}");
+    }
+    // The table marks the row, keeps its short id, and names both files under it.
+    let human = go(&["-q", "stats", "--by", "session"]).stdout;
+    let row = human
+        .lines()
+        .find(|l| l.starts_with("0196c9f4 "))
+        .unwrap_or_else(|| panic!("{human}"));
+    assert!(row.contains("(+1 copy) The cart shows"), "{row}");
+    let note = human
+        .lines()
+        .find(|l| l.contains("is in 2 files"))
+        .unwrap_or_else(|| panic!("{human}"));
+    assert!(note.contains(&original) && note.contains(&copy), "{note}");
+    assert!(
+        note.find(&original) < note.find(&copy),
+        "the file counted first: {note}"
+    );
+}

@@ -315,6 +315,19 @@ pub(super) fn buckets(
 ) -> io::Result<()> {
     let theme = env.theme();
     let all: Vec<&Bucket> = rows.iter().chain([total]).collect();
+    // A copy of a session (`<id>-backup.jsonl`) does not lengthen its id, as in `ls`.
+    let ids = (by == By::Session || then == Some(By::Session)).then(|| {
+        let i = usize::from(by != By::Session);
+        let keys = rows
+            .iter()
+            .filter_map(|b| b.keys.get(i))
+            .map(String::as_str);
+        crate::cmd::ls::short_ids_of(keys, env)
+    });
+    let short_id = |id: &str| {
+        ids.as_ref()
+            .map_or_else(|| env.short_id(id), |s| s.short(id))
+    };
     let last = all.len() - 1;
     let col = |head, right, min, f: &dyn Fn(&Bucket) -> String| Col {
         head,
@@ -333,7 +346,7 @@ pub(super) fn buckets(
                 // The first key once for the rows under it, as ccusage's breakdown.
                 String::new()
             } else if by == By::Session {
-                env.short_id(k)
+                short_id(k)
             } else {
                 safe(k)
             }
@@ -404,6 +417,11 @@ pub(super) fn buckets(
         cols.push(col("title", false, 10, &|b| {
             if std::ptr::eq(b, total) {
                 String::new()
+            } else if b.files.len() > 1 {
+                // Marked first: a cut title still says it.
+                let n = b.files.len() - 1;
+                let copies = if n == 1 { "copy" } else { "copies" };
+                format!("(+{n} {copies}) {}", style::one_line(&b.title))
             } else {
                 style::one_line(&b.title)
             }
@@ -513,6 +531,17 @@ pub(super) fn buckets(
             "{}",
             theme.dim(&style::unpriced_note(total.usage.unpriced))
         )?;
+    }
+    // A session in several files: which file was counted, and its copies.
+    for b in rows.iter().filter(|b| b.files.len() > 1) {
+        let note = format!(
+            "{} is in {} files, counted once: {}; copy of it, not counted: {}",
+            short_id(&b.key),
+            b.files.len(),
+            b.files[0],
+            b.files[1..].join(", ")
+        );
+        writeln!(out, "{}", theme.dim(&safe(&note)))?;
     }
     if total.usage.negative_cost {
         writeln!(out, "{}", theme.dim(&style::negative_legend()))?;
