@@ -435,12 +435,6 @@ impl<'a> Grouper<'a> {
         self.rules
     }
 
-    /// Adds one session's rows (none unless it was read with a tally).
-    pub fn add(&mut self, s: &Summary) {
-        let share = self.rules.share(s);
-        self.merge(share);
-    }
-
     /// Adds one session's share; shares must come in the order the sessions are to be summed.
     pub fn merge(&mut self, share: Share) {
         let Share {
