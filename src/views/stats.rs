@@ -525,13 +525,13 @@ struct Order(SortBy, usize);
 impl Order {
     /// Figures highest first, ties by key.
     fn cmp(self, a: &Bucket, b: &Bucket) -> std::cmp::Ordering {
-        let Order(by, i) = self;
         // In the key's order, `(no time)` (or `(no model)`) after the names; among equal
         // figures, keys as they sort.
-        let key = |x: &Bucket| {
+        fn key(x: &Bucket, i: usize, by: SortBy) -> (bool, &str) {
             let k = x.keys.get(i).map_or(x.key.as_str(), String::as_str);
-            (by == SortBy::Key && k.starts_with('('), k.to_owned())
-        };
+            (by == SortBy::Key && k.starts_with('('), k)
+        }
+        let Order(by, i) = self;
         let tokens = |x: &Bucket| x.usage.total_tokens();
         let figure = match by {
             SortBy::Key => std::cmp::Ordering::Equal,
@@ -542,7 +542,7 @@ impl Order {
             SortBy::Calls => b.counts.tool_calls.cmp(&a.counts.tool_calls),
         };
         figure
-            .then_with(|| key(a).cmp(&key(b)))
+            .then_with(|| key(a, i, by).cmp(&key(b, i, by)))
             .then_with(|| a.keys.cmp(&b.keys))
     }
 }
