@@ -98,7 +98,7 @@ _pisess() {
 
     case "${cmd}" in
         pisess)
-            opts="-q -h -V --session-dir --cwd --color --quiet --no-pager --no-cache --help --version ls list show tree path context stats files check rm grep export help"
+            opts="-q -h -V --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help --version ls list show tree path context stats files check rm grep export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -124,7 +124,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__check)
-            opts="-a -q -h --all --since --until --file-only --integrity --max-cost --unpriced --prices --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --no-secrets --secrets-config --json --summary --junit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -q -h --all --since --until --integrity --max-cost --unpriced --prices --max-tokens --max-turns --max-duration --max-tool-errors --no-tool-errors --ended --require-tool --forbid-tool --require-text --no-malformed --no-secrets --secrets-config --json --summary --junit --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -210,7 +210,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__context)
-            opts="-q -h --leaf --llm --json --full --max-tool-chars --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-q -h --leaf --llm --json --full --max-tool-chars --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -244,7 +244,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__export)
-            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -298,7 +298,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__files)
-            opts="-q -h --branch --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-q -h --branch --json --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -324,7 +324,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__grep)
-            opts="-a -b -t -F -i -S -w -l -c -m -A -B -C -q -h --all --project --since --until --branch --tools --thinking --type --role --fixed-strings --ignore-case --smart-case --word-regexp --files-with-matches --count --max-count --json --after-context --before-context --context --secrets --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -b -t -F -i -S -w -l -c -m -A -B -C -q -h --all --project --since --until --branch --tools --thinking --type --role --fixed-strings --ignore-case --smart-case --word-regexp --files-with-matches --count --max-count --json --after-context --before-context --context --secrets --secrets-config --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -592,7 +592,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__ls)
-            opts="-a -n -r -q -h --all --limit --since --until --project --sort --reverse --json --tree --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -n -r -q -h --all --limit --since --until --project --sort --reverse --json --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -642,7 +642,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__path)
-            opts="-q -h --root --explain --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-q -h --root --explain --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -668,7 +668,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__rm)
-            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --project --with-subagents --force --json --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-n -y -a -q -h --dry-run --yes --permanent --older-than --empty --all --project --force --json --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -702,7 +702,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__show)
-            opts="-b -t -f -q -h --branch --leaf --type --role --full --errors --json --no-header --follow --idle-exit --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-b -t -f -q -h --branch --leaf --type --role --full --errors --json --no-header --follow --idle-exit --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -748,7 +748,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__stats)
-            opts="-a -q -h --all --by --since --until --tz --json --prices --forks --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -q -h --all --by --sort --top --format --since --until --tz --json --prices --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -756,6 +756,18 @@ _pisess() {
             case "${prev}" in
                 --by)
                     COMPREPLY=($(compgen -W "day week month model project session tool message" -- "${cur}"))
+                    return 0
+                    ;;
+                --sort)
+                    COMPREPLY=($(compgen -W "key cost tokens messages sessions calls" -- "${cur}"))
+                    return 0
+                    ;;
+                --top)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "csv tsv" -- "${cur}"))
                     return 0
                     ;;
                 --since)
@@ -794,7 +806,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__tree)
-            opts="-q -h --filter --json --ids --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-q -h --filter --json --ids --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pisess_global_optspecs
-    string join \n session-dir= cwd= color= q/quiet no-pager no-cache h/help V/version
+    string join \n session-dir= cwd= color= q/quiet verbose no-pager no-cache h/help V/version
 end
 
 function __fish_pisess_needs_command
@@ -30,6 +30,7 @@ complete -c pisess -n "__fish_pisess_needs_command" -l color -d 'When to use col
 always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_needs_command" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_needs_command" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_needs_command" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_needs_command" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -67,6 +68,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand ls" -s r -l reverse -d 'Re
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l json -d 'NDJSON: one object per session (fields are only ever added)'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l tree -d 'Threaded as pi\'s /resume threads them: forks under their source, subagent runs under their parent'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -89,6 +91,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand list" -s r -l reverse -d '
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l json -d 'NDJSON: one object per session (fields are only ever added)'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l tree -d 'Threaded as pi\'s /resume threads them: forks under their source, subagent runs under their parent'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -115,6 +118,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand show" -l json -d 'The sele
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-header -d 'With --json: leave out the header line'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s f -l follow -d 'Keep printing entries as pi appends them, until Ctrl-C'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand show" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -131,6 +135,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l json -d 'NDJSON, one object per shown entry in display order: {id, parentId, depth, type, role?, label?, active, leaf, preview, children}'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l ids -d 'Print each entry\'s id (for `show SESSION ID` and `--leaf ID`)'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand tree" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -142,6 +147,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l root -d 'Print the sessions root (<agent dir>/sessions) instead'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l explain -d 'Show every source of the session dir in order, its value and which one won'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand path" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand path" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -156,10 +162,11 @@ complete -c pisess -n "__fish_pisess_using_subcommand context" -l llm -d 'The pr
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l json -d 'One JSON object: {leafId, thinkingLevel, model, messages}'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l full -d 'Show every message in full'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand context" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand stats" -l by -d 'Group into rows by this key (a report over sessions)' -r -f -a "day\t''
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l by -d 'Group into rows by this key (a report over sessions); two keys as day,model' -r -f -a "day\t''
 week\t'ISO weeks (`2026-W05`), Monday first'
 month\t''
 model\t'`provider/model`'
@@ -167,6 +174,15 @@ project\t'The session\'s cwd'
 session\t''
 tool\t'Tool name: calls, results and errors'
 message\t'One row per message-bearing entry (the fact table; `--json` only)'"
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l sort -d 'Order a report\'s rows by KEY (default: days, weeks and months oldest first; tools by calls; the others by cost, highest first)' -r -f -a "key\t'The key: dates oldest first, names in byte order'
+cost\t'Cost, highest first'
+tokens\t'Tokens, most first'
+messages\t'Messages, most first'
+sessions\t'Sessions, most first'
+calls\t'Tool calls, most first'"
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l top -d 'Only the first N rows of a report (the total row still counts them all)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l format -d 'A report as CSV (RFC 4180) or TSV, one header row, for a spreadsheet or a database' -r -f -a "csv\t'Comma-separated, RFC 4180 (CRLF line ends, quotes doubled)'
+tsv\t'Tab-separated, one line per row (tabs, newlines and backslashes in a cell escaped)'"
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l since -d 'Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l until -d 'Only messages before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l tz -d 'The time zone of days, weeks and months (IANA name, e.g. Europe/Berlin; default: local)' -r
@@ -180,6 +196,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand stats" -s a -l all -d 'Eve
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l json -d 'JSON: one object for a session; NDJSON rows and a total row for a report'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l forks -d 'With one SESSION: its family\'s figures take in its forks and clones too'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand stats" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -191,6 +208,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l branch -d 'Only the calls on the active branch (root to the leaf pi resumes at)'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l json -d 'NDJSON, one object per file, sorted by path: {sessionId, path, reads, writes, edits, errors}'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand files" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -236,6 +254,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-malformed -d 
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-secrets -d 'No secret in any entry (the findings of `grep --secrets`, each named)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l json -d 'One JSON object per session: {session, path, status, assertions, findings, figures}'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -255,6 +274,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand rm" -l with-subagents -d '
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l force -d 'Allow removing the live session ($PI_SESSION_FILE)'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l json -d 'NDJSON events: the plan ("planned", "refused"), each outcome ("removed", "failed") as it happens, and a "total"'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand rm" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -293,6 +313,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand grep" -s c -l count -d 'Pr
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l json -d 'NDJSON, one object per matching line (fields are only ever added)'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l secrets -d 'Find secrets (tokens, keys, passwords: docs/secrets.md) instead of a pattern, in every string of every entry; each is shown by kind, at most 4 characters and a fingerprint, and replaced by [REDACTED kind fingerprint] in a path, id or type that holds it'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand grep" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -313,6 +334,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-thinking -d 'Leave the assistant\'s thinking out (md and html)'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l redact -d 'Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind fingerprint] before it is written, in every text, id and name of every format'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'

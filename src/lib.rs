@@ -27,6 +27,7 @@ pub fn run(
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
     let mut diag = Diag::new(err, env.quiet, env.err_theme());
+    diag.verbose = env.verbose;
     for w in &env.location.warnings {
         diag.warn("", None, w);
     }

@@ -149,6 +149,15 @@ pub enum Command {
     Generate(GenerateArgs),
 }
 
+/// `stats --format`: a report as a table for other programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TableFormat {
+    /// Comma-separated, RFC 4180 (CRLF line ends, quotes doubled)
+    Csv,
+    /// Tab-separated, one line per row (tabs, newlines and backslashes in a cell escaped)
+    Tsv,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SortKey {
     /// Last activity, newest first (pi's order)
@@ -371,9 +380,29 @@ pub struct StatsArgs {
     /// Every project's sessions
     #[arg(short, long, conflicts_with = "sessions")]
     pub all: bool,
-    /// Group into rows by this key (a report over sessions)
+    /// Group into rows by this key (a report over sessions); two keys as day,model
+    ///
+    /// With two keys (day,model; model,project; …) each row is a pair: the rows are grouped
+    /// under the first key in its order, ordered within by the second's. tool and message
+    /// take no second key.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "KEY",
+        value_delimiter = ',',
+        num_args = 1
+    )]
+    pub by: Vec<By>,
+    /// Order a report's rows by KEY (default: days, weeks and months oldest first; tools by
+    /// calls; the others by cost, highest first)
     #[arg(long, value_enum, value_name = "KEY")]
-    pub by: Option<By>,
+    pub sort: Option<crate::views::stats::SortBy>,
+    /// Only the first N rows of a report (the total row still counts them all)
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// A report as CSV (RFC 4180) or TSV, one header row, for a spreadsheet or a database
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with = "json")]
+    pub format: Option<TableFormat>,
     /// Only messages at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)
     ///
     /// Each message by its own time, so a session that began before WHEN counts from WHEN.

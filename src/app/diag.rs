@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use crate::views::style::{self, Role, Theme};
-use pisess_format::util::warning::Warn;
+use pisess_format::util::warning::{Warn, Warning};
 
 /// Diagnostics to stderr, all through one place: `pisess: warning: FILE:LINE: ...`.
 pub struct Diag<'a> {
@@ -13,6 +13,8 @@ pub struct Diag<'a> {
     quiet: bool,
     theme: style::Theme,
     pub warnings: usize,
+    /// `--verbose`: each of a file's warnings on its own line, not one line with a count.
+    pub verbose: bool,
     /// The warnings already printed: a file read twice in one run (a listing, then the
     /// session's index) is warned about once.
     said: std::collections::HashSet<String>,
@@ -25,6 +27,7 @@ impl<'a> Diag<'a> {
             quiet,
             theme,
             warnings: 0,
+            verbose: false,
             said: std::collections::HashSet::new(),
         }
     }
@@ -77,6 +80,49 @@ impl Warn for Diag<'_> {
     fn warn(&mut self, file: &str, line: Option<u64>, message: &str) {
         Diag::warn(self, file, line, message);
     }
+
+    /// One line per file, whatever the command: the first warning, and how many more there are
+    /// and where to see them (`check` lists each as a finding). A file with 40 damaged lines
+    /// gave `grep` and `show` 40 lines of stderr (issue 47), where `ls` gave one.
+    fn session_warnings(&mut self, name: &str, warnings: &[Warning]) {
+        let Some(first) = warnings.first() else {
+            return;
+        };
+        let more = more_than_first(warnings);
+        if self.verbose {
+            for w in warnings {
+                Diag::warn(self, name, w.line, &w.message);
+            }
+            return;
+        }
+        if more == 0 {
+            return Diag::warn(self, name, first.line, &first.message);
+        }
+        let message = format!(
+            "{}; and {more} more warning{} about this file (--verbose says each; 'pisess check' lists them)",
+            first.message,
+            if more == 1 { "" } else { "s" }
+        );
+        Diag::warn(self, name, first.line, &message);
+    }
+}
+
+/// The warnings past the first: the reader's `… and K more malformed lines` stands for K.
+fn more_than_first(warnings: &[Warning]) -> u64 {
+    let counted = |w: &Warning| -> u64 {
+        let omitted = (w.line.is_none())
+            .then(|| {
+                w.message
+                    .strip_prefix("… and ")?
+                    .split(' ')
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .flatten();
+        omitted.unwrap_or(1)
+    };
+    warnings.iter().skip(1).map(counted).sum()
 }
 
 /// The error line, `pisess: error: MESSAGE`, the message escaped.

@@ -145,6 +145,8 @@ pub struct Env {
     pisess_pager: Option<String>,
     pager_var: Option<String>,
     pub quiet: bool,
+    /// `--verbose`: every warning about a file on its own line.
+    pub verbose: bool,
     /// Where `rm` finds the trash.
     pub trash: TrashHome,
     /// The store's session ids, read once when a short id is first printed.
@@ -258,6 +260,7 @@ impl Env {
             pisess_pager: vars.remove("PISESS_PAGER"),
             pager_var: vars.remove("PAGER"),
             quiet: false,
+            verbose: false,
             trash,
             short_ids: std::sync::OnceLock::new(),
         };
@@ -309,6 +312,7 @@ impl Env {
         self.color_stdout = use_color(global.color, self.stdout_tty, no_color);
         self.color_stderr = use_color(global.color, self.stderr_tty, no_color);
         self.quiet = global.quiet;
+        self.verbose = global.verbose;
         self.pager = (self.stdout_tty && !global.no_pager)
             .then(|| {
                 crate::app::pager::command(self.pisess_pager.as_deref(), self.pager_var.as_deref())

@@ -37,6 +37,13 @@ pub struct GlobalArgs {
     /// ($PISESS_PROGRESS).
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Every warning about a file on its own line
+    ///
+    /// By default a file with several warnings (damaged lines, duplicate ids) gets one line:
+    /// the first, and how many more; `pisess check` lists each as a finding. (No `-v`: grep
+    /// users read it as grep's invert-match.)
+    #[arg(long, global = true, conflicts_with = "quiet")]
+    pub verbose: bool,
     /// Never page human output
     ///
     /// On a terminal, show, tree, context and stats page output taller than the terminal through

@@ -780,6 +780,9 @@ struct CheckRow<'a> {
     status: &'static str,
     #[serde(flatten)]
     result: ResultRow<'a>,
+    /// `session` under the one vocabulary's name (docs/json.md); `session` stays.
+    #[serde(rename = "sessionId")]
+    session_id: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -847,5 +850,6 @@ fn to_json(c: &Checked) -> CheckRow<'_> {
         path: &c.name,
         status: c.status().as_str(),
         result,
+        session_id: c.id.as_deref(),
     }
 }

@@ -235,6 +235,7 @@ pub fn to_json(
         tool_errors: s.counts.tool_errors,
         subagent_runs,
         resume: resume_command(&s.path.to_string_lossy()),
+        session_id: &s.id,
     }
 }
 
@@ -346,6 +347,8 @@ pub fn push_json(
     }
     out.extend_from_slice(b",\"resume\":");
     push_str(out, &resume_command(&s.path.to_string_lossy()));
+    out.extend_from_slice(b",\"sessionId\":");
+    push_str(out, &s.id);
     out.push(b'}');
 }
 
@@ -378,6 +381,8 @@ pub struct SessionJson<'a> {
     tool_errors: u64,
     subagent_runs: usize,
     resume: String,
+    /// `id` under the one vocabulary's name (docs/json.md); `id` stays.
+    session_id: &'a str,
 }
 
 #[derive(Serialize)]
@@ -442,10 +447,12 @@ fn default_path(env: &Env) -> Option<std::path::PathBuf> {
 /// both and asks for a path), and it widened the ID column of every row until the other
 /// columns were dropped at 80 (issue 47).
 fn short_ids(sessions: &[Summary], env: &Env) -> ShortIds {
-    let mut listed: Vec<&str> = (sessions.iter())
-        .map(|s| s.id.as_str())
-        .filter(|id| !id.is_empty())
-        .collect();
+    short_ids_of(sessions.iter().map(|s| s.id.as_str()), env)
+}
+
+/// [`short_ids`] of these ids (`stats --by session`'s rows too).
+pub(crate) fn short_ids_of<'a>(ids: impl Iterator<Item = &'a str>, env: &Env) -> ShortIds {
+    let mut listed: Vec<&str> = ids.filter(|id| !id.is_empty()).collect();
     listed.sort_unstable();
     listed.dedup();
     let names = env.location.ids_by_name();

@@ -648,16 +648,20 @@ enum Event<'a> {
         with_subagents: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         subagent_of: Option<&'a str>,
+        /// `id` under the one vocabulary's name (docs/json.md); `id` stays.
+        session_id: &'a str,
     },
     Removed {
         id: &'a str,
         path: Cow<'a, str>,
         mode: &'static str,
+        session_id: &'a str,
     },
     Failed {
         id: &'a str,
         path: Cow<'a, str>,
         reason: String,
+        session_id: &'a str,
     },
     Total {
         planned: usize,
@@ -726,6 +730,7 @@ impl Report {
                         subagent_runs: t.family.runs,
                         with_subagents: self.with_subagents,
                         subagent_of: t.family.subagent_of.as_deref(),
+                        session_id: &t.id,
                     },
                 )?;
             }
@@ -809,6 +814,7 @@ impl Report {
                     id: &target.id,
                     path: target.path.to_string_lossy(),
                     mode: self.mode_name(),
+                    session_id: &target.id,
                 },
             ),
             (Err(_), false) => Ok(()),
@@ -818,6 +824,7 @@ impl Report {
                     id: &target.id,
                     path: target.path.to_string_lossy(),
                     reason: reason.to_string(),
+                    session_id: &target.id,
                 },
             ),
         }

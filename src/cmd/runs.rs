@@ -114,5 +114,6 @@ pub fn of(made: Made, parent: &str) -> String {
 /// `--json`'s `subagentOf` (docs/json.md): the session a run was found under, and how the run
 /// was made.
 pub fn json_of(session: &str, path: &str, made: Made) -> serde_json::Value {
-    serde_json::json!({"session": session, "path": path, "made": made.as_str()})
+    // `sessionId`: the one vocabulary's name (docs/json.md) beside `session`, which stays.
+    serde_json::json!({"session": session, "path": path, "made": made.as_str(), "sessionId": session})
 }

@@ -6,7 +6,9 @@
 //! Data first ([`One`], buckets, rows), then one of the renderers.
 
 pub(crate) mod family;
+mod copies;
 mod human;
+mod table;
 
 use std::io::{Read, Write};
 use std::ops::ControlFlow;
@@ -58,9 +60,16 @@ pub fn run(
     let pricer = pricer.as_ref();
     let report = args.all
         || args.sessions.len() > 1
-        || args.by.is_some()
+        || !args.by.is_empty()
         || window.since.is_some()
         || window.until.is_some();
+    let (by, then) = keys(&args.by)?;
+    let shaped = args.sort.is_some() || args.top.is_some() || args.format.is_some();
+    if shaped && (!report || by == By::Message) {
+        return Err(UsageError(
+            "--sort, --top and --format shape a report (--all, --by day|week|month|model|project|session|tool, --since): not one session, not --by message".into(),
+        ).into());
+    }
     if !report {
         let one = read_one(
             args.sessions.first().map(|s| s.as_os_str()),
@@ -78,18 +87,18 @@ pub fn run(
         return Ok(Outcome::Done);
     }
 
-    let by = args.by.unwrap_or(By::Session);
     let rows = RowWindow {
         since: window.since,
         until: window.until,
     };
     let failed;
     if by == By::Message {
-        let (sessions, read_failed) = read_many(args, env, diag, stdin)?;
+        let (sessions, read_failed) = read_many(args, rows, env, diag, stdin)?;
         failed = read_failed;
         write_messages(&sessions, rows, args.json, pricer, env, &tz, out)?;
     } else {
-        let mut grouper = Grouper::new(by, &tz, rows, pricer);
+        let mut grouper = Grouper::new(by, &tz, rows, pricer).then(then);
+        let mut members = Vec::new();
         if args.sessions.is_empty() {
             // Each session is grouped and dropped on the thread that read it; only its share
             // is kept until the shares are added in file order.
@@ -98,7 +107,6 @@ pub fn run(
             let scope = if args.all { Scope::All } else { Scope::Project };
             // A fork or clone leaves out what it copied from a file the report counts.
             let rules = grouper.rules();
-            let mut said = Vec::new();
             let counted = family::Counted::new(|| {
                 listing::files(&env.location, scope).map_or_else(|_| Vec::new(), |f| f.files)
             });
@@ -106,50 +114,120 @@ pub fn run(
                 &env.location,
                 scope,
                 Detail::Stats,
-                by == By::Session,
+                by == By::Session || then == Some(By::Session),
                 diag,
-                |s, stem| match stem.then(|| family::read(&s.path)).flatten() {
-                    Some(mut f) => {
-                        let first = f.members.remove(0);
-                        let (first, mut warnings) = family::without_copies(first, &counted);
-                        warnings.append(&mut f.warnings);
-                        let runs = f.members.iter().map(|m| rules.share(m)).collect();
-                        (rules.share(&first), runs, warnings)
-                    }
-                    // Nothing allocated for a session without runs or copies.
-                    None => {
-                        let (s, warnings) = family::without_copies(s, &counted);
-                        (rules.share(&s), Vec::new(), warnings)
-                    }
+                // A session the window does not count is not warned about.
+                |s, stem| {
+                    let said = rows.counts(&s);
+                    let (s, share, runs, warnings) =
+                        match stem.then(|| family::read(&s.path)).flatten() {
+                            Some(mut f) => {
+                                let first = f.members.remove(0);
+                                let (first, mut warnings) =
+                                    family::without_copies(first, &counted);
+                                warnings.append(&mut f.warnings);
+                                let runs = f.members.iter().map(|m| rules.share(m)).collect();
+                                (s, rules.share(&first), runs, warnings)
+                            }
+                            // Nothing allocated for a session without runs or copies.
+                            None => {
+                                let (s, warnings) = family::without_copies(s, &counted);
+                                let share = rules.share(&s);
+                                (s, share, Vec::new(), warnings)
+                            }
+                        };
+                    let member = copies::Member {
+                        id: s.id,
+                        path: s.path,
+                        share,
+                        runs,
+                        warnings,
+                    };
+                    (member, said)
                 },
-                |(first, runs, warnings)| {
-                    grouper.merge(first);
-                    runs.into_iter().for_each(|share| grouper.merge(share));
-                    said.extend(warnings);
-                },
+                |member| members.push(member),
             )?;
-            for (place, why) in said {
+        } else {
+            let (sessions, read_failed) = read_many(args, rows, env, diag, stdin)?;
+            failed = read_failed;
+            let rules = grouper.rules();
+            members.extend(sessions.iter().map(|s| copies::Member {
+                id: s.id.clone(),
+                path: s.path.clone(),
+                share: rules.share(s),
+                runs: Vec::new(),
+                warnings: Vec::new(),
+            }));
+        }
+        // A session in two files (a backup, a `cp`) counted once, its copies named.
+        let (members, copied) = copies::once(members);
+        for m in members {
+            grouper.merge(m.share);
+            m.runs.into_iter().for_each(|share| grouper.merge(share));
+            for (place, why) in m.warnings {
                 diag.warn(&place.display().to_string(), None, &why);
             }
-        } else {
-            let (sessions, read_failed) = read_many(args, env, diag, stdin)?;
-            failed = read_failed;
-            for s in &sessions {
-                grouper.add(s);
+        }
+        if by == By::Session && then.is_none() {
+            for c in &copied {
+                let files = std::iter::once(&c.counted).chain(&c.copies);
+                grouper.name_files(&c.id, files.map(|p| p.display().to_string()).collect());
             }
         }
-        let (buckets, total) = grouper.finish();
-        if args.json {
+        let (mut buckets, total) = grouper.finish(args.sort);
+        // The total row keeps what `--top` leaves out: it is the report's, not the rows'.
+        let left_out = args.top.map_or(0, |n| buckets.len().saturating_sub(n));
+        buckets.truncate(buckets.len() - left_out);
+        let by_name = match then {
+            Some(then) => format!("{},{}", by.as_str(), then.as_str()),
+            None => by.as_str().to_owned(),
+        };
+        if let Some(format) = args.format {
+            table::write(format, by, then, &buckets, pricer.is_some(), out)?;
+        } else if args.json {
             for b in buckets.iter().chain(std::iter::once(&total)) {
                 let is_total = std::ptr::eq(b, &total);
-                surrogates::write(&mut *out, &bucket_json(by, b, is_total, pricer.is_some()))?;
+                let row = bucket_json(&by_name, by, b, is_total, pricer.is_some());
+                surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;
             }
         } else {
-            human::buckets(by, &buckets, &total, pricer, env, out)?;
+            human::buckets(by, then, &buckets, &total, pricer, env, out)?;
+            if left_out > 0 {
+                let theme = env.theme();
+                let rows = if left_out == 1 { "row" } else { "rows" };
+                let note =
+                    format!("({left_out} more {rows} not shown: --top; the total counts them)");
+                writeln!(out, "{}", theme.dim(&note))?;
+            }
         }
     }
     Ok(Outcome::partly_failed_if(failed))
+}
+
+/// `--by`'s keys: one, or two that make a pair (`day,model`); none is `session`.
+fn keys(by: &[By]) -> Result<(By, Option<By>), UsageError> {
+    match *by {
+        [] => Ok((By::Session, None)),
+        [one] => Ok((one, None)),
+        [first, then] if first == then => Err(UsageError(format!(
+            "--by {0},{0}: the same key twice",
+            first.as_str()
+        ))),
+        [first, then]
+            if [first, then]
+                .iter()
+                .any(|b| matches!(b, By::Tool | By::Message)) =>
+        {
+            Err(UsageError(format!(
+                "--by {},{}: tool and message take no second key",
+                first.as_str(),
+                then.as_str()
+            )))
+        }
+        [first, then] => Ok((first, Some(then))),
+        _ => Err(UsageError("--by takes one key or two (day,model)".into())),
+    }
 }
 
 /// Reads the one session and what `context` would send after its leaf.
@@ -305,11 +383,14 @@ impl JsTotals {
         self.0.iter().any(JsValue::is_string)
     }
 
-    /// `{tokens: {input, output, cacheRead, cacheWrite, total}, cost}` as pi's object has them.
+    /// `{tokens: {input, output, cacheRead, cacheWrite, total}, cost}` as pi's object has them
+    /// (and `totalTokens`).
     fn to_json(&self) -> (Value, Value) {
         let [input, output, cache_read, cache_write, cost] = &self.0;
         let total = input.plus(output).plus(cache_read).plus(cache_write);
-        let counts = JS_FIELDS.iter().zip(&self.0).chain([(&"total", &total)]);
+        // `totalTokens`: `total` under the one vocabulary's name, as [`Tokens`] has it.
+        let counts =
+            (JS_FIELDS.iter().zip(&self.0)).chain([(&"total", &total), (&"totalTokens", &total)]);
         let tokens = counts
             .map(|(k, v)| ((*k).to_owned(), v.to_json()))
             .collect();
@@ -320,6 +401,7 @@ impl JsTotals {
 /// The sessions of a report: `--all`, the SESSIONs given, or this project's.
 fn read_many(
     args: &StatsArgs,
+    rows: RowWindow,
     env: &Env,
     diag: &mut Diag,
     stdin: &mut dyn Read,
@@ -327,6 +409,14 @@ fn read_many(
     if args.sessions.is_empty() {
         let scope = if args.all { Scope::All } else { Scope::Project };
         let mut listing = listing::list(&env.location, scope, Detail::Stats)?;
+        // A damaged session the window does not count is not warned about (as `ls --since`).
+        let counted: std::collections::HashSet<std::path::PathBuf> = (listing.sessions.iter())
+            .filter(|s| rows.counts(s))
+            .map(|s| s.path.clone())
+            .collect();
+        listing.problems.retain(|(path, p)| {
+            !matches!(p, listing::Problem::Warnings(_)) || counted.contains(path)
+        });
         let failed = listing.report(diag);
         // Each session with subagent runs followed by them, as `--all` reports count them.
         let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
@@ -397,6 +487,8 @@ struct Tokens {
     cache_read: f64,
     cache_write: f64,
     total: f64,
+    /// `total` under the one vocabulary's name (docs/json.md); `total` stays.
+    total_tokens: f64,
 }
 
 impl From<&Usage> for Tokens {
@@ -407,6 +499,7 @@ impl From<&Usage> for Tokens {
             cache_read: u.cache_read,
             cache_write: u.cache_write,
             total: u.total_tokens(),
+            total_tokens: u.total_tokens(),
         }
     }
 }
@@ -455,6 +548,8 @@ struct OneRow<'a> {
     /// With subagent runs: the family's figures, each token once (family.rs).
     #[serde(skip_serializing_if = "Option::is_none")]
     family: Option<FamilyRow>,
+    /// `id` under the one vocabulary's name (docs/json.md); `id` stays.
+    session_id: &'a str,
 }
 
 #[derive(Serialize)]
@@ -609,6 +704,7 @@ fn one_json<'a>(one: &'a One, pricer: Option<&Pricer>) -> OneRow<'a> {
             cost: f.usage.cost,
             unpriced_tokens: f.usage.unpriced,
         }),
+        session_id: &s.id,
     }
 }
 
@@ -616,7 +712,7 @@ fn one_json<'a>(one: &'a One, pricer: Option<&Pricer>) -> OneRow<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct BucketRow<'a> {
-    by: &'static str,
+    by: &'a str,
     key: Option<&'a str>,
     total: bool,
     sessions: u64,
@@ -632,11 +728,29 @@ struct BucketRow<'a> {
     /// With `--prices`.
     #[serde(flatten)]
     estimate: Option<EstimateJson>,
+    /// `--by session`: the key under the one vocabulary's name (docs/json.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<&'a str>,
+    /// With two keys: each, in `by`'s order (`key` is them joined by a space).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    keys: Option<&'a [String]>,
+    /// `--by session`, a session in several files: the file counted, and its copies (not
+    /// counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    copies: Option<&'a [String]>,
 }
 
-fn bucket_json(by: By, b: &Bucket, total: bool, priced: bool) -> BucketRow<'_> {
+fn bucket_json<'a>(
+    by_name: &'a str,
+    by: By,
+    b: &'a Bucket,
+    total: bool,
+    priced: bool,
+) -> BucketRow<'a> {
     BucketRow {
-        by: by.as_str(),
+        by: by_name,
         key: (!total).then_some(b.key.as_str()),
         total,
         sessions: b.sessions,
@@ -650,6 +764,10 @@ fn bucket_json(by: By, b: &Bucket, total: bool, priced: bool) -> BucketRow<'_> {
         cost: b.usage.cost,
         unpriced_tokens: b.usage.unpriced,
         estimate: priced.then(|| (&b.estimated).into()),
+        session_id: (by == By::Session && !total && b.keys.len() == 1).then_some(b.key.as_str()),
+        keys: (!total && b.keys.len() > 1).then_some(&b.keys[..]),
+        path: b.files.first().map(String::as_str),
+        copies: b.files.get(1..),
     }
 }
 
@@ -680,6 +798,8 @@ struct MessageRow<'a> {
     is_error: Option<bool>,
     stop_reason: Option<&'a str>,
     active: bool,
+    /// `session` under the one vocabulary's name (docs/json.md); `session` stays.
+    session_id: &'a str,
 }
 
 /// A fact row's estimate (`--prices`): null where pi priced the usage, or there is none.
@@ -758,6 +878,7 @@ fn write_messages(
                     is_error: r.is_error,
                     stop_reason: r.stop_reason.as_deref(),
                     active: r.active,
+                    session_id: &s.id,
                 };
                 surrogates::write(&mut *out, &row)?;
                 out.write_all(b"\n")?;

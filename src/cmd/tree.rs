@@ -608,6 +608,7 @@ impl View<'_> {
                 leaf,
                 preview: self.preview(i, &entry, lines)?.text(),
                 children,
+                entry_id: self.session.id(i),
             },
         )?;
         Ok(())
@@ -631,6 +632,8 @@ struct NodeRow<'a> {
     leaf: bool,
     preview: String,
     children: usize,
+    /// `id` under the one vocabulary's name (docs/json.md); `id` stays.
+    entry_id: Option<&'a str>,
 }
 
 /// Cuts styled parts to `width` columns in total, ending with `…` when anything was cut.

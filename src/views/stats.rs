@@ -46,12 +46,36 @@ impl By {
     }
 }
 
+/// `--sort`: what a report's rows are ordered by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SortBy {
+    /// The key: dates oldest first, names in byte order
+    #[value(alias = "date")]
+    Key,
+    /// Cost, highest first
+    Cost,
+    /// Tokens, most first
+    Tokens,
+    /// Messages, most first
+    Messages,
+    /// Sessions, most first
+    Sessions,
+    /// Tool calls, most first
+    Calls,
+}
+
 /// One report line.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Bucket {
+    /// The row's key; with two keys (`--by day,model`), both, as [`Bucket::keys`] holds them.
     pub key: String,
+    /// Each key's value, in the order of `--by` (one with one key).
+    pub keys: Vec<String>,
     /// `--by session`: the session's name, else its first user message.
     pub title: String,
+    /// `--by session`: the file counted and its copies, not counted (`cmd/stats/copies.rs`);
+    /// empty for a session in one file.
+    pub files: Vec<String>,
     /// Sessions with a row in this bucket.
     pub sessions: u64,
     /// `message` entries (pi's `totalMessages`).
@@ -108,6 +132,16 @@ pub struct RowWindow {
 }
 
 impl RowWindow {
+    /// Whether a report over this window counts something of `s` (its warnings are said only
+    /// then: a damaged session 60 days old is no concern of `--since 1d`).
+    pub fn counts(&self, s: &Summary) -> bool {
+        let unbounded = self.since.is_none() && self.until.is_none();
+        unbounded
+            || s.tally
+                .as_deref()
+                .is_some_and(|t| t.rows.iter().any(|r| self.holds(r)))
+    }
+
     pub fn holds(&self, r: &Row) -> bool {
         let unbounded = self.since.is_none() && self.until.is_none();
         unbounded
@@ -142,6 +176,8 @@ fn date_key(date: jiff::civil::Date, by: By) -> String {
 #[derive(Clone, Copy)]
 pub struct Rules<'a> {
     by: By,
+    /// A second key (`--by day,model`): each row under both.
+    then: Option<By>,
     tz: &'a TimeZone,
     window: RowWindow,
     pricer: Option<&'a Pricer>,
@@ -157,6 +193,13 @@ pub struct Share {
     title: Option<String>,
 }
 
+impl Share {
+    /// The `message` entries it counts (which of two copies of a session says more).
+    pub fn messages(&self) -> u64 {
+        self.whole.messages
+    }
+}
+
 impl Rules<'_> {
     /// The share of one session (none unless it was read with a tally).
     pub fn share(&self, s: &Summary) -> Share {
@@ -169,6 +212,9 @@ impl Rules<'_> {
         let Some(t) = s.tally.as_deref() else {
             return share;
         };
+        if let Some(then) = self.then {
+            return self.share_of_two(s, t, then, share);
+        }
         let matches = self.pricer.map(|p| p.models(t));
         // The local day (`local_day`) last keyed and its key: the rows of a session come a day
         // at a time, and formatting a key for each was a sixth of a report from the cache,
@@ -266,6 +312,81 @@ impl Rules<'_> {
     }
 }
 
+impl Rules<'_> {
+    /// One key's value for a row, the model's given apart (a tool result's counts go under
+    /// the model it answers, its usage under its own, as with one key).
+    fn part(&self, by: By, s: &Summary, r: &Row, model: String) -> String {
+        match by {
+            By::Day | By::Week | By::Month => r
+                .ts_ms
+                .and_then(|ms| Timestamp::from_millisecond(ms).ok())
+                .map_or_else(
+                    || "(no time)".to_owned(),
+                    |t| date_key(self.tz.to_datetime(t).date(), by),
+                ),
+            By::Model => model,
+            By::Project => s.cwd.clone(),
+            _ => s.id.clone(),
+        }
+    }
+
+    /// [`Rules::share`] with two keys: each row's bucket is the pair. The keys are made a row
+    /// at a time (a two-key report is not the hot path the one-key loop is tuned for).
+    fn share_of_two(&self, s: &Summary, t: &Tally, then: By, mut share: Share) -> Share {
+        let matches = self.pricer.map(|p| p.models(t));
+        let name = |m| t.model_name(m).unwrap_or_else(|| "(no model)".into());
+        let mut mine: hashbrown::HashMap<String, Bucket> = hashbrown::HashMap::new();
+        fn bucket(mine: &mut hashbrown::HashMap<String, Bucket>, keys: [String; 2]) -> &mut Bucket {
+            // Each part's length first, so no text in a part (a cwd is anything) can make two
+            // pairs one key.
+            let id: String = keys.iter().map(|k| format!("{}:{k}", k.len())).collect();
+            mine.entry(id).or_insert_with(|| Bucket {
+                keys: keys.to_vec(),
+                ..Bucket::default()
+            })
+        }
+        let pair =
+            |model: String, r: &Row| [self.by, then].map(|by| self.part(by, s, r, model.clone()));
+        let models = self.by == By::Model || then == By::Model;
+        for r in t.rows.iter().filter(|r| self.window.holds(r)) {
+            let e = matches.as_deref().and_then(|m| prices::estimate(m, r));
+            let e = e.as_ref();
+            if models && r.answers.is_some() && r.answers != r.model {
+                let counts = Row {
+                    usage: None,
+                    ..r.clone()
+                };
+                bucket(&mut mine, pair(name(r.answers), r)).add_row(&counts, None);
+                let b = bucket(&mut mine, pair(name(r.model), r));
+                if let Some(u) = &r.usage {
+                    b.usage.add(u);
+                }
+                if let Some(e) = e {
+                    prices::add(&mut b.estimated, e);
+                }
+            } else {
+                bucket(&mut mine, pair(name(r.model), r)).add_row(r, e);
+            }
+        }
+        share.parts = mine
+            .into_iter()
+            .map(|(id, mut b)| {
+                b.sessions = 1;
+                share.whole.add(&b);
+                (id, b)
+            })
+            .collect();
+        if (self.by == By::Session || then == By::Session) && !share.parts.is_empty() {
+            share.title = Some(
+                s.name
+                    .clone()
+                    .unwrap_or_else(|| s.first_message.to_string()),
+            );
+        }
+        share
+    }
+}
+
 /// The rows of sessions (each read with a [`Tally`](pisess_store::tally::Tally)) grouped into
 /// buckets, one session's [`Share`] at a time, so a report need not hold every session's rows.
 pub struct Grouper<'a> {
@@ -284,6 +405,7 @@ impl<'a> Grouper<'a> {
         Grouper {
             rules: Rules {
                 by,
+                then: None,
                 tz,
                 window,
                 pricer,
@@ -293,15 +415,24 @@ impl<'a> Grouper<'a> {
         }
     }
 
+    /// A second key: each row under the pair (`--by day,model`).
+    #[must_use]
+    pub fn then(mut self, then: Option<By>) -> Self {
+        self.rules.then = then;
+        self
+    }
+
+    /// `--by session`: the files of a session counted once though it is in several, the one
+    /// counted first.
+    pub fn name_files(&mut self, id: &str, files: Vec<String>) {
+        if let Some(b) = self.buckets.get_mut(id) {
+            b.files = files;
+        }
+    }
+
     /// How this grouper makes a session's share.
     pub fn rules(&self) -> Rules<'a> {
         self.rules
-    }
-
-    /// Adds one session's rows (none unless it was read with a tally).
-    pub fn add(&mut self, s: &Summary) {
-        let share = self.rules.share(s);
-        self.merge(share);
     }
 
     /// Adds one session's share; shares must come in the order the sessions are to be summed.
@@ -313,6 +444,9 @@ impl<'a> Grouper<'a> {
         } = share;
         for (key, b) in parts {
             let bucket = self.buckets.entry(key).or_default();
+            if bucket.keys.is_empty() {
+                bucket.keys.clone_from(&b.keys);
+            }
             if let Some(title) = &title {
                 if bucket.title.is_empty() {
                     bucket.title.clone_from(title);
@@ -327,38 +461,89 @@ impl<'a> Grouper<'a> {
         }
     }
 
-    /// The buckets in report order, and their total.
-    pub fn finish(self) -> (Vec<Bucket>, Bucket) {
-        let (by, buckets, mut total) = (self.rules.by, self.buckets, self.total);
+    /// The buckets in report order (`sort`, else the key's own order: time keys oldest
+    /// first, tools by calls, the others by cost), and their total. With two keys the rows are
+    /// grouped under the first key in its order, and ordered within a group by the second's;
+    /// `sort` orders all rows as one list.
+    pub fn finish(self, sort: Option<SortBy>) -> (Vec<Bucket>, Bucket) {
+        let (rules, buckets, mut total) = (self.rules, self.buckets, self.total);
         let mut rows: Vec<Bucket> = buckets
             .into_iter()
             .map(|(key, mut b)| {
-                b.key = key;
+                if b.keys.is_empty() {
+                    b.keys = vec![key];
+                }
+                b.key = b.keys.join(" ");
                 b
             })
             .collect();
-        match by {
-            // Calendar keys sort as text; "(no time)" after them.
-            By::Day | By::Week | By::Month => rows.sort_by(|a, b| {
-                (a.key.starts_with('('))
-                    .cmp(&b.key.starts_with('('))
-                    .then_with(|| a.key.cmp(&b.key))
-            }),
-            By::Tool => rows.sort_by(|a, b| {
-                b.counts
-                    .tool_calls
-                    .cmp(&a.counts.tool_calls)
-                    .then_with(|| a.key.cmp(&b.key))
-            }),
-            _ => rows.sort_by(|a, b| {
-                b.usage
-                    .cost
-                    .total_cmp(&a.usage.cost)
-                    .then_with(|| a.key.cmp(&b.key))
-            }),
+        let order = |by: By, i: usize| {
+            let own = match by {
+                By::Day | By::Week | By::Month => SortBy::Key,
+                By::Tool => SortBy::Calls,
+                _ => SortBy::Cost,
+            };
+            Order(sort.unwrap_or(own), i)
+        };
+        match rules.then {
+            Some(then) if sort.is_none() => {
+                // A group's place is its first key's order over the group's sum.
+                let mut groups: hashbrown::HashMap<String, Bucket> = hashbrown::HashMap::new();
+                for b in &rows {
+                    let g = groups.entry_ref(b.keys[0].as_str()).or_default();
+                    g.keys = vec![b.keys[0].clone()];
+                    g.add(b);
+                }
+                let mut firsts: Vec<Bucket> = groups.into_values().collect();
+                let first = order(rules.by, 0);
+                firsts.sort_by(|a, b| first.cmp(a, b));
+                let rank: hashbrown::HashMap<String, usize> = (firsts.into_iter().enumerate())
+                    .map(|(i, mut g)| (std::mem::take(&mut g.keys[0]), i))
+                    .collect();
+                let second = order(then, 1);
+                rows.sort_by(|a, b| {
+                    rank[&a.keys[0]]
+                        .cmp(&rank[&b.keys[0]])
+                        .then_with(|| second.cmp(a, b))
+                });
+            }
+            _ => {
+                let o = order(rules.by, 0);
+                rows.sort_by(|a, b| o.cmp(a, b));
+            }
         }
         total.key = "total".to_owned();
         (rows, total)
+    }
+}
+
+/// An order of rows: what is compared, and which key breaks ties (and is the order itself
+/// for [`SortBy::Key`]).
+#[derive(Clone, Copy)]
+struct Order(SortBy, usize);
+
+impl Order {
+    /// Figures highest first, ties by key.
+    fn cmp(self, a: &Bucket, b: &Bucket) -> std::cmp::Ordering {
+        // In the key's order, `(no time)` (or `(no model)`) after the names; among equal
+        // figures, keys as they sort.
+        fn key(x: &Bucket, i: usize, by: SortBy) -> (bool, &str) {
+            let k = x.keys.get(i).map_or(x.key.as_str(), String::as_str);
+            (by == SortBy::Key && k.starts_with('('), k)
+        }
+        let Order(by, i) = self;
+        let tokens = |x: &Bucket| x.usage.total_tokens();
+        let figure = match by {
+            SortBy::Key => std::cmp::Ordering::Equal,
+            SortBy::Cost => b.usage.cost.total_cmp(&a.usage.cost),
+            SortBy::Tokens => tokens(b).total_cmp(&tokens(a)),
+            SortBy::Messages => b.messages.cmp(&a.messages),
+            SortBy::Sessions => b.sessions.cmp(&a.sessions),
+            SortBy::Calls => b.counts.tool_calls.cmp(&a.counts.tool_calls),
+        };
+        figure
+            .then_with(|| key(a, i, by).cmp(&key(b, i, by)))
+            .then_with(|| a.keys.cmp(&b.keys))
     }
 }
 

@@ -1244,7 +1244,8 @@ fn failed_tool_calls_are_named_in_every_report() {
     assert_eq!(
         listed[0],
         json!({"line":4,"entry":"r0","tool":"bash",
-               "text":"\\u{1b}[31mnpm ERR!\\u{1b}[0m missing script"})
+               "text":"\\u{1b}[31mnpm ERR!\\u{1b}[0m missing script",
+               "fileLine":4,"entryId":"r0"})
     );
     assert_eq!(
         listed[3]["entry"], "r4",

@@ -740,8 +740,16 @@ fn damaged_files_are_said_once() {
     let stats = store.run(&["stats", "--by", "day"]);
     assert_eq!(stats.stderr.lines().count(), 1, "{}", stats.stderr);
 
-    // A command on one session names each line, each once.
+    // A command on one session says the first line and how many more (issue 47: one line per
+    // file, as ls); --verbose names each line, each once.
     let show = store.run(&["show", "01990001"]);
+    assert_eq!(show.stderr.lines().count(), 1, "{}", show.stderr);
+    assert!(
+        show.stderr.contains(":3: ") && show.stderr.contains("and 1 more warning about"),
+        "{}",
+        show.stderr
+    );
+    let show = store.run(&["--verbose", "show", "01990001"]);
     let lines: Vec<&str> = show.stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{}", show.stderr);
     assert!(

@@ -151,7 +151,9 @@ fn json_has_the_contract_fields_in_pi_order() {
             // Added by issue 44.
             "subagentRuns",
             // Added by issue 47.
-            "resume"
+            "resume",
+            // The one vocabulary's name for `id` (issue 47).
+            "sessionId"
         ]
     );
     // The counts add up as pi's `/session` counts do, on every row.

@@ -142,6 +142,10 @@ fn ids_types_tool_names_and_the_folder_are_found_and_printed_as_tokens() {
     }
     assert!(rows.iter().all(|r| r["session"] == aws.as_str()));
     assert!(rows.iter().any(|r| r["entry"] == stripe.as_str()));
+    // The one vocabulary's names hold the same tokens.
+    assert!(rows.iter().all(|r| r["sessionId"] == aws.as_str()));
+    assert!(rows.iter().any(|r| r["entryId"] == stripe.as_str()));
+    assert!(rows.iter().all(|r| r["lineNumber"] == r["line"]));
     // The folder's token, ended by pi's `-`, is found in the path and replaced there.
     let folder = token("stripe-secret-key", &fingerprint(&k.folder));
     assert!(
@@ -177,6 +181,7 @@ fn ids_types_tool_names_and_the_folder_are_found_and_printed_as_tokens() {
     let check = run_in(tmp.path(), &["check", "--no-secrets", "--json", f]);
     let v: Value = serde_json::from_str(check.stdout.lines().next().unwrap()).unwrap();
     assert_eq!(v["session"], aws.as_str());
+    assert_eq!(v["sessionId"], aws.as_str());
     let check = run_in(tmp.path(), &["check", "--no-secrets", f]);
     assert!(
         check.stdout.starts_with(&format!("{aws}  ")),

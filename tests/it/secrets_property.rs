@@ -396,6 +396,35 @@ fn check_plan(plan: &Plan) -> Result<(), TestCaseError> {
             }
         }
     }
+    // The one vocabulary's names (docs/json.md) are the old ones' values, redacted alike: a
+    // name added beside an old one must not bring back what the old one hides.
+    for (what, run) in &runs {
+        if !what.contains("--json") {
+            continue;
+        }
+        for v in run
+            .stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        {
+            let pairs: &[(&str, &str)] = if what.starts_with("grep") {
+                &[
+                    ("sessionId", "session"),
+                    ("entryId", "entry"),
+                    ("lineNumber", "line"),
+                ]
+            } else {
+                &[("sessionId", "session")]
+            };
+            for (new, old) in pairs {
+                prop_assert!(v.get(*new).is_some(), "{what}: no {new} in {v}");
+                prop_assert_eq!(&v[*new], &v[*old], "{}: {} is not {}", what, new, old);
+            }
+            if let Some(of) = v.get("subagentOf") {
+                prop_assert_eq!(&of["sessionId"], &of["session"], "{}", what);
+            }
+        }
+    }
     // Every planted secret is found (a secret not found is never redacted).
     let reported: std::collections::HashSet<String> = json
         .lines()

@@ -380,7 +380,7 @@ fn usage_counts_are_summed_as_javascript_sums_them() {
     let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
     assert_eq!(
         v["tokens"],
-        json!({"input":1001,"output":11,"cacheRead":0,"cacheWrite":0,"total":1012})
+        json!({"input":1001,"output":11,"cacheRead":0,"cacheWrite":0,"total":1012,"totalTokens":1012})
     );
     assert_eq!(v["cost"], json!(1.5));
     // A string concatenates, as in pi.
@@ -390,7 +390,7 @@ fn usage_counts_are_summed_as_javascript_sums_them() {
     let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
     assert_eq!(
         v["tokens"],
-        json!({"input":"10005","output":11,"cacheRead":0,"cacheWrite":0,"total":"100051100"})
+        json!({"input":"10005","output":11,"cacheRead":0,"cacheWrite":0,"total":"100051100","totalTokens":"100051100"})
     );
     assert_eq!(v["cost"], json!("0.50.25"));
     assert!(

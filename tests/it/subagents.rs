@@ -115,6 +115,7 @@ fn check_all_no_secrets_fails_on_a_subagent_runs_token() {
     assert_eq!(rows[1]["session"], CHILD);
     assert_eq!(rows[1]["status"], "failed");
     assert_eq!(rows[1]["subagentOf"]["session"], PARENT);
+    assert_eq!(rows[1]["subagentOf"]["sessionId"], PARENT);
     assert_eq!(rows[1]["subagentOf"]["made"], "subagent");
 
     // The other assertions judge each run too.
@@ -139,6 +140,8 @@ fn grep_all_reports_a_run_under_its_parent() {
     assert_eq!(rows.len(), 1, "{}", json.stdout);
     assert_eq!(rows[0]["sessionId"], CHILD);
     assert_eq!(rows[0]["subagentOf"]["session"], PARENT);
+    // The one vocabulary's name beside the old one (docs/json.md).
+    assert_eq!(rows[0]["subagentOf"]["sessionId"], PARENT);
 
     // A run is read with its parent's project: --project keeps it, another project drops it.
     let other = run_in(

@@ -213,7 +213,9 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
 /// a small share of each, not every message. A session taken from the tally cache has no first
 /// message unless `titles`. Problems are reported in file order; true when some file could not
 /// be read. `work` is also told whether the session has a real folder of its stem beside it
-/// (where subagent runs are, `family::runs`).
+/// (where subagent runs are, `family::runs`), and says with what it made whether the session's
+/// warnings are to be said (a report over a window leaves out the sessions it does not count,
+/// as `ls` and `check` do).
 ///
 /// Every file is read as `list` reads them ([`parallel::map`]), not handed over one at a time:
 /// a hand-over per file, and each session's rows freed on the calling thread while the workers
@@ -224,7 +226,7 @@ pub fn walk<T: Send>(
     detail: Detail,
     titles: bool,
     diag: &mut dyn Warn,
-    work: impl Fn(Summary, bool) -> T + Sync,
+    work: impl Fn(Summary, bool) -> (T, bool) + Sync,
     mut each: impl FnMut(T),
 ) -> anyhow::Result<bool> {
     let Files {
@@ -246,12 +248,16 @@ pub fn walk<T: Send>(
     }
     let made = |result: Result<Summary, ScanError>| {
         result.map(|mut s| {
-            let warnings = std::mem::take(&mut s.warnings);
+            let mut warnings = std::mem::take(&mut s.warnings);
             let stem = has_stem(&s);
-            (
-                warnings,
-                in_scope(loc, scope, &s.cwd).then(|| work(s, stem)),
-            )
+            let made = in_scope(loc, scope, &s.cwd).then(|| {
+                let (made, said) = work(s, stem);
+                if !said {
+                    warnings.clear();
+                }
+                made
+            });
+            (warnings, made)
         })
     };
     // A report is served from the tally cache where there is one (a display, like `ls`).

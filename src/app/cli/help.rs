@@ -152,9 +152,14 @@ pub(super) const STATS_HELP: &str = concat!(
   pisess stats --all --by day --since 1w    cost per day of the last week, every project
   pisess stats --all --by model --json | jq -r '[.key, .cost] | @tsv'
   pisess stats --all --by message --json > facts.ndjson    the fact table, for DuckDB and co.
+  pisess stats --all --by day,model --since 1w    each day's cost per model (ccusage's breakdown)
+  pisess stats --all --by project --sort tokens --top 5    the five projects that used most
+  pisess stats --all --by month --format csv > usage.csv   for a spreadsheet (one header row)
 
   Times are local (--tz to override); weeks are ISO weeks. Each message counts at its own time
-  and each usage under its own model, so the buckets add up to pi's /session totals."
+  and each usage under its own model, so the buckets add up to pi's /session totals.
+  CSV is RFC 4180; a text cell starting with = + - or @ gets a leading ' so a spreadsheet
+  does not run it as a formula (TSV keeps text exact, escaping tabs and line ends)."
 );
 
 pub(super) const FACTS_HELP: &str = "\

@@ -115,7 +115,6 @@ fn drive<M: Matcher>(
                     return ControlFlow::Continue(());
                 }
             };
-            matcher.warn(diag, &s);
             let parent = under.get(at).copied().flatten();
             // A parent passed over unread (no id, no cwd: `None`) leaves a run to its own cwd.
             let scoped = match parent.and_then(|(p, _)| parents[p].as_ref()?.1) {
@@ -141,6 +140,11 @@ fn drive<M: Matcher>(
             }
             // --since/--until still apply.
             let kept = scoped && matcher.holds(&s);
+            // A session the search leaves out is not warned about (as `ls --since` and
+            // `check --since`): `grep --since 1d` warned about damaged files 60 days old.
+            if kept {
+                matcher.warn(diag, &s);
+            }
             if !kept || s.hits.is_empty() {
                 return ControlFlow::Continue(());
             }

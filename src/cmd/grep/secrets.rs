@@ -165,6 +165,11 @@ impl super::matcher::Matcher for Secrets<'_> {
                     "kind": h.found.kind,
                     "fingerprint": h.found.fingerprint,
                     "preview": h.found.preview,
+                    // The one vocabulary's names (docs/json.md), beside the old ones, scrubbed
+                    // as they are.
+                    "sessionId": session_id,
+                    "entryId": opt(entry_id),
+                    "lineNumber": h.found.line,
                 });
                 if let Some((id, path, made)) = &parent {
                     object["subagentOf"] = crate::cmd::runs::json_of(id, path, *made);

@@ -308,9 +308,11 @@ impl Col {
 /// A report: one line per bucket, then the total. On a terminal of known width the table fits
 /// it, as `ls` does: the key (and a session's title) are cut first, then the columns that say
 /// least are dropped (tool calls, messages, sessions, tool errors, tokens). `--by session`
-/// shows each session's short id and title, and no sessions column (always 1).
+/// shows each session's short id and title, and no sessions column (always 1). With two keys
+/// (`--by day,model`) each has its column, the first written once for the rows under it.
 pub(super) fn buckets(
     by: By,
+    then: Option<By>,
     rows: &[Bucket],
     total: &Bucket,
     pricer: Option<&Pricer>,
@@ -319,6 +321,19 @@ pub(super) fn buckets(
 ) -> io::Result<()> {
     let theme = env.theme();
     let all: Vec<&Bucket> = rows.iter().chain([total]).collect();
+    // A copy of a session (`<id>-backup.jsonl`) does not lengthen its id, as in `ls`.
+    let ids = (by == By::Session || then == Some(By::Session)).then(|| {
+        let i = usize::from(by != By::Session);
+        let keys = rows
+            .iter()
+            .filter_map(|b| b.keys.get(i))
+            .map(String::as_str);
+        crate::cmd::ls::short_ids_of(keys, env)
+    });
+    let short_id = |id: &str| {
+        ids.as_ref()
+            .map_or_else(|| env.short_id(id), |s| s.short(id))
+    };
     let last = all.len() - 1;
     let col = |head, right, min, f: &dyn Fn(&Bucket) -> String| Col {
         head,
@@ -327,34 +342,49 @@ pub(super) fn buckets(
         min,
         cut: style::truncate,
     };
-    let key = |b: &Bucket| {
-        if std::ptr::eq(b, total) {
-            "total".to_owned()
-        } else if by == By::Session {
-            env.short_id(&b.key)
-        } else {
-            safe(&b.key)
-        }
-    };
-    let mut key_col = col(
-        if by == By::Session { "id" } else { by.as_str() },
-        false,
-        0,
-        &key,
-    );
-    if by != By::Session {
-        // The key is what a row is about: number columns go before it is cut, down to a
-        // width that still tells keys apart; a project keeps its last names (`…/webshop`, as
-        // `ls` cuts it), a model its provider and its version (`deepseek/…-chat-v3`).
-        key_col.min = key_col.natural().clamp(12, 32);
-        key_col.cut = match by {
-            By::Project => style::truncate_left,
-            By::Model => style::truncate_middle,
-            _ => style::truncate,
+    let key_col = |i: usize, by: By| {
+        let key = |n: usize, b: &Bucket| {
+            let k = b.keys.get(i).map_or(b.key.as_str(), String::as_str);
+            let same = n > 0 && all[n - 1].keys.first() == b.keys.first();
+            if std::ptr::eq(b, total) {
+                if i == 0 { "total" } else { "" }.to_owned()
+            } else if then.is_some() && i == 0 && same {
+                // The first key once for the rows under it, as ccusage's breakdown.
+                String::new()
+            } else if by == By::Session {
+                short_id(k)
+            } else {
+                safe(k)
+            }
         };
-    }
-    let mut cols = vec![key_col];
-    if by != By::Session {
+        let mut c = Col {
+            head: if by == By::Session { "id" } else { by.as_str() },
+            cells: all.iter().enumerate().map(|(n, b)| key(n, b)).collect(),
+            right: false,
+            min: 0,
+            cut: style::truncate,
+        };
+        if by != By::Session {
+            // The key is what a row is about: number columns go before it is cut, down to a
+            // width that still tells keys apart; a project keeps its last names
+            // (`…/webshop`, as `ls` cuts it), a model its provider and its version
+            // (`deepseek/…-chat-v3`).
+            c.min = c.natural().clamp(12, 32);
+            c.cut = match by {
+                By::Project => style::truncate_left,
+                By::Model => style::truncate_middle,
+                _ => style::truncate,
+            };
+        }
+        c
+    };
+    let mut cols: Vec<Col> = std::iter::once(by)
+        .chain(then)
+        .enumerate()
+        .map(|(i, b)| key_col(i, b))
+        .collect();
+    let by_session = by == By::Session && then.is_none();
+    if !by_session {
         cols.push(col("sessions", true, 0, &|b| b.sessions.to_string()));
     }
     if by == By::Tool {
@@ -389,10 +419,15 @@ pub(super) fn buckets(
     if pricer.is_some() && usage_known {
         cols.push(col("estimated", true, 0, &|b| prices::shown(&b.estimated)));
     }
-    if by == By::Session {
+    if by_session {
         cols.push(col("title", false, 10, &|b| {
             if std::ptr::eq(b, total) {
                 String::new()
+            } else if b.files.len() > 1 {
+                // Marked first: a cut title still says it.
+                let n = b.files.len() - 1;
+                let copies = if n == 1 { "copy" } else { "copies" };
+                format!("(+{n} {copies}) {}", style::one_line(&b.title))
             } else {
                 style::one_line(&b.title)
             }
@@ -502,6 +537,17 @@ pub(super) fn buckets(
             "{}",
             theme.dim(&style::unpriced_note(total.usage.unpriced))
         )?;
+    }
+    // A session in several files: which file was counted, and its copies.
+    for b in rows.iter().filter(|b| b.files.len() > 1) {
+        let note = format!(
+            "{} is in {} files, counted once: {}; copy of it, not counted: {}",
+            short_id(&b.key),
+            b.files.len(),
+            b.files[0],
+            b.files[1..].join(", ")
+        );
+        writeln!(out, "{}", theme.dim(&safe(&note)))?;
     }
     if total.usage.negative_cost {
         writeln!(out, "{}", theme.dim(&style::negative_legend()))?;

@@ -116,10 +116,22 @@ pub struct Assertion {
 }
 
 /// Something wrong with a file's structure, at `line` (`None`: the file as a whole).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub line: Option<u64>,
     pub message: String,
+}
+
+/// `{line, message, fileLine}`: `line` again under the one vocabulary's name (docs/json.md).
+impl serde::Serialize for Finding {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut o = s.serialize_struct("Finding", 3)?;
+        o.serialize_field("line", &self.line)?;
+        o.serialize_field("message", &self.message)?;
+        o.serialize_field("fileLine", &self.line)?;
+        o.end()
+    }
 }
 
 /// The last message of the active branch, for `--ended` and the Markdown report.

@@ -13,7 +13,7 @@ pub const MAX_LISTED: usize = 20;
 const LINE_WIDTH: usize = 120;
 
 /// One tool result with `isError` set, as the reports name it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
     /// The file line of the result.
     pub line: u64,
@@ -22,9 +22,25 @@ pub struct ToolError {
     pub tool: String,
     /// The first non-blank line of its text, control characters escaped, cut.
     pub text: String,
-    /// The `toolCallId` as stored, for `show --errors` to find the call.
-    #[serde(skip)]
+    /// The `toolCallId` as stored, for `show --errors` to find the call (not written).
     pub call_id: Option<String>,
+}
+
+/// `{line, entry, tool, text, fileLine, entryId}` (`check --json`'s `failedToolCalls`): the
+/// one vocabulary's names (docs/json.md) after the old ones, the same values (so scrubbed
+/// alike with `--no-secrets`).
+impl serde::Serialize for ToolError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut o = s.serialize_struct("ToolError", 6)?;
+        o.serialize_field("line", &self.line)?;
+        o.serialize_field("entry", &self.entry)?;
+        o.serialize_field("tool", &self.tool)?;
+        o.serialize_field("text", &self.text)?;
+        o.serialize_field("fileLine", &self.line)?;
+        o.serialize_field("entryId", &self.entry)?;
+        o.end()
+    }
 }
 
 impl ToolError {
