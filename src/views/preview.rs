@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::views::style::Role;
 use crate::views::text::{full_text, normalize, pi_tool_call};
 use pisess_format::js::{js_slice, js_string, js_truthy};
+use pisess_format::model::content::Content;
 use pisess_format::model::{Entry, EntryKind, Message, Role as Said};
 use pisess_store::session::IdIndex;
 
@@ -384,14 +385,9 @@ fn text_of(v: Option<&Value>) -> String {
 
 /// The text of seed-000 `thinking` blocks (mapped to pi's `thinking` field).
 pub(crate) fn thinking_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.get("thinking").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Some(Value::String(s)) => s.clone(),
-        _ => String::new(),
+    match Content::of(content) {
+        Content::Text(s) => s.to_owned(),
+        other => other.thinking_texts().collect::<Vec<_>>().join("\n"),
     }
 }
 

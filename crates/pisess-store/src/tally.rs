@@ -12,9 +12,10 @@ use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use pisess_format::model::{
-    CallFacts, EntryKind, EntryLine, Header, LooseArr, LooseNum, LooseObj, LooseStr, Usage,
+    CallFacts, Entry, EntryKind, EntryLine, Header, LooseArr, LooseNum, LooseObj, LooseStr, Usage,
 };
 use pisess_format::time::parse_js_date;
 
@@ -262,12 +263,14 @@ pub(crate) fn seed000_tool_results(json: &[u8]) -> Vec<BlockResult> {
     let Ok(v) = pisess_format::json::decode(json) else {
         return Vec::new();
     };
-    let blocks = v["message"]["content"].as_array().into_iter().flatten();
-    blocks
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| BlockResult {
-            call_id: b["toolUseId"].as_str().map(str::to_owned),
-            is_error: b["isError"] == true,
+    let Some(message) = Entry::of_kind(&EntryKind::Message, &v).message() else {
+        return Vec::new();
+    };
+    let results = message.content().seed000_results();
+    results
+        .map(|(call_id, is_error)| BlockResult {
+            call_id: call_id.and_then(Value::as_str).map(str::to_owned),
+            is_error,
         })
         .collect()
 }
