@@ -357,16 +357,13 @@ fn message(msg: Message, call: Option<&str>) -> Preview {
                 Preview::two(Tone::Success, head, Tone::Muted, "(no content)".to_owned())
             }
         }
-        Said::ToolResult => {
-            let text = match call {
-                Some(line) => line.to_owned(),
-                None => match msg.tool_name() {
-                    None | Some(Value::Null) => "[tool]".to_owned(),
-                    name => format!("[{}]", js_string(name)),
-                },
-            };
-            Preview::one(Tone::Muted, text)
-        }
+        Said::ToolResult => tool_result(
+            call,
+            match msg.tool_name() {
+                None | Some(Value::Null) => None,
+                name => Some(js_string(name)),
+            },
+        ),
         Said::BashExecution => {
             let command = match msg.command() {
                 None | Some(Value::Null) => String::new(),
@@ -376,6 +373,16 @@ fn message(msg: Message, call: Option<&str>) -> Preview {
         }
         _ => Preview::one(Tone::Dim, format!("[{}]", js_string(msg.role_value()))),
     }
+}
+
+/// A tool result's preview: the one-liner of the call it answers, else its tool's name.
+pub(crate) fn tool_result(call: Option<&str>, tool_name: Option<String>) -> Preview {
+    let text = match (call, tool_name) {
+        (Some(line), _) => line.to_owned(),
+        (None, Some(name)) => format!("[{name}]"),
+        (None, None) => "[tool]".to_owned(),
+    };
+    Preview::one(Tone::Muted, text)
 }
 
 /// A string field, or nothing (pi would throw on other types).
