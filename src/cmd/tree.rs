@@ -105,7 +105,7 @@ impl Seen {
         let message = e.view.message.0.as_ref();
         if self.unsure
             || e.kind != EntryKind::Message
-            || message.and_then(|m| m.role.get()) != Some("assistant")
+            || message.and_then(|m| m.role.get()).map(Said::parse) != Some(Said::Assistant)
         {
             return;
         }
