@@ -358,6 +358,7 @@ fn load_with(session: &Session, i: usize, kept: &Kept) -> anyhow::Result<Value> 
 enum RowEntry {
     Decoded(Value),
     ToolResult {
+        /// `None` when missing or not a string: pi finds no call for either.
         call_id: Option<String>,
         tool_name: String,
     },
@@ -397,8 +398,8 @@ impl View<'_> {
     }
 
     /// Entry `i` as far as its row needs: whole, but for a tool result of pi's own dialect
-    /// (most of a session's bytes) only its role, call id and tool name, taken from the skim's
-    /// spans of its line read without its content.
+    /// (most of a session's bytes) only its call id and tool name ([`RowEntry::ToolResult`]),
+    /// taken from the skim's spans of its line read without its content.
     /// Anything the skim leaves to serde_json, or a tool name that is not a string (the
     /// preview then spells the value), is decoded whole.
     fn row_entry(&self, i: usize, lines: &mut Lines) -> anyhow::Result<RowEntry> {
