@@ -16,7 +16,7 @@ use crate::cmd::{find_entry, open_selected};
 use crate::views::context::{self, EditEffect, Plan};
 use crate::views::style::{self, Role, Theme};
 use pisess_format::model::content::{Block, CallForm, Content};
-use pisess_format::model::{Entry, Message, Role as Said};
+use pisess_format::model::{Entry, EntryKind, Message, Role as Said};
 use pisess_format::surrogates;
 use pisess_store::session::Session;
 
@@ -166,8 +166,13 @@ fn write_human(
     width: Option<usize>,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let model = match plan.model.get("modelId").and_then(Value::as_str) {
-        Some(id) => match plan.model.get("provider").and_then(Value::as_str) {
+    // pi's `{provider, modelId}` has a model change's fields.
+    let (provider, model_id) = match Entry::of_kind(&EntryKind::ModelChange, &plan.model) {
+        Entry::ModelChange { provider, model_id } => (provider, model_id),
+        _ => (None, None),
+    };
+    let model = match model_id.and_then(Value::as_str) {
+        Some(id) => match provider.and_then(Value::as_str) {
             Some(p) => format!("{p}/{id}"),
             None => id.to_owned(),
         },

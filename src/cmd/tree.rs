@@ -13,7 +13,7 @@ use std::io::{Read, Write};
 use std::ops::ControlFlow;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::app::cli::TreeArgs;
 use crate::app::diag::Diag;
@@ -21,7 +21,7 @@ use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::open_selected;
 use crate::views::preview::{
-    answered_call, call_ids, preview, tool_calls_of, Preview, Tone, ToolCalls,
+    answered_call, call_ids, preview, tool_calls_of, tool_result, Preview, Tone, ToolCalls,
 };
 use crate::views::style::{self, escape_control, Role, Theme};
 use crate::views::text::{pi_tool_call, pi_tool_call_keys};
@@ -105,7 +105,7 @@ impl Seen {
         let message = e.view.message.0.as_ref();
         if self.unsure
             || e.kind != EntryKind::Message
-            || message.and_then(|m| m.role.get()) != Some("assistant")
+            || message.and_then(|m| m.role.get()).map(Said::parse) != Some(Said::Assistant)
         {
             return;
         }
@@ -353,6 +353,17 @@ fn load_with(session: &Session, i: usize, kept: &Kept) -> anyhow::Result<Value> 
     Ok(session.load(i)?)
 }
 
+/// What a row reads of an entry: the entry decoded as far as the row needs, or of a tool result
+/// of pi's own dialect (most of a session's bytes) its call id and tool name alone.
+enum RowEntry {
+    Decoded(Value),
+    ToolResult {
+        /// `None` when missing or not a string: pi finds no call for either.
+        call_id: Option<String>,
+        tool_name: String,
+    },
+}
+
 struct View<'a> {
     session: &'a Session,
     tree: &'a Tree,
@@ -387,20 +398,22 @@ impl View<'_> {
     }
 
     /// Entry `i` as far as its row needs: whole, but for a tool result of pi's own dialect
-    /// (most of a session's bytes) only its role, call id and tool name, taken from the skim's
-    /// spans of its line read without its content.
+    /// (most of a session's bytes) only its call id and tool name ([`RowEntry::ToolResult`]),
+    /// taken from the skim's spans of its line read without its content.
     /// Anything the skim leaves to serde_json, or a tool name that is not a string (the
     /// preview then spells the value), is decoded whole.
-    fn row_entry(&self, i: usize, lines: &mut Lines) -> anyhow::Result<Value> {
+    fn row_entry(&self, i: usize, lines: &mut Lines) -> anyhow::Result<RowEntry> {
         let s = self.session;
         if s.header.dialect == Dialect::Pi && role_of(s, i) == Some(Said::ToolResult) {
             let line = s.line_without_content(i)?;
             let message = LineView::skim(&line).and_then(|view| view.message.0);
-            if let Some(m) = message.filter(|m| m.tool_name.get().is_some()) {
-                // What the row reads of it (a missing call id reads as the null one does).
-                let (id, name) = (m.tool_call_id.get(), m.tool_name.get());
-                let message = json!({"role": "toolResult", "toolCallId": id, "toolName": name});
-                return Ok(json!({ "message": message }));
+            if let Some(m) = message {
+                if let Some(name) = m.tool_name.get() {
+                    return Ok(RowEntry::ToolResult {
+                        call_id: m.tool_call_id.get().map(str::to_owned),
+                        tool_name: name.to_owned(),
+                    });
+                }
             }
         }
         // An assistant message is read with its calls' arguments: the tool results drawn
@@ -408,7 +421,7 @@ impl View<'_> {
         if role_of(s, i) == Some(Said::Assistant) {
             let entry = load_with(s, i, &ROW_WITH_ARGUMENTS)?;
             self.keep_lines(i, &entry, lines);
-            return Ok(entry);
+            return Ok(RowEntry::Decoded(entry));
         }
         let kept = match s.kind(i) {
             EntryKind::Message => Kept {
@@ -417,7 +430,7 @@ impl View<'_> {
             },
             _ => ROW,
         };
-        load_with(s, i, &kept)
+        Ok(RowEntry::Decoded(load_with(s, i, &kept)?))
     }
 
     /// Makes the tool-call one-liners of assistant message `i` the ones at hand.
@@ -433,13 +446,18 @@ impl View<'_> {
     fn call_line(
         &self,
         i: usize,
-        entry: &Value,
+        entry: &RowEntry,
         lines: &mut Lines,
     ) -> anyhow::Result<Option<String>> {
         if *self.session.kind(i) != EntryKind::Message {
             return Ok(None);
         }
-        let Some(id) = answered_call(entry) else {
+        let id = match entry {
+            RowEntry::Decoded(entry) => answered_call(entry),
+            // pi looks the call up by a truthy string.
+            RowEntry::ToolResult { call_id, .. } => call_id.as_deref().filter(|id| !id.is_empty()),
+        };
+        let Some(id) = id else {
             return Ok(None);
         };
         // The latest message that holds the call (the others share its id's hash only).
@@ -458,14 +476,16 @@ impl View<'_> {
         Ok(None)
     }
 
-    fn preview(&self, i: usize, entry: &Value, lines: &mut Lines) -> anyhow::Result<Preview> {
+    fn preview(&self, i: usize, entry: &RowEntry, lines: &mut Lines) -> anyhow::Result<Preview> {
         let call = self.call_line(i, entry, lines)?;
-        Ok(preview(
-            entry,
-            self.session.kind(i),
-            call.as_deref(),
-            self.home,
-        ))
+        Ok(match entry {
+            RowEntry::Decoded(entry) => {
+                preview(entry, self.session.kind(i), call.as_deref(), self.home)
+            }
+            RowEntry::ToolResult { tool_name, .. } => {
+                tool_result(call.as_deref(), Some(tool_name.clone()))
+            }
+        })
     }
 
     fn write_human(
@@ -600,9 +620,12 @@ impl View<'_> {
                 depth,
                 r#type: kind.as_str(),
                 // The decoded role: migrations apply (v2's `hookMessage` is `custom`).
-                role: Entry::of_kind(kind, &entry)
-                    .message()
-                    .and_then(|m| m.role_value()?.as_str()),
+                role: match &entry {
+                    RowEntry::Decoded(entry) => Entry::of_kind(kind, entry)
+                        .message()
+                        .and_then(|m| m.role_value()?.as_str()),
+                    RowEntry::ToolResult { .. } => Some(Said::ToolResult.as_str()),
+                },
                 label: self.label(i),
                 active: self.tree.active[i],
                 leaf,

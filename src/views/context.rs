@@ -12,8 +12,8 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use pisess_format::js::{js_len, js_string, js_truthy};
-use pisess_format::model::content::{Block, Content};
-use pisess_format::model::{Dialect, Entry, EntryKind, Field, Message, Role};
+use pisess_format::model::content::{text_blocks, Block, Content};
+use pisess_format::model::{Dialect, Entry, EntryKind, Field, Message, MessageMut, Role};
 use pisess_format::time::parse_js_date;
 use pisess_store::session::Session;
 
@@ -208,12 +208,13 @@ pub fn entry_messages(entry: Entry, leading_compaction: bool) -> Vec<Value> {
         Entry::Message(Some(m)) => {
             let mut message = m.0.clone();
             if m.content_value().is_none_or(Value::is_null) {
-                match m.role() {
-                    Role::System => message["content"] = Value::from(""),
-                    Role::User | Role::Assistant | Role::ToolResult => {
-                        message["content"] = json!([]);
-                    }
-                    _ => {}
+                let empty = match m.role() {
+                    Role::System => Some(Value::from("")),
+                    Role::User | Role::Assistant | Role::ToolResult => Some(json!([])),
+                    _ => None,
+                };
+                if empty.is_some() {
+                    MessageMut(&mut message).set_content(empty);
                 }
             }
             vec![message]
@@ -302,16 +303,11 @@ pub fn apply_edit(messages: Vec<Value>, edit: Entry) -> (Vec<Value>, Option<Edit
             }
             let content = match new_content {
                 Some(Value::String(s)) if matches!(role, Role::Assistant | Role::ToolResult) => {
-                    Some(json!([{"type": "text", "text": s}]))
+                    Some(text_blocks(s))
                 }
                 other => other.cloned(),
             };
-            if let Some(obj) = message.as_object_mut() {
-                match content {
-                    Some(c) => obj.insert("content".into(), c),
-                    None => obj.remove("content"),
-                };
-            }
+            MessageMut(&mut message).set_content(content);
             message
         })
         .collect();
@@ -394,7 +390,7 @@ fn user_text(text: String, timestamp: Field) -> Value {
     // Built in place: the text (a command's output) is not copied again.
     let mut m = Map::new();
     m.insert("role".into(), Value::from("user"));
-    m.insert("content".into(), json!([{"type": "text", "text": text}]));
+    m.insert("content".into(), text_blocks(text));
     if let Some(ts) = timestamp {
         m.insert("timestamp".into(), ts.clone());
     }
@@ -414,7 +410,7 @@ pub fn to_llm(value: Value) -> Option<Value> {
         Role::BashExecution => Some(user_text(bash_execution_text(m), ts)),
         Role::Custom => {
             let content = match m.content_value() {
-                Some(Value::String(s)) => Some(json!([{"type": "text", "text": s}])),
+                Some(Value::String(s)) => Some(text_blocks(s)),
                 other => other.cloned(),
             };
             Some(object([
@@ -446,20 +442,7 @@ pub fn cut_tool_result(m: &mut Value, max: usize) {
             }
         }
     };
-    // The one edit of content blocks in place: the typed views borrow, so it is done here.
-    match m.get_mut("content") {
-        Some(Value::String(s)) => cut(s),
-        Some(Value::Array(blocks)) => {
-            for b in blocks {
-                if b.get("type").and_then(Value::as_str) == Some("text") {
-                    if let Some(Value::String(s)) = b.get_mut("text") {
-                        cut(s);
-                    }
-                }
-            }
-        }
-        _ => {}
-    }
+    MessageMut(m).each_text(cut);
 }
 
 fn utf16_len(v: Field) -> usize {

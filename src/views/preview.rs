@@ -16,6 +16,7 @@ use serde_json::Value;
 use crate::views::style::Role;
 use crate::views::text::{full_text, normalize, pi_tool_call};
 use pisess_format::js::{js_slice, js_string, js_truthy};
+use pisess_format::model::content::Content;
 use pisess_format::model::{Entry, EntryKind, Message, Role as Said};
 use pisess_store::session::IdIndex;
 
@@ -356,16 +357,13 @@ fn message(msg: Message, call: Option<&str>) -> Preview {
                 Preview::two(Tone::Success, head, Tone::Muted, "(no content)".to_owned())
             }
         }
-        Said::ToolResult => {
-            let text = match call {
-                Some(line) => line.to_owned(),
-                None => match msg.tool_name() {
-                    None | Some(Value::Null) => "[tool]".to_owned(),
-                    name => format!("[{}]", js_string(name)),
-                },
-            };
-            Preview::one(Tone::Muted, text)
-        }
+        Said::ToolResult => tool_result(
+            call,
+            match msg.tool_name() {
+                None | Some(Value::Null) => None,
+                name => Some(js_string(name)),
+            },
+        ),
         Said::BashExecution => {
             let command = match msg.command() {
                 None | Some(Value::Null) => String::new(),
@@ -377,6 +375,16 @@ fn message(msg: Message, call: Option<&str>) -> Preview {
     }
 }
 
+/// A tool result's preview: the one-liner of the call it answers, else its tool's name.
+pub(crate) fn tool_result(call: Option<&str>, tool_name: Option<String>) -> Preview {
+    let text = match (call, tool_name) {
+        (Some(line), _) => line.to_owned(),
+        (None, Some(name)) => format!("[{name}]"),
+        (None, None) => "[tool]".to_owned(),
+    };
+    Preview::one(Tone::Muted, text)
+}
+
 /// A string field, or nothing (pi would throw on other types).
 fn text_of(v: Option<&Value>) -> String {
     v.and_then(Value::as_str).unwrap_or_default().to_owned()
@@ -384,14 +392,9 @@ fn text_of(v: Option<&Value>) -> String {
 
 /// The text of seed-000 `thinking` blocks (mapped to pi's `thinking` field).
 pub(crate) fn thinking_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter_map(|b| b.get("thinking").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Some(Value::String(s)) => s.clone(),
-        _ => String::new(),
+    match Content::of(content) {
+        Content::Text(s) => s.to_owned(),
+        other => other.thinking_texts().collect::<Vec<_>>().join("\n"),
     }
 }
 

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use pisess_format::escaped::Rest;
 use pisess_format::js::{js_len, js_number, js_slice, js_string, js_trim, js_truthy};
-use pisess_format::model::content::{Block, Content};
+use pisess_format::model::content::{Block, Content, ToolArgs};
 
 /// pi's preview `normalize`: newlines and tabs become spaces, then trim.
 pub(crate) fn normalize(s: &str) -> String {
@@ -83,40 +83,39 @@ pub(crate) fn image_label(
 /// `[read: ~/src/a.ts:10-29]`, `[mytool: {"x":1}...]`. `home` shortens paths as pi's
 /// `shortenHomePath` does.
 pub(crate) fn pi_tool_call(name: Option<&Value>, args: Option<&Value>, home: &str) -> String {
-    let arg = |key: &str| args.and_then(|a| a.get(key));
+    let a = ToolArgs::of(args);
     // `String(args.path || args.file_path || "")`
-    let or = |keys: &[&str], default: &str| {
-        keys.iter()
-            .map(|k| arg(k))
-            .find(|v| js_truthy(*v))
-            .map_or_else(|| default.to_owned(), js_string)
+    let or = |args: &[Option<&Value>], default: &str| {
+        args.iter()
+            .find(|v| js_truthy(**v))
+            .map_or_else(|| default.to_owned(), |v| js_string(*v))
     };
     let short = |p: String| shorten_home(&p, home);
+    let path = || short(or(&[a.path, a.file_path], ""));
     match name.and_then(Value::as_str) {
         Some("read") => {
-            let path = short(or(&["path", "file_path"], ""));
-            let range = read_line_range(arg("offset"), arg("limit"));
-            format!("[read: {path}{range}]")
+            let range = read_line_range(a.offset, a.limit);
+            format!("[read: {}{range}]", path())
         }
-        Some("write") => format!("[write: {}]", short(or(&["path", "file_path"], ""))),
-        Some("edit") => format!("[edit: {}]", short(or(&["path", "file_path"], ""))),
+        Some("write") => format!("[write: {}]", path()),
+        Some("edit") => format!("[edit: {}]", path()),
         Some("bash") => {
-            let raw = or(&["command"], "");
+            let raw = or(&[a.command], "");
             let cmd = js_slice(js_trim(&raw.replace(['\n', '\t'], " ")), 50).to_owned();
             let more = if js_len(&raw) > 50 { "..." } else { "" };
             format!("[bash: {cmd}{more}]")
         }
         Some("grep") => format!(
             "[grep: /{}/ in {}]",
-            or(&["pattern"], ""),
-            short(or(&["path"], "."))
+            or(&[a.pattern], ""),
+            short(or(&[a.path], "."))
         ),
         Some("find") => format!(
             "[find: {} in {}]",
-            or(&["pattern"], ""),
-            short(or(&["path"], "."))
+            or(&[a.pattern], ""),
+            short(or(&[a.path], "."))
         ),
-        Some("ls") => format!("[ls: {}]", short(or(&["path"], "."))),
+        Some("ls") => format!("[ls: {}]", short(or(&[a.path], "."))),
         _ => {
             // `JSON.stringify(undefined)` has no text; pi would throw on `.slice` here.
             let json = args.map(Value::to_string).unwrap_or_default();

@@ -12,9 +12,11 @@ use std::fmt;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use pisess_format::model::{
-    CallFacts, EntryKind, EntryLine, Header, LooseArr, LooseNum, LooseObj, LooseStr, Usage,
+    CallFacts, Entry, EntryKind, EntryLine, Header, LooseArr, LooseNum, LooseObj, LooseStr, Role,
+    Usage,
 };
 use pisess_format::time::parse_js_date;
 
@@ -262,12 +264,14 @@ pub(crate) fn seed000_tool_results(json: &[u8]) -> Vec<BlockResult> {
     let Ok(v) = pisess_format::json::decode(json) else {
         return Vec::new();
     };
-    let blocks = v["message"]["content"].as_array().into_iter().flatten();
-    blocks
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| BlockResult {
-            call_id: b["toolUseId"].as_str().map(str::to_owned),
-            is_error: b["isError"] == true,
+    let Some(message) = Entry::of_kind(&EntryKind::Message, &v).message() else {
+        return Vec::new();
+    };
+    let results = message.content().seed000_results();
+    results
+        .map(|(call_id, is_error)| BlockResult {
+            call_id: call_id.and_then(Value::as_str).map(str::to_owned),
+            is_error,
         })
         .collect()
 }
@@ -395,8 +399,8 @@ impl Tally {
         };
         let role = m.role.get().unwrap_or("");
         let usage = m.usage.and_then(Usage::from_raw);
-        match role {
-            "assistant" => {
+        match Role::parse(role) {
+            Role::Assistant => {
                 let extra = serde_json::from_slice::<Extra>(e.json).ok();
                 let message = extra.as_ref().and_then(|x| x.message.0.as_ref());
                 let model = message
@@ -434,7 +438,7 @@ impl Tally {
                 self.rows.push(r);
                 facts
             }
-            "toolResult" => {
+            Role::ToolResult => {
                 let model = usage.map(|_| self.tools_and_summaries());
                 let mut r = row(role, model, usage);
                 // The view holds a tool result's fields: its content is never decoded here.
@@ -449,15 +453,15 @@ impl Tally {
                     is_error,
                 })
             }
-            _ => {
+            parsed => {
                 self.rows.push(row(role, None, None));
-                if self.seed000 && role == "user" {
+                if self.seed000 && parsed == Role::User {
                     // A row each, which is no message of its own (`Row::message` false): the
                     // user message holding them is.
                     for b in seed000_tool_results(e.json) {
                         let id = b.call_id.as_deref();
                         let name = id.and_then(|id| self.call_names.get(id)).cloned();
-                        let mut r = row("toolResult", None, None);
+                        let mut r = row(Role::ToolResult.as_str(), None, None);
                         r.message = false;
                         let shown = name.as_deref().unwrap_or("");
                         r.answers = self.note_result(shown, id, b.is_error);

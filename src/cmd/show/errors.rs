@@ -9,7 +9,7 @@ use crate::app::env::Env;
 use crate::views::check::failed_calls;
 use crate::views::style::{self, Role};
 use pisess_format::model::content::CallForm;
-use pisess_format::model::{message_call_facts, Entry, EntryKind};
+use pisess_format::model::{message_call_facts, Entry, EntryKind, Role as PiRole};
 use pisess_store::session::Session;
 
 /// Columns of a call's line.
@@ -58,7 +58,8 @@ pub(super) fn write(
 fn calls_by_id(session: &Session) -> HashMap<String, (String, String)> {
     let mut calls = HashMap::new();
     for i in 0..session.entries.len() {
-        if *session.kind(i) != EntryKind::Message || session.role(i) != Some("assistant") {
+        let role = session.role(i).map(PiRole::parse);
+        if *session.kind(i) != EntryKind::Message || role != Some(PiRole::Assistant) {
             continue;
         }
         if !session

@@ -12,13 +12,16 @@
 //! decoded once its whole object is read. Anything else is decoded whole (every value through
 //! the one decoder, from its span), and where the skim is unsure the caller decodes the line.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::views::style::{self, escape_control};
 use crate::views::text::{base64_digits, cuts_within};
 use pisess_format::escaped::Rest;
+use pisess_format::model::content::Block;
 use pisess_format::model::cut::{Cuts, Left, Place};
-use pisess_format::model::{blocks_with, decoded, decoded_span, object_with, EntryKind};
+use pisess_format::model::{
+    blocks_with, decoded, decoded_span, object_with, EntryKind, Message, Role,
+};
 use pisess_format::skim::Skim;
 
 use super::limits::{MAX_CHARS, MAX_LINES, MAX_LINE_CHARS};
@@ -84,9 +87,11 @@ fn message(s: &mut Skim<'_>, cuts: &mut Cuts) -> Option<Value> {
             }
             _ => decoded(s),
         },
-        |message, key| match (message.get("role").and_then(Value::as_str), key) {
-            (Some("bashExecution"), b"output") => Use::Text(Place::Output),
-            (Some("branchSummary" | "compactionSummary"), b"summary") => Use::Text(Place::Summary),
+        |message, key| match (Message(message).role(), key) {
+            (Role::BashExecution, b"output") => Use::Text(Place::Output),
+            (Role::BranchSummary | Role::CompactionSummary, b"summary") => {
+                Use::Text(Place::Summary)
+            }
             _ => Use::Whole,
         },
     )
@@ -115,9 +120,11 @@ fn content(s: &mut Skim<'_>, cuts: &mut Cuts) -> Option<Value> {
                 b"arguments" if s.at_object() => arguments(s),
                 _ => decoded(s),
             },
-            |block, key| match (block.get("type").and_then(Value::as_str), key) {
-                (Some("text"), b"text") | (Some("thinking"), b"thinking") => Use::Text(place),
-                (Some("image"), b"data") => Use::Base64(place),
+            |block, key| match (Block::of(block), key) {
+                (Block::Text { .. }, b"text") | (Block::Thinking { .. }, b"thinking") => {
+                    Use::Text(place)
+                }
+                (Block::Image { .. }, b"data") => Use::Base64(place),
                 _ => Use::Whole,
             },
         )
@@ -162,7 +169,7 @@ fn object_reading_later<'a>(
     cuts: &mut Cuts,
     later: &[&[u8]],
     mut read: impl FnMut(&'a [u8], &mut Skim<'a>, &mut Cuts) -> Option<Value>,
-    then: impl Fn(&Map<String, Value>, &[u8]) -> Use,
+    then: impl Fn(&Value, &[u8]) -> Use,
 ) -> Option<Value> {
     let mut waiting: Vec<(&[u8], &[u8])> = Vec::new();
     let mut object = object_with(
@@ -183,10 +190,10 @@ fn object_reading_later<'a>(
             Some(Value::Null)
         },
     )?;
-    let map = object.as_object_mut()?;
     for (key, span) in waiting {
-        let value = string(span, then(map, key), cuts)?;
-        map.insert(std::str::from_utf8(key).ok()?.to_owned(), value);
+        let value = string(span, then(&object, key), cuts)?;
+        let key = std::str::from_utf8(key).ok()?.to_owned();
+        object.as_object_mut()?.insert(key, value);
     }
     Some(object)
 }

@@ -32,11 +32,73 @@ impl<'a> Content<'a> {
 
     /// The blocks, typed (none unless the content is an array).
     pub fn blocks(self) -> impl Iterator<Item = Block<'a>> {
-        let blocks = match self {
+        self.stored_blocks().iter().map(Block::of)
+    }
+
+    /// The blocks as stored (none unless the content is an array).
+    fn stored_blocks(self) -> &'a [Value] {
+        match self {
             Content::Blocks(blocks) => blocks,
             _ => &[],
-        };
-        blocks.iter().map(Block::of)
+        }
+    }
+
+    /// The `thinking` strings of its blocks, whatever their `type`: the text of seed 000's
+    /// `thinking` entry, whose blocks the dialect's mapping leaves as they are.
+    pub fn thinking_texts(self) -> impl Iterator<Item = &'a str> {
+        self.stored_blocks()
+            .iter()
+            .filter_map(|b| b.get("thinking").and_then(Value::as_str))
+    }
+
+    /// seed 000's `tool_result` blocks (the dialect answers calls in a user message's
+    /// content): the call each answers (`toolUseId`, as stored) and whether it failed.
+    pub fn seed000_results(self) -> impl Iterator<Item = (Option<&'a Value>, bool)> {
+        self.stored_blocks()
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .map(|b| {
+                (
+                    b.get("toolUseId"),
+                    b.get("isError") == Some(&Value::Bool(true)),
+                )
+            })
+    }
+}
+
+/// Content of one text block, `[{"type":"text","text":…}]`: what pi makes of a string where
+/// it needs blocks.
+pub fn text_blocks(text: impl Into<String>) -> Value {
+    // Built in place (`json!` would copy the text, which can be a command's whole output).
+    let mut block = Map::new();
+    block.insert("type".into(), Value::from("text"));
+    block.insert("text".into(), Value::String(text.into()));
+    Value::Array(vec![Value::Object(block)])
+}
+
+/// The arguments of pi's built-in tools that its `/tree` one-liner reads (`formatToolCall`),
+/// each as stored (`None`: absent, or the arguments are no object).
+#[derive(Debug, Clone, Copy)]
+pub struct ToolArgs<'a> {
+    pub path: Option<&'a Value>,
+    pub file_path: Option<&'a Value>,
+    pub offset: Option<&'a Value>,
+    pub limit: Option<&'a Value>,
+    pub command: Option<&'a Value>,
+    pub pattern: Option<&'a Value>,
+}
+
+impl<'a> ToolArgs<'a> {
+    pub fn of(arguments: Option<&'a Value>) -> ToolArgs<'a> {
+        let get = |k: &str| arguments.and_then(|a| a.get(k));
+        ToolArgs {
+            path: get("path"),
+            file_path: get("file_path"),
+            offset: get("offset"),
+            limit: get("limit"),
+            command: get("command"),
+            pattern: get("pattern"),
+        }
     }
 }
 

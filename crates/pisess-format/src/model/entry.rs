@@ -421,6 +421,19 @@ pub fn migrate_entry(
     }
 }
 
+/// A v1 compaction's `firstKeptEntryIndex` as pi's `entries[index]` reads it: any number
+/// naming a whole index (`2.0` is 2; JSON.parse reads both as the same number), -0 included.
+pub fn first_kept_entry_index(entry: &Value) -> Option<usize> {
+    entry
+        .get("firstKeptEntryIndex")
+        .and_then(Value::as_f64)
+        .filter(|k| k.fract() == 0.0 && *k >= 0.0 && *k < 4_294_967_295.0)
+        .and_then(|k| {
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            usize::try_from(k as u64).ok()
+        })
+}
+
 /// Token and cost counts, pi's `Usage` reduced to what totals need.
 #[derive(Debug, Default, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Usage {

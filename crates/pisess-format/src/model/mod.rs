@@ -21,5 +21,5 @@ pub use content::ToolCall;
 pub use entry::*;
 pub use line::EntryLine;
 pub use seed000::normalize_seed000;
-pub use typed::{Entry, EntryKind, Field, Message, Role, PI_ENTRY_TYPES, PI_ROLES};
+pub use typed::{Entry, EntryKind, Field, Message, MessageMut, Role, PI_ENTRY_TYPES, PI_ROLES};
 pub use view::*;

@@ -140,6 +140,39 @@ impl<'a> Message<'a> {
     }
 }
 
+/// A message changed in place: pi builds its context from copies of messages it edits.
+#[derive(Debug)]
+pub struct MessageMut<'a>(pub &'a mut Value);
+
+impl MessageMut<'_> {
+    /// Sets the `content` of a message object (`None` removes it); no other value changes.
+    pub fn set_content(self, content: Option<Value>) {
+        if let Some(message) = self.0.as_object_mut() {
+            match content {
+                Some(c) => message.insert("content".into(), c),
+                None => message.remove("content"),
+            };
+        }
+    }
+
+    /// Calls `f` on each text of the content: the string, or each text block's `text` string.
+    pub fn each_text(self, mut f: impl FnMut(&mut String)) {
+        match self.0.get_mut("content") {
+            Some(Value::String(s)) => f(s),
+            Some(Value::Array(blocks)) => {
+                for b in blocks {
+                    if b.get("type").and_then(Value::as_str) == Some("text") {
+                        if let Some(Value::String(s)) = b.get_mut("text") {
+                            f(s);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Generates [`EntryKind`], [`PI_ENTRY_TYPES`] and [`Entry`] with its decoding from one table:
 /// each type's name, its variant, and the fields its views read with their keys; pi's types
 /// first, then the seed-000 extras.

@@ -190,16 +190,7 @@ impl Session {
     /// a text.
     pub fn migrated(&self, i: usize, mut value: Value) -> Value {
         let v1 = self.header.needs_v1_ids().then(|| {
-            let first_kept = value
-                .get("firstKeptEntryIndex")
-                // `entries[index]`: any number naming a whole index (`2.0` is 2; JSON.parse
-                // reads both as the same number), -0 included.
-                .and_then(Value::as_f64)
-                .filter(|k| k.fract() == 0.0 && *k >= 0.0 && *k < 4_294_967_295.0)
-                .and_then(|k| {
-                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                    usize::try_from(k as u64).ok()
-                })
+            let first_kept = model::first_kept_entry_index(&value)
                 // pi assigns ids in file order and reads the target's id when it reaches the
                 // compaction: a target after it has none yet (the header is index 0).
                 .filter(|&k| k >= 1 && k <= (i + 1).min(self.entries.len()))
