@@ -42,6 +42,7 @@ complete -c pisess -n "__fish_pisess_needs_command" -f -a "tree" -d 'Draw a sess
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
+complete -c pisess -n "__fish_pisess_needs_command" -f -a "facts" -d 'The fact stream for a team: one NDJSON row per message, keyed and versioned'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "files" -d 'The files a run read, wrote and edited'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "diff" -d 'Compare two runs: where they part, their figures, tool calls and files'
 complete -c pisess -n "__fish_pisess_needs_command" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
@@ -53,11 +54,13 @@ complete -c pisess -n "__fish_pisess_using_subcommand ls" -s n -l limit -d 'Show
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l until -d 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l touched -d 'Only sessions whose read, write or edit calls named PATH, or a file under it' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l sort -d 'Order by this key' -r -f -a "modified\t'Last activity, newest first (pi\'s order)'
 created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
 messages\t'Message entries, most first'
 cost\t'Total cost, highest first'"
+complete -c pisess -n "__fish_pisess_using_subcommand ls" -l prices -d 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand ls" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -76,11 +79,13 @@ complete -c pisess -n "__fish_pisess_using_subcommand list" -s n -l limit -d 'Sh
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l since -d 'Only sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l until -d 'Only sessions modified before WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l project -d 'Only sessions whose project (header cwd) matches the shell glob; repeatable (any of)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l touched -d 'Only sessions whose read, write or edit calls named PATH, or a file under it' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l sort -d 'Order by this key' -r -f -a "modified\t'Last activity, newest first (pi\'s order)'
 created\t'The header\'s timestamp, newest first'
 size\t'File size, largest first'
 messages\t'Message entries, most first'
 cost\t'Total cost, highest first'"
+complete -c pisess -n "__fish_pisess_using_subcommand list" -l prices -d 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand list" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -200,6 +205,21 @@ complete -c pisess -n "__fish_pisess_using_subcommand stats" -l verbose -d 'Ever
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l label -d 'A label every row carries, KEY=VALUE: host=NAME or user=NAME; repeatable' -r
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l cursor -d 'Emit only the rows FILE does not record as emitted, then record them (created if absent)' -r -F
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l prices -d 'Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)' -r -F
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l cwd -d 'Act as if run in DIR' -r
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
+always\t'Always colour, even into a pipe (e.g. for less -R)'
+never\t'Never colour'"
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -s a -l all -d 'Every project\'s sessions, not only this project\'s'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l redact-paths -d 'Write each cwd as a salted hash (the salt: $PISESS_FACTS_SALT)'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l verbose -d 'Every warning about a file on its own line'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l no-pager -d 'Never page human output'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
+complete -c pisess -n "__fish_pisess_using_subcommand facts" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand files" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -221,6 +241,7 @@ always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand diff" -l json -d 'One JSON object (docs/json.md)'
 complete -c pisess -n "__fish_pisess_using_subcommand diff" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
+complete -c pisess -n "__fish_pisess_using_subcommand diff" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand diff" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand diff" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -238,6 +259,13 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l require-tool -d 
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l forbid-tool -d 'The tool NAME was never called on the active branch; repeatable' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l require-text -d 'The final assistant message\'s text matches REGEX (Rust regex syntax; (?i) ignores case)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l secrets-config -d 'With --no-secrets: rules and allowlists to add (TOML, as `grep --secrets-config`)' -r -F
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l baseline -d 'Compare with REF, a baseline file (--save-baseline) or a session: the assertions below' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-cost-increase -d 'The cost at most LIMIT more than the baseline\'s: 10% of it, or dollars ($0.50)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-tokens-increase -d 'The total tokens at most LIMIT more than the baseline\'s: 10%, or a count (5000)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-turns-increase -d 'The assistant messages at most LIMIT more than the baseline\'s: 10%, or a count (3)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l max-duration-increase -d 'The duration (as --max-duration measures it) at most LIMIT more: 10%, or a span (5m)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l same-tools -d 'The baseline\'s tool sequence, in order, with at most N calls inserted (default 0)' -r
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l save-baseline -d 'Write the run\'s figures and tool sequence to FILE, a baseline for --baseline (one session); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l summary -d 'Also write a Markdown report to FILE, appended (for $GITHUB_STEP_SUMMARY); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l junit -d 'Also write a JUnit XML report to FILE (one test case per assertion); - for stdout instead of the lines' -r
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
@@ -252,6 +280,8 @@ complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-tool-errors -
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l ended -d 'The active branch\'s last message is an assistant message with stopReason stop (not error, aborted, length or toolUse)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-malformed -d 'No malformed line in the file'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-secrets -d 'No secret in any entry (the findings of `grep --secrets`, each named)'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-new-tools -d 'No tool called that the baseline never called'
+complete -c pisess -n "__fish_pisess_using_subcommand check" -l no-new-tool-errors -d 'No tool with more failed results (isError) than in the baseline'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l json -d 'One JSON object per session: {session, path, status, assertions, findings, figures}'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand check" -l verbose -d 'Every warning about a file on its own line'
@@ -326,6 +356,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand export" -l tools -d 'How m
 collapsed\t'The same in closed <details> blocks'
 none\t'No tool calls or results at all'"
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l secrets-config -d 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)' -r -F
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l prices -d 'md, html: beside the cost, an estimate of what pi recorded at $0, from FILE, a LiteLLM price table (docs/prices.md); never added into the cost' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l cwd -d 'Act as if run in DIR' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
@@ -338,16 +369,17 @@ complete -c pisess -n "__fish_pisess_using_subcommand export" -l verbose -d 'Eve
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "ls" -d 'List sessions, newest first'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "show" -d 'Print a session\'s entries'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "files" -d 'The files a run read, wrote and edited'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "diff" -d 'Compare two runs: where they part, their figures, tool calls and files'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "grep" -d 'Find where something was said, across sessions'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "export" -d 'Write one branch as a pi session, as Markdown, or as one HTML page to share'
-complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats files diff check rm grep export help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "ls" -d 'List sessions, newest first'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "show" -d 'Print a session\'s entries'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "tree" -d 'Draw a session\'s entry tree, the active path marked'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "path" -d 'Print the session dir for this project, or a session\'s file'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "context" -d 'Rebuild the messages pi sends to the model next'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "stats" -d 'What a run did and cost, or usage reports across sessions'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "facts" -d 'The fact stream for a team: one NDJSON row per message, keyed and versioned'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "files" -d 'The files a run read, wrote and edited'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "diff" -d 'Compare two runs: where they part, their figures, tool calls and files'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "check" -d 'Check a session for CI: its integrity, or assertions on cost, tokens, tools, the end'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "rm" -d 'Delete sessions safely (to the trash unless --permanent)'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "grep" -d 'Find where something was said, across sessions'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "export" -d 'Write one branch as a pi session, as Markdown, or as one HTML page to share'
+complete -c pisess -n "__fish_pisess_using_subcommand help; and not __fish_seen_subcommand_from ls show tree path context stats facts files diff check rm grep export help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
