@@ -311,6 +311,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written)')
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'How md and html show tool calls and their results [default: collapsed]')
+            [CompletionResult]::new('--output-lines', '--output-lines', [CompletionResultType]::ParameterName, 'With --tools full: show N lines of each tool output (0: all) [default: 200]')
             [CompletionResult]::new('--secrets-config', '--secrets-config', [CompletionResultType]::ParameterName, 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')

@@ -244,7 +244,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__export)
-            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-f -o -q -h --leaf --format --output --tools --output-lines --no-thinking --redact --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -272,6 +272,10 @@ _pisess() {
                     ;;
                 --tools)
                     COMPREPLY=($(compgen -W "full collapsed none" -- "${cur}"))
+                    return 0
+                    ;;
+                --output-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --secrets-config)

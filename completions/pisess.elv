@@ -296,6 +296,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand -o 'Write to FILE instead of stdout (replaced whole, never half-written)'
             cand --output 'Write to FILE instead of stdout (replaced whole, never half-written)'
             cand --tools 'How md and html show tool calls and their results [default: collapsed]'
+            cand --output-lines 'With --tools full: show N lines of each tool output (0: all) [default: 200]'
             cand --secrets-config 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)'
             cand --session-dir 'Read sessions from DIR instead of pi''s session dir'
             cand --cwd 'Act as if run in DIR'

@@ -283,9 +283,10 @@ complete -c pisess -n "__fish_pisess_using_subcommand export" -s f -l format -d 
 md\t'GitHub-flavoured Markdown'
 html\t'One self-contained HTML page'"
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s o -l output -d 'Write to FILE instead of stdout (replaced whole, never half-written)' -r
-complete -c pisess -n "__fish_pisess_using_subcommand export" -l tools -d 'How md and html show tool calls and their results [default: collapsed]' -r -f -a "full\t'Calls with their arguments and results, shown open'
-collapsed\t'The same in closed <details> blocks'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l tools -d 'How md and html show tool calls and their results [default: collapsed]' -r -f -a "full\t'Calls with their inputs and outputs shown open, each output cut at 200 lines (--output-lines)'
+collapsed\t'Each call\'s line and its output\'s first lines; the rest and the input in a closed <details> block'
 none\t'No tool calls or results at all'"
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l output-lines -d 'With --tools full: show N lines of each tool output (0: all) [default: 200]' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l secrets-config -d 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l cwd -d 'Act as if run in DIR' -r

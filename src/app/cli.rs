@@ -517,6 +517,13 @@ pub struct ExportArgs {
     /// How md and html show tool calls and their results [default: collapsed]
     #[arg(long, value_enum, value_name = "HOW")]
     pub tools: Option<ToolsArg>,
+    /// With --tools full: show N lines of each tool output (0: all) [default: 200]
+    ///
+    /// Each output is cut after N lines or N×200 bytes, whichever comes first, and says how
+    /// many lines it leaves out; --tools collapsed keeps every output whole behind its
+    /// disclosure.
+    #[arg(long, value_name = "N", requires = "tools")]
+    pub output_lines: Option<usize>,
     /// Leave the assistant's thinking out (md and html)
     #[arg(long)]
     pub no_thinking: bool,
@@ -541,9 +548,11 @@ pub enum ExportFormat {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ToolsArg {
-    /// Calls with their arguments and results, shown open
+    /// Calls with their inputs and outputs shown open, each output cut at 200 lines
+    /// (--output-lines)
     Full,
-    /// The same in closed <details> blocks
+    /// Each call's line and its output's first lines; the rest and the input in a closed
+    /// <details> block
     Collapsed,
     /// No tool calls or results at all
     None,

@@ -24,6 +24,13 @@ pub fn run(
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
     let format = format_of(args)?;
+    if args.output_lines.is_some() && args.tools != Some(ToolsArg::Full) {
+        return Err(UsageError(
+            "--output-lines caps the outputs --tools full shows; --tools collapsed keeps each whole"
+                .to_owned(),
+        )
+        .into());
+    }
     if format == ExportFormat::Jsonl && (args.tools.is_some() || args.no_thinking) {
         return Err(UsageError(
             "--tools and --no-thinking apply to md and html; a jsonl export holds every entry as it is"
@@ -100,6 +107,11 @@ pub fn run(
             Some(ToolsArg::Collapsed) | None => Tools::Collapsed,
         },
         thinking: !args.no_thinking,
+        output_lines: match args.output_lines {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None => Some(View::FULL_OUTPUT_LINES),
+        },
     };
     let write = |w: &mut dyn Write| -> anyhow::Result<()> {
         match format {

@@ -248,7 +248,10 @@ pub(super) const EXPORT_HELP: &str = concat!(
   jsonl  pi's own export (/export file.jsonl): a new v3 header, then the branch's entries,
          each as stored but the root's parentId (null); v1/v2 sessions migrated as pi does
   md     a title and facts (model, project, start, duration, cost), each message under a
-         heading with its time and an anchor; thinking and tool calls in <details>
+         heading with its time and an anchor; thinking in <details>; each tool call one
+         line in pi's wording ($ command, read path, edit path (+12 −3), write path, grep
+         /re/ in path), its error, its output's first lines, the rest and its input in
+         <details> (--tools full: open, each output cut at 200 lines; --output-lines)
   html   one self-contained page: no request leaves it (a Content-Security-Policy forbids
          it), the whole branch readable with JavaScript off; search, expand/collapse and
          copy-link with it

@@ -14,7 +14,7 @@ use pulldown_cmark::{Alignment, CowStr, Event, LinkType, Options, Parser, Tag, T
 use sha2::{Digest, Sha256};
 
 use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
-use super::{Out, Tools, View};
+use super::{call, Out, Tools, View};
 
 const CSS: &str = include_str!("assets/export.css");
 const JS: &str = include_str!("assets/export.js");
@@ -134,32 +134,23 @@ fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut St
             }
         }
         Body::ToolResult(r) => {
-            open_details(
-                out,
-                if r.is_error {
-                    "Output (error)"
-                } else {
-                    "Output"
-                },
-                "",
-                view,
-            );
-            result_parts(out, r, "");
-            out.push_str("</details>\n");
+            let text = r.text();
+            output_block(out, &text, call::preview_lines(&r.name), None, view);
+            result_extras(out, r);
         }
         Body::Bash {
             command,
             output,
             exit_code,
         } => {
-            pre(out, &format!("$ {command}"));
+            out.push_str("<p class=h>$ ");
+            esc_text(out, command);
+            if let Some(c) = exit_code.as_deref().filter(|c| *c != "0") {
+                let _ = write!(out, " <b class=e>exit {}</b>", esc(c));
+            }
+            out.push_str("</p>\n");
             if view.tools != Tools::None {
-                let summary = exit_code
-                    .as_ref()
-                    .map_or_else(|| "Output".to_owned(), |c| format!("Output (exit {c})"));
-                open_details(out, &summary, "", view);
-                pre(out, output);
-                out.push_str("</details>\n");
+                output_block(out, output, call::preview_lines("bash"), None, view);
             }
         }
         Body::Summary { text, .. } => markdown(out, text),
@@ -197,43 +188,91 @@ fn render_parts(out: &mut Out<'_>, parts: &[Part], view: View) {
     }
 }
 
+/// A call at a glance: its line in pi's wording and its state, the first lines of its output,
+/// then the rest and its input behind a disclosure.
 fn render_call(out: &mut Out<'_>, call: &Call, view: View) {
-    let error = call.result.as_ref().is_some_and(|r| r.is_error);
-    let summary = format!("Tool call: {}", call.name);
-    open_details(out, &summary, if error { " (error)" } else { "" }, view);
-    pre(out, &call.arguments);
+    let (class, state) = match &call.result {
+        None => ("\"tc p\"", " <i>no result</i>"),
+        Some(r) if r.is_error => ("\"tc e\"", " <b class=e>error</b>"),
+        Some(_) => ("tc", ""),
+    };
+    let _ = writeln!(
+        out,
+        "<div class={class}><p class=h>{}{state}</p>",
+        name(&call.headline)
+    );
+    let text = call
+        .result
+        .as_ref()
+        .map(ToolResult::text)
+        .unwrap_or_default();
+    output_block(
+        out,
+        &text,
+        call::preview_lines(&call.name),
+        Some(&call.arguments),
+        view,
+    );
     if let Some(r) = &call.result {
-        // "Result" is the style's (`.r::before`): one class, not a paragraph per call.
-        result_parts(out, r, if r.is_error { "r e" } else { "r" });
+        result_extras(out, r);
     }
-    out.push_str("</details>\n");
+    out.push_str("</div>\n");
 }
 
-/// A result's parts; its texts in `<pre>`s of `class` ("Result" is the style's `.r::before`).
-fn result_parts(out: &mut Out<'_>, r: &ToolResult, class: &str) {
-    for part in &r.parts {
-        match part {
-            Part::Text(t) | Part::Thinking(t) => pre_class(out, class, t),
-            Part::Image { mime, data } => image(out, mime, data.as_deref()),
-            Part::Other(kind) => {
-                let _ = writeln!(out, "<p><i>[{}]</i></p>", esc(kind));
-            }
-            Part::RedactedThinking | Part::Call(_) => {}
-        }
+/// A tool's output: its first `preview` lines in view, the rest (at most the view's cap,
+/// which it says) and the call's input behind a disclosure, open with `--tools full`.
+fn output_block(out: &mut Out<'_>, text: &str, preview: usize, input: Option<&str>, view: View) {
+    let shown = view.output_cut(text);
+    let head = call::cut_after(&text[..shown], preview);
+    if head > 0 {
+        pre_class(out, "o", &text[..head]);
     }
-}
-
-fn open_details(out: &mut Out<'_>, summary: &str, note: &str, view: View) {
+    let rest = &text[head..shown];
+    let hidden = &text[shown..];
+    let input = input.filter(|i| !i.is_empty());
+    if rest.is_empty() && hidden.is_empty() && input.is_none() {
+        return;
+    }
     let open = if view.tools == Tools::Full {
         " open"
     } else {
         ""
     };
-    let _ = writeln!(
-        out,
-        "<details{open}><summary>{}{note}</summary>",
-        name(summary)
-    );
+    let more = call::count_lines(rest) + call::count_lines(hidden);
+    let summary = match (more, input.is_some()) {
+        (0, _) => "Input".to_owned(),
+        (n, true) => format!("{} · input", call::more_lines(n)),
+        (n, false) => call::more_lines(n),
+    };
+    let _ = writeln!(out, "<details{open}><summary>{summary}</summary>");
+    if !rest.is_empty() {
+        pre_class(out, "o", rest);
+    }
+    if !hidden.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=e>{} not shown: --tools full shows {} lines of each output; --output-lines 0 shows all.</p>",
+            call::more_lines(call::count_lines(hidden)),
+            view.output_lines.unwrap_or_default()
+        );
+    }
+    if let Some(input) = input {
+        pre_class(out, "j", input);
+    }
+    out.push_str("</details>\n");
+}
+
+/// A result's parts that are not text: images shown, other blocks named.
+fn result_extras(out: &mut Out<'_>, r: &ToolResult) {
+    for part in &r.parts {
+        match part {
+            Part::Image { mime, data } => image(out, mime, data.as_deref()),
+            Part::Other(kind) => {
+                let _ = writeln!(out, "<p><i>[{}]</i></p>", esc(kind));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// An image the transcript holds as base64 of an allowed type, as a `data:` URL; any other
@@ -253,15 +292,11 @@ fn image(out: &mut Out<'_>, mime: &str, data: Option<&str>) {
     }
 }
 
-fn pre(out: &mut Out<'_>, text: &str) {
-    pre_class(out, "", text);
-}
-
 fn pre_class(out: &mut Out<'_>, class: &str, text: &str) {
     match class {
         "" => out.push_str("<pre>"),
         c => {
-            let _ = write!(out, "<pre class=\"{c}\">");
+            let _ = write!(out, "<pre class={c}>");
         }
     }
     esc_text(out, text);
@@ -515,7 +550,7 @@ mod tests {
         let (total, largest) = super::super::writes(|out| markdown(out, &text));
         assert!(total >= 4 * text.len() - 8, "{total}");
         assert!(largest <= 2 * Out::SPILL, "a write of {largest} bytes");
-        let (total, largest) = super::super::writes(|out| pre(out, &text));
+        let (total, largest) = super::super::writes(|out| pre_class(out, "o", &text));
         assert!(total >= 2 * text.len(), "{total}");
         assert!(largest <= 2 * Out::SPILL, "a write of {largest} bytes");
     }

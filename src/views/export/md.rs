@@ -18,7 +18,7 @@
 use std::fmt::Write as _;
 
 use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
-use super::{Out, Tools, View};
+use super::{call, Out, Tools, View};
 
 /// The whole document.
 pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
@@ -79,7 +79,9 @@ fn render_item<'t>(
         Body::ToolResult(result) => {
             if view.tools != Tools::None {
                 heading(out, &format!("Tool result: {}", result.name));
-                render_result(out, result, view);
+                let text = result.text();
+                output_block(out, &text, call::preview_lines(&result.name), None, view);
+                result_extras(out, result);
             }
         }
         Body::Bash {
@@ -89,14 +91,11 @@ fn render_item<'t>(
         } => {
             heading(out, "Shell command");
             fence(out, "sh", &format!("$ {command}"));
+            if let Some(code) = exit_code.as_deref().filter(|c| *c != "0") {
+                let _ = writeln!(out, "**exit {}**\n", inline(code));
+            }
             if view.tools != Tools::None {
-                let mut summary = "Output".to_owned();
-                if let Some(code) = exit_code {
-                    let _ = write!(summary, " (exit {code})");
-                }
-                open_details(out, &summary, view);
-                fence(out, "text", output);
-                close_details(out);
+                output_block(out, output, call::preview_lines("bash"), None, view);
             }
         }
         Body::Custom { kind, parts } => {
@@ -150,49 +149,96 @@ fn render_parts(out: &mut Out<'_>, parts: &[Part], view: View) {
     }
 }
 
+/// A call at a glance, as the HTML page shows it: its line in pi's wording and its state, the
+/// first lines of its output, then the rest and its input in `<details>`.
 fn render_call(out: &mut Out<'_>, call: &Call, view: View) {
-    let mut summary = format!("Tool call: {}", call.name);
-    if call.result.as_ref().is_some_and(|r| r.is_error) {
-        summary.push_str(" (error)");
-    }
-    open_details(out, &summary, view);
-    fence(out, "json", &call.arguments);
-    if let Some(result) = &call.result {
-        out.push_str(if result.is_error {
-            "**Result (error):**\n\n"
-        } else {
-            "**Result:**\n\n"
-        });
-        result_parts(out, result);
-    }
-    close_details(out);
-}
-
-fn render_result(out: &mut Out<'_>, result: &ToolResult, view: View) {
-    let summary = if result.is_error {
-        "Output (error)"
-    } else {
-        "Output"
+    let state = match &call.result {
+        None => " *no result*",
+        Some(r) if r.is_error => " **error**",
+        Some(_) => "",
     };
-    open_details(out, summary, view);
-    result_parts(out, result);
+    let _ = writeln!(out, "{}{state}\n", code_span(&call.headline));
+    let text = call
+        .result
+        .as_ref()
+        .map(ToolResult::text)
+        .unwrap_or_default();
+    output_block(
+        out,
+        &text,
+        call::preview_lines(&call.name),
+        Some(&call.arguments),
+        view,
+    );
+    if let Some(result) = &call.result {
+        result_extras(out, result);
+    }
+}
+
+/// A tool's output: its first `preview` lines fenced, the rest (at most the view's cap, which
+/// it says) and the call's input in `<details>`, open with `--tools full`.
+fn output_block(out: &mut Out<'_>, text: &str, preview: usize, input: Option<&str>, view: View) {
+    let shown = view.output_cut(text);
+    let head = call::cut_after(&text[..shown], preview);
+    if head > 0 {
+        fence(out, "text", &text[..head]);
+    }
+    let rest = &text[head..shown];
+    let hidden = &text[shown..];
+    let input = input.filter(|i| !i.is_empty());
+    if rest.is_empty() && hidden.is_empty() && input.is_none() {
+        return;
+    }
+    let more = call::count_lines(rest) + call::count_lines(hidden);
+    let summary = match (more, input.is_some()) {
+        (0, _) => "Input".to_owned(),
+        (n, true) => format!("{} · input", call::more_lines(n)),
+        (n, false) => call::more_lines(n),
+    };
+    open_details(out, &summary, view);
+    if !rest.is_empty() {
+        fence(out, "text", rest);
+    }
+    if !hidden.is_empty() {
+        let _ = writeln!(
+            out,
+            "*{} not shown: --tools full shows {} lines of each output; --output-lines 0 shows all.*\n",
+            call::more_lines(call::count_lines(hidden)),
+            view.output_lines.unwrap_or_default()
+        );
+    }
+    if let Some(input) = input {
+        fence(out, "json", input);
+    }
     close_details(out);
 }
 
-/// A tool's output is text, not Markdown: fenced as it is.
-fn result_parts(out: &mut Out<'_>, result: &ToolResult) {
+/// A result's parts that are not text, named.
+fn result_extras(out: &mut Out<'_>, result: &ToolResult) {
     for part in &result.parts {
         match part {
-            Part::Text(t) | Part::Thinking(t) => fence(out, "text", t),
             Part::Image { mime, .. } => {
                 let _ = writeln!(out, "*[image: {}]*\n", inline(mime));
             }
             Part::Other(kind) => {
                 let _ = writeln!(out, "*[{}]*\n", inline(kind));
             }
-            Part::RedactedThinking | Part::Call(_) => {}
+            _ => {}
         }
     }
+}
+
+/// A text that is not Markdown as one code span on one line: delimited by a backtick run
+/// longer than any it holds, padded with a space when it starts or ends with a backtick.
+fn code_span(s: &str) -> String {
+    let s = transcript::one_line(s, usize::MAX);
+    let ticks = "`".repeat(longest_run(&s, '`') + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{s}{pad}{ticks}")
 }
 
 /// `<details>` (open with `--tools full`) with a one-line, HTML-escaped summary: inside an

@@ -126,6 +126,8 @@ pub enum Part {
 #[derive(Debug)]
 pub struct Call {
     pub name: String,
+    /// The one line pi's page shows for it (`$ ls`, `read path`: [`super::call::headline`]).
+    pub headline: String,
     /// The arguments as pretty JSON.
     pub arguments: String,
     pub result: Option<ToolResult>,
@@ -136,6 +138,28 @@ pub struct ToolResult {
     pub name: String,
     pub is_error: bool,
     pub parts: Vec<Part>,
+}
+
+impl ToolResult {
+    /// Its texts, one after another (most results hold one: borrowed).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        let mut texts = self.parts.iter().filter_map(|p| match p {
+            Part::Text(t) | Part::Thinking(t) => Some(t.as_str()),
+            _ => None,
+        });
+        let first = texts.next().unwrap_or("");
+        match texts.next() {
+            None => std::borrow::Cow::Borrowed(first),
+            Some(second) => {
+                let mut all = format!("{first}\n{second}");
+                for t in texts {
+                    all.push('\n');
+                    all.push_str(t);
+                }
+                std::borrow::Cow::Owned(all)
+            }
+        }
+    }
 }
 
 /// Image types a page shows inline (`data:` URLs); others are named, not shown.
@@ -356,21 +380,26 @@ fn parts(content: Content, redact: &dyn Redact) -> Vec<Part> {
                 Block::Text { text } => Part::Text(clean_text(text, redact)),
                 Block::Thinking { redacted: true, .. } => Part::RedactedThinking,
                 Block::Thinking { thinking, .. } => Part::Thinking(clean_text(thinking, redact)),
-                Block::ToolCall(call) => Part::Call(Call {
-                    name: r(&call
+                Block::ToolCall(call) => {
+                    let name = r(&call
                         .name
-                        .map_or_else(|| "?".to_owned(), |n| text_of(Some(n)))),
+                        .map_or_else(|| "?".to_owned(), |n| text_of(Some(n))));
                     // Redacted as a value: its strings are judged at the depth detection
                     // reads them at, not one JSON level deeper as the text written from them.
-                    arguments: call
-                        .arguments
-                        .map(|a| {
-                            let text = arguments_text(&redact.value(a));
-                            pisess_format::surrogates::for_display(&text).into_owned()
-                        })
-                        .unwrap_or_default(),
-                    result: None,
-                }),
+                    let arguments = call.arguments.map(|a| redact.value(a));
+                    let headline = super::call::headline(&name, arguments.as_deref());
+                    Part::Call(Call {
+                        headline: pisess_format::surrogates::for_display(&headline).into_owned(),
+                        name,
+                        arguments: arguments
+                            .map(|a| {
+                                let text = arguments_text(&a);
+                                pisess_format::surrogates::for_display(&text).into_owned()
+                            })
+                            .unwrap_or_default(),
+                        result: None,
+                    })
+                }
                 Block::Image { mime_type, data } => {
                     let mime = mime_type.unwrap_or("image").to_ascii_lowercase();
                     let data = data
