@@ -530,6 +530,7 @@ fn html_is_one_page_within_its_budget_that_allows_nothing_from_outside() {
         "dt",
         "dd",
         "main",
+        "nav",
         "article",
         "div",
         "b",
@@ -844,4 +845,28 @@ fn tool_calls_read_at_a_glance_and_full_outputs_are_capped() {
     let page = export_stdin(&["-f", "html", "--tools", "full"], &big);
     assert!(page.len() < 200 * 1024, "{} bytes", page.len());
     assert!(page.contains("1 more line not shown"));
+}
+
+/// Issue 48: the page lists the session's other branches (first message, cost, the command's
+/// `--leaf`) and shows the system prompt and tools the session holds.
+#[test]
+fn other_branches_and_the_system_prompt_are_shown() {
+    let md = ok(&["export", SESSION, "-f", "md"]);
+    assert!(
+        md.contains("- Try rounding each line with Math.round first, that's the smallest change. · $0.01 · 6 messages · [from here](#m-be20c158) · `--leaf 1df9294d`"),
+        "{md}"
+    );
+    let html = ok(&["export", SESSION, "-f", "html"]);
+    assert!(html.contains("<li aria-current=true><b>This branch</b>"));
+    assert!(html.contains("<a href=\"#m-be20c158\">from here</a> · <code>--leaf 1df9294d</code>"));
+    // The other branch's own leaf, exported, lists this one in turn.
+    let other = ok(&["export", SESSION, "-f", "md", "--leaf", "1df9294d"]);
+    assert!(other.contains("`--leaf daa71fc5`"), "{other}");
+    let md = ok(&["export", "0196ec7d", "-f", "md"]);
+    assert!(md.contains("System prompt · 2025-05-20 07:00:01"), "{md}");
+    assert!(md.contains("**Available tools:**\n\n- `read`: Read the contents of a file.\n"));
+    assert!(md.contains("System prompt update"));
+    assert!(md.contains("**Tools removed:** `write`"), "{md}");
+    let html = ok(&["export", "0196ec7d", "-f", "html"]);
+    assert!(html.contains("<summary>Available tools: read, bash, edit, write</summary>"));
 }

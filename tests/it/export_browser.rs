@@ -177,21 +177,9 @@ const PROBE: &str = r##"JSON.stringify({
   bg: getComputedStyle(document.body).backgroundColor
 })"##;
 
-struct Loaded {
-    dom: Value,
-    requests: Vec<String>,
-    errors: Vec<String>,
-    png: Vec<u8>,
-}
-
-fn load(
-    b: &mut Browser,
-    file: &Path,
-    javascript: bool,
-    dark: bool,
-    search: Option<&str>,
-) -> Loaded {
-    let url = format!("file://{}", file.display());
+/// A new tab with the network cut, a 1000×900 window and the colour scheme asked for,
+/// navigated to `url` and loaded: its target and session ids.
+fn open(b: &mut Browser, url: &str, javascript: bool, dark: bool) -> (Value, String) {
     let target =
         b.call(None, "Target.createTarget", json!({"url": "about:blank"}))["targetId"].clone();
     let session = b.call(
@@ -234,34 +222,15 @@ fn load(
     b.events.clear();
     b.call(s, "Page.navigate", json!({"url": url}));
     b.wait_for(&session, "Page.loadEventFired");
-    // Anything late (a timer, an image) has a moment to show itself.
-    std::thread::sleep(Duration::from_millis(300));
-    let dom: Value = serde_json::from_str(b.eval(&session, PROBE).as_str().unwrap()).unwrap();
-    if let (true, Some(search)) = (javascript, search) {
-        // Search hides what does not match.
-        let count = |b: &mut Browser, q: &str| {
-            let js = format!("(() => {{ const q = document.querySelector('#bar input'); q.value = {}; q.dispatchEvent(new Event('input')); return document.querySelectorAll('main>article:not(.x)').length }})()", json!(q));
-            b.eval(&session, &js).as_u64().unwrap()
-        };
-        let all = count(b, "");
-        let hits = count(b, search);
-        assert!(
-            hits >= 1 && hits < all,
-            "search for {search:?} shows {hits} of {all}"
-        );
-        count(b, "");
-    }
-    let shot = b.call(s, "Page.captureScreenshot", json!({"format": "png"}));
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(shot["data"].as_str().unwrap())
-        .unwrap();
+    (target, session)
+}
+
+/// The console errors, exceptions and CSP violations a tab's session reported, and the URLs
+/// it requested.
+fn reported(b: &Browser, session: &str) -> (Vec<String>, Vec<String>) {
     let mut requests = Vec::new();
     let mut errors = Vec::new();
-    for e in b
-        .events
-        .iter()
-        .filter(|e| e["sessionId"] == session.as_str())
-    {
+    for e in b.events.iter().filter(|e| e["sessionId"] == session) {
         let p = &e["params"];
         match e["method"].as_str().unwrap_or("") {
             "Network.requestWillBeSent" => {
@@ -287,6 +256,48 @@ fn load(
             _ => {}
         }
     }
+    (requests, errors)
+}
+
+struct Loaded {
+    dom: Value,
+    requests: Vec<String>,
+    errors: Vec<String>,
+    png: Vec<u8>,
+}
+
+fn load(
+    b: &mut Browser,
+    file: &Path,
+    javascript: bool,
+    dark: bool,
+    search: Option<&str>,
+) -> Loaded {
+    let url = format!("file://{}", file.display());
+    let (target, session) = open(b, &url, javascript, dark);
+    let s = Some(session.as_str());
+    // Anything late (a timer, an image) has a moment to show itself.
+    std::thread::sleep(Duration::from_millis(300));
+    let dom: Value = serde_json::from_str(b.eval(&session, PROBE).as_str().unwrap()).unwrap();
+    if let (true, Some(search)) = (javascript, search) {
+        // Search hides what does not match.
+        let count = |b: &mut Browser, q: &str| {
+            let js = format!("(() => {{ const q = document.querySelector('#bar input'); q.value = {}; q.dispatchEvent(new Event('input')); return document.querySelectorAll('main>article:not(.x)').length }})()", json!(q));
+            b.eval(&session, &js).as_u64().unwrap()
+        };
+        let all = count(b, "");
+        let hits = count(b, search);
+        assert!(
+            hits >= 1 && hits < all,
+            "search for {search:?} shows {hits} of {all}"
+        );
+        count(b, "");
+    }
+    let shot = b.call(s, "Page.captureScreenshot", json!({"format": "png"}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot["data"].as_str().unwrap())
+        .unwrap();
+    let (requests, errors) = reported(b, &session);
     b.call(None, "Target.closeTarget", json!({"targetId": target}));
     Loaded {
         dom,
@@ -567,4 +578,174 @@ fn every_example_exports_a_page_without_console_errors() {
             assert_eq!(l.dom["pwned"], "undefined", "{what}");
         }
     }
+}
+
+/// A session with what the toggles and the tree act on: a system prompt, thinking, a tool call
+/// with a long output, an extension's message, another branch, and an entry whose id needs
+/// escaping in an anchor, far down the page.
+fn toggles_session() -> String {
+    let output: String = (1..=30).map(|n| format!("output line {n}\n")).collect();
+    let mut lines = vec![
+        json!({"type":"session","version":3,"id":"0196bbbb-0000-7000-8000-0000000000bb","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}),
+        json!({"type":"message","id":"s1","parentId":null,"timestamp":"2026-01-01T00:00:00.500Z",
+               "message":{"role":"system","content":"system prompt probe","toolsAdded":[{"name":"bash","description":"Run a command."}],"timestamp":1}}),
+        json!({"type":"message","id":"u1","parentId":"s1","timestamp":"2026-01-01T00:00:01.000Z",
+               "message":{"role":"user","content":"first question probe","timestamp":2}}),
+        json!({"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z",
+               "message":{"role":"assistant","content":[{"type":"thinking","thinking":"thinking probe"},
+               {"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"seq 30"}}],
+               "provider":"p","model":"m","usage":{"cost":{"total":0.5}},"stopReason":"toolUse","timestamp":3}}),
+        json!({"type":"message","id":"b1","parentId":"u1","timestamp":"2026-01-01T00:00:02.500Z",
+               "message":{"role":"user","content":"other branch probe","timestamp":4}}),
+        json!({"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z",
+               "message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":output}],"isError":false,"timestamp":5}}),
+        json!({"type":"custom_message","id":"c1","parentId":"r1","timestamp":"2026-01-01T00:00:04.000Z",
+               "customType":"note","content":"custom probe","display":true}),
+    ];
+    let mut parent = "c1".to_owned();
+    for k in 0..40 {
+        let id = format!("f{k}");
+        lines.push(json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:05.000Z",
+            "message":{"role":"user","content":format!("filler {k}\n\nline\n\nline\n\nline"),"timestamp":6}}));
+        parent = id;
+    }
+    lines.push(json!({"type":"message","id":"x/y z","parentId":parent,"timestamp":"2026-01-01T00:00:06.000Z",
+        "message":{"role":"assistant","content":[{"type":"text","text":"deep link probe"}],"provider":"p","model":"m","stopReason":"stop","timestamp":7}}));
+    for k in 0..40 {
+        let id = format!("g{k}");
+        let parent = if k == 0 {
+            "x/y z".to_owned()
+        } else {
+            format!("g{}", k - 1)
+        };
+        lines.push(json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:07.000Z",
+            "message":{"role":"user","content":format!("after {k}\n\nline\n\nline"),"timestamp":8}}));
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Issue 48: the page's toggles work from the keyboard (T thinking, O tool output, H custom
+/// messages, as pi's page) and change what is visible, checked in the DOM; the session tree
+/// marks this branch and lists the other with its first message; `#ENTRY-ID` with an id that
+/// needs escaping lands on its message; no error, no request; a screenshot is kept.
+#[test]
+fn toggles_keys_tree_and_deep_links_in_a_browser() {
+    let Some(bin) = chromium() else {
+        crate::common::missing_tool("chromium (the HTML export's browser test)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let r = run_with(
+        example_env(),
+        &["-q", "export", "-", "-f", "html"],
+        toggles_session().as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let page = dir.path().join("toggles.html");
+    std::fs::write(&page, &r.stdout).unwrap();
+    let page_url = format!("file://{}", page.display());
+    let mut b = Browser::launch(&bin);
+    let (target, session) = open(&mut b, &page_url, true, false);
+    let s = session.as_str();
+    let state = |b: &mut Browser| -> Value {
+        let js = r#"JSON.stringify({
+          thinking: [...document.querySelectorAll('details.k')].map(d => d.open),
+          output: [...document.querySelectorAll('main .tc>details')].map(d => d.open),
+          preview: [...document.querySelectorAll('main .tc>pre.o')].map(p => p.offsetParent !== null),
+          custom: [...document.querySelectorAll('main article.c')].map(a => getComputedStyle(a).display !== 'none'),
+          text: document.querySelector('main').textContent,
+          tree: document.querySelector('nav#tree').textContent,
+          current: document.querySelectorAll('nav#tree li[aria-current]').length
+        })"#;
+        serde_json::from_str(b.eval(s, js).as_str().unwrap()).unwrap()
+    };
+    let key = |b: &mut Browser, k: &str| {
+        for kind in ["keyDown", "keyUp"] {
+            b.call(
+                Some(s),
+                "Input.dispatchKeyEvent",
+                json!({"type": kind, "key": k, "text": k, "code": format!("Key{}", k.to_uppercase())}),
+            );
+        }
+    };
+    let before = state(&mut b);
+    assert_eq!(before["thinking"], json!([false]), "{before}");
+    assert_eq!(before["output"], json!([false]), "{before}");
+    assert_eq!(
+        before["preview"],
+        json!([true]),
+        "the output's first lines show"
+    );
+    assert_eq!(before["custom"], json!([true]), "{before}");
+    for t in [
+        "first question probe",
+        "thinking probe",
+        "output line 30",
+        "custom probe",
+        "deep link probe",
+        "system prompt probe",
+    ] {
+        assert!(before["text"].as_str().unwrap().contains(t), "{t}");
+    }
+    let tree = before["tree"].as_str().unwrap();
+    assert!(
+        tree.contains("This branch") && tree.contains("other branch probe"),
+        "{tree}"
+    );
+    assert!(tree.contains("--leaf b1"), "{tree}");
+    assert_eq!(before["current"], 1);
+    key(&mut b, "t");
+    key(&mut b, "o");
+    key(&mut b, "h");
+    let after = state(&mut b);
+    assert_eq!(after["thinking"], json!([true]), "T opens thinking");
+    assert_eq!(after["output"], json!([true]), "O opens tool output");
+    assert_eq!(after["custom"], json!([false]), "H hides custom messages");
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("export-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    b.eval(
+        s,
+        "document.querySelector('main article.a').scrollIntoView()",
+    );
+    let shot = b.call(Some(s), "Page.captureScreenshot", json!({"format": "png"}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot["data"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(png_size(&png), (1000, 900));
+    std::fs::write(shots.join("toggles-after-t-o-h.png"), &png).unwrap();
+    key(&mut b, "t");
+    key(&mut b, "h");
+    let back = state(&mut b);
+    assert_eq!(back["thinking"], json!([false]), "T again closes thinking");
+    assert_eq!(
+        back["custom"],
+        json!([true]),
+        "H again shows custom messages"
+    );
+    // A key typed into the search box searches, it toggles nothing.
+    b.eval(s, "document.querySelector('#bar input').focus()");
+    key(&mut b, "t");
+    assert_eq!(state(&mut b)["thinking"], json!([false]));
+    let (requests, errors) = reported(&b, s);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(requests.iter().all(|u| *u == page_url), "{requests:?}");
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
+
+    // A deep link by the entry's own id, which the anchor escapes.
+    let (target, session) = open(&mut b, &format!("{page_url}#x%2Fy%20z"), true, false);
+    std::thread::sleep(Duration::from_millis(200));
+    let top = b.eval(
+        &session,
+        "document.getElementById('m-x.2fy.20z').getBoundingClientRect().top",
+    );
+    let top = top.as_f64().unwrap();
+    assert!(
+        (-1.0..100.0).contains(&top),
+        "the entry is at the top: {top}"
+    );
+    let scrolled = b.eval(&session, "window.scrollY").as_f64().unwrap();
+    assert!(scrolled > 500.0, "{scrolled}");
+    let (_, errors) = reported(&b, &session);
+    assert!(errors.is_empty(), "{errors:#?}");
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
 }

@@ -253,8 +253,11 @@ pub(super) const EXPORT_HELP: &str = concat!(
          /re/ in path), its error, its output's first lines, the rest and its input in
          <details> (--tools full: open, each output cut at 200 lines; --output-lines)
   html   one self-contained page: no request leaves it (a Content-Security-Policy forbids
-         it), the whole branch readable with JavaScript off; search, expand/collapse and
-         copy-link with it
+         it), the whole branch readable with JavaScript off, tool calls as in md; the
+         session tree beside it (this branch's user messages, every other branch with its
+         first message, cost and --leaf ID), the system prompt and tools, images inline;
+         #ENTRY-ID links to an entry; with JavaScript: search, copy-link, and toggles for
+         thinking (key T), tool output (O) and extensions' messages (H)
 
 Examples:
   pisess export --format html -o session.html      the newest session's active branch

@@ -59,7 +59,9 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
     for (k, v) in t.facts() {
         fact(k, &v);
     }
-    out.push_str("</dl>\n</header>\n<main>\n");
+    out.push_str("</dl>\n</header>\n");
+    tree(out, t);
+    out.push_str("<main>\n");
     let mut state = State::default();
     for item in &t.items {
         render_item(out, item, view, &mut state);
@@ -70,6 +72,74 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
         "</main>\n<footer>Exported by pisess {}: one branch, root to leaf.</footer>\n<script>{JS}</script>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION")
     );
+}
+
+/// The most user messages the tree lists (each is on the page all the same).
+const MAX_TOC: usize = 1000;
+
+/// The session's tree beside the page (above it on a narrow screen): the exported branch,
+/// marked, with a link to each of its user messages; then every other branch by where it
+/// leaves this one, its first message and its cost, with the command that exports it.
+fn tree(out: &mut Out<'_>, t: &Transcript) {
+    let users: Vec<(&str, String)> = t
+        .items
+        .iter()
+        .filter_map(|item| match &item.body {
+            Body::User(parts) => {
+                let text = parts.iter().find_map(|p| match p {
+                    Part::Text(t) if !t.trim().is_empty() => Some(transcript::one_line(t, 60)),
+                    _ => None,
+                });
+                Some((
+                    item.anchor.as_str(),
+                    text.unwrap_or_else(|| "(no text)".to_owned()),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    let _ = write!(
+        out,
+        "<nav id=tree aria-label=\"Session tree\">\n<h2>Branches ({})</h2>\n<ol>\n<li aria-current=true><b>This branch</b> · {} · {} messages<ol>\n",
+        t.branches.len() + t.more_branches + 1,
+        esc(&crate::views::style::money(t.cost, t.unpriced_tokens)),
+        t.items.len()
+    );
+    for (anchor, text) in users.iter().take(MAX_TOC) {
+        let _ = writeln!(out, "<li><a href=\"#{anchor}\">{}</a></li>", name(text));
+        out.spill();
+    }
+    if users.len() > MAX_TOC {
+        let _ = writeln!(
+            out,
+            "<li>and {} more user messages</li>",
+            users.len() - MAX_TOC
+        );
+    }
+    out.push_str("</ol></li>\n");
+    for b in &t.branches {
+        let from = match &b.fork_anchor {
+            Some(a) => format!("<a href=\"#{a}\">from here</a>"),
+            None => "its own root".to_owned(),
+        };
+        let first = if b.first.is_empty() {
+            "(no user message)".to_owned()
+        } else {
+            name(&b.first)
+        };
+        let _ = writeln!(
+            out,
+            "<li>{first} · {} · {} messages · {from} · <code>--leaf {}</code></li>",
+            esc(&crate::views::style::cost(b.cost)),
+            b.messages,
+            name(&b.leaf)
+        );
+        out.spill();
+    }
+    if t.more_branches > 0 {
+        let _ = writeln!(out, "<li>and {} more branches</li>", t.more_branches);
+    }
+    out.push_str("</ol>\n</nav>\n");
 }
 
 /// What the items before said, so that a long session's page does not repeat it: the last
@@ -102,7 +172,9 @@ fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut St
         }
         Body::Bash { .. } => ("b", "Shell command".to_owned()),
         Body::Custom { kind, .. } => ("c", format!("Message: {kind}")),
-        Body::Summary { kind, .. } => ("c", (*kind).to_owned()),
+        Body::Summary { kind, .. } => ("y", (*kind).to_owned()),
+        Body::System { first: true, .. } => ("s", "System prompt".to_owned()),
+        Body::System { .. } => ("s", "System prompt update".to_owned()),
         Body::Note(text) => ("n", text.clone()),
     };
     let _ = write!(
@@ -155,8 +227,56 @@ fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut St
         }
         Body::Summary { text, .. } => markdown(out, text),
         Body::Note(_) => {}
+        Body::System {
+            first,
+            text,
+            tools_added,
+            tools_removed,
+        } => system(out, *first, text, tools_added, tools_removed),
     }
     out.push_str("</article>\n");
+}
+
+/// A system message: its prompt and its tools, each behind a disclosure that says how much
+/// it holds (a prompt is pages long).
+fn system(
+    out: &mut Out<'_>,
+    first: bool,
+    text: &str,
+    added: &[(String, String)],
+    removed: &[String],
+) {
+    if !text.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} lines</summary>",
+            call::count_lines(text)
+        );
+        pre_class(out, "", text);
+        out.push_str("</details>\n");
+    }
+    if !added.is_empty() {
+        let names: Vec<&str> = added.iter().map(|(n, _)| n.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "<details><summary>{}: {}</summary>\n<dl>",
+            if first {
+                "Available tools"
+            } else {
+                "Tools added"
+            },
+            name(&names.join(", "))
+        );
+        for (tool, description) in added {
+            let _ = writeln!(out, "<dt>{}</dt><dd>", name(tool));
+            esc_text(out, description);
+            out.push_str("</dd>\n");
+        }
+        out.push_str("</dl></details>\n");
+    }
+    if !removed.is_empty() {
+        let _ = writeln!(out, "<p>Tools removed: {}</p>", name(&removed.join(", ")));
+    }
 }
 
 fn render_parts(out: &mut Out<'_>, parts: &[Part], view: View) {
@@ -499,6 +619,12 @@ mod tests {
         );
         assert!(out.contains("<a href=\"https://e/\">ok</a>"), "{out}");
         assert!(!safe_url("data:text/html,x") && !safe_url(" javascript:x") && safe_url("#m-a1"));
+    }
+
+    /// Issue 48: the script only toggles, filters and links, within its budget.
+    #[test]
+    fn the_script_is_under_10_kb() {
+        assert!(JS.len() < 10 * 1024, "{} bytes", JS.len());
     }
 
     /// Issue 42: pulldown-cmark writes a column's alignment as `style="text-align: …"`, which

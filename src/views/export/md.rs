@@ -30,6 +30,31 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
         fact(k, &v);
     }
     out.push('\n');
+    if !t.branches.is_empty() {
+        out.push_str("**Other branches** (`pisess export SESSION --leaf ID` exports one):\n\n");
+        for b in &t.branches {
+            let from = match &b.fork_anchor {
+                Some(a) => format!("[from here](#{a})"),
+                None => "its own root".to_owned(),
+            };
+            let first = if b.first.is_empty() {
+                "(no user message)".to_owned()
+            } else {
+                inline(&b.first)
+            };
+            let _ = writeln!(
+                out,
+                "- {first} · {} · {} messages · {from} · {}",
+                inline(&crate::views::style::cost(b.cost)),
+                b.messages,
+                code_span(&format!("--leaf {}", b.leaf))
+            );
+        }
+        if t.more_branches > 0 {
+            let _ = writeln!(out, "- and {} more", t.more_branches);
+        }
+        out.push('\n');
+    }
     let mut model = None;
     for item in &t.items {
         render_item(out, item, view, &mut model);
@@ -105,6 +130,54 @@ fn render_item<'t>(
         Body::Summary { kind, text } => {
             heading(out, kind);
             markdown(out, text);
+        }
+        Body::System {
+            first,
+            text,
+            tools_added,
+            tools_removed,
+        } => {
+            heading(
+                out,
+                if *first {
+                    "System prompt"
+                } else {
+                    "System prompt update"
+                },
+            );
+            if !text.is_empty() {
+                open_details(
+                    out,
+                    &format!("{} lines", call::count_lines(text)),
+                    View {
+                        tools: Tools::Collapsed,
+                        ..view
+                    },
+                );
+                fence(out, "text", text);
+                close_details(out);
+            }
+            if !tools_added.is_empty() {
+                let label = if *first {
+                    "Available tools"
+                } else {
+                    "Tools added"
+                };
+                let _ = writeln!(out, "**{label}:**\n");
+                for (tool, description) in tools_added {
+                    let _ = writeln!(
+                        out,
+                        "- {}: {}",
+                        code_span(tool),
+                        inline(&transcript::one_line(description, 200))
+                    );
+                }
+                out.push('\n');
+            }
+            if !tools_removed.is_empty() {
+                let names: Vec<String> = tools_removed.iter().map(|t| code_span(t)).collect();
+                let _ = writeln!(out, "**Tools removed:** {}\n", names.join(", "));
+            }
         }
         Body::Note(text) => {
             let _ = writeln!(

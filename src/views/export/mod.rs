@@ -6,6 +6,7 @@
 //! results, summaries, facts), which [`md`] and [`html`] render, one renderer per format. Every
 //! text taken from the session passes through one [`Redact`] hook on its way into the output.
 
+pub mod branches;
 pub mod call;
 pub mod html;
 pub mod jsonl;

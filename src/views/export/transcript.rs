@@ -31,6 +31,10 @@ pub struct Transcript {
     pub unpriced_tokens: f64,
     pub leaf: Option<String>,
     pub items: Vec<Item>,
+    /// The session's other branches (at most [`super::branches::MAX_LISTED`]).
+    pub branches: Vec<super::branches::Branch>,
+    /// Branches past those listed.
+    pub more_branches: usize,
 }
 
 impl Transcript {
@@ -105,6 +109,16 @@ pub enum Body {
     },
     /// A one-line event: model or thinking level changed, the session named.
     Note(String),
+    /// A system message: the system prompt and tools (the branch's first), or a change to them.
+    System {
+        /// The first system message on the branch (pi's "System Prompt", "Available Tools").
+        first: bool,
+        /// Its content and sections, as pi's page joins them.
+        text: String,
+        /// Tools added, by name and description.
+        tools_added: Vec<(String, String)>,
+        tools_removed: Vec<String>,
+    },
 }
 
 #[derive(Debug)]
@@ -183,6 +197,9 @@ pub fn build(
     let mut open_calls: HashMap<String, (usize, usize)> = HashMap::new();
     let mut anchors: HashMap<String, usize> = HashMap::new();
     let mut end_ms = None;
+    let mut seen_system = false;
+    // The anchor of each entry shown, by its index in the session.
+    let mut shown: HashMap<usize, String> = HashMap::new();
     for &i in path {
         let entry = session.load(i)?;
         let id = session.id(i).unwrap_or("").to_owned();
@@ -266,7 +283,12 @@ pub fn build(
                     kind: "Compaction summary",
                     text: clean_text(m.summary(), redact),
                 },
-                // `custom` (and v2's `hookMessage`, migrated), `system`, anything else.
+                Role::System => {
+                    let first = !seen_system;
+                    seen_system = true;
+                    system_body(m, first, redact)
+                }
+                // `custom` (and v2's `hookMessage`, migrated), anything else.
                 other => Body::Custom {
                     kind: r(m.custom_type().and_then(Value::as_str).unwrap_or(
                         match other.as_str() {
@@ -323,12 +345,19 @@ pub fn build(
                 }
             }
         }
+        shown.insert(i, anchor.clone());
         items.push(Item {
             id,
             anchor,
             time_ms,
             body,
         });
+    }
+    let (mut branches, more_branches) = super::branches::others(session, path, redact)?;
+    for b in &mut branches {
+        let at = b.fork.and_then(|f| path.iter().position(|&p| p == f));
+        b.fork_anchor =
+            at.and_then(|at| path[..=at].iter().rev().find_map(|p| shown.get(p).cloned()));
     }
     let title = name
         .or(first_user)
@@ -345,7 +374,58 @@ pub fn build(
         unpriced_tokens,
         leaf: path.last().and_then(|&l| session.id(l)).map(r),
         items,
+        branches,
+        more_branches,
     })
+}
+
+/// A system message as pi's page shows it: its content, then its sections (a removed one
+/// said so), and the tools it adds and removes.
+fn system_body(m: Message, first: bool, redact: &dyn Redact) -> Body {
+    let mut texts = Vec::new();
+    let content = match m.content() {
+        Content::Text(s) => s.to_owned(),
+        Content::Blocks(_) => m
+            .content()
+            .blocks()
+            .filter_map(|b| match b {
+                Block::Text { text } => Some(text_of(text)),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    texts.push(content);
+    if let Some(sections) = m.sections().and_then(Value::as_object) {
+        for (name, value) in sections {
+            texts.push(match value {
+                Value::Null if !first => format!("Removed system prompt section \"{name}\"."),
+                Value::Null => String::new(),
+                v => text_of(Some(v)),
+            });
+        }
+    }
+    let text = texts
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    fn tools(v: Option<&Value>) -> Vec<&Value> {
+        v.and_then(Value::as_array)
+            .map(|a| a.iter().collect())
+            .unwrap_or_default()
+    }
+    let name_of = |t: &Value| clean_text(Some(t.get("name").unwrap_or(t)), redact);
+    Body::System {
+        first,
+        text: clean(&text, redact),
+        tools_added: tools(m.tools_added())
+            .into_iter()
+            .map(|t| (name_of(t), clean_text(t.get("description"), redact)))
+            .collect(),
+        tools_removed: tools(m.tools_removed()).into_iter().map(name_of).collect(),
+    }
 }
 
 /// The content blocks' call ids, by block position (`None` for other blocks).
