@@ -40,6 +40,25 @@ fn chromium() -> Option<PathBuf> {
     .find(|p| p.is_file())
 }
 
+/// axe-core's script: `$PISESS_AXE`, else where `.ci/run` installs it (`npm install --prefix
+/// target/npm axe-core`); `None` (a skip, said, and a failure under CI) without it.
+fn axe_source() -> Option<String> {
+    let path = std::env::var_os("PISESS_AXE").map_or_else(
+        || crate::common::repo().join("target/npm/node_modules/axe-core/axe.min.js"),
+        PathBuf::from,
+    );
+    match std::fs::read_to_string(&path) {
+        Ok(s) => Some(s),
+        Err(_) => {
+            crate::common::missing_tool(&format!(
+                "axe-core ({}: the HTML export's accessibility check)",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
 struct Browser {
     child: Child,
     ws: WebSocket<MaybeTlsStream<TcpStream>>,
@@ -147,6 +166,24 @@ impl Browser {
                 self.events.push(v);
             }
         }
+    }
+
+    /// axe-core's serious and critical violations of the page, each as `rule: node: why`
+    /// (axe's source is put in the page through DevTools, which the page's CSP does not
+    /// govern; the page itself still allows no script but its own).
+    fn axe(&mut self, session: &str, source: &str) -> Vec<String> {
+        self.eval(session, &format!("{source};0"));
+        let r = self.call(
+            Some(session),
+            "Runtime.evaluate",
+            json!({
+                "expression": "axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').flatMap(v => v.nodes.slice(0, 3).map(n => v.id + ': ' + n.target.join(' ') + ': ' + n.failureSummary))))",
+                "awaitPromise": true,
+                "returnByValue": true
+            }),
+        );
+        assert!(r.get("exceptionDetails").is_none(), "axe: {r}");
+        serde_json::from_str(r["result"]["value"].as_str().unwrap()).unwrap()
     }
 
     fn eval(&mut self, session: &str, expression: &str) -> Value {
@@ -272,6 +309,7 @@ fn load(
     javascript: bool,
     dark: bool,
     search: Option<&str>,
+    axe: Option<&str>,
 ) -> Loaded {
     let url = format!("file://{}", file.display());
     let (target, session) = open(b, &url, javascript, dark);
@@ -298,6 +336,28 @@ fn load(
         .decode(shot["data"].as_str().unwrap())
         .unwrap();
     let (requests, errors) = reported(b, &session);
+    // After the events are read: axe's own work is not the page's.
+    if let Some(source) = axe {
+        // axe's timers need scripts on; the page's own script, which did not run at load,
+        // does not run now.
+        if !javascript {
+            b.call(
+                s,
+                "Emulation.setScriptExecutionDisabled",
+                json!({"value": false}),
+            );
+            assert_eq!(
+                b.eval(&session, "!!document.getElementById('bar')"),
+                json!(false)
+            );
+        }
+        let violations = b.axe(&session, source);
+        assert!(
+            violations.is_empty(),
+            "{} (JavaScript {javascript}, dark {dark}): axe-core's serious or critical violations: {violations:#?}",
+            file.display()
+        );
+    }
     b.call(None, "Target.closeTarget", json!({"targetId": target}));
     Loaded {
         dom,
@@ -346,6 +406,7 @@ fn html_export_in_a_headless_browser_with_the_network_cut() {
     export_rich(&rich_page);
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("export-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
+    let axe = axe_source();
     let mut b = Browser::launch(&bin);
     for (page, texts) in [
         (&hostile_page, h.texts.clone()),
@@ -363,7 +424,14 @@ fn html_export_in_a_headless_browser_with_the_network_cut() {
                 if javascript { "on" } else { "off" },
                 if dark { "dark" } else { "light" }
             );
-            let l = load(&mut b, page, javascript, dark, texts.last().copied());
+            let l = load(
+                &mut b,
+                page,
+                javascript,
+                dark,
+                texts.last().copied(),
+                axe.as_deref(),
+            );
             let foreign: Vec<&String> = l
                 .requests
                 .iter()
@@ -556,12 +624,13 @@ fn every_example_exports_a_page_without_console_errors() {
         assert_eq!(r.code, 0, "{}: {}", f.display(), r.stderr);
         pages.push(page);
     }
+    let axe = axe_source();
     let mut b = Browser::launch(&bin);
     for page in &pages {
         let page_url = format!("file://{}", page.display());
         for javascript in [true, false] {
             let what = format!("{} (JavaScript {javascript})", page.display());
-            let l = load(&mut b, page, javascript, false, None);
+            let l = load(&mut b, page, javascript, false, None, axe.as_deref());
             assert!(
                 l.errors.is_empty(),
                 "{what}: console errors or CSP violations: {:#?}",
@@ -726,6 +795,14 @@ fn toggles_keys_tree_and_deep_links_in_a_browser() {
     b.eval(s, "document.querySelector('#bar input').focus()");
     key(&mut b, "t");
     assert_eq!(state(&mut b)["thinking"], json!([false]));
+    // Printed: no tree, no bar, every message.
+    b.call(
+        Some(s),
+        "Emulation.setEmulatedMedia",
+        json!({"media": "print"}),
+    );
+    let printed = b.eval(s, "[getComputedStyle(document.getElementById('tree')).display, getComputedStyle(document.getElementById('bar')).display].join()");
+    assert_eq!(printed, "none,none");
     let (requests, errors) = reported(&b, s);
     assert!(errors.is_empty(), "{errors:#?}");
     assert!(requests.iter().all(|u| *u == page_url), "{requests:?}");

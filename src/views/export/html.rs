@@ -521,6 +521,15 @@ fn markdown(out: &mut Out<'_>, text: &str) {
             }
             Event::Start(Tag::TableCell) => vec![Event::Html(cells.open().into())],
             Event::Html(s) | Event::InlineHtml(s) => vec![Event::Text(s)],
+            // pulldown-cmark's checkbox has no label, which a screen reader needs.
+            Event::TaskListMarker(done) => vec![Event::Html(
+                if done {
+                    "<input type=checkbox disabled checked aria-label=done> "
+                } else {
+                    "<input type=checkbox disabled aria-label=\"not done\"> "
+                }
+                .into(),
+            )],
             Event::Start(Tag::Image {
                 link_type,
                 dest_url,
