@@ -305,17 +305,21 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             break
         }
         'pisess;export' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'An archive of the sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w): this project''s, or with --all every project''s')
             [CompletionResult]::new('--leaf', '--leaf', [CompletionResultType]::ParameterName, 'Export the branch that ends at entry ID (default: the leaf pi resumes at)')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The format (default: from -o''s extension; md on stdout)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The format (default: from -o''s extension; md on stdout)')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written); for an archive, the folder DIR')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout (replaced whole, never half-written); for an archive, the folder DIR')
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'How md and html show tool calls and their results [default: collapsed]')
             [CompletionResult]::new('--output-lines', '--output-lines', [CompletionResultType]::ParameterName, 'With --tools full: show N lines of each tool output (0: all) [default: 200]')
             [CompletionResult]::new('--secrets-config', '--secrets-config', [CompletionResultType]::ParameterName, 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)')
             [CompletionResult]::new('--session-dir', '--session-dir', [CompletionResultType]::ParameterName, 'Read sessions from DIR instead of pi''s session dir')
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
+            [CompletionResult]::new('-a', '-a', [CompletionResultType]::ParameterName, 'An archive of every project''s sessions (-o DIR): one page each and an index')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'An archive of every project''s sessions (-o DIR): one page each and an index')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'An archive into a folder that already holds files: its pages and index replace files of the same names, the others stay')
             [CompletionResult]::new('--no-thinking', '--no-thinking', [CompletionResultType]::ParameterName, 'Leave the assistant''s thinking out (md and html)')
             [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind fingerprint] before it is written, in every text, id and name of every format')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')

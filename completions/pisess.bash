@@ -244,12 +244,16 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__export)
-            opts="-f -o -q -h --leaf --format --output --tools --output-lines --no-thinking --redact --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
+            opts="-a -f -o -q -h --all --since --force --leaf --format --output --tools --output-lines --no-thinking --redact --secrets-config --session-dir --cwd --color --quiet --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --leaf)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -16,6 +16,7 @@ mod completion;
 mod context;
 mod conventions;
 mod export;
+mod export_archive;
 mod export_browser;
 mod export_fixture;
 mod export_md;

@@ -259,12 +259,22 @@ pub(super) const EXPORT_HELP: &str = concat!(
          #ENTRY-ID links to an entry; with JavaScript: search, copy-link, and toggles for
          thinking (key T), tool output (O) and extensions' messages (H)
 
+An archive (--all, --since WHEN, or two sessions or more; -o DIR, or -o DIR/ for one):
+  one page per session (its active branch, md or html) and an index (index.html: a table
+  of date, project, title, messages, cost and models, sortable with JavaScript; index.md),
+  every link relative. DIR is made (0700; with --redact the umask's mode); an existing DIR
+  must be an empty folder, or any folder with --force (pages and index replace files of
+  the same names, the rest stay); a symlink or a file is refused, and so is a page whose
+  name is a symlink. Two sessions that would share a page name get -2, -3. A session that
+  cannot be read is said and left out (exit 1).
+
 Examples:
   pisess export --format html -o session.html      the newest session's active branch
   pisess export 0196c9f4 --leaf 1df9294d -o fix.md another branch, as Markdown
   pisess export 0196c9f4 --format md --tools none --no-thinking    the conversation only
   pisess export 0196c9f4 -o branch.jsonl && pi --session branch.jsonl
-  pisess export 0196c9f4 --redact -o share.html    secrets replaced before anyone sees them"
+  pisess export 0196c9f4 --redact -o share.html    secrets replaced before anyone sees them
+  pisess export --all --since 1w --redact -o runs  a week of every project, to share"
 );
 
 pub(super) const RM_HELP: &str = "\

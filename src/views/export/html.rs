@@ -28,18 +28,18 @@ fn csp_hash(text: &str) -> String {
     )
 }
 
-/// The page's Content-Security-Policy.
-pub fn policy() -> String {
+/// A page's Content-Security-Policy: the style and `script` by their hashes, images only
+/// as `data:` URLs, nothing else.
+pub fn policy(script: &str) -> String {
     format!(
         "default-src 'none'; style-src {}; script-src {}; img-src data:; base-uri 'none'; form-action 'none'",
         csp_hash(CSS),
-        csp_hash(JS)
+        csp_hash(script)
     )
 }
 
-/// The whole page.
-pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
-    let title = esc(&t.title);
+/// A page's head, up to `<body>`: its policy allowing `script`, the style, the title.
+pub fn head(out: &mut Out<'_>, title: &str, script: &str) {
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -48,9 +48,19 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"color-scheme\" content=\"light dark\">\n\
          <meta name=\"generator\" content=\"pisess {}\">\n\
-         <title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n<dl class=\"facts\">\n",
-        policy(),
+         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        policy(script),
         env!("CARGO_PKG_VERSION"),
+        esc(title)
+    );
+}
+
+/// The whole page.
+pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
+    head(out, &t.title, JS);
+    let _ = write!(
+        out,
+        "<header>\n<h1>{}</h1>\n<dl class=\"facts\">\n",
         name(&t.title)
     );
     let mut fact = |k: &str, v: &str| {
@@ -87,7 +97,7 @@ fn tree(out: &mut Out<'_>, t: &Transcript) {
         .filter_map(|item| match &item.body {
             Body::User(parts) => {
                 let text = parts.iter().find_map(|p| match p {
-                    Part::Text(t) if !t.trim().is_empty() => Some(transcript::one_line(t, 60)),
+                    Part::Text(t) if !t.trim().is_empty() => Some(transcript::one_line(t, 48)),
                     _ => None,
                 });
                 Some((
@@ -426,7 +436,7 @@ fn pre_class(out: &mut Out<'_>, class: &str, text: &str) {
 /// A name or title as an element's text: [`esc`], in a `<bdi>` when it holds a character
 /// beyond ASCII (a right-to-left one would reorder what is beside it; an ASCII name, most of
 /// them, costs no markup).
-fn name(s: &str) -> String {
+pub fn name(s: &str) -> String {
     if s.is_ascii() {
         esc(s)
     } else {

@@ -9,6 +9,7 @@
 pub mod branches;
 pub mod call;
 pub mod html;
+pub mod index;
 pub mod jsonl;
 pub mod md;
 pub mod transcript;
