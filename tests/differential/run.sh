@@ -55,3 +55,5 @@ for f in "$repo/../shared/research/fixtures"/*.jsonl /work/shared/research/fixtu
   extra+=(--extra "$real")
 done
 TZ=UTC node "$here/export.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" ${extra[@]+"${extra[@]}"} "$@"
+# export --format html (issue 48): never larger than pi's own HTML export, the median at most 1/3.
+TZ=UTC node "$here/export-size.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" ${extra[@]+"${extra[@]}"}

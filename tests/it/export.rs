@@ -800,7 +800,7 @@ fn long_output_session(lines: usize) -> String {
 fn tool_calls_read_at_a_glance_and_full_outputs_are_capped() {
     let input = long_output_session(500);
     let html = export_stdin(&["-f", "html"], &input);
-    let glance = "<div class=\"tc e\"><p class=h>$ seq 1 500 | sed &#39;s/^/line /&#39; <b class=e>error</b></p>\n<pre class=o>line 1\nline 2\nline 3\nline 4\nline 5\n</pre>\n<details><summary>495 more lines · input</summary>";
+    let glance = "<div class=\"tc e\"><p>$ seq 1 500 | sed &#39;s/^/line /&#39; <b class=e>error</b></p>\n<pre class=o>line 1\nline 2\nline 3\nline 4\nline 5\n</pre>\n<details><summary>495 more lines · input</summary>";
     assert!(html.contains(glance), "{html}");
     assert!(html.contains("line 500\n"), "collapsed keeps every line");
     let full = export_stdin(&["-f", "html", "--tools", "full"], &input);
@@ -845,6 +845,14 @@ fn tool_calls_read_at_a_glance_and_full_outputs_are_capped() {
     let page = export_stdin(&["-f", "html", "--tools", "full"], &big);
     assert!(page.len() < 200 * 1024, "{} bytes", page.len());
     assert!(page.contains("1 more line not shown"));
+    // Collapsed, the whole 50 MB is behind its disclosure, the page complete.
+    let page = export_stdin(&["-f", "html"], &big);
+    assert!(page.len() > 50 << 20 && page.ends_with("</html>\n"));
+    // A preview of one line is cut at 5 × 200 bytes; the rest of the line follows it.
+    assert!(page.contains(&format!(
+        "<pre class=o>{}</pre>\n<details><summary>1 more line · input</summary>",
+        "x".repeat(1000)
+    )));
 }
 
 /// Issue 48: the page lists the session's other branches (first message, cost, the command's

@@ -825,4 +825,134 @@ fn toggles_keys_tree_and_deep_links_in_a_browser() {
     let (_, errors) = reported(&b, &session);
     assert!(errors.is_empty(), "{errors:#?}");
     b.call(None, "Target.closeTarget", json!({"targetId": target}));
+
+    // With JavaScript off, the anchor's own fragment lands there too.
+    let (target, session) = open(&mut b, &format!("{page_url}#m-x.2fy.20z"), false, false);
+    std::thread::sleep(Duration::from_millis(300));
+    let top = b.eval(
+        &session,
+        "document.getElementById('m-x.2fy.20z').getBoundingClientRect().top",
+    );
+    let top = top.as_f64().unwrap();
+    assert!((-1.0..100.0).contains(&top), "without JavaScript: {top}");
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
+}
+
+/// Issue 48: an archive's index loads with no error, request or serious accessibility
+/// violation, links only to the pages beside it, and sorts by a column when its heading is
+/// clicked (checked in the DOM).
+#[test]
+fn an_archive_index_sorts_in_a_browser() {
+    let Some(bin) = chromium() else {
+        crate::common::missing_tool("chromium (the HTML export's browser test)");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("archive");
+    let r = run(&["-q", "export", "--all", "-o", dir.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let index = dir.join("index.html");
+    let url = format!("file://{}", index.display());
+    let axe = axe_source();
+    let mut b = Browser::launch(&bin);
+    let (target, session) = open(&mut b, &url, true, false);
+    let s = session.as_str();
+    let costs = |b: &mut Browser| -> Vec<f64> {
+        let v = b.eval(s, "[...document.querySelectorAll('#index tbody tr')].map(r => parseFloat(r.cells[4].dataset.v))");
+        serde_json::from_value(v).unwrap()
+    };
+    let before = costs(&mut b);
+    assert_eq!(before.len(), 14);
+    b.eval(
+        s,
+        "document.querySelectorAll('#index th button')[4].click()",
+    );
+    let up = costs(&mut b);
+    assert!(up.windows(2).all(|w| w[0] <= w[1]), "ascending: {up:?}");
+    assert_ne!(up, before);
+    b.eval(
+        s,
+        "document.querySelectorAll('#index th button')[4].click()",
+    );
+    let down = costs(&mut b);
+    assert!(
+        down.windows(2).all(|w| w[0] >= w[1]),
+        "descending: {down:?}"
+    );
+    let links: Vec<String> = serde_json::from_value(b.eval(
+        s,
+        "[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))",
+    ))
+    .unwrap();
+    assert_eq!(links.len(), 14);
+    for l in &links {
+        assert!(dir.join(l).is_file() && !l.contains('/'), "{l}");
+    }
+    let (requests, errors) = reported(&b, s);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(requests.iter().all(|u| *u == url), "{requests:?}");
+    if let Some(source) = &axe {
+        let violations = b.axe(s, source);
+        assert!(violations.is_empty(), "{violations:#?}");
+    }
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
+}
+
+/// Issue 48: a page of 100,000 entries opens and scrolls (pi's own page was blank for big
+/// sessions until 1.5): every article there, the last message's text in the DOM, no error.
+#[test]
+fn a_page_of_100000_entries_opens_and_scrolls() {
+    let Some(bin) = chromium() else {
+        crate::common::missing_tool("chromium (the HTML export's browser test)");
+        return;
+    };
+    let mut jsonl = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"0196cccc-0000-7000-8000-0000000000cc\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n");
+    let mut parent = String::from("null");
+    for k in 0..100_000 {
+        let id = format!("e{k:06}");
+        let message = if k % 2 == 0 {
+            format!("{{\"role\":\"user\",\"content\":\"question {k}\",\"timestamp\":1}}")
+        } else {
+            format!("{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"answer {k}\"}}],\"provider\":\"p\",\"model\":\"m\",\"stopReason\":\"stop\",\"timestamp\":2}}")
+        };
+        jsonl.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{message}}}\n"
+        ));
+        parent = format!("\"{id}\"");
+    }
+    let r = run_with(
+        example_env(),
+        &["-q", "export", "-", "-f", "html"],
+        jsonl.as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("big.html");
+    std::fs::write(&page, &r.stdout).unwrap();
+    let url = format!("file://{}", page.display());
+    let mut b = Browser::launch(&bin);
+    let started = Instant::now();
+    let (target, session) = open(&mut b, &url, true, false);
+    let s = session.as_str();
+    let loaded = started.elapsed();
+    let articles = b.eval(s, "document.querySelectorAll('main>article').length");
+    assert_eq!(articles, 100_000);
+    assert_eq!(
+        b.eval(s, "document.querySelector('main>article:last-child').textContent.includes('answer 99999')"),
+        true
+    );
+    b.eval(s, "window.scrollTo(0, document.body.scrollHeight)");
+    let y = b.eval(s, "window.scrollY").as_f64().unwrap();
+    assert!(y > 1_000_000.0, "scrolled to {y}");
+    let (_, errors) = reported(&b, s);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let paint = b.eval(
+        s,
+        "(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: -1}).startTime",
+    );
+    eprintln!(
+        "export_browser: 100,000 entries, {} bytes, loaded in {loaded:?}, first contentful paint at {paint} ms",
+        r.stdout.len()
+    );
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
 }

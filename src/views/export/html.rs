@@ -328,7 +328,7 @@ fn render_call(out: &mut Out<'_>, call: &Call, view: View) {
     };
     let _ = writeln!(
         out,
-        "<div class={class}><p class=h>{}{state}</p>",
+        "<div class={class}><p>{}{state}</p>",
         name(&call.headline)
     );
     let text = call

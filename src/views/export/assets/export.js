@@ -53,8 +53,10 @@
       b.click();
     }
   });
-  var texts = items.map(function (m) { return m.textContent.toLowerCase(); });
+  // Read once, at the first search: a page of 100,000 messages opens without it.
+  var texts = null;
   q.addEventListener("input", function () {
+    if (!texts) texts = items.map(function (m) { return m.textContent.toLowerCase(); });
     var needle = q.value.trim().toLowerCase();
     var shown = 0;
     items.forEach(function (m, i) {
@@ -64,32 +66,49 @@
     });
     count.textContent = needle ? shown + " of " + items.length : "";
   });
-  // Each message's heading gets its link; a click goes there and copies the URL.
-  items.forEach(function (m) {
-    var a = d.createElement("a");
-    a.href = "#" + m.id;
-    a.textContent = "#";
-    a.title = "Copy a link to this message";
-    a.setAttribute("aria-label", "Link to this message");
-    a.addEventListener("click", function () {
-      var url = location.href.split("#")[0] + "#" + m.id;
-      if (navigator.clipboard) navigator.clipboard.writeText(url).catch(function () {});
-    });
-    m.firstElementChild.appendChild(a);
+  // Each message's heading gets its link, a thousand at a time (the first at once); a click
+  // goes there and copies the URL.
+  main.addEventListener("click", function (e) {
+    var a = e.target.closest && e.target.closest("article>h3>a.l");
+    if (a && navigator.clipboard) {
+      navigator.clipboard.writeText(location.href.split("#")[0] + a.getAttribute("href")).catch(function () {});
+    }
   });
+  (function links(from) {
+    items.slice(from, from + 1000).forEach(function (m) {
+      var a = d.createElement("a");
+      a.className = "l";
+      a.href = "#" + m.id;
+      a.textContent = "#";
+      a.title = "Copy a link to this message";
+      a.setAttribute("aria-label", "Link to this message");
+      m.firstElementChild.appendChild(a);
+    });
+    if (from + 1000 < items.length) setTimeout(function () { links(from + 1000); }, 0);
+  })(0);
   // `#ENTRY-ID` (an entry's id as pi and pisess print it) goes to its message, whose anchor is
   // `m-` and the id with each byte outside [A-Za-z0-9_-] as `.xx`.
   function follow() {
     var id;
     try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
-    if (!id || d.getElementById(id)) return;
-    var a = "m-";
-    new TextEncoder().encode(id).forEach(function (b) {
-      var c = String.fromCharCode(b);
-      a += /[A-Za-z0-9_-]/.test(c) ? c : "." + (b < 16 ? "0" : "") + b.toString(16);
-    });
-    var el = d.getElementById(a);
-    if (el) el.scrollIntoView();
+    if (!id) return;
+    var el = d.getElementById(id);
+    if (!el) {
+      var a = "m-";
+      new TextEncoder().encode(id).forEach(function (b) {
+        var c = String.fromCharCode(b);
+        a += /[A-Za-z0-9_-]/.test(c) ? c : "." + (b < 16 ? "0" : "") + b.toString(16);
+      });
+      el = d.getElementById(a);
+    }
+    if (!el) return;
+    // Messages off screen are laid out when they come near it (content-visibility), which
+    // moves the target: it is scrolled to again until it stays.
+    var n = 0;
+    (function again() {
+      el.scrollIntoView();
+      if (++n < 8) requestAnimationFrame(again);
+    })();
   }
   window.addEventListener("hashchange", follow);
   follow();
