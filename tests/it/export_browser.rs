@@ -608,6 +608,10 @@ fn every_example_exports_a_page_without_console_errors() {
         );
         files.extend(more);
     }
+    let mut texts = vec![RICH_TEXTS
+        .iter()
+        .map(|t| (*t).to_owned())
+        .collect::<Vec<_>>()];
     for (k, f) in files.iter().enumerate() {
         let page = dir.path().join(format!("example-{k}.html"));
         let r = run(&[
@@ -623,10 +627,11 @@ fn every_example_exports_a_page_without_console_errors() {
         ]);
         assert_eq!(r.code, 0, "{}: {}", f.display(), r.stderr);
         pages.push(page);
+        texts.push(branch_texts(f));
     }
     let axe = axe_source();
     let mut b = Browser::launch(&bin);
-    for page in &pages {
+    for (page, texts) in pages.iter().zip(&texts) {
         let page_url = format!("file://{}", page.display());
         for javascript in [true, false] {
             let what = format!("{} (JavaScript {javascript})", page.display());
@@ -645,8 +650,64 @@ fn every_example_exports_a_page_without_console_errors() {
             );
             assert_eq!(l.dom["styled"], 0, "{what}: a style attribute");
             assert_eq!(l.dom["pwned"], "undefined", "{what}");
+            let dom = l.dom["text"].as_str().unwrap();
+            let dom = dom.split_whitespace().collect::<Vec<_>>().join(" ");
+            for t in texts {
+                assert!(dom.contains(t.as_str()), "{what}: {t:?} is not in the page");
+            }
         }
     }
+}
+
+/// The texts a reader must find on a branch's page: each user and assistant text block of the
+/// active branch, as a Markdown parser reads it (emphasis, code and links as their text), its
+/// white space folded.
+fn branch_texts(file: &Path) -> Vec<String> {
+    use pulldown_cmark::{Event, Options, Parser};
+    let r = run(&[
+        "-q",
+        "show",
+        file.to_str().unwrap(),
+        "--branch",
+        "--json",
+        "--no-header",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut texts = Vec::new();
+    for line in r.stdout.lines() {
+        let e: Value = serde_json::from_str(line).unwrap();
+        // pi's messages, and the seed-000 dialect's (`user_message`, `assistant_message`).
+        let content = match e["type"].as_str() {
+            Some("user_message" | "assistant_message") => &e["content"],
+            _ if matches!(e["message"]["role"].as_str(), Some("user" | "assistant")) => {
+                &e["message"]["content"]
+            }
+            _ => continue,
+        };
+        let blocks = match content {
+            Value::String(s) => vec![s.clone()],
+            Value::Array(b) => b
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .filter_map(|b| b["text"].as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let options =
+            Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+        for block in blocks {
+            for event in Parser::new_ext(&block, options) {
+                if let Event::Text(t) | Event::Code(t) = event {
+                    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                    if !t.is_empty() {
+                        texts.push(t);
+                    }
+                }
+            }
+        }
+    }
+    assert!(!texts.is_empty(), "{}: no text", file.display());
+    texts
 }
 
 /// A session with what the toggles and the tree act on: a system prompt, thinking, a tool call
