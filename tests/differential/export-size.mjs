@@ -39,8 +39,11 @@ const ratios = [];
 let broken = 0;
 for (const file of sessions) {
   const piPage = path.join(scratch, "pi.html");
+  // pi's SessionManager migrates a v1 or v2 file in place when it opens it: it reads a copy.
+  const copy = path.join(scratch, path.basename(file));
+  fs.copyFileSync(file, copy);
   try {
-    await exportFromFile(file, { outputPath: piPage });
+    await exportFromFile(copy, { outputPath: piPage });
   } catch (e) {
     console.log(`export-size: pi cannot export ${path.basename(file)} (${String(e.message).split("\n")[0]}): left out`);
     continue;
