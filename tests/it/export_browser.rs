@@ -751,6 +751,7 @@ fn toggles_session() -> String {
         lines.push(json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:07.000Z",
             "message":{"role":"user","content":format!("after {k}\n\nline\n\nline"),"timestamp":8}}));
     }
+    lines.push(json!({"type":"label","id":"l1","parentId":"g39","timestamp":"2026-01-01T00:00:08.000Z","targetId":"u1","label":"start here"}));
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
@@ -856,6 +857,24 @@ fn toggles_keys_tree_and_deep_links_in_a_browser() {
     b.eval(s, "document.querySelector('#bar input').focus()");
     key(&mut b, "t");
     assert_eq!(state(&mut b)["thinking"], json!([false]));
+    // pi's /tree filters, from the bar's list: user messages only, labeled only.
+    let shown = |b: &mut Browser, filter: &str| -> Vec<String> {
+        let js = format!("(() => {{ const f = document.querySelector('#bar select'); f.value = {}; f.dispatchEvent(new Event('change')); return [...document.querySelectorAll('main>article')].filter(a => getComputedStyle(a).display !== 'none').map(a => a.className) }})()", json!(filter));
+        serde_json::from_value(b.eval(s, &js)).unwrap()
+    };
+    let users = shown(&mut b, "f-u");
+    assert!(
+        users.len() > 40 && users.iter().all(|c| c == "u"),
+        "{users:?}"
+    );
+    assert_eq!(shown(&mut b, "f-l"), ["u"], "the labeled message");
+    let label = b.eval(s, "document.querySelector('main>article .lb').textContent");
+    assert_eq!(label, "start here");
+    shown(&mut b, "f-n");
+    let call = "getComputedStyle(document.querySelector('main .tc')).display";
+    assert_eq!(b.eval(s, call), "none", "no tools: the call is hidden");
+    shown(&mut b, "");
+    assert_eq!(b.eval(s, call), "block");
     // Printed: no tree, no bar, every message.
     b.call(
         Some(s),

@@ -256,8 +256,9 @@ pub(super) const EXPORT_HELP: &str = concat!(
          it), the whole branch readable with JavaScript off, tool calls as in md; the
          session tree beside it (this branch's user messages, every other branch with its
          first message, cost and --leaf ID), the system prompt and tools, images inline;
-         #ENTRY-ID links to an entry; with JavaScript: search, copy-link, and toggles for
-         thinking (key T), tool output (O) and extensions' messages (H)
+         #ENTRY-ID links to an entry; labels shown; with JavaScript: search, copy-link,
+         pi's /tree filters (no tools, user only, labeled only), and toggles for thinking
+         (key T), tool output (O) and extensions' messages (H)
 
 An archive (--all, --since WHEN, or two sessions or more; -o DIR, or -o DIR/ for one):
   one page per session (its active branch, md or html) and an index (index.html: a table

@@ -193,6 +193,9 @@ fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut St
         item.anchor,
         name(&title)
     );
+    if let Some(label) = &item.label {
+        let _ = write!(out, " <b class=lb>{}</b>", name(label));
+    }
     if let Some(ms) = item.time_ms {
         // The date when it changes, else the time alone.
         let time = transcript::utc_time(ms);

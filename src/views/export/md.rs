@@ -69,7 +69,10 @@ fn render_item<'t>(
     view: View,
     last_model: &mut Option<&'t str>,
 ) {
-    let time = item.time_ms.map(transcript::utc_time).unwrap_or_default();
+    let mut time = item.time_ms.map(transcript::utc_time).unwrap_or_default();
+    if let Some(label) = &item.label {
+        time = format!("{time} · [{label}]");
+    }
     let heading = |out: &mut Out<'_>, title: &str| {
         let _ = writeln!(
             out,

@@ -78,6 +78,8 @@ pub struct Item {
     /// A stable fragment id: `m-` and the id, made safe for HTML and URLs.
     pub anchor: String,
     pub time_ms: Option<i64>,
+    /// Its label (`/tree`'s bookmark), the latest one set, if any.
+    pub label: Option<String>,
     pub body: Body,
 }
 
@@ -198,6 +200,7 @@ pub fn build(
     let mut anchors: HashMap<String, usize> = HashMap::new();
     let mut end_ms = None;
     let mut seen_system = false;
+    let labels = session.labels();
     // The anchor of each entry shown, by its index in the session.
     let mut shown: HashMap<usize, String> = HashMap::new();
     for &i in path {
@@ -330,6 +333,7 @@ pub fn build(
             // Extension state, labels, usage records, context edits: not part of the story.
             _ => continue,
         };
+        let label = labels.get(&id).map(|l| r(l));
         // The anchor is made of the id as the export shows it: redacted.
         let id = r(&id);
         let anchor = anchor_for(&id, &mut anchors);
@@ -350,6 +354,7 @@ pub fn build(
             id,
             anchor,
             time_ms,
+            label,
             body,
         });
     }

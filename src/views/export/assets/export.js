@@ -40,6 +40,20 @@
     })
   };
   keys.h.setAttribute("aria-pressed", "true");
+  // pi's /tree filters: everything, no tool calls or output, user messages, labeled entries.
+  var filter = d.createElement("select");
+  filter.setAttribute("aria-label", "Show");
+  [["", "All messages"], ["f-n", "No tools"], ["f-u", "User only"], ["f-l", "Labeled only"]].forEach(function (o) {
+    var opt = d.createElement("option");
+    opt.value = o[0];
+    opt.textContent = o[1];
+    filter.appendChild(opt);
+  });
+  filter.addEventListener("change", function () {
+    d.body.classList.remove("f-n", "f-u", "f-l");
+    if (filter.value) d.body.classList.add(filter.value);
+  });
+  bar.appendChild(filter);
   button("Expand all", "Open every block", function () { setOpen("main details", true); });
   button("Collapse all", "Close every block", function () { setOpen("main details", false); });
   var main = d.querySelector("main");
