@@ -318,12 +318,16 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__export)
-            opts="-f -o -q -h --leaf --format --output --tools --no-thinking --redact --secrets-config --prices --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
+            opts="-a -f -o -q -h --all --since --force --leaf --format --output --tools --output-lines --no-thinking --redact --secrets-config --prices --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --leaf)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -346,6 +350,10 @@ _pisess() {
                     ;;
                 --tools)
                     COMPREPLY=($(compgen -W "full collapsed none" -- "${cur}"))
+                    return 0
+                    ;;
+                --output-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --secrets-config)

@@ -347,14 +347,16 @@ complete -c pisess -n "__fish_pisess_using_subcommand grep" -l verbose -d 'Every
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-pager -d 'Never page human output'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -l no-cache -d 'Read every session file whole, neither using nor writing the cache'
 complete -c pisess -n "__fish_pisess_using_subcommand grep" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l since -d 'An archive of the sessions modified at or after WHEN (ISO date/time, today, yesterday, or a span back: 30m, 2h, 3d, 1w): this project\'s, or with --all every project\'s' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l leaf -d 'Export the branch that ends at entry ID (default: the leaf pi resumes at)' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s f -l format -d 'The format (default: from -o\'s extension; md on stdout)' -r -f -a "jsonl\t'A pi session file, as pi\'s /export writes it'
 md\t'GitHub-flavoured Markdown'
 html\t'One self-contained HTML page'"
-complete -c pisess -n "__fish_pisess_using_subcommand export" -s o -l output -d 'Write to FILE instead of stdout (replaced whole, never half-written)' -r
-complete -c pisess -n "__fish_pisess_using_subcommand export" -l tools -d 'How md and html show tool calls and their results [default: collapsed]' -r -f -a "full\t'Calls with their arguments and results, shown open'
-collapsed\t'The same in closed <details> blocks'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -s o -l output -d 'Write to FILE instead of stdout (replaced whole, never half-written); for an archive, the folder DIR' -r
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l tools -d 'How md and html show tool calls and their results [default: collapsed]' -r -f -a "full\t'Calls with their inputs and outputs shown open, each output cut at 200 lines (--output-lines)'
+collapsed\t'Each call\'s line and its output\'s first lines; the rest and the input in a closed <details> block'
 none\t'No tool calls or results at all'"
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l output-lines -d 'With --tools full: show N lines of each tool output (0: all) [default: 200]' -r
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l secrets-config -d 'With --redact: rules and allowlists to add (TOML, as `grep --secrets-config`)' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l prices -d 'md, html: beside the cost, an estimate of what pi recorded at $0, from FILE, a LiteLLM price table (docs/prices.md); never added into the cost' -r -F
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l session-dir -d 'Read sessions from DIR instead of pi\'s session dir' -r
@@ -362,6 +364,8 @@ complete -c pisess -n "__fish_pisess_using_subcommand export" -l cwd -d 'Act as 
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l color -d 'When to use colours' -r -f -a "auto\t'Colour a stream when it is a terminal and NO_COLOR is unset or empty'
 always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
+complete -c pisess -n "__fish_pisess_using_subcommand export" -s a -l all -d 'An archive of every project\'s sessions (-o DIR): one page each and an index'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l force -d 'An archive into a folder that already holds files: its pages and index replace files of the same names, the others stay'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-thinking -d 'Leave the assistant\'s thinking out (md and html)'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l redact -d 'Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind fingerprint] before it is written, in every text, id and name of every format'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'

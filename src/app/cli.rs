@@ -708,24 +708,47 @@ fn session_arg() -> impl clap::builder::TypedValueParser<Value = OsString> {
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg())]
-    pub session: Option<OsString>,
+    /// The session (see SESSION below); default: the one `ls` marks *. Two or more: an
+    /// archive (-o DIR)
+    #[arg(value_parser = session_arg(), conflicts_with = "all")]
+    pub sessions: Vec<OsString>,
+    /// An archive of every project's sessions (-o DIR): one page each and an index
+    #[arg(short, long)]
+    pub all: bool,
+    /// An archive of the sessions modified at or after WHEN (ISO date/time, today,
+    /// yesterday, or a span back: 30m, 2h, 3d, 1w): this project's, or with --all every
+    /// project's
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// An archive into a folder that already holds files: its pages and index replace files
+    /// of the same names, the others stay
+    #[arg(long)]
+    pub force: bool,
     /// Export the branch that ends at entry ID (default: the leaf pi resumes at)
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", conflicts_with_all = ["all", "since"])]
     pub leaf: Option<String>,
     /// The format (default: from -o's extension; md on stdout)
     #[arg(short, long, value_enum, value_name = "FORMAT")]
     pub format: Option<ExportFormat>,
-    /// Write to FILE instead of stdout (replaced whole, never half-written)
+    /// Write to FILE instead of stdout (replaced whole, never half-written); for an archive,
+    /// the folder DIR
     ///
     /// A new FILE is made 0600, since an export may hold secrets; with --redact it gets the
-    /// umask's mode, to be shared. A file written again keeps its mode.
-    #[arg(short, long, value_name = "FILE")]
+    /// umask's mode, to be shared. A file written again keeps its mode. An archive's DIR is
+    /// made (0700, or the umask's mode with --redact); one that exists must be empty, unless
+    /// --force; a symlink or a file is refused.
+    #[arg(short, long, value_name = "FILE|DIR")]
     pub output: Option<OsString>,
     /// How md and html show tool calls and their results [default: collapsed]
     #[arg(long, value_enum, value_name = "HOW")]
     pub tools: Option<ToolsArg>,
+    /// With --tools full: show N lines of each tool output (0: all) [default: 200]
+    ///
+    /// Each output is cut after N lines or N×200 bytes, whichever comes first, and says how
+    /// many lines it leaves out; --tools collapsed keeps every output whole behind its
+    /// disclosure.
+    #[arg(long, value_name = "N", requires = "tools")]
+    pub output_lines: Option<usize>,
     /// Leave the assistant's thinking out (md and html)
     #[arg(long)]
     pub no_thinking: bool,
@@ -754,9 +777,11 @@ pub enum ExportFormat {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ToolsArg {
-    /// Calls with their arguments and results, shown open
+    /// Calls with their inputs and outputs shown open, each output cut at 200 lines
+    /// (--output-lines)
     Full,
-    /// The same in closed <details> blocks
+    /// Each call's line and its output's first lines; the rest and the input in a closed
+    /// <details> block
     Collapsed,
     /// No tool calls or results at all
     None,

@@ -24,7 +24,7 @@ const SESSION_ARGS: [(&str, &str); 6] = [
     ("path", "session"),
     ("context", "session"),
     ("rm", "sessions"),
-    ("export", "session"),
+    ("export", "sessions"),
 ];
 
 /// The clap declarations with [`sessions`] as the completer of each SESSION argument: the

@@ -1,5 +1,7 @@
-//! `pisess export`: the arguments to a format, a branch and a destination; the data and the
-//! renderers are `crate::export`'s.
+//! `pisess export`: the arguments to a format, a branch and a destination, or to an archive
+//! of many sessions ([`archive`]); the data and the renderers are `views::export`'s.
+
+mod archive;
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};
@@ -20,6 +22,7 @@ use pisess_store::prices::Estimated;
 use pisess_store::session::Session;
 use pisess_store::tally::{ModelKey, Name, Row, Tally};
 use pisess_store::util::usage::UsageError;
+use std::ffi::OsString;
 
 pub fn run(
     args: &ExportArgs,
@@ -28,15 +31,24 @@ pub fn run(
     diag: &mut Diag,
     stdin: &mut dyn Read,
 ) -> anyhow::Result<Outcome> {
-    let format = format_of(args)?;
-    if format == ExportFormat::Jsonl && args.prices.is_some() {
+    if args.output_lines.is_some() && args.tools != Some(ToolsArg::Full) {
         return Err(UsageError(
-            "--prices applies to md and html; a jsonl export shows no cost".to_owned(),
+            "--output-lines caps the outputs --tools full shows; --tools collapsed keeps each whole"
+                .to_owned(),
         )
         .into());
     }
-    // Read before anything is written: a bad table stops the command with nothing emitted.
-    let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
+    if archive::wanted(args) {
+        return archive::run(args, env, diag);
+    }
+    if args.force {
+        return Err(UsageError(
+            "--force is for an archive's folder (--all, --since or two sessions, -o DIR)"
+                .to_owned(),
+        )
+        .into());
+    }
+    let format = format_of(args)?;
     if format == ExportFormat::Jsonl && (args.tools.is_some() || args.no_thinking) {
         return Err(UsageError(
             "--tools and --no-thinking apply to md and html; a jsonl export holds every entry as it is"
@@ -45,16 +57,9 @@ pub fn run(
         .into());
     }
     let destination = args.output.as_deref().filter(|o| *o != OsStr::new("-"));
-    let selected = crate::cmd::selected(args.session.as_deref(), env)?;
-    // With --redact, the session's warnings (they quote ids and the path) wait until the
-    // secrets the branch holds are known, and are said with them taken out.
-    let mut unsaid = std::io::sink();
-    let session = if args.redact {
-        let mut muted = Diag::new(&mut unsaid, true, env.err_theme());
-        open_session(&selected, env, &mut muted, stdin, Default::default())?
-    } else {
-        open_session(&selected, env, diag, stdin, Default::default())?
-    };
+    let selected = crate::cmd::selected(args.sessions.first().map(OsString::as_os_str), env)?;
+    let job = Job::new(args, format, env)?;
+    let session = job.open(&selected, env, diag, stdin)?;
     if let Some(file) = destination {
         refuse_destination(&selected, Path::new(file), env)?;
     }
@@ -65,92 +70,199 @@ pub fn run(
         // difference.
         None => session.leaf(),
     };
-    let (path, cycle) = match leaf {
-        Some(leaf) => session.path_to(leaf),
-        None => (Vec::new(), None),
-    };
-    // pi's SessionManager holds the header's cwd resolved against the process's cwd.
-    let cwd = match &session.header.cwd {
-        Some(cwd) => {
-            pisess_store::locate::resolve_path(cwd, &env.location.process_cwd, &env.inputs.home)
+    // Session text may hold escape sequences (OSC 52, ESC[2J): on a terminal they are shown
+    // escaped, as `show` shows them; a file or a pipe gets the bytes.
+    let escape = destination.is_none() && env.stdout_tty;
+    let branch = job.branch(&session, leaf, diag)?;
+    match destination {
+        None => job.write(&session, &branch, escape, out)?,
+        Some(file) => destination::write_whole(Path::new(file), !args.redact, |w| {
+            job.write(&session, &branch, false, w)
+        })?,
+    }
+    Ok(Outcome::Done)
+}
+
+/// What every session of one run is exported with: the format, what md and html show, the
+/// secrets detector (`--redact`), the time a jsonl header gets.
+pub(crate) struct Job<'e> {
+    format: ExportFormat,
+    view: View,
+    detector: Option<Detector>,
+    /// `--prices`: the branch's estimate shown beside its cost (md, html).
+    pricer: Option<Pricer>,
+    env: &'e Env,
+}
+
+/// A session's branch made ready to write: its entries, its cwd, the secrets it holds, and for
+/// md and html what a reader sees.
+pub(crate) struct Branch<'d> {
+    path: Vec<usize>,
+    cwd: String,
+    scrub: Option<Scrub<'d>>,
+    pub transcript: Option<export::transcript::Transcript>,
+}
+
+impl<'e> Job<'e> {
+    pub(crate) fn new(
+        args: &ExportArgs,
+        format: ExportFormat,
+        env: &'e Env,
+    ) -> anyhow::Result<Self> {
+        let view = View {
+            tools: match args.tools {
+                Some(ToolsArg::Full) => Tools::Full,
+                Some(ToolsArg::None) => Tools::None,
+                Some(ToolsArg::Collapsed) | None => Tools::Collapsed,
+            },
+            thinking: !args.no_thinking,
+            output_lines: match args.output_lines {
+                Some(0) => None,
+                Some(n) => Some(n),
+                None => Some(View::FULL_OUTPUT_LINES),
+            },
+        };
+        let detector = args
+            .redact
+            .then(|| Detector::load(args.secrets_config.as_deref()))
+            .transpose()?;
+        if format == ExportFormat::Jsonl && args.prices.is_some() {
+            return Err(UsageError(
+                "--prices applies to md and html; a jsonl export shows no cost".to_owned(),
+            )
+            .into());
         }
-        None => env.location.process_cwd.clone(),
-    };
-    let cwd = cwd.to_string_lossy().into_owned();
-    let detector = args
-        .redact
-        .then(|| Detector::load(args.secrets_config.as_deref()))
-        .transpose()?;
-    let scrub = match &detector {
-        Some(d) => Some(branch_secrets(d, &session, &path, &cwd)?),
-        None => None,
-    };
-    match &scrub {
-        Some(scrub) => {
-            let name = scrub.owned(&session.name);
-            for w in &session.warnings {
-                diag.warn(&name, w.line, &scrub.owned(&w.message));
-            }
-            if let Some(id) = &cycle {
-                let line = session.find(id).map(|i| session.line(i));
-                diag.warn(&name, line, &cycle_warning(&scrub.owned(id)));
-            }
-        }
-        None => {
-            if let Some(id) = &cycle {
-                warn_cycle(diag, &session, id);
-            }
+        // Read before anything is written: a bad table stops the command with nothing emitted.
+        let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
+        Ok(Job {
+            format,
+            view,
+            detector,
+            pricer,
+            env,
+        })
+    }
+
+    /// Opens a session. With --redact, its warnings (they quote ids and the path) wait until
+    /// the secrets its branch holds are known ([`Job::branch`] says them).
+    pub(crate) fn open(
+        &self,
+        selected: &Selected,
+        env: &Env,
+        diag: &mut Diag,
+        stdin: &mut dyn Read,
+    ) -> anyhow::Result<Session> {
+        if self.detector.is_some() {
+            let mut unsaid = std::io::sink();
+            let mut muted = Diag::new(&mut unsaid, true, env.err_theme());
+            open_session(selected, env, &mut muted, stdin, Default::default())
+        } else {
+            open_session(selected, env, diag, stdin, Default::default())
         }
     }
-    let redact: &dyn Redact = match &scrub {
-        Some(s) => s,
-        None => &Verbatim,
-    };
-    let view = View {
-        tools: match args.tools {
-            Some(ToolsArg::Full) => Tools::Full,
-            Some(ToolsArg::None) => Tools::None,
-            Some(ToolsArg::Collapsed) | None => Tools::Collapsed,
-        },
-        thinking: !args.no_thinking,
-    };
-    let write = |w: &mut dyn Write| -> anyhow::Result<()> {
-        match format {
-            ExportFormat::Jsonl => {
-                let timestamp = pisess_format::time::to_json_date(env.now_ms).unwrap_or_default();
-                let header = jsonl::Header {
-                    id: &session.header.id,
-                    timestamp: &timestamp,
-                    cwd: &cwd,
-                };
-                jsonl::write(&session, &path, &header, redact, w)
+
+    /// The branch root → `leaf`, its secrets found, the session's warnings said (redacted
+    /// with --redact), its transcript built for md and html.
+    pub(crate) fn branch(
+        &self,
+        session: &Session,
+        leaf: Option<usize>,
+        diag: &mut Diag,
+    ) -> anyhow::Result<Branch<'_>> {
+        let (path, cycle) = match leaf {
+            Some(leaf) => session.path_to(leaf),
+            None => (Vec::new(), None),
+        };
+        // pi's SessionManager holds the header's cwd resolved against the process's cwd.
+        let env = self.env;
+        let cwd = match &session.header.cwd {
+            Some(cwd) => {
+                pisess_store::locate::resolve_path(cwd, &env.location.process_cwd, &env.inputs.home)
             }
+            None => env.location.process_cwd.clone(),
+        };
+        let cwd = cwd.to_string_lossy().into_owned();
+        let scrub = match &self.detector {
+            Some(d) => Some(branch_secrets(d, session, &path, &cwd)?),
+            None => None,
+        };
+        match &scrub {
+            Some(scrub) => {
+                let name = scrub.owned(&session.name);
+                for w in &session.warnings {
+                    diag.warn(&name, w.line, &scrub.owned(&w.message));
+                }
+                if let Some(id) = &cycle {
+                    let line = session.find(id).map(|i| session.line(i));
+                    diag.warn(&name, line, &cycle_warning(&scrub.owned(id)));
+                }
+            }
+            None => {
+                if let Some(id) = &cycle {
+                    warn_cycle(diag, session, id);
+                }
+            }
+        }
+        let transcript = match self.format {
+            ExportFormat::Jsonl => None,
             ExportFormat::Md | ExportFormat::Html => {
-                let mut t = export::transcript::build(&session, &path, &cwd, redact)?;
-                if let Some(p) = &pricer {
-                    let e = branch_estimate(&session, &path, p)?;
+                let redact: &dyn Redact = match &scrub {
+                    Some(s) => s,
+                    None => &Verbatim,
+                };
+                let mut t = export::transcript::build(session, &path, &cwd, redact)?;
+                if let Some(p) = &self.pricer {
+                    let e = branch_estimate(session, &path, p)?;
                     t.estimated =
                         Some(format!("{} ({})", prices::shown(&e), prices::legend(p, &e)));
                 }
-                // Session text may hold escape sequences (OSC 52, ESC[2J): on a terminal they
-                // are shown escaped, as `show` shows them; a file or a pipe gets the bytes.
-                let escape = destination.is_none() && env.stdout_tty;
+                Some(t)
+            }
+        };
+        Ok(Branch {
+            path,
+            cwd,
+            scrub,
+            transcript,
+        })
+    }
+
+    /// Writes the branch in the job's format; `escape`: control characters made visible (a
+    /// terminal).
+    pub(crate) fn write(
+        &self,
+        session: &Session,
+        branch: &Branch<'_>,
+        escape: bool,
+        w: &mut dyn Write,
+    ) -> anyhow::Result<()> {
+        let redact: &dyn Redact = match &branch.scrub {
+            Some(s) => s,
+            None => &Verbatim,
+        };
+        match (&branch.transcript, self.format) {
+            (Some(t), ExportFormat::Md | ExportFormat::Html) => {
                 // Written as it is rendered, never held whole (`Out`).
                 let mut out = export::Out::new(w, escape);
-                if format == ExportFormat::Md {
-                    export::md::render(&t, view, &mut out);
+                if self.format == ExportFormat::Md {
+                    export::md::render(t, self.view, &mut out);
                 } else {
-                    export::html::render(&t, view, &mut out);
+                    export::html::render(t, self.view, &mut out);
                 }
                 Ok(out.finish()?)
             }
+            _ => {
+                let timestamp =
+                    pisess_format::time::to_json_date(self.env.now_ms).unwrap_or_default();
+                let header = jsonl::Header {
+                    id: &session.header.id,
+                    timestamp: &timestamp,
+                    cwd: &branch.cwd,
+                };
+                jsonl::write(session, &branch.path, &header, redact, w)
+            }
         }
-    };
-    match destination {
-        None => write(out)?,
-        Some(file) => destination::write_whole(Path::new(file), !args.redact, write)?,
     }
-    Ok(Outcome::Done)
 }
 
 /// The estimate of the branch's assistant messages (the cost the export shows) that pi
@@ -204,7 +316,7 @@ fn branch_estimate(
 /// out wherever they occur, ids and types included, by one token each.
 fn branch_secrets<'d>(
     detector: &'d Detector,
-    session: &pisess_store::session::Session,
+    session: &Session,
     path: &[usize],
     cwd: &str,
 ) -> anyhow::Result<Scrub<'d>> {

@@ -58,3 +58,5 @@ TZ=UTC node "$here/export.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$
 # families (issue 44): forks, clones and branched sessions pi's SessionManager wrote, each entry
 # counted once in `stats --all` and in a family, against pi's getSessionStats.
 TZ=UTC node "$here/families.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" "$@"
+# export --format html (issue 48): never larger than pi's own HTML export, the median at most 1/3.
+TZ=UTC node "$here/export-size.mjs" --pisess "$bin" --pi-dist "$prefix/node_modules/$pkg/dist" ${extra[@]+"${extra[@]}"}

@@ -40,6 +40,25 @@ fn chromium() -> Option<PathBuf> {
     .find(|p| p.is_file())
 }
 
+/// axe-core's script: `$PISESS_AXE`, else where `.ci/run` installs it (`npm install --prefix
+/// target/npm axe-core`); `None` (a skip, said, and a failure under CI) without it.
+fn axe_source() -> Option<String> {
+    let path = std::env::var_os("PISESS_AXE").map_or_else(
+        || crate::common::repo().join("target/npm/node_modules/axe-core/axe.min.js"),
+        PathBuf::from,
+    );
+    match std::fs::read_to_string(&path) {
+        Ok(s) => Some(s),
+        Err(_) => {
+            crate::common::missing_tool(&format!(
+                "axe-core ({}: the HTML export's accessibility check)",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
 struct Browser {
     child: Child,
     ws: WebSocket<MaybeTlsStream<TcpStream>>,
@@ -149,6 +168,24 @@ impl Browser {
         }
     }
 
+    /// axe-core's serious and critical violations of the page, each as `rule: node: why`
+    /// (axe's source is put in the page through DevTools, which the page's CSP does not
+    /// govern; the page itself still allows no script but its own).
+    fn axe(&mut self, session: &str, source: &str) -> Vec<String> {
+        self.eval(session, &format!("{source};0"));
+        let r = self.call(
+            Some(session),
+            "Runtime.evaluate",
+            json!({
+                "expression": "axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical').flatMap(v => v.nodes.slice(0, 3).map(n => v.id + ': ' + n.target.join(' ') + ': ' + n.failureSummary))))",
+                "awaitPromise": true,
+                "returnByValue": true
+            }),
+        );
+        assert!(r.get("exceptionDetails").is_none(), "axe: {r}");
+        serde_json::from_str(r["result"]["value"].as_str().unwrap()).unwrap()
+    }
+
     fn eval(&mut self, session: &str, expression: &str) -> Value {
         let r = self.call(
             Some(session),
@@ -177,21 +214,9 @@ const PROBE: &str = r##"JSON.stringify({
   bg: getComputedStyle(document.body).backgroundColor
 })"##;
 
-struct Loaded {
-    dom: Value,
-    requests: Vec<String>,
-    errors: Vec<String>,
-    png: Vec<u8>,
-}
-
-fn load(
-    b: &mut Browser,
-    file: &Path,
-    javascript: bool,
-    dark: bool,
-    search: Option<&str>,
-) -> Loaded {
-    let url = format!("file://{}", file.display());
+/// A new tab with the network cut, a 1000×900 window and the colour scheme asked for,
+/// navigated to `url` and loaded: its target and session ids.
+fn open(b: &mut Browser, url: &str, javascript: bool, dark: bool) -> (Value, String) {
     let target =
         b.call(None, "Target.createTarget", json!({"url": "about:blank"}))["targetId"].clone();
     let session = b.call(
@@ -234,34 +259,15 @@ fn load(
     b.events.clear();
     b.call(s, "Page.navigate", json!({"url": url}));
     b.wait_for(&session, "Page.loadEventFired");
-    // Anything late (a timer, an image) has a moment to show itself.
-    std::thread::sleep(Duration::from_millis(300));
-    let dom: Value = serde_json::from_str(b.eval(&session, PROBE).as_str().unwrap()).unwrap();
-    if let (true, Some(search)) = (javascript, search) {
-        // Search hides what does not match.
-        let count = |b: &mut Browser, q: &str| {
-            let js = format!("(() => {{ const q = document.querySelector('#bar input'); q.value = {}; q.dispatchEvent(new Event('input')); return document.querySelectorAll('main>article:not(.x)').length }})()", json!(q));
-            b.eval(&session, &js).as_u64().unwrap()
-        };
-        let all = count(b, "");
-        let hits = count(b, search);
-        assert!(
-            hits >= 1 && hits < all,
-            "search for {search:?} shows {hits} of {all}"
-        );
-        count(b, "");
-    }
-    let shot = b.call(s, "Page.captureScreenshot", json!({"format": "png"}));
-    let png = base64::engine::general_purpose::STANDARD
-        .decode(shot["data"].as_str().unwrap())
-        .unwrap();
+    (target, session)
+}
+
+/// The console errors, exceptions and CSP violations a tab's session reported, and the URLs
+/// it requested.
+fn reported(b: &Browser, session: &str) -> (Vec<String>, Vec<String>) {
     let mut requests = Vec::new();
     let mut errors = Vec::new();
-    for e in b
-        .events
-        .iter()
-        .filter(|e| e["sessionId"] == session.as_str())
-    {
+    for e in b.events.iter().filter(|e| e["sessionId"] == session) {
         let p = &e["params"];
         match e["method"].as_str().unwrap_or("") {
             "Network.requestWillBeSent" => {
@@ -286,6 +292,71 @@ fn load(
             }
             _ => {}
         }
+    }
+    (requests, errors)
+}
+
+struct Loaded {
+    dom: Value,
+    requests: Vec<String>,
+    errors: Vec<String>,
+    png: Vec<u8>,
+}
+
+fn load(
+    b: &mut Browser,
+    file: &Path,
+    javascript: bool,
+    dark: bool,
+    search: Option<&str>,
+    axe: Option<&str>,
+) -> Loaded {
+    let url = format!("file://{}", file.display());
+    let (target, session) = open(b, &url, javascript, dark);
+    let s = Some(session.as_str());
+    // Anything late (a timer, an image) has a moment to show itself.
+    std::thread::sleep(Duration::from_millis(300));
+    let dom: Value = serde_json::from_str(b.eval(&session, PROBE).as_str().unwrap()).unwrap();
+    if let (true, Some(search)) = (javascript, search) {
+        // Search hides what does not match.
+        let count = |b: &mut Browser, q: &str| {
+            let js = format!("(() => {{ const q = document.querySelector('#bar input'); q.value = {}; q.dispatchEvent(new Event('input')); return document.querySelectorAll('main>article:not(.x)').length }})()", json!(q));
+            b.eval(&session, &js).as_u64().unwrap()
+        };
+        let all = count(b, "");
+        let hits = count(b, search);
+        assert!(
+            hits >= 1 && hits < all,
+            "search for {search:?} shows {hits} of {all}"
+        );
+        count(b, "");
+    }
+    let shot = b.call(s, "Page.captureScreenshot", json!({"format": "png"}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot["data"].as_str().unwrap())
+        .unwrap();
+    let (requests, errors) = reported(b, &session);
+    // After the events are read: axe's own work is not the page's.
+    if let Some(source) = axe {
+        // axe's timers need scripts on; the page's own script, which did not run at load,
+        // does not run now.
+        if !javascript {
+            b.call(
+                s,
+                "Emulation.setScriptExecutionDisabled",
+                json!({"value": false}),
+            );
+            assert_eq!(
+                b.eval(&session, "!!document.getElementById('bar')"),
+                json!(false)
+            );
+        }
+        let violations = b.axe(&session, source);
+        assert!(
+            violations.is_empty(),
+            "{} (JavaScript {javascript}, dark {dark}): axe-core's serious or critical violations: {violations:#?}",
+            file.display()
+        );
     }
     b.call(None, "Target.closeTarget", json!({"targetId": target}));
     Loaded {
@@ -335,6 +406,7 @@ fn html_export_in_a_headless_browser_with_the_network_cut() {
     export_rich(&rich_page);
     let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("export-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
+    let axe = axe_source();
     let mut b = Browser::launch(&bin);
     for (page, texts) in [
         (&hostile_page, h.texts.clone()),
@@ -352,7 +424,14 @@ fn html_export_in_a_headless_browser_with_the_network_cut() {
                 if javascript { "on" } else { "off" },
                 if dark { "dark" } else { "light" }
             );
-            let l = load(&mut b, page, javascript, dark, texts.last().copied());
+            let l = load(
+                &mut b,
+                page,
+                javascript,
+                dark,
+                texts.last().copied(),
+                axe.as_deref(),
+            );
             let foreign: Vec<&String> = l
                 .requests
                 .iter()
@@ -529,6 +608,10 @@ fn every_example_exports_a_page_without_console_errors() {
         );
         files.extend(more);
     }
+    let mut texts = vec![RICH_TEXTS
+        .iter()
+        .map(|t| (*t).to_owned())
+        .collect::<Vec<_>>()];
     for (k, f) in files.iter().enumerate() {
         let page = dir.path().join(format!("example-{k}.html"));
         let r = run(&[
@@ -544,13 +627,15 @@ fn every_example_exports_a_page_without_console_errors() {
         ]);
         assert_eq!(r.code, 0, "{}: {}", f.display(), r.stderr);
         pages.push(page);
+        texts.push(branch_texts(f));
     }
+    let axe = axe_source();
     let mut b = Browser::launch(&bin);
-    for page in &pages {
+    for (page, texts) in pages.iter().zip(&texts) {
         let page_url = format!("file://{}", page.display());
         for javascript in [true, false] {
             let what = format!("{} (JavaScript {javascript})", page.display());
-            let l = load(&mut b, page, javascript, false, None);
+            let l = load(&mut b, page, javascript, false, None, axe.as_deref());
             assert!(
                 l.errors.is_empty(),
                 "{what}: console errors or CSP violations: {:#?}",
@@ -565,6 +650,389 @@ fn every_example_exports_a_page_without_console_errors() {
             );
             assert_eq!(l.dom["styled"], 0, "{what}: a style attribute");
             assert_eq!(l.dom["pwned"], "undefined", "{what}");
+            let dom = l.dom["text"].as_str().unwrap();
+            let dom = dom.split_whitespace().collect::<Vec<_>>().join(" ");
+            for t in texts {
+                assert!(dom.contains(t.as_str()), "{what}: {t:?} is not in the page");
+            }
         }
     }
+}
+
+/// The texts a reader must find on a branch's page: each user and assistant text block of the
+/// active branch, as a Markdown parser reads it (emphasis, code and links as their text), its
+/// white space folded.
+fn branch_texts(file: &Path) -> Vec<String> {
+    use pulldown_cmark::{Event, Options, Parser};
+    let r = run(&[
+        "-q",
+        "show",
+        file.to_str().unwrap(),
+        "--branch",
+        "--json",
+        "--no-header",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let mut texts = Vec::new();
+    for line in r.stdout.lines() {
+        let e: Value = serde_json::from_str(line).unwrap();
+        // pi's messages, and the seed-000 dialect's (`user_message`, `assistant_message`).
+        let content = match e["type"].as_str() {
+            Some("user_message" | "assistant_message") => &e["content"],
+            _ if matches!(e["message"]["role"].as_str(), Some("user" | "assistant")) => {
+                &e["message"]["content"]
+            }
+            _ => continue,
+        };
+        let blocks = match content {
+            Value::String(s) => vec![s.clone()],
+            Value::Array(b) => b
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .filter_map(|b| b["text"].as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let options =
+            Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+        for block in blocks {
+            for event in Parser::new_ext(&block, options) {
+                if let Event::Text(t) | Event::Code(t) = event {
+                    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+                    if !t.is_empty() {
+                        texts.push(t);
+                    }
+                }
+            }
+        }
+    }
+    assert!(!texts.is_empty(), "{}: no text", file.display());
+    texts
+}
+
+/// A session with what the toggles and the tree act on: a system prompt, thinking, a tool call
+/// with a long output, an extension's message, another branch, and an entry whose id needs
+/// escaping in an anchor, far down the page.
+fn toggles_session() -> String {
+    let output: String = (1..=30).map(|n| format!("output line {n}\n")).collect();
+    let mut lines = vec![
+        json!({"type":"session","version":3,"id":"0196bbbb-0000-7000-8000-0000000000bb","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}),
+        json!({"type":"message","id":"s1","parentId":null,"timestamp":"2026-01-01T00:00:00.500Z",
+               "message":{"role":"system","content":"system prompt probe","toolsAdded":[{"name":"bash","description":"Run a command."}],"timestamp":1}}),
+        json!({"type":"message","id":"u1","parentId":"s1","timestamp":"2026-01-01T00:00:01.000Z",
+               "message":{"role":"user","content":"first question probe","timestamp":2}}),
+        json!({"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z",
+               "message":{"role":"assistant","content":[{"type":"thinking","thinking":"thinking probe"},
+               {"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"seq 30"}}],
+               "provider":"p","model":"m","usage":{"cost":{"total":0.5}},"stopReason":"toolUse","timestamp":3}}),
+        json!({"type":"message","id":"b1","parentId":"u1","timestamp":"2026-01-01T00:00:02.500Z",
+               "message":{"role":"user","content":"other branch probe","timestamp":4}}),
+        json!({"type":"message","id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z",
+               "message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":output}],"isError":false,"timestamp":5}}),
+        json!({"type":"custom_message","id":"c1","parentId":"r1","timestamp":"2026-01-01T00:00:04.000Z",
+               "customType":"note","content":"custom probe","display":true}),
+    ];
+    let mut parent = "c1".to_owned();
+    for k in 0..40 {
+        let id = format!("f{k}");
+        lines.push(json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:05.000Z",
+            "message":{"role":"user","content":format!("filler {k}\n\nline\n\nline\n\nline"),"timestamp":6}}));
+        parent = id;
+    }
+    lines.push(json!({"type":"message","id":"x/y z","parentId":parent,"timestamp":"2026-01-01T00:00:06.000Z",
+        "message":{"role":"assistant","content":[{"type":"text","text":"deep link probe"}],"provider":"p","model":"m","stopReason":"stop","timestamp":7}}));
+    for k in 0..40 {
+        let id = format!("g{k}");
+        let parent = if k == 0 {
+            "x/y z".to_owned()
+        } else {
+            format!("g{}", k - 1)
+        };
+        lines.push(json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:07.000Z",
+            "message":{"role":"user","content":format!("after {k}\n\nline\n\nline"),"timestamp":8}}));
+    }
+    lines.push(json!({"type":"label","id":"l1","parentId":"g39","timestamp":"2026-01-01T00:00:08.000Z","targetId":"u1","label":"start here"}));
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Issue 48: the page's toggles work from the keyboard (T thinking, O tool output, H custom
+/// messages, as pi's page) and change what is visible, checked in the DOM; the session tree
+/// marks this branch and lists the other with its first message; `#ENTRY-ID` with an id that
+/// needs escaping lands on its message; no error, no request; a screenshot is kept.
+#[test]
+fn toggles_keys_tree_and_deep_links_in_a_browser() {
+    let Some(bin) = chromium() else {
+        crate::common::missing_tool("chromium (the HTML export's browser test)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let r = run_with(
+        example_env(),
+        &["-q", "export", "-", "-f", "html"],
+        toggles_session().as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let page = dir.path().join("toggles.html");
+    std::fs::write(&page, &r.stdout).unwrap();
+    let page_url = format!("file://{}", page.display());
+    let mut b = Browser::launch(&bin);
+    let (target, session) = open(&mut b, &page_url, true, false);
+    let s = session.as_str();
+    let state = |b: &mut Browser| -> Value {
+        let js = r#"JSON.stringify({
+          thinking: [...document.querySelectorAll('details.k')].map(d => d.open),
+          output: [...document.querySelectorAll('main .tc>details')].map(d => d.open),
+          preview: [...document.querySelectorAll('main .tc>pre.o')].map(p => p.offsetParent !== null),
+          custom: [...document.querySelectorAll('main article.c')].map(a => getComputedStyle(a).display !== 'none'),
+          text: document.querySelector('main').textContent,
+          tree: document.querySelector('nav#tree').textContent,
+          current: document.querySelectorAll('nav#tree li[aria-current]').length
+        })"#;
+        serde_json::from_str(b.eval(s, js).as_str().unwrap()).unwrap()
+    };
+    let key = |b: &mut Browser, k: &str| {
+        for kind in ["keyDown", "keyUp"] {
+            b.call(
+                Some(s),
+                "Input.dispatchKeyEvent",
+                json!({"type": kind, "key": k, "text": k, "code": format!("Key{}", k.to_uppercase())}),
+            );
+        }
+    };
+    let before = state(&mut b);
+    assert_eq!(before["thinking"], json!([false]), "{before}");
+    assert_eq!(before["output"], json!([false]), "{before}");
+    assert_eq!(
+        before["preview"],
+        json!([true]),
+        "the output's first lines show"
+    );
+    assert_eq!(before["custom"], json!([true]), "{before}");
+    for t in [
+        "first question probe",
+        "thinking probe",
+        "output line 30",
+        "custom probe",
+        "deep link probe",
+        "system prompt probe",
+    ] {
+        assert!(before["text"].as_str().unwrap().contains(t), "{t}");
+    }
+    let tree = before["tree"].as_str().unwrap();
+    assert!(
+        tree.contains("This branch") && tree.contains("other branch probe"),
+        "{tree}"
+    );
+    assert!(tree.contains("--leaf b1"), "{tree}");
+    assert_eq!(before["current"], 1);
+    key(&mut b, "t");
+    key(&mut b, "o");
+    key(&mut b, "h");
+    let after = state(&mut b);
+    assert_eq!(after["thinking"], json!([true]), "T opens thinking");
+    assert_eq!(after["output"], json!([true]), "O opens tool output");
+    assert_eq!(after["custom"], json!([false]), "H hides custom messages");
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("export-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    b.eval(
+        s,
+        "document.querySelector('main article.a').scrollIntoView()",
+    );
+    let shot = b.call(Some(s), "Page.captureScreenshot", json!({"format": "png"}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot["data"].as_str().unwrap())
+        .unwrap();
+    assert_eq!(png_size(&png), (1000, 900));
+    std::fs::write(shots.join("toggles-after-t-o-h.png"), &png).unwrap();
+    key(&mut b, "t");
+    key(&mut b, "h");
+    let back = state(&mut b);
+    assert_eq!(back["thinking"], json!([false]), "T again closes thinking");
+    assert_eq!(
+        back["custom"],
+        json!([true]),
+        "H again shows custom messages"
+    );
+    // A key typed into the search box searches, it toggles nothing.
+    b.eval(s, "document.querySelector('#bar input').focus()");
+    key(&mut b, "t");
+    assert_eq!(state(&mut b)["thinking"], json!([false]));
+    // pi's /tree filters, from the bar's list: user messages only, labeled only.
+    let shown = |b: &mut Browser, filter: &str| -> Vec<String> {
+        let js = format!("(() => {{ const f = document.querySelector('#bar select'); f.value = {}; f.dispatchEvent(new Event('change')); return [...document.querySelectorAll('main>article')].filter(a => getComputedStyle(a).display !== 'none').map(a => a.className) }})()", json!(filter));
+        serde_json::from_value(b.eval(s, &js)).unwrap()
+    };
+    let users = shown(&mut b, "f-u");
+    assert!(
+        users.len() > 40 && users.iter().all(|c| c == "u"),
+        "{users:?}"
+    );
+    assert_eq!(shown(&mut b, "f-l"), ["u"], "the labeled message");
+    let label = b.eval(s, "document.querySelector('main>article .lb').textContent");
+    assert_eq!(label, "start here");
+    shown(&mut b, "f-n");
+    let call = "getComputedStyle(document.querySelector('main .tc')).display";
+    assert_eq!(b.eval(s, call), "none", "no tools: the call is hidden");
+    shown(&mut b, "");
+    assert_eq!(b.eval(s, call), "block");
+    // Printed: no tree, no bar, every message.
+    b.call(
+        Some(s),
+        "Emulation.setEmulatedMedia",
+        json!({"media": "print"}),
+    );
+    let printed = b.eval(s, "[getComputedStyle(document.getElementById('tree')).display, getComputedStyle(document.getElementById('bar')).display].join()");
+    assert_eq!(printed, "none,none");
+    let (requests, errors) = reported(&b, s);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(requests.iter().all(|u| *u == page_url), "{requests:?}");
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
+
+    // A deep link by the entry's own id, which the anchor escapes.
+    let (target, session) = open(&mut b, &format!("{page_url}#x%2Fy%20z"), true, false);
+    std::thread::sleep(Duration::from_millis(200));
+    let top = b.eval(
+        &session,
+        "document.getElementById('m-x.2fy.20z').getBoundingClientRect().top",
+    );
+    let top = top.as_f64().unwrap();
+    assert!(
+        (-1.0..100.0).contains(&top),
+        "the entry is at the top: {top}"
+    );
+    let scrolled = b.eval(&session, "window.scrollY").as_f64().unwrap();
+    assert!(scrolled > 500.0, "{scrolled}");
+    let (_, errors) = reported(&b, &session);
+    assert!(errors.is_empty(), "{errors:#?}");
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
+
+    // With JavaScript off, the anchor's own fragment lands there too.
+    let (target, session) = open(&mut b, &format!("{page_url}#m-x.2fy.20z"), false, false);
+    std::thread::sleep(Duration::from_millis(300));
+    let top = b.eval(
+        &session,
+        "document.getElementById('m-x.2fy.20z').getBoundingClientRect().top",
+    );
+    let top = top.as_f64().unwrap();
+    assert!((-1.0..100.0).contains(&top), "without JavaScript: {top}");
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
+}
+
+/// Issue 48: an archive's index loads with no error, request or serious accessibility
+/// violation, links only to the pages beside it, and sorts by a column when its heading is
+/// clicked (checked in the DOM).
+#[test]
+fn an_archive_index_sorts_in_a_browser() {
+    let Some(bin) = chromium() else {
+        crate::common::missing_tool("chromium (the HTML export's browser test)");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("archive");
+    let r = run(&["-q", "export", "--all", "-o", dir.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let index = dir.join("index.html");
+    let url = format!("file://{}", index.display());
+    let axe = axe_source();
+    let mut b = Browser::launch(&bin);
+    let (target, session) = open(&mut b, &url, true, false);
+    let s = session.as_str();
+    let costs = |b: &mut Browser| -> Vec<f64> {
+        let v = b.eval(s, "[...document.querySelectorAll('#index tbody tr')].map(r => parseFloat(r.cells[4].dataset.v))");
+        serde_json::from_value(v).unwrap()
+    };
+    let before = costs(&mut b);
+    assert_eq!(before.len(), 14);
+    b.eval(
+        s,
+        "document.querySelectorAll('#index th button')[4].click()",
+    );
+    let up = costs(&mut b);
+    assert!(up.windows(2).all(|w| w[0] <= w[1]), "ascending: {up:?}");
+    assert_ne!(up, before);
+    b.eval(
+        s,
+        "document.querySelectorAll('#index th button')[4].click()",
+    );
+    let down = costs(&mut b);
+    assert!(
+        down.windows(2).all(|w| w[0] >= w[1]),
+        "descending: {down:?}"
+    );
+    let links: Vec<String> = serde_json::from_value(b.eval(
+        s,
+        "[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))",
+    ))
+    .unwrap();
+    assert_eq!(links.len(), 14);
+    for l in &links {
+        assert!(dir.join(l).is_file() && !l.contains('/'), "{l}");
+    }
+    let (requests, errors) = reported(&b, s);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(requests.iter().all(|u| *u == url), "{requests:?}");
+    if let Some(source) = &axe {
+        let violations = b.axe(s, source);
+        assert!(violations.is_empty(), "{violations:#?}");
+    }
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
+}
+
+/// Issue 48: a page of 100,000 entries opens and scrolls (pi's own page was blank for big
+/// sessions until 1.5): every article there, the last message's text in the DOM, no error.
+#[test]
+fn a_page_of_100000_entries_opens_and_scrolls() {
+    let Some(bin) = chromium() else {
+        crate::common::missing_tool("chromium (the HTML export's browser test)");
+        return;
+    };
+    let mut jsonl = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"0196cccc-0000-7000-8000-0000000000cc\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/p\"}\n");
+    let mut parent = String::from("null");
+    for k in 0..100_000 {
+        let id = format!("e{k:06}");
+        let message = if k % 2 == 0 {
+            format!("{{\"role\":\"user\",\"content\":\"question {k}\",\"timestamp\":1}}")
+        } else {
+            format!("{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"answer {k}\"}}],\"provider\":\"p\",\"model\":\"m\",\"stopReason\":\"stop\",\"timestamp\":2}}")
+        };
+        jsonl.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"message\":{message}}}\n"
+        ));
+        parent = format!("\"{id}\"");
+    }
+    let r = run_with(
+        example_env(),
+        &["-q", "export", "-", "-f", "html"],
+        jsonl.as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("big.html");
+    std::fs::write(&page, &r.stdout).unwrap();
+    let url = format!("file://{}", page.display());
+    let mut b = Browser::launch(&bin);
+    let started = Instant::now();
+    let (target, session) = open(&mut b, &url, true, false);
+    let s = session.as_str();
+    let loaded = started.elapsed();
+    let articles = b.eval(s, "document.querySelectorAll('main>article').length");
+    assert_eq!(articles, 100_000);
+    assert_eq!(
+        b.eval(s, "document.querySelector('main>article:last-child').textContent.includes('answer 99999')"),
+        true
+    );
+    b.eval(s, "window.scrollTo(0, document.body.scrollHeight)");
+    let y = b.eval(s, "window.scrollY").as_f64().unwrap();
+    assert!(y > 1_000_000.0, "scrolled to {y}");
+    let (_, errors) = reported(&b, s);
+    assert!(errors.is_empty(), "{errors:#?}");
+    let paint = b.eval(
+        s,
+        "(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: -1}).startTime",
+    );
+    eprintln!(
+        "export_browser: 100,000 entries, {} bytes, loaded in {loaded:?}, first contentful paint at {paint} ms",
+        r.stdout.len()
+    );
+    b.call(None, "Target.closeTarget", json!({"targetId": target}));
 }

@@ -18,6 +18,7 @@ mod context;
 mod conventions;
 mod diff;
 mod export;
+mod export_archive;
 mod export_browser;
 mod export_fixture;
 mod export_md;

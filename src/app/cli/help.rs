@@ -296,17 +296,34 @@ pub(super) const EXPORT_HELP: &str = concat!(
   jsonl  pi's own export (/export file.jsonl): a new v3 header, then the branch's entries,
          each as stored but the root's parentId (null); v1/v2 sessions migrated as pi does
   md     a title and facts (model, project, start, duration, cost), each message under a
-         heading with its time and an anchor; thinking and tool calls in <details>
+         heading with its time and an anchor; thinking in <details>; each tool call one
+         line in pi's wording ($ command, read path, edit path (+12 −3), write path, grep
+         /re/ in path), its error, its output's first lines, the rest and its input in
+         <details> (--tools full: open, each output cut at 200 lines; --output-lines)
   html   one self-contained page: no request leaves it (a Content-Security-Policy forbids
-         it), the whole branch readable with JavaScript off; search, expand/collapse and
-         copy-link with it
+         it), the whole branch readable with JavaScript off, tool calls as in md; the
+         session tree beside it (this branch's user messages, every other branch with its
+         first message, cost and --leaf ID), the system prompt and tools, images inline;
+         #ENTRY-ID links to an entry; labels shown; with JavaScript: search, copy-link,
+         pi's /tree filters (no tools, user only, labeled only), and toggles for thinking
+         (key T), tool output (O) and extensions' messages (H)
+
+An archive (--all, --since WHEN, or two sessions or more; -o DIR, or -o DIR/ for one):
+  one page per session (its active branch, md or html) and an index (index.html: a table
+  of date, project, title, messages, cost and models, sortable with JavaScript; index.md),
+  every link relative. DIR is made (0700; with --redact the umask's mode); an existing DIR
+  must be an empty folder, or any folder with --force (pages and index replace files of
+  the same names, the rest stay); a symlink or a file is refused, and so is a page whose
+  name is a symlink. Two sessions that would share a page name get -2, -3. A session that
+  cannot be read is said and left out (exit 1).
 
 Examples:
   pisess export --format html -o session.html      the newest session's active branch
   pisess export 0196c9f4 --leaf 1df9294d -o fix.md another branch, as Markdown
   pisess export 0196c9f4 --format md --tools none --no-thinking    the conversation only
   pisess export 0196c9f4 -o branch.jsonl && pi --session branch.jsonl
-  pisess export 0196c9f4 --redact -o share.html    secrets replaced before anyone sees them"
+  pisess export 0196c9f4 --redact -o share.html    secrets replaced before anyone sees them
+  pisess export --all --since 1w --redact -o runs  a week of every project, to share"
 );
 
 pub(super) const RM_HELP: &str = "\

@@ -14,7 +14,7 @@ use pulldown_cmark::{Alignment, CowStr, Event, LinkType, Options, Parser, Tag, T
 use sha2::{Digest, Sha256};
 
 use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
-use super::{Out, Tools, View};
+use super::{call, Out, Tools, View};
 
 const CSS: &str = include_str!("assets/export.css");
 const JS: &str = include_str!("assets/export.js");
@@ -28,18 +28,18 @@ fn csp_hash(text: &str) -> String {
     )
 }
 
-/// The page's Content-Security-Policy.
-pub fn policy() -> String {
+/// A page's Content-Security-Policy: the style and `script` by their hashes, images only
+/// as `data:` URLs, nothing else.
+pub fn policy(script: &str) -> String {
     format!(
         "default-src 'none'; style-src {}; script-src {}; img-src data:; base-uri 'none'; form-action 'none'",
         csp_hash(CSS),
-        csp_hash(JS)
+        csp_hash(script)
     )
 }
 
-/// The whole page.
-pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
-    let title = esc(&t.title);
+/// A page's head, up to `<body>`: its policy allowing `script`, the style, the title.
+pub fn head(out: &mut Out<'_>, title: &str, script: &str) {
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -48,9 +48,19 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"color-scheme\" content=\"light dark\">\n\
          <meta name=\"generator\" content=\"pisess {}\">\n\
-         <title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n<dl class=\"facts\">\n",
-        policy(),
+         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        policy(script),
         env!("CARGO_PKG_VERSION"),
+        esc(title)
+    );
+}
+
+/// The whole page.
+pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
+    head(out, &t.title, JS);
+    let _ = write!(
+        out,
+        "<header>\n<h1>{}</h1>\n<dl class=\"facts\">\n",
         name(&t.title)
     );
     let mut fact = |k: &str, v: &str| {
@@ -59,7 +69,9 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
     for (k, v) in t.facts() {
         fact(k, &v);
     }
-    out.push_str("</dl>\n</header>\n<main>\n");
+    out.push_str("</dl>\n</header>\n");
+    tree(out, t);
+    out.push_str("<main>\n");
     let mut state = State::default();
     for item in &t.items {
         render_item(out, item, view, &mut state);
@@ -70,6 +82,74 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
         "</main>\n<footer>Exported by pisess {}: one branch, root to leaf.</footer>\n<script>{JS}</script>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION")
     );
+}
+
+/// The most user messages the tree lists (each is on the page all the same).
+const MAX_TOC: usize = 1000;
+
+/// The session's tree beside the page (above it on a narrow screen): the exported branch,
+/// marked, with a link to each of its user messages; then every other branch by where it
+/// leaves this one, its first message and its cost, with the command that exports it.
+fn tree(out: &mut Out<'_>, t: &Transcript) {
+    let users: Vec<(&str, String)> = t
+        .items
+        .iter()
+        .filter_map(|item| match &item.body {
+            Body::User(parts) => {
+                let text = parts.iter().find_map(|p| match p {
+                    Part::Text(t) if !t.trim().is_empty() => Some(transcript::one_line(t, 48)),
+                    _ => None,
+                });
+                Some((
+                    item.anchor.as_str(),
+                    text.unwrap_or_else(|| "(no text)".to_owned()),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    let _ = write!(
+        out,
+        "<nav id=tree aria-label=\"Session tree\">\n<h2>Branches ({})</h2>\n<ol>\n<li aria-current=true><b>This branch</b> · {} · {} messages<ol>\n",
+        t.branches.len() + t.more_branches + 1,
+        esc(&crate::views::style::money(t.cost, t.unpriced_tokens)),
+        t.items.len()
+    );
+    for (anchor, text) in users.iter().take(MAX_TOC) {
+        let _ = writeln!(out, "<li><a href=\"#{anchor}\">{}</a></li>", name(text));
+        out.spill();
+    }
+    if users.len() > MAX_TOC {
+        let _ = writeln!(
+            out,
+            "<li>and {} more user messages</li>",
+            users.len() - MAX_TOC
+        );
+    }
+    out.push_str("</ol></li>\n");
+    for b in &t.branches {
+        let from = match &b.fork_anchor {
+            Some(a) => format!("<a href=\"#{a}\">from here</a>"),
+            None => "its own root".to_owned(),
+        };
+        let first = if b.first.is_empty() {
+            "(no user message)".to_owned()
+        } else {
+            name(&b.first)
+        };
+        let _ = writeln!(
+            out,
+            "<li>{first} · {} · {} messages · {from} · <code>--leaf {}</code></li>",
+            esc(&crate::views::style::cost(b.cost)),
+            b.messages,
+            name(&b.leaf)
+        );
+        out.spill();
+    }
+    if t.more_branches > 0 {
+        let _ = writeln!(out, "<li>and {} more branches</li>", t.more_branches);
+    }
+    out.push_str("</ol>\n</nav>\n");
 }
 
 /// What the items before said, so that a long session's page does not repeat it: the last
@@ -102,7 +182,9 @@ fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut St
         }
         Body::Bash { .. } => ("b", "Shell command".to_owned()),
         Body::Custom { kind, .. } => ("c", format!("Message: {kind}")),
-        Body::Summary { kind, .. } => ("c", (*kind).to_owned()),
+        Body::Summary { kind, .. } => ("y", (*kind).to_owned()),
+        Body::System { first: true, .. } => ("s", "System prompt".to_owned()),
+        Body::System { .. } => ("s", "System prompt update".to_owned()),
         Body::Note(text) => ("n", text.clone()),
     };
     let _ = write!(
@@ -111,6 +193,9 @@ fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut St
         item.anchor,
         name(&title)
     );
+    if let Some(label) = &item.label {
+        let _ = write!(out, " <b class=lb>{}</b>", name(label));
+    }
     if let Some(ms) = item.time_ms {
         // The date when it changes, else the time alone.
         let time = transcript::utc_time(ms);
@@ -134,38 +219,77 @@ fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut St
             }
         }
         Body::ToolResult(r) => {
-            open_details(
-                out,
-                if r.is_error {
-                    "Output (error)"
-                } else {
-                    "Output"
-                },
-                "",
-                view,
-            );
-            result_parts(out, r, "");
-            out.push_str("</details>\n");
+            let text = r.text();
+            output_block(out, &text, call::preview_lines(&r.name), None, view);
+            result_extras(out, r);
         }
         Body::Bash {
             command,
             output,
             exit_code,
         } => {
-            pre(out, &format!("$ {command}"));
+            out.push_str("<p class=h>$ ");
+            esc_text(out, command);
+            if let Some(c) = exit_code.as_deref().filter(|c| *c != "0") {
+                let _ = write!(out, " <b class=e>exit {}</b>", esc(c));
+            }
+            out.push_str("</p>\n");
             if view.tools != Tools::None {
-                let summary = exit_code
-                    .as_ref()
-                    .map_or_else(|| "Output".to_owned(), |c| format!("Output (exit {c})"));
-                open_details(out, &summary, "", view);
-                pre(out, output);
-                out.push_str("</details>\n");
+                output_block(out, output, call::preview_lines("bash"), None, view);
             }
         }
         Body::Summary { text, .. } => markdown(out, text),
         Body::Note(_) => {}
+        Body::System {
+            first,
+            text,
+            tools_added,
+            tools_removed,
+        } => system(out, *first, text, tools_added, tools_removed),
     }
     out.push_str("</article>\n");
+}
+
+/// A system message: its prompt and its tools, each behind a disclosure that says how much
+/// it holds (a prompt is pages long).
+fn system(
+    out: &mut Out<'_>,
+    first: bool,
+    text: &str,
+    added: &[(String, String)],
+    removed: &[String],
+) {
+    if !text.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details><summary>{} lines</summary>",
+            call::count_lines(text)
+        );
+        pre_class(out, "", text);
+        out.push_str("</details>\n");
+    }
+    if !added.is_empty() {
+        let names: Vec<&str> = added.iter().map(|(n, _)| n.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "<details><summary>{}: {}</summary>\n<dl>",
+            if first {
+                "Available tools"
+            } else {
+                "Tools added"
+            },
+            name(&names.join(", "))
+        );
+        for (tool, description) in added {
+            let _ = writeln!(out, "<dt>{}</dt><dd>", name(tool));
+            esc_text(out, description);
+            out.push_str("</dd>\n");
+        }
+        out.push_str("</dl></details>\n");
+    }
+    if !removed.is_empty() {
+        let _ = writeln!(out, "<p>Tools removed: {}</p>", name(&removed.join(", ")));
+    }
 }
 
 fn render_parts(out: &mut Out<'_>, parts: &[Part], view: View) {
@@ -197,43 +321,91 @@ fn render_parts(out: &mut Out<'_>, parts: &[Part], view: View) {
     }
 }
 
+/// A call at a glance: its line in pi's wording and its state, the first lines of its output,
+/// then the rest and its input behind a disclosure.
 fn render_call(out: &mut Out<'_>, call: &Call, view: View) {
-    let error = call.result.as_ref().is_some_and(|r| r.is_error);
-    let summary = format!("Tool call: {}", call.name);
-    open_details(out, &summary, if error { " (error)" } else { "" }, view);
-    pre(out, &call.arguments);
+    let (class, state) = match &call.result {
+        None => ("\"tc p\"", " <i>no result</i>"),
+        Some(r) if r.is_error => ("\"tc e\"", " <b class=e>error</b>"),
+        Some(_) => ("tc", ""),
+    };
+    let _ = writeln!(
+        out,
+        "<div class={class}><p>{}{state}</p>",
+        name(&call.headline)
+    );
+    let text = call
+        .result
+        .as_ref()
+        .map(ToolResult::text)
+        .unwrap_or_default();
+    output_block(
+        out,
+        &text,
+        call::preview_lines(&call.name),
+        Some(&call.arguments),
+        view,
+    );
     if let Some(r) = &call.result {
-        // "Result" is the style's (`.r::before`): one class, not a paragraph per call.
-        result_parts(out, r, if r.is_error { "r e" } else { "r" });
+        result_extras(out, r);
     }
-    out.push_str("</details>\n");
+    out.push_str("</div>\n");
 }
 
-/// A result's parts; its texts in `<pre>`s of `class` ("Result" is the style's `.r::before`).
-fn result_parts(out: &mut Out<'_>, r: &ToolResult, class: &str) {
-    for part in &r.parts {
-        match part {
-            Part::Text(t) | Part::Thinking(t) => pre_class(out, class, t),
-            Part::Image { mime, data } => image(out, mime, data.as_deref()),
-            Part::Other(kind) => {
-                let _ = writeln!(out, "<p><i>[{}]</i></p>", esc(kind));
-            }
-            Part::RedactedThinking | Part::Call(_) => {}
-        }
+/// A tool's output: its first `preview` lines in view, the rest (at most the view's cap,
+/// which it says) and the call's input behind a disclosure, open with `--tools full`.
+fn output_block(out: &mut Out<'_>, text: &str, preview: usize, input: Option<&str>, view: View) {
+    let shown = view.output_cut(text);
+    let head = call::cut_after(&text[..shown], preview);
+    if head > 0 {
+        pre_class(out, "o", &text[..head]);
     }
-}
-
-fn open_details(out: &mut Out<'_>, summary: &str, note: &str, view: View) {
+    let rest = &text[head..shown];
+    let hidden = &text[shown..];
+    let input = input.filter(|i| !i.is_empty());
+    if rest.is_empty() && hidden.is_empty() && input.is_none() {
+        return;
+    }
     let open = if view.tools == Tools::Full {
         " open"
     } else {
         ""
     };
-    let _ = writeln!(
-        out,
-        "<details{open}><summary>{}{note}</summary>",
-        name(summary)
-    );
+    let more = call::count_lines(rest) + call::count_lines(hidden);
+    let summary = match (more, input.is_some()) {
+        (0, _) => "Input".to_owned(),
+        (n, true) => format!("{} · input", call::more_lines(n)),
+        (n, false) => call::more_lines(n),
+    };
+    let _ = writeln!(out, "<details{open}><summary>{summary}</summary>");
+    if !rest.is_empty() {
+        pre_class(out, "o", rest);
+    }
+    if !hidden.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p class=e>{} not shown: --tools full shows {} lines of each output; --output-lines 0 shows all.</p>",
+            call::more_lines(call::count_lines(hidden)),
+            view.output_lines.unwrap_or_default()
+        );
+    }
+    if let Some(input) = input {
+        pre_class(out, "j", input);
+    }
+    out.push_str("</details>\n");
+}
+
+/// A result's parts that are not text: images shown, other blocks named.
+fn result_extras(out: &mut Out<'_>, r: &ToolResult) {
+    for part in &r.parts {
+        match part {
+            Part::Image { mime, data } => image(out, mime, data.as_deref()),
+            Part::Other(kind) => {
+                let _ = writeln!(out, "<p><i>[{}]</i></p>", esc(kind));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// An image the transcript holds as base64 of an allowed type, as a `data:` URL; any other
@@ -253,15 +425,11 @@ fn image(out: &mut Out<'_>, mime: &str, data: Option<&str>) {
     }
 }
 
-fn pre(out: &mut Out<'_>, text: &str) {
-    pre_class(out, "", text);
-}
-
 fn pre_class(out: &mut Out<'_>, class: &str, text: &str) {
     match class {
         "" => out.push_str("<pre>"),
         c => {
-            let _ = write!(out, "<pre class=\"{c}\">");
+            let _ = write!(out, "<pre class={c}>");
         }
     }
     esc_text(out, text);
@@ -271,7 +439,7 @@ fn pre_class(out: &mut Out<'_>, class: &str, text: &str) {
 /// A name or title as an element's text: [`esc`], in a `<bdi>` when it holds a character
 /// beyond ASCII (a right-to-left one would reorder what is beside it; an ASCII name, most of
 /// them, costs no markup).
-fn name(s: &str) -> String {
+pub fn name(s: &str) -> String {
     if s.is_ascii() {
         esc(s)
     } else {
@@ -366,6 +534,15 @@ fn markdown(out: &mut Out<'_>, text: &str) {
             }
             Event::Start(Tag::TableCell) => vec![Event::Html(cells.open().into())],
             Event::Html(s) | Event::InlineHtml(s) => vec![Event::Text(s)],
+            // pulldown-cmark's checkbox has no label, which a screen reader needs.
+            Event::TaskListMarker(done) => vec![Event::Html(
+                if done {
+                    "<input type=checkbox disabled checked aria-label=done> "
+                } else {
+                    "<input type=checkbox disabled aria-label=\"not done\"> "
+                }
+                .into(),
+            )],
             Event::Start(Tag::Image {
                 link_type,
                 dest_url,
@@ -466,6 +643,12 @@ mod tests {
         assert!(!safe_url("data:text/html,x") && !safe_url(" javascript:x") && safe_url("#m-a1"));
     }
 
+    /// Issue 48: the script only toggles, filters and links, within its budget.
+    #[test]
+    fn the_script_is_under_10_kb() {
+        assert!(JS.len() < 10 * 1024, "{} bytes", JS.len());
+    }
+
     /// Issue 42: pulldown-cmark writes a column's alignment as `style="text-align: …"`, which
     /// the page's own CSP refuses; it is a class of the page's style instead.
     #[test]
@@ -515,7 +698,7 @@ mod tests {
         let (total, largest) = super::super::writes(|out| markdown(out, &text));
         assert!(total >= 4 * text.len() - 8, "{total}");
         assert!(largest <= 2 * Out::SPILL, "a write of {largest} bytes");
-        let (total, largest) = super::super::writes(|out| pre(out, &text));
+        let (total, largest) = super::super::writes(|out| pre_class(out, "o", &text));
         assert!(total >= 2 * text.len(), "{total}");
         assert!(largest <= 2 * Out::SPILL, "a write of {largest} bytes");
     }

@@ -18,7 +18,7 @@
 use std::fmt::Write as _;
 
 use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
-use super::{Out, Tools, View};
+use super::{call, Out, Tools, View};
 
 /// The whole document.
 pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
@@ -30,6 +30,31 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
         fact(k, &v);
     }
     out.push('\n');
+    if !t.branches.is_empty() {
+        out.push_str("**Other branches** (`pisess export SESSION --leaf ID` exports one):\n\n");
+        for b in &t.branches {
+            let from = match &b.fork_anchor {
+                Some(a) => format!("[from here](#{a})"),
+                None => "its own root".to_owned(),
+            };
+            let first = if b.first.is_empty() {
+                "(no user message)".to_owned()
+            } else {
+                inline(&b.first)
+            };
+            let _ = writeln!(
+                out,
+                "- {first} · {} · {} messages · {from} · {}",
+                inline(&crate::views::style::cost(b.cost)),
+                b.messages,
+                code_span(&format!("--leaf {}", b.leaf))
+            );
+        }
+        if t.more_branches > 0 {
+            let _ = writeln!(out, "- and {} more", t.more_branches);
+        }
+        out.push('\n');
+    }
     let mut model = None;
     for item in &t.items {
         render_item(out, item, view, &mut model);
@@ -44,7 +69,10 @@ fn render_item<'t>(
     view: View,
     last_model: &mut Option<&'t str>,
 ) {
-    let time = item.time_ms.map(transcript::utc_time).unwrap_or_default();
+    let mut time = item.time_ms.map(transcript::utc_time).unwrap_or_default();
+    if let Some(label) = &item.label {
+        time = format!("{time} · [{label}]");
+    }
     let heading = |out: &mut Out<'_>, title: &str| {
         let _ = writeln!(
             out,
@@ -79,7 +107,9 @@ fn render_item<'t>(
         Body::ToolResult(result) => {
             if view.tools != Tools::None {
                 heading(out, &format!("Tool result: {}", result.name));
-                render_result(out, result, view);
+                let text = result.text();
+                output_block(out, &text, call::preview_lines(&result.name), None, view);
+                result_extras(out, result);
             }
         }
         Body::Bash {
@@ -89,14 +119,11 @@ fn render_item<'t>(
         } => {
             heading(out, "Shell command");
             fence(out, "sh", &format!("$ {command}"));
+            if let Some(code) = exit_code.as_deref().filter(|c| *c != "0") {
+                let _ = writeln!(out, "**exit {}**\n", inline(code));
+            }
             if view.tools != Tools::None {
-                let mut summary = "Output".to_owned();
-                if let Some(code) = exit_code {
-                    let _ = write!(summary, " (exit {code})");
-                }
-                open_details(out, &summary, view);
-                fence(out, "text", output);
-                close_details(out);
+                output_block(out, output, call::preview_lines("bash"), None, view);
             }
         }
         Body::Custom { kind, parts } => {
@@ -106,6 +133,54 @@ fn render_item<'t>(
         Body::Summary { kind, text } => {
             heading(out, kind);
             markdown(out, text);
+        }
+        Body::System {
+            first,
+            text,
+            tools_added,
+            tools_removed,
+        } => {
+            heading(
+                out,
+                if *first {
+                    "System prompt"
+                } else {
+                    "System prompt update"
+                },
+            );
+            if !text.is_empty() {
+                open_details(
+                    out,
+                    &format!("{} lines", call::count_lines(text)),
+                    View {
+                        tools: Tools::Collapsed,
+                        ..view
+                    },
+                );
+                fence(out, "text", text);
+                close_details(out);
+            }
+            if !tools_added.is_empty() {
+                let label = if *first {
+                    "Available tools"
+                } else {
+                    "Tools added"
+                };
+                let _ = writeln!(out, "**{label}:**\n");
+                for (tool, description) in tools_added {
+                    let _ = writeln!(
+                        out,
+                        "- {}: {}",
+                        code_span(tool),
+                        inline(&transcript::one_line(description, 200))
+                    );
+                }
+                out.push('\n');
+            }
+            if !tools_removed.is_empty() {
+                let names: Vec<String> = tools_removed.iter().map(|t| code_span(t)).collect();
+                let _ = writeln!(out, "**Tools removed:** {}\n", names.join(", "));
+            }
         }
         Body::Note(text) => {
             let _ = writeln!(
@@ -150,49 +225,96 @@ fn render_parts(out: &mut Out<'_>, parts: &[Part], view: View) {
     }
 }
 
+/// A call at a glance, as the HTML page shows it: its line in pi's wording and its state, the
+/// first lines of its output, then the rest and its input in `<details>`.
 fn render_call(out: &mut Out<'_>, call: &Call, view: View) {
-    let mut summary = format!("Tool call: {}", call.name);
-    if call.result.as_ref().is_some_and(|r| r.is_error) {
-        summary.push_str(" (error)");
-    }
-    open_details(out, &summary, view);
-    fence(out, "json", &call.arguments);
-    if let Some(result) = &call.result {
-        out.push_str(if result.is_error {
-            "**Result (error):**\n\n"
-        } else {
-            "**Result:**\n\n"
-        });
-        result_parts(out, result);
-    }
-    close_details(out);
-}
-
-fn render_result(out: &mut Out<'_>, result: &ToolResult, view: View) {
-    let summary = if result.is_error {
-        "Output (error)"
-    } else {
-        "Output"
+    let state = match &call.result {
+        None => " *no result*",
+        Some(r) if r.is_error => " **error**",
+        Some(_) => "",
     };
-    open_details(out, summary, view);
-    result_parts(out, result);
+    let _ = writeln!(out, "{}{state}\n", code_span(&call.headline));
+    let text = call
+        .result
+        .as_ref()
+        .map(ToolResult::text)
+        .unwrap_or_default();
+    output_block(
+        out,
+        &text,
+        call::preview_lines(&call.name),
+        Some(&call.arguments),
+        view,
+    );
+    if let Some(result) = &call.result {
+        result_extras(out, result);
+    }
+}
+
+/// A tool's output: its first `preview` lines fenced, the rest (at most the view's cap, which
+/// it says) and the call's input in `<details>`, open with `--tools full`.
+fn output_block(out: &mut Out<'_>, text: &str, preview: usize, input: Option<&str>, view: View) {
+    let shown = view.output_cut(text);
+    let head = call::cut_after(&text[..shown], preview);
+    if head > 0 {
+        fence(out, "text", &text[..head]);
+    }
+    let rest = &text[head..shown];
+    let hidden = &text[shown..];
+    let input = input.filter(|i| !i.is_empty());
+    if rest.is_empty() && hidden.is_empty() && input.is_none() {
+        return;
+    }
+    let more = call::count_lines(rest) + call::count_lines(hidden);
+    let summary = match (more, input.is_some()) {
+        (0, _) => "Input".to_owned(),
+        (n, true) => format!("{} · input", call::more_lines(n)),
+        (n, false) => call::more_lines(n),
+    };
+    open_details(out, &summary, view);
+    if !rest.is_empty() {
+        fence(out, "text", rest);
+    }
+    if !hidden.is_empty() {
+        let _ = writeln!(
+            out,
+            "*{} not shown: --tools full shows {} lines of each output; --output-lines 0 shows all.*\n",
+            call::more_lines(call::count_lines(hidden)),
+            view.output_lines.unwrap_or_default()
+        );
+    }
+    if let Some(input) = input {
+        fence(out, "json", input);
+    }
     close_details(out);
 }
 
-/// A tool's output is text, not Markdown: fenced as it is.
-fn result_parts(out: &mut Out<'_>, result: &ToolResult) {
+/// A result's parts that are not text, named.
+fn result_extras(out: &mut Out<'_>, result: &ToolResult) {
     for part in &result.parts {
         match part {
-            Part::Text(t) | Part::Thinking(t) => fence(out, "text", t),
             Part::Image { mime, .. } => {
                 let _ = writeln!(out, "*[image: {}]*\n", inline(mime));
             }
             Part::Other(kind) => {
                 let _ = writeln!(out, "*[{}]*\n", inline(kind));
             }
-            Part::RedactedThinking | Part::Call(_) => {}
+            _ => {}
         }
     }
+}
+
+/// A text that is not Markdown as one code span on one line: delimited by a backtick run
+/// longer than any it holds, padded with a space when it starts or ends with a backtick.
+fn code_span(s: &str) -> String {
+    let s = transcript::one_line(s, usize::MAX);
+    let ticks = "`".repeat(longest_run(&s, '`') + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{ticks}{pad}{s}{pad}{ticks}")
 }
 
 /// `<details>` (open with `--tools full`) with a one-line, HTML-escaped summary: inside an

@@ -6,7 +6,10 @@
 //! results, summaries, facts), which [`md`] and [`html`] render, one renderer per format. Every
 //! text taken from the session passes through one [`Redact`] hook on its way into the output.
 
+pub mod branches;
+pub mod call;
 pub mod html;
+pub mod index;
 pub mod jsonl;
 pub mod md;
 pub mod transcript;
@@ -72,6 +75,22 @@ pub enum Tools {
 pub struct View {
     pub tools: Tools,
     pub thinking: bool,
+    /// With [`Tools::Full`]: the lines of each tool output shown (each line
+    /// [`call::BYTES_PER_LINE`] bytes on average at most); `None`: all of it.
+    pub output_lines: Option<usize>,
+}
+
+impl View {
+    /// `--tools full`'s cap on each output, unless `--output-lines` says otherwise.
+    pub const FULL_OUTPUT_LINES: usize = 200;
+
+    /// How much of a tool output `view` shows: its byte length, else where it is cut.
+    pub fn output_cut(self, text: &str) -> usize {
+        match (self.tools, self.output_lines) {
+            (Tools::Full, Some(lines)) => call::cut_after(text, lines),
+            _ => text.len(),
+        }
+    }
 }
 
 /// Where the Markdown and HTML renderers write: a buffer handed to the writer each time it

@@ -34,6 +34,10 @@ pub struct Transcript {
     pub estimated: Option<String>,
     pub leaf: Option<String>,
     pub items: Vec<Item>,
+    /// The session's other branches (at most [`super::branches::MAX_LISTED`]).
+    pub branches: Vec<super::branches::Branch>,
+    /// Branches past those listed.
+    pub more_branches: usize,
 }
 
 impl Transcript {
@@ -80,6 +84,8 @@ pub struct Item {
     /// A stable fragment id: `m-` and the id, made safe for HTML and URLs.
     pub anchor: String,
     pub time_ms: Option<i64>,
+    /// Its label (`/tree`'s bookmark), the latest one set, if any.
+    pub label: Option<String>,
     pub body: Body,
 }
 
@@ -111,6 +117,16 @@ pub enum Body {
     },
     /// A one-line event: model or thinking level changed, the session named.
     Note(String),
+    /// A system message: the system prompt and tools (the branch's first), or a change to them.
+    System {
+        /// The first system message on the branch (pi's "System Prompt", "Available Tools").
+        first: bool,
+        /// Its content and sections, as pi's page joins them.
+        text: String,
+        /// Tools added, by name and description.
+        tools_added: Vec<(String, String)>,
+        tools_removed: Vec<String>,
+    },
 }
 
 #[derive(Debug)]
@@ -132,6 +148,8 @@ pub enum Part {
 #[derive(Debug)]
 pub struct Call {
     pub name: String,
+    /// The one line pi's page shows for it (`$ ls`, `read path`: [`super::call::headline`]).
+    pub headline: String,
     /// The arguments as pretty JSON.
     pub arguments: String,
     pub result: Option<ToolResult>,
@@ -142,6 +160,28 @@ pub struct ToolResult {
     pub name: String,
     pub is_error: bool,
     pub parts: Vec<Part>,
+}
+
+impl ToolResult {
+    /// Its texts, one after another (most results hold one: borrowed).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        let mut texts = self.parts.iter().filter_map(|p| match p {
+            Part::Text(t) | Part::Thinking(t) => Some(t.as_str()),
+            _ => None,
+        });
+        let first = texts.next().unwrap_or("");
+        match texts.next() {
+            None => std::borrow::Cow::Borrowed(first),
+            Some(second) => {
+                let mut all = format!("{first}\n{second}");
+                for t in texts {
+                    all.push('\n');
+                    all.push_str(t);
+                }
+                std::borrow::Cow::Owned(all)
+            }
+        }
+    }
 }
 
 /// Image types a page shows inline (`data:` URLs); others are named, not shown.
@@ -165,6 +205,10 @@ pub fn build(
     let mut open_calls: HashMap<String, (usize, usize)> = HashMap::new();
     let mut anchors: HashMap<String, usize> = HashMap::new();
     let mut end_ms = None;
+    let mut seen_system = false;
+    let labels = session.labels();
+    // The anchor of each entry shown, by its index in the session.
+    let mut shown: HashMap<usize, String> = HashMap::new();
     for &i in path {
         let entry = session.load(i)?;
         let id = session.id(i).unwrap_or("").to_owned();
@@ -248,7 +292,12 @@ pub fn build(
                     kind: "Compaction summary",
                     text: clean_text(m.summary(), redact),
                 },
-                // `custom` (and v2's `hookMessage`, migrated), `system`, anything else.
+                Role::System => {
+                    let first = !seen_system;
+                    seen_system = true;
+                    system_body(m, first, redact)
+                }
+                // `custom` (and v2's `hookMessage`, migrated), anything else.
                 other => Body::Custom {
                     kind: r(m.custom_type().and_then(Value::as_str).unwrap_or(
                         match other.as_str() {
@@ -290,6 +339,7 @@ pub fn build(
             // Extension state, labels, usage records, context edits: not part of the story.
             _ => continue,
         };
+        let label = labels.get(&id).map(|l| r(l));
         // The anchor is made of the id as the export shows it: redacted.
         let id = r(&id);
         let anchor = anchor_for(&id, &mut anchors);
@@ -305,12 +355,20 @@ pub fn build(
                 }
             }
         }
+        shown.insert(i, anchor.clone());
         items.push(Item {
             id,
             anchor,
             time_ms,
+            label,
             body,
         });
+    }
+    let (mut branches, more_branches) = super::branches::others(session, path, redact)?;
+    for b in &mut branches {
+        let at = b.fork.and_then(|f| path.iter().position(|&p| p == f));
+        b.fork_anchor =
+            at.and_then(|at| path[..=at].iter().rev().find_map(|p| shown.get(p).cloned()));
     }
     let title = name
         .or(first_user)
@@ -328,7 +386,58 @@ pub fn build(
         estimated: None,
         leaf: path.last().and_then(|&l| session.id(l)).map(r),
         items,
+        branches,
+        more_branches,
     })
+}
+
+/// A system message as pi's page shows it: its content, then its sections (a removed one
+/// said so), and the tools it adds and removes.
+fn system_body(m: Message, first: bool, redact: &dyn Redact) -> Body {
+    let mut texts = Vec::new();
+    let content = match m.content() {
+        Content::Text(s) => s.to_owned(),
+        Content::Blocks(_) => m
+            .content()
+            .blocks()
+            .filter_map(|b| match b {
+                Block::Text { text } => Some(text_of(text)),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    texts.push(content);
+    if let Some(sections) = m.sections().and_then(Value::as_object) {
+        for (name, value) in sections {
+            texts.push(match value {
+                Value::Null if !first => format!("Removed system prompt section \"{name}\"."),
+                Value::Null => String::new(),
+                v => text_of(Some(v)),
+            });
+        }
+    }
+    let text = texts
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    fn tools(v: Option<&Value>) -> Vec<&Value> {
+        v.and_then(Value::as_array)
+            .map(|a| a.iter().collect())
+            .unwrap_or_default()
+    }
+    let name_of = |t: &Value| clean_text(Some(t.get("name").unwrap_or(t)), redact);
+    Body::System {
+        first,
+        text: clean(&text, redact),
+        tools_added: tools(m.tools_added())
+            .into_iter()
+            .map(|t| (name_of(t), clean_text(t.get("description"), redact)))
+            .collect(),
+        tools_removed: tools(m.tools_removed()).into_iter().map(name_of).collect(),
+    }
 }
 
 /// The content blocks' call ids, by block position (`None` for other blocks).
@@ -363,21 +472,26 @@ fn parts(content: Content, redact: &dyn Redact) -> Vec<Part> {
                 Block::Text { text } => Part::Text(clean_text(text, redact)),
                 Block::Thinking { redacted: true, .. } => Part::RedactedThinking,
                 Block::Thinking { thinking, .. } => Part::Thinking(clean_text(thinking, redact)),
-                Block::ToolCall(call) => Part::Call(Call {
-                    name: r(&call
+                Block::ToolCall(call) => {
+                    let name = r(&call
                         .name
-                        .map_or_else(|| "?".to_owned(), |n| text_of(Some(n)))),
+                        .map_or_else(|| "?".to_owned(), |n| text_of(Some(n))));
                     // Redacted as a value: its strings are judged at the depth detection
                     // reads them at, not one JSON level deeper as the text written from them.
-                    arguments: call
-                        .arguments
-                        .map(|a| {
-                            let text = arguments_text(&redact.value(a));
-                            pisess_format::surrogates::for_display(&text).into_owned()
-                        })
-                        .unwrap_or_default(),
-                    result: None,
-                }),
+                    let arguments = call.arguments.map(|a| redact.value(a));
+                    let headline = super::call::headline(&name, arguments.as_deref());
+                    Part::Call(Call {
+                        headline: pisess_format::surrogates::for_display(&headline).into_owned(),
+                        name,
+                        arguments: arguments
+                            .map(|a| {
+                                let text = arguments_text(&a);
+                                pisess_format::surrogates::for_display(&text).into_owned()
+                            })
+                            .unwrap_or_default(),
+                        result: None,
+                    })
+                }
                 Block::Image { mime_type, data } => {
                     let mime = mime_type.unwrap_or("image").to_ascii_lowercase();
                     let data = data

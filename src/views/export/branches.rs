@@ -1,0 +1,146 @@
+//! The session's tree as the page lists it: every branch other than the exported one, by
+//! where it leaves the exported branch, its first message and its cost, so a reader sees what
+//! else the run tried. One walk down from the exported branch: each entry off it is read once,
+//! whatever the number of leaves.
+
+use pisess_format::model::{Entry, EntryKind, Role, Usage};
+use pisess_store::session::Session;
+
+use super::Redact;
+
+/// A branch off the exported one.
+#[derive(Debug)]
+pub struct Branch {
+    /// Its leaf's id (through the redaction hook).
+    pub leaf: String,
+    /// The entry of the exported branch it leaves from (its index in the session), `None`
+    /// when it starts at a root of its own.
+    pub fork: Option<usize>,
+    /// The anchor on the page nearest before the fork (the fork itself when it is shown).
+    pub fork_anchor: Option<String>,
+    /// Its first user message past the fork, on one line (else empty).
+    pub first: String,
+    /// pi's cost of its assistant messages past the fork.
+    pub cost: f64,
+    /// Its messages past the fork.
+    pub messages: usize,
+}
+
+/// At most this many branches are listed (the page says how many more there are).
+pub const MAX_LISTED: usize = 200;
+
+/// The branches that end at a leaf off `path` and hold a message past where they leave it,
+/// in file order of their leaves; and how many more there are past [`MAX_LISTED`].
+pub fn others(
+    session: &Session,
+    path: &[usize],
+    redact: &dyn Redact,
+) -> anyhow::Result<(Vec<Branch>, usize)> {
+    let n = session.entries.len();
+    let mut on_path = vec![false; n];
+    for &i in path {
+        on_path[i] = true;
+    }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut starts = Vec::new();
+    for i in 0..n {
+        if on_path[i] {
+            continue;
+        }
+        match session.parent_of(i) {
+            Some(p) if !on_path[p] => children[p].push(i),
+            fork => starts.push((i, fork)),
+        }
+    }
+    // What the walk carries down: the fork, the first user message, cost and messages so far.
+    struct Down {
+        fork: Option<usize>,
+        first: Option<String>,
+        cost: f64,
+        messages: usize,
+    }
+    let mut found: Vec<(usize, Branch)> = Vec::new();
+    let mut more = 0;
+    let mut stack: Vec<(usize, std::rc::Rc<Down>)> = Vec::new();
+    let mut seen = vec![false; n];
+    for (start, fork) in starts {
+        stack.push((
+            start,
+            std::rc::Rc::new(Down {
+                fork,
+                first: None,
+                cost: 0.0,
+                messages: 0,
+            }),
+        ));
+        while let Some((i, up)) = stack.pop() {
+            // A parent cycle off the branch is walked once.
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            let mut here = None;
+            if *session.kind(i) == EntryKind::Message {
+                let entry = session.load(i)?;
+                if let Entry::Message(Some(m)) = Entry::of_kind(session.kind(i), &entry) {
+                    let mut down = Down {
+                        fork: up.fork,
+                        first: up.first.clone(),
+                        cost: up.cost,
+                        messages: up.messages + 1,
+                    };
+                    match m.role() {
+                        Role::User if down.first.is_none() => {
+                            let text = m.content().blocks().find_map(|b| match b {
+                                pisess_format::model::content::Block::Text { text } => {
+                                    text.and_then(serde_json::Value::as_str).map(str::to_owned)
+                                }
+                                _ => None,
+                            });
+                            let text = match m.content() {
+                                pisess_format::model::content::Content::Text(s) => {
+                                    Some(s.to_owned())
+                                }
+                                _ => text,
+                            };
+                            down.first = text
+                                .map(|t| super::transcript::one_line(&t, 80))
+                                .filter(|t| !t.is_empty());
+                        }
+                        Role::Assistant => down.cost += Usage::of_value(m.usage()).cost,
+                        _ => {}
+                    }
+                    here = Some(std::rc::Rc::new(down));
+                }
+            }
+            let down = here.unwrap_or(up);
+            if children[i].is_empty() {
+                if down.messages > 0 {
+                    if found.len() == MAX_LISTED {
+                        more += 1;
+                        continue;
+                    }
+                    let first = down.first.as_deref().unwrap_or("");
+                    found.push((
+                        i,
+                        Branch {
+                            leaf: redact.text(session.id(i).unwrap_or("")).into_owned(),
+                            fork: down.fork,
+                            fork_anchor: None,
+                            first: redact
+                                .text(&pisess_format::surrogates::for_display(first))
+                                .into_owned(),
+                            cost: down.cost,
+                            messages: down.messages,
+                        },
+                    ));
+                }
+                continue;
+            }
+            for &c in children[i].iter().rev() {
+                stack.push((c, down.clone()));
+            }
+        }
+    }
+    found.sort_by_key(|(i, _)| *i);
+    Ok((found.into_iter().map(|(_, b)| b).collect(), more))
+}
