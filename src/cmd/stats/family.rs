@@ -199,6 +199,10 @@ const MAX_CHAIN: usize = 64;
 pub(super) struct Counted<'a> {
     paths: Box<dyn Fn() -> Vec<PathBuf> + Sync + 'a>,
     keyed: OnceLock<HashSet<PathBuf>>,
+    /// The counted files by name, keyed: a `parentSession` written on another machine (a store
+    /// synced from another home) names a path that is not this store's, and pi names a
+    /// session's file after its time and id, so the file of that name is that session.
+    by_name: OnceLock<HashMap<std::ffi::OsString, PathBuf>>,
     /// Each chain file's entries, read once however many forks name it.
     sources: Mutex<HashMap<PathBuf, Arc<Chained>>>,
 }
@@ -247,6 +251,7 @@ impl<'a> Counted<'a> {
         Counted {
             paths: Box::new(paths),
             keyed: OnceLock::new(),
+            by_name: OnceLock::new(),
             sources: Mutex::new(HashMap::new()),
         }
     }
@@ -257,6 +262,23 @@ impl<'a> Counted<'a> {
             (self.paths)().iter().map(|p| keys.key(p)).collect()
         });
         keyed.contains(key)
+    }
+
+    /// The chain file `key` when the report counts it, else the counted file of its name.
+    fn resolve(&self, key: &Path) -> PathBuf {
+        if self.contains(key) {
+            return key.to_owned();
+        }
+        let by_name = self.by_name.get_or_init(|| {
+            let mut keys = process_keys();
+            let paths = (self.paths)();
+            (paths.iter())
+                .filter_map(|p| Some((p.file_name()?.to_owned(), keys.key(p))))
+                .collect()
+        });
+        (key.file_name())
+            .and_then(|name| by_name.get(name))
+            .map_or_else(|| key.to_owned(), PathBuf::clone)
     }
 
     /// The entries of the chain file `key`, as copies are matched against them.
@@ -312,7 +334,7 @@ pub(super) fn without_copies(
     let mut keys = process_keys();
     let own = keys.key(&s.path);
     let Chain { mut files, end } = chain(&s.path, &parent, &mut keys, MAX_CHAIN, |p| {
-        read_header(p)
+        read_header(&counted.resolve(p))
             .map(|h| h.parent_session)
             .map_err(|e| io::Error::other(e.to_string()))
     });
@@ -346,8 +368,9 @@ pub(super) fn without_copies(
         End::Root | End::Missing(..) => {}
     }
     let mut sources = Vec::new();
-    for file in files.iter().filter(|f| counted.contains(f)) {
-        match counted.source(file) {
+    let files = files.iter().map(|f| counted.resolve(f));
+    for file in files.filter(|f| counted.contains(f)) {
+        match counted.source(&file) {
             Ok(source) => sources.push(source),
             Err(e) => warnings.push((
                 file.clone(),
