@@ -13,7 +13,9 @@ use crate::views::tree::TreeFilter;
 use pisess_format::model::PI_ROLES;
 
 mod help;
+mod runs;
 use help::*;
+pub use runs::{DiffArgs, DiffFormat, FactsArgs, FilesArgs};
 
 /// Inspect the session files of the pi coding agent.
 ///
@@ -334,45 +336,6 @@ pub struct ContextArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct FilesArgs {
-    /// The session (see SESSION below); default: the one `ls` marks *
-    #[arg(value_parser = session_arg())]
-    pub session: Option<OsString>,
-    /// Only the calls on the active branch (root to the leaf pi resumes at)
-    #[arg(long)]
-    pub branch: bool,
-    /// NDJSON, one object per file, sorted by path: {sessionId, path, reads, writes, edits,
-    /// errors}
-    #[arg(long)]
-    pub json: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct DiffArgs {
-    /// The first run: a SESSION (see below), or SESSION@ENTRY for the branch ending at ENTRY
-    #[arg(value_parser = session_arg())]
-    pub a: OsString,
-    /// The second run, as A
-    #[arg(value_parser = session_arg())]
-    pub b: OsString,
-    /// One JSON object (docs/json.md)
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
-    /// md: GitHub Markdown, for a pull request's comment
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<DiffFormat>,
-    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
-    #[arg(long, value_name = "FILE")]
-    pub prices: Option<std::path::PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
-    /// GitHub-flavoured Markdown
-    Md,
-}
-
-#[derive(Debug, Args)]
 pub struct StatsArgs {
     /// Sessions (see SESSION below); default: the one `ls` marks *, or with --by this project's
     #[arg(value_parser = session_arg())]
@@ -423,35 +386,6 @@ pub struct StatsArgs {
     /// With one SESSION: its family's figures take in its forks and clones too
     #[arg(long)]
     pub forks: bool,
-}
-
-#[derive(Debug, Args)]
-pub struct FactsArgs {
-    /// Every project's sessions, not only this project's
-    #[arg(short, long)]
-    pub all: bool,
-    /// A label every row carries, KEY=VALUE: host=NAME or user=NAME; repeatable
-    ///
-    /// Defaults: the system's hostname and $USER. A label holding a control character is
-    /// refused (exit 2).
-    #[arg(long = "label", value_name = "KEY=VALUE")]
-    pub labels: Vec<String>,
-    /// Write each cwd as a salted hash (the salt: $PISESS_FACTS_SALT)
-    ///
-    /// The same path and salt give the same hash on every machine, so a team that shares the
-    /// salt still groups by project; without a salt the command refuses (exit 2).
-    #[arg(long)]
-    pub redact_paths: bool,
-    /// Emit only the rows FILE does not record as emitted, then record them (created if absent)
-    ///
-    /// A row whose facts changed since (its active flag, once the branch moved) is emitted
-    /// again with a higher version. A cursor of another store or of a newer pisess is refused
-    /// (exit 2); it is updated only after every row was written.
-    #[arg(long, value_name = "FILE")]
-    pub cursor: Option<std::path::PathBuf>,
-    /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
-    #[arg(long, value_name = "FILE")]
-    pub prices: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -695,7 +629,7 @@ pub struct RmArgs {
 
 /// A SESSION argument: any bytes (a path need not be UTF-8), but never empty or blank, which
 /// would name nothing (`pisess rm -y "$S"` with `S` unset is a usage error, not "any session").
-fn session_arg() -> impl clap::builder::TypedValueParser<Value = OsString> {
+pub(crate) fn session_arg() -> impl clap::builder::TypedValueParser<Value = OsString> {
     use clap::builder::TypedValueParser as _;
     clap::builder::OsStringValueParser::new().try_map(|s: OsString| {
         if pisess_store::util::usage::is_blank(&s) {

@@ -34,6 +34,7 @@ use pisess_store::select::{self, SelectError, Selected};
 use pisess_store::summary::{Detail, Summary};
 use pisess_store::util::usage::UsageError;
 
+mod ask;
 mod empty;
 mod family;
 use empty::{holds_what_a_person_would_miss, summarize_keeping};
@@ -250,7 +251,7 @@ pub fn run(
         Some(Nothing::Planned)
     } else if args.dry_run {
         Some(Nothing::DryRun)
-    } else if !confirm(args, env, planned, diag, stdin)? {
+    } else if !ask::confirm(args, env, planned, diag, stdin)? {
         Some(Nothing::Declined)
     } else {
         None
@@ -540,50 +541,6 @@ fn check(c: Candidate, rules: &Rules) -> Result<Target, NotRemoved> {
 /// Opens a file for reading without following a symlink and without waiting on a FIFO.
 fn open_no_follow(path: &Path) -> io::Result<fs::File> {
     pisess_format::util::file::open_nonblocking(path, pisess_format::util::file::Links::Refuse)
-}
-
-/// The question on a terminal; without one, only `--yes` lets the removal go on.
-fn confirm(
-    args: &RmArgs,
-    env: &Env,
-    count: usize,
-    diag: &mut Diag,
-    stdin: &mut dyn Read,
-) -> anyhow::Result<bool> {
-    if args.yes {
-        return Ok(true);
-    }
-    // The plan is on the screen already (it was flushed before anything else).
-    if !env.stdin_tty {
-        anyhow::bail!(
-            "not removing {}: standard input is not a terminal, so nobody can confirm (add --yes)",
-            sessions(count)
-        );
-    }
-    let err = diag.stderr();
-    write!(err, "Remove {}? [y/N] ", sessions(count))?;
-    err.flush()?;
-    let answer = read_line(stdin)?;
-    Ok(matches!(
-        answer.trim().to_ascii_lowercase().as_str(),
-        "y" | "yes"
-    ))
-}
-
-/// One line of the answer, byte by byte so nothing past it is consumed; EOF is "no".
-fn read_line(stdin: &mut dyn Read) -> io::Result<String> {
-    let mut line = Vec::new();
-    let mut byte = [0u8; 1];
-    loop {
-        match stdin.read(&mut byte) {
-            Ok(0) => break,
-            Ok(_) if byte[0] == b'\n' => break,
-            Ok(_) => line.push(byte[0]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(String::from_utf8_lossy(&line).into_owned())
 }
 
 /// `1 session`, `2 sessions`.
@@ -1069,8 +1026,8 @@ mod tests {
 
     #[test]
     fn answers() {
-        assert_eq!(read_line(&mut &b"y\nrest"[..]).unwrap(), "y");
-        assert_eq!(read_line(&mut &b""[..]).unwrap(), "");
+        assert_eq!(super::ask::read_line(&mut &b"y\nrest"[..]).unwrap(), "y");
+        assert_eq!(super::ask::read_line(&mut &b""[..]).unwrap(), "");
         assert_eq!(sessions(1), "1 session");
         assert_eq!(sessions(3), "3 sessions");
     }
