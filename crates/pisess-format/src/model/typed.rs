@@ -121,6 +121,7 @@ impl<'a> Message<'a> {
         tool_call_id: "toolCallId",
         tool_name: "toolName",
         is_error: "isError",
+        details: "details",
         // custom
         custom_type: "customType",
         // bashExecution

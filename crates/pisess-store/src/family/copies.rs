@@ -44,6 +44,7 @@ use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use pisess_format::model::{Entry, Role};
 use serde_json::Value;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -301,20 +302,23 @@ pub struct Delegated {
 /// `details.result.details`; written twice per run, running then final). The details must have a
 /// string `mode` and a `results` array. `None` for any other entry.
 pub fn delegation(entry: &Value) -> Option<Delegation> {
-    let (details, has_usage) = match entry.get("type")?.as_str()? {
-        "message" => {
-            let message = entry.get("message")?;
-            let tool = message.get("toolName").and_then(Value::as_str);
-            if message.get("role")?.as_str()? != "toolResult"
+    let (details, has_usage) = match Entry::of(entry) {
+        Entry::Message(Some(message)) => {
+            let tool = message.tool_name().and_then(Value::as_str);
+            if message.role() != Role::ToolResult
                 || !tool.is_some_and(|t| SUBAGENT_TOOLS.contains(&t))
             {
                 return None;
             }
-            let usage = message.get("usage").is_some_and(Value::is_object);
-            (message.get("details")?, usage)
+            let usage = message.usage().is_some_and(Value::is_object);
+            (message.details()?, usage)
         }
-        "custom_message" if entry.get("customType")?.as_str()? == SLASH_RESULT => {
-            (entry.get("details")?.get("result")?.get("details")?, false)
+        Entry::CustomMessage {
+            custom_type,
+            details,
+            ..
+        } if custom_type?.as_str()? == SLASH_RESULT => {
+            (details?.get("result")?.get("details")?, false)
         }
         _ => return None,
     };
