@@ -115,6 +115,7 @@ impl<'a> Message<'a> {
         provider: "provider",
         model: "model",
         usage: "usage",
+        response_id: "responseId",
         stop_reason: "stopReason",
         error_message: "errorMessage",
         // toolResult
