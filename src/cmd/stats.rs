@@ -107,7 +107,7 @@ pub fn run(
             let scope = if args.all { Scope::All } else { Scope::Project };
             // A fork or clone leaves out what it copied from a file the report counts.
             let rules = grouper.rules();
-            let counted = family::Counted::new(|| {
+            let counted = family::counted(|| {
                 listing::files(&env.location, scope).map_or_else(|_| Vec::new(), |f| f.files)
             });
             failed = listing::walk(
@@ -421,7 +421,7 @@ fn read_many(
         let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
         let paths: Vec<std::path::PathBuf> =
             listing.sessions.iter().map(|s| s.path.clone()).collect();
-        let counted = family::Counted::new(|| paths.clone());
+        let counted = family::counted(|| paths.clone());
         let mut sessions = Vec::with_capacity(listing.sessions.len());
         for s in listing.sessions {
             let (s, mut warnings) = family::without_copies(s, &counted);
@@ -464,7 +464,7 @@ fn read_many(
     }
     // A fork or clone named with its source leaves out what it copied from it.
     let paths: Vec<std::path::PathBuf> = sessions.iter().map(|s| s.path.clone()).collect();
-    let counted = family::Counted::new(|| paths.clone());
+    let counted = family::counted(|| paths.clone());
     let sessions = (sessions.into_iter())
         .map(|s| {
             let (s, warnings) = family::without_copies(s, &counted);

@@ -11,18 +11,13 @@
 //! folder are read again.
 
 use std::collections::{HashMap, HashSet};
-use std::io;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
 use pisess_format::model::{EntryKind, EntryLine, Header, Usage};
-use pisess_format::scan::{read_header, Input, Pass, ScanError};
-use pisess_store::family::copies::{
-    chain, delegation, share, Chain, Copying, Delegation, End, Share, Source,
-};
+use pisess_store::family::chains::{Chains, Up};
+use pisess_store::family::copies::{delegation, share, Copying, Delegation, Share, Source};
 use pisess_store::family::runs::{self, Limits, Made};
 use pisess_store::family::thread::PathKeys;
 use pisess_store::listing::{self, Scope};
@@ -123,8 +118,7 @@ pub(crate) fn read(path: &Path) -> Option<Family> {
             Err(e) => warnings.push((file, format!("cannot read this subagent run: {e}"))),
         }
     }
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let mut keys = PathKeys::new(&cwd);
+    let mut keys = PathKeys::new(&cwd());
     let in_family: HashSet<PathBuf> = members.iter().map(|m| keys.key(&m.path)).collect();
     // The child files the members' tool results name that are members, as written.
     let named: HashSet<&str> = (delegations.iter().flat_map(HashMap::values))
@@ -191,194 +185,31 @@ fn reported(usage: Option<&Value>) -> Usage {
     Usage::of_value(Some(&usage))
 }
 
-/// The most files followed up one `parentSession` chain: deeper chains are hostile or broken.
-const MAX_CHAIN: usize = 64;
-
-/// The files a report counts, keyed as pi keys paths ([`PathKeys`]) when the first fork asks
-/// (a store without forks pays nothing), for [`without_copies`].
-pub(super) struct Counted<'a> {
-    paths: Box<dyn Fn() -> Vec<PathBuf> + Sync + 'a>,
-    keyed: OnceLock<HashSet<PathBuf>>,
-    /// The counted files by name, keyed: a `parentSession` written on another machine (a store
-    /// synced from another home) names a path that is not this store's, and pi names a
-    /// session's file after its time and id, so the file of that name is that session.
-    by_name: OnceLock<HashMap<std::ffi::OsString, PathBuf>>,
-    /// Each chain file's entries, read once however many forks name it.
-    sources: Mutex<HashMap<PathBuf, Arc<Chained>>>,
-}
-
-/// A chain file's entries as copies are matched against them. Most copies are the very bytes
-/// (`forkFrom` writes each entry again with `JSON.stringify`, as pi wrote it): matched by a hash
-/// of the line. An entry whose id is the file's but whose bytes are not (re-chained by
-/// `createBranchedSession`, or another spelling) is compared as parsed JSON, for which the
-/// file is read again, once, only then.
-struct Chained {
-    path: PathBuf,
-    lines: HashSet<u128>,
-    ids: HashSet<Box<str>>,
-    parsed: OnceLock<Option<Source>>,
-}
-
-impl Chained {
-    fn holds(&self, e: &EntryLine) -> bool {
-        let Some(id) = &e.id else { return false };
-        if self.lines.contains(&xxhash_rust::xxh3::xxh3_128(e.json)) {
-            return true;
-        }
-        if !self.ids.contains(&**id) {
-            return false;
-        }
-        let parsed = self.parsed.get_or_init(|| {
-            let mut source = Source::default();
-            let read = Pass::new().run(Input::Path(&self.path), |_, e| {
-                if let Ok(value) = serde_json::from_slice::<Value>(e.json) {
-                    source.add(&value);
-                }
-                ControlFlow::Continue(())
-            });
-            read.ok().map(|_| source)
-        });
-        parsed.as_ref().is_some_and(|source| {
-            serde_json::from_slice::<Value>(e.json)
-                .is_ok_and(|value| source.holds(&value, Copying::Verbatim))
-        })
-    }
-}
-
-impl<'a> Counted<'a> {
-    /// `paths` lists the report's files, when a fork first asks.
-    pub(super) fn new(paths: impl Fn() -> Vec<PathBuf> + Sync + 'a) -> Counted<'a> {
-        Counted {
-            paths: Box::new(paths),
-            keyed: OnceLock::new(),
-            by_name: OnceLock::new(),
-            sources: Mutex::new(HashMap::new()),
-        }
-    }
-
-    fn contains(&self, key: &Path) -> bool {
-        let keyed = self.keyed.get_or_init(|| {
-            let mut keys = process_keys();
-            (self.paths)().iter().map(|p| keys.key(p)).collect()
-        });
-        keyed.contains(key)
-    }
-
-    /// The chain file `key` when the report counts it, else the counted file of its name.
-    fn resolve(&self, key: &Path) -> PathBuf {
-        if self.contains(key) {
-            return key.to_owned();
-        }
-        let by_name = self.by_name.get_or_init(|| {
-            let mut keys = process_keys();
-            let paths = (self.paths)();
-            (paths.iter())
-                .filter_map(|p| Some((p.file_name()?.to_owned(), keys.key(p))))
-                .collect()
-        });
-        (key.file_name())
-            .and_then(|name| by_name.get(name))
-            .map_or_else(|| key.to_owned(), PathBuf::clone)
-    }
-
-    /// The entries of the chain file `key`, as copies are matched against them.
-    fn source(&self, key: &Path) -> Result<Arc<Chained>, ScanError> {
-        let known = self.sources.lock().ok().and_then(|s| s.get(key).cloned());
-        if let Some(source) = known {
-            return Ok(source);
-        }
-        let mut source = Chained {
-            path: key.to_owned(),
-            lines: HashSet::new(),
-            ids: HashSet::new(),
-            parsed: OnceLock::new(),
-        };
-        Pass::new().run(Input::Path(key), |_, e| {
-            if let Some(id) = &e.id {
-                source.lines.insert(xxhash_rust::xxh3::xxh3_128(e.json));
-                source.ids.insert(Box::from(&**id));
-            }
-            ControlFlow::Continue(())
-        })?;
-        let source = Arc::new(source);
-        if let Ok(mut sources) = self.sources.lock() {
-            sources.insert(key.to_owned(), Arc::clone(&source));
-        }
-        Ok(source)
-    }
-}
-
-fn process_keys() -> PathKeys {
-    PathKeys::new(&std::env::current_dir().unwrap_or_default())
+fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_default()
 }
 
 /// `s` without the entries it copied from a file up its `parentSession` chain that the report
-/// also counts (`copies::chain`, `Source` as pi copies: everything but `parentId`), so that a
-/// fork or clone and its source count each entry once; with what the chain had to say (a cycle,
-/// a limit). A session without `parentSession`, or whose chain holds no counted file, is
+/// also counts (`family::chains`, `copies::Source` as pi copies: everything but `parentId`), so
+/// that a fork or clone and its source count each entry once; with what the chain had to say (a
+/// cycle, a limit). A session without `parentSession`, or whose chain holds no counted file, is
 /// returned as it is, not read again. A source that is gone, or that the report does not count
 /// (outside the store, another project), leaves the copies counted in `s`: its only record here.
-/// A cycle of `parentSession`s is cut at its member whose path sorts first, which is then a
-/// root: every other member's chain ends there, so an entry they share counts once.
 pub(super) fn without_copies(
     s: Summary,
-    counted: &Counted<'_>,
+    counted: &Chains<'_>,
 ) -> (Summary, Vec<(PathBuf, String)>) {
-    let mut warnings = Vec::new();
     let Some(parent) = s.parent_session.clone().filter(|p| !p.is_empty()) else {
-        return (s, warnings);
+        return (s, Vec::new());
     };
     if s.tally.is_none() {
-        return (s, warnings);
+        return (s, Vec::new());
     }
-    let mut keys = process_keys();
-    let own = keys.key(&s.path);
-    let Chain { mut files, end } = chain(&s.path, &parent, &mut keys, MAX_CHAIN, |p| {
-        read_header(&counted.resolve(p))
-            .map(|h| h.parent_session)
-            .map_err(|e| io::Error::other(e.to_string()))
-    });
-    match &end {
-        End::Cycle(at) => {
-            let members = match files.iter().position(|f| f == at) {
-                Some(i) => files[i..].to_vec(),
-                None => std::iter::once(own.clone()).chain(files.clone()).collect(),
-            };
-            let cut = members.iter().min().expect("a cycle has members").clone();
-            match files.iter().position(|f| *f == cut) {
-                Some(i) => files.truncate(i + 1),
-                None => files.clear(),
-            }
-            warnings.push((
-                s.path.clone(),
-                format!(
-                    "its parentSession chain comes back to {}: the cycle is counted as if {} had none",
-                    at.display(),
-                    cut.display()
-                ),
-            ));
-        }
-        End::Limit => warnings.push((
-            s.path.clone(),
-            format!(
-                "its parentSession chain is longer than {MAX_CHAIN} files: \
-                 its copies are matched against the first {MAX_CHAIN} only"
-            ),
-        )),
-        End::Root | End::Missing(..) => {}
-    }
-    let mut sources = Vec::new();
-    let files = files.iter().map(|f| counted.resolve(f));
-    for file in files.filter(|f| counted.contains(f)) {
-        match counted.source(&file) {
-            Ok(source) => sources.push(source),
-            Err(e) => warnings.push((
-                file.clone(),
-                format!("cannot read it to match its copies: {e}"),
-            )),
-        }
-    }
-    if sources.iter().all(|s| s.ids.is_empty()) {
+    let Up {
+        files: sources,
+        mut warnings,
+    } = counted.up(&s.path, &parent, true);
+    if sources.iter().all(|s| s.is_empty()) {
         return (s, warnings);
     }
     // Read again whole: a tally from the cache has no row ids.
@@ -424,7 +255,7 @@ pub(super) struct Forks {
 
 pub(super) fn forks(session: &Path, loc: &Location) -> anyhow::Result<Forks> {
     let listing = listing::list(loc, Scope::All, Detail::Listing)?;
-    let mut keys = process_keys();
+    let mut keys = PathKeys::new(&cwd());
     let mut under: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
     for s in &listing.sessions {
         if let Some(parent) = s.parent_session.as_deref().filter(|p| !p.is_empty()) {
@@ -452,7 +283,7 @@ pub(super) fn forks(session: &Path, loc: &Location) -> anyhow::Result<Forks> {
     let family: Vec<PathBuf> = std::iter::once(session.to_owned())
         .chain(found.iter().cloned())
         .collect();
-    let counted = Counted::new(|| family.clone());
+    let counted = counted(|| family.clone());
     let mut out = Forks {
         forks: Vec::new(),
         runs: Vec::new(),
@@ -486,4 +317,9 @@ pub(super) fn forks(session: &Path, loc: &Location) -> anyhow::Result<Forks> {
         }
     }
     Ok(out)
+}
+
+/// The chains of a report's forks, matched against the files `paths` lists.
+pub(super) fn counted<'a>(paths: impl Fn() -> Vec<PathBuf> + Sync + 'a) -> Chains<'a> {
+    Chains::new(&cwd(), paths)
 }

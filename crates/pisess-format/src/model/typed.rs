@@ -115,12 +115,14 @@ impl<'a> Message<'a> {
         provider: "provider",
         model: "model",
         usage: "usage",
+        response_id: "responseId",
         stop_reason: "stopReason",
         error_message: "errorMessage",
         // toolResult
         tool_call_id: "toolCallId",
         tool_name: "toolName",
         is_error: "isError",
+        details: "details",
         // custom
         custom_type: "customType",
         // bashExecution

@@ -44,6 +44,7 @@ use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use pisess_format::model::{Entry, Message, Role};
 use serde_json::Value;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -102,7 +103,7 @@ fn content_key(entry: &Value) -> Option<u128> {
     let Value::Object(map) = entry else {
         return None;
     };
-    let compaction = map.get("type").and_then(Value::as_str) == Some("compaction");
+    let compaction = matches!(Entry::of(entry), Entry::Compaction { .. });
     let mut hasher = Xxh3::new();
     hasher.update(b"content");
     hash_object(&mut hasher, map, &|key| {
@@ -114,21 +115,22 @@ fn content_key(entry: &Value) -> Option<u128> {
 /// The fields a pi-subagents rewrite of a copied entry keeps.
 fn stamp_key(entry: &Value) -> Option<u128> {
     let id = id(entry)?;
-    let field = |v: Option<&Value>, key: &str| v.and_then(|v| v.get(key)).cloned();
-    let message = entry.get("message");
+    let field = |key: &str| entry.get(key);
+    // Whatever the entry's type: both sides of a match are keyed alike.
+    let message = entry.get("message").map(Message);
     let stamp = Value::Array(
         [
-            Some(Value::String(id.to_owned())),
-            field(Some(entry), "type"),
-            field(Some(entry), "timestamp"),
-            field(Some(entry), "usage"),
-            field(message, "role"),
-            field(message, "timestamp"),
-            field(message, "responseId"),
-            field(message, "usage"),
+            Some(&Value::String(id.to_owned())),
+            field("type"),
+            field("timestamp"),
+            field("usage"),
+            message.and_then(Message::role_value),
+            message.and_then(Message::timestamp),
+            message.and_then(Message::response_id),
+            message.and_then(Message::usage),
         ]
         .into_iter()
-        .map(|v| v.unwrap_or(Value::Null))
+        .map(|v| v.cloned().unwrap_or(Value::Null))
         .collect(),
     );
     let mut hasher = Xxh3::new();
@@ -301,20 +303,23 @@ pub struct Delegated {
 /// `details.result.details`; written twice per run, running then final). The details must have a
 /// string `mode` and a `results` array. `None` for any other entry.
 pub fn delegation(entry: &Value) -> Option<Delegation> {
-    let (details, has_usage) = match entry.get("type")?.as_str()? {
-        "message" => {
-            let message = entry.get("message")?;
-            let tool = message.get("toolName").and_then(Value::as_str);
-            if message.get("role")?.as_str()? != "toolResult"
+    let (details, has_usage) = match Entry::of(entry) {
+        Entry::Message(Some(message)) => {
+            let tool = message.tool_name().and_then(Value::as_str);
+            if message.role() != Role::ToolResult
                 || !tool.is_some_and(|t| SUBAGENT_TOOLS.contains(&t))
             {
                 return None;
             }
-            let usage = message.get("usage").is_some_and(Value::is_object);
-            (message.get("details")?, usage)
+            let usage = message.usage().is_some_and(Value::is_object);
+            (message.details()?, usage)
         }
-        "custom_message" if entry.get("customType")?.as_str()? == SLASH_RESULT => {
-            (entry.get("details")?.get("result")?.get("details")?, false)
+        Entry::CustomMessage {
+            custom_type,
+            details,
+            ..
+        } if custom_type?.as_str()? == SLASH_RESULT => {
+            (details?.get("result")?.get("details")?, false)
         }
         _ => return None,
     };

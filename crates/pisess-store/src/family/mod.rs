@@ -18,6 +18,7 @@
 //!
 //! docs/format.md ("Subagent runs, forks and clones") lists the layouts and the rules for users.
 
+pub mod chains;
 pub mod copies;
 #[cfg(test)]
 mod differential;
