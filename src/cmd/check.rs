@@ -630,7 +630,7 @@ fn read_once(
             let reader = BufReader::with_capacity(256 * 1024, read);
             search_stream_and(reader, stem, d, &mut sinks)?
         }
-        (Some(_), Input::Path(_) | Input::Bytes(..)) => {
+        (Some(_), Input::Path(_) | Input::Bytes(..) | Input::Buffered(..)) => {
             unreachable!("check reads an opened file or standard input")
         }
         (None, input) => {

@@ -346,6 +346,9 @@ pub enum Input<'a> {
     Stream(&'a mut dyn io::Read, &'a str),
     /// Bytes held in memory, named `stem`.
     Bytes(&'a [u8], &'a str),
+    /// A whole file's bytes as the caller reads them ([`whole_file`], wrapped: the summary
+    /// cache hashes them on the way), named `stem`.
+    Buffered(&'a mut dyn io::BufRead, &'a str),
 }
 
 impl Input<'_> {
@@ -480,6 +483,7 @@ impl<'p> Pass<'p> {
                 self.run_reader(BufReader::with_capacity(256 * 1024, read), stem, on_entry)
             }
             Input::Bytes(bytes, stem) => self.run_reader(bytes, stem, on_entry),
+            Input::Buffered(read, stem) => self.run_reader(read, stem, on_entry),
         }
     }
 

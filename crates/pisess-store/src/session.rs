@@ -312,7 +312,9 @@ impl<'o> Indexer<'o> {
             }
             Input::File(opened) => (opened.path.display().to_string(), None),
             Input::Path(path) => (path.display().to_string(), None),
-            Input::Stream(_, stem) | Input::Bytes(_, stem) => (stem.to_string(), None),
+            Input::Stream(_, stem) | Input::Bytes(_, stem) | Input::Buffered(_, stem) => {
+                (stem.to_string(), None)
+            }
         };
         Ok(Indexer {
             name,

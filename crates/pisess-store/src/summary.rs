@@ -144,7 +144,7 @@ pub fn summarize<'a>(
     } = options;
     let (name, file, bytes) = match &input {
         Input::File(opened) => (String::new(), Some(*opened), None),
-        Input::Stream(_, stem) => (stem.to_string(), None, None),
+        Input::Stream(_, stem) | Input::Buffered(_, stem) => (stem.to_string(), None, None),
         Input::Bytes(b, stem) => (stem.to_string(), None, Some(b.len() as u64)),
         Input::Path(_) => unreachable!("opened above"),
     };

@@ -9,7 +9,7 @@
 //! same size, replaced, renamed, edited and then appended to) is read whole.
 
 use std::fs::File;
-use std::io::{Seek, SeekFrom};
+use std::io::{self, BufRead, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -78,17 +78,23 @@ impl<'a> Cache<'a, Summaries> {
         let folder = self.folders.get(folder);
         let slot = folder.and_then(|f| f.slots.get(name));
         let read = |opened: &OpenedFile, key| {
-            let (summary, report, fold) = folder
+            if let Some(read) = folder
                 .zip(slot)
                 .and_then(|(f, s)| read_on(f, s, opened, key))
-                .unwrap_or_else(|| {
-                    let pass = Pass::new().reading(reading);
-                    summary::fold(pass, Input::File(opened), None, Detail::Listing, |_, _| {})
-                })?;
-            Ok((summary, (report, fold)))
+            {
+                let (summary, report, fold) = read?;
+                return Ok((summary, (report, fold, None)));
+            }
+            // Read whole: its bytes are hashed as the scan reads them, for the record.
+            let mut bytes = Hashing::new(scan::whole_file(opened, reading)?);
+            let input = Input::Buffered(&mut bytes, &opened.stem);
+            let (summary, report, fold) =
+                summary::fold(Pass::new(), input, None, Detail::Listing, |_, _| {})?;
+            let hash = bytes.hash_of(report.tail.end);
+            Ok((summary, (report, fold, hash)))
         };
-        self.read_file(path, read, |summary, (report, fold), file, key| {
-            self.record(file, key, summary, report, fold)
+        self.read_file(path, read, |summary, (report, fold, hash), file, key| {
+            self.record(file, key, summary, report, fold, hash)
         })
     }
 
@@ -101,10 +107,11 @@ impl<'a> Cache<'a, Summaries> {
         summary: &Summary,
         report: ScanReport,
         mut fold: Fold,
+        hash: Option<u64>,
     ) -> Option<Record> {
         let resume = report.resumable().then(|| {
             let resume = Resume {
-                prefix_hash: prefix_hash(file, report.tail.end)?,
+                prefix_hash: hash.or_else(|| prefix_hash(file, report.tail.end))?,
                 had_first_message: fold.take_first_message(),
                 fold,
                 report: report.with_header(|h| ByteBuf::from(h.stored)),
@@ -132,6 +139,63 @@ fn prefix_hash(file: &File, end: u64) -> Option<u64> {
         at += n as u64;
     }
     Some(hasher.digest())
+}
+
+/// A reader that hashes what is consumed of it, as [`prefix_hash`] would hash the same bytes:
+/// the scan of a file read whole hashes its bytes as it goes, where reading the file a second
+/// time for its record cost a first run a second copy of every byte, a hash pass over it, and
+/// a zeroed buffer per file (a fifth of `ls`'s instructions on an empty cache).
+struct Hashing<R> {
+    inner: R,
+    hasher: xxhash_rust::xxh3::Xxh3,
+    /// The bytes hashed; `None` once a consumed piece could not be seen (never expected).
+    len: Option<u64>,
+}
+
+impl<R: BufRead> Hashing<R> {
+    fn new(inner: R) -> Self {
+        Hashing {
+            inner,
+            hasher: xxhash_rust::xxh3::Xxh3::new(),
+            len: Some(0),
+        }
+    }
+
+    /// The hash of the bytes `[0, end)`, when they are exactly what was consumed.
+    fn hash_of(&self, end: u64) -> Option<u64> {
+        (self.len == Some(end)).then(|| self.hasher.digest())
+    }
+}
+
+impl<R: BufRead> Read for Hashing<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let buf = self.inner.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Hashing<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        // What is consumed was handed out by `fill_buf` and is still buffered: no read here.
+        self.len = match self.inner.fill_buf() {
+            Ok(buf) if buf.len() >= n => {
+                self.hasher.update(&buf[..n]);
+                self.len.map(|len| len + n as u64)
+            }
+            _ => None,
+        };
+        self.inner.consume(n);
+    }
 }
 
 /// A file that grew read on from where its fold ended, when it is the same file with the same
@@ -242,6 +306,36 @@ mod tests {
         let key = FileKey::of(&opened.meta);
         let (summary, ..) = read_on(folder, slot, &opened, key)?.unwrap();
         Some(summary)
+    }
+
+    /// The hash taken as the scan reads a file is the one read back from the file: across the
+    /// reader's buffers, lines longer than a buffer, blank lines, a bad line and a torn tail,
+    /// on this thread and read ahead.
+    #[test]
+    fn the_hash_taken_while_scanning_is_the_prefix_hash() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.jsonl");
+        let mut text = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#.to_owned() + "\n";
+        for n in 0..400 {
+            text += &line(n, &"x".repeat(100 + n as usize * 997 % 5000));
+            if n % 50 == 0 {
+                text += "\n  \nnot json\n";
+            }
+        }
+        text += &line(400, &"y".repeat(8_500_000));
+        text += r#"{"type":"message","id":"t"#;
+        fs::write(&path, &text).unwrap();
+        for reading in [Reading::OnThisThread, Reading::AheadIfBig] {
+            let opened = open_file(&path).unwrap();
+            let mut bytes = Hashing::new(scan::whole_file(&opened, reading).unwrap());
+            let input = Input::Buffered(&mut bytes, &opened.stem);
+            let (_, report, _) =
+                summary::fold(Pass::new(), input, None, Detail::Listing, |_, _| {}).unwrap();
+            assert_eq!(report.tail.end, text.len() as u64);
+            let hash = bytes.hash_of(report.tail.end);
+            assert!(hash.is_some());
+            assert_eq!(hash, prefix_hash(&opened.file, report.tail.end));
+        }
     }
 
     /// An append is read on from where the fold ended (what makes a grown file cheap), and
