@@ -169,8 +169,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                "ls", "show", "tree", "path", "context", "stats", "facts", "files", "diff", "check", "rm",
-                "grep", "export"
+                "ls", "show", "tree", "path", "context", "stats", "facts", "files", "diff",
+                "check", "rm", "grep", "export"
             ]
         );
         assert!(cmd.get_arguments().any(|a| a.get_id() == "session_dir"));

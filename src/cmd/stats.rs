@@ -5,8 +5,8 @@
 //! next request's size also needs the index `context` builds, a second read of that file only.
 //! Data first ([`One`], buckets, rows), then one of the renderers.
 
-pub(crate) mod family;
 mod copies;
+pub(crate) mod family;
 mod human;
 mod table;
 
@@ -123,8 +123,7 @@ pub fn run(
                         match stem.then(|| family::read(&s.path)).flatten() {
                             Some(mut f) => {
                                 let first = f.members.remove(0);
-                                let (first, mut warnings) =
-                                    family::without_copies(first, &counted);
+                                let (first, mut warnings) = family::without_copies(first, &counted);
                                 warnings.append(&mut f.warnings);
                                 let runs = f.members.iter().map(|m| rules.share(m)).collect();
                                 (s, rules.share(&first), runs, warnings)
