@@ -203,3 +203,85 @@ fn a_session_without_runs_has_no_marks() {
     let json = run_in(tmp.path(), &["tree", PARENT, "--json"]);
     assert!(!json.stdout.contains("subagentRuns"), "{}", json.stdout);
 }
+
+/// What a hostile run answers: markup that would end the run's disclosure, its article, or the
+/// Markdown quote, and a script.
+pub(crate) const HOSTILE: &str = "</details></article><script>window.pwned=1</script><img src=x onerror=\"window.pwned=2\">\n\n# not a heading of the page\n```\nfence\n\u{1b}]52;c;AAAA\u{7}";
+
+#[test]
+fn export_md_quotes_each_run_under_the_call_that_started_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    store(tmp.path(), HOSTILE);
+    let out = run_in(tmp.path(), &["export", PARENT, "-f", "md"]).stdout;
+    let start = out.find("> **⤷ subagent run aaaa0001").expect(&out);
+    // Under the assistant item that made the call, before the next item.
+    let call = out.find("Assistant · anthropic/claude-opus").unwrap();
+    let next = out.find("The reviewer is done.").unwrap();
+    assert!(call < start && start < next, "{out}");
+    // Every line of the run's section is quoted, its hostile lines included: the quote holds.
+    let section: Vec<&str> = out[start..next]
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(section.iter().all(|l| l.starts_with('>')), "{section:#?}");
+    assert!(section
+        .iter()
+        .any(|l| l.contains("Looks") || l.contains("not a heading")));
+    assert!(!out.contains("\n# not a heading"), "{out}");
+    assert!(!out.contains("<script>"), "{out}");
+    // The slash command's run, once, under its message.
+    assert_eq!(out.matches("subagent run bbbb0002").count(), 1, "{out}");
+    assert!(out.contains("> Scouted."), "{out}");
+    snap!("export_md_subagent_runs", out);
+
+    let without = run_in(
+        tmp.path(),
+        &["export", PARENT, "-f", "md", "--no-subagents"],
+    )
+    .stdout;
+    assert!(!without.contains("subagent run"), "{without}");
+    assert!(!without.contains("Scouted."), "{without}");
+}
+
+#[test]
+fn export_html_nests_each_run_in_a_collapsed_disclosure_escaped_as_the_parent() {
+    let tmp = tempfile::tempdir().unwrap();
+    store(tmp.path(), HOSTILE);
+    let out = run_in(tmp.path(), &["export", PARENT, "-f", "html"]).stdout;
+    let run = out.find("<details class=run>").expect("a run");
+    let end = out[run..].find("</details>\n</article>").unwrap() + run;
+    let section = &out[run..end];
+    assert!(
+        section.contains("&lt;/details&gt;&lt;/article&gt;&lt;script&gt;"),
+        "{section}"
+    );
+    assert!(
+        !section.contains("<script>") && !section.contains("<img"),
+        "{section}"
+    );
+    // Inside the assistant's article, whose anchors stay unique: the run's are prefixed.
+    let article = out[..run].rfind("<article").unwrap();
+    assert!(
+        out[article..run].contains("id=m-a1"),
+        "{}",
+        &out[article..run]
+    );
+    assert!(section.contains("id=r1-m-u1"), "{section}");
+    assert_eq!(out.matches("id=m-u1>").count(), 1);
+    assert_eq!(out.matches("<details class=run>").count(), 2);
+    let without = run_in(
+        tmp.path(),
+        &["export", PARENT, "-f", "html", "--no-subagents"],
+    );
+    assert!(!without.stdout.contains("class=run"));
+}
+
+#[test]
+fn export_redact_takes_a_runs_secret_out_of_the_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    let token = "sk-ant-api03-PtYgjmUhBel31iEl2hpChYgCfrL1spNxnyVmihA_2O76UMFxFkM_R5Kjp1vRt-1fjORS_6ilI8ihN5KXSc7Tvo_hBKqFYAA";
+    store(tmp.path(), &format!("the token is {token}"));
+    let out = run_in(tmp.path(), &["export", PARENT, "-f", "md", "--redact"]).stdout;
+    assert!(out.contains("subagent run aaaa0001"), "{out}");
+    assert!(!out.contains(token), "{out}");
+}
