@@ -898,7 +898,9 @@ mod tests {
         let tree = Tree::build(&session);
         let labels = HashMap::new();
         let line_of_result = |tool_calls: &ToolCalls| {
+            let started = Started::default();
             let view = View {
+                started: &started,
                 session: &session,
                 tree: &tree,
                 tool_calls,

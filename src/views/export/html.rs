@@ -160,9 +160,9 @@ fn render_items(out: &mut Out<'_>, t: &Transcript, view: View) {
 /// A subagent run inside the item that started it: collapsed, its transcript rendered as the
 /// page's own (escaped by the same code), its own runs nested in turn.
 fn render_run(out: &mut Out<'_>, run: &Subagent, view: View) {
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<details class=run><summary><b>{}</b> · {} · {} messages</summary>\n",
+        "<details class=run><summary><b>{}</b> · {} · {} messages</summary>",
         name(&run.title),
         esc(&crate::views::style::money(
             run.transcript.cost,
