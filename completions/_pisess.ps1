@@ -392,6 +392,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'An archive of every project''s sessions (-o DIR): one page each and an index')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'An archive into a folder that already holds files: its pages and index replace files of the same names, the others stay')
             [CompletionResult]::new('--no-thinking', '--no-thinking', [CompletionResultType]::ParameterName, 'Leave the assistant''s thinking out (md and html)')
+            [CompletionResult]::new('--no-subagents', '--no-subagents', [CompletionResultType]::ParameterName, 'Leave out the subagent runs the branch started (md and html show each inline, collapsed, under the call that started it)')
             [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind fingerprint] before it is written, in every text, id and name of every format')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')

@@ -318,7 +318,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__export)
-            opts="-a -f -o -q -h --all --since --force --leaf --format --output --tools --output-lines --no-thinking --redact --secrets-config --prices --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
+            opts="-a -f -o -q -h --all --since --force --leaf --format --output --tools --output-lines --no-thinking --no-subagents --redact --secrets-config --prices --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

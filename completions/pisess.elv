@@ -375,6 +375,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --all 'An archive of every project''s sessions (-o DIR): one page each and an index'
             cand --force 'An archive into a folder that already holds files: its pages and index replace files of the same names, the others stay'
             cand --no-thinking 'Leave the assistant''s thinking out (md and html)'
+            cand --no-subagents 'Leave out the subagent runs the branch started (md and html show each inline, collapsed, under the call that started it)'
             cand --redact 'Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind fingerprint] before it is written, in every text, id and name of every format'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'

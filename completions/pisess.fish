@@ -367,6 +367,7 @@ never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s a -l all -d 'An archive of every project\'s sessions (-o DIR): one page each and an index'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l force -d 'An archive into a folder that already holds files: its pages and index replace files of the same names, the others stay'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-thinking -d 'Leave the assistant\'s thinking out (md and html)'
+complete -c pisess -n "__fish_pisess_using_subcommand export" -l no-subagents -d 'Leave out the subagent runs the branch started (md and html show each inline, collapsed, under the call that started it)'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l redact -d 'Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind fingerprint] before it is written, in every text, id and name of every format'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand export" -l verbose -d 'Every warning about a file on its own line'

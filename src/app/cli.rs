@@ -686,6 +686,10 @@ pub struct ExportArgs {
     /// Leave the assistant's thinking out (md and html)
     #[arg(long)]
     pub no_thinking: bool,
+    /// Leave out the subagent runs the branch started (md and html show each inline, collapsed,
+    /// under the call that started it)
+    #[arg(long)]
+    pub no_subagents: bool,
     /// Replace every secret (token, key, password: docs/secrets.md) by [REDACTED kind
     /// fingerprint] before it is written, in every text, id and name of every format
     #[arg(long)]

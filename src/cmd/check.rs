@@ -142,13 +142,18 @@ pub fn run(
         Vec::new()
     };
 
+    let judged = reports::Run {
+        checked: &checked,
+        under: &under,
+        families: &families,
+    };
     let shown = (|| -> anyhow::Result<()> {
         if dash(&args.save_baseline) {
             baseline::write(&checked, out)?;
         } else if dash(&args.summary) {
-            reports::markdown(&checked, out)?;
+            reports::markdown(&judged, out)?;
         } else if dash(&args.junit) {
-            reports::junit(&checked, out)?;
+            reports::junit(&judged, out)?;
         } else if args.json {
             for (i, c) in checked.iter().enumerate() {
                 let mut row = serde_json::to_value(to_json(c))?;
@@ -184,7 +189,7 @@ pub fn run(
             continue;
         };
         let mut text = Vec::new();
-        report(&checked, &mut text)?;
+        report(&judged, &mut text)?;
         std::fs::OpenOptions::new()
             .create(true)
             .append(append)
@@ -251,7 +256,7 @@ fn refuse_destinations(args: &CheckArgs, env: &Env, targets: &[Target]) -> anyho
 }
 
 /// A report's renderer ([`reports`]).
-type Report = fn(&[Checked], &mut dyn Write) -> std::io::Result<()>;
+type Report = fn(&reports::Run, &mut dyn Write) -> std::io::Result<()>;
 
 fn show(file: &std::ffi::OsStr) -> String {
     PathBuf::from(file).display().to_string()

@@ -2,6 +2,7 @@
 //! of many sessions ([`archive`]); the data and the renderers are `views::export`'s.
 
 mod archive;
+mod runs;
 
 use std::ffi::OsStr;
 use std::io::{Read, Write};
@@ -91,6 +92,8 @@ pub(crate) struct Job<'e> {
     detector: Option<Detector>,
     /// `--prices`: the branch's estimate shown beside its cost (md, html).
     pricer: Option<Pricer>,
+    /// md and html show the subagent runs the branch started (not `--no-subagents`).
+    subagents: bool,
     env: &'e Env,
 }
 
@@ -139,6 +142,7 @@ impl<'e> Job<'e> {
             view,
             detector,
             pricer,
+            subagents: !args.no_subagents && format != ExportFormat::Jsonl,
             env,
         })
     }
@@ -182,8 +186,22 @@ impl<'e> Job<'e> {
             None => env.location.process_cwd.clone(),
         };
         let cwd = cwd.to_string_lossy().into_owned();
+        let runs = if self.subagents {
+            // With --redact a run's path is not said: its secrets are not known yet.
+            let redacted = self.detector.is_some();
+            let name = |p: &str| {
+                if redacted {
+                    "a subagent run".to_owned()
+                } else {
+                    p.to_owned()
+                }
+            };
+            runs::load(session, &path, env, diag, &name, 0)
+        } else {
+            Vec::new()
+        };
         let scrub = match &self.detector {
-            Some(d) => Some(branch_secrets(d, session, &path, &cwd)?),
+            Some(d) => Some(branch_secrets(d, session, &path, &cwd, &runs)?),
             None => None,
         };
         match &scrub {
@@ -211,6 +229,7 @@ impl<'e> Job<'e> {
                     None => &Verbatim,
                 };
                 let mut t = export::transcript::build(session, &path, &cwd, redact)?;
+                runs::attach(&mut t, &runs, &cwd, redact, &mut 0)?;
                 if let Some(p) = &self.pricer {
                     let e = branch_estimate(session, &path, p)?;
                     t.estimated =
@@ -319,12 +338,17 @@ fn branch_secrets<'d>(
     session: &Session,
     path: &[usize],
     cwd: &str,
+    runs: &[runs::Loaded],
 ) -> anyhow::Result<Scrub<'d>> {
     let header = serde_json::json!({"id": session.header.id, "cwd": cwd});
     let mut found = detector.find_in_entry(&header);
     for &i in path {
         found.extend(detector.find_in_entry(&session.load(i)?));
     }
+    // The runs shown inline: a secret a run holds is taken out wherever it occurs, too.
+    runs::Loaded::entries(runs, &mut |entry| {
+        found.extend(detector.find_in_entry(entry))
+    })?;
     Ok(Scrub::new(detector, &found))
 }
 

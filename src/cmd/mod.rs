@@ -15,6 +15,7 @@ pub mod path;
 pub mod rm;
 pub mod runs;
 pub mod show;
+pub mod started;
 pub mod stats;
 pub mod tree;
 

@@ -99,6 +99,7 @@ fn write_human(
         && args.roles.is_empty();
     // Blocks are made on every core and written in order, a chunk's share reckoned by what
     // its blocks write: with `--full` about their entries' stored bytes, else a few KB at most.
+    let started = crate::cmd::started::Started::of(session, env);
     let weight = |&(_, i): &(usize, usize)| {
         let stored = session.entries[i].stored_len() as usize;
         if blocks.full {
@@ -121,6 +122,11 @@ fn write_human(
             )
         } else {
             None
+        };
+        // The runs it started, after where it hangs: `pisess show <short id>` opens each.
+        let note = match (note, started.note(i)) {
+            (Some(a), Some(b)) => Some(format!("{a}  {b}")),
+            (a, b) => a.or(b),
         };
         let (entry, cuts) = decode_for_block(session, i, blocks.full)?;
         blocks.write(session, i, (&entry, &cuts), note.as_deref(), out)?;

@@ -20,6 +20,7 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::open_selected;
+use crate::cmd::started::{Run, Started};
 use crate::views::preview::{
     answered_call, call_ids, preview, tool_calls_of, tool_result, Preview, Tone, ToolCalls,
 };
@@ -65,7 +66,9 @@ pub fn run(
     drop(said);
     let v = visible(&tree, &is_shown);
     drop(is_shown);
+    let started = Started::of(&session, env);
     let view = View {
+        started: &started,
         session: &session,
         tree: &tree,
         tool_calls: &tool_calls,
@@ -366,6 +369,8 @@ enum RowEntry {
 
 struct View<'a> {
     session: &'a Session,
+    /// The subagent runs entries started: their rows name them.
+    started: &'a Started,
     tree: &'a Tree,
     tool_calls: &'a ToolCalls,
     /// Current labels by target id.
@@ -546,6 +551,9 @@ impl View<'_> {
             parts.push((Tone::Warning, format!("[{label}] ")));
         }
         parts.extend(self.preview(i, &entry, lines)?.parts);
+        if let Some(note) = self.started.note(i) {
+            parts.push((Tone::Custom, format!("  {note}")));
+        }
         for (_, text) in &mut parts {
             *text = escape_control(text, false).into_owned();
         }
@@ -632,6 +640,7 @@ impl View<'_> {
                 preview: self.preview(i, &entry, lines)?.text(),
                 children,
                 entry_id: self.session.id(i),
+                subagent_runs: self.started.at(i).iter().map(RunRow::of).collect(),
             },
         )?;
         Ok(())
@@ -657,6 +666,31 @@ struct NodeRow<'a> {
     children: usize,
     /// `id` under the one vocabulary's name (docs/json.md); `id` stays.
     entry_id: Option<&'a str>,
+    /// The subagent runs this entry started (only on such entries).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    subagent_runs: Vec<RunRow<'a>>,
+}
+
+/// A run in `subagentRuns`: `{sessionId, shortId, path, made}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunRow<'a> {
+    session_id: Option<&'a str>,
+    /// What `pisess show` takes to open it.
+    short_id: Option<&'a str>,
+    path: String,
+    made: &'static str,
+}
+
+impl<'a> RunRow<'a> {
+    fn of(run: &'a Run) -> RunRow<'a> {
+        RunRow {
+            session_id: run.session_id.as_deref(),
+            short_id: run.short.as_deref(),
+            path: run.path.to_string_lossy().into_owned(),
+            made: run.made.as_str(),
+        }
+    }
 }
 
 /// Cuts styled parts to `width` columns in total, ending with `…` when anything was cut.
@@ -864,7 +898,9 @@ mod tests {
         let tree = Tree::build(&session);
         let labels = HashMap::new();
         let line_of_result = |tool_calls: &ToolCalls| {
+            let started = Started::default();
             let view = View {
+                started: &started,
                 session: &session,
                 tree: &tree,
                 tool_calls,

@@ -1036,3 +1036,58 @@ fn a_page_of_100000_entries_opens_and_scrolls() {
     );
     b.call(None, "Target.closeTarget", json!({"targetId": target}));
 }
+
+#[test]
+fn a_page_with_subagent_runs_nested_keeps_its_policy_and_escapes_them() {
+    let Some(bin) = chromium() else {
+        eprintln!(
+            "export_browser: SKIPPED (no chromium on PATH; .ci/run installs Debian's chromium)"
+        );
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    use crate::subagent_reading::{run_in, store, HOSTILE, PARENT};
+    store(tmp.path(), HOSTILE);
+    let page = tmp.path().join("runs.html");
+    run_in(
+        tmp.path(),
+        &[
+            "-q",
+            "export",
+            PARENT,
+            "-f",
+            "html",
+            "-o",
+            page.to_str().unwrap(),
+        ],
+    );
+    let axe = axe_source();
+    let mut b = Browser::launch(&bin);
+    let page_url = format!("file://{}", page.display());
+    for javascript in [true, false] {
+        let what = format!("runs page (JavaScript {javascript})");
+        let l = load(&mut b, &page, javascript, false, None, axe.as_deref());
+        assert!(
+            l.errors.is_empty(),
+            "{what}: console errors or CSP violations: {:#?}",
+            l.errors
+        );
+        assert!(
+            l.requests.iter().all(|u| *u == page_url),
+            "{what}: {:?}",
+            l.requests
+        );
+        assert_eq!(l.dom["pwned"], "undefined", "{what}");
+        assert_eq!(l.dom["styled"], 0, "{what}: a style attribute");
+        assert_eq!(l.dom["foreign"], 0, "{what}");
+        // One script: the page's own (none with JavaScript off counts the same element).
+        assert_eq!(l.dom["scripts"], 1, "{what}");
+        let text = l.dom["text"].as_str().unwrap();
+        // The runs' transcripts are in the page, collapsed; the hostile markup is text.
+        for t in ["Scouted.", "review src/", "<script>window.pwned=1</script>"] {
+            assert!(text.contains(t), "{what}: {t:?} is not in the page");
+        }
+        // The parent's five items are the page's; the runs' articles are inside them.
+        assert_eq!(l.dom["articles"], 5, "{what}");
+    }
+}

@@ -212,3 +212,81 @@ fn a_symlinked_run_folder_is_said_and_not_judged() {
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert!(r.stderr.contains("not followed"), "{}", r.stderr);
 }
+
+/// The reports for CI (issue 44): a family that failed on its total alone (the parent and the
+/// run each within the limit) fails the Markdown summary and the JUnit report too, not only the
+/// exit code; the run's section and suite name its parent.
+#[test]
+fn check_reports_carry_the_family_verdict_and_name_a_runs_parent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (parent, _) = store(tmp.path(), None);
+    let p = parent.display().to_string();
+    // 1 cent and 8 cents: each within 8.5, together 9.
+    let md = run_in(
+        tmp.path(),
+        &["check", &p, "--max-cost", "0.085", "--summary", "-"],
+    );
+    assert_eq!(md.code, 1, "{}\n{}", md.stdout, md.stderr);
+    assert!(
+        md.stdout.starts_with("## ❌ pisess check: failed"),
+        "{}",
+        md.stdout
+    );
+    assert!(
+        md.stdout
+            .contains("**Family** (with 1 subagent run): **failed**"),
+        "{}",
+        md.stdout
+    );
+    assert!(md.stdout.contains("| ❌ | max-cost |"), "{}", md.stdout);
+    assert!(
+        md.stdout
+            .contains("1 family of a session with its subagent runs not passed"),
+        "{}",
+        md.stdout
+    );
+    assert!(
+        md.stdout.contains("*subagent run of aaaa0001*"),
+        "{}",
+        md.stdout
+    );
+    crate::snap!(
+        "check_summary_family",
+        md.stdout.replace(&*tmp.path().to_string_lossy(), "TMP")
+    );
+
+    let junit = run_in(
+        tmp.path(),
+        &["check", &p, "--max-cost", "0.085", "--junit", "-"],
+    );
+    assert_eq!(junit.code, 1, "{}\n{}", junit.stdout, junit.stderr);
+    let x = &junit.stdout;
+    assert!(
+        x.contains(&format!(
+            r#"<testsuite name="{PARENT} (family)" tests="1" failures="1""#
+        )),
+        "{x}"
+    );
+    assert!(
+        x.contains(r#"<property name="subagentOf" value="subagent run of aaaa0001"/>"#),
+        "{x}"
+    );
+    // The totals count the family's case.
+    assert!(
+        x.contains(r#"<testsuites name="pisess check" tests="2" failures="1" errors="0">"#),
+        "{x}"
+    );
+
+    // Within the family's limit too: both reports pass.
+    let md = run_in(
+        tmp.path(),
+        &["check", &p, "--max-cost", "0.10", "--summary", "-"],
+    );
+    assert_eq!(md.code, 0, "{}", md.stdout);
+    assert!(
+        md.stdout
+            .contains("**Family** (with 1 subagent run): **passed**"),
+        "{}",
+        md.stdout
+    );
+}

@@ -53,6 +53,7 @@ mod stats;
 mod stats_cache;
 mod stats_report;
 mod streams;
+mod subagent_reading;
 mod subagents;
 mod surrogates;
 mod terminal;

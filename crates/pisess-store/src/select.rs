@@ -283,7 +283,15 @@ fn one_in(
     query: &str,
     loc: &Location,
 ) -> Result<Option<Choice>, SelectError> {
-    let mut found = lookup(sessions, query);
+    decide(lookup(sessions, query), query, loc)
+}
+
+/// One candidate is the answer, several an error that lists them, none `Ok(None)`.
+fn decide(
+    mut found: Vec<Found>,
+    query: &str,
+    loc: &Location,
+) -> Result<Option<Choice>, SelectError> {
     match found.len() {
         0 => Ok(None),
         1 => Ok(found.pop().map(|f| Choice {
@@ -349,8 +357,10 @@ pub fn choose(
     };
     // What could not be read is said when nothing matches: the session may be there.
     let mut unread = Vec::new();
+    let mut stems = Vec::new();
     let mut sessions = |scope| match listing::list(loc, scope, Detail::Listing) {
         Ok(l) => {
+            stems = l.stem_folders;
             unread.extend(l.problems.iter().filter_map(|(path, p)| {
                 let cause = match p {
                     listing::Problem::Unreadable(e) => e.to_string(),
@@ -375,6 +385,9 @@ pub fn choose(
     if let Some(s) = one_in(&all, arg, loc)? {
         return Ok(s);
     }
+    if let Some(s) = decide(runs_under(&stems, arg), arg, loc)? {
+        return Ok(s);
+    }
     // The project's files are listed again with every project's: each is said once.
     let mut seen = std::collections::HashSet::new();
     unread.retain(|u| seen.insert(u.clone()));
@@ -392,6 +405,42 @@ pub fn choose(
         found_any: !all.is_empty(),
         unread: unread.first().map(|first| (first.clone(), unread.len())),
     })
+}
+
+/// The subagent runs (`family::runs`) of the sessions that have a folder of their stem whose
+/// id is `query` or starts with it (a run has no name in its header): a run is no row of pi's
+/// listing, but `tree` and `show` name it by its short id. Read only when nothing listed
+/// matched, so only such a lookup pays for reading their headers.
+fn runs_under(stem_folders: &[PathBuf], query: &str) -> Vec<Found> {
+    let mut found: Vec<Found> = Vec::new();
+    for folder in stem_folders {
+        let mut session = folder.clone().into_os_string();
+        session.push(".jsonl");
+        let runs = crate::family::runs::find(Path::new(&session), Default::default());
+        for child in runs.children {
+            let Ok(header) = read_header(&child.path) else {
+                continue;
+            };
+            let why = if header.id == query {
+                Match::Id
+            } else if header.id.starts_with(query) {
+                Match::IdPrefix
+            } else {
+                continue;
+            };
+            found.push(Found {
+                id: header.id,
+                path: child.path,
+                cwd: header.cwd.unwrap_or_default(),
+                why,
+            });
+        }
+    }
+    // An exact id beats those that only share its prefix, as in a listing.
+    if found.iter().any(|f| f.why == Match::Id) {
+        found.retain(|f| f.why == Match::Id);
+    }
+    found
 }
 
 /// A SESSION given as a path: a regular file, or a FIFO, socket or `/dev/stdin` (read as a

@@ -7,6 +7,7 @@
 
 use std::io::{self, Write};
 
+use super::family::Judged;
 use super::verdicts::{
     assertion_text, finding_text, listed_under, more_text, run_line, verdict_line, worst, Checked,
     Status,
@@ -14,14 +15,54 @@ use super::verdicts::{
 use crate::views::check::LastMessage;
 use crate::views::style;
 use pisess_format::time::span_text;
+use pisess_store::family::runs::Made;
 
 /// How many findings and characters of the last message a report carries: enough to act on,
 /// short enough for a step summary (GitHub keeps 1 MiB of it).
 const MAX_FINDINGS: usize = 20;
 const MAX_TEXT: usize = 1000;
 
-pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> {
-    let (mark, word) = match worst(checked) {
+/// What a report says: the sessions checked, for each the unit it is a subagent run of (an
+/// index into `checked`), and for each session named with runs its family's verdict.
+pub(super) struct Run<'a> {
+    pub checked: &'a [Checked],
+    pub under: &'a [Option<(usize, Made)>],
+    pub families: &'a [Option<Judged>],
+}
+
+impl Run<'_> {
+    /// The worst of every verdict, the families' included: what the exit code says.
+    fn status(&self) -> Status {
+        (self.families.iter().flatten())
+            .map(Judged::status)
+            .fold(worst(self.checked), Status::max)
+    }
+
+    /// `subagent run of <parent>` for a run (the parent by its short id, else its file).
+    fn parent_of(&self, i: usize) -> Option<String> {
+        let &(p, made) = self.under.get(i)?.as_ref()?;
+        let parent = &self.checked[p];
+        let name = parent.short_id.as_deref().unwrap_or(&parent.name);
+        Some(crate::cmd::runs::of(made, name))
+    }
+
+    fn family(&self, i: usize) -> Option<&Judged> {
+        self.families.get(i)?.as_ref()
+    }
+}
+
+/// The mark of an assertion in a Markdown table.
+fn mark_of(a: &crate::views::check::Assertion) -> &'static str {
+    match a.status() {
+        "ok" => "✅",
+        "undecided" => "❔",
+        _ => "❌",
+    }
+}
+
+pub(super) fn markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
+    let checked = run.checked;
+    let (mark, word) = match run.status() {
         Status::Passed => ("✅", "passed"),
         Status::Failed => ("❌", "failed"),
         Status::Undecided => ("❔", "undecided"),
@@ -29,7 +70,16 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
     };
     writeln!(out, "## {mark} pisess check: {word}\n")?;
     writeln!(out, "{}\n", md(&run_line(checked)))?;
-    for c in checked {
+    let families = run.families.iter().flatten();
+    let failed = families.filter(|j| j.status() != Status::Passed).count();
+    if failed > 0 {
+        let s = if failed == 1 { "family" } else { "families" };
+        writeln!(
+            out,
+            "{failed} {s} of a session with its subagent runs not passed\n"
+        )?;
+    }
+    for (i, c) in checked.iter().enumerate() {
         let id = c.short_id.clone().unwrap_or_default();
         let title = style::truncate(&style::one_line(&c.title), 80).into_owned();
         if id.is_empty() {
@@ -38,6 +88,9 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
             writeln!(out, "### `{id}` {}\n", md(&title))?;
         }
         writeln!(out, "{}\n", code(&c.name))?;
+        if let Some(parent) = run.parent_of(i) {
+            writeln!(out, "*{}*\n", md(&parent))?;
+        }
         writeln!(out, "**{}**\n", md(&verdict_line(c)))?;
         let Ok(v) = &c.result else {
             continue;
@@ -48,18 +101,17 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
             writeln!(
                 out,
                 "| {} | {} | {} | {} |",
-                match a.status() {
-                    "ok" => "✅",
-                    "undecided" => "❔",
-                    _ => "❌",
-                },
+                mark_of(a),
                 md(&a.name),
                 md(&a.measured),
                 md(&a.limit)
             )?;
         }
-        let f = &v.figures;
         writeln!(out)?;
+        if let Some(j) = run.family(i) {
+            family_markdown(j, checked, out)?;
+        }
+        let f = &v.figures;
         writeln!(
             out,
             "| cost | tokens | turns | tool calls | tool errors | duration | malformed lines |"
@@ -120,6 +172,46 @@ pub(super) fn markdown(checked: &[Checked], out: &mut dyn Write) -> io::Result<(
         if let Some(last) = &f.last {
             last_message(last, out)?;
         }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// A family's verdict (the session with its subagent runs, each token once): its assertions,
+/// then the runs that failed, each by its short id and what it failed. Shown even when the
+/// session itself passed: a family that failed on its total alone fails the run.
+fn family_markdown(j: &Judged, checked: &[Checked], out: &mut dyn Write) -> io::Result<()> {
+    let n = j.family.runs;
+    let word = match j.status() {
+        Status::Passed => "passed",
+        Status::Failed => "failed",
+        Status::Undecided => "undecided",
+        Status::Error => "could not be checked",
+    };
+    writeln!(
+        out,
+        "**Family** (with {n} subagent run{}): **{word}**\n",
+        if n == 1 { "" } else { "s" }
+    )?;
+    writeln!(out, "| | family assertion | measured | limit |")?;
+    writeln!(out, "|---|---|---|---|")?;
+    for a in &j.family.verdict.assertions {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            mark_of(a),
+            md(&a.name),
+            md(&a.measured),
+            md(&a.limit)
+        )?;
+    }
+    writeln!(out)?;
+    for (k, names) in &j.failed {
+        let c = &checked[*k];
+        let id = c.short_id.as_deref().unwrap_or(&c.name);
+        writeln!(out, "- run {} failed: {}", code(id), md(&names.join(", ")))?;
+    }
+    if !j.failed.is_empty() {
         writeln!(out)?;
     }
     Ok(())
@@ -202,10 +294,17 @@ fn code(s: &str) -> String {
     format!("{fence}{pad}{s}{pad}{fence}")
 }
 
-pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn junit(run: &Run, out: &mut dyn Write) -> io::Result<()> {
+    let checked = run.checked;
     let mut tests = 0;
     let mut failures = 0;
     let mut errors = 0;
+    for j in run.families.iter().flatten() {
+        tests += j.family.verdict.assertions.len();
+        let (failed, undecided) = j.family.verdict.tally();
+        failures += failed;
+        errors += undecided;
+    }
     for c in checked {
         match &c.result {
             Ok(v) => {
@@ -225,8 +324,16 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
         out,
         r#"<testsuites name="pisess check" tests="{tests}" failures="{failures}" errors="{errors}">"#
     )?;
-    for c in checked {
+    for (i, c) in checked.iter().enumerate() {
         let suite = c.id.as_deref().unwrap_or(&c.name);
+        // A run names its parent (`subagent run of <parent>`) as a property of its suite.
+        let parent = run.parent_of(i).map(|p| {
+            format!(
+                "    <properties><property name=\"subagentOf\" value=\"{}\"/></properties>\n",
+                xml(&p)
+            )
+        });
+        let parent = parent.unwrap_or_default();
         match &c.result {
             Err(e) => {
                 writeln!(
@@ -235,6 +342,7 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
                     xml(suite),
                     xml(&c.name)
                 )?;
+                out.write_all(parent.as_bytes())?;
                 writeln!(
                     out,
                     r#"    <testcase classname="{}" name="read"><error message="{}" type="not-checked"/></testcase>"#,
@@ -251,6 +359,7 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
                     v.assertions.len(),
                     xml(&c.name)
                 )?;
+                out.write_all(parent.as_bytes())?;
                 for a in &v.assertions {
                     let open = format!(
                         r#"    <testcase classname="{}" name="{}""#,
@@ -288,8 +397,64 @@ pub(super) fn junit(checked: &[Checked], out: &mut dyn Write) -> io::Result<()> 
             }
         }
         writeln!(out, "  </testsuite>")?;
+        if let Some(j) = run.family(i) {
+            family_junit(j, checked, suite, &c.name, out)?;
+        }
     }
     writeln!(out, "</testsuites>")
+}
+
+/// A family's verdict as a suite of its own (`<id> (family)`), one case per assertion, a failed
+/// one listing the runs that failed: the total a family failed on alone is a failure here too.
+fn family_junit(
+    j: &Judged,
+    checked: &[Checked],
+    suite: &str,
+    file: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let v = &j.family.verdict;
+    let (failed, undecided) = v.tally();
+    let suite = format!("{suite} (family)");
+    writeln!(
+        out,
+        r#"  <testsuite name="{}" tests="{}" failures="{failed}" errors="{undecided}" file="{}">"#,
+        xml(&suite),
+        v.assertions.len(),
+        xml(file)
+    )?;
+    let runs: Vec<String> = (j.failed.iter())
+        .map(|(k, names)| {
+            let c = &checked[*k];
+            let id = c.short_id.as_deref().unwrap_or(&c.name);
+            format!("run {id} failed: {}", names.join(", "))
+        })
+        .collect();
+    for a in &v.assertions {
+        let open = format!(
+            r#"    <testcase classname="{}" name="{}""#,
+            xml(&suite),
+            xml(&a.name)
+        );
+        if a.held {
+            writeln!(out, "{open}/>")?;
+        } else if a.undecided {
+            writeln!(
+                out,
+                r#"{open}><error message="{}" type="undecided"/></testcase>"#,
+                xml(&assertion_text(a)),
+            )?;
+        } else {
+            writeln!(
+                out,
+                r#"{open}><failure message="{}" type="{}">{}</failure></testcase>"#,
+                xml(&assertion_text(a)),
+                xml(a.name.split(' ').next().unwrap_or_default()),
+                xml_text(&runs.join("\n"))
+            )?;
+        }
+    }
+    writeln!(out, "  </testsuite>")
 }
 
 /// An attribute value: the five entities, and characters XML 1.0 forbids shown as escapes.

@@ -13,7 +13,7 @@ use base64::Engine as _;
 use pulldown_cmark::{Alignment, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use sha2::{Digest, Sha256};
 
-use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
+use super::transcript::{self, Body, Call, Item, Part, Subagent, ToolResult, Transcript};
 use super::{call, Out, Tools, View};
 
 const CSS: &str = include_str!("assets/export.css");
@@ -72,11 +72,7 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
     out.push_str("</dl>\n</header>\n");
     tree(out, t);
     out.push_str("<main>\n");
-    let mut state = State::default();
-    for item in &t.items {
-        render_item(out, item, view, &mut state);
-        out.spill();
-    }
+    render_items(out, t, view);
     let _ = write!(
         out,
         "</main>\n<footer>Exported by pisess {}: one branch, root to leaf.</footer>\n<script>{JS}</script>\n</body>\n</html>\n",
@@ -152,6 +148,32 @@ fn tree(out: &mut Out<'_>, t: &Transcript) {
     out.push_str("</ol>\n</nav>\n");
 }
 
+/// The items of a transcript, each with the subagent runs it started.
+fn render_items(out: &mut Out<'_>, t: &Transcript, view: View) {
+    let mut state = State::default();
+    for item in &t.items {
+        render_item(out, item, view, &mut state, t.runs_of(&item.id));
+        out.spill();
+    }
+}
+
+/// A subagent run inside the item that started it: collapsed, its transcript rendered as the
+/// page's own (escaped by the same code), its own runs nested in turn.
+fn render_run(out: &mut Out<'_>, run: &Subagent, view: View) {
+    let _ = writeln!(
+        out,
+        "<details class=run><summary><b>{}</b> · {} · {} messages</summary>",
+        name(&run.title),
+        esc(&crate::views::style::money(
+            run.transcript.cost,
+            run.transcript.unpriced_tokens
+        )),
+        run.transcript.items.len()
+    );
+    render_items(out, &run.transcript, view);
+    out.push_str("</details>\n");
+}
+
 /// What the items before said, so that a long session's page does not repeat it: the last
 /// assistant's model (the facts list them all) and the last date shown.
 #[derive(Default)]
@@ -163,7 +185,13 @@ struct State<'t> {
 /// One item: an `<article>` whose id is its anchor, headed by an `<h3>` (the script adds the
 /// copy-link to it: with JavaScript off the fragment works, the link is not needed). Attribute
 /// values pisess makes (classes, anchors of `[A-Za-z0-9_.-]`) are unquoted, which HTML allows.
-fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut State<'t>) {
+fn render_item<'t>(
+    out: &mut Out<'_>,
+    item: &'t Item,
+    view: View,
+    state: &mut State<'t>,
+    runs: impl Iterator<Item = &'t Subagent>,
+) {
     let (class, title) = match &item.body {
         Body::User(_) => ("u", "User".to_owned()),
         Body::Assistant { model: m, .. } => {
@@ -246,6 +274,9 @@ fn render_item<'t>(out: &mut Out<'_>, item: &'t Item, view: View, state: &mut St
             tools_added,
             tools_removed,
         } => system(out, *first, text, tools_added, tools_removed),
+    }
+    for run in runs {
+        render_run(out, run, view);
     }
     out.push_str("</article>\n");
 }

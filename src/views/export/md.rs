@@ -17,7 +17,7 @@
 
 use std::fmt::Write as _;
 
-use super::transcript::{self, Body, Call, Item, Part, ToolResult, Transcript};
+use super::transcript::{self, Body, Call, Item, Part, Subagent, ToolResult, Transcript};
 use super::{call, Out, Tools, View};
 
 /// The whole document.
@@ -55,10 +55,69 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
         }
         out.push('\n');
     }
+    render_items(out, t, view);
+}
+
+/// The items of a transcript, each followed by the subagent runs it started.
+fn render_items(out: &mut Out<'_>, t: &Transcript, view: View) {
     let mut model = None;
     for item in &t.items {
         render_item(out, item, view, &mut model);
+        for run in t.runs_of(&item.id) {
+            render_run(out, run, view);
+        }
         out.spill();
+    }
+}
+
+/// A subagent run under the item that started it: a quoted section (every line behind `> `, so
+/// nothing in it can end the quote), its transcript rendered by the same code as it is written,
+/// its own runs nested one quote deeper.
+fn render_run(out: &mut Out<'_>, run: &Subagent, view: View) {
+    let mut quoted = Quoted {
+        out,
+        at_start: true,
+    };
+    // Control characters are made visible by the outer `Out`, once.
+    let mut inner = Out::new(&mut quoted, false);
+    let _ = writeln!(
+        inner,
+        "**⤷ {}** · {} · {} messages\n",
+        inline(&run.title),
+        inline(&crate::views::style::money(
+            run.transcript.cost,
+            run.transcript.unpriced_tokens
+        )),
+        run.transcript.items.len()
+    );
+    render_items(&mut inner, &run.transcript, view);
+    let _ = inner.finish();
+    out.push('\n');
+}
+
+/// Writes Markdown into `out` with `> ` before every line.
+struct Quoted<'a, 'w> {
+    out: &'a mut Out<'w>,
+    at_start: bool,
+}
+
+impl std::io::Write for Quoted<'_, '_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        // `Out` writes its buffer, a `String`, whole: always UTF-8.
+        let text = String::from_utf8_lossy(bytes);
+        for piece in text.split_inclusive('\n') {
+            if self.at_start {
+                self.out.push_str(if piece == "\n" { ">" } else { "> " });
+            }
+            self.out.push_str(piece);
+            self.at_start = piece.ends_with('\n');
+        }
+        self.out.spill();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

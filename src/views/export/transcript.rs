@@ -38,9 +38,27 @@ pub struct Transcript {
     pub branches: Vec<super::branches::Branch>,
     /// Branches past those listed.
     pub more_branches: usize,
+    /// The subagent runs its entries started, each shown inside the item that started it
+    /// (`cmd::export` adds them; empty with `--no-subagents`).
+    pub runs: Vec<Subagent>,
+}
+
+/// A subagent run, as a transcript of its own, nested in the item ([`Item::id`]) whose call or
+/// message started it.
+#[derive(Debug)]
+pub struct Subagent {
+    pub item_id: String,
+    /// What its disclosure says: how it was made, its short id, its title.
+    pub title: String,
+    pub transcript: Transcript,
 }
 
 impl Transcript {
+    /// The subagent runs item `id` started.
+    pub fn runs_of<'t>(&'t self, id: &'t str) -> impl Iterator<Item = &'t Subagent> + 't {
+        self.runs.iter().filter(move |r| r.item_id == id)
+    }
+
     /// The facts block both renderers show under the title, as label and text, in order.
     pub fn facts(&self) -> Vec<(&'static str, String)> {
         let mut facts = vec![
@@ -388,6 +406,7 @@ pub fn build(
         items,
         branches,
         more_branches,
+        runs: Vec::new(),
     })
 }
 
