@@ -117,7 +117,7 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
                     _ => None,
                 };
                 match kept {
-                    Some(k) if session.find(&k).is_none() => add(
+                    Some(k) if session.find(k).is_none() => add(
                         line,
                         format!("entry {id}: compaction firstKeptEntryId {k} names no entry"),
                     ),
