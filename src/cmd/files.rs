@@ -20,7 +20,7 @@ use crate::app::exit::Outcome;
 use crate::cmd::open_selected;
 use crate::views::paths;
 use crate::views::style::{self, Theme};
-use pisess_format::model::content::Content;
+use pisess_format::model::content::ToolArgs;
 use pisess_format::model::{Dialect, Entry, EntryKind, Role, ToolCall};
 use pisess_format::surrogates;
 use pisess_store::session::Session;
@@ -125,10 +125,8 @@ pub fn touched(session: &Session, order: &[usize]) -> anyhow::Result<BTreeMap<St
             // Seed 000 also answers calls in a user message's `tool_result` blocks (as `stats`
             // and `check` count them); the typed model keeps such blocks as stored.
             Role::User if seed000 => {
-                if let Content::Blocks(blocks) = message.content() {
-                    for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
-                        touches.result(b["toolUseId"].as_str(), b["isError"] == true);
-                    }
+                for (id, failed) in message.content().seed000_results() {
+                    touches.result(id.and_then(Value::as_str), failed);
                 }
             }
             _ => {}
@@ -151,9 +149,7 @@ impl Touches {
     /// A tool call: a `read`, `write` or `edit` naming a path counts on that file.
     pub fn call(&mut self, call: ToolCall<'_>, cwd: &str) {
         let name = call.name.and_then(Value::as_str);
-        let path = (call.arguments)
-            .and_then(|a| a.get("path"))
-            .and_then(Value::as_str);
+        let path = ToolArgs::of(call.arguments).path.and_then(Value::as_str);
         let (Some(name), Some(path)) = (name, path) else {
             return;
         };

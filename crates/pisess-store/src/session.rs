@@ -145,7 +145,7 @@ pub struct EntryMeta {
     len: u32,
     /// Position of the parent in `entries` ([`NO_ENTRY`]: none in the file).
     parent_at: u32,
-    /// Position in `Session::classes`.
+    /// Position in the index's `classes` (`Tables`).
     class: u32,
 }
 
@@ -281,12 +281,7 @@ pub struct Indexer<'o> {
     observe: Option<Observer<'o>>,
     kept: Vec<u8>,
     entries: Vec<EntryMeta>,
-    line_steps: Vec<(u32, u64)>,
-    offset_highs: Vec<(u32, u32)>,
-    long_ids: Vec<Box<str>>,
-    classes: Classes,
-    extras: Vec<TargetLabel>,
-    bulks: Vec<Bulk>,
+    tables: Tables,
     /// The `parentId`s that do not name the entry before, by entry, until `link` resolves
     /// them (most entries continue the one before: those are marked `PREVIOUS`).
     pending: Vec<(u32, IdCell)>,
@@ -331,12 +326,15 @@ impl<'o> Indexer<'o> {
             observe,
             kept,
             entries,
-            line_steps,
-            offset_highs,
-            long_ids,
-            classes,
-            extras,
-            bulks,
+            tables:
+                Tables {
+                    line_steps,
+                    offset_highs,
+                    long_ids,
+                    classes,
+                    extras,
+                    bulks,
+                },
             pending,
             too_many,
             ..
@@ -437,12 +435,7 @@ impl<'o> Indexer<'o> {
             header_offset: report.header_offset,
             header_len: report.header_len,
             entries: self.entries,
-            line_steps: self.line_steps,
-            offset_highs: self.offset_highs,
-            long_ids: self.long_ids,
-            classes: self.classes,
-            extras: self.extras,
-            bulks: self.bulks,
+            tables: self.tables,
             missing_parents: Vec::new(),
             by_id: IdIndex::default(),
             warnings: report.warnings,
@@ -468,6 +461,23 @@ pub struct Session {
     pub header_offset: u64,
     pub header_len: u64,
     pub entries: Vec<EntryMeta>,
+    tables: Tables,
+    /// The `parentId`s that name no entry in the file, by entry, in file order.
+    missing_parents: Vec<(u32, IdCell)>,
+    /// Positions in `entries` by id, the last of each id (pi's `byId`: later entries overwrite).
+    by_id: IdIndex<u32>,
+    pub warnings: Vec<Warning>,
+    pub malformed: u64,
+    /// Malformed lines past the first [`MAX_WARNINGS`](pisess_format::scan::MAX_WARNINGS): counted, not given a warning
+    /// each (one warning without a line, last, says how many).
+    pub warnings_omitted: u64,
+    pub torn_tail: bool,
+    pub torn_line: Option<u64>,
+}
+
+/// The index's tables beside `entries`: built by the [`Indexer`], kept by the [`Session`].
+#[derive(Debug, Default)]
+struct Tables {
     /// `line - position` of the entries from each entry named on ([`Session::line`]): a step
     /// where the file skips a line (blank, malformed) between two entries, one in most files.
     line_steps: Vec<(u32, u64)>,
@@ -482,17 +492,6 @@ pub struct Session {
     extras: Vec<TargetLabel>,
     /// By entry, in file order.
     bulks: Vec<Bulk>,
-    /// The `parentId`s that name no entry in the file, by entry, in file order.
-    missing_parents: Vec<(u32, IdCell)>,
-    /// Positions in `entries` by id, the last of each id (pi's `byId`: later entries overwrite).
-    by_id: IdIndex<u32>,
-    pub warnings: Vec<Warning>,
-    pub malformed: u64,
-    /// Malformed lines past the first [`MAX_WARNINGS`](pisess_format::scan::MAX_WARNINGS): counted, not given a warning
-    /// each (one warning without a line, last, says how many).
-    pub warnings_omitted: u64,
-    pub torn_tail: bool,
-    pub torn_line: Option<u64>,
 }
 
 impl Session {
@@ -524,14 +523,13 @@ impl Session {
     fn link_parents(&mut self, pending: Vec<(u32, IdCell)>) {
         let Session {
             entries,
-            line_steps,
-            long_ids,
+            tables,
             by_id,
             warnings,
             missing_parents,
             ..
         } = self;
-        let long_ids = &long_ids[..];
+        let (line_steps, long_ids) = (&tables.line_steps, &tables.long_ids[..]);
         let line = |i: usize| line_at(line_steps, i);
         let mut table = IdIndex::with_capacity(entries.len());
         let mut duplicates = false;
@@ -583,17 +581,17 @@ impl Session {
 
     /// The entry's line number in the file (1 is the first).
     pub fn line(&self, i: usize) -> u64 {
-        line_at(&self.line_steps, i)
+        line_at(&self.tables.line_steps, i)
     }
 
     /// Where the entry's line starts: in the file, or in a [`Lines::Memory`].
     pub fn offset(&self, i: usize) -> u64 {
-        offset_at(&self.offset_highs, i, self.entries[i].offset_low)
+        offset_at(&self.tables.offset_highs, i, self.entries[i].offset_low)
     }
 
     /// The entry's effective id: stored, or assigned by the v1 migration.
     pub fn id(&self, i: usize) -> Option<&str> {
-        entry_id(&self.entries[i], &self.long_ids)
+        entry_id(&self.entries[i], &self.tables.long_ids)
     }
 
     /// The entry's `parentId` as stored (or assigned by the v1 migration); `None` for a root.
@@ -606,29 +604,27 @@ impl Session {
                     .missing_parents
                     .binary_search_by_key(&i, |&(e, _)| e as usize)
                     .ok()?;
-                self.missing_parents[at].1.text(&self.long_ids)
+                self.missing_parents[at].1.text(&self.tables.long_ids)
             }
         }
     }
 
     /// The entry's type.
     pub fn kind(&self, i: usize) -> &EntryKind {
-        &self.classes.list[self.entries[i].class as usize].0
+        &self.tables.classes.list[self.entries[i].class as usize].0
     }
 
     /// The `role` of a `message` entry's message, as stored.
     pub fn role(&self, i: usize) -> Option<&str> {
-        self.classes.list[self.entries[i].class as usize]
+        self.tables.classes.list[self.entries[i].class as usize]
             .1
             .as_deref()
     }
 
     fn extra(&self, i: usize) -> Option<&TargetLabel> {
-        let at = self
-            .extras
-            .binary_search_by_key(&i, |x| x.entry as usize)
-            .ok()?;
-        Some(&self.extras[at])
+        let extras = &self.tables.extras;
+        let at = extras.binary_search_by_key(&i, |x| x.entry as usize).ok()?;
+        Some(&extras[at])
     }
 
     /// `targetId` of labels and context edits.
@@ -691,7 +687,7 @@ impl Session {
     /// Current labels by target id (the latest label entry per target; empty or absent clears).
     pub fn labels(&self) -> HashMap<String, String> {
         let mut labels = HashMap::new();
-        for x in &self.extras {
+        for x in &self.tables.extras {
             let i = x.entry as usize;
             if *self.kind(i) == EntryKind::Label {
                 if let Some(target) = &x.target {
@@ -929,8 +925,8 @@ mod tests {
             open(&text),
             Session::open(&path, IndexOptions::default()).unwrap(),
         ] {
-            assert_eq!(s.bulks.len(), 2);
-            assert!(s.bulks[0].rest.is_some() && s.bulks[1].rest.is_none());
+            assert_eq!(s.tables.bulks.len(), 2);
+            assert!(s.tables.bulks[0].rest.is_some() && s.tables.bulks[1].rest.is_none());
             for (i, want) in expected.iter().enumerate() {
                 let got = s.line_without_content(i).unwrap();
                 assert_eq!(String::from_utf8(got).unwrap(), *want);

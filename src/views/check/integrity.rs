@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::Finding;
-use pisess_format::model::{Dialect, EntryKind, PI_ROLES};
+use pisess_format::model::{Dialect, Entry, EntryKind, PI_ROLES};
 use pisess_store::session::Session;
 
 /// The file's structural faults: the reader's own warnings (malformed lines, duplicate and
@@ -30,7 +30,7 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
     let at_header = Some(session.header_line);
     if header.dialect == Dialect::Pi {
         // pi writes the whole numbers 1 to 3; anything else it compares as JavaScript does.
-        let stored = header.value.get("version");
+        let stored = header.stored_version();
         let whole = stored.is_none_or(|v| v.as_u64().is_some_and(|n| (1..=3).contains(&n)));
         if !whole {
             add(
@@ -108,13 +108,16 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
                 ),
             },
             EntryKind::Compaction if header.dialect == Dialect::Pi => {
-                let kept = session.load(i).ok().and_then(|v| {
-                    v.get("firstKeptEntryId")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                });
+                let entry = session.load(i).ok();
+                let kept = match entry.as_ref().map(|v| Entry::of_kind(kind, v)) {
+                    Some(Entry::Compaction {
+                        first_kept_entry_id: k,
+                        ..
+                    }) => k.and_then(Value::as_str),
+                    _ => None,
+                };
                 match kept {
-                    Some(k) if session.find(&k).is_none() => add(
+                    Some(k) if session.find(k).is_none() => add(
                         line,
                         format!("entry {id}: compaction firstKeptEntryId {k} names no entry"),
                     ),
@@ -141,7 +144,7 @@ pub fn integrity(session: &Session, name: &dyn Fn(&str) -> String) -> Vec<Findin
 
 /// Why an entry pisess draws as a root is an orphan for pi: its `parentId` is not `null`.
 fn not_a_root(entry: &Value, name: &dyn Fn(&str) -> String) -> Option<String> {
-    match entry.get("parentId") {
+    match Entry::parent_id(entry) {
         Some(Value::Null) => None,
         None => Some("no parentId (pi's tree takes it for an orphan; a root has null)".into()),
         Some(p) => {

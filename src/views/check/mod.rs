@@ -20,8 +20,8 @@ pub use integrity::integrity;
 pub use tool_errors::{failed_calls, ToolError, MAX_LISTED};
 
 use crate::views::secrets::Scrub;
-use pisess_format::model::content::{Block, Content};
-use pisess_format::model::{message_call_facts, EntryKind};
+use pisess_format::model::content::Content;
+use pisess_format::model::{message_call_facts, Entry, EntryKind, Message};
 use pisess_store::session::Session;
 use pisess_store::summary::Summary;
 
@@ -734,7 +734,7 @@ fn tools_with_errors(session: &Session) -> Vec<(String, u64)> {
         let name = session
             .load(i)
             .ok()
-            .and_then(|v| v["message"]["toolName"].as_str().map(str::to_owned));
+            .and_then(|v| message_of(&v)?.tool_name()?.as_str().map(str::to_owned));
         let name = name.unwrap_or_else(|| "?".to_owned());
         match counts.iter_mut().find(|(n, _)| *n == name) {
             Some((_, c)) => *c += 1,
@@ -788,20 +788,19 @@ impl Branch {
             let Ok(entry) = session.load(i) else {
                 continue;
             };
-            let message = &entry["message"];
-            let content = Content::of(message.get("content"));
+            let message = message_of(&entry);
+            let content = message.map_or(Content::None, Message::content);
             if calls {
-                for block in content.blocks() {
-                    if let Block::ToolCall(call) = block {
-                        let name = call.name.and_then(Value::as_str).unwrap_or("?");
-                        branch.tool_calls.push(name.to_owned());
-                    }
+                for call in message.into_iter().flat_map(Message::tool_calls) {
+                    let name = call.name.and_then(Value::as_str).unwrap_or("?");
+                    branch.tool_calls.push(name.to_owned());
                 }
             }
+            let text_of = |field: Option<&Value>| field?.as_str().map(str::to_owned);
             let facts = LastMessage {
                 role: role.unwrap_or("(none)").to_owned(),
-                stop_reason: message["stopReason"].as_str().map(str::to_owned),
-                error_message: message["errorMessage"].as_str().map(str::to_owned),
+                stop_reason: text_of(message.and_then(Message::stop_reason)),
+                error_message: text_of(message.and_then(Message::error_message)),
                 text: match content {
                     Content::Text(t) => t.to_owned(),
                     c => c
@@ -820,4 +819,9 @@ impl Branch {
         }
         branch
     }
+}
+
+/// The message of a message entry (its `message`, whatever the line's `type`).
+fn message_of(entry: &Value) -> Option<Message<'_>> {
+    Entry::of_kind(&EntryKind::Message, entry).message()
 }

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::Redact;
 use pisess_format::json::js_key_order;
+use pisess_format::model::Entry;
 use pisess_format::surrogates;
 use pisess_store::session::Session;
 
@@ -67,7 +68,7 @@ pub fn write(
     let mut previous_id = Some(Value::Null);
     for &i in path {
         let mut entry = session.load(i)?;
-        let id = entry.get("id").cloned();
+        let id = Entry::id(&entry).cloned();
         if let Value::Object(obj) = &mut entry {
             match previous_id {
                 Some(parent) => {

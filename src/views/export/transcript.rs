@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::Redact;
 use pisess_format::js::js_string;
 use pisess_format::model::content::{Block, Content};
-use pisess_format::model::{Entry, EntryKind, Message, Role, Usage};
+use pisess_format::model::{Entry, Message, Role, Usage};
 use pisess_store::session::Session;
 
 /// Facts and items of one branch.
@@ -270,9 +270,20 @@ pub fn build(
                                 }
                                 _ => None,
                             });
+                    let parts = parts(m.content(), redact);
+                    // Each call waits for its result: the n-th call part is the n-th tool call.
+                    let calls = parts
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| matches!(p, Part::Call(_)));
+                    for ((k, _), call) in calls.zip(m.tool_calls()) {
+                        if let Some(call_id) = call.id.and_then(Value::as_str) {
+                            open_calls.insert(call_id.to_owned(), (items.len(), k));
+                        }
+                    }
                     Body::Assistant {
                         model,
-                        parts: parts(m.content(), redact),
+                        parts,
                         error,
                     }
                 }
@@ -361,18 +372,6 @@ pub fn build(
         // The anchor is made of the id as the export shows it: redacted.
         let id = r(&id);
         let anchor = anchor_for(&id, &mut anchors);
-        let at = items.len();
-        if let Body::Assistant { parts, .. } = &body {
-            for (k, p) in parts.iter().enumerate() {
-                if let Part::Call(_) = p {
-                    if let Some(call_id) =
-                        call_ids(&entry, session.kind(i)).get(k).cloned().flatten()
-                    {
-                        open_calls.insert(call_id, (at, k));
-                    }
-                }
-            }
-        }
         shown.insert(i, anchor.clone());
         items.push(Item {
             id,
@@ -457,17 +456,6 @@ fn system_body(m: Message, first: bool, redact: &dyn Redact) -> Body {
             .collect(),
         tools_removed: tools(m.tools_removed()).into_iter().map(name_of).collect(),
     }
-}
-
-/// The content blocks' call ids, by block position (`None` for other blocks).
-fn call_ids(entry: &Value, kind: &EntryKind) -> Vec<Option<String>> {
-    let message = Entry::of_kind(kind, entry).message();
-    (message.map_or(Content::None, Message::content).blocks())
-        .map(|b| match b {
-            Block::ToolCall(call) => call.id.and_then(Value::as_str).map(str::to_owned),
-            _ => None,
-        })
-        .collect()
 }
 
 fn body_parts(body: &mut Body) -> Option<&mut Vec<Part>> {

@@ -305,6 +305,11 @@ impl fmt::Display for NotAHeader {
 }
 
 impl Header {
+    /// `version` as stored (pi writes the whole numbers 1 to 3).
+    pub fn stored_version(&self) -> Option<&Value> {
+        self.value.get("version")
+    }
+
     /// Reads a header from the first parsable line. `stem` (the file name without `.jsonl`)
     /// is the id of seed-000 files, whose headers carry none.
     pub(crate) fn from_value(value: Value, stem: &str) -> Result<Header, NotAHeader> {

@@ -294,6 +294,17 @@ impl<'a> Entry<'a> {
         Entry::typed(kind.as_str(), v)
     }
 
+    /// Entry `v`'s `id` as stored (any type).
+    pub fn id(v: &'a Value) -> Field<'a> {
+        v.get("id")
+    }
+
+    /// Entry `v`'s `parentId` as stored: `null` for a root (absent or another value is an
+    /// orphan to pi).
+    pub fn parent_id(v: &'a Value) -> Field<'a> {
+        v.get("parentId")
+    }
+
     /// The message of a message entry.
     pub fn message(self) -> Option<Message<'a>> {
         match self {

@@ -80,7 +80,7 @@ pub(super) fn missing_id(line: u64) -> Warning {
 }
 
 /// An id as the index holds it: up to 8 bytes inline (pi's ids are 8 hex digits, and so are the
-/// ids pisess assigns to v1 entries), a longer one as a position in `Session::long_ids`. Any
+/// ids pisess assigns to v1 entries), a longer one as a position in the index's `long_ids`. Any
 /// id is kept exactly; only its size decides where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) struct IdCell {

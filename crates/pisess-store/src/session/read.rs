@@ -29,10 +29,11 @@ impl Session {
     /// rest is kept by the index). A file that changed since it was opened is read whole,
     /// with [`Session::stored_line`]'s checks.
     pub fn line_without_content(&self, i: usize) -> io::Result<Vec<u8>> {
-        let Ok(at) = self.bulks.binary_search_by_key(&i, |b| b.entry as usize) else {
+        let bulks = &self.tables.bulks;
+        let Ok(at) = bulks.binary_search_by_key(&i, |b| b.entry as usize) else {
             return self.raw_line(i);
         };
-        let (e, bulk) = (&self.entries[i], &self.bulks[at]);
+        let (e, bulk) = (&self.entries[i], &bulks[at]);
         if let Some(rest) = &bulk.rest {
             return Ok(rest.to_vec());
         }
