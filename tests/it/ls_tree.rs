@@ -6,6 +6,8 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
@@ -27,6 +29,17 @@ fn session(path: &Path, id: &str, parent: Option<&Path>, text: &str, minute: u32
         "message": {"role": "user", "content": text,
             "timestamp": 1_782_900_000_000u64 + u64::from(minute) * 60_000}});
     fs::write(path, format!("{header}\n{user}\n")).unwrap();
+    // Each file a second newer than the one written before: the `*` marks pi's `-c` choice,
+    // the newest by modification time, and files written within the kernel's coarse clock tick
+    // would otherwise tie.
+    static WRITTEN: AtomicU64 = AtomicU64::new(0);
+    let n = WRITTEN.fetch_add(1, Ordering::Relaxed);
+    let at = UNIX_EPOCH + Duration::from_secs(1_782_900_000 + n);
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_modified(at))
+        .unwrap();
 }
 
 fn file(root: &Path, id: &str) -> PathBuf {
