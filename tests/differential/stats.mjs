@@ -144,8 +144,10 @@ function counts(x) {
   return { userMessages, assistantMessages, toolCalls, toolResults, totalMessages };
 }
 
+// pi's fields only: pisess's JSON may add fields (docs/json.md), `tokens.totalTokens` among them.
 function pick(x) {
-  return { ...counts(x), tokens: x.tokens, cost: x.cost };
+  const { input, output, cacheRead, cacheWrite, total } = x.tokens ?? {};
+  return { ...counts(x), tokens: x.tokens && { input, output, cacheRead, cacheWrite, total }, cost: x.cost };
 }
 
 /** Equal as JSON (NaN, which pi gives for a missing count, and null alike). */
