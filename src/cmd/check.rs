@@ -772,7 +772,10 @@ fn render_human(
                 }
             }
         }
-        writeln!(out, "\n{}", theme.bold(&run_line(checked)))?;
+        let status = (families.iter().flatten())
+            .map(family::Judged::status)
+            .fold(worst(checked), Status::max);
+        writeln!(out, "\n{}", theme.bold(&run_line(checked, status)))?;
     }
     Ok(())
 }

@@ -69,7 +69,7 @@ pub(super) fn markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
         Status::Error => ("⚠️", "could not check"),
     };
     writeln!(out, "## {mark} pisess check: {word}\n")?;
-    writeln!(out, "{}\n", md(&run_line(checked)))?;
+    writeln!(out, "{}\n", md(&run_line(checked, run.status())))?;
     let families = run.families.iter().flatten();
     let failed = families.filter(|j| j.status() != Status::Passed).count();
     if failed > 0 {
