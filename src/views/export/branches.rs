@@ -3,7 +3,7 @@
 //! else the run tried. One walk down from the exported branch: each entry off it is read once,
 //! whatever the number of leaves.
 
-use pisess_format::model::{Entry, EntryKind, Role, Usage};
+use pisess_format::model::{Dialect, Entry, EntryKind, Role, Usage};
 use pisess_store::session::Session;
 
 use super::Redact;
@@ -80,7 +80,7 @@ pub fn others(
             }
             let mut here = None;
             if *session.kind(i) == EntryKind::Message {
-                let entry = session.load(i)?;
+                let entry = message_of(session, i, up.first.is_none())?;
                 if let Entry::Message(Some(m)) = Entry::of_kind(session.kind(i), &entry) {
                     let mut down = Down {
                         fork: up.fork,
@@ -143,4 +143,28 @@ pub fn others(
     }
     found.sort_by_key(|(i, _)| *i);
     Ok((found.into_iter().map(|(_, b)| b).collect(), more))
+}
+
+/// Message entry `i` as the walk reads it: without its content (past a branch's first user
+/// message only roles and costs count, and a tool output off the branch may be megabytes:
+/// issue 48's time budget), but whole when it is a user message and the branch's first one
+/// is still wanted (`first_wanted`). A seed-000 file is read whole: its entries are reshaped
+/// from their other fields.
+fn message_of(
+    session: &Session,
+    i: usize,
+    first_wanted: bool,
+) -> anyhow::Result<serde_json::Value> {
+    if session.header.dialect == Dialect::Seed000 {
+        return Ok(session.load(i)?);
+    }
+    let lean = session.decode_entry(i, &session.line_without_content(i)?)?;
+    let user = matches!(
+        Entry::of_kind(session.kind(i), &lean),
+        Entry::Message(Some(m)) if m.role() == Role::User
+    );
+    if first_wanted && user {
+        return Ok(session.load(i)?);
+    }
+    Ok(lean)
 }

@@ -3,6 +3,7 @@
 //! has passed through the [`Redact`] hook, so no renderer can forget to.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use serde_json::Value;
 
@@ -227,13 +228,14 @@ pub fn build(
     let labels = session.labels();
     // The anchor of each entry shown, by its index in the session.
     let mut shown: HashMap<usize, String> = HashMap::new();
-    for &i in path {
-        let entry = session.load(i)?;
+    // Each entry of the path decoded on the other cores while this one builds its item, in
+    // order, at most a few dozen ahead (issue 48's time budget: decoding is half the work).
+    let mut each = |i: usize, entry: Value| -> anyhow::Result<()> {
         let id = session.id(i).unwrap_or("").to_owned();
         let time_ms = session.entries[i].timestamp_ms();
         end_ms = time_ms.or(end_ms);
         let body = match Entry::of_kind(session.kind(i), &entry) {
-            Entry::Message(None) => continue,
+            Entry::Message(None) => return Ok(()),
             Entry::Message(Some(m)) => match m.role() {
                 Role::User => {
                     let parts = parts(m.content(), redact);
@@ -299,7 +301,7 @@ pub fn build(
                             body_parts(&mut items[item].body).and_then(|p| p.get_mut(part))
                         {
                             call.result = Some(result);
-                            continue;
+                            return Ok(());
                         }
                     }
                     Body::ToolResult(result)
@@ -366,7 +368,7 @@ pub fn build(
                 Body::Note(r(&format!("Session named: {n}")))
             }
             // Extension state, labels, usage records, context edits: not part of the story.
-            _ => continue,
+            _ => return Ok(()),
         };
         let label = labels.get(&id).map(|l| r(l));
         // The anchor is made of the id as the export shows it: redacted.
@@ -380,6 +382,22 @@ pub fn build(
             label,
             body,
         });
+        Ok(())
+    };
+    let mut failed = None;
+    pisess_store::util::parallel::ordered(
+        path,
+        |&i| (i, session.load(i)),
+        |(i, loaded)| match loaded.map_err(anyhow::Error::from).and_then(|e| each(i, e)) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failed = Some(e);
+                ControlFlow::Break(())
+            }
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e);
     }
     let (mut branches, more_branches) = super::branches::others(session, path, redact)?;
     for b in &mut branches {
