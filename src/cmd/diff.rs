@@ -33,8 +33,7 @@ pub(crate) struct Side<'s> {
     pub session: &'s Session,
     pub branch: Branch,
     pub figures: Figures,
-    /// Calls and failed results by tool (the branch's tally's; the rest of it is dropped once
-    /// the figures are taken: a row per message is most of a long branch's memory).
+    /// Calls and failed results by tool ([`Branch::tools`]).
     pub tools: BTreeMap<String, ToolCount>,
     pub files: BTreeMap<String, Counts>,
 }
@@ -210,15 +209,17 @@ fn side<'s>(
     // The files, from the calls and results the branch's one pass decodes.
     let cwd = session.header.cwd.as_deref().unwrap_or("");
     let mut touches = files::Touches::default();
-    let mut branch = branch::read(session, leaf, &mut |seen| match seen {
+    let mut branch = branch::read(session, leaf, pricer.is_some(), &mut |seen| match seen {
         Seen::Call(call) => touches.call(call, cwd),
         Seen::Result { call_id, failed } => touches.result(call_id, failed),
     })?;
     if let Some(id) = &branch.cycle {
         warn_cycle(diag, session, id);
     }
-    let figures = Figures::of(&branch.summary, pricer);
-    let tools = (branch.summary.tally.take()).map_or_else(BTreeMap::new, |t| t.tools);
+    let figures = Figures::of(&branch.summary, branch.compactions, pricer);
+    // The tally (priced only) has served the estimate.
+    branch.summary.tally = None;
+    let tools = std::mem::take(&mut branch.tools);
     let files = touches.files;
     Ok(Side {
         session,
