@@ -34,8 +34,9 @@ use crate::views::calls;
 /// One tool call of a branch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Call {
-    /// [`calls::key`]: the tool and its key argument.
-    pub key: String,
+    /// [`calls::key`], the tool and its key argument: its place in [`Branch::keys`] (a run
+    /// repeats a few keys, and a `String` a call was most of 100,000 calls' memory).
+    pub key: u32,
     /// The assistant message that made it (its position in the session).
     pub entry: usize,
     /// Its result said `isError: true`.
@@ -61,6 +62,8 @@ pub struct Branch {
     /// [`read`] was asked for one).
     pub summary: Summary,
     pub calls: Vec<Call>,
+    /// The calls' distinct keys.
+    pub keys: Vec<String>,
     /// Calls and failed results by tool, as the tally counts them: a call by its `name`, a
     /// failed result by its `toolName` (seed 000's by its call's name), `""` for none.
     pub tools: BTreeMap<String, ToolCount>,
@@ -87,6 +90,8 @@ pub fn read(
         Detail::Listing
     });
     let mut calls: Vec<Call> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut key_at: HashMap<String, u32> = HashMap::new();
     let mut tools: BTreeMap<String, ToolCount> = BTreeMap::new();
     let mut compactions = 0;
     // Seed 000's results name no tool: a call's id → its name (that dialect's files only).
@@ -159,8 +164,18 @@ pub fn read(
                                 call_names.insert(id.to_owned(), name.to_owned());
                             }
                         }
+                        let key = calls::key(call, cwd);
+                        let key = match key_at.get(&key) {
+                            Some(&at) => at,
+                            None => {
+                                let at = u32::try_from(keys.len()).expect("below 2^32 calls");
+                                keys.push(key.clone());
+                                key_at.insert(key, at);
+                                at
+                            }
+                        };
                         calls.push(Call {
-                            key: calls::key(call, cwd),
+                            key,
                             entry,
                             failed: false,
                         });
@@ -177,10 +192,18 @@ pub fn read(
         path,
         summary,
         calls,
+        keys,
         tools,
         compactions,
         cycle,
     })
+}
+
+impl Branch {
+    /// Call `i`'s key.
+    pub fn key(&self, i: usize) -> &str {
+        &self.keys[self.calls[i].key as usize]
+    }
 }
 
 /// The header's stored line, ending in a newline.
