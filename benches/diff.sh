@@ -1,31 +1,47 @@
 #!/usr/bin/env bash
-# The budgets of `pisess diff` (issue 45), each timed as the best of --runs runs:
-#   1. two sessions (gen.py one, seeds 2 and 5): `diff A B --json` within 3x `wc -l A B`;
-#   2. two leaves of one session (its active leaf and another tip): within 4x `wc -l A`;
-#   3. 100,000 tool calls a side with 5 differences (two files of one call per turn): the whole
-#      `diff` timed, and the alignment alone under 1 s (the unit test
-#      views::diff::align::tests also holds it to that, in a debug build).
+# The budgets of `pisess diff` and `pisess files` (issue 45), measured as the issue states them:
+#   1. `diff A B --json` of two 400 MB sessions: at most 3x `wc -l A B`;
+#   2. `diff A@LEAF A --json`, two leaves of one 400 MB session (another tip of its tree and
+#      its active leaf): at most 4x `wc -l A`;
+#   3. memory: each diff's peak RSS at most 2x the peak RSS of `context --json` of the larger
+#      session it reads;
+#   4. `files A`: at most 2x `tree A`;
+#   5. the alignment: 100,000 tool calls a side with 5 differences (two generated files of one
+#      call per turn) under 1 s: the whole `diff` of them is timed here (and its memory, as 3);
+#      the alignment alone is the unit test views::diff::align::tests (`cargo test --release
+#      --lib align`).
+# Every command runs in --rounds interleaved hyperfine rounds of --runs runs (warm page cache);
+# times are the medians of all runs, peak RSS is GNU time's maximum resident set size.
 #
-#   benches/diff.sh [--mb N] [--calls N] [--runs N] [--dir DIR] [--keep]
+#   benches/diff.sh [--a FILE] [--b FILE] [--mb N] [--calls N] [--rounds N] [--runs N]
+#                   [--dir DIR] [--keep] [--out FILE]
 #
-#   --mb N     size of each generated session (default 400: the issue's; mind a shared machine)
-#   --calls N  tool calls a side for 3 (default 100000)
-#   --runs N   runs of each command (default 3)
+#   --a, --b   the two sessions (default /work/bench/big400.jsonl and big400b.jsonl when they
+#              exist, else `gen.py one` of --mb MB with seeds 2 and 3 in DIR)
+#   --mb N     size of generated sessions (default 400: the issue's)
+#   --calls N  tool calls a side for 5 (default 100000)
+#   --rounds N, --runs N   (default 3 and 3)
+#   --out FILE also write the report (markdown) there
 #
-# PISESS: the binary (default: cargo build --release). Needs python3 and GNU time.
+# PISESS: the binary (default: cargo build --release). Needs hyperfine, GNU time, python3.
+# Run it on an idle machine: on a shared one the ratios are noise.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
-mb=400 calls=100000 runs=3 dir="" keep=0
+a="" b="" mb=400 calls=100000 rounds=3 runs=3 dir="" keep=0 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --a) a="$2"; shift ;;
+    --b) b="$2"; shift ;;
     --mb) mb="$2"; shift ;;
     --calls) calls="$2"; shift ;;
+    --rounds) rounds="$2"; shift ;;
     --runs) runs="$2"; shift ;;
     --dir) dir="$2"; shift ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --out) out="$2"; shift ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "diff.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -33,34 +49,18 @@ done
 bench="bench diff"
 # shellcheck source=benches/lib.sh
 . "$here/lib.sh"
+bench_tools
 bench_dir pisess-bench-diff
 bench_bin
 
-# best: the fastest of $runs runs of a command, in seconds; the peak RSS (KB) of the runs goes to
-# $dir/rss (read it with `rss`).
-best() {
-  local t b="" r m=0
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -f '%e %M' -o "$dir/time" "$@" >/dev/null
-    read -r t r <"$dir/time"
-    [ "$r" -gt "$m" ] && m="$r"
-    if [ -z "$b" ] || python3 -c "import sys; sys.exit(not float('$t') < float('$b'))"; then b="$t"; fi
-  done
-  echo "$m" >"$dir/rss"
-  echo "$b"
-}
-rss() { cat "$dir/rss"; }
-ratio() { python3 -c "print(f'{float(\"$1\") / max(float(\"$2\"), 0.001):.2f}')"; }
-
-a="$dir/a-$mb.jsonl" b="$dir/b-$mb.jsonl"
-[ -s "$a" ] || python3 "$here/gen.py" one "$a" --mb "$mb" --seed 2
-[ -s "$b" ] || python3 "$here/gen.py" one "$b" --mb "$mb" --seed 5
-
-wc_ab="$(best wc -l "$a" "$b")"
-diff_ab="$(best "$bin" diff "$a" "$b" --json)"; rss_ab="$(rss)"
-say "1. two sessions of $mb MB: wc -l ${wc_ab}s, diff ${diff_ab}s ($(ratio "$diff_ab" "$wc_ab")x, budget 3x), peak ${rss_ab} KB"
-ctx="$(best "$bin" context "$a" --json)"; rss_ctx="$(rss)"
-say "   context of A ${ctx}s, peak ${rss_ctx} KB (memory budget: 2x the larger's)"
+if [ -z "$a" ]; then
+  if [ -s /work/bench/big400.jsonl ] && [ "$mb" = 400 ]; then a=/work/bench/big400.jsonl; else
+    a="$dir/a-$mb.jsonl"; [ -s "$a" ] || python3 "$here/gen.py" one "$a" --mb "$mb" --seed 2; fi
+fi
+if [ -z "$b" ]; then
+  if [ -s /work/bench/big400b.jsonl ] && [ "$mb" = 400 ]; then b=/work/bench/big400b.jsonl; else
+    b="$dir/b-$mb.jsonl"; [ -s "$b" ] || python3 "$here/gen.py" one "$b" --mb "$mb" --seed 3; fi
+fi
 
 # Another tip of A's tree than its active leaf: an entry no entry names as its parent.
 other="$(python3 - "$a" <<'PY'
@@ -81,17 +81,15 @@ tips = [i for i in ids if i not in parents and i != last]
 print(tips[len(tips) // 2] if tips else last)
 PY
 )"
-wc_a="$(best wc -l "$a")"
-diff_leaves="$(best "$bin" diff "$a@$other" "$a" --json)"
-say "2. two leaves of one $mb MB session: wc -l ${wc_a}s, diff ${diff_leaves}s ($(ratio "$diff_leaves" "$wc_a")x, budget 4x), peak $(rss) KB"
 
 # Two runs of $calls calls each, one call per turn, 5 calls differing.
-python3 - "$dir" "$calls" <<'PY'
+x="$dir/calls-x-$calls.jsonl" y="$dir/calls-y-$calls.jsonl"
+[ -s "$y" ] || python3 - "$x" "$y" "$calls" <<'PY'
 import json, sys
-out, n = sys.argv[1], int(sys.argv[2])
-for side, changed in (("x", set()), ("y", {10, n // 5, n // 2, (4 * n) // 5, n - 3})):
-    with open(f"{out}/calls-{side}.jsonl", "w") as f:
-        f.write(json.dumps({"type": "session", "version": 3, "id": f"calls-{side}", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}) + "\n")
+n = int(sys.argv[3])
+for path, changed in ((sys.argv[1], set()), (sys.argv[2], {10, n // 5, n // 2, (4 * n) // 5, n - 3})):
+    with open(path, "w") as f:
+        f.write(json.dumps({"type": "session", "version": 3, "id": path[-12:], "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}) + "\n")
         parent = None
         for i in range(n):
             name, args = ("bash", {"command": "cargo test"}) if i in changed else ("read", {"path": f"src/f{i % 97}.rs"})
@@ -106,7 +104,80 @@ for side, changed in (("x", set()), ("y", {10, n // 5, n // 2, (4 * n) // 5, n -
                 f.write(json.dumps(e) + "\n")
             parent = f"r{i}"
 PY
-diff_calls="$(best "$bin" diff "$dir/calls-x.jsonl" "$dir/calls-y.jsonl" --json)"
-differ="$("$bin" diff "$dir/calls-x.jsonl" "$dir/calls-y.jsonl" --json | python3 -c 'import json,sys; print(sum(c["op"] != "same" for c in json.load(sys.stdin)["calls"]))')"
-wc_calls="$(best wc -l "$dir/calls-x.jsonl" "$dir/calls-y.jsonl")"
-say "3. $calls calls a side, $differ rows differ: diff ${diff_calls}s in all (wc -l ${wc_calls}s); the alignment alone: cargo test --release --lib align"
+differ="$("$bin" diff "$x" "$y" --json | python3 -c 'import json,sys; print(sum(c["op"] != "same" for c in json.load(sys.stdin)["calls"]))')"
+
+p="$(q "$bin")" qa="$(q "$a")" qb="$(q "$b")" qx="$(q "$x")" qy="$(q "$y")"
+warm="cat $qa $qb $qx $qy >/dev/null"
+cmds=(
+  "wc -l A B	$warm	wc -l $qa $qb >/dev/null"
+  "diff A B	$warm	$p diff $qa $qb --json >/dev/null"
+  "wc -l A	$warm	wc -l $qa >/dev/null"
+  "diff A@LEAF A	$warm	$p diff $(q "$a@$other") $qa --json >/dev/null"
+  "tree A	$warm	$p tree $qa >/dev/null"
+  "files A	$warm	$p files $qa >/dev/null"
+  "context A	$warm	$p context $qa --json >/dev/null"
+  "context B	$warm	$p context $qb --json >/dev/null"
+  "diff X Y	$warm	$p diff $qx $qy --json >/dev/null"
+  "context X	$warm	$p context $qx --json >/dev/null"
+)
+results="$dir/results"
+rm -rf "$results"
+mkdir -p "$results"
+: >"$results/rss.tsv"
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+bench_rounds d
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+python3 - "$here" "$results" "$out" "$("$bin" --version)" "$rounds rounds x $runs runs" \
+  "$(nproc) cores, $cpu" "$load_before before, $load_after after" "$a" "$b" "$other" \
+  "$calls" "$differ" <<'EOF'
+import os, statistics, sys
+here, results, out, pisess, runs, machine, load, a, b, other, calls, differ = sys.argv[1:]
+sys.path.insert(0, here)
+from report import load as load_results
+
+times, order, rss = load_results(results)
+med = {c: statistics.median(times[("d", c)]) for c in order["d"]}
+mem = {c: rss.get(("d", c)) for c in order["d"]}
+lines = []
+say = lines.append
+say(f"Machine: {machine}; load average {load}  ")
+say(f"{pisess}; {runs} per command, medians; warm page cache  ")
+say(f"A: {a} ({os.path.getsize(a) / 1e6:.0f} MB), B: {b} ({os.path.getsize(b) / 1e6:.0f} MB), "
+    f"LEAF: {other}; X, Y: {int(calls):,} calls a side, {differ} alignment rows differ")
+say("")
+say("| budget | measured | limit | verdict |")
+say("|---|--:|--:|---|")
+
+def row(name, value, limit, unit):
+    ok = value is not None and value <= limit
+    shown = "?" if value is None else f"{value:.2f}{unit}"
+    say(f"| {name} | {shown} | {limit:g}{unit} | {'ok' if ok else 'OVER'} |")
+
+def ratio(x, y):
+    return med[x] / med[y]
+
+def mem_ratio(x, *refs):
+    ref = max((mem[r] or 0) for r in refs)
+    return None if mem[x] is None or not ref else mem[x] / ref
+
+row("`diff A B` / `wc -l A B`", ratio("diff A B", "wc -l A B"), 3, "x")
+row("`diff A@LEAF A` / `wc -l A`", ratio("diff A@LEAF A", "wc -l A"), 4, "x")
+row("`files A` / `tree A`", ratio("files A", "tree A"), 2, "x")
+row("`diff A B` RSS / `context` RSS of the larger", mem_ratio("diff A B", "context A", "context B"), 2, "x")
+row("`diff A@LEAF A` RSS / `context A` RSS", mem_ratio("diff A@LEAF A", "context A"), 2, "x")
+row("`diff X Y` RSS / `context X` RSS", mem_ratio("diff X Y", "context X"), 2, "x")
+row(f"`diff X Y` ({int(calls):,} calls a side), whole command", med["diff X Y"], 1, " s")
+say("")
+say("| command | median | peak RSS |")
+say("|---|--:|--:|")
+for c in order["d"]:
+    m = mem[c]
+    say(f"| `{c}` | {med[c] * 1000:.0f} ms | " + ("?" if m is None else f"{m:.0f} MB") + " |")
+text = "\n".join(lines) + "\n"
+sys.stdout.write(text)
+if out:
+    with open(out, "w") as f:
+        f.write(text)
+EOF

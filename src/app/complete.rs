@@ -18,13 +18,17 @@ use pisess_store::listing::{self, Scope};
 use pisess_store::summary::Detail;
 
 /// The SESSION arguments that complete to sessions: (subcommand, argument id).
-const SESSION_ARGS: [(&str, &str); 6] = [
+const SESSION_ARGS: [(&str, &str); 9] = [
     ("show", "session"),
     ("tree", "session"),
     ("path", "session"),
     ("context", "session"),
     ("rm", "sessions"),
     ("export", "sessions"),
+    ("files", "session"),
+    // `SESSION@ENTRY` too: a session's id completes, the `@ENTRY` is typed after it.
+    ("diff", "a"),
+    ("diff", "b"),
 ];
 
 /// The clap declarations with [`sessions`] as the completer of each SESSION argument: the

@@ -33,8 +33,7 @@ pub(crate) struct Side<'s> {
     pub session: &'s Session,
     pub branch: Branch,
     pub figures: Figures,
-    /// Calls and failed results by tool (the branch's tally's; the rest of it is dropped once
-    /// the figures are taken: a row per message is most of a long branch's memory).
+    /// Calls and failed results by tool ([`Branch::tools`]).
     pub tools: BTreeMap<String, ToolCount>,
     pub files: BTreeMap<String, Counts>,
 }
@@ -160,7 +159,7 @@ pub fn run(
 
 /// A side's call keys, in order.
 fn keys<'a>(s: &'a Side) -> Vec<&'a str> {
-    s.branch.calls.iter().map(|c| c.key.as_str()).collect()
+    (0..s.branch.calls.len()).map(|i| s.branch.key(i)).collect()
 }
 
 /// A side as JSON writes it.
@@ -210,15 +209,17 @@ fn side<'s>(
     // The files, from the calls and results the branch's one pass decodes.
     let cwd = session.header.cwd.as_deref().unwrap_or("");
     let mut touches = files::Touches::default();
-    let mut branch = branch::read(session, leaf, &mut |seen| match seen {
+    let mut branch = branch::read(session, leaf, pricer.is_some(), &mut |seen| match seen {
         Seen::Call(call) => touches.call(call, cwd),
         Seen::Result { call_id, failed } => touches.result(call_id, failed),
     })?;
     if let Some(id) = &branch.cycle {
         warn_cycle(diag, session, id);
     }
-    let figures = Figures::of(&branch.summary, pricer);
-    let tools = (branch.summary.tally.take()).map_or_else(BTreeMap::new, |t| t.tools);
+    let figures = Figures::of(&branch.summary, branch.compactions, pricer);
+    // The tally (priced only) has served the estimate.
+    branch.summary.tally = None;
+    let tools = std::mem::take(&mut branch.tools);
     let files = touches.files;
     Ok(Side {
         session,
@@ -320,29 +321,37 @@ struct ReportJson<'a> {
     parted: PartedJson<'a>,
     delta: &'a Delta,
     tools: &'a [ToolRow],
-    calls: Vec<CallJson<'a>>,
+    calls: Calls<'a>,
     files: Vec<FileJson<'a>>,
 }
 
+/// The aligned calls, each made as it is written: a row each for 100,000 calls a side was
+/// more memory than the rest of the report.
+struct Calls<'a>(&'a Report<'a>);
+
+impl Serialize for Calls<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        serializer.collect_seq(r.steps.iter().map(|s| CallJson {
+            op: s.op,
+            key: match (s.a, s.b) {
+                (Some(i), _) => r.a.branch.key(i),
+                (None, Some(j)) => r.b.branch.key(j),
+                (None, None) => "",
+            },
+            a: call_ref(&r.a, s.a),
+            b: call_ref(&r.b, s.b),
+        }))
+    }
+}
+
 /// `--json`: one object, one line.
-fn write_json(r: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
+fn write_json<'s>(r: &'s Report<'s>, out: &mut dyn Write) -> anyhow::Result<()> {
     let (sa, sb) = (r.a.session, r.b.session);
     let common = r.parting.common.map(|(x, y)| Pair {
         a: entry_ref(sa, Some(x)),
         b: entry_ref(sb, Some(y)),
     });
-    let calls = (r.steps.iter())
-        .map(|s| CallJson {
-            op: s.op,
-            key: match (s.a, s.b) {
-                (Some(i), _) => &r.a.branch.calls[i].key,
-                (None, Some(j)) => &r.b.branch.calls[j].key,
-                (None, None) => "",
-            },
-            a: call_ref(&r.a, s.a),
-            b: call_ref(&r.b, s.b),
-        })
-        .collect();
     let files = (r.files().into_iter())
         .map(|f| FileJson {
             path: f.path,
@@ -364,7 +373,7 @@ fn write_json(r: &Report, out: &mut dyn Write) -> anyhow::Result<()> {
         },
         delta: &r.delta,
         tools: &r.tools,
-        calls,
+        calls: Calls(r),
         files,
     };
     surrogates::write(&mut *out, &json)?;

@@ -108,7 +108,13 @@ pub fn touched(session: &Session, order: &[usize]) -> anyhow::Result<BTreeMap<St
         if *session.kind(i) != EntryKind::Message || !holds_calls {
             continue;
         }
-        let value = session.load(i)?;
+        // Of a result only its call's id and `isError` are read: its output (most of a
+        // session's bytes) is left undecoded. Seed 000's results are in user messages.
+        let value = if role == Some("toolResult") && !seed000 {
+            session.decode_entry(i, &session.line_without_content(i)?)?
+        } else {
+            session.load(i)?
+        };
         let Some(message) = Entry::of_kind(&EntryKind::Message, &value).message() else {
             continue;
         };

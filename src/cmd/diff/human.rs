@@ -261,9 +261,9 @@ fn call_line(r: &Report, i: usize, w: usize) -> (Role, String, &'static str) {
         Op::OnlyA => ('-', Role::Error),
         Op::OnlyB => ('+', Role::Assistant),
     };
-    let key = (s.a.map(|k| &r.a.branch.calls[k]))
-        .or(s.b.map(|k| &r.b.branch.calls[k]))
-        .map_or("", |c| c.key.as_str());
+    let key = (s.a.map(|k| r.a.branch.key(k)))
+        .or(s.b.map(|k| r.b.branch.key(k)))
+        .unwrap_or("");
     let failed = failure(r, i);
     let shown = style::escape_control(key, false);
     let room = w.saturating_sub(2 + failed.len()).max(8);

@@ -54,9 +54,9 @@ pub(super) fn write(r: &Report, out: &mut dyn Write) -> io::Result<()> {
                         Op::OnlyA => '-',
                         Op::OnlyB => '+',
                     };
-                    let key = (s.a.map(|k| &r.a.branch.calls[k]))
-                        .or(s.b.map(|k| &r.b.branch.calls[k]))
-                        .map_or("", |c| c.key.as_str());
+                    let key = (s.a.map(|k| r.a.branch.key(k)))
+                        .or(s.b.map(|k| r.b.branch.key(k)))
+                        .unwrap_or("");
                     format!("{mark} {key}{}", human::failure(r, i))
                 }
                 Err(n) => format!("@@ {n} calls alike @@"),

@@ -1,10 +1,14 @@
 //! Two runs' tool calls aligned: Myers' diff (O(n·d) for n calls and d differences, in linear
-//! space, by the `similar` crate) over their keys ([`crate::views::calls::key`]), each key
-//! first numbered so that the diff compares integers, not strings.
+//! space: [`super::myers`], the `similar` crate's steps on integers, then `similar`'s own
+//! compaction and grouping) over their keys ([`crate::views::calls::key`]), each key first
+//! numbered so that the diff compares integers, not strings.
 
 use std::collections::HashMap;
 
-use similar::{capture_diff_slices, Algorithm, DiffOp};
+use similar::algorithms::{Capture, Compact, Replace};
+use similar::DiffOp;
+
+use super::myers;
 
 /// What one row of the alignment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -53,7 +57,10 @@ pub fn align<S: AsRef<str>>(a: &[S], b: &[S]) -> Vec<Step> {
             b: Some(j),
         }));
     };
-    for op in capture_diff_slices(Algorithm::Myers, &na, &nb) {
+    // What `similar::capture_diff_slices(Algorithm::Myers, ..)` does, with its Myers replaced.
+    let mut hook = Compact::new(Replace::new(Capture::new()), &na[..], &nb[..]);
+    let Ok(()) = myers::diff(&mut hook, &na, &nb);
+    for op in hook.into_inner().into_inner().into_ops() {
         match op {
             DiffOp::Equal {
                 old_index,

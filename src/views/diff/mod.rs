@@ -5,6 +5,7 @@
 
 pub mod align;
 pub mod branch;
+pub mod myers;
 pub mod parting;
 
 use std::collections::BTreeMap;
@@ -53,8 +54,9 @@ pub struct Figures {
 }
 
 impl Figures {
-    /// The figures of a branch's summary (read with its tally), priced by `pricer` apart.
-    pub fn of(summary: &Summary, pricer: Option<&Pricer>) -> Figures {
+    /// The figures of a branch's summary (read with its tally when priced) and its
+    /// `compactions`, priced by `pricer` apart.
+    pub fn of(summary: &Summary, compactions: u64, pricer: Option<&Pricer>) -> Figures {
         let u = &summary.usage;
         let tally = summary.tally.as_deref();
         let estimated = pricer.zip(tally).map(|(p, t)| prices::total(p, t));
@@ -72,7 +74,7 @@ impl Figures {
             tool_calls: summary.counts.tool_calls,
             tool_results: summary.counts.tool_results,
             tool_errors: summary.counts.tool_errors,
-            compactions: tally.map_or(0, |t| t.compactions),
+            compactions,
             active_ms: summary.active_span_ms(),
             models: summary.models.clone(),
             negative_cost: u.negative_cost,
