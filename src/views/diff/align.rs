@@ -1,14 +1,12 @@
 //! Two runs' tool calls aligned: Myers' diff (O(n·d) for n calls and d differences, in linear
-//! space: [`super::myers`], the `similar` crate's steps on integers, then `similar`'s own
-//! compaction and grouping) over their keys ([`crate::views::calls::key`]), each key first
-//! numbered so that the diff compares integers, not strings.
+//! space: the `similar` crate's, with its compaction and grouping) over their keys
+//! ([`crate::views::calls::key`]), each key first numbered so that the diff compares integers,
+//! not strings.
 
 use std::collections::HashMap;
 
-use similar::algorithms::{Capture, Compact, Replace};
+use similar::algorithms::{myers, Capture, Compact, Replace};
 use similar::DiffOp;
-
-use super::myers;
 
 /// What one row of the alignment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -57,9 +55,9 @@ pub fn align<S: AsRef<str>>(a: &[S], b: &[S]) -> Vec<Step> {
             b: Some(j),
         }));
     };
-    // What `similar::capture_diff_slices(Algorithm::Myers, ..)` does, with its Myers replaced.
+    // What `similar::capture_diff_slices(Algorithm::Myers, ..)` does, on the numbered keys.
     let mut hook = Compact::new(Replace::new(Capture::new()), &na[..], &nb[..]);
-    let Ok(()) = myers::diff(&mut hook, &na, &nb);
+    let Ok(()) = myers::diff(&mut hook, &na, 0..na.len(), &nb, 0..nb.len());
     for op in hook.into_inner().into_inner().into_ops() {
         match op {
             DiffOp::Equal {

@@ -5,7 +5,6 @@
 
 pub mod align;
 pub mod branch;
-pub mod myers;
 pub mod parting;
 
 use std::collections::BTreeMap;
