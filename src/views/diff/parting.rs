@@ -94,12 +94,26 @@ fn by_context(a: &Side, b: &Side) -> io::Result<Parting> {
     Ok(at(By::Context, shared, &entries(&pa), &entries(&pb)))
 }
 
-/// The same messages, by role and content.
+/// The same messages, by role and content. The messages pi makes of a summary or a bash run
+/// hold no `content` (`summary`, `command`, `output`...): those are compared whole but for
+/// their timestamp, else any two compactions would look alike.
 fn same_messages(a: &[Value], b: &[Value]) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|(x, y)| x.get("role") == y.get("role") && x.get("content") == y.get("content"))
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_message(x, y))
+}
+
+fn same_message(x: &Value, y: &Value) -> bool {
+    if x.get("role") != y.get("role") {
+        return false;
+    }
+    match (x.get("content"), y.get("content")) {
+        (None, None) => but_timestamp(x) == but_timestamp(y),
+        (cx, cy) => cx == cy,
+    }
+}
+
+fn but_timestamp(v: &Value) -> Option<Vec<(&String, &Value)>> {
+    let fields = v.as_object()?.iter().filter(|(k, _)| *k != "timestamp");
+    Some(fields.collect())
 }
 
 #[cfg(test)]
@@ -116,6 +130,18 @@ mod tests {
 
     fn session(lines: Vec<Value>) -> Session {
         test_session(&lines)
+    }
+
+    #[test]
+    fn summaries_are_compared_by_what_they_say() {
+        let summary = |text: &str, at: u64| {
+            json!({"role": "compactionSummary", "summary": text, "tokensBefore": 10, "timestamp": at})
+        };
+        assert!(same_messages(&[summary("a", 1)], &[summary("a", 2)]));
+        assert!(!same_messages(&[summary("a", 1)], &[summary("b", 1)]));
+        let user = |text: &str, at: u64| json!({"role": "user", "content": text, "timestamp": at});
+        assert!(same_messages(&[user("go", 1)], &[user("go", 2)]));
+        assert!(!same_messages(&[user("go", 1)], &[summary("go", 1)]));
     }
 
     #[test]
