@@ -321,7 +321,6 @@ impl Fold {
     }
 
     fn entry(&mut self, e: &EntryLine, facts: Option<CallFacts>, seed000: bool) {
-        let call_facts = || facts.unwrap_or_else(|| message_call_facts(e.json));
         let v = e.view;
         if let Some(id) = &e.id {
             self.leaf_id = Some(id.to_string());
@@ -372,7 +371,11 @@ impl Fold {
             }
             Some("assistant") => {
                 counts.assistant_messages += 1;
-                counts.tool_calls += call_facts().tool_calls;
+                // Counted from the content's span the skim found, else from the line.
+                counts.tool_calls += facts
+                    .map(|f| f.tool_calls)
+                    .or_else(|| m.tool_call_count())
+                    .unwrap_or_else(|| message_call_facts(e.json).tool_calls);
             }
             Some("toolResult") => {
                 counts.tool_results += 1;
@@ -402,7 +405,10 @@ impl Fold {
             self.last_activity = Some(self.last_activity.map_or(t, |l: f64| l.max(t)));
         }
         if self.first_message.is_empty() && role == Some("user") {
-            if let Some(text) = message_content_text(e.json) {
+            let text = m
+                .content_text()
+                .unwrap_or_else(|| message_content_text(e.json));
+            if let Some(text) = text {
                 self.first_message = text;
             }
         }
