@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+use super::entry::LooseStr;
 use super::view::{decoded_span, MessageView};
 use crate::skim::Skim;
 
@@ -17,12 +18,19 @@ pub struct CallBlockSpans<'a> {
     pub arguments: Option<&'a [u8]>,
 }
 
-/// Walks the items of a content span: each object's values under `keys` handed to `block`
-/// (`None`, unsure, where one is given twice). Content that is no array holds no blocks (pi's `Array.isArray`).
-fn each_block<'a, const N: usize>(
+/// An item of a content array: an object's values under the keys asked for, or the stored
+/// bytes of anything else.
+pub enum Item<'a, const N: usize> {
+    Block([Option<&'a [u8]>; N]),
+    Other(&'a [u8]),
+}
+
+/// Walks the items of a content span, each handed to `item`. Content that is no array holds
+/// no blocks (pi's `Array.isArray`).
+fn each_item<'a, const N: usize>(
     span: &'a [u8],
     keys: [&[u8]; N],
-    mut block: impl FnMut([Option<&'a [u8]>; N]) -> Option<()>,
+    mut item: impl FnMut(Item<'a, N>) -> Option<()>,
 ) -> Option<()> {
     let mut s = Skim::new(span);
     if !s.at_array() {
@@ -30,26 +38,76 @@ fn each_block<'a, const N: usize>(
     }
     let mut items = s.array().ok()?;
     while s.next_item(&mut items).ok()? {
-        if !s.at_object() {
-            s.value().ok()?;
-            continue;
+        if s.at_object() {
+            item(Item::Block(members(&mut s, keys)?))?;
+        } else {
+            item(Item::Other(s.value().ok()?))?;
         }
-        let mut found = [None; N];
-        let mut members = s.object().ok()?;
-        // The skim refuses escaped and non-UTF-8 keys: one might spell a key looked for.
-        while let Some(key) = s.next_key(&mut members).ok()? {
-            let value = s.value().ok()?;
-            if let Some(at) = keys.iter().position(|k| *k == key) {
-                // A key given twice: serde_json's derives refuse it, a full decode keeps the
-                // last; which reading a caller copies is theirs to decide, from the line.
-                if found[at].replace(value).is_some() {
-                    return None;
-                }
-            }
-        }
-        block(found)?;
     }
     s.end().ok()
+}
+
+/// [`each_item`] of the objects only.
+fn each_block<'a, const N: usize>(
+    span: &'a [u8],
+    keys: [&[u8]; N],
+    mut block: impl FnMut([Option<&'a [u8]>; N]) -> Option<()>,
+) -> Option<()> {
+    each_item(span, keys, |item| match item {
+        Item::Block(found) => block(found),
+        Item::Other(_) => Some(()),
+    })
+}
+
+/// The values under `keys` of the object at the cursor, read past it. `None` (unsure) where
+/// one is given twice: serde_json's derives refuse it, a full decode keeps the last, and which
+/// reading a caller copies is theirs to decide, from the line.
+fn members<'a, const N: usize>(
+    s: &mut Skim<'a>,
+    keys: [&[u8]; N],
+) -> Option<[Option<&'a [u8]>; N]> {
+    let mut found = [None; N];
+    let mut members = s.object().ok()?;
+    // The skim refuses escaped and non-UTF-8 keys: one might spell a key looked for.
+    while let Some(key) = s.next_key(&mut members).ok()? {
+        let value = s.value().ok()?;
+        if let Some(at) = keys.iter().position(|k| *k == key) {
+            if found[at].replace(value).is_some() {
+                return None;
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The values under `keys` of the object stored in `span` (`None`: no object, or unsure, as
+/// [`each_item`] reads a block).
+pub fn object_members<'a, const N: usize>(
+    span: &'a [u8],
+    keys: [&[u8]; N],
+) -> Option<[Option<&'a [u8]>; N]> {
+    let mut s = Skim::new(span);
+    if !s.at_object() {
+        return None;
+    }
+    let found = members(&mut s, keys)?;
+    s.end().ok()?;
+    Some(found)
+}
+
+/// A string field as serde_json reads it in place in a line (`LooseStr` through
+/// `serde_json::from_slice`): a plain string borrowed, anything else given to serde_json.
+/// `None` where serde_json refuses it (a lone surrogate, invalid UTF-8, a number beyond f64),
+/// which fails a derive over the whole line.
+pub fn serde_json_str(span: &[u8]) -> Option<LooseStr<'_>> {
+    let inner = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\""));
+    match inner {
+        Some(inner) if !inner.contains(&b'\\') => {
+            let text = std::str::from_utf8(inner).ok()?;
+            Some(LooseStr(Some(std::borrow::Cow::Borrowed(text))))
+        }
+        _ => serde_json::from_slice(span).ok(),
+    }
 }
 
 /// Whether a stored value is the string `word` (escapes decoded, as a full decode reads it).
@@ -97,6 +155,19 @@ impl<'a> MessageView<'a> {
             }
             // `null`, or another JSON type: no text (pi drops such sessions from its list).
             _ => Some(None),
+        }
+    }
+
+    /// The items of the content (none unless it is an array), each object's values under
+    /// `keys` (see [`Item`]); `None` when the skim did not read the message or is unsure.
+    pub fn each_content_item<const N: usize>(
+        &self,
+        keys: [&[u8]; N],
+        item: impl FnMut(Item<'a, N>) -> Option<()>,
+    ) -> Option<()> {
+        match self.content_span()? {
+            Some(span) => each_item(span, keys, item),
+            None => Some(()),
         }
     }
 
