@@ -405,11 +405,21 @@ impl<'a> Arguments<'a> {
     }
 }
 
+/// What [`Tally::observe`] read of an entry that the summary reads too, handed to it so that
+/// nothing is read twice.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(crate) struct Observed {
+    /// What pi's `/session` counts of an assistant or tool-result message.
+    pub(crate) facts: Option<CallFacts>,
+    /// The entry's usage (its message's, for a message), when decoded: `Some(None)` for none.
+    pub(crate) usage: Option<Option<Usage>>,
+}
+
 impl Tally {
-    /// Takes one entry of the scan. For an assistant or tool-result message, also returns what
-    /// pi's `/session` counts of it, read in the same decode (so the summary need not read the
-    /// line again).
-    pub(crate) fn observe(&mut self, header: &Header, e: &EntryLine) -> Option<CallFacts> {
+    /// Takes one entry of the scan. Also returns what the summary reads of it that was read
+    /// here ([`Observed`]): what pi's `/session` counts of an assistant or tool-result
+    /// message, and the usage.
+    pub(crate) fn observe(&mut self, header: &Header, e: &EntryLine) -> Observed {
         if let Some(id) = &e.id {
             self.links
                 .insert(id.to_string(), e.parent.as_deref().map(str::to_owned));
@@ -463,27 +473,35 @@ impl Tally {
                 if usage.is_some() || e.kind == EntryKind::Usage {
                     self.rows.push(row(e.kind.as_str(), model, usage));
                 }
-                None
+                Observed {
+                    facts: None,
+                    usage: Some(usage),
+                }
             }
             EntryKind::Message => {
                 self.seed000 = header.dialect == pisess_format::model::Dialect::Seed000;
-                self.observe_message(e, row)
+                let Some(m) = e.view.message.0.as_ref() else {
+                    self.rows.push(row("", None, None));
+                    return Observed::default();
+                };
+                let usage = m.usage.and_then(Usage::from_raw);
+                Observed {
+                    facts: self.observe_message(e, m, usage, row),
+                    usage: Some(usage),
+                }
             }
-            _ => None,
+            _ => Observed::default(),
         }
     }
 
     fn observe_message(
         &mut self,
         e: &EntryLine,
+        m: &MessageView,
+        usage: Option<Usage>,
         row: impl Fn(&str, Option<u32>, Option<Usage>) -> Row,
     ) -> Option<CallFacts> {
-        let Some(m) = e.view.message.0.as_ref() else {
-            self.rows.push(row("", None, None));
-            return None;
-        };
         let role = m.role.get().unwrap_or("");
-        let usage = m.usage.and_then(Usage::from_raw);
         match Role::parse(role) {
             Role::Assistant => {
                 // From the spans the skim found, else serde_json over the line, as before.
@@ -770,7 +788,7 @@ mod tests {
         let mut facts = Vec::new();
         Pass::new()
             .run(Input::Bytes(text.as_bytes(), "s"), |h, e| {
-                let f = t.observe(h, e);
+                let f = t.observe(h, e).facts;
                 // The summary takes these instead of its own decode: they must be the same.
                 if f.is_some() {
                     assert_eq!(f, Some(message_call_facts(e.json)), "{:?}", e.id);
