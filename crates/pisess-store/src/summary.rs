@@ -9,10 +9,8 @@ use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
-use crate::tally::Tally;
-use pisess_format::model::{
-    message_call_facts, message_content_text, CallFacts, EntryKind, Header, Usage,
-};
+use crate::tally::{Observed, Tally};
+use pisess_format::model::{message_call_facts, message_content_text, EntryKind, Header, Usage};
 use pisess_format::model::{Dialect, EntryLine};
 use pisess_format::scan::{open_file, Input, OpenedFile, Pass, ScanError, ScanReport};
 use pisess_format::time::parse_js_date;
@@ -196,10 +194,13 @@ impl Summarizer {
 
     /// Takes in one entry of the pass.
     pub fn entry(&mut self, header: &Header, e: &EntryLine) {
-        // With a tally, its decode of the line also gives the call facts.
-        let facts = self.tally.as_deref_mut().and_then(|t| t.observe(header, e));
-        self.fold
-            .entry(e, facts, header.dialect == Dialect::Seed000);
+        // With a tally, what it read of the line is not read again.
+        let observed = self.tally.as_deref_mut().map(|t| t.observe(header, e));
+        self.fold.entry(
+            e,
+            observed.unwrap_or_default(),
+            header.dialect == Dialect::Seed000,
+        );
     }
 
     /// The summary of a stream named `name` that the pass read.
@@ -320,8 +321,8 @@ impl Fold {
         }
     }
 
-    fn entry(&mut self, e: &EntryLine, facts: Option<CallFacts>, seed000: bool) {
-        let call_facts = || facts.unwrap_or_else(|| message_call_facts(e.json));
+    fn entry(&mut self, e: &EntryLine, observed: Observed, seed000: bool) {
+        let Observed { facts, usage } = observed;
         let v = e.view;
         if let Some(id) = &e.id {
             self.leaf_id = Some(id.to_string());
@@ -343,7 +344,8 @@ impl Fold {
                     .map(str::to_owned);
             }
             EntryKind::Usage | EntryKind::Compaction | EntryKind::BranchSummary => {
-                if let Some(u) = v.usage.and_then(Usage::from_raw) {
+                let usage = usage.unwrap_or_else(|| v.usage.and_then(Usage::from_raw));
+                if let Some(u) = usage {
                     self.usage.add(&u);
                 }
             }
@@ -372,7 +374,11 @@ impl Fold {
             }
             Some("assistant") => {
                 counts.assistant_messages += 1;
-                counts.tool_calls += call_facts().tool_calls;
+                // Counted from the content's span the skim found, else from the line.
+                counts.tool_calls += facts
+                    .map(|f| f.tool_calls)
+                    .or_else(|| m.tool_call_count())
+                    .unwrap_or_else(|| message_call_facts(e.json).tool_calls);
             }
             Some("toolResult") => {
                 counts.tool_results += 1;
@@ -381,7 +387,8 @@ impl Fold {
             _ => {}
         }
         if matches!(role, Some("assistant" | "toolResult")) {
-            if let Some(u) = m.usage.and_then(Usage::from_raw) {
+            let usage = usage.unwrap_or_else(|| m.usage.and_then(Usage::from_raw));
+            if let Some(u) = usage {
                 self.usage.add(&u);
             }
         }
@@ -402,7 +409,10 @@ impl Fold {
             self.last_activity = Some(self.last_activity.map_or(t, |l: f64| l.max(t)));
         }
         if self.first_message.is_empty() && role == Some("user") {
-            if let Some(text) = message_content_text(e.json) {
+            let text = m
+                .content_text()
+                .unwrap_or_else(|| message_content_text(e.json));
+            if let Some(text) = text {
                 self.first_message = text;
             }
         }

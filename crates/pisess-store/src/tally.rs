@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use pisess_format::model::{
-    CallFacts, Entry, EntryKind, EntryLine, Header, LooseArr, LooseNum, LooseObj, LooseStr, Role,
-    Usage,
+    object_members, serde_json_str, CallFacts, Entry, EntryKind, EntryLine, Header, Item, LooseArr,
+    LooseNum, LooseObj, LooseStr, MessageView, Role, Usage,
 };
 use pisess_format::time::parse_js_date;
 
@@ -288,7 +288,7 @@ struct Extra<'a> {
     tokens_before: LooseNum,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 struct ExtraMessage<'a> {
     #[serde(rename = "stopReason", default, borrow)]
     stop_reason: LooseStr<'a>,
@@ -300,7 +300,72 @@ struct ExtraMessage<'a> {
     response_model: LooseStr<'a>,
 }
 
-#[derive(Deserialize)]
+impl<'a> ExtraMessage<'a> {
+    /// What `serde_json::from_slice::<Extra>` over an assistant's line gives of its message
+    /// (its content's `toolCall` blocks only), read from the spans the skim found, each value
+    /// decoded as serde_json decodes it in place. `None` where the spans cannot tell: the skim
+    /// did not read the message, a key given twice, a line that may hold the top-level keys
+    /// [`Extra`] reads besides `message`, or a value serde_json refuses (which fails its read
+    /// of the whole line): then the line is read, as before.
+    fn of_spans(json: &[u8], m: &MessageView<'a>) -> Option<ExtraMessage<'a>> {
+        if m.extra_twice || !extra_keys_are_the_messages(json, m) {
+            return None;
+        }
+        let decoded = |span: Option<&'a [u8]>| match span {
+            Some(span) => serde_json_str(span),
+            None => Some(LooseStr::default()),
+        };
+        let mut content = Vec::new();
+        m.each_content_item([b"type", b"id", b"name", b"arguments"], |item| {
+            let [kind, id, name, arguments] = match item {
+                Item::Block(found) => found,
+                // An item that is no object is none of its blocks, if serde_json reads it.
+                Item::Other(span) => {
+                    return serde_json::from_slice::<LooseObj<de::IgnoredAny>>(span)
+                        .ok()
+                        .map(drop)
+                }
+            };
+            let block = CallBlock {
+                kind: decoded(kind)?,
+                id: decoded(id)?,
+                name: decoded(name)?,
+                arguments: match arguments {
+                    Some(span) => Arguments::of_span(span)?,
+                    None => LooseObj::default(),
+                },
+            };
+            if block.kind.get() == Some("toolCall") {
+                content.push(LooseObj(Some(block)));
+            }
+            Some(())
+        })?;
+        // Content that is no array holds no blocks, if serde_json reads it.
+        if let Some(span) = m.content.1.filter(|span| span.first() != Some(&b'[')) {
+            serde_json::from_slice::<LooseArr<de::IgnoredAny>>(span).ok()?;
+        }
+        Some(ExtraMessage {
+            stop_reason: decoded(m.stop_reason.1)?,
+            error_message: decoded(m.error_message.1)?,
+            content: LooseArr(content),
+            response_model: decoded(m.response_model.1)?,
+        })
+    }
+}
+
+/// Whether the line holds neither of [`Extra`]'s top-level keys besides `message` (`model`,
+/// `tokensBefore`), whose values (or a second of them) could fail serde_json's read of it: the
+/// bytes spell `tokensBefore` nowhere, and `"model"` at most once, as the message's own key
+/// (the skim read every key of the line and of the message unescaped).
+fn extra_keys_are_the_messages(json: &[u8], m: &MessageView) -> bool {
+    let models = memchr::memmem::find_iter(json, b"\"model\"")
+        .take(2)
+        .count();
+    let model_is_the_messages = models == 0 || models == 1 && m.model.get().is_some();
+    model_is_the_messages && memchr::memmem::find(json, b"tokensBefore").is_none()
+}
+
+#[derive(Debug, Deserialize)]
 struct CallBlock<'a> {
     #[serde(rename = "type", default, borrow)]
     kind: LooseStr<'a>,
@@ -312,7 +377,7 @@ struct CallBlock<'a> {
     arguments: LooseObj<Arguments<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 struct Arguments<'a> {
     #[serde(default, borrow)]
     path: LooseStr<'a>,
@@ -320,11 +385,41 @@ struct Arguments<'a> {
     command: LooseStr<'a>,
 }
 
+impl<'a> Arguments<'a> {
+    /// A call's arguments from their stored bytes as serde_json reads them in place (`None`
+    /// where it refuses them, or the skim is unsure): an object's two keys found by the skim,
+    /// anything else given to serde_json (which holds no arguments, or refuses it).
+    fn of_span(span: &'a [u8]) -> Option<LooseObj<Arguments<'a>>> {
+        if span.first() != Some(&b'{') {
+            return serde_json::from_slice(span).ok();
+        }
+        let [path, command] = object_members(span, [b"path", b"command"])?;
+        let decoded = |span: Option<&'a [u8]>| match span {
+            Some(span) => serde_json_str(span),
+            None => Some(LooseStr::default()),
+        };
+        Some(LooseObj(Some(Arguments {
+            path: decoded(path)?,
+            command: decoded(command)?,
+        })))
+    }
+}
+
+/// What [`Tally::observe`] read of an entry that the summary reads too, handed to it so that
+/// nothing is read twice.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(crate) struct Observed {
+    /// What pi's `/session` counts of an assistant or tool-result message.
+    pub(crate) facts: Option<CallFacts>,
+    /// The entry's usage (its message's, for a message), when decoded: `Some(None)` for none.
+    pub(crate) usage: Option<Option<Usage>>,
+}
+
 impl Tally {
-    /// Takes one entry of the scan. For an assistant or tool-result message, also returns what
-    /// pi's `/session` counts of it, read in the same decode (so the summary need not read the
-    /// line again).
-    pub(crate) fn observe(&mut self, header: &Header, e: &EntryLine) -> Option<CallFacts> {
+    /// Takes one entry of the scan. Also returns what the summary reads of it that was read
+    /// here ([`Observed`]): what pi's `/session` counts of an assistant or tool-result
+    /// message, and the usage.
+    pub(crate) fn observe(&mut self, header: &Header, e: &EntryLine) -> Observed {
         if let Some(id) = &e.id {
             self.links
                 .insert(id.to_string(), e.parent.as_deref().map(str::to_owned));
@@ -378,31 +473,44 @@ impl Tally {
                 if usage.is_some() || e.kind == EntryKind::Usage {
                     self.rows.push(row(e.kind.as_str(), model, usage));
                 }
-                None
+                Observed {
+                    facts: None,
+                    usage: Some(usage),
+                }
             }
             EntryKind::Message => {
                 self.seed000 = header.dialect == pisess_format::model::Dialect::Seed000;
-                self.observe_message(e, row)
+                let Some(m) = e.view.message.0.as_ref() else {
+                    self.rows.push(row("", None, None));
+                    return Observed::default();
+                };
+                let usage = m.usage.and_then(Usage::from_raw);
+                Observed {
+                    facts: self.observe_message(e, m, usage, row),
+                    usage: Some(usage),
+                }
             }
-            _ => None,
+            _ => Observed::default(),
         }
     }
 
     fn observe_message(
         &mut self,
         e: &EntryLine,
+        m: &MessageView,
+        usage: Option<Usage>,
         row: impl Fn(&str, Option<u32>, Option<Usage>) -> Row,
     ) -> Option<CallFacts> {
-        let Some(m) = e.view.message.0.as_ref() else {
-            self.rows.push(row("", None, None));
-            return None;
-        };
         let role = m.role.get().unwrap_or("");
-        let usage = m.usage.and_then(Usage::from_raw);
         match Role::parse(role) {
             Role::Assistant => {
-                let extra = serde_json::from_slice::<Extra>(e.json).ok();
-                let message = extra.as_ref().and_then(|x| x.message.0.as_ref());
+                // From the spans the skim found, else serde_json over the line, as before.
+                let extra = ExtraMessage::of_spans(e.json, m).or_else(|| {
+                    serde_json::from_slice::<Extra>(e.json)
+                        .ok()
+                        .and_then(|x| x.message.0)
+                });
+                let message = extra.as_ref();
                 let model = message
                     .and_then(|x| x.response_model.get())
                     .or(m.model.get());
@@ -641,7 +749,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pisess_format::model::message_call_facts;
+    use pisess_format::model::{message_call_facts, LineView};
 
     #[test]
     fn names_read_back_from_postcard_as_written_and_bad_utf8_is_refused() {
@@ -680,7 +788,7 @@ mod tests {
         let mut facts = Vec::new();
         Pass::new()
             .run(Input::Bytes(text.as_bytes(), "s"), |h, e| {
-                let f = t.observe(h, e);
+                let f = t.observe(h, e).facts;
                 // The summary takes these instead of its own decode: they must be the same.
                 if f.is_some() {
                     assert_eq!(f, Some(message_call_facts(e.json)), "{:?}", e.id);
@@ -692,6 +800,105 @@ mod tests {
         let leaf = t.rows.last().and_then(|r| r.id.clone());
         t.finish(leaf.as_deref());
         (t, facts)
+    }
+
+    /// What the spans answer of an assistant's line is what serde_json's read of it gives
+    /// (its `toolCall` blocks), on the examples' lines and thousands of damaged copies.
+    fn spans_agree(line: &[u8]) -> bool {
+        let Some(view) = LineView::skim(line) else {
+            return false;
+        };
+        let Some(m) = view.message.0.as_ref() else {
+            return false;
+        };
+        let Some(spans) = ExtraMessage::of_spans(line, m) else {
+            return false;
+        };
+        let whole = serde_json::from_slice::<Extra>(line)
+            .ok()
+            .and_then(|x| x.message.0);
+        let mut whole = whole.unwrap_or_else(|| {
+            panic!(
+                "spans read what serde_json refuses: {}",
+                String::from_utf8_lossy(line)
+            )
+        });
+        whole.content.0.retain(|b| {
+            b.0.as_ref()
+                .is_some_and(|b| b.kind.get() == Some("toolCall"))
+        });
+        assert_eq!(
+            format!("{spans:?}"),
+            format!("{whole:?}"),
+            "{}",
+            String::from_utf8_lossy(line)
+        );
+        true
+    }
+
+    #[test]
+    fn extra_from_spans_is_serde_jsons_reading() {
+        let lines: &[&[u8]] = &[
+            br#"{"type":"message","message":{"role":"assistant","content":[{"type":"thinking","thinking":"{\"type\":\"toolCall\"}"},{"type":"toolCall","id":"c\u0031","name":"bash","arguments":{"command":"ls \"x\"","path":5,"other":[{"path":"no"}]}},{"type":"toolCall","name":"read","arguments":"no object"},"x",7,null,[1]],"stopReason":"toolUse","errorMessage":"e\n","responseModel":"r","model":"m"}}"#,
+            br#"{"type":"message","message":{"role":"assistant","content":"text","stopReason":5,"model":"m"}}"#,
+            br#"{"type":"message","message":{"role":"assistant","content":null}}"#,
+        ];
+        for line in lines {
+            assert!(spans_agree(line), "{}", String::from_utf8_lossy(line));
+        }
+        // Left to the line: what serde_json refuses, keys given twice, a top-level `model`.
+        let left: &[&[u8]] = &[
+            br#"{"type":"message","message":{"role":"assistant","errorMessage":"\ud83d"}}"#,
+            br#"{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","name":"\ud83d"}]}}"#,
+            br#"{"type":"message","message":{"role":"assistant","content":["\ud83d"]}}"#,
+            br#"{"type":"message","message":{"role":"assistant","content":[{"type":"text","type":"text"}]}}"#,
+            br#"{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","arguments":{"path":"a","path":"b"}}]}}"#,
+            br#"{"type":"message","message":{"role":"assistant","responseModel":"a","responseModel":"b"}}"#,
+            br#"{"type":"message","model":"\ud83d","message":{"role":"assistant"}}"#,
+            br#"{"type":"message","model":"x","message":{"role":"assistant","model":"m"}}"#,
+            br#"{"type":"message","tokensBefore":1e999,"message":{"role":"assistant"}}"#,
+            b"{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"stopReason\":\"\xff\"}}",
+        ];
+        for line in left {
+            let text = String::from_utf8_lossy(line);
+            assert!(LineView::skim(line).is_some(), "{text}");
+            assert!(!spans_agree(line), "{text}");
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions");
+        let mut lines = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    let text = std::fs::read(&path).unwrap();
+                    lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+                }
+            }
+        }
+        lines.retain(|l| memchr::memmem::find(l, b"\"assistant\"").is_some());
+        assert!(lines.iter().filter(|l| spans_agree(l)).count() > 50);
+        let specials = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'u', 0x01, 0xff, b'd',
+        ];
+        let mut next = pisess_format::skim::rng(0x7a11_e049);
+        let mut took = 0;
+        for _ in 0..20_000 {
+            let mut line = lines[next(lines.len())].clone();
+            for _ in 0..=next(3) {
+                let at = next(line.len() + 1);
+                match next(4) {
+                    0 if at < line.len() => drop(line.remove(at)),
+                    1 => line.insert(at, specials[next(specials.len())]),
+                    2 if at < line.len() => line[at] = specials[next(specials.len())],
+                    _ => line.truncate(at),
+                }
+            }
+            took += usize::from(spans_agree(&line));
+        }
+        assert!((1_000..19_000).contains(&took), "{took} of 20000 answered");
     }
 
     #[test]

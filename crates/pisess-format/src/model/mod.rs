@@ -14,6 +14,7 @@ pub mod cut;
 mod entry;
 mod line;
 mod seed000;
+mod spans;
 mod typed;
 mod view;
 
@@ -21,5 +22,6 @@ pub use content::ToolCall;
 pub use entry::*;
 pub use line::EntryLine;
 pub use seed000::normalize_seed000;
+pub use spans::{object_members, serde_json_str, CallBlockSpans, Item};
 pub use typed::{Entry, EntryKind, Field, Message, MessageMut, Role, PI_ENTRY_TYPES, PI_ROLES};
 pub use view::*;

@@ -31,15 +31,22 @@ pub struct MessageView<'a> {
     pub tool_name: LooseStr<'a>,
     pub tool_call_id: LooseStr<'a>,
     pub is_error: LooseTrue,
-    /// Its stored bytes when the skim read the message, for [`MessageView::said`].
-    pub(crate) stop_reason: Skipped<'a>,
+    /// Its stored bytes when the skim read the message, for [`MessageView::said`] and `stats`.
+    pub stop_reason: Skipped<'a>,
+    /// `errorMessage` and `responseModel`: their stored bytes when the skim read the message,
+    /// for `stats`, which reads them as serde_json does (see [`MessageView::extra_twice`]).
+    pub error_message: Skipped<'a>,
+    pub response_model: Skipped<'a>,
+    /// One of those two given twice: serde_json's derive over the line refuses it where this
+    /// view reads the line (as it did when it skipped them), so `stats` must read the line.
+    pub extra_twice: bool,
     /// Whether the skim read the message: then the spans above are set wherever their keys
     /// are (serde_json's fallback sets none).
     pub(crate) skimmed: bool,
 }
 
 /// The keys of a message that are fields of [`MessageView`], in the order of its fields.
-const MESSAGE_FIELDS: [&str; 10] = [
+const MESSAGE_FIELDS: [&str; 12] = [
     "role",
     "timestamp",
     "content",
@@ -50,6 +57,8 @@ const MESSAGE_FIELDS: [&str; 10] = [
     "toolCallId",
     "isError",
     "stopReason",
+    "errorMessage",
+    "responseModel",
 ];
 
 /// A key of a message: its index in [`MESSAGE_FIELDS`], `None` for any other. `stopReason`
@@ -80,6 +89,8 @@ impl<'de> Deserialize<'de> for MessageKey {
                     b"toolCallId" => 7,
                     b"isError" => 8,
                     b"stopReason" => 9,
+                    b"errorMessage" => 10,
+                    b"responseModel" => 11,
                     _ => return Ok(MessageKey(None, true)),
                 };
                 debug_assert_eq!(MESSAGE_FIELDS[at].as_bytes(), key);
@@ -111,6 +122,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageView<'a> {
                         continue;
                     };
                     if seen & 1 << at != 0 {
+                        // Read only for `stats`, which then reads the line: given twice is no
+                        // error here (the view skipped them before).
+                        if at >= 10 {
+                            m.extra_twice = true;
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
                         if at == 9 && !strict {
                             map.next_value::<IgnoredAny>()?;
                             continue;
@@ -129,7 +147,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageView<'a> {
                         6 => m.tool_name = map.next_value()?,
                         7 => m.tool_call_id = map.next_value()?,
                         8 => m.is_error = map.next_value()?,
-                        _ => m.stop_reason = map.next_value()?,
+                        9 => m.stop_reason = map.next_value()?,
+                        10 => m.error_message = map.next_value()?,
+                        _ => m.response_model = map.next_value()?,
                     }
                 }
                 Ok(m)
@@ -996,6 +1016,8 @@ mod tests {
             for (span, key) in [
                 (m.content.1.take(), "content"),
                 (m.stop_reason.1.take(), "stopReason"),
+                (m.error_message.1.take(), "errorMessage"),
+                (m.response_model.1.take(), "responseModel"),
             ] {
                 if let Some(span) = span {
                     let value = full["message"][key].clone();

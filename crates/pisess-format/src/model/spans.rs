@@ -1,0 +1,402 @@
+//! What the summary and `stats` read of a message's content, from the span the skim found
+//! for it ([`MessageView::content`]): the first message's text and the tool calls, without
+//! decoding the line again. Each walk gives what the decode of the whole line gives, or
+//! `None` where the skim is unsure (an escaped or non-UTF-8 key, which could spell a key
+//! looked for): then the caller decodes the line, as before.
+
+use serde_json::Value;
+
+use super::entry::LooseStr;
+use super::view::{decoded_span, MessageView};
+use crate::skim::Skim;
+
+/// A `toolCall` block's stored values.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallBlockSpans<'a> {
+    pub id: Option<&'a [u8]>,
+    pub name: Option<&'a [u8]>,
+    pub arguments: Option<&'a [u8]>,
+}
+
+/// An item of a content array: an object's values under the keys asked for, or the stored
+/// bytes of anything else.
+pub enum Item<'a, const N: usize> {
+    Block([Option<&'a [u8]>; N]),
+    Other(&'a [u8]),
+}
+
+/// Walks the items of a content span, each handed to `item`. Content that is no array holds
+/// no blocks (pi's `Array.isArray`).
+fn each_item<'a, const N: usize>(
+    span: &'a [u8],
+    keys: [&[u8]; N],
+    mut item: impl FnMut(Item<'a, N>) -> Option<()>,
+) -> Option<()> {
+    let mut s = Skim::new(span);
+    if !s.at_array() {
+        return Some(());
+    }
+    let mut items = s.array().ok()?;
+    while s.next_item(&mut items).ok()? {
+        if s.at_object() {
+            item(Item::Block(members(&mut s, keys)?))?;
+        } else {
+            item(Item::Other(s.value().ok()?))?;
+        }
+    }
+    s.end().ok()
+}
+
+/// [`each_item`] of the objects only.
+fn each_block<'a, const N: usize>(
+    span: &'a [u8],
+    keys: [&[u8]; N],
+    mut block: impl FnMut([Option<&'a [u8]>; N]) -> Option<()>,
+) -> Option<()> {
+    each_item(span, keys, |item| match item {
+        Item::Block(found) => block(found),
+        Item::Other(_) => Some(()),
+    })
+}
+
+/// The values under `keys` of the object at the cursor, read past it. `None` (unsure) where
+/// one is given twice: serde_json's derives refuse it, a full decode keeps the last, and which
+/// reading a caller copies is theirs to decide, from the line.
+fn members<'a, const N: usize>(
+    s: &mut Skim<'a>,
+    keys: [&[u8]; N],
+) -> Option<[Option<&'a [u8]>; N]> {
+    let mut found = [None; N];
+    let mut members = s.object().ok()?;
+    // The skim refuses escaped and non-UTF-8 keys: one might spell a key looked for.
+    while let Some(key) = s.next_key(&mut members).ok()? {
+        let value = s.value().ok()?;
+        if let Some(at) = keys.iter().position(|k| *k == key) {
+            if found[at].replace(value).is_some() {
+                return None;
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The values under `keys` of the object stored in `span` (`None`: no object, or unsure, as
+/// [`each_item`] reads a block).
+pub fn object_members<'a, const N: usize>(
+    span: &'a [u8],
+    keys: [&[u8]; N],
+) -> Option<[Option<&'a [u8]>; N]> {
+    let mut s = Skim::new(span);
+    if !s.at_object() {
+        return None;
+    }
+    let found = members(&mut s, keys)?;
+    s.end().ok()?;
+    Some(found)
+}
+
+/// A string field as serde_json reads it in place in a line (`LooseStr` through
+/// `serde_json::from_slice`): a plain string borrowed, anything else given to serde_json.
+/// `None` where serde_json refuses it (a lone surrogate, invalid UTF-8, a number beyond f64),
+/// which fails a derive over the whole line.
+pub fn serde_json_str(span: &[u8]) -> Option<LooseStr<'_>> {
+    let inner = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\""));
+    match inner {
+        Some(inner) if !inner.contains(&b'\\') => {
+            let text = std::str::from_utf8(inner).ok()?;
+            Some(LooseStr(Some(std::borrow::Cow::Borrowed(text))))
+        }
+        _ => serde_json::from_slice(span).ok(),
+    }
+}
+
+/// Whether a stored value is the string `word` (escapes decoded, as a full decode reads it).
+fn spells(span: &[u8], word: &str) -> Option<bool> {
+    let inner = span.strip_prefix(b"\"").and_then(|s| s.strip_suffix(b"\""));
+    match inner {
+        None => Some(false),
+        Some(inner) if !inner.contains(&b'\\') => Some(inner == word.as_bytes()),
+        // Escaped letters still spell it.
+        Some(_) => Some(decoded_span(span)?.as_str() == Some(word)),
+    }
+}
+
+impl<'a> MessageView<'a> {
+    /// The content's stored bytes when the skim read the message (`Some(None)`: no content).
+    fn content_span(&self) -> Option<Option<&'a [u8]>> {
+        self.skimmed.then_some(self.content.1)
+    }
+
+    /// [`message_content_text`](super::message_content_text) of the line this view was read
+    /// from, out of the content's span: the text blocks' texts decoded, nothing else. `None`
+    /// when the skim did not read the message or is unsure: then ask the line.
+    pub fn content_text(&self) -> Option<Option<String>> {
+        let Some(span) = self.content_span()? else {
+            return Some(None);
+        };
+        match span.first()? {
+            b'"' => match decoded_span(span)? {
+                Value::String(text) => Some(Some(text)),
+                _ => None,
+            },
+            b'[' => {
+                let mut parts: Vec<String> = Vec::new();
+                each_block(span, [b"type", b"text"], |[kind, text]| {
+                    if spells(kind.unwrap_or(b""), "text")? {
+                        let text = match text {
+                            Some(text) => Some(decoded_span(text)?),
+                            None => None,
+                        };
+                        parts.push(crate::js::js_join_element(text.as_ref()));
+                    }
+                    Some(())
+                })?;
+                Some(Some(parts.join(" ")))
+            }
+            // `null`, or another JSON type: no text (pi drops such sessions from its list).
+            _ => Some(None),
+        }
+    }
+
+    /// The items of the content (none unless it is an array), each object's values under
+    /// `keys` (see [`Item`]); `None` when the skim did not read the message or is unsure.
+    pub fn each_content_item<const N: usize>(
+        &self,
+        keys: [&[u8]; N],
+        item: impl FnMut(Item<'a, N>) -> Option<()>,
+    ) -> Option<()> {
+        match self.content_span()? {
+            Some(span) => each_item(span, keys, item),
+            None => Some(()),
+        }
+    }
+
+    /// The `toolCall` blocks of the content, in order, as [`CallBlockSpans`]; `None` when the
+    /// skim did not read the message or is unsure.
+    pub fn tool_call_blocks(&self) -> Option<Vec<CallBlockSpans<'a>>> {
+        let mut calls = Vec::new();
+        let Some(span) = self.content_span()? else {
+            return Some(calls);
+        };
+        each_block(
+            span,
+            [b"type", b"id", b"name", b"arguments"],
+            |[kind, id, name, arguments]| {
+                if spells(kind.unwrap_or(b""), "toolCall")? {
+                    calls.push(CallBlockSpans {
+                        id,
+                        name,
+                        arguments,
+                    });
+                }
+                Some(())
+            },
+        )?;
+        Some(calls)
+    }
+
+    /// The number of `toolCall` blocks of the content (pi's `getSessionStats`); `None` when
+    /// the skim did not read the message or is unsure.
+    pub fn tool_call_count(&self) -> Option<u64> {
+        let Some(span) = self.content_span()? else {
+            return Some(0);
+        };
+        // Most assistant messages call nothing: no block spells the type, even escaped.
+        if memchr::memmem::find(span, b"\"toolCall\"").is_none()
+            && memchr::memmem::find(span, b"\\u").is_none()
+        {
+            return Some(0);
+        }
+        let mut n = 0;
+        each_block(span, [b"type"], |[kind]| {
+            n += u64::from(spells(kind.unwrap_or(b""), "toolCall")?);
+            Some(())
+        })?;
+        Some(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{message_call_facts, message_content_text, LineView};
+
+    fn lossy(line: &[u8]) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(line)
+    }
+
+    /// Where the skim answers from the spans, the answer is the line's decode's; whether it
+    /// answered.
+    fn agrees(line: &[u8]) -> bool {
+        let Some(view) = LineView::skim(line) else {
+            return false;
+        };
+        let Some(m) = view.message.0.as_ref() else {
+            return false;
+        };
+        let mut answered = false;
+        if let Some(text) = m.content_text() {
+            assert_eq!(text, message_content_text(line), "{}", lossy(line));
+            answered = true;
+        }
+        let count = m.tool_call_count();
+        if let Some(n) = count {
+            assert_eq!(n, message_call_facts(line).tool_calls, "{}", lossy(line));
+            answered = true;
+        }
+        if let (Some(n), Some(blocks)) = (count, m.tool_call_blocks()) {
+            assert_eq!(blocks.len() as u64, n, "{}", lossy(line));
+        }
+        answered
+    }
+
+    fn text(line: &str) -> Option<Option<String>> {
+        let view = LineView::skim(line.as_bytes()).unwrap();
+        let text = view.message.0.unwrap().content_text();
+        assert!(agrees(line.as_bytes()) || text.is_none());
+        text
+    }
+
+    fn calls(line: &str) -> Option<u64> {
+        let view = LineView::skim(line.as_bytes()).unwrap();
+        let n = view.message.0.unwrap().tool_call_count();
+        assert!(agrees(line.as_bytes()) || n.is_none());
+        n
+    }
+
+    #[test]
+    fn the_first_text_is_decoded_from_its_span() {
+        // Escapes decoded; a plain string as it is.
+        assert_eq!(
+            text(r#"{"message":{"role":"user","content":"a\n\"b\" \u00e9 \ud83d\ude00"}}"#),
+            Some(Some("a\n\"b\" é 😀".to_owned()))
+        );
+        // Text after a thinking block (whose text is no message text), texts joined.
+        assert_eq!(
+            text(
+                r#"{"message":{"content":[{"type":"thinking","thinking":"no","text":"nor this"},{"type":"text","text":"a\tb"},{"type":"te\u0078t","text":"c"}]}}"#
+            ),
+            Some(Some("a\tb c".to_owned()))
+        );
+        // A text that is no string as JavaScript joins it.
+        assert_eq!(
+            text(
+                r#"{"message":{"content":[{"type":"text","text":"y"},{"type":"image","text":"z"},{"type":"text","text":5},{"type":"text"},{"type":"text","text":null},"text",7]}}"#
+            ),
+            Some(Some("y 5  ".to_owned()))
+        );
+        // A key given twice is left to the line.
+        assert_eq!(
+            text(r#"{"message":{"content":[{"type":"text","text":"x","text":"y"}]}}"#),
+            None
+        );
+        // No content, `null`, or another type: no text.
+        for line in [
+            r#"{"message":{"role":"user"}}"#,
+            r#"{"message":{"content":null}}"#,
+            r#"{"message":{"content":{"text":"x"}}}"#,
+            r#"{"message":{"content":12}}"#,
+        ] {
+            assert_eq!(text(line), Some(None), "{line}");
+        }
+        // A lone surrogate, as the one decoder holds it.
+        assert!(text(r#"{"message":{"content":[{"type":"text","text":"\ud83d!"}]}}"#).is_some());
+        // An escaped key might spell `type` or `text`: unsure, the line decides.
+        assert_eq!(
+            text(r#"{"message":{"content":[{"t\u0065xt":"x","type":"text"}]}}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn tool_calls_are_counted_from_the_span() {
+        let line = r#"{"message":{"role":"assistant","content":[{"type":"thinking","thinking":"{\"type\":\"toolCall\"}"},{"type":"text","text":"\"type\":\"toolCall\""},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls","nested":{"type":"toolCall"}}},{"type":"tool\u0043all","id":"c2"},"toolCall",{"type":"text","name":"toolCall"}]}}"#;
+        // Neither the texts that spell a call nor the nested object nor the last block count.
+        assert_eq!(calls(line), Some(2));
+        let view = LineView::skim(line.as_bytes()).unwrap();
+        let blocks = view.message.0.unwrap().tool_call_blocks().unwrap();
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[0].id, Some(&br#""c1""#[..]));
+        assert_eq!(blocks[0].name, Some(&br#""bash""#[..]));
+        assert_eq!(
+            blocks[0].arguments,
+            Some(&br#"{"command":"ls","nested":{"type":"toolCall"}}"#[..])
+        );
+        assert_eq!(
+            (blocks[1].id, blocks[1].name),
+            (Some(&br#""c2""#[..]), None)
+        );
+        // Content that is no array holds none.
+        assert_eq!(calls(r#"{"message":{"content":"toolCall"}}"#), Some(0));
+        assert_eq!(
+            calls(r#"{"message":{"content":{"type":"toolCall"}}}"#),
+            Some(0)
+        );
+        assert_eq!(calls(r#"{"message":{"role":"assistant"}}"#), Some(0));
+        assert_eq!(
+            calls(r#"{"message":{"content":[{"typ\u0065":"toolCall"}]}}"#),
+            None
+        );
+    }
+
+    /// A line cut short is no line the skim reads: nothing is answered from it, and the
+    /// callers decode it (or report it) as before.
+    #[test]
+    fn truncated_lines_answer_nothing() {
+        let line = r#"{"message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"toolCall","id":"c"}]}}"#;
+        assert!(agrees(line.as_bytes()));
+        for end in 0..line.len() {
+            assert!(!agrees(&line.as_bytes()[..end]), "{}", &line[..end]);
+        }
+    }
+
+    /// Invalid UTF-8 in a text reads as pi reads it, each bad run a U+FFFD.
+    #[test]
+    fn invalid_utf8_reads_as_the_line_does() {
+        let line = b"{\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"caf\xc3\xff \\n x\xf0\x9f\"},{\"type\":\"toolCall\"}]}}";
+        assert!(agrees(line));
+        let line = b"{\"message\":{\"content\":\"\xff\xfe\\u00e9\"}}";
+        assert!(agrees(line));
+    }
+
+    /// Every line of the bundled examples and thousands of damaged copies: whatever the spans
+    /// answer, the line's decode answers alike.
+    #[test]
+    fn spans_agree_with_the_line_on_damaged_lines() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions");
+        let mut lines = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "jsonl") {
+                    let text = std::fs::read(&path).unwrap();
+                    lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+                }
+            }
+        }
+        lines.retain(|l| memchr::memmem::find(l, b"\"content\"").is_some());
+        let answered = lines.iter().filter(|l| agrees(l)).count();
+        assert!(answered > 100, "{answered}");
+        let specials = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'u', 0x01, 0xff, b't',
+        ];
+        let mut next = crate::skim::rng(0x51ce_5eed_0049);
+        let mut took = 0;
+        for _ in 0..20_000 {
+            let mut line = lines[next(lines.len())].clone();
+            for _ in 0..=next(3) {
+                let at = next(line.len() + 1);
+                match next(4) {
+                    0 if at < line.len() => drop(line.remove(at)),
+                    1 => line.insert(at, specials[next(specials.len())]),
+                    2 if at < line.len() => line[at] = specials[next(specials.len())],
+                    _ => line.truncate(at),
+                }
+            }
+            took += usize::from(agrees(&line));
+        }
+        assert!((1_000..19_000).contains(&took), "{took} of 20000 answered");
+    }
+}
