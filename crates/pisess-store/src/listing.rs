@@ -37,6 +37,8 @@ pub struct Listing {
     /// The real folders met beside the files ([`Files::folders`]): a session `X.jsonl` may
     /// have subagent runs (`family::runs`) only when `X/` is among them.
     pub stem_folders: Vec<PathBuf>,
+    /// The listed files that are symbolic links ([`Files::links`]).
+    pub links: Vec<PathBuf>,
 }
 
 /// Something a file of the listing had to say.
@@ -155,10 +157,12 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
         files,
         skipped,
         folders,
+        links,
         ..
     } = files(loc, scope)?;
     let mut listing = Listing {
         stem_folders: folders,
+        links,
         ..Listing::default()
     };
     listing.problems.extend(
