@@ -117,7 +117,16 @@ pub fn run(
     let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
     let (sessions, found, failed, links) = collect(args, env, diag)?;
     if args.tree {
-        tree::run(sessions, found, &links, args, env, out, diag)?;
+        tree::run(
+            sessions,
+            found,
+            &links,
+            pricer.as_ref(),
+            args,
+            env,
+            out,
+            diag,
+        )?;
         return Ok(Outcome::partly_failed_if(failed));
     }
     let runs: Vec<usize> = found.iter().map(Vec::len).collect();

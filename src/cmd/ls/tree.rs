@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::app::cli::LsArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
+use crate::views::prices::{self, EstimateJson, Pricer};
 use crate::views::style::Theme;
 use pisess_store::family::runs::{Child, Made};
 use pisess_store::family::thread::{thread_keyed, Found, Listed, Node, PathKeys, Row};
@@ -19,11 +20,13 @@ use pisess_store::listing;
 use pisess_store::summary::{Detail, Summary};
 
 /// Threads `sessions` (pi's order) and the runs found under each (`found[i]` under session
-/// `i`), then writes the rows.
+/// `i`), then writes the rows; with `pricer` (`--prices`) each with its estimate, as `ls`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     sessions: Vec<Summary>,
     found: Vec<Vec<Child>>,
     links: &[PathBuf],
+    pricer: Option<&Pricer>,
     args: &LsArgs,
     env: &Env,
     out: &mut dyn Write,
@@ -40,7 +43,12 @@ pub(super) fn run(
         }
     }
     let paths: Vec<PathBuf> = wanted.iter().map(|w| w.0.clone()).collect();
-    let read = listing::summaries(&env.location, &paths, Detail::Listing);
+    // `--prices` estimates from each run's rows, as `ls` from each session's.
+    let detail = match pricer {
+        Some(_) => Detail::Stats,
+        None => Detail::Listing,
+    };
+    let read = listing::summaries(&env.location, &paths, detail);
     let mut runs: Vec<(Summary, PathBuf, Made, usize)> = Vec::with_capacity(read.len());
     for ((path, parent, made), result) in wanted.into_iter().zip(read) {
         match result {
@@ -91,6 +99,7 @@ pub(super) fn run(
             runs[p].3 += 1;
         }
     }
+    let estimate = |s: &Summary| Some(prices::total(pricer?, s.tally.as_deref()?));
     if args.json {
         // Written on every core in runs of rows, each run in order as it is ready, as `ls
         // --json` writes: on one thread this was a third of a warm `ls --tree --json`.
@@ -101,7 +110,16 @@ pub(super) fn run(
             |rows| {
                 let mut buf = Vec::with_capacity(rows.len() * 2048);
                 for row in *rows {
-                    json_row(&mut buf, row, &sessions, &runs, &found);
+                    let s = summary(row.node, &sessions, &runs);
+                    let e = estimate(s);
+                    json_row(
+                        &mut buf,
+                        row,
+                        &sessions,
+                        &runs,
+                        &found,
+                        e.as_ref().map(Into::into),
+                    );
                 }
                 buf
             },
@@ -125,12 +143,15 @@ pub(super) fn run(
     let mut rows: Vec<Summary> = Vec::with_capacity(forest.rows.len());
     let mut counts = Vec::with_capacity(forest.rows.len());
     let mut marks = Vec::with_capacity(forest.rows.len());
+    let mut estimates = Vec::with_capacity(forest.rows.len());
     for (row, prefix) in forest.rows.iter().zip(prefixes) {
         let (count, mark) = match row.node {
             Node::Listed(i) => (found[i].len(), prefix),
             Node::Found(j) => (runs[j].3, format!("{prefix}[{}] ", runs[j].2.as_str())),
         };
-        rows.push(summary(row.node, &sessions, &runs).clone());
+        let s = summary(row.node, &sessions, &runs);
+        estimates.push(estimate(s));
+        rows.push(s.clone());
         counts.push(count);
         marks.push(mark);
     }
@@ -141,7 +162,7 @@ pub(super) fn run(
     super::render_human(
         &rows,
         &counts,
-        None,
+        pricer.map(|p| (p, &estimates[..])),
         Some(&marks),
         args,
         default.as_deref(),
@@ -159,13 +180,14 @@ fn json_row(
     sessions: &[Summary],
     runs: &[(Summary, PathBuf, Made, usize)],
     found: &[Vec<Child>],
+    estimate: Option<EstimateJson>,
 ) {
     let s = summary(row.node, sessions, runs);
     let (count, made) = match row.node {
         Node::Listed(i) => (found[i].len(), None),
         Node::Found(j) => (runs[j].3, Some(runs[j].2)),
     };
-    super::push_json(buf, s, count, None);
+    super::push_json(buf, s, count, estimate);
     buf.pop();
     buf.extend_from_slice(b",\"parentSessionId\":");
     match row.parent {
