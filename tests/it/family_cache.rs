@@ -74,6 +74,9 @@ fn append(path: &Path, entry: &Value) {
     fs::write(path, text).unwrap();
 }
 
+/// A change made to the store, by name.
+type Change<'a> = Box<dyn Fn() + 'a>;
+
 #[test]
 fn the_family_cache_follows_every_change_up_a_chain_and_under_a_session() {
     let tmp = tempfile::tempdir().unwrap();
@@ -96,7 +99,7 @@ fn the_family_cache_follows_every_change_up_a_chain_and_under_a_session() {
         "no family cache written"
     );
 
-    let steps: Vec<(&str, Box<dyn Fn()>)> = vec![
+    let steps: Vec<(&str, Change)> = vec![
         (
             "the fork appended to",
             Box::new(|| append(&c, &assistant("c2", "c1", 7, 16))),

@@ -542,7 +542,7 @@ fn edits(before: &[Row], after: &[Row]) -> Option<Vec<(u32, Edit)>> {
     for (i, b) in before.iter().enumerate() {
         let i = u32::try_from(i).ok()?;
         match next.next_if(|a| same_entry(a, b)) {
-            Some(a) if a.usage != b.usage => edits.push((i, Edit::Usage(a.usage.clone()))),
+            Some(a) if a.usage != b.usage => edits.push((i, Edit::Usage(a.usage))),
             Some(_) => {}
             None => edits.push((i, Edit::Drop)),
         }
@@ -558,7 +558,7 @@ fn apply(rows: &mut Vec<Row>, edits: &[(u32, Edit)]) {
         let keep = match edits.next_if(|(at, _)| *at == i) {
             Some((_, Edit::Drop)) => false,
             Some((_, Edit::Usage(u))) => {
-                r.usage.clone_from(u);
+                r.usage = *u;
                 true
             }
             None => true,
