@@ -129,14 +129,7 @@ pub fn run(
                     // Nothing allocated for a session without runs or copies.
                     if !stem && !forked {
                         let share = rules.share(&s);
-                        let member = copies::Member {
-                            id: s.id,
-                            path: s.path,
-                            share,
-                            runs: Vec::new(),
-                            warnings: Vec::new(),
-                        };
-                        return (member, said);
+                        return (copies::Member::alone(s.id, s.path, share), said);
                     }
                     let (id, path) = (s.id.clone(), s.path.clone());
                     let (first, runs, warnings) =
