@@ -21,7 +21,7 @@ pub(super) struct Member {
 
 impl Member {
     /// A session without runs or warnings.
-    pub fn alone(id: String, path: PathBuf, share: Share) -> Member {
+    pub(super) fn alone(id: String, path: PathBuf, share: Share) -> Member {
         Member {
             id,
             path,
