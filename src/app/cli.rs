@@ -222,7 +222,7 @@ pub struct LsArgs {
     ///
     /// An ESTIMATED column beside COST (`~$1.23`; `+` when some usage stays unpriced), and with
     /// --json `estimatedCost` and its counts beside `usage.cost`, never added into it.
-    #[arg(long, value_name = "FILE", conflicts_with = "tree")]
+    #[arg(long, value_name = "FILE")]
     pub prices: Option<std::path::PathBuf>,
     /// Threaded as pi's /resume threads them: forks under their source, subagent runs under their parent
     ///

@@ -28,14 +28,20 @@ use pisess_store::prices::Estimated;
 use pisess_store::select::{select, Selected};
 use pisess_store::summary::{Detail, Summary};
 
-/// The sessions `ls` lists, in pi's order, and how many subagent runs each has (a run is no
-/// row: pi's listing never sees one).
+/// The sessions `ls` lists, in pi's order, the subagent runs of each (a run is no row: pi's
+/// listing never sees one), whether some file failed, and the listed files that are symbolic
+/// links (`--tree` keys the others without a `stat`).
 #[allow(clippy::type_complexity)]
 pub fn collect(
     args: &LsArgs,
     env: &Env,
     diag: &mut Diag,
-) -> anyhow::Result<(Vec<Summary>, Vec<Vec<family::runs::Child>>, bool)> {
+) -> anyhow::Result<(
+    Vec<Summary>,
+    Vec<Vec<family::runs::Child>>,
+    bool,
+    Vec<std::path::PathBuf>,
+)> {
     let window = crate::cmd::window(&args.since, &args.until, env)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
     let scope = projects.scope(args.all);
@@ -98,7 +104,7 @@ pub fn collect(
             found.children
         })
         .collect();
-    Ok((sessions, runs, failed))
+    Ok((sessions, runs, failed, std::mem::take(&mut listing.links)))
 }
 
 pub fn run(
@@ -109,9 +115,18 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     // Read before anything is written: a bad table stops the command with nothing emitted.
     let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
-    let (sessions, found, failed) = collect(args, env, diag)?;
+    let (sessions, found, failed, links) = collect(args, env, diag)?;
     if args.tree {
-        tree::run(sessions, found, args, env, out, diag)?;
+        tree::run(
+            sessions,
+            found,
+            &links,
+            pricer.as_ref(),
+            args,
+            env,
+            out,
+            diag,
+        )?;
         return Ok(Outcome::partly_failed_if(failed));
     }
     let runs: Vec<usize> = found.iter().map(Vec::len).collect();

@@ -107,9 +107,15 @@ pub fn run(
             let scope = if args.all { Scope::All } else { Scope::Project };
             // A fork or clone leaves out what it copied from a file the report counts.
             let rules = grouper.rules();
-            let counted = family::counted(|| {
-                listing::files(&env.location, scope).map_or_else(|_| Vec::new(), |f| f.files)
+            // The listed files, as the walk hands them to the first session with a family.
+            let listed: std::sync::OnceLock<Vec<std::path::PathBuf>> = std::sync::OnceLock::new();
+            let counted = family::counted(|| match listed.get() {
+                Some(files) => files.clone(),
+                None => {
+                    listing::files(&env.location, scope).map_or_else(|_| Vec::new(), |f| f.files)
+                }
             });
+            let remember = family::Remember::new(env.location.cache.as_ref(), &listed);
             failed = listing::walk(
                 &env.location,
                 scope,
@@ -117,35 +123,29 @@ pub fn run(
                 by == By::Session || then == Some(By::Session),
                 diag,
                 // A session the window does not count is not warned about.
-                |s, stem| {
+                |s, stem, files| {
                     let said = rows.counts(&s);
-                    let (s, share, runs, warnings) =
-                        match stem.then(|| family::read(&s.path)).flatten() {
-                            Some(mut f) => {
-                                let first = f.members.remove(0);
-                                let (first, mut warnings) = family::without_copies(first, &counted);
-                                warnings.append(&mut f.warnings);
-                                let runs = f.members.iter().map(|m| rules.share(m)).collect();
-                                (s, rules.share(&first), runs, warnings)
-                            }
-                            // Nothing allocated for a session without runs or copies.
-                            None => {
-                                let (s, warnings) = family::without_copies(s, &counted);
-                                let share = rules.share(&s);
-                                (s, share, Vec::new(), warnings)
-                            }
-                        };
+                    let forked = s.parent_session.as_deref().is_some_and(|p| !p.is_empty());
+                    // Nothing allocated for a session without runs or copies.
+                    if !stem && !forked {
+                        let share = rules.share(&s);
+                        return (copies::Member::alone(s.id, s.path, share), said);
+                    }
+                    let (id, path) = (s.id.clone(), s.path.clone());
+                    let (first, runs, warnings) =
+                        family::member(s, stem, files, &counted, &remember);
                     let member = copies::Member {
-                        id: s.id,
-                        path: s.path,
-                        share,
-                        runs,
+                        id,
+                        path,
+                        share: rules.share(&first),
+                        runs: runs.iter().map(|m| rules.share(m)).collect(),
                         warnings,
                     };
                     (member, said)
                 },
                 |member| members.push(member),
             )?;
+            remember.save();
         } else {
             let (sessions, read_failed) = read_many(args, rows, env, diag, stdin)?;
             failed = read_failed;

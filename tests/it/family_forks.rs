@@ -27,7 +27,7 @@ fn user(id: &str, parent: Option<&str>, second: u32) -> Value {
 }
 
 /// An assistant turn costing `cents` cents and `cents * 100` input tokens.
-fn assistant(id: &str, parent: &str, second: u32, cents: u32) -> Value {
+pub(crate) fn assistant(id: &str, parent: &str, second: u32, cents: u32) -> Value {
     json!({"type": "message", "id": id, "parentId": parent,
         "timestamp": format!("2026-07-01T10:00:{second:02}.000Z"),
         "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
@@ -39,7 +39,7 @@ fn assistant(id: &str, parent: &str, second: u32, cents: u32) -> Value {
             "stopReason": "stop", "timestamp": 1_782_900_000_000u64 + u64::from(second) * 1000}})
 }
 
-fn write(path: &Path, id: &str, parent_session: Option<&Path>, entries: &[Value]) {
+pub(crate) fn write(path: &Path, id: &str, parent_session: Option<&Path>, entries: &[Value]) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     let mut header = json!({"type": "session", "version": 3, "id": id,
         "timestamp": "2026-07-01T10:00:00.000Z", "cwd": "/home/dev/webshop"});
@@ -53,7 +53,7 @@ fn write(path: &Path, id: &str, parent_session: Option<&Path>, entries: &[Value]
     fs::write(path, lines.join("\n") + "\n").unwrap();
 }
 
-fn session(root: &Path, n: u32) -> PathBuf {
+pub(crate) fn session(root: &Path, n: u32) -> PathBuf {
     root.join("sessions").join(PROJECT).join(format!(
         "2026-07-01T10-00-{:02}-000Z_aaaa{n:04}-0000-7000-8000-000000000000.jsonl",
         n % 60
@@ -61,7 +61,7 @@ fn session(root: &Path, n: u32) -> PathBuf {
 }
 
 /// The source's turns: u1, a1 (1 cent), u2, a2 (2 cents).
-fn source_entries() -> Vec<Value> {
+pub(crate) fn source_entries() -> Vec<Value> {
     vec![
         user("u1", None, 1),
         assistant("a1", "u1", 2, 1),
@@ -72,7 +72,7 @@ fn source_entries() -> Vec<Value> {
 
 /// The source's entries, re-chained (as `createBranchedSession` re-chains around a label),
 /// then turns of its own.
-fn copy_with(own: &[Value]) -> Vec<Value> {
+pub(crate) fn copy_with(own: &[Value]) -> Vec<Value> {
     let mut entries = source_entries();
     entries[2]["parentId"] = json!("u1");
     entries.extend(own.iter().cloned());

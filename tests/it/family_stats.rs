@@ -48,7 +48,7 @@ fn write(path: &Path, id: &str, entries: &[Value]) {
 /// A parent ($0.01 of its own) whose `subagent` tool result names two children and carries
 /// their sum ($0.05 + $0.002, as pi-subagents 0.59 writes it); run-0's file is in the store
 /// and holds $0.08 (its reported $0.05, then a turn more), run-1's is not (written elsewhere).
-fn store(root: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn store(root: &Path) -> (PathBuf, PathBuf) {
     let dir = root.join("sessions").join(PROJECT);
     let stem = format!("2026-07-01T10-00-00-000Z_{PARENT}");
     let parent = dir.join(format!("{stem}.jsonl"));

@@ -229,3 +229,44 @@ fn ls_tree_follows_no_symlinked_run_folder_and_bears_ten_thousand_runs() {
         .all(|r| r["parentSessionId"] == "bbbb0001" && r["depth"] == 1));
     eprintln!("ls --tree with 10,000 runs: {:?}", started.elapsed());
 }
+
+/// `ls --tree --prices FILE` gives each row the estimate `ls --prices` gives it: the same
+/// `estimatedCost` fields beside `usage.cost` in `--json`, `~$` (and `+` for what stays
+/// unpriced) in the human table.
+#[test]
+fn ls_tree_with_prices_estimates_each_row_as_ls_does() {
+    let root = crate::common::repo().join("tests/prices");
+    let table = root.join("litellm.json").display().to_string();
+    let agent = root.join("agent");
+    let ls = |args: &[&str]| {
+        let r = run_with(env_in(&agent, "/p"), args, b"");
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        r
+    };
+    let lines = |r: &Run| -> Vec<Value> {
+        (r.stdout.lines())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let flat = lines(&ls(&["ls", "--all", "--json", "--prices", &table]));
+    let tree = lines(&ls(&[
+        "ls", "--all", "--tree", "--json", "--prices", &table,
+    ]));
+    assert_eq!(flat.len(), tree.len());
+    assert!(flat
+        .iter()
+        .any(|r| r["usage"].get("estimatedCost").is_some()));
+    for row in &tree {
+        let same = (flat.iter())
+            .find(|f| f["path"] == row["path"])
+            .expect("every tree row is an ls row");
+        assert_eq!(row["usage"], same["usage"], "{}", row["path"]);
+    }
+    let plain = lines(&ls(&["ls", "--all", "--tree", "--json"]));
+    assert!(plain
+        .iter()
+        .all(|r| r["usage"].get("estimatedCost").is_none()));
+    let human = ls(&["ls", "--all", "--tree", "--prices", &table]);
+    assert!(human.stdout.contains("~$0.01+"), "{}", human.stdout);
+    assert!(human.stdout.contains("$0.0045+"), "{}", human.stdout);
+}

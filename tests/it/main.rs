@@ -24,6 +24,7 @@ mod export_fixture;
 mod export_md;
 mod export_redact;
 mod facts;
+mod family_cache;
 mod family_check;
 mod family_forks;
 mod family_rm;

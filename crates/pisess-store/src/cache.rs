@@ -16,6 +16,7 @@
 #[cfg(test)]
 mod code_hash;
 pub(crate) mod container;
+pub mod families;
 pub(crate) mod folder;
 pub mod key;
 pub(crate) mod summaries;

@@ -37,6 +37,8 @@ pub struct Listing {
     /// The real folders met beside the files ([`Files::folders`]): a session `X.jsonl` may
     /// have subagent runs (`family::runs`) only when `X/` is among them.
     pub stem_folders: Vec<PathBuf>,
+    /// The listed files that are symbolic links ([`Files::links`]).
+    pub links: Vec<PathBuf>,
 }
 
 /// Something a file of the listing had to say.
@@ -155,10 +157,12 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
         files,
         skipped,
         folders,
+        links,
         ..
     } = files(loc, scope)?;
     let mut listing = Listing {
         stem_folders: folders,
+        links,
         ..Listing::default()
     };
     listing.problems.extend(
@@ -213,7 +217,8 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
 /// a small share of each, not every message. A session taken from the tally cache has no first
 /// message unless `titles`. Problems are reported in file order; true when some file could not
 /// be read. `work` is also told whether the session has a real folder of its stem beside it
-/// (where subagent runs are, `family::runs`), and says with what it made whether the session's
+/// (where subagent runs are, `family::runs`) and the files listed (the family cache and
+/// `family::chains` match against them), and says with what it made whether the session's
 /// warnings are to be said (a report over a window leaves out the sessions it does not count,
 /// as `ls` and `check` do).
 ///
@@ -226,7 +231,7 @@ pub fn walk<T: Send>(
     detail: Detail,
     titles: bool,
     diag: &mut dyn Warn,
-    work: impl Fn(Summary, bool) -> (T, bool) + Sync,
+    work: impl Fn(Summary, bool, &[PathBuf]) -> (T, bool) + Sync,
     mut each: impl FnMut(T),
 ) -> anyhow::Result<bool> {
     let Files {
@@ -251,7 +256,7 @@ pub fn walk<T: Send>(
             let mut warnings = std::mem::take(&mut s.warnings);
             let stem = has_stem(&s);
             let made = in_scope(loc, scope, &s.cwd).then(|| {
-                let (made, said) = work(s, stem);
+                let (made, said) = work(s, stem, &files);
                 if !said {
                     warnings.clear();
                 }

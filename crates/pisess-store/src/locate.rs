@@ -459,6 +459,9 @@ pub struct Files {
     /// runs only when `X/` is among them (`family::runs`), so a listing knows which sessions
     /// to look under without an `lstat` of each.
     pub folders: Vec<PathBuf>,
+    /// The files of `files` that are symbolic links (from the directory entry's type): the
+    /// others are keyed without a `stat` (`family::thread::PathKeys::key_listed`).
+    pub links: Vec<PathBuf>,
     /// What sorts `files` by name, made as each was found ([`Files::newest_name_first`]).
     names: Names,
 }
@@ -544,6 +547,7 @@ impl Files {
         self.files.append(&mut other.files);
         self.skipped.append(&mut other.skipped);
         self.folders.append(&mut other.folders);
+        self.links.append(&mut other.links);
     }
 
     /// The files in pi's read order, `b.localeCompare(a)` of their names; names that compare
@@ -607,6 +611,7 @@ pub(crate) fn jsonl_files(dir: &Path) -> io::Result<Files> {
             continue;
         };
         if kind.is_symlink() {
+            files.links.push(path.clone());
             match fs::metadata(&path) {
                 Ok(meta) => kind = meta.file_type(),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {

@@ -12,17 +12,21 @@ use std::path::{Path, PathBuf};
 use crate::app::cli::LsArgs;
 use crate::app::diag::Diag;
 use crate::app::env::Env;
+use crate::views::prices::{self, EstimateJson, Pricer};
 use crate::views::style::Theme;
 use pisess_store::family::runs::{Child, Made};
-use pisess_store::family::thread::{thread, Found, Listed, Node, PathKeys, Row};
+use pisess_store::family::thread::{thread_keyed, Found, Listed, Node, PathKeys, Row};
 use pisess_store::listing;
 use pisess_store::summary::{Detail, Summary};
 
 /// Threads `sessions` (pi's order) and the runs found under each (`found[i]` under session
-/// `i`), then writes the rows.
+/// `i`), then writes the rows; with `pricer` (`--prices`) each with its estimate, as `ls`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     sessions: Vec<Summary>,
     found: Vec<Vec<Child>>,
+    links: &[PathBuf],
+    pricer: Option<&Pricer>,
     args: &LsArgs,
     env: &Env,
     out: &mut dyn Write,
@@ -39,7 +43,12 @@ pub(super) fn run(
         }
     }
     let paths: Vec<PathBuf> = wanted.iter().map(|w| w.0.clone()).collect();
-    let read = listing::summaries(&env.location, &paths, Detail::Listing);
+    // `--prices` estimates from each run's rows, as `ls` from each session's.
+    let detail = match pricer {
+        Some(_) => Detail::Stats,
+        None => Detail::Listing,
+    };
+    let read = listing::summaries(&env.location, &paths, detail);
     let mut runs: Vec<(Summary, PathBuf, Made, usize)> = Vec::with_capacity(read.len());
     for ((path, parent, made), result) in wanted.into_iter().zip(read) {
         match result {
@@ -66,7 +75,11 @@ pub(super) fn run(
         })
         .collect();
     let mut keys = PathKeys::new(&env.location.process_cwd);
-    let forest = thread(&listed, &children, &mut |p: &Path| keys.key(p));
+    let links: std::collections::HashSet<&Path> = links.iter().map(PathBuf::as_path).collect();
+    let listed_keys = (sessions.iter())
+        .map(|s| keys.key_listed(&s.path, links.contains(s.path.as_path())))
+        .collect();
+    let forest = thread_keyed(&listed, listed_keys, &children, &mut |p: &Path| keys.key(p));
     for cycle in &forest.cycles {
         let names: Vec<String> = (cycle.iter())
             .map(|n| summary(*n, &sessions, &runs).path.display().to_string())
@@ -86,45 +99,59 @@ pub(super) fn run(
             runs[p].3 += 1;
         }
     }
+    let estimate = |s: &Summary| Some(prices::total(pricer?, s.tally.as_deref()?));
     if args.json {
-        let mut buf = Vec::with_capacity(forest.rows.len() * 2048);
-        for row in &forest.rows {
-            let s = summary(row.node, &sessions, &runs);
-            let (count, made) = match row.node {
-                Node::Listed(i) => (found[i].len(), None),
-                Node::Found(j) => (runs[j].3, Some(runs[j].2)),
-            };
-            super::push_json(&mut buf, s, count, None);
-            buf.pop();
-            buf.extend_from_slice(b",\"parentSessionId\":");
-            match row.parent {
-                Some(p) => {
-                    pisess_format::surrogates::push_str(&mut buf, &summary(p, &sessions, &runs).id);
+        // Written on every core in runs of rows, each run in order as it is ready, as `ls
+        // --json` writes: on one thread this was a third of a warm `ls --tree --json`.
+        let chunks: Vec<&[Row]> = forest.rows.chunks(256).collect();
+        let mut failed = None;
+        pisess_store::util::parallel::ordered(
+            &chunks,
+            |rows| {
+                let mut buf = Vec::with_capacity(rows.len() * 2048);
+                for row in *rows {
+                    let s = summary(row.node, &sessions, &runs);
+                    let e = estimate(s);
+                    json_row(
+                        &mut buf,
+                        row,
+                        &sessions,
+                        &runs,
+                        &found,
+                        e.as_ref().map(Into::into),
+                    );
                 }
-                None => buf.extend_from_slice(b"null"),
-            }
-            buf.extend_from_slice(b",\"depth\":");
-            pisess_format::surrogates::push_u64(&mut buf, row.depth as u64);
-            buf.extend_from_slice(b",\"made\":");
-            match made {
-                Some(m) => pisess_format::surrogates::push_str(&mut buf, m.as_str()),
-                None => buf.extend_from_slice(b"null"),
-            }
-            buf.extend_from_slice(b"}\n");
-        }
-        out.write_all(&buf)?;
-        return Ok(());
+                buf
+            },
+            |buf| match out.write_all(&buf) {
+                Ok(()) => std::ops::ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    std::ops::ControlFlow::Break(())
+                }
+            },
+        );
+        // Not freed: the process ends after a listing (as `ls`).
+        std::mem::forget(sessions);
+        std::mem::forget(runs);
+        return match failed {
+            Some(e) => Err(e.into()),
+            None => Ok(()),
+        };
     }
     let prefixes = connectors(&forest.rows);
     let mut rows: Vec<Summary> = Vec::with_capacity(forest.rows.len());
     let mut counts = Vec::with_capacity(forest.rows.len());
     let mut marks = Vec::with_capacity(forest.rows.len());
+    let mut estimates = Vec::with_capacity(forest.rows.len());
     for (row, prefix) in forest.rows.iter().zip(prefixes) {
         let (count, mark) = match row.node {
             Node::Listed(i) => (found[i].len(), prefix),
             Node::Found(j) => (runs[j].3, format!("{prefix}[{}] ", runs[j].2.as_str())),
         };
-        rows.push(summary(row.node, &sessions, &runs).clone());
+        let s = summary(row.node, &sessions, &runs);
+        estimates.push(estimate(s));
+        rows.push(s.clone());
         counts.push(count);
         marks.push(mark);
     }
@@ -135,7 +162,7 @@ pub(super) fn run(
     super::render_human(
         &rows,
         &counts,
-        None,
+        pricer.map(|p| (p, &estimates[..])),
         Some(&marks),
         args,
         default.as_deref(),
@@ -144,6 +171,39 @@ pub(super) fn run(
         out,
     )?;
     Ok(())
+}
+
+/// One row of `--json`: `ls`'s object with the tree's fields.
+fn json_row(
+    buf: &mut Vec<u8>,
+    row: &Row,
+    sessions: &[Summary],
+    runs: &[(Summary, PathBuf, Made, usize)],
+    found: &[Vec<Child>],
+    estimate: Option<EstimateJson>,
+) {
+    let s = summary(row.node, sessions, runs);
+    let (count, made) = match row.node {
+        Node::Listed(i) => (found[i].len(), None),
+        Node::Found(j) => (runs[j].3, Some(runs[j].2)),
+    };
+    super::push_json(buf, s, count, estimate);
+    buf.pop();
+    buf.extend_from_slice(b",\"parentSessionId\":");
+    match row.parent {
+        Some(p) => {
+            pisess_format::surrogates::push_str(buf, &summary(p, sessions, runs).id);
+        }
+        None => buf.extend_from_slice(b"null"),
+    }
+    buf.extend_from_slice(b",\"depth\":");
+    pisess_format::surrogates::push_u64(buf, row.depth as u64);
+    buf.extend_from_slice(b",\"made\":");
+    match made {
+        Some(m) => pisess_format::surrogates::push_str(buf, m.as_str()),
+        None => buf.extend_from_slice(b"null"),
+    }
+    buf.extend_from_slice(b"}\n");
 }
 
 fn summary<'a>(

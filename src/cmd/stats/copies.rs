@@ -19,6 +19,19 @@ pub(super) struct Member {
     pub warnings: Vec<(PathBuf, String)>,
 }
 
+impl Member {
+    /// A session without runs or warnings.
+    pub(super) fn alone(id: String, path: PathBuf, share: Share) -> Member {
+        Member {
+            id,
+            path,
+            share,
+            runs: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// A session counted once though it is in several files.
 pub(super) struct Copied {
     pub id: String,

@@ -12,10 +12,13 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use pisess_format::model::{EntryKind, EntryLine, Header, Usage};
+use pisess_store::cache::families::{ChildId, Context, Edit, FamilyCache, Making};
+use pisess_store::cache::CacheDir;
 use pisess_store::family::chains::{Chains, Up};
 use pisess_store::family::copies::{delegation, share, Copying, Delegation, Share, Source};
 use pisess_store::family::runs::{self, Limits, Made};
@@ -23,6 +26,7 @@ use pisess_store::family::thread::PathKeys;
 use pisess_store::listing::{self, Scope};
 use pisess_store::locate::Location;
 use pisess_store::summary::{summarize, Detail, Summary, SummaryOptions};
+use pisess_store::tally::Row;
 
 /// The members of a family, the session first, then its runs depth first; each member's rows
 /// carry what the family total takes of its subagent tool results.
@@ -30,6 +34,10 @@ pub(crate) struct Family {
     pub members: Vec<Summary>,
     /// `(place, why)`: runs that could not be read, folders not followed, limits reached.
     pub warnings: Vec<(PathBuf, String)>,
+    /// Some run could not be read: what was made of the others is not remembered.
+    pub failed: bool,
+    /// A child a tool result names was a relative name (resolved against the cwd).
+    pub relative: bool,
 }
 
 /// The usage of `members`' rows, each row once as the members hold them.
@@ -45,7 +53,11 @@ pub(crate) fn usage<'a>(members: impl IntoIterator<Item = &'a Summary>) -> Usage
 /// The family of the session at `path`; `None` when no run was found under it (its figures are
 /// then its own, and it is not read again).
 pub(crate) fn read(path: &Path) -> Option<Family> {
-    let found = runs::find(path, Limits::default());
+    read_found(path, runs::find(path, Limits::default()))
+}
+
+/// What finding the runs under `path` had to say.
+fn found_warnings(path: &Path, found: &runs::Runs) -> Vec<(PathBuf, String)> {
     let mut warnings: Vec<(PathBuf, String)> = (found.problems.iter())
         .map(|(place, problem)| (place.clone(), problem.describe()))
         .collect();
@@ -56,6 +68,12 @@ pub(crate) fn read(path: &Path) -> Option<Family> {
                 .to_owned(),
         ));
     }
+    warnings
+}
+
+/// [`read`] of the runs `found` under `path`.
+fn read_found(path: &Path, found: runs::Runs) -> Option<Family> {
+    let mut warnings = found_warnings(path, &found);
     if found.children.is_empty() {
         return None;
     }
@@ -75,6 +93,7 @@ pub(crate) fn read(path: &Path) -> Option<Family> {
     let files = std::iter::once(path.to_owned()).chain(found.children.into_iter().map(|c| c.path));
     let mut members = Vec::new();
     let mut delegations = Vec::new();
+    let mut failed = false;
     for (i, file) in files.enumerate() {
         let mut mine: HashMap<String, Delegation> = HashMap::new();
         let mut copied: HashSet<String> = HashSet::new();
@@ -115,7 +134,10 @@ pub(crate) fn read(path: &Path) -> Option<Family> {
                 warnings.push((file, format!("cannot read it again for its family: {e}")));
                 return None;
             }
-            Err(e) => warnings.push((file, format!("cannot read this subagent run: {e}"))),
+            Err(e) => {
+                failed = true;
+                warnings.push((file, format!("cannot read this subagent run: {e}")));
+            }
         }
     }
     let mut keys = PathKeys::new(&cwd());
@@ -151,7 +173,16 @@ pub(crate) fn read(path: &Path) -> Option<Family> {
             }
         }
     }
-    Some(Family { members, warnings })
+    let relative = (delegations.iter().flat_map(HashMap::values))
+        .flat_map(|d| &d.children)
+        .filter_map(|c| c.session_file.as_deref())
+        .any(|f| !Path::new(f).is_absolute());
+    Some(Family {
+        members,
+        warnings,
+        failed,
+        relative,
+    })
 }
 
 /// Keeps the delegation a tool result or slash message reports, by entry id; only those
@@ -199,18 +230,44 @@ pub(super) fn without_copies(
     s: Summary,
     counted: &Chains<'_>,
 ) -> (Summary, Vec<(PathBuf, String)>) {
+    let w = without_copies_read(s, counted);
+    (w.summary, w.warnings)
+}
+
+/// What [`without_copies`] made, and what it read to make it.
+struct WithoutCopies {
+    summary: Summary,
+    warnings: Vec<(PathBuf, String)>,
+    /// The files up the chain it read ([`Up::read`]).
+    read: Vec<PathBuf>,
+    /// The session could not be read again: its copies are still in.
+    failed: bool,
+    /// A relative `parentSession` was met ([`Up::relative`]).
+    relative: bool,
+}
+
+fn without_copies_read(s: Summary, counted: &Chains<'_>) -> WithoutCopies {
+    let done = |summary, warnings, read, relative| WithoutCopies {
+        summary,
+        warnings,
+        read,
+        failed: false,
+        relative,
+    };
     let Some(parent) = s.parent_session.clone().filter(|p| !p.is_empty()) else {
-        return (s, Vec::new());
+        return done(s, Vec::new(), Vec::new(), false);
     };
     if s.tally.is_none() {
-        return (s, Vec::new());
+        return done(s, Vec::new(), Vec::new(), false);
     }
     let Up {
         files: sources,
         mut warnings,
+        read,
+        relative,
     } = counted.up(&s.path, &parent, true);
     if sources.iter().all(|s| s.is_empty()) {
-        return (s, warnings);
+        return done(s, warnings, read, relative);
     }
     // Read again whole: a tally from the cache has no row ids.
     let mut copied: HashSet<String> = HashSet::new();
@@ -231,14 +288,17 @@ pub(super) fn without_copies(
                     .retain(|r| !r.id.as_ref().is_some_and(|id| copied.contains(id)));
             }
             again.warnings.clear();
-            (again, warnings)
+            done(again, warnings, read, relative)
         }
         Err(e) => {
             warnings.push((
                 s.path.clone(),
                 format!("cannot read it again to leave out its copies: {e}"),
             ));
-            (s, warnings)
+            WithoutCopies {
+                failed: true,
+                ..done(s, warnings, read, relative)
+            }
         }
     }
 }
@@ -322,4 +382,188 @@ pub(super) fn forks(session: &Path, loc: &Location) -> anyhow::Result<Forks> {
 /// The chains of a report's forks, matched against the files `paths` lists.
 pub(super) fn counted<'a>(paths: impl Fn() -> Vec<PathBuf> + Sync + 'a) -> Chains<'a> {
     Chains::new(&cwd(), paths)
+}
+
+/// What a report over a listing needs to count a session's family from the family cache
+/// (`pisess_store::cache::families`): the listed files (read once, when a session with a family
+/// first asks), the cache of their folders, and the cwd.
+pub(super) struct Remember<'a> {
+    cache_dir: Option<&'a CacheDir>,
+    listed: &'a OnceLock<Vec<PathBuf>>,
+    cache: OnceLock<FamilyCache<'a>>,
+    cwd: PathBuf,
+    /// [`Context`]s without and with the cwd: of a session with runs only, and of a fork (with
+    /// the listing).
+    contexts: OnceLock<[[Context; 2]; 2]>,
+}
+
+impl<'a> Remember<'a> {
+    pub(super) fn new(cache_dir: Option<&'a CacheDir>, listed: &'a OnceLock<Vec<PathBuf>>) -> Self {
+        Remember {
+            cache_dir,
+            listed,
+            cache: OnceLock::new(),
+            cwd: cwd(),
+            contexts: OnceLock::new(),
+        }
+    }
+
+    /// The cache and the contexts of a report over `files`, made when a family first asks.
+    fn open(&self, files: &[PathBuf]) -> (&FamilyCache<'a>, [[Context; 2]; 2]) {
+        let listed = self.listed.get_or_init(|| files.to_vec());
+        let cache = (self.cache).get_or_init(|| FamilyCache::open(self.cache_dir, listed));
+        let contexts = *self.contexts.get_or_init(|| {
+            let cwd = Some(self.cwd.as_path());
+            [
+                [Context::of(None, None), Context::of(cwd, None)],
+                [
+                    Context::of(None, Some(listed)),
+                    Context::of(cwd, Some(listed)),
+                ],
+            ]
+        });
+        (cache, contexts)
+    }
+
+    /// Writes what this report made that the next can use.
+    pub(super) fn save(self) {
+        if let Some(cache) = self.cache.into_inner() {
+            cache.save();
+        }
+    }
+}
+
+/// A listed session `s` as a report counts it (`stem`: it has a folder of its stem beside it):
+/// its figures without what its runs and its copies count elsewhere, its runs' as the family
+/// counts them, and what was said on the way. From the family cache when nothing it was made of
+/// changed; else its runs and chain are read ([`read`], [`without_copies`]) and remembered.
+pub(super) fn member(
+    mut s: Summary,
+    stem: bool,
+    files: &[PathBuf],
+    counted: &Chains<'_>,
+    remember: &Remember<'_>,
+) -> (Summary, Vec<Summary>, Vec<(PathBuf, String)>) {
+    let forked = s.parent_session.as_deref().is_some_and(|p| !p.is_empty()) && s.tally.is_some();
+    if !stem && !forked {
+        return (s, Vec::new(), Vec::new());
+    }
+    // Which runs there are is found afresh every time (a few directory reads): a run added or
+    // removed is then a change the record is checked against.
+    let found = stem.then(|| runs::find(&s.path, Limits::default()));
+    let children: Vec<ChildId> = (found.iter())
+        .flat_map(|f| &f.children)
+        .map(|c| ChildId {
+            path: c.path.as_os_str().as_encoded_bytes().to_vec(),
+            made: c.made.as_str().to_owned(),
+            parent: c.parent.and_then(|p| u32::try_from(p).ok()),
+        })
+        .collect();
+    let found_said = match &found {
+        Some(f) if !f.children.is_empty() => found_warnings(&s.path, f),
+        _ => Vec::new(),
+    };
+    let (cache, contexts) = remember.open(files);
+    let contexts = contexts[usize::from(forked)];
+    if let Some(hit) = cache.get(&s.path, contexts, &children) {
+        if let Some(t) = s
+            .tally
+            .as_deref_mut()
+            .filter(|t| t.rows.len() == hit.rows as usize)
+        {
+            apply(&mut t.rows, &hit.edits);
+            let mut warnings = hit.warnings;
+            warnings.extend(found_said);
+            return (s, hit.runs, warnings);
+        }
+    }
+    let before: Option<Vec<Row>> = s.tally.as_ref().map(|t| t.rows.clone());
+    let path = s.path.clone();
+    let (first, runs, chain_said, deps, failed, relative) =
+        match found.and_then(|f| read_found(&path, f)) {
+            Some(mut f) => {
+                let w = without_copies_read(f.members.remove(0), counted);
+                let deps: Vec<PathBuf> = (f.members.iter().map(|m| m.path.clone()))
+                    .chain(w.read)
+                    .collect();
+                let failed = f.failed || w.failed;
+                let relative = f.relative || w.relative;
+                (w.summary, f.members, w.warnings, deps, failed, relative)
+            }
+            None => {
+                let w = without_copies_read(s, counted);
+                (
+                    w.summary,
+                    Vec::new(),
+                    w.warnings,
+                    w.read,
+                    w.failed,
+                    w.relative,
+                )
+            }
+        };
+    let after = first.tally.as_ref().map(|t| &t.rows[..]);
+    if let (false, Some(before), Some(after)) = (failed, &before, after) {
+        if let Some(edits) = edits(before, after) {
+            let made = Making {
+                relative,
+                rows: u32::try_from(before.len()).unwrap_or(u32::MAX),
+                edits: &edits,
+                runs: &runs,
+                warnings: &chain_said,
+            };
+            cache.put(&path, contexts, children, &deps, &made);
+        }
+    }
+    let mut warnings = chain_said;
+    warnings.extend(found_said);
+    (first, runs, warnings)
+}
+
+/// Whether two rows are one entry's, but for what a family changes (its usage) and what the
+/// tally cache does not keep (id, stop reason).
+fn same_entry(a: &Row, b: &Row) -> bool {
+    a.ts_ms == b.ts_ms
+        && a.role == b.role
+        && a.message == b.message
+        && a.model == b.model
+        && a.tool == b.tool
+        && a.calls == b.calls
+        && a.is_error == b.is_error
+        && a.answers == b.answers
+        && a.active == b.active
+}
+
+/// The edits that make `before` (a session's rows as read) into `after` (as its family counts
+/// them: some left out, some with other usage); `None` when `after` is not such an edit.
+fn edits(before: &[Row], after: &[Row]) -> Option<Vec<(u32, Edit)>> {
+    let mut next = after.iter().peekable();
+    let mut edits = Vec::new();
+    for (i, b) in before.iter().enumerate() {
+        let i = u32::try_from(i).ok()?;
+        match next.next_if(|a| same_entry(a, b)) {
+            Some(a) if a.usage != b.usage => edits.push((i, Edit::Usage(a.usage))),
+            Some(_) => {}
+            None => edits.push((i, Edit::Drop)),
+        }
+    }
+    next.peek().is_none().then_some(edits)
+}
+
+/// `edits` made to `rows` (edits by index, ascending).
+fn apply(rows: &mut Vec<Row>, edits: &[(u32, Edit)]) {
+    let mut edits = edits.iter().peekable();
+    let mut i = 0u32;
+    rows.retain_mut(|r| {
+        let keep = match edits.next_if(|(at, _)| *at == i) {
+            Some((_, Edit::Drop)) => false,
+            Some((_, Edit::Usage(u))) => {
+                r.usage = *u;
+                true
+            }
+            None => true,
+        };
+        i += 1;
+        keep
+    });
 }

@@ -90,6 +90,11 @@ pub struct Up {
     pub files: Vec<Arc<Chained>>,
     /// `(place, why)`: a cycle cut, a limit reached, a file that could not be read.
     pub warnings: Vec<(PathBuf, String)>,
+    /// Every file the walk read (a header, or whole), listed or not, and the chain's end that
+    /// could not be read: what the outcome depends on besides the listing (the family cache).
+    pub read: Vec<PathBuf>,
+    /// A `parentSession` up the chain was a relative name (resolved against the cwd).
+    pub relative: bool,
 }
 
 impl Up {
@@ -147,10 +152,18 @@ impl<'a> Chains<'a> {
     /// copies against the files it counts, no others).
     pub fn up(&self, path: &Path, parent_session: &str, listed_only: bool) -> Up {
         let mut warnings = Vec::new();
+        let mut read = Vec::new();
+        let mut relative = !Path::new(parent_session).is_absolute();
         let mut keys = self.keys();
         let own = keys.key(path);
         let Chain { mut files, end } = chain(path, parent_session, &mut keys, MAX_CHAIN, |p| {
-            read_header(&self.resolve(p))
+            let resolved = self.resolve(p);
+            let header = read_header(&resolved);
+            read.push(resolved);
+            if let Ok(Some(p)) = header.as_ref().map(|h| h.parent_session.as_deref()) {
+                relative |= !p.is_empty() && !Path::new(p).is_absolute();
+            }
+            header
                 .map(|h| h.parent_session)
                 .map_err(|e| io::Error::other(e.to_string()))
         });
@@ -194,6 +207,8 @@ impl<'a> Chains<'a> {
         Up {
             files: up,
             warnings,
+            read,
+            relative,
         }
     }
 

@@ -1,0 +1,307 @@
+//! The family cache (`families/`): what `stats` made of a session's family (issue 44) that
+//! only a read of other files could tell, so that a warm report over a store of forks and
+//! subagent runs reads no session file (`family::chains` read each fork's chain whole, and each
+//! session with runs was read again with its runs, on every run).
+//!
+//! A record a listed session that has subagent runs or a `parentSession`: which of the
+//! session's tally rows a report leaves out or counts otherwise ([`Edit`]: a copy of an entry up
+//! its chain, a subagent tool result whose usage the children's files count), its runs'
+//! summaries as the family counts them, and what the walk up its chain had to say. It holds
+//! only while everything it was made from is as it was:
+//!
+//! - the session itself: the container's record key ([`FileKey`], trusted only when the file
+//!   was not racy);
+//! - every other file it read ([`Dep`]): each run, each file up the `parentSession` chain
+//!   whose header was read (listed or not), and the chain's missing end, each by its key now
+//!   (a file gone, or come back, is a change);
+//! - the runs found under it, by place and how they were made, which the caller finds afresh
+//!   (a run added or removed is a change);
+//! - its context ([`Context`]): the process cwd (relative names resolve against it) and, for a
+//!   session with a `parentSession`, every path the report lists, in order (which file a
+//!   `parentSession` resolves to, and whether a chain file is counted, depend on the listing: a
+//!   session added to or removed from the report makes each fork's record be made again, once).
+//!
+//! Like the tally cache it only steers a display (`stats`); `check` never reads it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::container::{Cache, Fate, Kind, Record};
+use super::folder::CacheDir;
+use super::key::{now_ns, stat_in, FileKey, RACY_NS};
+use crate::summary::{with_file_facts, FileFacts, Summary};
+use crate::tally::Tally;
+use pisess_format::model::Usage;
+use pisess_format::util::file::split_name;
+
+/// The family cache's files.
+pub(crate) struct Families;
+
+impl Kind for Families {
+    const FAMILY: &'static str = "families";
+    const WHAT: &'static str = "family";
+    const MAGIC: &'static [u8] = b"pisess family cache\n";
+    const FORMAT: u32 = 1;
+}
+
+/// What a row of the session's tally becomes in the family's report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Edit {
+    /// Left out: a copy of an entry up the `parentSession` chain.
+    Drop,
+    /// Counted with this usage (a subagent tool result: nothing, or the children not found).
+    Usage(Option<Usage>),
+}
+
+/// A run found under the session, as the caller found it: compared with the runs found afresh.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChildId {
+    #[serde(with = "serde_bytes")]
+    pub path: Vec<u8>,
+    pub made: String,
+    pub parent: Option<u32>,
+}
+
+/// What the family made of a session, as the cache gives it back.
+pub struct Remembered {
+    /// The session's row edits, by index into its tally's rows (ascending, each once).
+    pub edits: Vec<(u32, Edit)>,
+    /// The rows the session's tally had: the edits hold for those only.
+    pub rows: u32,
+    /// The runs' summaries (with their tallies) as the family counts them, one a found run.
+    pub runs: Vec<Summary>,
+    /// What the walk up the chain said.
+    pub warnings: Vec<(PathBuf, String)>,
+}
+
+/// What was made of a session, to remember ([`FamilyCache::put`]).
+pub struct Making<'a> {
+    /// A relative name was resolved against the cwd on the way.
+    pub relative: bool,
+    pub rows: u32,
+    pub edits: &'a [(u32, Edit)],
+    pub runs: &'a [Summary],
+    pub warnings: &'a [(PathBuf, String)],
+}
+
+/// Whose word a record takes about the world around the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Context(pub u64);
+
+impl Context {
+    /// The process cwd when a relative name was resolved against it, and, for a fork, the
+    /// report's listed paths in order.
+    pub fn of(cwd: Option<&Path>, listed: Option<&[PathBuf]>) -> Context {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        h.update(&[u8::from(cwd.is_some())]);
+        let mut add = |p: &Path| {
+            let b = p.as_os_str().as_encoded_bytes();
+            h.update(&(b.len() as u64).to_le_bytes());
+            h.update(b);
+        };
+        cwd.into_iter().for_each(&mut add);
+        for p in listed.into_iter().flatten() {
+            add(p);
+        }
+        Context(h.digest())
+    }
+}
+
+/// A file a record was made from, and its key then (`None`: it could not be stat'ed).
+#[derive(Serialize, Deserialize)]
+struct Dep {
+    #[serde(with = "serde_bytes")]
+    path: Vec<u8>,
+    key: Option<FileKey>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    /// Whether a relative name was resolved against the cwd (then the cwd is in `context`).
+    relative: bool,
+    context: Context,
+    children: Vec<ChildId>,
+    deps: Vec<Dep>,
+    rows: u32,
+    edits: Vec<(u32, Edit)>,
+    /// One a run, with its tally (serde keeps what a report groups, as the tally cache does).
+    runs: Vec<(Summary, Tally)>,
+    warnings: Vec<(Vec<u8>, String)>,
+}
+
+/// The family cache of one report: the folders' files of the listed sessions, and what became
+/// of each record asked for.
+pub struct FamilyCache<'a> {
+    cache: Option<Cache<'a, Families>>,
+    fates: Mutex<Vec<(PathBuf, Fate)>>,
+}
+
+/// A path from the bytes [`bytes_of`] wrote.
+fn path_of(bytes: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+fn bytes_of(p: &Path) -> Vec<u8> {
+    p.as_os_str().as_encoded_bytes().to_vec()
+}
+
+/// A file's key and facts now.
+fn stat(path: &Path) -> Option<(FileKey, Option<std::time::Duration>)> {
+    let (_, name) = split_name(path);
+    stat_in(None, path, name)
+}
+
+impl<'a> FamilyCache<'a> {
+    /// The cache of a report over `files` (`dir`: none with `--no-cache`).
+    pub fn open(dir: Option<&'a CacheDir>, files: &[PathBuf]) -> FamilyCache<'a> {
+        let cache = dir.map(|d| Cache::open(d, files, Families));
+        FamilyCache {
+            cache: cache.filter(|c| !c.off),
+            fates: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// What was made of the session at `path` with the runs `children` found under it, when
+    /// nothing it was made from changed since: `contexts` are the run's without and with its
+    /// cwd.
+    pub fn get(
+        &self,
+        path: &Path,
+        contexts: [Context; 2],
+        children: &[ChildId],
+    ) -> Option<Remembered> {
+        let cache = self.cache.as_ref()?;
+        let (folder, name) = split_name(path);
+        let folder = cache.folders.get(folder)?;
+        let (slot, _) = folder.vouched(path, name)?;
+        let stored: Stored = postcard::from_bytes(folder.data(slot)).ok()?;
+        let context = contexts[usize::from(stored.relative)];
+        if stored.context != context || stored.children != children {
+            return None;
+        }
+        let mut facts = Vec::with_capacity(stored.deps.len());
+        for dep in &stored.deps {
+            let now = stat(&path_of(&dep.path));
+            if now.map(|(k, _)| k) != dep.key {
+                return None;
+            }
+            facts.push(now);
+        }
+        if stored.runs.len() > facts.len() {
+            return None;
+        }
+        let runs = (stored.runs.into_iter().zip(&stored.children).zip(&facts))
+            .map(|(((summary, tally), child), now)| {
+                let (key, modified) = (*now)?;
+                let facts = FileFacts {
+                    modified,
+                    len: key.size,
+                };
+                let mut s = with_file_facts(summary, &path_of(&child.path), facts);
+                s.tally = Some(Box::new(tally));
+                Some(s)
+            })
+            .collect::<Option<Vec<_>>>()?;
+        if let Ok(mut fates) = self.fates.lock() {
+            fates.push((path.to_owned(), Fate::Kept));
+        }
+        Some(Remembered {
+            edits: stored.edits,
+            rows: stored.rows,
+            runs,
+            warnings: (stored.warnings.into_iter())
+                .map(|(p, w)| (path_of(&p), w))
+                .collect(),
+        })
+    }
+
+    /// Records what was made of the session at `path`: `runs` one each of `children`, `deps`
+    /// every other file read (runs first, in order). Not recorded when the session or any of
+    /// them was racy (written within `RACY_NS` of now), so a write since shows in a key.
+    pub fn put(
+        &self,
+        path: &Path,
+        contexts: [Context; 2],
+        children: Vec<ChildId>,
+        deps: &[PathBuf],
+        made: &Making<'_>,
+    ) {
+        let Some(cache) = self.cache.as_ref() else {
+            return;
+        };
+        let settled = |k: &FileKey| k.mtime_ns < cache.now_ns.min(now_ns()) - RACY_NS;
+        let record = (|| {
+            let (key, _) = stat(path).filter(|(k, _)| settled(k))?;
+            let mut stored_deps = Vec::with_capacity(deps.len());
+            for d in deps {
+                let key = stat(d).map(|(k, _)| k);
+                if key.as_ref().is_some_and(|k| !settled(k)) {
+                    return None;
+                }
+                stored_deps.push(Dep {
+                    path: bytes_of(d),
+                    key,
+                });
+            }
+            let runs: Vec<(&Summary, &Tally)> = (made.runs.iter())
+                .map(|s| Some((s, s.tally.as_deref()?)))
+                .collect::<Option<_>>()?;
+            #[derive(Serialize)]
+            struct StoredRef<'s> {
+                relative: bool,
+                context: Context,
+                children: Vec<ChildId>,
+                deps: Vec<Dep>,
+                rows: u32,
+                edits: &'s [(u32, Edit)],
+                runs: Vec<(&'s Summary, &'s Tally)>,
+                warnings: Vec<(Vec<u8>, &'s str)>,
+            }
+            let data = postcard::to_stdvec(&StoredRef {
+                relative: made.relative,
+                context: contexts[usize::from(made.relative)],
+                children,
+                deps: stored_deps,
+                rows: made.rows,
+                edits: made.edits,
+                runs,
+                warnings: (made.warnings.iter())
+                    .map(|(p, w)| (bytes_of(p), w.as_str()))
+                    .collect(),
+            })
+            .ok()?;
+            Some(Record {
+                key,
+                trusted: true,
+                data,
+                blob: None,
+            })
+        })();
+        let fate = record.map_or(Fate::Dropped, |r| Fate::New(Box::new(r)));
+        if let Ok(mut fates) = self.fates.lock() {
+            fates.push((path.to_owned(), fate));
+        }
+    }
+
+    /// Writes the folders whose records changed. A record not asked for this run is dropped
+    /// when its folder is written (its session no longer has a family, or left the report).
+    pub fn save(self) {
+        let Some(cache) = self.cache else { return };
+        let mut fates = self.fates.into_inner().unwrap_or_default();
+        fates.sort_by(|a, b| a.0.cmp(&b.0));
+        fates.dedup_by(|a, b| a.0 == b.0);
+        let (files, fates): (Vec<PathBuf>, Vec<Fate>) = fates.into_iter().unzip();
+        // At most one warning a run, and a cache problem is no more: passed over here.
+        let _ = cache.save(&files, fates);
+    }
+}

@@ -1,0 +1,161 @@
+//! The family cache (issue 44) is a pure accelerator: a report over a store of forks and
+//! subagent runs gives, byte for byte, what `--no-cache` gives, after every change a record
+//! depends on (a fork appended to, a file up its chain appended to, edited or removed, a run
+//! appended to, added or removed), with the files settled (recorded) or just written (racy,
+//! not recorded).
+
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use crate::cache::{cache_files, env_for};
+use crate::common::run_with;
+use crate::family_forks::{assistant, copy_with, session, source_entries, write};
+
+const REPORTS: [&[&str]; 4] = [
+    &["stats", "--all", "--by", "day", "--json"],
+    &["stats", "--all", "--by", "session", "--json"],
+    &["stats", "--all", "--by", "model"],
+    &["stats", "--all", "--by", "tool", "--json"],
+];
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = e.path();
+        if path.is_dir() {
+            files_under(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// Every session file an hour old: settled, so a run records what it made of it.
+fn age(root: &Path) {
+    let mut files = Vec::new();
+    files_under(&root.join("sessions"), &mut files);
+    for path in files {
+        let when = SystemTime::now() - Duration::from_secs(3600);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+}
+
+/// Each report twice with the cache (the first may write, the second reads), each the same as
+/// without it, warnings included.
+fn same(root: &Path, cache: &Path, step: &str) {
+    for args in REPORTS {
+        let plain_args: Vec<&str> = std::iter::once("--no-cache")
+            .chain(args.iter().copied())
+            .collect();
+        let plain = run_with(env_for(root, Some(cache)), &plain_args, b"");
+        assert_eq!(plain.code, 0, "{args:?} {step}: {}", plain.stderr);
+        for _ in 0..2 {
+            let cached = run_with(env_for(root, Some(cache)), args, b"");
+            assert_eq!(
+                (cached.code, &cached.stdout, &cached.stderr),
+                (plain.code, &plain.stdout, &plain.stderr),
+                "{args:?} after {step}"
+            );
+        }
+    }
+}
+
+fn append(path: &Path, entry: &Value) {
+    let mut text = fs::read_to_string(path).unwrap();
+    text.push_str(&entry.to_string());
+    text.push('\n');
+    fs::write(path, text).unwrap();
+}
+
+/// A change made to the store, by name.
+type Change<'a> = Box<dyn Fn() + 'a>;
+
+#[test]
+fn the_family_cache_follows_every_change_up_a_chain_and_under_a_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("agent");
+    let cache = tmp.path().join("cache");
+    // A session with a subagent run whose tool result names it (and one run not in the store).
+    let (parent, run) = crate::family_stats::store(&root);
+    // A source, its fork, and a fork of the fork.
+    let (a, b, c) = (session(&root, 1), session(&root, 2), session(&root, 3));
+    write(&a, "a", None, &source_entries());
+    let b_entries = copy_with(&[assistant("b1", "a2", 5, 4)]);
+    write(&b, "b", Some(&a), &b_entries);
+    let mut c_entries = b_entries.clone();
+    c_entries.push(assistant("c1", "b1", 6, 8));
+    write(&c, "c", Some(&b), &c_entries);
+    age(&root);
+    same(&root, &cache, "the first runs");
+    assert!(
+        !cache_files(&cache, "families").is_empty(),
+        "no family cache written"
+    );
+
+    let steps: Vec<(&str, Change)> = vec![
+        (
+            "the fork appended to",
+            Box::new(|| append(&c, &assistant("c2", "c1", 7, 16))),
+        ),
+        (
+            "its source appended to",
+            Box::new(|| append(&b, &assistant("b2", "b1", 8, 32))),
+        ),
+        (
+            "the top of the chain appended to",
+            Box::new(|| append(&a, &assistant("a3", "a2", 9, 64))),
+        ),
+        (
+            "the chain edited (b no fork now)",
+            Box::new(|| write(&b, "b", None, &b_entries)),
+        ),
+        (
+            "the chain edited back",
+            Box::new(|| write(&b, "b", Some(&a), &b_entries)),
+        ),
+        (
+            "the run appended to",
+            Box::new(|| append(&run, &assistant("r9", "b2", 10, 128))),
+        ),
+        (
+            "a run added",
+            Box::new(|| {
+                let other = run
+                    .parent()
+                    .unwrap()
+                    .parent()
+                    .unwrap()
+                    .join("run-1/session.jsonl");
+                fs::create_dir_all(other.parent().unwrap()).unwrap();
+                fs::copy(&run, &other).unwrap();
+            }),
+        ),
+        ("a run removed", Box::new(|| fs::remove_file(&run).unwrap())),
+        (
+            "the parent appended to",
+            Box::new(|| append(&parent, &assistant("p9", "r1", 11, 256))),
+        ),
+        (
+            "the source removed",
+            Box::new(|| fs::remove_file(&a).unwrap()),
+        ),
+        (
+            "a session added to the store",
+            Box::new(|| write(&session(&root, 4), "d", None, &source_entries())),
+        ),
+    ];
+    for (what, change) in &steps {
+        change();
+        // Just written: racy, so not recorded; then settled, recorded, and read back.
+        same(&root, &cache, &format!("{what} (racy)"));
+        age(&root);
+        same(&root, &cache, what);
+    }
+}
