@@ -186,23 +186,39 @@ enum Parsed<'a> {
     Slow,
     /// `null`: pi skips it silently.
     Null,
-    Bad(String),
+    Bad(Bad),
+}
+
+/// Why a line is no entry, put in words only when it is reported: a file of a million bad
+/// lines (an HTML page checked before it is overwritten) words the first hundred, not all.
+enum Bad {
+    Cut(Cut),
+    NotObject,
+    NotJson(serde_json::Error),
+}
+
+impl Bad {
+    fn reason(&self, line: &RawLine) -> String {
+        match self {
+            Bad::Cut(Cut::TooLong) => format!(
+                "a line of {} bytes, longer than pi can read ({MAX_LINE} characters); skipped",
+                line.len_on_disk()
+            ),
+            Bad::Cut(Cut::NoMemory) => format!(
+                "a line of {} bytes, more than memory holds; skipped",
+                line.len_on_disk()
+            ),
+            Bad::Cut(Cut::NotJson) => not_json(line.content(), None),
+            Bad::NotObject => "not a JSON object".to_owned(),
+            Bad::NotJson(e) => not_json(line.content(), Some(e)),
+        }
+    }
 }
 
 fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
     let bytes = line.content();
     if let Some(cut) = line.cut {
-        return Parsed::Bad(match cut {
-            Cut::TooLong => format!(
-                "a line of {} bytes, longer than pi can read ({MAX_LINE} characters); skipped",
-                line.len_on_disk()
-            ),
-            Cut::NoMemory => format!(
-                "a line of {} bytes, more than memory holds; skipped",
-                line.len_on_disk()
-            ),
-            Cut::NotJson => not_json(bytes, None),
-        });
+        return Parsed::Bad(Bad::Cut(cut));
     }
     // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
     // memory speed. serde_json decides the rest, the same way it always did.
@@ -226,8 +242,8 @@ fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
     match json::decode(bytes) {
         Ok(Value::Null) => Parsed::Null,
         Ok(Value::Object(_)) => Parsed::Slow,
-        Ok(_) => Parsed::Bad("not a JSON object".to_owned()),
-        Err(e) => Parsed::Bad(not_json(bytes, Some(&e))),
+        Ok(_) => Parsed::Bad(Bad::NotObject),
+        Err(e) => Parsed::Bad(Bad::NotJson(e)),
     }
 }
 
@@ -263,7 +279,7 @@ fn not_json(bytes: &[u8], e: Option<&serde_json::Error>) -> String {
 enum HeaderStep {
     Skip,
     Torn,
-    Malformed(String),
+    Malformed(Bad),
     /// Boxed: a header is far larger than the other steps.
     Found(Box<Header>),
     NotASession(NotAHeader),
@@ -278,7 +294,7 @@ fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
         Parsed::Bad(_) if bom_before_header(line.content(), stem) => {
             HeaderStep::NotASession(NotAHeader::ByteOrderMark)
         }
-        Parsed::Bad(reason) => HeaderStep::Malformed(reason),
+        Parsed::Bad(bad) => HeaderStep::Malformed(bad),
         Parsed::View(_) | Parsed::Slow => {
             let value = json::decode(line.content()).unwrap_or(Value::Null);
             match Header::from_value(value, stem) {
@@ -577,11 +593,11 @@ fn scan_from<R: BufRead>(
         let parsed = parse_line(&line);
         // Only the first warnings are kept: the rest are counted (memory stays bounded
         // whatever the number of bad lines).
-        let mut warn = |message: String| {
+        let mut warn = |message: &dyn Fn() -> String| {
             if warnings.len() < MAX_WARNINGS {
                 warnings.push(Warning {
                     line: Some(line.number),
-                    message,
+                    message: message(),
                 });
             } else {
                 warnings_omitted += 1;
@@ -594,11 +610,14 @@ fn scan_from<R: BufRead>(
                     other(&line);
                     (torn_tail, torn_line) = (true, Some(line.number));
                 }
-                HeaderStep::Malformed(reason) => {
+                HeaderStep::Malformed(bad) => {
                     other(&line);
                     malformed += 1;
-                    unread.get_or_insert((line.number, reason.clone()));
-                    warn(reason);
+                    let reason = || bad.reason(&line);
+                    if unread.is_none() {
+                        unread = Some((line.number, reason()));
+                    }
+                    warn(&reason);
                 }
                 HeaderStep::Found(mut h) => {
                     other(&line);
@@ -628,12 +647,12 @@ fn scan_from<R: BufRead>(
         let view_storage: LineView;
         let (view, json): (&LineView, &[u8]) = match parsed {
             Parsed::Null => continue,
-            Parsed::Bad(reason) => {
+            Parsed::Bad(bad) => {
                 other(&line);
                 // A cut line is no write in progress, even at the end.
                 if line.terminated || line.cut.is_some() {
                     malformed += 1;
-                    warn(reason);
+                    warn(&|| bad.reason(&line));
                 } else {
                     (torn_tail, torn_line) = (true, Some(line.number));
                 }
@@ -661,7 +680,7 @@ fn scan_from<R: BufRead>(
         if matches!(kind_str, Some("session" | "session_header")) {
             other(&line);
             malformed += 1;
-            warn("a second session header; ignored".to_owned());
+            warn(&|| "a second session header; ignored".to_owned());
             continue;
         }
         let kind = EntryKind::parse(kind_str);
