@@ -81,6 +81,10 @@ pub(crate) enum Want {
     Rows,
     /// That and the first message.
     Titles,
+    /// [`Want::Rows`] and each row's id and stop reason (the fact stream's rows): not the
+    /// tools, files and failed commands, which were half of the decoding and most of its
+    /// allocations.
+    Facts,
     /// Everything.
     Whole,
 }
@@ -97,6 +101,13 @@ struct Rest {
     tokens_before: f64,
     branch_summaries: u64,
     files: Files,
+}
+
+/// The start of a [`Rest`]: what [`Want::Facts`] decodes of it.
+#[derive(Deserialize)]
+struct RestRows {
+    ids: Vec<Option<String>>,
+    stop_reasons: Vec<Option<String>>,
 }
 
 /// [`Rest`] as written.
@@ -152,20 +163,30 @@ fn encode_parts(summary: &Summary, t: &Tally, first_message: &str) -> Option<New
     Some(NewRecord { data, more })
 }
 
-/// `tally` made whole again from `rest` when `wanted`.
-fn with_rest(mut tally: Tally, rest: &[u8], wanted: bool) -> Option<Tally> {
-    if !wanted {
+/// `tally` made whole again from `rest` as far as `want` wants it.
+fn with_rest(mut tally: Tally, rest: &[u8], want: Want) -> Option<Tally> {
+    if !matches!(want, Want::Facts | Want::Whole) {
+        return Some(tally);
+    }
+    let n = tally.rows.len();
+    let with_rows = |tally: &mut Tally, ids: Vec<_>, stops: Vec<_>| {
+        if ids.len() != n || stops.len() != n {
+            return None;
+        }
+        for ((r, id), stop) in tally.rows.iter_mut().zip(ids).zip(stops) {
+            r.id = id;
+            r.stop_reason = stop;
+        }
+        Some(())
+    };
+    if want == Want::Facts {
+        // Postcard writes a struct's fields in order: the rows' are first.
+        let (rows, _): (RestRows, _) = postcard::take_from_bytes(rest).ok()?;
+        with_rows(&mut tally, rows.ids, rows.stop_reasons)?;
         return Some(tally);
     }
     let rest: Rest = postcard::from_bytes(rest).ok()?;
-    let n = tally.rows.len();
-    if rest.ids.len() != n || rest.stop_reasons.len() != n {
-        return None;
-    }
-    for ((r, id), stop) in tally.rows.iter_mut().zip(rest.ids).zip(rest.stop_reasons) {
-        r.id = id;
-        r.stop_reason = stop;
-    }
+    with_rows(&mut tally, rest.ids, rest.stop_reasons)?;
     tally.tools = rest.tools;
     tally.failed_commands = rest.failed_commands;
     tally.stops = rest.stops;
@@ -239,8 +260,10 @@ impl Cache<'_, Tallies> {
         } else {
             let blob = folder.blob(slot)?;
             let more: More = postcard::from_bytes(&blob).ok()?;
-            summary.first_message = std::sync::Arc::from(more.first_message);
-            with_rest(tally, more.rest, self.kind.want == Want::Whole)?
+            if self.kind.want != Want::Facts {
+                summary.first_message = std::sync::Arc::from(more.first_message);
+            }
+            with_rest(tally, more.rest, self.kind.want)?
         };
         let len = slot.key.size;
         let mut summary = with_file_facts(summary, path, FileFacts { modified, len });
@@ -266,7 +289,7 @@ pub fn forge(
         let Cached { mut summary, tally } = postcard::from_bytes(data).ok()?;
         let more: More = postcard::from_bytes(blob?).ok()?;
         summary.first_message = std::sync::Arc::from(more.first_message);
-        let mut tally = with_rest(tally, more.rest, true)?;
+        let mut tally = with_rest(tally, more.rest, Want::Whole)?;
         edit(&mut summary, &mut tally);
         summary.tally = Some(Box::new(tally));
         let new = encode(&mut summary)?;
