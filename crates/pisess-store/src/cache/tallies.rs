@@ -296,3 +296,81 @@ pub fn forge(
         Some((new.data, Some(new.more)))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tally::{Name, Row};
+
+    fn rest_of(t: &Tally) -> Vec<u8> {
+        postcard::to_stdvec(&RestRef {
+            ids: t.rows.iter().map(|r| &r.id).collect(),
+            stop_reasons: t.rows.iter().map(|r| &r.stop_reason).collect(),
+            tools: &t.tools,
+            failed_commands: &t.failed_commands,
+            stops: &t.stops,
+            compactions: t.compactions,
+            tokens_before: t.tokens_before,
+            branch_summaries: t.branch_summaries,
+            files: &t.files,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn facts_take_the_rows_ids_and_stop_reasons_and_no_more() {
+        let row = |id: Option<&str>, stop: Option<&str>| Row {
+            id: id.map(str::to_owned),
+            ts_ms: Some(1),
+            role: Name::new("assistant"),
+            message: true,
+            model: None,
+            usage: None,
+            tool: None,
+            calls: Vec::new(),
+            is_error: None,
+            stop_reason: stop.map(str::to_owned),
+            answers: None,
+            active: true,
+        };
+        let mut whole = Tally::default();
+        whole.rows = vec![
+            row(Some("a1"), Some("stop")),
+            row(None, None),
+            row(Some("b"), None),
+        ];
+        whole.failed_commands.push("make".into());
+        whole.files.read.insert("/x".into());
+        whole.compactions = 2;
+        let rest = rest_of(&whole);
+        // What the record's data holds: the rows without ids and stop reasons.
+        let bare = || {
+            let mut t = Tally::default();
+            t.rows = whole.rows.clone();
+            for r in &mut t.rows {
+                r.id = None;
+                r.stop_reason = None;
+            }
+            t
+        };
+        let facts = with_rest(bare(), &rest, Want::Facts).unwrap();
+        assert_eq!(facts.rows, whole.rows);
+        assert!(facts.failed_commands.is_empty() && facts.files.read.is_empty());
+        assert_eq!(facts.compactions, 0);
+        let all = with_rest(bare(), &rest, Want::Whole).unwrap();
+        assert_eq!(all.rows, whole.rows);
+        assert_eq!(
+            (all.failed_commands, all.files, all.compactions),
+            (whole.failed_commands.clone(), whole.files.clone(), 2)
+        );
+        assert_eq!(
+            with_rest(bare(), &rest, Want::Rows).unwrap().rows,
+            bare().rows
+        );
+        // Ids that do not match the rows are no record.
+        let mut one = bare();
+        one.rows.truncate(1);
+        assert!(with_rest(one, &rest, Want::Facts).is_none());
+        assert!(with_rest(bare(), &rest[..2], Want::Facts).is_none());
+    }
+}
