@@ -43,7 +43,8 @@ for pass in cold warm; do
   for c in "ls --all" "ls --all --json" "ls --all --sort cost" "ls --all --sort messages --json" "stats --all" "stats --all --by day --json" \
            "stats --all --by model --json" "stats --all --by session --json" "stats --all --by tool" "stats --all --by message --json" \
            "grep --all -c e" "grep --all --json e" "grep --all --secrets --json" "grep --all -l ." "check --all" "check --all --json" \
-           "rm -n -y --json --all --empty" "rm -n -y --all --older-than 1d --json"; do
+           "rm -n -y --json --all --empty" "rm -n -y --all --older-than 1d --json" \
+           "facts --all" "facts --all --label host=h --label user=u"; do
     cmds+=("$S $c")
   done
 done

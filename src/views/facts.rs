@@ -227,6 +227,330 @@ impl FactRow<'_> {
     }
 }
 
+/// Writes rows as [`FactRow::push`] writes them, byte for byte, at a fraction of its cost: the
+/// strings a session's rows share (its id, its place and labels, its few models) are escaped
+/// once and copied after, known by comparing them with the last ones (not by where they are in
+/// memory), and short ASCII strings and whole numbers are written without the general escape.
+/// The stream's budget is half a million rows a second, and escaping the same dozen strings
+/// again each row was most of a warm run.
+#[derive(Default)]
+pub struct RowWriter {
+    /// The last `sessionId` and its JSON.
+    session: Memo<1>,
+    /// `copiedIn`, `forkOf`, `subagentOf`, `host`, `user`, `cwd`, as the JSON from the first
+    /// of them to the last.
+    place: Memo<6>,
+    /// `provider`, `model` and `modelKey` as JSON, of the last few models (a session's rows
+    /// alternate between its model and pi's key for tool results).
+    models: Vec<Memo<3>>,
+    /// Which of `models` the next new one replaces.
+    next_model: usize,
+}
+
+/// Some strings and the JSON made of them.
+struct Memo<const N: usize> {
+    made: bool,
+    of: [Option<String>; N],
+    json: Vec<u8>,
+}
+
+impl<const N: usize> Default for Memo<N> {
+    fn default() -> Self {
+        Memo {
+            made: false,
+            of: std::array::from_fn(|_| None),
+            json: Vec::new(),
+        }
+    }
+}
+
+impl<const N: usize> Memo<N> {
+    fn holds(&self, of: &[Option<&str>; N]) -> bool {
+        self.made && self.of.iter().zip(of).all(|(a, b)| a.as_deref() == *b)
+    }
+
+    fn set(&mut self, of: &[Option<&str>; N], json: impl FnOnce(&mut Vec<u8>)) {
+        self.made = true;
+        for (a, b) in self.of.iter_mut().zip(of) {
+            match (a.as_mut(), b) {
+                (Some(a), Some(b)) => {
+                    a.clear();
+                    a.push_str(b);
+                }
+                (_, b) => *a = b.map(str::to_owned),
+            }
+        }
+        self.json.clear();
+        json(&mut self.json);
+    }
+}
+
+/// How many models a [`RowWriter`] keeps the JSON of.
+const MODELS_KEPT: usize = 4;
+
+impl RowWriter {
+    /// `row` as [`FactRow::push`] writes it, into `out`.
+    pub fn push(&mut self, row: &FactRow, out: &mut Vec<u8>) {
+        #[cfg(debug_assertions)]
+        let start = out.len();
+        out.extend_from_slice(b"{\"schemaVersion\":");
+        push_count(out, u64::from(row.schema_version));
+        out.extend_from_slice(b",\"sessionId\":");
+        let session = [Some(row.session_id)];
+        if !self.session.holds(&session) {
+            self.session
+                .set(&session, |j| push_short(j, Some(row.session_id)));
+        }
+        out.extend_from_slice(&self.session.json);
+        out.extend_from_slice(b",\"entryId\":");
+        push_short(out, Some(row.entry_id));
+        out.extend_from_slice(b",\"version\":");
+        push_count(out, row.version);
+        let place = [
+            row.copied_in,
+            row.fork_of,
+            row.subagent_of,
+            Some(row.host),
+            Some(row.user),
+            Some(row.cwd),
+        ];
+        if !self.place.holds(&place) {
+            self.place.set(&place, |j| {
+                for (key, v) in [
+                    &b",\"copiedIn\":"[..],
+                    b",\"forkOf\":",
+                    b",\"subagentOf\":",
+                    b",\"host\":",
+                    b",\"user\":",
+                    b",\"cwd\":",
+                ]
+                .into_iter()
+                .zip(place)
+                {
+                    j.extend_from_slice(key);
+                    push_short(j, v);
+                }
+            });
+        }
+        out.extend_from_slice(&self.place.json);
+        out.extend_from_slice(b",\"timestamp\":");
+        push_short(out, row.timestamp);
+        out.extend_from_slice(b",\"type\":");
+        push_short(out, Some(row.r#type));
+        out.extend_from_slice(b",\"role\":");
+        push_short(out, row.role);
+        let model = [row.provider, row.model, row.model_key];
+        let at = match self.models.iter().position(|m| m.holds(&model)) {
+            Some(at) => at,
+            None => {
+                if self.models.len() < MODELS_KEPT {
+                    self.models.push(Memo::default());
+                }
+                let at = self.next_model % self.models.len();
+                self.next_model = at + 1;
+                self.models[at].set(&model, |j| {
+                    for (key, v) in [&b",\"provider\":"[..], b",\"model\":", b",\"modelKey\":"]
+                        .into_iter()
+                        .zip(model)
+                    {
+                        j.extend_from_slice(key);
+                        push_short(j, v);
+                    }
+                });
+                at
+            }
+        };
+        out.extend_from_slice(&self.models[at].json);
+        for (key, value) in [
+            (&b",\"input\":"[..], row.input),
+            (b",\"output\":", row.output),
+            (b",\"cacheRead\":", row.cache_read),
+            (b",\"cacheWrite\":", row.cache_write),
+            (b",\"totalTokens\":", row.total_tokens),
+            (b",\"cost\":", row.cost),
+            (b",\"unpricedTokens\":", row.unpriced_tokens),
+        ] {
+            out.extend_from_slice(key);
+            push_num(out, value);
+        }
+        if let Some(e) = row.estimated_cost {
+            out.extend_from_slice(b",\"estimatedCost\":");
+            match e {
+                Some(e) => push_num(out, e),
+                None => out.extend_from_slice(b"null"),
+            }
+        }
+        if let Some(k) = row.price_key {
+            out.extend_from_slice(b",\"priceKey\":");
+            push_short(out, k);
+        }
+        out.extend_from_slice(b",\"toolName\":");
+        push_short(out, row.tool_name.map(Name::as_str));
+        out.extend_from_slice(b",\"toolCalls\":");
+        push_count(out, row.tool_calls as u64);
+        out.extend_from_slice(match row.is_error {
+            Some(true) => b",\"isError\":true",
+            Some(false) => b",\"isError\":false",
+            None => b",\"isError\":null",
+        });
+        out.extend_from_slice(b",\"stopReason\":");
+        push_short(out, row.stop_reason);
+        out.extend_from_slice(if row.active {
+            b",\"active\":true}"
+        } else {
+            b",\"active\":false}"
+        });
+        // Every debug run (the tests, same-output.sh) checks each row against the contract's.
+        #[cfg(debug_assertions)]
+        {
+            let mut want = Vec::new();
+            row.push(&mut want);
+            debug_assert_eq!(
+                String::from_utf8_lossy(&out[start..]),
+                String::from_utf8_lossy(&want)
+            );
+        }
+    }
+}
+
+/// A string's JSON, or `null`: a string of printable ASCII needing no escape (ids, times,
+/// names) copied between its quotes, which is what [`push_str`](pisess_format::surrogates::push_str)
+/// writes of it (nothing in it is a stand-in, a control or escaped); any other through it.
+fn push_short(out: &mut Vec<u8>, v: Option<&str>) {
+    let Some(s) = v else {
+        out.extend_from_slice(b"null");
+        return;
+    };
+    // Without an early exit, so that it compiles to vector instructions.
+    let plain = |b: u8| (0x20..0x7f).contains(&b) & (b != b'"') & (b != b'\\');
+    if s.as_bytes().iter().fold(true, |all, &b| all & plain(b)) {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        pisess_format::surrogates::push_str(out, s);
+    }
+}
+
+/// 2^53: integers below it are exact in a double, and written as integers.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// A number as [`push_number`](pisess_format::model::push_number) writes it: a whole one
+/// below 2^53 (nearly all: token counts) by [`push_digits`], any other by it.
+fn push_num(out: &mut Vec<u8>, x: f64) {
+    if x.abs() < EXACT {
+        #[allow(clippy::cast_possible_truncation)]
+        let i = x as i64;
+        #[allow(clippy::cast_precision_loss)]
+        if i as f64 == x {
+            if i < 0 {
+                out.push(b'-');
+            }
+            push_digits(out, i.unsigned_abs());
+            return;
+        }
+    }
+    pisess_format::model::push_number(out, x);
+}
+
+/// A count as [`push_u64`](pisess_format::surrogates::push_u64) writes it.
+fn push_count(out: &mut Vec<u8>, n: u64) {
+    if n < 1 << 53 {
+        push_digits(out, n);
+    } else {
+        pisess_format::surrogates::push_u64(out, n);
+    }
+}
+
+/// The decimal digits of `n`, two at a time.
+fn push_digits(out: &mut Vec<u8>, mut n: u64) {
+    // Most counts of most rows are 0.
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    } else {
+        at -= 1;
+        buf[at] = b'0' + n as u8;
+    }
+    out.extend_from_slice(&buf[at..]);
+}
+
+/// [`json_date`](pisess_format::time::json_date) of many times, most on the same few days: the
+/// date part of the last day is kept and only the time of day is written (a run's rows are in
+/// file order, so most follow one of the same day).
+#[derive(Default)]
+pub struct Dates {
+    /// The day (since the epoch) `prefix` is of, when it is a four-digit year's.
+    day: Option<i64>,
+    /// `YYYY-MM-DDT`.
+    prefix: [u8; 11],
+    text: [u8; 27],
+    len: usize,
+}
+
+impl Dates {
+    /// The time `ms` as `Date.toJSON` writes it; `None` where JavaScript has no date.
+    pub fn format(&mut self, ms: i64) -> Option<&str> {
+        const DAY: i64 = 86_400_000;
+        let day = ms.div_euclid(DAY);
+        if self.day == Some(day) {
+            let of_day = ms.rem_euclid(DAY);
+            let mut t = [0u8; 13];
+            for (at, value) in [
+                (0, of_day / 3_600_000),
+                (3, of_day / 60_000 % 60),
+                (6, of_day / 1000 % 60),
+            ] {
+                t[at] = b'0' + (value / 10) as u8;
+                t[at + 1] = b'0' + (value % 10) as u8;
+            }
+            t[2] = b':';
+            t[5] = b':';
+            t[8] = b'.';
+            let milli = of_day % 1000;
+            t[9] = b'0' + (milli / 100) as u8;
+            t[10] = b'0' + (milli / 10 % 10) as u8;
+            t[11] = b'0' + (milli % 10) as u8;
+            t[12] = b'Z';
+            self.text[..11].copy_from_slice(&self.prefix);
+            self.text[11..24].copy_from_slice(&t);
+            self.len = 24;
+        } else {
+            let date = pisess_format::time::json_date(ms)?;
+            let s = date.as_str().as_bytes();
+            self.text[..s.len()].copy_from_slice(s);
+            self.len = s.len();
+            // Only `YYYY-MM-DDTHH:MM:SS.mmmZ` (a year of four digits) is kept: the others are
+            // rare, and their day's last milliseconds may be past JavaScript's last date.
+            self.day = (s.len() == 24).then_some(day);
+            if self.day.is_some() {
+                self.prefix.copy_from_slice(&s[..11]);
+            }
+        }
+        // Only ASCII is written.
+        std::str::from_utf8(&self.text[..self.len]).ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +624,145 @@ mod tests {
                     "{s:?} {x}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn the_row_writer_writes_the_rows_push_writes() {
+        // Rows whose strings repeat and change (the writer's memos) and hold every kind of
+        // text and number, each written by a writer kept across them all.
+        let strings = [
+            "plain",
+            "",
+            "0196c9f4-aaaa",
+            "quote \" back \\ nl \n",
+            "\u{1b}[31m \u{9b} \u{202e} \u{7f}",
+            "ünï 🛒 \u{2028}",
+            "~ tilde and space",
+        ];
+        let numbers = [
+            0.0,
+            -0.0,
+            7.0,
+            -12_345.0,
+            99.0,
+            100.0,
+            0.25,
+            9_007_199_254_740_991.0,
+            9_007_199_254_740_992.0,
+            -9_007_199_254_740_993.0,
+            1e21,
+            f64::NAN,
+            f64::NEG_INFINITY,
+            1.5e-7,
+        ];
+        let tool = Name::new("read");
+        let odd_tool = Name::new("weird \u{1b} tool");
+        let mut writer = RowWriter::default();
+        let (mut got, mut want) = (Vec::new(), Vec::new());
+        for i in 0..600usize {
+            let s = |k: usize| strings[(i / (k + 1) + k) % strings.len()];
+            let some = |k: usize| (!(i / 3 + k).is_multiple_of(3)).then(|| s(k));
+            let x = |k: usize| numbers[(i * (k + 1) + k) % numbers.len()];
+            let row = FactRow {
+                schema_version: SCHEMA_VERSION,
+                session_id: s(7),
+                entry_id: s(0),
+                version: [0, 9, 10, 99, 100, 12_345, 1 << 53, (1 << 53) + 1, u64::MAX][i % 9],
+                copied_in: some(1),
+                fork_of: some(11),
+                subagent_of: some(13),
+                host: s(17),
+                user: s(19),
+                cwd: s(23),
+                timestamp: some(2),
+                r#type: s(3),
+                role: some(4),
+                provider: some(5),
+                model: some(6),
+                model_key: some(i % 5),
+                input: x(0),
+                output: x(1),
+                cache_read: x(2),
+                cache_write: x(3),
+                total_tokens: x(4),
+                cost: x(5),
+                unpriced_tokens: x(6),
+                estimated_cost: [None, Some(None), Some(Some(x(7)))][i % 3],
+                price_key: [None, Some(None), Some(Some(s(8)))][i % 3],
+                tool_name: [None, Some(&tool), Some(&odd_tool)][i % 3],
+                tool_calls: [0, 1, 10, 123_456][i % 4],
+                is_error: [None, Some(true), Some(false)][i % 3],
+                stop_reason: some(9),
+                active: i.is_multiple_of(2),
+            };
+            writer.push(&row, &mut got);
+            got.push(b'\n');
+            row.push(&mut want);
+            want.push(b'\n');
+        }
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want)
+        );
+    }
+
+    #[test]
+    fn dates_are_json_dates() {
+        use pisess_format::time::json_date;
+        const MAX: i64 = 8_640_000_000_000_000;
+        const DAY: i64 = 86_400_000;
+        let mut dates = Dates::default();
+        let mut check = |ms: i64| {
+            let want = json_date(ms);
+            assert_eq!(dates.format(ms), want.as_ref().map(|d| d.as_str()), "{ms}");
+        };
+        // Runs within a day, back and forth across its edges, and the ends of the range.
+        for base in [
+            0,
+            1_733_000_000_000,
+            -DAY,
+            -62_167_219_200_000,
+            253_402_300_799_999,
+            MAX - DAY,
+            MAX,
+            -MAX,
+        ] {
+            for step in [
+                -DAY - 1,
+                -1,
+                0,
+                1,
+                999,
+                1000,
+                59_999,
+                3_599_999,
+                DAY - 1,
+                DAY,
+            ] {
+                for k in 0..5 {
+                    check(base.saturating_add(step.saturating_mul(k)));
+                }
+                check(base.saturating_add(step));
+                check(base);
+            }
+        }
+        for ms in [MAX + 1, -MAX - 1, i64::MAX, i64::MIN, MAX - 1, MAX + DAY] {
+            check(ms);
+            check(ms.saturating_sub(1));
+        }
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mostly nearby times, some anywhere.
+            let ms = if x.is_multiple_of(7) {
+                (x as i64) % (MAX + 2)
+            } else {
+                1_733_000_000_000 + (x % (40 * DAY as u64)) as i64
+            };
+            check(ms);
         }
     }
 

@@ -153,6 +153,24 @@ pub(crate) fn report_damaged(damaged: &[(PathBuf, Vec<Warning>)], diag: &mut dyn
 /// regular file, is recorded in [`Listing::problems`]. Each file's one pass gathers `detail`
 /// (`stats` asks for more than `ls`).
 pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<Listing> {
+    list_wanting(loc, scope, detail, Want::Whole)
+}
+
+/// [`list`] with [`Detail::Stats`] as the fact stream (`pisess facts`) wants it: a tally taken
+/// from the cache holds its rows, their ids and stop reasons and its models, not its tools,
+/// files and failed commands, and the summary has no first message. A file read gives the
+/// whole all the same.
+pub fn list_rows(loc: &Location, scope: Scope) -> anyhow::Result<Listing> {
+    list_wanting(loc, scope, Detail::Stats, Want::Facts)
+}
+
+/// [`list`], taking from the tally cache what `want` says.
+fn list_wanting(
+    loc: &Location,
+    scope: Scope,
+    detail: Detail,
+    want: Want,
+) -> anyhow::Result<Listing> {
     let Files {
         files,
         skipped,
@@ -170,7 +188,7 @@ pub fn list(loc: &Location, scope: Scope, detail: Detail) -> anyhow::Result<List
             .into_iter()
             .map(|(p, why)| (p, Problem::Skipped(why))),
     );
-    let (results, cache_problem) = summarize_all(loc, &files, detail);
+    let (results, cache_problem) = summarize_all(loc, &files, detail, want);
     // Collected into the results' own memory (a new vector of 10,000 summaries was a tenth
     // of a warm listing's page faults).
     listing.sessions = results
@@ -415,21 +433,23 @@ pub fn summaries(
     files: &[PathBuf],
     detail: Detail,
 ) -> Vec<Result<Summary, ScanError>> {
-    summarize_all(loc, files, detail).0
+    summarize_all(loc, files, detail, Want::Whole).0
 }
 
-/// Summarizes every file, through the summary cache (`ls`) or the tally cache (`stats`) when
-/// there is one; also the cache's one problem, if it had any.
+/// Summarizes every file, through the summary cache (`ls`) or the tally cache (`stats`, as
+/// much of each record as `want`) when there is one; also the cache's one problem, if it had
+/// any.
 fn summarize_all(
     loc: &Location,
     files: &[PathBuf],
     detail: Detail,
+    want: Want,
 ) -> (Vec<Result<Summary, ScanError>>, Option<CacheProblem>) {
     match &loc.cache {
         Some(dir) if detail == Detail::Listing => {
             Cache::load(dir, files).map(files, Cache::summarize, |result| result)
         }
-        Some(dir) => tallies::map(dir, files, Want::Whole, |result| result),
+        Some(dir) => tallies::map(dir, files, want, |result| result),
         _ => (
             parallel::map_files(files, |path, reading| {
                 let also = None;

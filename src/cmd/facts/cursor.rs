@@ -96,7 +96,6 @@ impl Cursor {
             }
             Err(e) => return Err(e).with_context(|| format!("--cursor {shown}")),
         };
-        // Its head first, so that a newer cursor is named as such even if its body changed.
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Head {
@@ -105,8 +104,19 @@ impl Cursor {
             store: String,
         }
         let bad = |why: String| UsageError(format!("--cursor {shown}: {why}"));
-        let head: Head = serde_json::from_slice(&text)
-            .map_err(|e| bad(format!("not a pisess facts cursor ({e})")))?;
+        // Read whole once (a cursor of 2,000 files is 400 KB: reading it twice was a fifth of
+        // a run with nothing new); its head alone only when that fails, so that a newer cursor
+        // is named as such even if its body changed.
+        let whole = serde_json::from_slice::<Cursor>(&text);
+        let head = match &whole {
+            Ok(c) => Head {
+                schema: c.schema.clone(),
+                schema_version: c.schema_version,
+                store: c.store.clone(),
+            },
+            Err(_) => serde_json::from_slice(&text)
+                .map_err(|e| bad(format!("not a pisess facts cursor ({e})")))?,
+        };
         if head.schema != KIND {
             return Err(bad(format!(
                 "not a pisess facts cursor (schema {:?})",
@@ -129,7 +139,7 @@ impl Cursor {
             )
             .into());
         }
-        serde_json::from_slice(&text).map_err(|e| bad(format!("damaged ({e})")).into())
+        whole.map_err(|e| bad(format!("damaged ({e})")).into())
     }
 
     /// Forgets what was emitted with other options than `options`: it is all emitted again.

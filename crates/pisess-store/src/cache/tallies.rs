@@ -81,6 +81,10 @@ pub(crate) enum Want {
     Rows,
     /// That and the first message.
     Titles,
+    /// [`Want::Rows`] and each row's id and stop reason (the fact stream's rows): not the
+    /// tools, files and failed commands, which were half of the decoding and most of its
+    /// allocations.
+    Facts,
     /// Everything.
     Whole,
 }
@@ -97,6 +101,13 @@ struct Rest {
     tokens_before: f64,
     branch_summaries: u64,
     files: Files,
+}
+
+/// The start of a [`Rest`]: what [`Want::Facts`] decodes of it.
+#[derive(Deserialize)]
+struct RestRows {
+    ids: Vec<Option<String>>,
+    stop_reasons: Vec<Option<String>>,
 }
 
 /// [`Rest`] as written.
@@ -152,20 +163,30 @@ fn encode_parts(summary: &Summary, t: &Tally, first_message: &str) -> Option<New
     Some(NewRecord { data, more })
 }
 
-/// `tally` made whole again from `rest` when `wanted`.
-fn with_rest(mut tally: Tally, rest: &[u8], wanted: bool) -> Option<Tally> {
-    if !wanted {
+/// `tally` made whole again from `rest` as far as `want` wants it.
+fn with_rest(mut tally: Tally, rest: &[u8], want: Want) -> Option<Tally> {
+    if !matches!(want, Want::Facts | Want::Whole) {
+        return Some(tally);
+    }
+    let n = tally.rows.len();
+    let with_rows = |tally: &mut Tally, ids: Vec<_>, stops: Vec<_>| {
+        if ids.len() != n || stops.len() != n {
+            return None;
+        }
+        for ((r, id), stop) in tally.rows.iter_mut().zip(ids).zip(stops) {
+            r.id = id;
+            r.stop_reason = stop;
+        }
+        Some(())
+    };
+    if want == Want::Facts {
+        // Postcard writes a struct's fields in order: the rows' are first.
+        let (rows, _): (RestRows, _) = postcard::take_from_bytes(rest).ok()?;
+        with_rows(&mut tally, rows.ids, rows.stop_reasons)?;
         return Some(tally);
     }
     let rest: Rest = postcard::from_bytes(rest).ok()?;
-    let n = tally.rows.len();
-    if rest.ids.len() != n || rest.stop_reasons.len() != n {
-        return None;
-    }
-    for ((r, id), stop) in tally.rows.iter_mut().zip(rest.ids).zip(rest.stop_reasons) {
-        r.id = id;
-        r.stop_reason = stop;
-    }
+    with_rows(&mut tally, rest.ids, rest.stop_reasons)?;
     tally.tools = rest.tools;
     tally.failed_commands = rest.failed_commands;
     tally.stops = rest.stops;
@@ -239,8 +260,10 @@ impl Cache<'_, Tallies> {
         } else {
             let blob = folder.blob(slot)?;
             let more: More = postcard::from_bytes(&blob).ok()?;
-            summary.first_message = std::sync::Arc::from(more.first_message);
-            with_rest(tally, more.rest, self.kind.want == Want::Whole)?
+            if self.kind.want != Want::Facts {
+                summary.first_message = std::sync::Arc::from(more.first_message);
+            }
+            with_rest(tally, more.rest, self.kind.want)?
         };
         let len = slot.key.size;
         let mut summary = with_file_facts(summary, path, FileFacts { modified, len });
@@ -266,10 +289,88 @@ pub fn forge(
         let Cached { mut summary, tally } = postcard::from_bytes(data).ok()?;
         let more: More = postcard::from_bytes(blob?).ok()?;
         summary.first_message = std::sync::Arc::from(more.first_message);
-        let mut tally = with_rest(tally, more.rest, true)?;
+        let mut tally = with_rest(tally, more.rest, Want::Whole)?;
         edit(&mut summary, &mut tally);
         summary.tally = Some(Box::new(tally));
         let new = encode(&mut summary)?;
         Some((new.data, Some(new.more)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tally::{Name, Row};
+
+    fn rest_of(t: &Tally) -> Vec<u8> {
+        postcard::to_stdvec(&RestRef {
+            ids: t.rows.iter().map(|r| &r.id).collect(),
+            stop_reasons: t.rows.iter().map(|r| &r.stop_reason).collect(),
+            tools: &t.tools,
+            failed_commands: &t.failed_commands,
+            stops: &t.stops,
+            compactions: t.compactions,
+            tokens_before: t.tokens_before,
+            branch_summaries: t.branch_summaries,
+            files: &t.files,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn facts_take_the_rows_ids_and_stop_reasons_and_no_more() {
+        let row = |id: Option<&str>, stop: Option<&str>| Row {
+            id: id.map(str::to_owned),
+            ts_ms: Some(1),
+            role: Name::new("assistant"),
+            message: true,
+            model: None,
+            usage: None,
+            tool: None,
+            calls: Vec::new(),
+            is_error: None,
+            stop_reason: stop.map(str::to_owned),
+            answers: None,
+            active: true,
+        };
+        let mut whole = Tally::default();
+        whole.rows = vec![
+            row(Some("a1"), Some("stop")),
+            row(None, None),
+            row(Some("b"), None),
+        ];
+        whole.failed_commands.push("make".into());
+        whole.files.read.insert("/x".into());
+        whole.compactions = 2;
+        let rest = rest_of(&whole);
+        // What the record's data holds: the rows without ids and stop reasons.
+        let bare = || {
+            let mut t = Tally::default();
+            t.rows = whole.rows.clone();
+            for r in &mut t.rows {
+                r.id = None;
+                r.stop_reason = None;
+            }
+            t
+        };
+        let facts = with_rest(bare(), &rest, Want::Facts).unwrap();
+        assert_eq!(facts.rows, whole.rows);
+        assert!(facts.failed_commands.is_empty() && facts.files.read.is_empty());
+        assert_eq!(facts.compactions, 0);
+        let all = with_rest(bare(), &rest, Want::Whole).unwrap();
+        assert_eq!(all.rows, whole.rows);
+        assert_eq!(
+            (all.failed_commands, all.files, all.compactions),
+            (whole.failed_commands.clone(), whole.files.clone(), 2)
+        );
+        assert_eq!(
+            with_rest(bare(), &rest, Want::Rows).unwrap().rows,
+            bare().rows
+        );
+        // Ids that do not match the rows are no record.
+        let mut one = bare();
+        one.rows.truncate(1);
+        assert!(with_rest(one, &rest, Want::Facts).is_none());
+        assert!(with_rest(bare(), &rest[..2], Want::Facts).is_none());
+    }
 }
