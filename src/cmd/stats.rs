@@ -427,7 +427,8 @@ fn read_many(
             let (s, mut warnings) = family::without_copies(s, &counted);
             match (stems.contains(&s.path).then(|| family::read(&s.path))).flatten() {
                 Some(mut f) => {
-                    let (first, mut more) = family::without_copies(f.members.remove(0), &counted);
+                    let (first, mut more) =
+                        family::first_without_copies(f.members.remove(0), &counted);
                     warnings.append(&mut more);
                     warnings.append(&mut f.warnings);
                     sessions.push(first);

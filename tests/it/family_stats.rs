@@ -219,3 +219,63 @@ fn a_fork_childs_copy_of_its_parents_branch_counts_in_the_parent_only() {
     // The copied user message is the parent's: the fork adds its own assistant turn only.
     assert_eq!(total["userMessages"], 2);
 }
+
+/// A parent that is also a fork (its source counted in the report): leaving out what it copied
+/// keeps what its family changed, so the usage pi-subagents reported on its tool result for a
+/// run counted by its own file is still not counted twice.
+#[test]
+fn a_fork_with_subagent_runs_counts_its_runs_usage_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (parent, _) = store(tmp.path());
+    let dir = parent.parent().unwrap();
+    let source = dir.join("2026-07-01T09-00-00-000Z_bbbb0002-0000-7000-8000-000000000002.jsonl");
+    let first = json!({"type": "message", "id": "s0", "parentId": null,
+        "timestamp": "2026-07-01T09:00:01.000Z",
+        "message": {"role": "user", "content": "start", "timestamp": 1_782_896_401_000u64}});
+    let answer = assistant("s1", "s0", 3, "claude-opus", usage(300, 40, 0, 0.04));
+    write(
+        &source,
+        "bbbb0002-0000-7000-8000-000000000002",
+        &[first.clone(), answer.clone()],
+    );
+    // The parent as a fork of it: the source's entries copied, then its own, as before.
+    let text = fs::read_to_string(&parent).unwrap();
+    let mut lines = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap());
+    let mut header = lines.next().unwrap();
+    header["parentSession"] = json!(source.display().to_string());
+    let mut own: Vec<Value> = lines.collect();
+    own[0]["parentId"] = json!("s1");
+    let all: Vec<String> = [header, first, answer]
+        .into_iter()
+        .chain(own)
+        .map(|v| v.to_string())
+        .collect();
+    fs::write(&parent, all.join("\n") + "\n").unwrap();
+    for cache in [&["--no-cache"][..], &[], &[]] {
+        let args = [&["stats", "--all", "--by", "day", "--json"][..], cache].concat();
+        let rows = json_lines(&run_in(tmp.path(), &args));
+        let total = rows.last().unwrap();
+        // The source's $0.04 once, the parent's own $0.01 and run-1's reported $0.002, run-0's
+        // file $0.08: not the tool result's whole $0.052 beside run-0's file.
+        assert_eq!(
+            cents(&total["cost"]),
+            4.0 + 1.0 + 0.2 + 8.0,
+            "{args:?}: {total}"
+        );
+    }
+    // The fact stream, keyed as an engine keys it (the latest version of each session and
+    // entry id), counts it as `stats --all` does (docs/team.md's totals).
+    let facts = json_lines(&run_in(tmp.path(), &["facts", "--all"]));
+    let mut latest = std::collections::BTreeMap::new();
+    for r in &facts {
+        let key = (r["sessionId"].to_string(), r["entryId"].to_string());
+        let version = r["version"].as_u64().unwrap();
+        if latest.get(&key).is_none_or(|(v, _)| *v <= version) {
+            latest.insert(key, (version, r["cost"].as_f64().unwrap()));
+        }
+    }
+    let sum: f64 = latest.values().map(|(_, cost)| cost).sum();
+    assert_eq!(cents(&json!(sum)), 4.0 + 1.0 + 0.2 + 8.0, "{facts:?}");
+}

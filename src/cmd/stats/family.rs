@@ -230,8 +230,27 @@ pub(super) fn without_copies(
     s: Summary,
     counted: &Chains<'_>,
 ) -> (Summary, Vec<(PathBuf, String)>) {
-    let w = without_copies_read(s, counted);
+    let w = without_copies_read(s, counted, Rows::Again);
     (w.summary, w.warnings)
+}
+
+/// [`without_copies`] of a family's first member: its rows, which its family edited (the usage
+/// pi-subagents reports on a tool result for a run counted by its own file), are kept, less the
+/// copies; the rows of a new read would undo the edits and count those runs twice.
+pub(super) fn first_without_copies(
+    s: Summary,
+    counted: &Chains<'_>,
+) -> (Summary, Vec<(PathBuf, String)>) {
+    let w = without_copies_read(s, counted, Rows::Kept);
+    (w.summary, w.warnings)
+}
+
+/// Whose rows [`without_copies_read`] keeps: those of the summary it is given (read whole, with
+/// their ids), or those of its own read (a summary from the cache has no row ids).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    Kept,
+    Again,
 }
 
 /// What [`without_copies`] made, and what it read to make it.
@@ -246,7 +265,7 @@ struct WithoutCopies {
     relative: bool,
 }
 
-fn without_copies_read(s: Summary, counted: &Chains<'_>) -> WithoutCopies {
+fn without_copies_read(s: Summary, counted: &Chains<'_>, rows: Rows) -> WithoutCopies {
     let done = |summary, warnings, read, relative| WithoutCopies {
         summary,
         warnings,
@@ -269,7 +288,7 @@ fn without_copies_read(s: Summary, counted: &Chains<'_>) -> WithoutCopies {
     if sources.iter().all(|s| s.is_empty()) {
         return done(s, warnings, read, relative);
     }
-    // Read again whole: a tally from the cache has no row ids.
+    // Read again whole, to match its entries with the chain's.
     let mut copied: HashSet<String> = HashSet::new();
     let mut also = |_: &Header, e: &EntryLine| {
         if let Some(id) = e.id.as_ref().filter(|_| sources.iter().any(|s| s.holds(e))) {
@@ -282,13 +301,14 @@ fn without_copies_read(s: Summary, counted: &Chains<'_>) -> WithoutCopies {
         ..SummaryOptions::default()
     };
     match summarize(&s.path, options) {
-        Ok(mut again) => {
-            if let Some(t) = again.tally.as_deref_mut() {
+        Ok(again) => {
+            let mut kept = if rows == Rows::Kept { s } else { again };
+            if let Some(t) = kept.tally.as_deref_mut() {
                 t.rows
                     .retain(|r| !r.id.as_ref().is_some_and(|id| copied.contains(id)));
             }
-            again.warnings.clear();
-            done(again, warnings, read, relative)
+            kept.warnings.clear();
+            done(kept, warnings, read, relative)
         }
         Err(e) => {
             warnings.push((
@@ -482,7 +502,7 @@ pub(super) fn member(
     let (first, runs, chain_said, deps, failed, relative) =
         match found.and_then(|f| read_found(&path, f)) {
             Some(mut f) => {
-                let w = without_copies_read(f.members.remove(0), counted);
+                let w = without_copies_read(f.members.remove(0), counted, Rows::Kept);
                 let deps: Vec<PathBuf> = (f.members.iter().map(|m| m.path.clone()))
                     .chain(w.read)
                     .collect();
@@ -491,7 +511,7 @@ pub(super) fn member(
                 (w.summary, f.members, w.warnings, deps, failed, relative)
             }
             None => {
-                let w = without_copies_read(s, counted);
+                let w = without_copies_read(s, counted, Rows::Again);
                 (
                     w.summary,
                     Vec::new(),
