@@ -154,80 +154,8 @@ pub struct FactRow<'a> {
     pub active: bool,
 }
 
-impl FactRow<'_> {
-    /// The bytes [`surrogates::write`](pisess_format::surrogates::write) writes of the row,
-    /// written without serde: the stream's budget is half a million rows a second, and serde's
-    /// byte-at-a-time escapes and per-field calls were most of a row (as `ls --json`'s
-    /// `push_json`). The derive stays the contract; a test holds the two equal.
-    pub fn push(&self, out: &mut Vec<u8>) {
-        use pisess_format::model::push_number;
-        use pisess_format::surrogates::{push_str, push_u64};
-        fn opt_str(out: &mut Vec<u8>, key: &[u8], v: Option<&str>) {
-            out.extend_from_slice(key);
-            match v {
-                Some(v) => push_str(out, v),
-                None => out.extend_from_slice(b"null"),
-            }
-        }
-        fn opt_bool(out: &mut Vec<u8>, key: &[u8], v: Option<bool>) {
-            out.extend_from_slice(key);
-            out.extend_from_slice(match v {
-                Some(true) => b"true",
-                Some(false) => b"false",
-                None => b"null",
-            });
-        }
-        out.extend_from_slice(b"{\"schemaVersion\":");
-        push_u64(out, u64::from(self.schema_version));
-        opt_str(out, b",\"sessionId\":", Some(self.session_id));
-        opt_str(out, b",\"entryId\":", Some(self.entry_id));
-        out.extend_from_slice(b",\"version\":");
-        push_u64(out, self.version);
-        opt_str(out, b",\"copiedIn\":", self.copied_in);
-        opt_str(out, b",\"forkOf\":", self.fork_of);
-        opt_str(out, b",\"subagentOf\":", self.subagent_of);
-        opt_str(out, b",\"host\":", Some(self.host));
-        opt_str(out, b",\"user\":", Some(self.user));
-        opt_str(out, b",\"cwd\":", Some(self.cwd));
-        opt_str(out, b",\"timestamp\":", self.timestamp);
-        opt_str(out, b",\"type\":", Some(self.r#type));
-        opt_str(out, b",\"role\":", self.role);
-        opt_str(out, b",\"provider\":", self.provider);
-        opt_str(out, b",\"model\":", self.model);
-        opt_str(out, b",\"modelKey\":", self.model_key);
-        for (key, value) in [
-            (&b",\"input\":"[..], self.input),
-            (b",\"output\":", self.output),
-            (b",\"cacheRead\":", self.cache_read),
-            (b",\"cacheWrite\":", self.cache_write),
-            (b",\"totalTokens\":", self.total_tokens),
-            (b",\"cost\":", self.cost),
-            (b",\"unpricedTokens\":", self.unpriced_tokens),
-        ] {
-            out.extend_from_slice(key);
-            push_number(out, value);
-        }
-        if let Some(e) = self.estimated_cost {
-            out.extend_from_slice(b",\"estimatedCost\":");
-            match e {
-                Some(e) => push_number(out, e),
-                None => out.extend_from_slice(b"null"),
-            }
-        }
-        if let Some(k) = self.price_key {
-            opt_str(out, b",\"priceKey\":", k);
-        }
-        opt_str(out, b",\"toolName\":", self.tool_name.map(Name::as_str));
-        out.extend_from_slice(b",\"toolCalls\":");
-        push_u64(out, self.tool_calls as u64);
-        opt_bool(out, b",\"isError\":", self.is_error);
-        opt_str(out, b",\"stopReason\":", self.stop_reason);
-        opt_bool(out, b",\"active\":", Some(self.active));
-        out.push(b'}');
-    }
-}
-
-/// Writes rows as [`FactRow::push`] writes them, byte for byte, at a fraction of its cost: the
+/// Writes rows as the derive (the contract, through [`pisess_format::surrogates::write`])
+/// writes them, byte for byte, at a fraction of serde's cost: the
 /// strings a session's rows share (its id, its place and labels, its few models) are escaped
 /// once and copied after, known by comparing them with the last ones (not by where they are in
 /// memory), and short ASCII strings and whole numbers are written without the general escape.
@@ -289,7 +217,7 @@ impl<const N: usize> Memo<N> {
 const MODELS_KEPT: usize = 4;
 
 impl RowWriter {
-    /// `row` as [`FactRow::push`] writes it, into `out`.
+    /// `row` as the derive writes it, into `out`.
     pub fn push(&mut self, row: &FactRow, out: &mut Vec<u8>) {
         #[cfg(debug_assertions)]
         let start = out.len();
@@ -404,7 +332,7 @@ impl RowWriter {
         #[cfg(debug_assertions)]
         {
             let mut want = Vec::new();
-            row.push(&mut want);
+            pisess_format::surrogates::write(&mut want, row).expect("a row is JSON");
             debug_assert_eq!(
                 String::from_utf8_lossy(&out[start..]),
                 String::from_utf8_lossy(&want)
@@ -617,7 +545,7 @@ mod tests {
                 let mut want = Vec::new();
                 pisess_format::surrogates::write(&mut want, &row).unwrap();
                 let mut got = Vec::new();
-                row.push(&mut got);
+                RowWriter::default().push(&row, &mut got);
                 assert_eq!(
                     String::from_utf8_lossy(&got),
                     String::from_utf8_lossy(&want),
@@ -628,7 +556,7 @@ mod tests {
     }
 
     #[test]
-    fn the_row_writer_writes_the_rows_push_writes() {
+    fn the_row_writer_writes_the_contracts_rows_with_memos_kept_across_them() {
         // Rows whose strings repeat and change (the writer's memos) and hold every kind of
         // text and number, each written by a writer kept across them all.
         let strings = [
@@ -698,7 +626,7 @@ mod tests {
             };
             writer.push(&row, &mut got);
             got.push(b'\n');
-            row.push(&mut want);
+            pisess_format::surrogates::write(&mut want, &row).unwrap();
             want.push(b'\n');
         }
         assert_eq!(
