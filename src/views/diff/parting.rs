@@ -134,9 +134,7 @@ mod tests {
 
     #[test]
     fn summaries_are_compared_by_what_they_say() {
-        let summary = |text: &str, at: u64| {
-            json!({"role": "compactionSummary", "summary": text, "tokensBefore": 10, "timestamp": at})
-        };
+        let summary = |text: &str, at: u64| json!({"role": "compactionSummary", "summary": text, "tokensBefore": 10, "timestamp": at});
         assert!(same_messages(&[summary("a", 1)], &[summary("a", 2)]));
         assert!(!same_messages(&[summary("a", 1)], &[summary("b", 1)]));
         let user = |text: &str, at: u64| json!({"role": "user", "content": text, "timestamp": at});
