@@ -16,8 +16,8 @@
 #   benches/diff.sh [--a FILE] [--b FILE] [--mb N] [--calls N] [--rounds N] [--runs N]
 #                   [--dir DIR] [--keep] [--out FILE]
 #
-#   --a, --b   the two sessions (default /work/bench/big400.jsonl and big400b.jsonl when they
-#              exist, else `gen.py one` of --mb MB with seeds 2 and 3 in DIR)
+#   --a, --b   the two sessions (default: `gen.py one` of --mb MB with seeds 2 and 3 in DIR,
+#              kept there for the next run with --dir)
 #   --mb N     size of generated sessions (default 400: the issue's)
 #   --calls N  tool calls a side for 5 (default 100000)
 #   --rounds N, --runs N   (default 3 and 3)
@@ -54,12 +54,10 @@ bench_dir pisess-bench-diff
 bench_bin
 
 if [ -z "$a" ]; then
-  if [ -s /work/bench/big400.jsonl ] && [ "$mb" = 400 ]; then a=/work/bench/big400.jsonl; else
-    a="$dir/a-$mb.jsonl"; [ -s "$a" ] || python3 "$here/gen.py" one "$a" --mb "$mb" --seed 2; fi
+  a="$dir/a-$mb.jsonl"; [ -s "$a" ] || python3 "$here/gen.py" one "$a" --mb "$mb" --seed 2
 fi
 if [ -z "$b" ]; then
-  if [ -s /work/bench/big400b.jsonl ] && [ "$mb" = 400 ]; then b=/work/bench/big400b.jsonl; else
-    b="$dir/b-$mb.jsonl"; [ -s "$b" ] || python3 "$here/gen.py" one "$b" --mb "$mb" --seed 3; fi
+  b="$dir/b-$mb.jsonl"; [ -s "$b" ] || python3 "$here/gen.py" one "$b" --mb "$mb" --seed 3
 fi
 
 # Another tip of A's tree than its active leaf: an entry no entry names as its parent.

@@ -7,8 +7,8 @@
 #
 #   benches/export.sh [FILE] [--rounds N] [--dir DIR]
 #
-#   FILE        the session (default /work/bench/big400.jsonl, else one made in DIR with
-#               `gen.py one --mb 400`)
+#   FILE        the session (default: one made in DIR with `gen.py one --mb 400`, kept there
+#               for the next run with --dir)
 #   --rounds N  rounds (default 7)
 #   --dir DIR   where the page (and a generated session) go (default: a temp dir, removed)
 #
@@ -38,9 +38,8 @@ command -v python3 >/dev/null 2>&1 || { say "python3 is needed"; exit 1; }
 bench_dir export
 bench_bin
 if [ -z "$file" ]; then
-  file=/work/bench/big400.jsonl
+  file="$dir/big400.jsonl"
   if [ ! -f "$file" ]; then
-    file="$dir/big400.jsonl"
     say "generating $file (gen.py one --mb 400)"
     python3 "$here/gen.py" one "$file" --mb 400 >/dev/null
   fi
