@@ -124,8 +124,21 @@ try {
   }
 } finally {
   ws.close();
+  // Chromium writes its profile until it has exited: removing it before races with that.
+  const exited = new Promise((done) => browser.once("exit", done));
   browser.kill();
-  fs.rmSync(profile, { recursive: true, force: true });
+  await Promise.race([exited, new Promise((done) => setTimeout(done, 5000))]);
+  // /usr/bin/chromium is a wrapper: its browser may still be writing the profile after the
+  // wrapper is gone. Try again for a few seconds; a profile left in the temp dir is no failure.
+  for (let tries = 0; ; tries++) {
+    try {
+      fs.rmSync(profile, { recursive: true, force: true });
+      break;
+    } catch (e) {
+      if (tries >= 20) { console.error(`export-paint: left ${profile}: ${e.message}`); break; }
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  }
   if (!keep) fs.rmSync(dir, { recursive: true, force: true });
 }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const k = s.length >> 1; return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2; };
