@@ -697,6 +697,32 @@ pub fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
     }
 }
 
+/// `count` copies of lines picked from `lines`, each damaged at one to four random places (a
+/// byte removed, one of `specials` put in or over a byte, the line cut short): the inputs of
+/// the tests that hold a fast reading equal to serde_json's on broken lines.
+#[cfg(any(test, feature = "test-hooks"))]
+pub fn damaged<'a, L: AsRef<[u8]>>(
+    lines: &'a [L],
+    specials: &'a [u8],
+    seed: u64,
+    count: usize,
+) -> impl Iterator<Item = Vec<u8>> + 'a {
+    let mut next = rng(seed);
+    (0..count).map(move |_| {
+        let mut line = lines[next(lines.len())].as_ref().to_vec();
+        for _ in 0..=next(3) {
+            let at = next(line.len() + 1);
+            match next(4) {
+                0 if at < line.len() => drop(line.remove(at)),
+                1 => line.insert(at, specials[next(specials.len())]),
+                2 if at < line.len() => line[at] = specials[next(specials.len())],
+                _ => line.truncate(at),
+            }
+        }
+        line
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
