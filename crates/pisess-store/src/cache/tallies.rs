@@ -124,6 +124,22 @@ struct RestRef<'a> {
     files: &'a Files,
 }
 
+impl<'a> RestRef<'a> {
+    fn of(t: &'a Tally) -> Self {
+        RestRef {
+            ids: t.rows.iter().map(|r| &r.id).collect(),
+            stop_reasons: t.rows.iter().map(|r| &r.stop_reason).collect(),
+            tools: &t.tools,
+            failed_commands: &t.failed_commands,
+            stops: &t.stops,
+            compactions: t.compactions,
+            tokens_before: t.tokens_before,
+            branch_summaries: t.branch_summaries,
+            files: &t.files,
+        }
+    }
+}
+
 /// A record's data and [`More`], encoded.
 struct NewRecord {
     data: Vec<u8>,
@@ -142,18 +158,7 @@ fn encode(summary: &mut Summary) -> Option<NewRecord> {
 }
 
 fn encode_parts(summary: &Summary, t: &Tally, first_message: &str) -> Option<NewRecord> {
-    let rest = postcard::to_stdvec(&RestRef {
-        ids: t.rows.iter().map(|r| &r.id).collect(),
-        stop_reasons: t.rows.iter().map(|r| &r.stop_reason).collect(),
-        tools: &t.tools,
-        failed_commands: &t.failed_commands,
-        stops: &t.stops,
-        compactions: t.compactions,
-        tokens_before: t.tokens_before,
-        branch_summaries: t.branch_summaries,
-        files: &t.files,
-    })
-    .ok()?;
+    let rest = postcard::to_stdvec(&RestRef::of(t)).ok()?;
     let more = postcard::to_stdvec(&More {
         first_message,
         rest: &rest,
@@ -303,18 +308,7 @@ mod tests {
     use crate::tally::{Name, Row};
 
     fn rest_of(t: &Tally) -> Vec<u8> {
-        postcard::to_stdvec(&RestRef {
-            ids: t.rows.iter().map(|r| &r.id).collect(),
-            stop_reasons: t.rows.iter().map(|r| &r.stop_reason).collect(),
-            tools: &t.tools,
-            failed_commands: &t.failed_commands,
-            stops: &t.stops,
-            compactions: t.compactions,
-            tokens_before: t.tokens_before,
-            branch_summaries: t.branch_summaries,
-            files: &t.files,
-        })
-        .unwrap()
+        postcard::to_stdvec(&RestRef::of(t)).unwrap()
     }
 
     #[test]
