@@ -291,14 +291,7 @@ impl PathKeys {
         } else {
             std::borrow::Cow::Owned(self.base.join(path))
         };
-        let bytes = joined.as_os_str().as_encoded_bytes();
-        let plain = joined.components().all(|c| {
-            !matches!(
-                c,
-                std::path::Component::CurDir | std::path::Component::ParentDir
-            )
-        }) && !bytes.ends_with(b"/")
-            && !bytes.ends_with(b"/.");
+        let plain = is_plain(&joined);
         let (Some(folder), Some(name), true) = (joined.parent(), joined.file_name(), plain) else {
             return None;
         };
@@ -318,14 +311,7 @@ impl PathKeys {
     fn canonical(&mut self, path: &Path) -> PathBuf {
         let joined = self.base.join(path);
         let lexical = || resolve(&self.base, path);
-        let bytes = joined.as_os_str().as_encoded_bytes();
-        let plain = joined.components().all(|c| {
-            !matches!(
-                c,
-                std::path::Component::CurDir | std::path::Component::ParentDir
-            )
-        }) && !bytes.ends_with(b"/")
-            && !bytes.ends_with(b"/.");
+        let plain = is_plain(&joined);
         let (Some(folder), Some(name), true) = (joined.parent(), joined.file_name(), plain) else {
             return std::fs::canonicalize(&joined).unwrap_or_else(|_| lexical());
         };
@@ -340,6 +326,19 @@ impl PathKeys {
             },
         }
     }
+}
+
+/// A path with no `.` or `..` in it and no trailing `/` or `/.`: its folder and name are
+/// where it points, so the folder alone may be made canonical.
+fn is_plain(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    path.components().all(|c| {
+        !matches!(
+            c,
+            std::path::Component::CurDir | std::path::Component::ParentDir
+        )
+    }) && !bytes.ends_with(b"/")
+        && !bytes.ends_with(b"/.")
 }
 
 #[cfg(test)]
