@@ -95,19 +95,7 @@ pub(super) fn markdown(run: &Run, out: &mut dyn Write) -> io::Result<()> {
         let Ok(v) = &c.result else {
             continue;
         };
-        writeln!(out, "| | assertion | measured | limit |")?;
-        writeln!(out, "|---|---|---|---|")?;
-        for a in &v.assertions {
-            writeln!(
-                out,
-                "| {} | {} | {} | {} |",
-                mark_of(a),
-                md(&a.name),
-                md(&a.measured),
-                md(&a.limit)
-            )?;
-        }
-        writeln!(out)?;
+        assertion_table(out, "assertion", &v.assertions)?;
         if let Some(j) = run.family(i) {
             family_markdown(j, checked, out)?;
         }
@@ -193,19 +181,7 @@ fn family_markdown(j: &Judged, checked: &[Checked], out: &mut dyn Write) -> io::
         "**Family** (with {n} subagent run{}): **{word}**\n",
         if n == 1 { "" } else { "s" }
     )?;
-    writeln!(out, "| | family assertion | measured | limit |")?;
-    writeln!(out, "|---|---|---|---|")?;
-    for a in &j.family.verdict.assertions {
-        writeln!(
-            out,
-            "| {} | {} | {} | {} |",
-            mark_of(a),
-            md(&a.name),
-            md(&a.measured),
-            md(&a.limit)
-        )?;
-    }
-    writeln!(out)?;
+    assertion_table(out, "family assertion", &j.family.verdict.assertions)?;
     for (k, names) in &j.failed {
         let c = &checked[*k];
         let id = c.short_id.as_deref().unwrap_or(&c.name);
@@ -244,6 +220,27 @@ fn last_message(m: &LastMessage, out: &mut dyn Write) -> io::Result<()> {
 /// `|` as `\|` (a cell's end in a table; in plain text, a line of a table to come), the marks
 /// that open a block at the start of a line (a list, a heading's underline) escaped, and no
 /// control characters.
+/// The Markdown table of `assertions`, under a column named `heading`, and a blank line.
+fn assertion_table(
+    out: &mut dyn Write,
+    heading: &str,
+    assertions: &[crate::views::check::Assertion],
+) -> io::Result<()> {
+    writeln!(out, "| | {heading} | measured | limit |")?;
+    writeln!(out, "|---|---|---|---|")?;
+    for a in assertions {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            mark_of(a),
+            md(&a.name),
+            md(&a.measured),
+            md(&a.limit)
+        )?;
+    }
+    writeln!(out)
+}
+
 fn md(s: &str) -> String {
     let s = style::escape_control(s, false);
     // Leading blanks would make an indented code block of a quoted line; a paragraph drops
