@@ -697,6 +697,27 @@ pub fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
     }
 }
 
+/// Every line of every session under the bundled `examples/sessions`: the inputs those tests
+/// damage.
+#[cfg(any(test, feature = "test-hooks"))]
+pub fn example_lines() -> Vec<Vec<u8>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions");
+    let mut lines = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                let text = std::fs::read(&path).unwrap();
+                lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+            }
+        }
+    }
+    lines
+}
+
 /// `count` copies of lines picked from `lines`, each damaged at one to four random places (a
 /// byte removed, one of `specials` put in or over a byte, the line cut short): the inputs of
 /// the tests that hold a fast reading equal to serde_json's on broken lines.

@@ -864,20 +864,7 @@ mod tests {
             assert!(LineView::skim(line).is_some(), "{text}");
             assert!(!spans_agree(line), "{text}");
         }
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions");
-        let mut lines = Vec::new();
-        let mut dirs = vec![root];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    let text = std::fs::read(&path).unwrap();
-                    lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
-                }
-            }
-        }
+        let mut lines = pisess_format::skim::example_lines();
         lines.retain(|l| memchr::memmem::find(l, b"\"assistant\"").is_some());
         assert!(lines.iter().filter(|l| spans_agree(l)).count() > 50);
         let specials = [

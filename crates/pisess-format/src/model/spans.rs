@@ -362,20 +362,7 @@ mod tests {
     /// answer, the line's decode answers alike.
     #[test]
     fn spans_agree_with_the_line_on_damaged_lines() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions");
-        let mut lines = Vec::new();
-        let mut dirs = vec![root];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    let text = std::fs::read(&path).unwrap();
-                    lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
-                }
-            }
-        }
+        let mut lines = crate::skim::example_lines();
         lines.retain(|l| memchr::memmem::find(l, b"\"content\"").is_some());
         let answered = lines.iter().filter(|l| agrees(l)).count();
         assert!(answered > 100, "{answered}");

@@ -1089,20 +1089,7 @@ mod tests {
     /// takes the intact lines, and anything it takes, damaged or not, reads alike.
     #[test]
     fn skim_agrees_with_serde_json_on_damaged_lines() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions");
-        let mut lines = Vec::new();
-        let mut dirs = vec![root];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "jsonl") {
-                    let text = std::fs::read(&path).unwrap();
-                    lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
-                }
-            }
-        }
+        let lines = crate::skim::example_lines();
         let objects: Vec<_> = lines
             .iter()
             .filter(|l| serde_json::from_slice::<Map<String, Value>>(l).is_ok())
