@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::common::{env_in, run_with, Run};
+use crate::family_stats::write;
 use crate::secrets_corpus::{github_style, Rng};
 
 const PROJECT: &str = "--home-dev-webshop--";
@@ -28,17 +29,6 @@ fn assistant(id: &str, parent: &str, cents: u32) -> Value {
                 "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
                     "total": f64::from(cents) / 100.0}},
             "stopReason": "stop", "timestamp": 1_782_900_002_000u64}})
-}
-
-fn write(path: &Path, id: &str, entries: &[Value]) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let header = json!({"type": "session", "version": 3, "id": id,
-        "timestamp": "2026-07-01T10:00:00.000Z", "cwd": "/home/dev/webshop"});
-    let lines: Vec<String> = std::iter::once(&header)
-        .chain(entries)
-        .map(Value::to_string)
-        .collect();
-    fs::write(path, lines.join("\n") + "\n").unwrap();
 }
 
 /// A parent costing 1 cent; its run costing 8 cents, with a failed tool call and, when asked,

@@ -34,7 +34,8 @@ fn assistant(id: &str, parent: &str, second: u32, model: &str, u: Value) -> Valu
             "timestamp": 1_782_900_000_000u64 + u64::from(second) * 1000}})
 }
 
-fn write(path: &Path, id: &str, entries: &[Value]) {
+/// A session of the webshop project at `path`: a header with `id`, then `entries`.
+pub(crate) fn write(path: &Path, id: &str, entries: &[Value]) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     let header = json!({"type": "session", "version": 3, "id": id,
         "timestamp": "2026-07-01T10:00:00.000Z", "cwd": "/home/dev/webshop"});

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::common::{env_in, run_with, Run};
+use crate::family_stats::write;
 use crate::snap;
 
 const PROJECT: &str = "--home-dev-webshop--";
@@ -29,17 +30,6 @@ pub(crate) fn run_in(root: &Path, args: &[&str]) -> Run {
 fn msg(id: &str, parent: Option<&str>, second: u32, message: Value) -> Value {
     json!({"type": "message", "id": id, "parentId": parent,
         "timestamp": format!("2026-07-01T10:00:{second:02}.000Z"), "message": message})
-}
-
-fn write(path: &Path, id: &str, entries: &[Value]) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let header = json!({"type": "session", "version": 3, "id": id,
-        "timestamp": "2026-07-01T10:00:00.000Z", "cwd": "/home/dev/webshop"});
-    let lines: Vec<String> = std::iter::once(&header)
-        .chain(entries)
-        .map(Value::to_string)
-        .collect();
-    fs::write(path, lines.join("\n") + "\n").unwrap();
 }
 
 /// A child run's transcript: its task and its answer, which `payload` makes hostile when asked.
