@@ -9,16 +9,23 @@
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{DeserializeSeed, Visitor};
 
+use crate::model::ContentWalk;
 use crate::skim::{Members, Result, Skim, Unsure};
 
 /// A cursor over one line, as serde walks it.
 pub(crate) struct Deserializer<'a> {
     skim: Skim<'a>,
+    /// What the walk of a [`CONTENT`] learned (one a line: a message's content).
+    walk: Option<ContentWalk<'a>>,
 }
 
 /// The name under which a type asks [`Deserializer`] for the stored bytes of its value
 /// (`visit_borrowed_bytes`); other deserializers call `visit_newtype_struct` with themselves.
 pub(crate) const SPAN: &str = "$pisess::Span";
+
+/// The name under which a message's content asks for its stored bytes, as [`SPAN`] does,
+/// and is walked on the way ([`ContentWalk`]).
+pub(crate) const CONTENT: &str = "$pisess::Content";
 
 /// The name under which a string type asks for a string as the one decoder reads it: a lone
 /// surrogate as its stand-in (`json::decode`), where serde_json refuses it.
@@ -30,12 +37,20 @@ const RAW_VALUE: &str = "$serde_json::private::RawValue";
 
 /// `T` read from a line the skim vouches for: one value, then only whitespace.
 pub(crate) fn from_slice<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
+    from_slice_walked(bytes).map(|(value, _)| value)
+}
+
+/// [`from_slice`], and the walk of the [`CONTENT`] it read, if any.
+pub(crate) fn from_slice_walked<'a, T: serde::Deserialize<'a>>(
+    bytes: &'a [u8],
+) -> Result<(T, Option<ContentWalk<'a>>)> {
     let mut de = Deserializer {
         skim: Skim::new(bytes),
+        walk: None,
     };
     let value = T::deserialize(&mut de)?;
     de.skim.end()?;
-    Ok(value)
+    Ok((value, de.walk))
 }
 
 impl std::fmt::Display for Unsure {
@@ -222,6 +237,11 @@ impl<'de> serde::Deserializer<'de> for &mut Deserializer<'de> {
     ) -> Result<V::Value> {
         match name {
             SPAN => visitor.visit_borrowed_bytes(self.skim.value()?),
+            CONTENT => {
+                let (span, walk) = crate::model::walk_content(&mut self.skim)?;
+                self.walk = Some(walk);
+                visitor.visit_borrowed_bytes(span)
+            }
             // The span the skim checked is the text serde_json would check again (its
             // `ignore_value` takes what the skim takes), once it is known to be UTF-8.
             RAW_VALUE => {

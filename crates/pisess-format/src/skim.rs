@@ -130,6 +130,21 @@ impl<'a> Skim<'a> {
         Ok(Some(key))
     }
 
+    /// The next key of the object `members` walks as stored, unquoted (escapes not decoded,
+    /// bytes not checked as UTF-8), with its colon eaten, or `None` once its closing brace is
+    /// eaten: for walks that decide themselves what an escaped key means.
+    pub(crate) fn next_raw_key(&mut self, members: &mut Members) -> Result<Option<&'a [u8]>> {
+        if !self.next_member(members, b'}')? {
+            return Ok(None);
+        }
+        if self.peek() != Some(b'"') {
+            return Err(Unsure);
+        }
+        let span = self.string()?;
+        self.eat(b':')?;
+        Ok(Some(&span[1..span.len() - 1]))
+    }
+
     /// A key as serde_json's derived structs compare it, unquoted; escaped keys
     /// (`"typ\u0065"`) and non-UTF-8 ones are left to serde_json. Bytes, not `str`: only a
     /// few ASCII names are ever looked for, and most keys need no UTF-8 check.
