@@ -140,9 +140,15 @@ impl<'a> Skim<'a> {
         if self.peek() != Some(b'"') {
             return Err(Unsure);
         }
-        let span = self.string()?;
+        let inner = match self.short_string() {
+            Some(inner) => inner,
+            None => {
+                let span = self.string()?;
+                &span[1..span.len() - 1]
+            }
+        };
         self.eat(b':')?;
-        Ok(Some(&span[1..span.len() - 1]))
+        Ok(Some(inner))
     }
 
     /// A key as serde_json's derived structs compare it, unquoted; escaped keys
@@ -152,12 +158,33 @@ impl<'a> Skim<'a> {
         if self.peek() != Some(b'"') {
             return Err(Unsure);
         }
+        // Nearly every key: no escape (nothing special before its quote), and ASCII.
+        if let Some(inner) = self.short_string() {
+            if !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
+                return Err(Unsure);
+            }
+            return Ok(inner);
+        }
         let span = self.string()?;
         let inner = &span[1..span.len() - 1];
         if inner.contains(&b'\\') || !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
             return Err(Unsure);
         }
         Ok(inner)
+    }
+
+    /// The insides of the string at the cursor, read past, when its closing quote is within
+    /// 16 bytes with no backslash or control byte before it (keys, types, ids); `None` leaves
+    /// the cursor for [`Skim::string`].
+    #[inline]
+    fn short_string(&mut self) -> Option<&'a [u8]> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(end) = simd::short_string_end(self.bytes, self.at + 1) {
+            let inner = &self.bytes[self.at + 1..end];
+            self.at = end + 1;
+            return Some(inner);
+        }
+        None
     }
 
     /// Skips the next value; its text, exactly (no surrounding whitespace).
@@ -451,7 +478,7 @@ pub(crate) mod simd {
     /// The closing quote within the 16 bytes from `at` when nothing special comes before it;
     /// `None` leaves the string to the block loop.
     #[inline(always)]
-    fn short_string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    pub(super) fn short_string_end(bytes: &[u8], at: usize) -> Option<usize> {
         if at + 16 > bytes.len() {
             return None;
         }

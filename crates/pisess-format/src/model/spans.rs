@@ -11,13 +11,26 @@ use super::view::{decoded_span, MessageView};
 use crate::skim::Skim;
 
 /// What the skim learns of a message's content as it passes it, once (the summary asks it of
-/// every message): its `toolCall` blocks counted, and the `text` of its text blocks. Each
-/// `None` where a second walk over the span would be unsure, or for more texts than are kept:
-/// then [`MessageView::tool_call_count`] and [`MessageView::content_text`] walk the span.
+/// every message): its `toolCall` blocks counted, the `text` of its text blocks, and the
+/// `toolCall` blocks' values for `stats`. Each `None` where a second walk over the span would
+/// be unsure, or for more than are kept: then [`MessageView::tool_call_count`],
+/// [`MessageView::content_text`] and [`MessageView::each_content_item`] walk the span.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ContentWalk<'a> {
     tool_calls: Option<u64>,
     texts: Option<TextSpans<'a>>,
+    calls: Option<CallSpans<'a>>,
+}
+
+/// The stored `type`, `id`, `name` and `arguments` of each `toolCall` block, in order, of a
+/// content whose every item is an object with plain keys, each of those four at most once, a
+/// `type` (if any) that is a plain UTF-8 string, and none of the other three unless it is a
+/// `toolCall` block: the blocks [`MessageView::each_content_item`] would hand out, but for
+/// the others, from which nothing can be read.
+#[derive(Debug, Clone, Copy, Default)]
+struct CallSpans<'a> {
+    blocks: [[Option<&'a [u8]>; 4]; 3],
+    len: usize,
 }
 
 /// The stored `text` of each text block, in order (`None`: a text block without one).
@@ -38,38 +51,61 @@ pub(crate) fn walk_content<'a>(
     if !s.at_array() {
         let span = s.value()?;
         // No blocks: no calls; a string's text is decoded from the span.
-        return Ok((
-            span,
-            ContentWalk {
-                tool_calls: Some(0),
-                texts: None,
-            },
-        ));
+        let walk = ContentWalk {
+            tool_calls: Some(0),
+            texts: None,
+            calls: None,
+        };
+        return Ok((span, walk));
     }
     let mut calls = Some(0u64);
     let mut texts = Some(TextSpans::default());
+    let mut call_spans = Some(CallSpans::default());
     let mut items = s.array()?;
     while s.next_item(&mut items)? {
         if !s.at_object() {
             s.value()?;
+            call_spans = None;
             continue;
         }
         let (mut kind, mut text) = (None, None);
+        let [mut id, mut name, mut arguments] = [None; 3];
         let mut members = s.object()?;
         while let Some(key) = s.next_raw_key(&mut members)? {
             let value = s.value()?;
             match key {
                 // Given twice, as `members` is unsure of it.
-                b"type" if kind.replace(value).is_some() => (calls, texts) = (None, None),
+                b"type" if kind.replace(value).is_some() => {
+                    (calls, texts, call_spans) = (None, None, None);
+                }
                 b"text" if text.replace(value).is_some() => texts = None,
-                b"type" | b"text" => {}
+                b"id" if id.replace(value).is_some() => call_spans = None,
+                b"name" if name.replace(value).is_some() => call_spans = None,
+                b"arguments" if arguments.replace(value).is_some() => call_spans = None,
+                b"type" | b"text" | b"id" | b"name" | b"arguments" => {}
                 // An escaped key may spell either; one not UTF-8 is left to the line.
                 _ if key.contains(&b'\\')
                     || !key.is_ascii() && std::str::from_utf8(key).is_err() =>
                 {
-                    (calls, texts) = (None, None);
+                    (calls, texts, call_spans) = (None, None, None);
                 }
                 _ => {}
+            }
+        }
+        if let Some(c) = call_spans.as_mut() {
+            // A plain UTF-8 string, or none: the type `serde_json_str` reads as stored.
+            let plain = kind.is_none_or(|k| {
+                let inner = k.strip_prefix(b"\"").unwrap_or(b"\\");
+                !inner.contains(&b'\\') && (k.is_ascii() || std::str::from_utf8(inner).is_ok())
+            });
+            let is_call = kind == Some(&b"\"toolCall\""[..]);
+            if !plain || !is_call && (id.is_some() || name.is_some() || arguments.is_some()) {
+                call_spans = None;
+            } else if is_call && c.len < c.blocks.len() {
+                c.blocks[c.len] = [kind, id, name, arguments];
+                c.len += 1;
+            } else if is_call {
+                call_spans = None;
             }
         }
         let kind = kind.unwrap_or(b"");
@@ -90,13 +126,12 @@ pub(crate) fn walk_content<'a>(
             }
         }
     }
-    Ok((
-        s.since(start),
-        ContentWalk {
-            tool_calls: calls,
-            texts,
-        },
-    ))
+    let walk = ContentWalk {
+        tool_calls: calls,
+        texts,
+        calls: call_spans,
+    };
+    Ok((s.since(start), walk))
 }
 
 /// A `toolCall` block's stored values.
@@ -271,6 +306,17 @@ impl<'a> MessageView<'a> {
         }
     }
 
+    /// The stored `type`, `id`, `name` and `arguments` of the content's `toolCall` blocks,
+    /// as the skim found them on its pass, when [`MessageView::each_content_item`] would hand
+    /// out nothing else that can be read: every other item an object without `id`, `name` or
+    /// `arguments`, of a plain string `type` or none (see [`ContentWalk`]). `None` otherwise:
+    /// then walk the content.
+    pub fn walked_call_blocks(&self) -> Option<&[[Option<&'a [u8]>; 4]]> {
+        let calls = self.walk.calls.as_ref()?;
+        self.content_span()??;
+        Some(&calls.blocks[..calls.len])
+    }
+
     /// The `toolCall` blocks of the content, in order, as [`CallBlockSpans`]; `None` when the
     /// skim did not read the message or is unsure.
     pub fn tool_call_blocks(&self) -> Option<Vec<CallBlockSpans<'a>>> {
@@ -368,6 +414,26 @@ mod tests {
         }
         if text.is_some() {
             assert_eq!(m.content_text(), text, "{}", lossy(line));
+        }
+        // The call blocks found on the pass are those the walk of the span hands out, and
+        // the walk hands out no other block with anything in it.
+        if let Some(walked) = m.walked_call_blocks() {
+            let mut blocks = Vec::new();
+            let walk = u.each_content_item([b"type", b"id", b"name", b"arguments"], |item| {
+                match item {
+                    super::Item::Block(found) if found[0] == Some(&b"\"toolCall\""[..]) => {
+                        blocks.push(found);
+                    }
+                    super::Item::Block([kind, None, None, None]) => {
+                        assert!(kind.is_none_or(|k| k.first() == Some(&b'"')));
+                    }
+                    _ => panic!("{}", lossy(line)),
+                }
+                Some(())
+            });
+            assert_eq!(walk, Some(()), "{}", lossy(line));
+            assert_eq!(walked, &blocks[..], "{}", lossy(line));
+            answered = true;
         }
         answered
     }
