@@ -636,7 +636,13 @@ impl Tally {
                 self.call_names.insert(id.to_owned(), Name::new(name));
             }
             names.push(Name::new(name));
-            self.tools.entry(name.to_owned()).or_default().calls += 1;
+            // The name is copied only the first time.
+            match self.tools.get_mut(name) {
+                Some(count) => count.calls += 1,
+                None => {
+                    self.tools.entry(name.to_owned()).or_default().calls += 1;
+                }
+            }
             let args = b.arguments.0.as_ref();
             let path = args.and_then(|a| a.path.get()).map(str::to_owned);
             match (name, path) {
@@ -661,6 +667,22 @@ impl Tally {
     }
 
     fn intern(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
+        // Found without making the key (nearly every call names a model already seen).
+        let (p, m) = (
+            provider.unwrap_or("undefined"),
+            model.unwrap_or("undefined"),
+        );
+        let seen = self.models.iter().position(|k| {
+            k.provider.as_deref() == provider
+                && k.model.as_deref() == model
+                && k.key
+                    .strip_prefix(p)
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .is_some_and(|rest| rest == m)
+        });
+        if let Some(i) = seen {
+            return u32::try_from(i).unwrap_or(u32::MAX);
+        }
         let key = format!(
             "{}/{}",
             provider.unwrap_or("undefined"),
@@ -674,6 +696,12 @@ impl Tally {
     }
 
     fn tools_and_summaries(&mut self) -> u32 {
+        let seen = self.models.iter().position(|k| {
+            k.provider.is_none() && k.model.is_none() && k.key == TOOLS_AND_SUMMARIES
+        });
+        if let Some(i) = seen {
+            return u32::try_from(i).unwrap_or(u32::MAX);
+        }
         self.intern_key(ModelKey {
             provider: None,
             model: None,
