@@ -9,6 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use std::fmt;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
@@ -373,14 +376,14 @@ fn extra_keys_are_the_messages(json: &[u8], m: &MessageView) -> bool {
         }
         _ => (json, &json[..0]),
     };
-    let models = |part: &[u8]| {
-        memchr::memmem::find_iter(part, b"\"model\"")
-            .take(2)
-            .count()
-    };
+    // Searchers made once: what is searched is a few hundred bytes.
+    static MODEL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"model\""));
+    static TOKENS_BEFORE: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new(b"tokensBefore"));
+    let models = |part: &[u8]| MODEL.find_iter(part).take(2).count();
     let models = models(before) + models(after);
     let model_is_the_messages = models == 0 || models == 1 && m.model.get().is_some();
-    let tokens_before = |part: &[u8]| memchr::memmem::find(part, b"tokensBefore").is_some();
+    let tokens_before = |part: &[u8]| TOKENS_BEFORE.find(part).is_some();
     model_is_the_messages && !tokens_before(before) && !tokens_before(after)
 }
 

@@ -664,7 +664,7 @@ fn skimmed_usage(span: &[u8]) -> Option<Usage> {
                 let mut total = None;
                 let mut inner = s.object().ok()?;
                 while let Some(key) = s.next_key(&mut inner).ok()? {
-                    let value = s.value().ok()?;
+                    let value = usage_value(&mut s)?;
                     if key == b"total" {
                         if total.is_some() {
                             return None;
@@ -676,14 +676,14 @@ fn skimmed_usage(span: &[u8]) -> Option<Usage> {
                 continue;
             }
             _ => {
-                s.value().ok()?;
+                usage_value(&mut s)?;
                 continue;
             }
         };
         if counts[at].is_some() {
             return None;
         }
-        counts[at] = Some(plain_number(s.value().ok()?)?);
+        counts[at] = Some(plain_number(usage_value(&mut s)?)?);
     }
     s.end().ok()?;
     let [input, output, cache_read, cache_write] = counts.map(UsageNum);
@@ -697,6 +697,19 @@ fn skimmed_usage(span: &[u8]) -> Option<Usage> {
         })),
     };
     Some(view.usage())
+}
+
+/// The value at the cursor, read past: a number (nearly every value of a usage) by the skim's
+/// number grammar alone, anything else as `Skim::value` reads it.
+fn usage_value<'a>(s: &mut Skim<'a>) -> Option<&'a [u8]> {
+    match s.peek() {
+        Some(b'-' | b'0'..=b'9') => {
+            let start = s.at;
+            s.number().ok()?;
+            Some(s.since(start))
+        }
+        _ => s.value().ok(),
+    }
 }
 
 /// A number as serde_json reads it (`Number::as_f64`), where that needs no decoder: up to 18
