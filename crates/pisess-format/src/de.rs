@@ -6,31 +6,51 @@
 //! that value's span. It refuses ([`Unsure`]) whatever the skim is unsure of: the caller then
 //! reads the line with serde_json, which decides and words the error.
 
+use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{DeserializeSeed, Visitor};
 
+use crate::model::ContentWalk;
 use crate::skim::{Members, Result, Skim, Unsure};
 
 /// A cursor over one line, as serde walks it.
 pub(crate) struct Deserializer<'a> {
     skim: Skim<'a>,
+    /// What the walk of a [`CONTENT`] learned (one a line: a message's content).
+    walk: Option<ContentWalk<'a>>,
 }
 
 /// The name under which a type asks [`Deserializer`] for the stored bytes of its value
 /// (`visit_borrowed_bytes`); other deserializers call `visit_newtype_struct` with themselves.
 pub(crate) const SPAN: &str = "$pisess::Span";
 
+/// The name under which a message's content asks for its stored bytes, as [`SPAN`] does,
+/// and is walked on the way ([`ContentWalk`]).
+pub(crate) const CONTENT: &str = "$pisess::Content";
+
 /// The name under which a string type asks for a string as the one decoder reads it: a lone
 /// surrogate as its stand-in (`json::decode`), where serde_json refuses it.
 pub(crate) const MENDED: &str = "$pisess::Mended";
 
+/// The name under which serde_json's `&RawValue` asks for its text (serde_json's
+/// `raw::TOKEN`): a map of one key, this name, whose value is the text.
+const RAW_VALUE: &str = "$serde_json::private::RawValue";
+
 /// `T` read from a line the skim vouches for: one value, then only whitespace.
 pub(crate) fn from_slice<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
+    from_slice_walked(bytes).map(|(value, _)| value)
+}
+
+/// [`from_slice`], and the walk of the [`CONTENT`] it read, if any.
+pub(crate) fn from_slice_walked<'a, T: serde::Deserialize<'a>>(
+    bytes: &'a [u8],
+) -> Result<(T, Option<ContentWalk<'a>>)> {
     let mut de = Deserializer {
         skim: Skim::new(bytes),
+        walk: None,
     };
     let value = T::deserialize(&mut de)?;
     de.skim.end()?;
-    Ok(value)
+    Ok((value, de.walk))
 }
 
 impl std::fmt::Display for Unsure {
@@ -217,6 +237,18 @@ impl<'de> serde::Deserializer<'de> for &mut Deserializer<'de> {
     ) -> Result<V::Value> {
         match name {
             SPAN => visitor.visit_borrowed_bytes(self.skim.value()?),
+            CONTENT => {
+                let (span, walk) = crate::model::walk_content(&mut self.skim)?;
+                self.walk = Some(walk);
+                visitor.visit_borrowed_bytes(span)
+            }
+            // The span the skim checked is the text serde_json would check again (its
+            // `ignore_value` takes what the skim takes), once it is known to be UTF-8.
+            RAW_VALUE => {
+                let span = self.skim.value()?;
+                let text = simdutf8::basic::from_utf8(span).map_err(|_| Unsure)?;
+                visitor.visit_map(RawValueAccess { text, keyed: false })
+            }
             MENDED if self.skim.peek() == Some(b'"') => self.string(visitor, true),
             MENDED => self.deserialize_any(visitor),
             // serde_json's own (`RawValue`), and any other.
@@ -243,6 +275,28 @@ impl<'de> serde::Deserializer<'de> for &mut Deserializer<'de> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct seq tuple tuple_struct map identifier
+    }
+}
+
+/// serde_json's `&RawValue` protocol: one key (the token), its value the borrowed text.
+struct RawValueAccess<'a> {
+    text: &'a str,
+    keyed: bool,
+}
+
+impl<'a> serde::de::MapAccess<'a> for RawValueAccess<'a> {
+    type Error = Unsure;
+
+    fn next_key_seed<K: DeserializeSeed<'a>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if std::mem::replace(&mut self.keyed, true) {
+            return Ok(None);
+        }
+        seed.deserialize(BorrowedStrDeserializer::new(RAW_VALUE))
+            .map(Some)
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'a>>(&mut self, seed: S) -> Result<S::Value> {
+        seed.deserialize(BorrowedStrDeserializer::new(self.text))
     }
 }
 
@@ -302,5 +356,30 @@ mod tests {
         }
         assert!(from_slice::<LineView>(br#"{"x":1e999,"y":[01]}"#).is_err());
         assert!(from_slice::<LineView>(br#"{"x":1e999,"y":[0.1]}"#).is_ok());
+    }
+
+    /// serde_json's `&RawValue` from the skim's span: the text serde_json gives, and refused
+    /// where serde_json refuses it (not UTF-8).
+    #[test]
+    fn raw_values_are_the_spans_serde_json_gives() {
+        #[derive(serde::Deserialize)]
+        struct Probe<'a> {
+            #[serde(borrow)]
+            u: Option<&'a serde_json::value::RawValue>,
+        }
+        for line in [
+            &br#"{"u": {"input": 1, "cost": {"total": 0.5}} }"#[..],
+            br#"{"u":[1,"\ud83d",{}]}"#,
+            br#"{"u":null}"#,
+            br#"{"u":"x"}"#,
+            br#"{"v":1}"#,
+        ] {
+            let skimmed: Probe = from_slice(line).unwrap();
+            let read: Probe = serde_json::from_slice(line).unwrap();
+            assert_eq!(skimmed.u.map(|r| r.get()), read.u.map(|r| r.get()));
+        }
+        let bad = b"{\"u\":\"\xff\"}";
+        assert!(from_slice::<Probe>(bad).is_err());
+        assert!(serde_json::from_slice::<Probe>(bad).is_err());
     }
 }

@@ -195,6 +195,9 @@ enum Bad {
     Cut(Cut),
     NotObject,
     NotJson(serde_json::Error),
+    /// No JSON value starts the line: not JSON, for sure, and the decoder's error is worded
+    /// only if it is shown.
+    NoValue,
 }
 
 impl Bad {
@@ -208,7 +211,7 @@ impl Bad {
                 "a line of {} bytes, more than memory holds; skipped",
                 line.len_on_disk()
             ),
-            Bad::Cut(Cut::NotJson) => not_json(line.content(), None),
+            Bad::Cut(Cut::NotJson) | Bad::NoValue => not_json(line.content(), None),
             Bad::NotObject => "not a JSON object".to_owned(),
             Bad::NotJson(e) => not_json(line.content(), Some(e)),
         }
@@ -227,8 +230,18 @@ fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
     }
     // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
     // fast path, so `[1,2]` is reported like any other non-object line.
-    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    if is_object {
+    let first = bytes
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\n' | b'\t' | b'\r'));
+    if !matches!(
+        first,
+        Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
+    ) {
+        // No decoder takes it (invalid UTF-8, stand-ins and `1e999` are mended inside
+        // values): pages of HTML, logs. Their errors are worded only when shown.
+        return Parsed::Bad(Bad::NoValue);
+    }
+    if first == Some(&b'{') {
         if let Ok(view) = serde_json::from_slice::<LineView>(bytes) {
             // The view skips what it does not read with serde_json's `ignore_value`, which has
             // no depth limit, while a full decode (`Session::load`) stops at
@@ -886,5 +899,31 @@ mod tests {
         assert_eq!(report.malformed, 3 * MAX_WARNINGS as u64);
         assert_eq!(report.warnings.len(), MAX_WARNINGS + 1);
         assert_eq!(report.header_line, 3 * MAX_WARNINGS as u64 + 1);
+    }
+
+    /// A line no JSON value starts is worded, when shown, as the decoder's error on it; and
+    /// the lines that cannot be JSON are not decoded at all until then.
+    #[test]
+    fn lines_no_value_starts_are_worded_only_when_shown() {
+        for line in [
+            "<html>",
+            "  # a comment",
+            "\u{c}{}",
+            "\u{feff}{}",
+            "\u{0}\u{0}",
+            "}",
+        ] {
+            let decoded = json::decode(line.as_bytes());
+            let want = not_json(line.as_bytes(), Some(decoded.as_ref().unwrap_err()));
+            let text = format!("{line}\n<p>more</p>\n");
+            match read_header_of(text.as_bytes(), "s") {
+                Err(ScanError::NoHeader { line: 1, reason }) => assert_eq!(reason, want),
+                other => panic!("{line:?}: {other:?}"),
+            }
+        }
+        let page = "<div>x</div>\n".repeat(1000);
+        let report = scan(format!("{page}{HEADER}\n").as_bytes());
+        assert_eq!(report.malformed, 1000);
+        assert_eq!(report.header_line, 1001);
     }
 }

@@ -130,6 +130,27 @@ impl<'a> Skim<'a> {
         Ok(Some(key))
     }
 
+    /// The next key of the object `members` walks as stored, unquoted (escapes not decoded,
+    /// bytes not checked as UTF-8), with its colon eaten, or `None` once its closing brace is
+    /// eaten: for walks that decide themselves what an escaped key means.
+    pub(crate) fn next_raw_key(&mut self, members: &mut Members) -> Result<Option<&'a [u8]>> {
+        if !self.next_member(members, b'}')? {
+            return Ok(None);
+        }
+        if self.peek() != Some(b'"') {
+            return Err(Unsure);
+        }
+        let inner = match self.short_string() {
+            Some(inner) => inner,
+            None => {
+                let span = self.string()?;
+                &span[1..span.len() - 1]
+            }
+        };
+        self.eat(b':')?;
+        Ok(Some(inner))
+    }
+
     /// A key as serde_json's derived structs compare it, unquoted; escaped keys
     /// (`"typ\u0065"`) and non-UTF-8 ones are left to serde_json. Bytes, not `str`: only a
     /// few ASCII names are ever looked for, and most keys need no UTF-8 check.
@@ -137,12 +158,33 @@ impl<'a> Skim<'a> {
         if self.peek() != Some(b'"') {
             return Err(Unsure);
         }
+        // Nearly every key: no escape (nothing special before its quote), and ASCII.
+        if let Some(inner) = self.short_string() {
+            if !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
+                return Err(Unsure);
+            }
+            return Ok(inner);
+        }
         let span = self.string()?;
         let inner = &span[1..span.len() - 1];
         if inner.contains(&b'\\') || !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
             return Err(Unsure);
         }
         Ok(inner)
+    }
+
+    /// The insides of the string at the cursor, read past, when its closing quote is within
+    /// 16 bytes with no backslash or control byte before it (keys, types, ids); `None` leaves
+    /// the cursor for [`Skim::string`].
+    #[inline]
+    fn short_string(&mut self) -> Option<&'a [u8]> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(end) = simd::short_string_end(self.bytes, self.at + 1) {
+            let inner = &self.bytes[self.at + 1..end];
+            self.at = end + 1;
+            return Some(inner);
+        }
+        None
     }
 
     /// Skips the next value; its text, exactly (no surrounding whitespace).
@@ -338,9 +380,9 @@ pub(crate) mod simd {
     use std::arch::x86_64::{
         __m128i, __m256i, _mm256_and_si256, _mm256_broadcastsi128_si256, _mm256_cmpeq_epi8,
         _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
-        _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16,
-        _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
-        _mm_or_si128, _mm_set1_epi8,
+        _mm256_or_si256, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
+        _mm256_srli_epi16, _mm256_testz_si256, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128,
+        _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_setzero_si128,
     };
 
     pub(super) enum End {
@@ -357,19 +399,28 @@ pub(crate) mod simd {
         quote: u64,
         backslash: u64,
         control: u64,
-        /// Bytes a backslash may escape (`"\\/bfnrtu`), and the `u`s among them.
-        escapable: u64,
-        u: u64,
     }
 
     /// One loop for both instruction sets: a function would not inline into the AVX2 one.
+    /// `$masks` gives `None` for a block without a quote, a backslash or a control byte (most
+    /// blocks of a long text: one test), and what an escape may be followed by is looked up
+    /// (`$escapes`: the bytes a backslash may escape, and the `u`s among them) only in a block
+    /// that holds one.
     macro_rules! string_end_blocks {
-        ($b:expr, $at:expr, $masks:ident) => {{
+        ($b:expr, $at:expr, $masks:ident, $escapes:ident) => {{
             let (b, mut at) = ($b, $at);
             let mut carry = 0;
             while at + 64 <= b.len() {
                 // The AVX2 masks are an `unsafe fn`, called from the body of `string_end_avx2`.
-                let m = $masks(b, at);
+                let m = match $masks(b, at) {
+                    Some(m) => m,
+                    None if carry == 0 => {
+                        at += 64;
+                        continue;
+                    }
+                    // The first byte is escaped by the last block's backslash: look at it.
+                    None => Masks::default(),
+                };
                 let escaped = escaped(m.backslash, &mut carry);
                 let quotes = m.quote & !escaped;
                 // The string's bytes in this block: those before its closing quote.
@@ -379,11 +430,14 @@ pub(crate) mod simd {
                     (quotes & quotes.wrapping_neg()) - 1
                 };
                 let escaped = escaped & inside;
-                if m.control & inside != 0
-                    || escaped & !m.escapable != 0
-                    || !hex_digits_follow(b, at, escaped & m.u)
-                {
+                if m.control & inside != 0 {
                     return Err(Unsure);
+                }
+                if escaped != 0 {
+                    let (escapable, u) = $escapes(b, at);
+                    if escaped & !escapable != 0 || !hex_digits_follow(b, at, escaped & u) {
+                        return Err(Unsure);
+                    }
                 }
                 if quotes != 0 {
                     return Ok(End::Found(at + quotes.trailing_zeros() as usize));
@@ -411,20 +465,20 @@ pub(crate) mod simd {
     }
 
     pub(super) fn string_end_sse2(b: &[u8], at: usize) -> Result<End> {
-        string_end_blocks!(b, at, masks_sse2)
+        string_end_blocks!(b, at, masks_sse2, escapes_sse2)
     }
 
     #[target_feature(enable = "avx2")]
     unsafe fn string_end_avx2(b: &[u8], at: usize) -> Result<End> {
-        // Calls `masks_avx2`, sound here: this function runs only on a CPU with AVX2 (its
-        // caller checks), and the loop passes it 64 bytes inside `b`.
-        string_end_blocks!(b, at, masks_avx2)
+        // Calls `masks_avx2` and `escapes_avx2`, sound here: this function runs only on a CPU
+        // with AVX2 (its caller checks), and the loop passes them 64 bytes inside `b`.
+        string_end_blocks!(b, at, masks_avx2, escapes_avx2)
     }
 
     /// The closing quote within the 16 bytes from `at` when nothing special comes before it;
     /// `None` leaves the string to the block loop.
     #[inline(always)]
-    fn short_string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    pub(super) fn short_string_end(bytes: &[u8], at: usize) -> Option<usize> {
         if at + 16 > bytes.len() {
             return None;
         }
@@ -445,58 +499,116 @@ pub(crate) mod simd {
 
     /// SSE2 is part of every x86_64 CPU.
     #[inline(always)]
-    fn masks_sse2(bytes: &[u8], at: usize) -> Masks {
+    fn masks_sse2(bytes: &[u8], at: usize) -> Option<Masks> {
         assert!(at + 64 <= bytes.len());
-        let mut m = Masks::default();
         // SAFETY: SSE2 is always present on x86_64, and the four 16-byte loads lie inside
         // `bytes` (asserted above); `loadu` has no alignment requirement.
         unsafe {
             let splat = |c: u8| _mm_set1_epi8(c as i8);
-            let control_max = splat(0x1f);
+            let (quote, backslash, control_max) = (splat(b'"'), splat(b'\\'), splat(0x1f));
+            let mut v = [[_mm_setzero_si128(); 3]; 4];
+            let mut any = _mm_setzero_si128();
+            for (k, v) in v.iter_mut().enumerate() {
+                let block = _mm_loadu_si128(bytes.as_ptr().add(at + 16 * k).cast::<__m128i>());
+                // Unsigned `min(x, 0x1f) == x` is `x <= 0x1f`.
+                *v = [
+                    _mm_cmpeq_epi8(block, quote),
+                    _mm_cmpeq_epi8(block, backslash),
+                    _mm_cmpeq_epi8(_mm_min_epu8(block, control_max), block),
+                ];
+                any = _mm_or_si128(any, _mm_or_si128(_mm_or_si128(v[0], v[1]), v[2]));
+            }
+            if _mm_movemask_epi8(any) == 0 {
+                return None;
+            }
+            let mut m = Masks::default();
+            for (k, v) in v.iter().enumerate() {
+                let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16) << (16 * k);
+                m.quote |= bits(v[0]);
+                m.backslash |= bits(v[1]);
+                m.control |= bits(v[2]);
+            }
+            Some(m)
+        }
+    }
+
+    /// The bytes a backslash may escape (`"\\/bfnrtu`) and the `u`s among them, of the
+    /// block at `at`.
+    #[inline(always)]
+    fn escapes_sse2(bytes: &[u8], at: usize) -> (u64, u64) {
+        assert!(at + 64 <= bytes.len());
+        let (mut escapable, mut us) = (0, 0);
+        // SAFETY: as in `masks_sse2`.
+        unsafe {
+            let splat = |c: u8| _mm_set1_epi8(c as i8);
             for k in 0..4 {
                 let block = _mm_loadu_si128(bytes.as_ptr().add(at + 16 * k).cast::<__m128i>());
                 let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16) << (16 * k);
                 let is = |c: u8| _mm_cmpeq_epi8(block, splat(c));
-                let (quote, backslash, u) = (is(b'"'), is(b'\\'), is(b'u'));
-                m.quote |= bits(quote);
-                m.backslash |= bits(backslash);
-                // Unsigned `min(x, 0x1f) == x` is `x <= 0x1f`.
-                m.control |= bits(_mm_cmpeq_epi8(_mm_min_epu8(block, control_max), block));
-                m.u |= bits(u);
-                let mut escapable = _mm_or_si128(_mm_or_si128(quote, backslash), u);
-                for c in *b"/bfnrt" {
-                    escapable = _mm_or_si128(escapable, is(c));
+                let u = is(b'u');
+                us |= bits(u);
+                let mut any = u;
+                for c in *b"\"\\/bfnrt" {
+                    any = _mm_or_si128(any, is(c));
                 }
-                m.escapable |= bits(escapable);
+                escapable |= bits(any);
             }
         }
-        m
+        (escapable, us)
     }
 
     /// Only called from [`string_end_avx2`], on a CPU with AVX2.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn masks_avx2(bytes: &[u8], at: usize) -> Masks {
+    unsafe fn masks_avx2(bytes: &[u8], at: usize) -> Option<Masks> {
         assert!(at + 64 <= bytes.len());
-        let mut m = Masks::default();
         // SAFETY: the caller runs on AVX2, and the two 32-byte loads lie inside `bytes`
         // (asserted above); `loadu` has no alignment requirement.
         unsafe {
             let splat = |c: u8| _mm256_set1_epi8(c as i8);
             let control_max = splat(0x1f);
+            let load =
+                |k: usize| _mm256_loadu_si256(bytes.as_ptr().add(at + 32 * k).cast::<__m256i>());
+            let (lo, hi) = (load(0), load(1));
+            let is = |block: __m256i, c: u8| _mm256_cmpeq_epi8(block, splat(c));
+            let control =
+                |block: __m256i| _mm256_cmpeq_epi8(_mm256_min_epu8(block, control_max), block);
+            let v = [
+                [is(lo, b'"'), is(lo, b'\\'), control(lo)],
+                [is(hi, b'"'), is(hi, b'\\'), control(hi)],
+            ];
+            let or = |v: &[__m256i; 3]| _mm256_or_si256(_mm256_or_si256(v[0], v[1]), v[2]);
+            if _mm256_testz_si256(_mm256_or_si256(or(&v[0]), or(&v[1])), splat(0xff)) == 1 {
+                return None;
+            }
+            let bits = |v: [__m256i; 2]| {
+                u64::from(_mm256_movemask_epi8(v[0]) as u32)
+                    | u64::from(_mm256_movemask_epi8(v[1]) as u32) << 32
+            };
+            Some(Masks {
+                quote: bits([v[0][0], v[1][0]]),
+                backslash: bits([v[0][1], v[1][1]]),
+                control: bits([v[0][2], v[1][2]]),
+            })
+        }
+    }
+
+    /// [`escapes_sse2`] with two 32-byte loads and a nibble lookup. Only called from
+    /// [`string_end_avx2`], on a CPU with AVX2.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn escapes_avx2(bytes: &[u8], at: usize) -> (u64, u64) {
+        assert!(at + 64 <= bytes.len());
+        let (mut escapable, mut us) = (0, 0);
+        // SAFETY: the caller runs on AVX2, and the two 32-byte loads lie inside `bytes`
+        // (asserted above); `loadu` has no alignment requirement.
+        unsafe {
+            let splat = |c: u8| _mm256_set1_epi8(c as i8);
             let (escape_low, escape_high) = (table(&ESCAPE_LOW), table(&ESCAPE_HIGH));
             for k in 0..2 {
                 let block = _mm256_loadu_si256(bytes.as_ptr().add(at + 32 * k).cast::<__m256i>());
                 let bits = |v: __m256i| u64::from(_mm256_movemask_epi8(v) as u32) << (32 * k);
-                let is = |c: u8| _mm256_cmpeq_epi8(block, splat(c));
-                let (quote, backslash, u) = (is(b'"'), is(b'\\'), is(b'u'));
-                m.quote |= bits(quote);
-                m.backslash |= bits(backslash);
-                m.control |= bits(_mm256_cmpeq_epi8(
-                    _mm256_min_epu8(block, control_max),
-                    block,
-                ));
-                m.u |= bits(u);
+                us |= bits(_mm256_cmpeq_epi8(block, splat(b'u')));
                 // A nibble lookup instead of nine comparisons: each of the four high nibbles
                 // of `"\\/bfnrtu` has a bit, set in the low-nibble table for its letters.
                 let low = _mm256_and_si256(block, splat(0x0f));
@@ -506,10 +618,10 @@ pub(crate) mod simd {
                     _mm256_shuffle_epi8(escape_high, high),
                 );
                 let none = _mm256_movemask_epi8(_mm256_cmpeq_epi8(hits, _mm256_setzero_si256()));
-                m.escapable |= u64::from(!(none as u32)) << (32 * k);
+                escapable |= u64::from(!(none as u32)) << (32 * k);
             }
         }
-        m
+        (escapable, us)
     }
 
     /// The letters a backslash may escape, `"\\/bfnrtu`, by nibble: bit 0 for the high nibble

@@ -420,12 +420,20 @@ impl Fold {
 
     fn note_model(&mut self, provider: Option<&str>, model: Option<&str>) {
         if let Some(model) = model {
-            let key = match provider {
-                Some(p) => format!("{p}/{model}"),
-                None => model.to_owned(),
+            // Compared in pieces: a key is made only for a model not seen yet (one per file,
+            // where every assistant message names one).
+            let is_key = |key: &String| match provider {
+                Some(p) => key
+                    .strip_prefix(p)
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .is_some_and(|rest| rest == model),
+                None => key == model,
             };
-            if !self.models.contains(&key) {
-                self.models.push(key);
+            if !self.models.iter().any(is_key) {
+                self.models.push(match provider {
+                    Some(p) => format!("{p}/{model}"),
+                    None => model.to_owned(),
+                });
             }
         }
     }

@@ -9,6 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use std::fmt;
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
 
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
@@ -316,16 +319,7 @@ impl<'a> ExtraMessage<'a> {
             None => Some(LooseStr::default()),
         };
         let mut content = Vec::new();
-        m.each_content_item([b"type", b"id", b"name", b"arguments"], |item| {
-            let [kind, id, name, arguments] = match item {
-                Item::Block(found) => found,
-                // An item that is no object is none of its blocks, if serde_json reads it.
-                Item::Other(span) => {
-                    return serde_json::from_slice::<LooseObj<de::IgnoredAny>>(span)
-                        .ok()
-                        .map(drop)
-                }
-            };
+        let mut block = |[kind, id, name, arguments]: [Option<&'a [u8]>; 4]| {
             let block = CallBlock {
                 kind: decoded(kind)?,
                 id: decoded(id)?,
@@ -339,7 +333,20 @@ impl<'a> ExtraMessage<'a> {
                 content.push(LooseObj(Some(block)));
             }
             Some(())
-        })?;
+        };
+        match m.walked_call_blocks() {
+            // Found on the skim's pass, with nothing else to read.
+            Some(calls) => calls.iter().try_for_each(|found| block(*found))?,
+            None => m.each_content_item([b"type", b"id", b"name", b"arguments"], |item| {
+                match item {
+                    Item::Block(found) => block(found),
+                    // An item that is no object is none of its blocks, if serde_json reads it.
+                    Item::Other(span) => serde_json::from_slice::<LooseObj<de::IgnoredAny>>(span)
+                        .ok()
+                        .map(drop),
+                }
+            })?,
+        }
         // Content that is no array holds no blocks, if serde_json reads it.
         if let Some(span) = m.content.1.filter(|span| span.first() != Some(&b'[')) {
             serde_json::from_slice::<LooseArr<de::IgnoredAny>>(span).ok()?;
@@ -357,12 +364,27 @@ impl<'a> ExtraMessage<'a> {
 /// `tokensBefore`), whose values (or a second of them) could fail serde_json's read of it: the
 /// bytes spell `tokensBefore` nowhere, and `"model"` at most once, as the message's own key
 /// (the skim read every key of the line and of the message unescaped).
+///
+/// The content's span, most of the line, is passed over: a key there is none of the line's,
+/// and no word looked for can start before it and end inside it (it follows a colon) nor start
+/// inside it and end after it (a comma or a brace follows it).
 fn extra_keys_are_the_messages(json: &[u8], m: &MessageView) -> bool {
-    let models = memchr::memmem::find_iter(json, b"\"model\"")
-        .take(2)
-        .count();
+    let (before, after) = match m.content.1 {
+        Some(span) if json.as_ptr_range().contains(&span.as_ptr()) => {
+            let start = span.as_ptr() as usize - json.as_ptr() as usize;
+            (&json[..start], &json[start + span.len()..])
+        }
+        _ => (json, &json[..0]),
+    };
+    // Searchers made once: what is searched is a few hundred bytes.
+    static MODEL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"model\""));
+    static TOKENS_BEFORE: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new(b"tokensBefore"));
+    let models = |part: &[u8]| MODEL.find_iter(part).take(2).count();
+    let models = models(before) + models(after);
     let model_is_the_messages = models == 0 || models == 1 && m.model.get().is_some();
-    model_is_the_messages && memchr::memmem::find(json, b"tokensBefore").is_none()
+    let tokens_before = |part: &[u8]| TOKENS_BEFORE.find(part).is_some();
+    model_is_the_messages && !tokens_before(before) && !tokens_before(after)
 }
 
 #[derive(Debug, Deserialize)]
@@ -617,7 +639,13 @@ impl Tally {
                 self.call_names.insert(id.to_owned(), Name::new(name));
             }
             names.push(Name::new(name));
-            self.tools.entry(name.to_owned()).or_default().calls += 1;
+            // The name is copied only the first time.
+            match self.tools.get_mut(name) {
+                Some(count) => count.calls += 1,
+                None => {
+                    self.tools.entry(name.to_owned()).or_default().calls += 1;
+                }
+            }
             let args = b.arguments.0.as_ref();
             let path = args.and_then(|a| a.path.get()).map(str::to_owned);
             match (name, path) {
@@ -642,6 +670,22 @@ impl Tally {
     }
 
     fn intern(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
+        // Found without making the key (nearly every call names a model already seen).
+        let (p, m) = (
+            provider.unwrap_or("undefined"),
+            model.unwrap_or("undefined"),
+        );
+        let seen = self.models.iter().position(|k| {
+            k.provider.as_deref() == provider
+                && k.model.as_deref() == model
+                && k.key
+                    .strip_prefix(p)
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .is_some_and(|rest| rest == m)
+        });
+        if let Some(i) = seen {
+            return u32::try_from(i).unwrap_or(u32::MAX);
+        }
         let key = format!(
             "{}/{}",
             provider.unwrap_or("undefined"),
@@ -655,6 +699,12 @@ impl Tally {
     }
 
     fn tools_and_summaries(&mut self) -> u32 {
+        let seen = self.models.iter().position(|k| {
+            k.provider.is_none() && k.model.is_none() && k.key == TOOLS_AND_SUMMARIES
+        });
+        if let Some(i) = seen {
+            return u32::try_from(i).unwrap_or(u32::MAX);
+        }
         self.intern_key(ModelKey {
             provider: None,
             model: None,

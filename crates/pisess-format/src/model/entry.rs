@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::json;
+use crate::skim::Skim;
 
 /// A string field that is `None` when absent or of another JSON type.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -571,6 +572,11 @@ impl Usage {
     /// `-Infinity`, which pi adds to its totals: the usage is kept, and its totals are not
     /// finite ([`Usage::is_finite`]), which the commands flag.
     pub fn from_raw(raw: &RawValue) -> Option<Usage> {
+        skimmed_usage(raw.get().as_bytes()).or_else(|| Usage::from_raw_by_serde_json(raw))
+    }
+
+    /// [`Usage::from_raw`] by serde_json, whatever the usage holds.
+    fn from_raw_by_serde_json(raw: &RawValue) -> Option<Usage> {
         match serde_json::from_str::<LooseObj<UsageView<UsageNum>>>(raw.get()) {
             Ok(view) => view.0.map(UsageView::usage),
             Err(_) => match json::mark_infinities(raw.get()) {
@@ -634,6 +640,95 @@ impl Usage {
     pub fn total_tokens(&self) -> f64 {
         self.input + self.output + self.cache_read + self.cache_write
     }
+}
+
+/// [`Usage::from_raw`] of a usage in pi's own shape, read by the skim in one walk: an object
+/// of plain keys whose counts and `cost.total` are numbers, each given once, `cost` an object.
+/// `None` for anything else (a count that is no number, a key given twice or escaped, a
+/// number of many digits or with an exponent): serde_json reads those, by pi's rules.
+fn skimmed_usage(span: &[u8]) -> Option<Usage> {
+    let mut s = Skim::new(span);
+    let mut counts: [Option<f64>; 4] = [None; 4];
+    let mut cost: Option<Option<f64>> = None;
+    let mut members = s.object().ok()?;
+    while let Some(key) = s.next_key(&mut members).ok()? {
+        let at = match key {
+            b"input" => 0,
+            b"output" => 1,
+            b"cacheRead" => 2,
+            b"cacheWrite" => 3,
+            b"cost" => {
+                if cost.is_some() || !s.at_object() {
+                    return None;
+                }
+                let mut total = None;
+                let mut inner = s.object().ok()?;
+                while let Some(key) = s.next_key(&mut inner).ok()? {
+                    let value = usage_value(&mut s)?;
+                    if key == b"total" {
+                        if total.is_some() {
+                            return None;
+                        }
+                        total = Some(plain_number(value)?);
+                    }
+                }
+                cost = Some(total);
+                continue;
+            }
+            _ => {
+                usage_value(&mut s)?;
+                continue;
+            }
+        };
+        if counts[at].is_some() {
+            return None;
+        }
+        counts[at] = Some(plain_number(usage_value(&mut s)?)?);
+    }
+    s.end().ok()?;
+    let [input, output, cache_read, cache_write] = counts.map(UsageNum);
+    let view = UsageView {
+        input,
+        output,
+        cache_read,
+        cache_write,
+        cost: LooseObj(cost.map(|total| CostView {
+            total: UsageNum(total),
+        })),
+    };
+    Some(view.usage())
+}
+
+/// The value at the cursor, read past: a number (nearly every value of a usage) by the skim's
+/// number grammar alone, anything else as `Skim::value` reads it.
+fn usage_value<'a>(s: &mut Skim<'a>) -> Option<&'a [u8]> {
+    match s.peek() {
+        Some(b'-' | b'0'..=b'9') => {
+            let start = s.at;
+            s.number().ok()?;
+            Some(s.since(start))
+        }
+        _ => s.value().ok(),
+    }
+}
+
+/// A number as serde_json reads it (`Number::as_f64`), where that needs no decoder: up to 18
+/// digits (exact as a `u64`, then rounded as serde_json's `as f64` rounds them), or a sign,
+/// digits and a point in at most 24 bytes, which `f64::from_str` rounds correctly as
+/// serde_json's `float_roundtrip` does, and which can neither overflow nor underflow.
+fn plain_number(span: &[u8]) -> Option<f64> {
+    if span.len() <= 18 && span.iter().all(u8::is_ascii_digit) {
+        #[allow(clippy::cast_precision_loss)]
+        return Some(span.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')) as f64);
+    }
+    let plain = span.len() <= 24
+        && matches!(span.first(), Some(b'-' | b'0'..=b'9'))
+        && span.iter().all(|&b| matches!(b, b'-' | b'.' | b'0'..=b'9'));
+    if !plain {
+        return None;
+    }
+    // The skim checked the grammar; ASCII.
+    std::str::from_utf8(span).ok()?.parse().ok()
 }
 
 /// A JSON number that prints as an integer when it is one, as JavaScript does.
@@ -854,5 +949,130 @@ mod tests {
         assert_eq!(content_text(Some(&s)).as_deref(), Some("plain"));
         let bad = RawValue::from_string("{}".into()).unwrap();
         assert_eq!(content_text(Some(&bad)), None);
+    }
+
+    /// The skim's usage reader against serde_json's, on random usages of every shape (counts
+    /// of every JSON type, long and odd numbers, keys given twice or escaped, spacing) and on
+    /// damaged copies of the examples' usages: where it answers, serde_json answers alike,
+    /// to the bit; and it answers pi's own shape.
+    #[test]
+    fn skimmed_usage_reads_as_serde_json_does() {
+        let same = |text: &[u8]| -> Option<bool> {
+            let skimmed = skimmed_usage(text)?;
+            let raw = serde_json::from_slice::<&RawValue>(text).ok();
+            let read = raw.and_then(Usage::from_raw_by_serde_json);
+            assert_eq!(
+                Some(format!("{skimmed:?}")),
+                read.map(|u| format!("{u:?}")),
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+            Some(true)
+        };
+        let keys = [
+            "input",
+            "output",
+            "cacheRead",
+            "cacheWrite",
+            "totalTokens",
+            "cost",
+            "total",
+            "inp\\u0075t",
+            "x",
+        ];
+        let values = [
+            "0",
+            "-0",
+            "7",
+            "-5",
+            "1.5",
+            "-0.25",
+            "0.1",
+            "1e3",
+            "1E-2",
+            "1e999",
+            "-1e999",
+            "123456789012345678",
+            "1234567890123456789",
+            "99999999999999999999999",
+            "0.000000000000000000001",
+            "3.14159265358979323846",
+            "-9007199254740993",
+            "9007199254740993",
+            "\"5\"",
+            "null",
+            "true",
+            "false",
+            "[]",
+            "{}",
+            "[1,2]",
+            "{\"total\":0.5}",
+            "{\"total\":1,\"total\":2}",
+            "{\"input\":1,\"total\":\"x\"}",
+            "{\"total\":1e999}",
+            "{\"tot\\u0061l\":3}",
+            "{\"total\":12.75,\"input\":0.1}",
+        ];
+        let mut next = crate::skim::rng(0x05a6_e000_0049);
+        let (mut answered, mut left) = (0, 0);
+        for _ in 0..30_000 {
+            let mut text = String::from(if next(8) == 0 { " { " } else { "{" });
+            for i in 0..next(7) {
+                if i > 0 {
+                    text.push_str(if next(5) == 0 { " , " } else { "," });
+                }
+                let key = keys[next(keys.len())];
+                let value = if next(3) == 0 {
+                    // Random digits, often many, sometimes a fraction.
+                    let mut n: String = (0..1 + next(26))
+                        .map(|_| char::from(b'0' + next(10) as u8))
+                        .collect();
+                    if n.len() > 1 && n.starts_with('0') {
+                        n.replace_range(..1, "1");
+                    }
+                    if next(3) == 0 {
+                        n.push('.');
+                        n.extend((0..1 + next(22)).map(|_| char::from(b'0' + next(10) as u8)));
+                    }
+                    if next(4) == 0 {
+                        n.insert(0, '-');
+                    }
+                    n
+                } else {
+                    values[next(values.len())].to_owned()
+                };
+                text.push_str(&format!("\"{key}\":{value}"));
+            }
+            text.push('}');
+            match same(text.as_bytes()) {
+                Some(_) => answered += 1,
+                None => left += 1,
+            }
+        }
+        assert!(answered > 3_000 && left > 3_000, "{answered} {left}");
+
+        // The examples' usages, whole and damaged.
+        let mut usages = Vec::new();
+        for line in crate::skim::example_lines() {
+            let Ok(v) = serde_json::from_slice::<Value>(&line) else {
+                continue;
+            };
+            for u in [&v["usage"], &v["message"]["usage"]] {
+                if u.is_object() {
+                    usages.push(u.to_string().into_bytes());
+                }
+            }
+        }
+        assert!(usages.len() > 50, "{}", usages.len());
+        for u in &usages {
+            assert_eq!(same(u), Some(true), "{}", String::from_utf8_lossy(u));
+        }
+        let specials = [
+            b'"', b'\\', b'{', b'}', b',', b':', b'0', b'.', b'-', b'e', b' ',
+        ];
+        let took = crate::skim::damaged(&usages, &specials, 0xda3a_9ed0_0049, 20_000)
+            .filter(|u| same(u).is_some())
+            .count();
+        assert!((1_000..19_000).contains(&took), "{took} of 20000 answered");
     }
 }

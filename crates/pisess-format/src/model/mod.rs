@@ -22,6 +22,7 @@ pub use content::ToolCall;
 pub use entry::*;
 pub use line::EntryLine;
 pub use seed000::normalize_seed000;
-pub use spans::{object_members, serde_json_str, CallBlockSpans, Item};
+pub(crate) use spans::walk_content;
+pub use spans::{object_members, serde_json_str, CallBlockSpans, ContentWalk, Item};
 pub use typed::{Entry, EntryKind, Field, Message, MessageMut, Role, PI_ENTRY_TYPES, PI_ROLES};
 pub use view::*;

@@ -10,6 +10,130 @@ use super::entry::LooseStr;
 use super::view::{decoded_span, MessageView};
 use crate::skim::Skim;
 
+/// What the skim learns of a message's content as it passes it, once (the summary asks it of
+/// every message): its `toolCall` blocks counted, the `text` of its text blocks, and the
+/// `toolCall` blocks' values for `stats`. Each `None` where a second walk over the span would
+/// be unsure, or for more than are kept: then [`MessageView::tool_call_count`],
+/// [`MessageView::content_text`] and [`MessageView::each_content_item`] walk the span.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ContentWalk<'a> {
+    tool_calls: Option<u64>,
+    texts: Option<TextSpans<'a>>,
+    calls: Option<CallSpans<'a>>,
+}
+
+/// The stored `type`, `id`, `name` and `arguments` of each `toolCall` block, in order, of a
+/// content whose every item is an object with plain keys, each of those four at most once, a
+/// `type` (if any) that is a plain UTF-8 string, and none of the other three unless it is a
+/// `toolCall` block: the blocks [`MessageView::each_content_item`] would hand out, but for
+/// the others, from which nothing can be read.
+#[derive(Debug, Clone, Copy, Default)]
+struct CallSpans<'a> {
+    blocks: [[Option<&'a [u8]>; 4]; 3],
+    len: usize,
+}
+
+/// The stored `text` of each text block, in order (`None`: a text block without one).
+#[derive(Debug, Clone, Copy, Default)]
+struct TextSpans<'a> {
+    spans: [Option<&'a [u8]>; 4],
+    len: usize,
+}
+
+/// The content value at the cursor, read past: its stored bytes and what [`ContentWalk`]
+/// learns of an array of blocks on the way (the members of each block object are skipped as
+/// `value` skips them; only their keys are looked at). Unsure only where the skim is.
+pub(crate) fn walk_content<'a>(
+    s: &mut Skim<'a>,
+) -> crate::skim::Result<(&'a [u8], ContentWalk<'a>)> {
+    s.peek();
+    let start = s.at;
+    if !s.at_array() {
+        let span = s.value()?;
+        // No blocks: no calls; a string's text is decoded from the span.
+        let walk = ContentWalk {
+            tool_calls: Some(0),
+            texts: None,
+            calls: None,
+        };
+        return Ok((span, walk));
+    }
+    let mut calls = Some(0u64);
+    let mut texts = Some(TextSpans::default());
+    let mut call_spans = Some(CallSpans::default());
+    let mut items = s.array()?;
+    while s.next_item(&mut items)? {
+        if !s.at_object() {
+            s.value()?;
+            call_spans = None;
+            continue;
+        }
+        let (mut kind, mut text) = (None, None);
+        let [mut id, mut name, mut arguments] = [None; 3];
+        let mut members = s.object()?;
+        while let Some(key) = s.next_raw_key(&mut members)? {
+            let value = s.value()?;
+            match key {
+                // Given twice, as `members` is unsure of it.
+                b"type" if kind.replace(value).is_some() => {
+                    (calls, texts, call_spans) = (None, None, None);
+                }
+                b"text" if text.replace(value).is_some() => texts = None,
+                b"id" if id.replace(value).is_some() => call_spans = None,
+                b"name" if name.replace(value).is_some() => call_spans = None,
+                b"arguments" if arguments.replace(value).is_some() => call_spans = None,
+                b"type" | b"text" | b"id" | b"name" | b"arguments" => {}
+                // An escaped key may spell either; one not UTF-8 is left to the line.
+                _ if key.contains(&b'\\')
+                    || !key.is_ascii() && std::str::from_utf8(key).is_err() =>
+                {
+                    (calls, texts, call_spans) = (None, None, None);
+                }
+                _ => {}
+            }
+        }
+        if let Some(c) = call_spans.as_mut() {
+            // A plain UTF-8 string, or none: the type `serde_json_str` reads as stored.
+            let plain = kind.is_none_or(|k| {
+                let inner = k.strip_prefix(b"\"").unwrap_or(b"\\");
+                !inner.contains(&b'\\') && (k.is_ascii() || std::str::from_utf8(inner).is_ok())
+            });
+            let is_call = kind == Some(&b"\"toolCall\""[..]);
+            if !plain || !is_call && (id.is_some() || name.is_some() || arguments.is_some()) {
+                call_spans = None;
+            } else if is_call && c.len < c.blocks.len() {
+                c.blocks[c.len] = [kind, id, name, arguments];
+                c.len += 1;
+            } else if is_call {
+                call_spans = None;
+            }
+        }
+        let kind = kind.unwrap_or(b"");
+        if let Some(n) = calls.as_mut() {
+            match spells(kind, "toolCall") {
+                Some(is_call) => *n += u64::from(is_call),
+                None => calls = None,
+            }
+        }
+        if let Some(t) = texts.as_mut() {
+            match spells(kind, "text") {
+                Some(false) => {}
+                Some(true) if t.len < t.spans.len() => {
+                    t.spans[t.len] = text;
+                    t.len += 1;
+                }
+                _ => texts = None,
+            }
+        }
+    }
+    let walk = ContentWalk {
+        tool_calls: calls,
+        texts,
+        calls: call_spans,
+    };
+    Ok((s.since(start), walk))
+}
+
 /// A `toolCall` block's stored values.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CallBlockSpans<'a> {
@@ -140,6 +264,17 @@ impl<'a> MessageView<'a> {
                 _ => None,
             },
             b'[' => {
+                if let Some(texts) = self.walk.texts {
+                    let mut parts = Vec::with_capacity(texts.len);
+                    for text in &texts.spans[..texts.len] {
+                        let text = match text {
+                            Some(text) => Some(decoded_span(text)?),
+                            None => None,
+                        };
+                        parts.push(crate::js::js_join_element(text.as_ref()));
+                    }
+                    return Some(Some(parts.join(" ")));
+                }
                 let mut parts: Vec<String> = Vec::new();
                 each_block(span, [b"type", b"text"], |[kind, text]| {
                     if spells(kind.unwrap_or(b""), "text")? {
@@ -169,6 +304,17 @@ impl<'a> MessageView<'a> {
             Some(span) => each_item(span, keys, item),
             None => Some(()),
         }
+    }
+
+    /// The stored `type`, `id`, `name` and `arguments` of the content's `toolCall` blocks,
+    /// as the skim found them on its pass, when [`MessageView::each_content_item`] would hand
+    /// out nothing else that can be read: every other item an object without `id`, `name` or
+    /// `arguments`, of a plain string `type` or none (see [`ContentWalk`]). `None` otherwise:
+    /// then walk the content.
+    pub fn walked_call_blocks(&self) -> Option<&[[Option<&'a [u8]>; 4]]> {
+        let calls = self.walk.calls.as_ref()?;
+        self.content_span()??;
+        Some(&calls.blocks[..calls.len])
     }
 
     /// The `toolCall` blocks of the content, in order, as [`CallBlockSpans`]; `None` when the
@@ -201,6 +347,9 @@ impl<'a> MessageView<'a> {
         let Some(span) = self.content_span()? else {
             return Some(0);
         };
+        if let Some(n) = self.walk.tool_calls {
+            return Some(n);
+        }
         // Most assistant messages call nothing: no block spells the type, even escaped.
         if memchr::memmem::find(span, b"\"toolCall\"").is_none()
             && memchr::memmem::find(span, b"\\u").is_none()
@@ -245,6 +394,46 @@ mod tests {
         }
         if let (Some(n), Some(blocks)) = (count, m.tool_call_blocks()) {
             assert_eq!(blocks.len() as u64, n, "{}", lossy(line));
+        }
+        // The walk made on the skim's pass and the walk of the span after it agree, and the
+        // first answers wherever the second does, but for more texts than it keeps.
+        let mut unwalked = LineView::skim(line).unwrap();
+        let u = unwalked.message.0.as_mut().unwrap();
+        u.walk = super::ContentWalk::default();
+        let (text, calls) = (u.content_text(), u.tool_call_count());
+        if let Some(n) = calls {
+            assert_eq!(count, Some(n), "{}", lossy(line));
+        }
+        let is_array = m.content.1.is_some_and(|span| span.first() == Some(&b'['));
+        if is_array && m.walk.tool_calls.is_none() {
+            // Where the second walk answers anyway, no block spells a call.
+            let span = m.content.1.unwrap();
+            let plain = memchr::memmem::find(span, b"\"toolCall\"").is_none()
+                && memchr::memmem::find(span, b"\\u").is_none();
+            assert!(calls.is_none() || plain, "{}", lossy(line));
+        }
+        if text.is_some() {
+            assert_eq!(m.content_text(), text, "{}", lossy(line));
+        }
+        // The call blocks found on the pass are those the walk of the span hands out, and
+        // the walk hands out no other block with anything in it.
+        if let Some(walked) = m.walked_call_blocks() {
+            let mut blocks = Vec::new();
+            let walk = u.each_content_item([b"type", b"id", b"name", b"arguments"], |item| {
+                match item {
+                    super::Item::Block(found) if found[0] == Some(&b"\"toolCall\""[..]) => {
+                        blocks.push(found);
+                    }
+                    super::Item::Block([kind, None, None, None]) => {
+                        assert!(kind.is_none_or(|k| k.first() == Some(&b'"')));
+                    }
+                    _ => panic!("{}", lossy(line)),
+                }
+                Some(())
+            });
+            assert_eq!(walk, Some(()), "{}", lossy(line));
+            assert_eq!(walked, &blocks[..], "{}", lossy(line));
+            answered = true;
         }
         answered
     }

@@ -43,6 +43,8 @@ pub struct MessageView<'a> {
     /// Whether the skim read the message: then the spans above are set wherever their keys
     /// are (serde_json's fallback sets none).
     pub(crate) skimmed: bool,
+    /// What the skim learned of the content as it passed it (unsure of all when it did not).
+    pub(crate) walk: super::ContentWalk<'a>,
 }
 
 /// The keys of a message that are fields of [`MessageView`], in the order of its fields.
@@ -140,7 +142,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageView<'a> {
                     match at {
                         0 => m.role = map.next_value()?,
                         1 => m.timestamp = map.next_value()?,
-                        2 => m.content = map.next_value()?,
+                        2 => m.content = map.next_value::<WalkedContent>()?.0,
                         3 => m.usage = map.next_value()?,
                         4 => m.provider = map.next_value()?,
                         5 => m.model = map.next_value()?,
@@ -195,9 +197,11 @@ impl<'a> LineView<'a> {
     ///
     /// [`Deserializer`]: crate::de::Deserializer
     pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
-        let mut view: LineView = crate::de::from_slice(bytes).ok()?;
+        let (mut view, walk): (LineView, _) = crate::de::from_slice_walked(bytes).ok()?;
         if let Some(message) = view.message.0.as_mut() {
             message.skimmed = true;
+            // The one content walked in a line the skim took is its message's.
+            message.walk = walk.unwrap_or_default();
         }
         Some(view)
     }
@@ -211,23 +215,36 @@ pub struct Skipped<'a>(pub bool, pub Option<&'a [u8]>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Skipped<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Skipped<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_borrowed_bytes<E>(self, span: &'de [u8]) -> Result<Self::Value, E> {
-                Ok(Skipped(span != b"null", Some(span)))
-            }
-            fn visit_newtype_struct<D: serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> Result<Self::Value, D::Error> {
-                Present::deserialize(d).map(|present| Skipped(present.0, None))
-            }
-        }
-        d.deserialize_newtype_struct(crate::de::SPAN, V)
+        d.deserialize_newtype_struct(crate::de::SPAN, SkippedVisitor)
+    }
+}
+
+/// A message's content as [`Skipped`], walked by the skim on the way
+/// ([`super::ContentWalk`]).
+struct WalkedContent<'a>(Skipped<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for WalkedContent<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_newtype_struct(crate::de::CONTENT, SkippedVisitor)
+            .map(WalkedContent)
+    }
+}
+
+struct SkippedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SkippedVisitor {
+    type Value = Skipped<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_bytes<E>(self, span: &'de [u8]) -> Result<Self::Value, E> {
+        Ok(Skipped(span != b"null", Some(span)))
+    }
+    fn visit_newtype_struct<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> Result<Self::Value, D::Error> {
+        Present::deserialize(d).map(|present| Skipped(present.0, None))
     }
 }
 
@@ -1025,6 +1042,7 @@ mod tests {
                 }
             }
             assert!(std::mem::take(&mut m.skimmed));
+            m.walk = Default::default();
         }
         let decoded = serde_json::from_slice::<LineView>(line).unwrap_or_else(|e| {
             panic!(
