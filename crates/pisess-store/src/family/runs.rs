@@ -164,10 +164,32 @@ pub fn stem_folder(session: &Path) -> Option<PathBuf> {
 /// under [`stem_folder`] as the module doc says. A session without that folder has none, at the
 /// cost of one `lstat`.
 pub fn find(session: &Path, limits: Limits) -> Runs {
+    walk(session, limits, None).runs
+}
+
+/// [`find`], and every folder the walk read with its `lstat` from just before the read (the
+/// stem folder first), for the run cache (`cache::runs`) to check the walk against next time;
+/// `None` when the walk is not one to remember: it met a symbolic link (whose target can
+/// change without any folder's entries changing), a problem or a limit, or a folder that
+/// could not be `lstat`ed as a real one.
+pub(crate) fn find_recorded(
+    session: &Path,
+    limits: Limits,
+) -> (Runs, Option<Vec<(PathBuf, fs::Metadata)>>) {
+    let walk = walk(session, limits, Some(Vec::new()));
+    let kept = walk
+        .read
+        .filter(|_| walk.runs.problems.is_empty() && walk.runs.limited.is_none() && !walk.unsure);
+    (walk.runs, kept)
+}
+
+fn walk(session: &Path, limits: Limits, read: Option<Vec<(PathBuf, fs::Metadata)>>) -> Walk {
     let mut walk = Walk {
         limits,
         seen: 0,
         runs: Runs::default(),
+        read,
+        unsure: false,
     };
     if let Some(folder) = stem_folder(session) {
         match fs::symlink_metadata(&folder) {
@@ -178,10 +200,12 @@ pub fn find(session: &Path, limits: Limits) -> Runs {
             {
                 walk.runs.problems.push((folder, Problem::SymlinkedFolder));
             }
-            _ => {}
+            _ => walk.unsure = true,
         }
+    } else {
+        walk.unsure = true;
     }
-    walk.runs
+    walk
 }
 
 /// A folder's entries that may matter: `*.jsonl` files and real folders, each in name order.
@@ -196,6 +220,11 @@ struct Walk {
     /// Folder entries looked at so far.
     seen: usize,
     runs: Runs,
+    /// When recording ([`find_recorded`]): each folder read, with its `lstat` before the read.
+    read: Option<Vec<(PathBuf, fs::Metadata)>>,
+    /// The walk met what the folders' keys cannot vouch for (a symbolic link, a folder that
+    /// could not be `lstat`ed or read): not to be remembered.
+    unsure: bool,
 }
 
 /// Where the files of one layout folder are, for their [`Child`] records.
@@ -219,9 +248,19 @@ impl Walk {
         if self.stopped() {
             return None;
         }
+        // The key before the read: an entry added after it changes the folder's mtime.
+        if let Some(read) = self.read.as_mut() {
+            match fs::symlink_metadata(dir) {
+                Ok(meta) if meta.is_dir() => read.push((dir.to_path_buf(), meta)),
+                _ => self.unsure = true,
+            }
+        }
         let entries = match fs::read_dir(dir) {
             Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Some(Folder::default()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                self.unsure = true;
+                return Some(Folder::default());
+            }
             Err(e) => {
                 self.runs
                     .problems
@@ -240,8 +279,12 @@ impl Walk {
                 continue;
             };
             let Ok(kind) = entry.file_type() else {
+                self.unsure = true;
                 continue;
             };
+            if kind.is_symlink() {
+                self.unsure = true;
+            }
             let path = entry.path();
             let jsonl = name.len() > ".jsonl".len() && name.ends_with(".jsonl");
             if kind.is_dir() {
