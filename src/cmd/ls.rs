@@ -94,8 +94,8 @@ pub fn collect(
     // folders as it read them), on every core, through the run cache (`cache::runs`: a
     // folder's `lstat` for its listing); what cannot be read there is a warning.
     let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
-    let mut stemmed: Vec<std::path::PathBuf> = stems.iter().cloned().collect();
-    stemmed.sort_unstable();
+    // In no order: the cache finds each folder's file by hashing.
+    let stemmed: Vec<std::path::PathBuf> = stems.iter().cloned().collect();
     let looked: Vec<&std::path::Path> = (sessions.iter())
         .filter(|s| stems.contains(&s.path))
         .map(|s| s.path.as_path())

@@ -204,9 +204,11 @@ impl<'a> RunCache<'a> {
         let folder = cache.folders.get(folder)?;
         let slot = folder.slots.get(name)?;
         let stored: Stored = postcard::from_bytes(folder.data(slot)).ok()?;
-        if stored.limits != limits_of(limits)
-            || stored.folders.first().map(|f| path_of(&f.path)) != runs::stem_folder(session)
-        {
+        // The stem folder first: `<dir>/<stem>` of `<dir>/<stem>.jsonl`, by bytes (a `Path`'s
+        // own ways walk its components).
+        let stem = session.as_os_str().as_encoded_bytes();
+        let stem = stem.strip_suffix(b".jsonl")?;
+        if stored.limits != limits_of(limits) || stored.folders.first()?.path != stem {
             return None;
         }
         for f in &stored.folders {
@@ -225,6 +227,8 @@ impl<'a> RunCache<'a> {
                     async_id: c.async_id,
                     parent: c.parent.map(|p| p as usize).filter(|&p| p < count),
                     depth: c.depth,
+                    // A walk that met a link is not remembered.
+                    link: false,
                 })
             })
             .collect()
@@ -241,14 +245,25 @@ impl<'a> RunCache<'a> {
     /// still holds the others' records), of one no longer among them dropped.
     pub fn save(self, sessions: &[PathBuf]) {
         let Some(cache) = self.cache else { return };
-        let mut asked: hashbrown::HashMap<PathBuf, Fate> = self
+        let (paths, fates): (Vec<PathBuf>, Vec<Fate>) = self
             .fates
             .into_inner()
             .unwrap_or_default()
             .into_iter()
+            .unzip();
+        let mut fates: Vec<Option<Fate>> = fates.into_iter().map(Some).collect();
+        // By the paths' bytes: a `Path` hashes component by component.
+        fn bytes(p: &Path) -> &[u8] {
+            p.as_os_str().as_encoded_bytes()
+        }
+        let asked: hashbrown::HashMap<&[u8], usize> = (paths.iter().enumerate())
+            .map(|(i, p)| (bytes(p), i))
             .collect();
         let fates = (sessions.iter())
-            .map(|s| asked.remove(s).unwrap_or(Fate::Kept))
+            .map(|s| {
+                let fate = asked.get(bytes(s)).and_then(|&i| fates[i].take());
+                fate.unwrap_or(Fate::Kept)
+            })
             .collect();
         // At most one warning a run, and a cache problem is no more: passed over here.
         let _ = cache.save(sessions, fates);

@@ -76,6 +76,9 @@ pub struct Child {
     pub parent: Option<usize>,
     /// 1 for the session's own children, 2 for theirs, and so on.
     pub depth: u32,
+    /// The file is a symbolic link (to a regular file); every folder on its way from the
+    /// session's folder is a real one, as the walk enters no other.
+    pub link: bool,
 }
 
 /// How far a walk goes.
@@ -211,7 +214,8 @@ fn walk(session: &Path, limits: Limits, read: Option<Vec<(PathBuf, fs::Metadata)
 /// A folder's entries that may matter: `*.jsonl` files and real folders, each in name order.
 #[derive(Default)]
 struct Folder {
-    files: Vec<(String, PathBuf)>,
+    /// With whether each is a symbolic link.
+    files: Vec<(String, PathBuf, bool)>,
     folders: Vec<(String, PathBuf)>,
 }
 
@@ -308,12 +312,12 @@ impl Walk {
                     }
                     // A link that cannot be followed for another reason is left to the read,
                     // which says why.
-                    _ if jsonl => folder.files.push((name, path)),
+                    _ if jsonl => folder.files.push((name, path, true)),
                     _ => {}
                 }
             } else if jsonl {
                 if kind.is_file() {
-                    folder.files.push((name, path));
+                    folder.files.push((name, path, false));
                 } else {
                     let problem = Problem::NotRegular(kind_of(kind));
                     self.runs.problems.push((path, problem));
@@ -428,7 +432,7 @@ impl Walk {
         depth: u32,
     ) -> Option<Folder> {
         let folder = self.read(dir)?;
-        for (name, path) in &folder.files {
+        for (name, path, link) in &folder.files {
             if self.stopped() {
                 return None;
             }
@@ -445,6 +449,7 @@ impl Walk {
                 async_id: place.async_id.clone(),
                 parent,
                 depth,
+                link: *link,
             });
             let stem = &name[..name.len() - ".jsonl".len()];
             // The folders are in name order: a folder of 10,000 runs, each with a folder of its
