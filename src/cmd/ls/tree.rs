@@ -85,9 +85,10 @@ pub(super) fn run(
             modified_ms: s.modified_ms,
         })
         .collect();
-    let links: std::collections::HashSet<&Path> = links.iter().map(PathBuf::as_path).collect();
+    // By the paths' bytes: a `Path` hashes component by component.
+    let links: std::collections::HashSet<&OsStr> = links.iter().map(|l| l.as_os_str()).collect();
     let listed_keys: Vec<PathBuf> = (sessions.iter())
-        .map(|s| keys.key_listed(&s.path, links.contains(s.path.as_path())))
+        .map(|s| keys.key_listed(&s.path, links.contains(s.path.as_os_str())))
         .collect();
     // A run's parent is a listed session or a run: its key is known too.
     for ((s, key), runs) in sessions.iter().zip(&listed_keys).zip(&found) {
