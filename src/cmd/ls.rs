@@ -116,7 +116,7 @@ pub fn collect(
             found.children
         })
         .collect();
-    cache.save(&stemmed);
+    cache.save(Some(&stemmed));
     Ok((sessions, runs, failed, std::mem::take(&mut listing.links)))
 }
 

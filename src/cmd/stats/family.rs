@@ -461,8 +461,9 @@ impl<'a> Remember<'a> {
         if let Some(cache) = self.cache.into_inner() {
             cache.save();
         }
-        if let (Some(runs), Some(listed)) = (self.runs.into_inner(), self.listed.get()) {
-            runs.save(listed);
+        // Every session with a stem folder was asked: their records only.
+        if let Some(runs) = self.runs.into_inner() {
+            runs.save(None);
         }
     }
 }

@@ -240,10 +240,12 @@ impl<'a> RunCache<'a> {
         }
     }
 
-    /// Writes the folders whose records changed; `sessions` are those of [`RunCache::open`]:
-    /// the record of one not asked for this run is kept as it is (a listing cut by `--since`
-    /// still holds the others' records), of one no longer among them dropped.
-    pub fn save(self, sessions: &[PathBuf]) {
+    /// Writes the folders whose records changed. With `sessions` (those of
+    /// [`RunCache::open`]), the record of one not asked for this run is kept as it is (a
+    /// listing cut by `--since` still holds the others' records), of one no longer among them
+    /// dropped; without, only the records asked for are kept (a report that asks for every
+    /// session with a stem folder, `stats`, need not look up each listed file).
+    pub fn save(self, sessions: Option<&[PathBuf]>) {
         let Some(cache) = self.cache else { return };
         let (paths, fates): (Vec<PathBuf>, Vec<Fate>) = self
             .fates
@@ -251,6 +253,10 @@ impl<'a> RunCache<'a> {
             .unwrap_or_default()
             .into_iter()
             .unzip();
+        let Some(sessions) = sessions else {
+            let _ = cache.save(&paths, fates);
+            return;
+        };
         let mut fates: Vec<Option<Fate>> = fates.into_iter().map(Some).collect();
         // By the paths' bytes: a `Path` hashes component by component.
         fn bytes(p: &Path) -> &[u8] {
@@ -304,7 +310,7 @@ mod tests {
             .and_then(|c| runs.remembered(c, session, Limits::default()))
             .is_some();
         let found = runs.find(session, Limits::default());
-        runs.save(&sessions);
+        runs.save(Some(&sessions));
         assert!(found.problems.is_empty());
         (found.children, held)
     }
