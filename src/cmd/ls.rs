@@ -22,6 +22,7 @@ use crate::views::style::{self, Theme};
 use pisess_format::model::{number, push_number};
 use pisess_format::surrogates;
 use pisess_format::time::{json_date, relative, to_json_date};
+use pisess_store::cache::runs::RunCache;
 use pisess_store::family;
 use pisess_store::listing::{self, Problem, Projects};
 use pisess_store::prices::Estimated;
@@ -90,20 +91,32 @@ pub fn collect(
     }
     let failed = listing.report(diag) || unread;
     // Only a session with its stem folder beside it is looked under (the listing noted the
-    // folders as it read them); what cannot be read there is a warning.
+    // folders as it read them), on every core, through the run cache (`cache::runs`: a
+    // folder's `lstat` for its listing); what cannot be read there is a warning.
     let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
+    // In no order: the cache finds each folder's file by hashing.
+    let stemmed: Vec<std::path::PathBuf> = stems.iter().cloned().collect();
+    let looked: Vec<&std::path::Path> = (sessions.iter())
+        .filter(|s| stems.contains(&s.path))
+        .map(|s| s.path.as_path())
+        .collect();
+    let cache = RunCache::open(env.location.cache.as_ref(), &stemmed);
+    let mut found = cache
+        .find_all(&looked, family::runs::Limits::default())
+        .into_iter();
     let runs = (sessions.iter())
         .map(|s| {
             if !stems.contains(&s.path) {
                 return Vec::new();
             }
-            let found = family::runs::find(&s.path, family::runs::Limits::default());
+            let found = found.next().unwrap_or_default();
             for (path, problem) in &found.problems {
                 diag.warn(&path.display().to_string(), None, &problem.describe());
             }
             found.children
         })
         .collect();
+    cache.save(Some(&stemmed));
     Ok((sessions, runs, failed, std::mem::take(&mut listing.links)))
 }
 

@@ -159,3 +159,105 @@ fn the_family_cache_follows_every_change_up_a_chain_and_under_a_session() {
         same(&root, &cache, what);
     }
 }
+
+/// Every file and folder under `dir` (and `dir`) an hour old: settled, so the run cache
+/// (`cache::runs`) records the walk over them.
+fn age_all(dir: &Path) {
+    let when = SystemTime::now() - Duration::from_secs(3600);
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        let kind = e.file_type().unwrap();
+        if kind.is_dir() {
+            age_all(&e.path());
+        } else if kind.is_file() {
+            let file = File::options().write(true).open(e.path()).unwrap();
+            file.set_modified(when).unwrap();
+        }
+    }
+    File::open(dir).unwrap().set_modified(when).unwrap();
+}
+
+/// A run added or removed at each level the runs' walk reads (the stem folder, a `<runId>/`,
+/// a `run-<n>/`, a nested run's folders), after warm runs that recorded the walk, is seen by
+/// the next `ls`, `ls --tree` and `stats`: each gives what `--no-cache` gives.
+#[test]
+fn the_run_cache_sees_a_run_added_or_removed_at_every_level() {
+    const LISTINGS: [&[&str]; 3] = [
+        &["ls", "--all", "--json"],
+        &["ls", "--all", "--tree", "--json"],
+        &["stats", "--all", "--by", "session", "--json"],
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("agent");
+    let cache = tmp.path().join("cache");
+    let (parent, run) = crate::family_stats::store(&root);
+    let stem = parent.with_extension("");
+    let run_id = run.parent().unwrap().parent().unwrap().to_path_buf();
+    let copy = |to: PathBuf| {
+        let run = run.clone();
+        Box::new(move || {
+            fs::create_dir_all(to.parent().unwrap()).unwrap();
+            fs::copy(&run, &to).unwrap();
+        }) as Change
+    };
+    let steps: Vec<(&str, Change)> = vec![
+        ("nothing", Box::new(|| {})),
+        (
+            "a run id added",
+            copy(stem.join("0000beef/run-0/session.jsonl")),
+        ),
+        (
+            "a run added to a run id",
+            copy(run_id.join("run-1/session.jsonl")),
+        ),
+        (
+            "a file added to a run folder",
+            copy(run_id.join("run-0/2026-01-02T10-00-00-000Z_x.jsonl")),
+        ),
+        (
+            "a nested run added",
+            copy(run_id.join("run-0/session/1111beef/run-0/session.jsonl")),
+        ),
+        (
+            "a nested run's run added",
+            copy(run_id.join("run-0/session/1111beef/run-2/session.jsonl")),
+        ),
+        (
+            "a run folder removed",
+            Box::new(|| fs::remove_dir_all(run_id.join("run-1")).unwrap()),
+        ),
+        (
+            "a run id renamed",
+            Box::new(|| {
+                fs::rename(stem.join("0000beef"), stem.join("2222beef")).unwrap();
+            }),
+        ),
+        (
+            "a run id removed",
+            Box::new(|| fs::remove_dir_all(stem.join("2222beef")).unwrap()),
+        ),
+    ];
+    for (what, change) in &steps {
+        age_all(&root);
+        // Warm: the first run records the walk, the second reads it back.
+        for args in LISTINGS {
+            for _ in 0..2 {
+                let warm = run_with(env_for(&root, Some(&cache)), args, b"");
+                assert_eq!(warm.code, 0, "{args:?} before {what}: {}", warm.stderr);
+            }
+        }
+        assert!(!cache_files(&cache, "runs").is_empty(), "no run cache");
+        change();
+        for args in LISTINGS {
+            let plain_args: Vec<&str> = std::iter::once("--no-cache")
+                .chain(args.iter().copied())
+                .collect();
+            let plain = run_with(env_for(&root, Some(&cache)), &plain_args, b"");
+            let cached = run_with(env_for(&root, Some(&cache)), args, b"");
+            assert_eq!(
+                (cached.code, &cached.stdout, &cached.stderr),
+                (plain.code, &plain.stdout, &plain.stderr),
+                "{args:?} after {what}"
+            );
+        }
+    }
+}

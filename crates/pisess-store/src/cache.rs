@@ -19,6 +19,7 @@ pub(crate) mod container;
 pub mod families;
 pub(crate) mod folder;
 pub mod key;
+pub mod runs;
 pub(crate) mod summaries;
 pub mod tallies;
 

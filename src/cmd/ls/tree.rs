@@ -6,6 +6,8 @@
 //! (the session of the row it hangs under, `null` for a root), `depth` (0 for a root) and
 //! `made` (how a subagent run was made, `null` for pi's rows).
 
+use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -35,11 +37,20 @@ pub(super) fn run(
     // The runs, read for their rows (through the cache, as the listing's): each with the path
     // it hangs under and how it was made.
     let mut wanted: Vec<(PathBuf, PathBuf, Made)> = Vec::new();
+    let mut keys = PathKeys::new(&env.location.process_cwd);
+    // Each run's key, known from its place: no symlink on its way from its session's folder.
+    let mut known: HashMap<&OsStr, PathBuf> = HashMap::new();
     for (i, children) in found.iter().enumerate() {
         let top = &sessions[i].path;
         for child in children {
             let parent = child.parent.map_or(top, |p| &children[p].path);
             wanted.push((child.path.clone(), parent.clone(), child.made));
+            let beneath = (!child.link)
+                .then(|| keys.key_beneath(&child.path, top.parent()?))
+                .flatten();
+            if let Some(key) = beneath {
+                known.insert(child.path.as_os_str(), key);
+            }
         }
     }
     let paths: Vec<PathBuf> = wanted.iter().map(|w| w.0.clone()).collect();
@@ -74,12 +85,23 @@ pub(super) fn run(
             modified_ms: s.modified_ms,
         })
         .collect();
-    let mut keys = PathKeys::new(&env.location.process_cwd);
-    let links: std::collections::HashSet<&Path> = links.iter().map(PathBuf::as_path).collect();
-    let listed_keys = (sessions.iter())
-        .map(|s| keys.key_listed(&s.path, links.contains(s.path.as_path())))
+    // By the paths' bytes: a `Path` hashes component by component.
+    let links: std::collections::HashSet<&OsStr> = links.iter().map(|l| l.as_os_str()).collect();
+    let listed_keys: Vec<PathBuf> = (sessions.iter())
+        .map(|s| keys.key_listed(&s.path, links.contains(s.path.as_os_str())))
         .collect();
-    let forest = thread_keyed(&listed, listed_keys, &children, &mut |p: &Path| keys.key(p));
+    // A run's parent is a listed session or a run: its key is known too.
+    for ((s, key), runs) in sessions.iter().zip(&listed_keys).zip(&found) {
+        if !runs.is_empty() {
+            known.insert(s.path.as_os_str(), key.clone());
+        }
+    }
+    let forest = thread_keyed(&listed, listed_keys, &children, &mut |p: &Path| match known
+        .get(p.as_os_str())
+    {
+        Some(key) => key.clone(),
+        None => keys.key(p),
+    });
     for cycle in &forest.cycles {
         let names: Vec<String> = (cycle.iter())
             .map(|n| summary(*n, &sessions, &runs).path.display().to_string())

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use pisess_format::model::{EntryKind, EntryLine, Header, Usage};
 use pisess_store::cache::families::{ChildId, Context, Edit, FamilyCache, Making};
+use pisess_store::cache::runs::RunCache;
 use pisess_store::cache::CacheDir;
 use pisess_store::family::chains::{Chains, Up};
 use pisess_store::family::copies::{delegation, share, Copying, Delegation, Share, Source};
@@ -411,6 +412,8 @@ pub(super) struct Remember<'a> {
     cache_dir: Option<&'a CacheDir>,
     listed: &'a OnceLock<Vec<PathBuf>>,
     cache: OnceLock<FamilyCache<'a>>,
+    /// Where the sessions' runs are (`cache::runs`), opened with `cache`.
+    runs: OnceLock<RunCache<'a>>,
     cwd: PathBuf,
     /// [`Context`]s without and with the cwd: of a session with runs only, and of a fork (with
     /// the listing).
@@ -423,6 +426,7 @@ impl<'a> Remember<'a> {
             cache_dir,
             listed,
             cache: OnceLock::new(),
+            runs: OnceLock::new(),
             cwd: cwd(),
             contexts: OnceLock::new(),
         }
@@ -445,10 +449,21 @@ impl<'a> Remember<'a> {
         (cache, contexts)
     }
 
+    /// The runs under `session`, through the run cache of a report over `files`.
+    fn find(&self, session: &Path, files: &[PathBuf]) -> runs::Runs {
+        let listed = self.listed.get_or_init(|| files.to_vec());
+        let cache = (self.runs).get_or_init(|| RunCache::open(self.cache_dir, listed));
+        cache.find(session, Limits::default())
+    }
+
     /// Writes what this report made that the next can use.
     pub(super) fn save(self) {
         if let Some(cache) = self.cache.into_inner() {
             cache.save();
+        }
+        // Every session with a stem folder was asked: their records only.
+        if let Some(runs) = self.runs.into_inner() {
+            runs.save(None);
         }
     }
 }
@@ -468,9 +483,10 @@ pub(super) fn member(
     if !stem && !forked {
         return (s, Vec::new(), Vec::new());
     }
-    // Which runs there are is found afresh every time (a few directory reads): a run added or
-    // removed is then a change the record is checked against.
-    let found = stem.then(|| runs::find(&s.path, Limits::default()));
+    // Which runs there are is found every time (from the run cache while none of the folders
+    // read changed, else by reading them): a run added or removed is then a change the record
+    // is checked against.
+    let found = stem.then(|| remember.find(&s.path, files));
     let children: Vec<ChildId> = (found.iter())
         .flat_map(|f| &f.children)
         .map(|c| ChildId {

@@ -76,6 +76,9 @@ pub struct Child {
     pub parent: Option<usize>,
     /// 1 for the session's own children, 2 for theirs, and so on.
     pub depth: u32,
+    /// The file is a symbolic link (to a regular file); every folder on its way from the
+    /// session's folder is a real one, as the walk enters no other.
+    pub link: bool,
 }
 
 /// How far a walk goes.
@@ -164,10 +167,32 @@ pub fn stem_folder(session: &Path) -> Option<PathBuf> {
 /// under [`stem_folder`] as the module doc says. A session without that folder has none, at the
 /// cost of one `lstat`.
 pub fn find(session: &Path, limits: Limits) -> Runs {
+    walk(session, limits, None).runs
+}
+
+/// [`find`], and every folder the walk read with its `lstat` from just before the read (the
+/// stem folder first), for the run cache (`cache::runs`) to check the walk against next time;
+/// `None` when the walk is not one to remember: it met a symbolic link (whose target can
+/// change without any folder's entries changing), a problem or a limit, or a folder that
+/// could not be `lstat`ed as a real one.
+pub(crate) fn find_recorded(
+    session: &Path,
+    limits: Limits,
+) -> (Runs, Option<Vec<(PathBuf, fs::Metadata)>>) {
+    let walk = walk(session, limits, Some(Vec::new()));
+    let kept = walk
+        .read
+        .filter(|_| walk.runs.problems.is_empty() && walk.runs.limited.is_none() && !walk.unsure);
+    (walk.runs, kept)
+}
+
+fn walk(session: &Path, limits: Limits, read: Option<Vec<(PathBuf, fs::Metadata)>>) -> Walk {
     let mut walk = Walk {
         limits,
         seen: 0,
         runs: Runs::default(),
+        read,
+        unsure: false,
     };
     if let Some(folder) = stem_folder(session) {
         match fs::symlink_metadata(&folder) {
@@ -178,16 +203,19 @@ pub fn find(session: &Path, limits: Limits) -> Runs {
             {
                 walk.runs.problems.push((folder, Problem::SymlinkedFolder));
             }
-            _ => {}
+            _ => walk.unsure = true,
         }
+    } else {
+        walk.unsure = true;
     }
-    walk.runs
+    walk
 }
 
 /// A folder's entries that may matter: `*.jsonl` files and real folders, each in name order.
 #[derive(Default)]
 struct Folder {
-    files: Vec<(String, PathBuf)>,
+    /// With whether each is a symbolic link.
+    files: Vec<(String, PathBuf, bool)>,
     folders: Vec<(String, PathBuf)>,
 }
 
@@ -196,6 +224,11 @@ struct Walk {
     /// Folder entries looked at so far.
     seen: usize,
     runs: Runs,
+    /// When recording ([`find_recorded`]): each folder read, with its `lstat` before the read.
+    read: Option<Vec<(PathBuf, fs::Metadata)>>,
+    /// The walk met what the folders' keys cannot vouch for (a symbolic link, a folder that
+    /// could not be `lstat`ed or read): not to be remembered.
+    unsure: bool,
 }
 
 /// Where the files of one layout folder are, for their [`Child`] records.
@@ -219,9 +252,19 @@ impl Walk {
         if self.stopped() {
             return None;
         }
+        // The key before the read: an entry added after it changes the folder's mtime.
+        if let Some(read) = self.read.as_mut() {
+            match fs::symlink_metadata(dir) {
+                Ok(meta) if meta.is_dir() => read.push((dir.to_path_buf(), meta)),
+                _ => self.unsure = true,
+            }
+        }
         let entries = match fs::read_dir(dir) {
             Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Some(Folder::default()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                self.unsure = true;
+                return Some(Folder::default());
+            }
             Err(e) => {
                 self.runs
                     .problems
@@ -240,8 +283,12 @@ impl Walk {
                 continue;
             };
             let Ok(kind) = entry.file_type() else {
+                self.unsure = true;
                 continue;
             };
+            if kind.is_symlink() {
+                self.unsure = true;
+            }
             let path = entry.path();
             let jsonl = name.len() > ".jsonl".len() && name.ends_with(".jsonl");
             if kind.is_dir() {
@@ -265,12 +312,12 @@ impl Walk {
                     }
                     // A link that cannot be followed for another reason is left to the read,
                     // which says why.
-                    _ if jsonl => folder.files.push((name, path)),
+                    _ if jsonl => folder.files.push((name, path, true)),
                     _ => {}
                 }
             } else if jsonl {
                 if kind.is_file() {
-                    folder.files.push((name, path));
+                    folder.files.push((name, path, false));
                 } else {
                     let problem = Problem::NotRegular(kind_of(kind));
                     self.runs.problems.push((path, problem));
@@ -385,7 +432,7 @@ impl Walk {
         depth: u32,
     ) -> Option<Folder> {
         let folder = self.read(dir)?;
-        for (name, path) in &folder.files {
+        for (name, path, link) in &folder.files {
             if self.stopped() {
                 return None;
             }
@@ -402,6 +449,7 @@ impl Walk {
                 async_id: place.async_id.clone(),
                 parent,
                 depth,
+                link: *link,
             });
             let stem = &name[..name.len() - ".jsonl".len()];
             // The folders are in name order: a folder of 10,000 runs, each with a folder of its

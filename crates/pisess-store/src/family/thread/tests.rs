@@ -244,3 +244,36 @@ fn keys_are_pis_realpath_or_the_resolved_path() {
 fn fs_canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap()
 }
+
+/// A listed file that is no link, and a run found under a session through real folders, are
+/// keyed from their folder's canonical path as `key` keys them (realpath), through a
+/// symlinked project folder, a relative one and odd spellings alike.
+#[cfg(unix)]
+#[test]
+fn keys_known_from_the_place_are_the_realpath_keys() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let root = fs_canonical(dir.path());
+    let run = root.join("real/s/0000abcd/run-0/session.jsonl");
+    std::fs::create_dir_all(run.parent().unwrap()).unwrap();
+    std::fs::write(&run, "").unwrap();
+    std::fs::write(root.join("real/s.jsonl"), "").unwrap();
+    symlink(root.join("real"), root.join("link")).unwrap();
+    for folder in ["real", "link", "link/", "real/.", "link//", "./link"] {
+        let mut keys = PathKeys::new(&root);
+        let mut fresh = PathKeys::new(&root);
+        let session = root.join(folder).join("s.jsonl");
+        let found = root.join(folder).join("s/0000abcd/run-0/session.jsonl");
+        assert_eq!(
+            keys.key_listed(&session, false),
+            fresh.key(&session),
+            "{folder}"
+        );
+        let beneath = keys.key_beneath(&found, session.parent().unwrap());
+        assert_eq!(beneath, Some(fresh.key(&found)), "{folder}");
+        assert_eq!(beneath, Some(run.clone()), "{folder}");
+    }
+    let mut keys = PathKeys::new(&root);
+    let relative = Path::new("link/s/0000abcd/run-0/session.jsonl");
+    assert_eq!(keys.key_beneath(relative, Path::new("link")), Some(run));
+}
