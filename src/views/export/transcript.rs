@@ -537,7 +537,8 @@ fn build_as(
     if let Some(e) = failed {
         return Err(e);
     }
-    let (mut branches, more_branches) = super::branches::others(session, path, redact)?;
+    let (mut branches, more_branches) =
+        super::branches::others_as(session, path, redact, decode == Decode::Typed)?;
     for b in &mut branches {
         let at = b.fork.and_then(|f| path.iter().position(|&p| p == f));
         b.fork_anchor =
@@ -984,13 +985,40 @@ mod tests {
         }
     }
 
-    /// Every example session's branch built both ways is the same transcript (calls joined
-    /// to their results, costs, models, titles).
+    /// Every leaf's branch of `session` (at most 20) built both ways: the same transcript.
+    /// How many other branches they listed.
+    fn built_alike(session: &Session, name: &str) -> usize {
+        let n = session.entries.len();
+        let mut parent = vec![false; n];
+        for j in 0..n {
+            if let Some(p) = session.parent_of(j) {
+                parent[p] = true;
+            }
+        }
+        let mut listed = 0;
+        for leaf in (0..n).filter(|&j| !parent[j]).take(20) {
+            let (branch, _) = session.path_to(leaf);
+            let how = |d| {
+                build_as(session, &branch, "/cwd", &super::super::Verbatim, d)
+                    .map(|t| format!("{t:?}"))
+                    .map_err(|e| e.to_string())
+            };
+            assert_eq!(how(Decode::Typed), how(Decode::Value), "{name}");
+            let t = build(session, &branch, "/cwd", &super::super::Verbatim).unwrap();
+            listed += t.branches.len();
+        }
+        listed
+    }
+
+    /// Every example session's branches built both ways are the same transcript (calls
+    /// joined to their results, costs, models, titles, the other branches listed), and again
+    /// with every message entry also forked off its parent (a branch of one message each:
+    /// the typed reading of the other branches' roles, costs and first messages).
     #[test]
     fn example_branches_build_alike_both_ways() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
         let mut dirs = vec![root];
-        let mut built = 0;
+        let (mut built, mut listed) = (0, 0);
         while let Some(dir) = dirs.pop() {
             for entry in std::fs::read_dir(dir).unwrap() {
                 let path = entry.unwrap().path();
@@ -1004,20 +1032,34 @@ mod tests {
                 let Ok(session) = Session::open(&path, Default::default()) else {
                     continue;
                 };
-                let Some(leaf) = session.leaf() else {
+                let name = path.display().to_string();
+                built_alike(&session, &name);
+                let text = std::fs::read_to_string(&path).unwrap();
+                let mut forked = text.clone();
+                for (k, line) in text.lines().enumerate().skip(1) {
+                    let Ok(mut v) = serde_json::from_str::<Value>(line) else {
+                        continue;
+                    };
+                    if v.get("type").and_then(Value::as_str) != Some("message") {
+                        continue;
+                    }
+                    v["id"] = Value::from(format!("fork{k}"));
+                    if !forked.ends_with('\n') {
+                        forked.push('\n');
+                    }
+                    forked.push_str(&v.to_string());
+                    forked.push('\n');
+                }
+                let input = pisess_format::scan::Input::Bytes(forked.as_bytes(), "forked");
+                let Ok(session) = Session::read(input, Default::default()) else {
                     continue;
                 };
-                let (branch, _) = session.path_to(leaf);
-                let how = |d| {
-                    build_as(&session, &branch, "/cwd", &super::super::Verbatim, d)
-                        .map(|t| format!("{t:?}"))
-                        .map_err(|e| e.to_string())
-                };
-                assert_eq!(how(Decode::Typed), how(Decode::Value), "{}", path.display());
+                listed += built_alike(&session, &name);
                 built += 1;
             }
         }
         assert!(built > 10, "{built}");
+        assert!(listed > 200, "{listed} other branches listed");
     }
 
     /// Lines `Value` reads otherwise than a typed field would (the last of a key given twice,
