@@ -36,6 +36,17 @@ pub fn others(
     path: &[usize],
     redact: &dyn Redact,
 ) -> anyhow::Result<(Vec<Branch>, usize)> {
+    others_as(session, path, redact, true)
+}
+
+/// [`others`], its messages' roles and costs read typed ([`lean_typed`]) or, with `typed`
+/// false, every message as a `Value` (the reading the tests hold the typed one to).
+pub(super) fn others_as(
+    session: &Session,
+    path: &[usize],
+    redact: &dyn Redact,
+    typed: bool,
+) -> anyhow::Result<(Vec<Branch>, usize)> {
     let n = session.entries.len();
     let mut on_path = vec![false; n];
     for &i in path {
@@ -79,7 +90,22 @@ pub fn others(
                 continue;
             }
             let mut here = None;
-            if *session.kind(i) == EntryKind::Message {
+            let lean = match *session.kind(i) == EntryKind::Message && typed {
+                true => lean_typed(session, i, up.first.is_none())?,
+                false => None,
+            };
+            if let Some(m) = lean {
+                let mut down = Down {
+                    fork: up.fork,
+                    first: up.first.clone(),
+                    cost: up.cost,
+                    messages: up.messages + 1,
+                };
+                if m.role == super::decode::Role::Assistant {
+                    down.cost += Usage::of_value(m.usage.as_ref()).cost;
+                }
+                here = Some(std::rc::Rc::new(down));
+            } else if *session.kind(i) == EntryKind::Message {
                 let entry = message_of(session, i, up.first.is_none())?;
                 if let Entry::Message(Some(m)) = Entry::of_kind(session.kind(i), &entry) {
                     let mut down = Down {
@@ -143,6 +169,22 @@ pub fn others(
     }
     found.sort_by_key(|(i, _)| *i);
     Ok((found.into_iter().map(|(_, b)| b).collect(), more))
+}
+
+/// Message entry `i` read typed without its content ([`super::decode::message`]) where the
+/// walk needs only its role and cost: not a user message while the branch's first is wanted,
+/// not seed 000; `None` where the `Value` reading must decide ([`message_of`]).
+fn lean_typed(
+    session: &Session,
+    i: usize,
+    first_wanted: bool,
+) -> anyhow::Result<Option<super::decode::Message>> {
+    if session.header.dialect != Dialect::Pi {
+        return Ok(None);
+    }
+    let lean = session.line_without_content(i)?;
+    Ok(super::decode::message(&lean)
+        .filter(|m| !(first_wanted && m.role == super::decode::Role::User)))
 }
 
 /// Message entry `i` as the walk reads it: without its content (past a branch's first user

@@ -8,6 +8,7 @@
 
 pub mod branches;
 pub mod call;
+pub mod decode;
 pub mod html;
 pub mod index;
 pub mod jsonl;

@@ -7,9 +7,10 @@ use std::ops::ControlFlow;
 
 use serde_json::Value;
 
-use super::Redact;
+use super::{decode, Redact};
 use pisess_format::js::js_string;
 use pisess_format::model::content::{Block, Content};
+use pisess_format::model::Dialect;
 use pisess_format::model::{Entry, Message, Role, Usage};
 use pisess_store::session::Session;
 
@@ -213,6 +214,66 @@ pub fn build(
     cwd: &str,
     redact: &dyn Redact,
 ) -> anyhow::Result<Transcript> {
+    build_as(session, path, cwd, redact, Decode::Typed)
+}
+
+/// How the branch's entries are decoded: [`Decode::Value`] is the reading the typed one
+/// must agree with (the tests build every example's branch both ways).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decode {
+    /// User, assistant and tool result messages through [`decode::message`] where it reads
+    /// the line, every other entry as a `Value`.
+    Typed,
+    /// Every entry as a `Value`.
+    #[cfg(test)]
+    Value,
+}
+
+/// An entry of the branch as its worker decoded it.
+enum Loaded {
+    Message(decode::Message),
+    Value(Value),
+}
+
+/// Entry `i` read and decoded (on a worker): typed where [`decode::message`] reads it.
+fn load(session: &Session, i: usize, how: Decode) -> std::io::Result<Loaded> {
+    thread_local! {
+        // Each worker's buffer for the lines it reads, kept from one to the next: a fresh
+        // one a line was allocated and zeroed each time (3% of an export).
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    SCRATCH.with_borrow_mut(|scratch| {
+        let line = session.raw_line_in(i, scratch)?;
+        let loaded = decoded(session, i, how, line);
+        // A long line's buffer is not kept by an idle worker.
+        if scratch.capacity() > 1 << 20 {
+            *scratch = Vec::new();
+        }
+        loaded
+    })
+}
+
+/// Entry `i` decoded from its line.
+fn decoded(session: &Session, i: usize, how: Decode, line: &[u8]) -> std::io::Result<Loaded> {
+    let typed = how == Decode::Typed
+        && session.header.dialect == Dialect::Pi
+        && session.kind(i).as_str() == "message"
+        && matches!(session.role(i), Some("user" | "assistant" | "toolResult"));
+    if typed {
+        if let Some(m) = decode::message(line) {
+            return Ok(Loaded::Message(m));
+        }
+    }
+    session.decode_entry(i, line).map(Loaded::Value)
+}
+
+fn build_as(
+    session: &Session,
+    path: &[usize],
+    cwd: &str,
+    redact: &dyn Redact,
+    decode: Decode,
+) -> anyhow::Result<Transcript> {
     let r = |s: &str| clean(s, redact);
     let mut items: Vec<Item> = Vec::new();
     let mut models: Vec<String> = Vec::new();
@@ -228,12 +289,101 @@ pub fn build(
     let labels = session.labels();
     // The anchor of each entry shown, by its index in the session.
     let mut shown: HashMap<usize, String> = HashMap::new();
+    // An item's label and anchor, and the item added.
+    let mut push = |i: usize,
+                    id: String,
+                    time_ms: Option<i64>,
+                    body: Body,
+                    items: &mut Vec<Item>|
+     -> anyhow::Result<()> {
+        let label = labels.get(&id).map(|l| r(l));
+        // The anchor is made of the id as the export shows it: redacted.
+        let id = r(&id);
+        let anchor = anchor_for(&id, &mut anchors);
+        shown.insert(i, anchor.clone());
+        items.push(Item {
+            id,
+            anchor,
+            time_ms,
+            label,
+            body,
+        });
+        Ok(())
+    };
     // Each entry of the path decoded on the other cores while this one builds its item, in
     // order, at most a few dozen ahead (issue 48's time budget: decoding is half the work).
-    let mut each = |i: usize, entry: Value| -> anyhow::Result<()> {
+    let mut each = |i: usize, entry: Loaded| -> anyhow::Result<()> {
         let id = session.id(i).unwrap_or("").to_owned();
         let time_ms = session.entries[i].timestamp_ms();
         end_ms = time_ms.or(end_ms);
+        let entry = match entry {
+            Loaded::Message(m) => {
+                let body = match m.role {
+                    decode::Role::User => {
+                        let (parts, _) = typed_parts(m.content, redact);
+                        if first_user.is_none() {
+                            first_user = parts.iter().find_map(|p| match p {
+                                Part::Text(t) if !t.trim().is_empty() => Some(one_line(t, 80)),
+                                _ => None,
+                            });
+                        }
+                        Body::User(parts)
+                    }
+                    decode::Role::Assistant => {
+                        let model = m.model.map(|model| match m.provider {
+                            Some(p) => r(&format!("{p}/{model}")),
+                            None => clean_owned(model, redact),
+                        });
+                        if let Some(model) = &model {
+                            if !models.contains(model) {
+                                models.push(model.clone());
+                            }
+                        }
+                        let usage = Usage::of_value(m.usage.as_ref());
+                        cost += usage.cost;
+                        if usage.cost == 0.0 {
+                            unpriced_tokens += usage.total_tokens();
+                        }
+                        let error = m.error_message.map(|e| clean_owned(e, redact)).or_else(|| {
+                            match m.stop_reason.as_deref() {
+                                Some(s @ ("error" | "aborted" | "length")) => {
+                                    Some(format!("stopped: {s}"))
+                                }
+                                _ => None,
+                            }
+                        });
+                        let (parts, calls) = typed_parts(m.content, redact);
+                        for (k, call_id) in calls {
+                            open_calls.insert(call_id, (items.len(), k));
+                        }
+                        Body::Assistant {
+                            model,
+                            parts,
+                            error,
+                        }
+                    }
+                    decode::Role::ToolResult => {
+                        let result = ToolResult {
+                            name: r(m.tool_name.as_deref().unwrap_or("tool")),
+                            is_error: m.is_error,
+                            parts: typed_parts(m.content, redact).0,
+                        };
+                        let call_id = m.tool_call_id.as_deref().unwrap_or("");
+                        if let Some((item, part)) = open_calls.remove(call_id) {
+                            if let Some(Part::Call(call)) =
+                                body_parts(&mut items[item].body).and_then(|p| p.get_mut(part))
+                            {
+                                call.result = Some(result);
+                                return Ok(());
+                            }
+                        }
+                        Body::ToolResult(result)
+                    }
+                };
+                return push(i, id, time_ms, body, &mut items);
+            }
+            Loaded::Value(entry) => entry,
+        };
         let body = match Entry::of_kind(session.kind(i), &entry) {
             Entry::Message(None) => return Ok(()),
             Entry::Message(Some(m)) => match m.role() {
@@ -370,24 +520,12 @@ pub fn build(
             // Extension state, labels, usage records, context edits: not part of the story.
             _ => return Ok(()),
         };
-        let label = labels.get(&id).map(|l| r(l));
-        // The anchor is made of the id as the export shows it: redacted.
-        let id = r(&id);
-        let anchor = anchor_for(&id, &mut anchors);
-        shown.insert(i, anchor.clone());
-        items.push(Item {
-            id,
-            anchor,
-            time_ms,
-            label,
-            body,
-        });
-        Ok(())
+        push(i, id, time_ms, body, &mut items)
     };
     let mut failed = None;
     pisess_store::util::parallel::ordered(
         path,
-        |&i| (i, session.load(i)),
+        |&i| (i, load(session, i, decode)),
         |(i, loaded)| match loaded.map_err(anyhow::Error::from).and_then(|e| each(i, e)) {
             Ok(()) => ControlFlow::Continue(()),
             Err(e) => {
@@ -399,7 +537,8 @@ pub fn build(
     if let Some(e) = failed {
         return Err(e);
     }
-    let (mut branches, more_branches) = super::branches::others(session, path, redact)?;
+    let (mut branches, more_branches) =
+        super::branches::others_as(session, path, redact, decode == Decode::Typed)?;
     for b in &mut branches {
         let at = b.fork.and_then(|f| path.iter().position(|&p| p == f));
         b.fork_anchor =
@@ -481,6 +620,78 @@ fn body_parts(body: &mut Body) -> Option<&mut Vec<Part>> {
         Body::Assistant { parts, .. } => Some(parts),
         _ => None,
     }
+}
+
+/// [`parts`] of a typed content, and where each call with a string id waits for its result:
+/// (its part, the call's id). Texts move into the parts, copied only where the redaction or
+/// a stand-in changes them.
+fn typed_parts(content: decode::Content, redact: &dyn Redact) -> (Vec<Part>, Vec<(usize, String)>) {
+    let r = |s: &str| clean(s, redact);
+    let mut calls = Vec::new();
+    let parts = match content {
+        decode::Content::None => Vec::new(),
+        decode::Content::Text(s) => vec![Part::Text(clean_owned(s, redact))],
+        decode::Content::Blocks(blocks) => blocks
+            .into_iter()
+            .enumerate()
+            .map(|(k, b)| match b {
+                decode::Block::Text(t) => Part::Text(clean_owned(t, redact)),
+                decode::Block::RedactedThinking => Part::RedactedThinking,
+                decode::Block::Thinking(t) => Part::Thinking(clean_owned(t, redact)),
+                decode::Block::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                } => {
+                    if let Some(id) = id {
+                        calls.push((k, id));
+                    }
+                    let name = r(name.as_deref().unwrap_or("?"));
+                    let arguments = arguments.as_ref().map(|a| redact.value(a));
+                    let headline = super::call::headline(&name, arguments.as_deref());
+                    Part::Call(Call {
+                        headline: pisess_format::surrogates::for_display(&headline).into_owned(),
+                        name,
+                        arguments: arguments
+                            .map(|a| {
+                                let text = arguments_text(&a);
+                                pisess_format::surrogates::for_display(&text).into_owned()
+                            })
+                            .unwrap_or_default(),
+                        result: None,
+                    })
+                }
+                decode::Block::Image { mime_type, data } => {
+                    let mime = mime_type.as_deref().unwrap_or("image").to_ascii_lowercase();
+                    let data = data
+                        .filter(|_| SHOWN_IMAGES.contains(&mime.as_str()))
+                        .filter(|d| is_base64(d));
+                    Part::Image {
+                        mime: r(&mime),
+                        data,
+                    }
+                }
+                decode::Block::Other { kind, text } => match text {
+                    Some(t) => Part::Text(clean_owned(t, redact)),
+                    None => Part::Other(clean_owned(kind, redact)),
+                },
+            })
+            .collect(),
+    };
+    (parts, calls)
+}
+
+/// [`clean`] of an owned text: moved, not copied, when neither a stand-in nor the redaction
+/// changes it (a tool output may be megabytes).
+fn clean_owned(s: String, redact: &dyn Redact) -> String {
+    if pisess_format::surrogates::has_standins(&s) {
+        return clean(&s, redact);
+    }
+    let changed = match redact.text(&s) {
+        std::borrow::Cow::Owned(t) => Some(t),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    changed.unwrap_or(s)
 }
 
 /// A content (string or blocks) as parts. Part positions match block positions, so a call's
@@ -589,9 +800,20 @@ fn assistant_model(m: Message) -> Option<String> {
 }
 
 fn is_base64(s: &str) -> bool {
+    // A chunk at a time, its bytes' answers and-ed without a branch (which the compiler turns
+    // into vector code): an image's data is megabytes, a byte-by-byte test was 6% of an export.
+    let ok = |b: u8| {
+        b.is_ascii_uppercase()
+            | b.is_ascii_lowercase()
+            | b.is_ascii_digit()
+            | (b == b'+')
+            | (b == b'/')
+            | (b == b'=')
+    };
     !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+        && s.as_bytes()
+            .chunks(64)
+            .all(|c| c.iter().fold(true, |all, &b| all & ok(b)))
 }
 
 /// `m-` and the id with every byte outside `[A-Za-z0-9_-]` hex-escaped, so an anchor is safe
@@ -658,7 +880,255 @@ pub fn duration(ms: i64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::*;
+
+    /// A hook that changes some texts, so that a text moved ([`clean_owned`]) and one copied
+    /// ([`clean`]) are held to the same redaction.
+    struct Marks;
+
+    impl Redact for Marks {
+        fn text<'s>(&self, s: &'s str) -> std::borrow::Cow<'s, str> {
+            if s.contains('e') {
+                std::borrow::Cow::Owned(s.replace('e', "[E]"))
+            } else {
+                std::borrow::Cow::Borrowed(s)
+            }
+        }
+    }
+
+    /// Whether the typed decode answered `line`; where it did, what the transcript takes from
+    /// it is what it takes from the line's `Value` (`build`'s reading of a `message` entry).
+    fn agrees(line: &[u8]) -> bool {
+        let Some(m) = decode::message(line) else {
+            return false;
+        };
+        let v = pisess_format::json::decode(line).expect("the line decodes");
+        let vm = Message(v.get("message").expect("a message"));
+        let role = match m.role {
+            decode::Role::User => Role::User,
+            decode::Role::Assistant => Role::Assistant,
+            decode::Role::ToolResult => Role::ToolResult,
+        };
+        assert_eq!(vm.role(), role);
+        let s = |f: Option<&Value>| f.and_then(Value::as_str).map(str::to_owned);
+        let shown = String::from_utf8_lossy(line);
+        assert_eq!(m.model, s(vm.model()), "{shown}");
+        assert_eq!(m.provider, s(vm.provider()), "{shown}");
+        assert_eq!(m.error_message, s(vm.error_message()), "{shown}");
+        assert_eq!(m.stop_reason, s(vm.stop_reason()), "{shown}");
+        assert_eq!(m.tool_name, s(vm.tool_name()), "{shown}");
+        assert_eq!(m.tool_call_id, s(vm.tool_call_id()), "{shown}");
+        assert_eq!(m.is_error, vm.is_error() == Some(&Value::Bool(true)));
+        assert_eq!(m.usage.as_ref(), vm.usage(), "{shown}");
+        for redact in [&super::super::Verbatim as &dyn Redact, &Marks] {
+            let content = decode::message(line).unwrap().content;
+            let (typed, calls) = typed_parts(content, redact);
+            let parts = parts(vm.content(), redact);
+            assert_eq!(format!("{typed:?}"), format!("{parts:?}"), "{shown}");
+            let at = parts
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| matches!(p, Part::Call(_)));
+            let waiting: Vec<(usize, String)> = at
+                .zip(vm.tool_calls())
+                .filter_map(|((k, _), c)| Some((k, c.id?.as_str()?.to_owned())))
+                .collect();
+            assert_eq!(calls, waiting, "{shown}");
+        }
+        true
+    }
+
+    /// Every example line and thousands of damaged copies of the message lines: where the
+    /// typed decode answers, the transcript takes what it took from the `Value`.
+    #[test]
+    fn typed_messages_agree_with_their_values() {
+        use pisess_format::skim::{damaged, example_lines};
+        let lines = example_lines();
+        let answered = lines.iter().filter(|l| agrees(l)).count();
+        assert!(answered > 100, "{answered}");
+        let specials = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', b'0', b'u', 0x01, 0xff, b't', b'n',
+            b'e', b'9',
+        ];
+        let messages: Vec<&Vec<u8>> = lines
+            .iter()
+            .filter(|l| memchr::memmem::find(l, b"\"message\"").is_some())
+            .collect();
+        let took = damaged(&messages, &specials, 0x0e47_0048, 20_000)
+            .filter(|line| agrees(line))
+            .count();
+        assert!((1_000..19_000).contains(&took), "{took} of 20000 answered");
+    }
+
+    /// The chunked test of base64 answers as the byte-by-byte one did, wherever a bad byte is.
+    #[test]
+    fn base64_is_tested_as_byte_by_byte() {
+        let simple = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+        };
+        let good = "QUJDRA+/=09azAZ".repeat(20);
+        assert!(is_base64(&good));
+        for bad in ["-", "_", " ", "\n", "é", "\u{0}", "[", "@", "`", "{", ":"] {
+            for at in [0, 1, 63, 64, 65, 127, good.len()] {
+                let mut s = good.clone();
+                s.insert_str(at, bad);
+                assert_eq!(is_base64(&s), simple(&s), "{s:?}");
+                assert!(!is_base64(&s));
+            }
+        }
+        assert!(!is_base64(""));
+        for b in 0..=127u8 {
+            let s = char::from(b).to_string();
+            assert_eq!(is_base64(&s), simple(&s), "{b}");
+        }
+    }
+
+    /// Every leaf's branch of `session` (at most 20) built both ways: the same transcript.
+    /// How many other branches they listed.
+    fn built_alike(session: &Session, name: &str) -> usize {
+        let n = session.entries.len();
+        let mut parent = vec![false; n];
+        for j in 0..n {
+            if let Some(p) = session.parent_of(j) {
+                parent[p] = true;
+            }
+        }
+        let mut listed = 0;
+        for leaf in (0..n).filter(|&j| !parent[j]).take(20) {
+            let (branch, _) = session.path_to(leaf);
+            let how = |d| {
+                build_as(session, &branch, "/cwd", &super::super::Verbatim, d)
+                    .map(|t| format!("{t:?}"))
+                    .map_err(|e| e.to_string())
+            };
+            assert_eq!(how(Decode::Typed), how(Decode::Value), "{name}");
+            let t = build(session, &branch, "/cwd", &super::super::Verbatim).unwrap();
+            listed += t.branches.len();
+        }
+        listed
+    }
+
+    /// Every example session's branches built both ways are the same transcript (calls
+    /// joined to their results, costs, models, titles, the other branches listed), and again
+    /// with every message entry also forked off its parent (a branch of one message each:
+    /// the typed reading of the other branches' roles, costs and first messages).
+    #[test]
+    fn example_branches_build_alike_both_ways() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
+        let mut dirs = vec![root];
+        let (mut built, mut listed) = (0, 0);
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "jsonl") {
+                    continue;
+                }
+                let Ok(session) = Session::open(&path, Default::default()) else {
+                    continue;
+                };
+                let name = path.display().to_string();
+                built_alike(&session, &name);
+                let text = std::fs::read_to_string(&path).unwrap();
+                let mut forked = text.clone();
+                for (k, line) in text.lines().enumerate().skip(1) {
+                    let Ok(mut v) = serde_json::from_str::<Value>(line) else {
+                        continue;
+                    };
+                    if v.get("type").and_then(Value::as_str) != Some("message") {
+                        continue;
+                    }
+                    v["id"] = Value::from(format!("fork{k}"));
+                    if !forked.ends_with('\n') {
+                        forked.push('\n');
+                    }
+                    forked.push_str(&v.to_string());
+                    forked.push('\n');
+                }
+                let input = pisess_format::scan::Input::Bytes(forked.as_bytes(), "forked");
+                let Ok(session) = Session::read(input, Default::default()) else {
+                    continue;
+                };
+                listed += built_alike(&session, &name);
+                built += 1;
+            }
+        }
+        assert!(built > 10, "{built}");
+        assert!(listed > 200, "{listed} other branches listed");
+    }
+
+    /// Lines `Value` reads otherwise than a typed field would (the last of a key given twice,
+    /// `String(x)` of a number, an array for an object, a lone surrogate, a number past f64,
+    /// nesting past serde_json's limit) are not answered; the rest are, alike.
+    #[test]
+    fn odd_messages_fall_back_or_agree() {
+        let m = |body: &str| format!(r#"{{"type":"message","id":"a","message":{body}}}"#);
+        let refused = [
+            m(r#"{"role":"user","role":"assistant","content":"x"}"#),
+            m(r#"{"role":"user","content":"x","content":"y"}"#),
+            m(r#"{"role":"user","content":[{"type":"text","text":"a","text":"b"}]}"#),
+            m(r#"{"role":"user","content":[{"type":"text","text":5}]}"#),
+            m(r#"{"role":"user","content":[{"type":"text","text":true}]}"#),
+            m(r#"{"role":"user","content":[{"type":"text","text":{"a":1}}]}"#),
+            m(r#"{"role":"user","content":[{"text":"no type"}]}"#),
+            m(r#"{"role":"user","content":["a string block"]}"#),
+            m(r#"{"role":"user","content":[["text","x"]]}"#),
+            m(r#"{"role":"user","content":12}"#),
+            m(r#"{"role":"user","content":{"text":"x"}}"#),
+            m(r#"["user","x"]"#),
+            m("null"),
+            m(r#"{"role":"assistant","content":[{"type":"toolCall","name":7}]}"#),
+            m(r#"{"role":"user","content":"\ud83d cut"}"#),
+            m(r#"{"role":"user","content":"x","timestamp":1e999,"model":1e999}"#),
+            m(r#"{"role":"custom","content":"x"}"#),
+            m(r#"{"role":3,"content":"x"}"#),
+            r#"{"type":"message","id":"a"}"#.to_owned(),
+            format!("{} x", m(r#"{"role":"user","content":"x"}"#)),
+            m(&format!(
+                r#"{{"role":"user","content":"x","details":{}1{}}}"#,
+                "[".repeat(100_001),
+                "]".repeat(100_001)
+            )),
+        ];
+        for line in &refused {
+            assert!(!agrees(line.as_bytes()), "{line}");
+        }
+        let answered = [
+            m(r#"{"role":"user","content":"\u0065 \n plain"}"#),
+            m(r#"{"role":"user","content":null}"#),
+            m(r#"{"role":"user"}"#),
+            m(r#"{"role":"user","content":[{"type":"text"},{"type":"text","text":null}]}"#),
+            m(r#"{"role":"assistant","model":5,"provider":"p","usage":null,"content":[]}"#),
+            m(r#"{"role":"assistant","model":"m","usage":{"cost":{"total":1e999},"input":3}}"#),
+            m(
+                r#"{"role":"assistant","stopReason":"length","errorMessage":null,"content":[{"type":"toolCall","id":"c1","name":null,"arguments":null},{"type":"toolCall","id":2,"arguments":{"command":"ls","n":1e999,"k":1,"k":2}},{"type":"toolCall","id":"c3","name":"bash"}]}"#,
+            ),
+            m(
+                r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t","redacted":true},{"type":"thinking","thinking":5,"redacted":true},{"type":"image","mimeType":"IMAGE/PNG","data":"QUJD"},{"type":"image","mimeType":3,"data":"!"},{"type":"future","text":"t"},{"type":"future","text":1}]}"#,
+            ),
+            m(
+                r#"{"role":"toolResult","toolName":"bash","toolCallId":"c1","isError":true,"content":[{"type":"text","text":"e"}]}"#,
+            ),
+            m(
+                r#"{"role":"toolResult","toolName":["x"],"isError":"true","content":"x","extra":{"a":[1,2,{"b":null}]}}"#,
+            ),
+            r#"{"message":{"role":"user","content":"x"},"other":1,"type":"message","type":"x"}"#
+                .to_owned(),
+            m(&format!(
+                r#"{{"role":"user","content":"x","details":{}1{}}}"#,
+                "[".repeat(200),
+                "]".repeat(200)
+            )),
+        ];
+        for line in &answered {
+            assert!(agrees(line.as_bytes()), "{line}");
+        }
+    }
 
     /// The words folded and cut as before, by the simple reading that listed every word.
     fn reference(s: &str, max: usize) -> String {
