@@ -151,24 +151,59 @@ pub struct Touches {
     waiting: HashMap<String, String>,
 }
 
+/// What a `read`, `write` or `edit` call naming a path did: one count on that file.
+#[derive(Debug, Clone)]
+pub struct Touch {
+    kind: Kind,
+    /// Its one spelling ([`paths::normal`]).
+    path: String,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Read,
+    Write,
+    Edit,
+}
+
+impl Touch {
+    /// What `call` did, if it is a `read`, `write` or `edit` naming a path.
+    pub fn of(call: ToolCall<'_>, cwd: &str) -> Option<Touch> {
+        let name = call.name.and_then(Value::as_str)?;
+        let path = ToolArgs::of(call.arguments).path.and_then(Value::as_str)?;
+        let kind = match name {
+            "read" => Kind::Read,
+            "write" => Kind::Write,
+            "edit" => Kind::Edit,
+            _ => return None,
+        };
+        Some(Touch {
+            kind,
+            path: paths::normal(path, cwd),
+        })
+    }
+}
+
 impl Touches {
     /// A tool call: a `read`, `write` or `edit` naming a path counts on that file.
     pub fn call(&mut self, call: ToolCall<'_>, cwd: &str) {
-        let name = call.name.and_then(Value::as_str);
-        let path = ToolArgs::of(call.arguments).path.and_then(Value::as_str);
-        let (Some(name), Some(path)) = (name, path) else {
+        let touch = Touch::of(call, cwd);
+        self.touched(touch.as_ref(), call.id.and_then(Value::as_str));
+    }
+
+    /// A call with id `id` that did `touch` (read beforehand, [`Touch::of`]).
+    pub fn touched(&mut self, touch: Option<&Touch>, id: Option<&str>) {
+        let Some(Touch { kind, path }) = touch else {
             return;
         };
-        let count: fn(&mut Counts) -> &mut u64 = match name {
-            "read" => |c| &mut c.reads,
-            "write" => |c| &mut c.writes,
-            "edit" => |c| &mut c.edits,
-            _ => return,
-        };
-        let path = paths::normal(path, cwd);
-        *count(self.files.entry(path.clone()).or_default()) += 1;
-        if let Some(id) = call.id.and_then(Value::as_str) {
-            self.waiting.insert(id.to_owned(), path);
+        let counts = self.files.entry(path.clone()).or_default();
+        *match kind {
+            Kind::Read => &mut counts.reads,
+            Kind::Write => &mut counts.writes,
+            Kind::Edit => &mut counts.edits,
+        } += 1;
+        if let Some(id) = id {
+            self.waiting.insert(id.to_owned(), path.clone());
         }
     }
 
