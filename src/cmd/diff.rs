@@ -9,6 +9,7 @@ mod md;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::ops::ControlFlow;
+use std::path::Path;
 
 use anyhow::Context as _;
 
@@ -34,6 +35,7 @@ use pisess_format::util::warning::Warn;
 use pisess_store::locate::Selected;
 use pisess_store::session::{IndexOptions, Indexer, Session};
 use pisess_store::tally::ToolCount;
+use pisess_store::util::stack;
 
 /// One side, read: its session's name and header, the leaf, the branch and its figures.
 pub(crate) struct Side<'s> {
@@ -125,11 +127,22 @@ pub fn run(
     let one_file = same_file(&sa, &sb);
     let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
     let (mut records_a, mut records_b) = (Records::default(), Records::default());
-    let session_a = open(&sa, env, diag, stdin, &mut records_a)?;
-    let opened_b = if one_file {
-        None
-    } else {
-        Some(open(&sb, env, diag, stdin, &mut records_b)?)
+    let (session_a, opened_b) = match (&sa, &sb) {
+        // Two regular files (a FIFO could wait for a writer while the other fails).
+        (Selected::File(pa), Selected::File(pb)) if !one_file && regular(pa) && regular(pb) => {
+            let records = (&mut records_a, &mut records_b);
+            let (a, b) = open_both((pa, pb), diag, records)?;
+            (a, Some(b))
+        }
+        _ => {
+            let a = open(&sa, env, diag, stdin, &mut records_a)?;
+            let b = if one_file {
+                None
+            } else {
+                Some(open(&sb, env, diag, stdin, &mut records_b)?)
+            };
+            (a, b)
+        }
     };
     let (session_b, records_b) = match &opened_b {
         Some(session) => (session, &records_b),
@@ -147,7 +160,7 @@ pub fn run(
             path: &b.branch.path,
         },
     )?;
-    let steps = align::align(&keys(&a), &keys(&b));
+    let steps = align::align(&keys(&a), &keys(&b), args.minimal);
     let tools = tool_rows(&a.tools, &b.tools);
     let report = Report {
         delta: Delta::of(&a.figures, &b.figures),
@@ -206,8 +219,8 @@ fn same_file(a: &Selected, b: &Selected) -> bool {
     }
 }
 
-/// A session indexed as [`open_session`] does, each entry's share of its branches' figures
-/// recorded in the same pass ([`Records`]).
+/// A session indexed as [`open_session`](crate::cmd::open_session) does, each entry's share
+/// of its branches' figures recorded in the same pass ([`Records`]).
 fn open(
     selected: &Selected,
     env: &Env,
@@ -215,27 +228,62 @@ fn open(
     stdin: &mut dyn Read,
     records: &mut Records,
 ) -> anyhow::Result<Session> {
-    let read = |input: Input<'_>, records: &mut Records| -> Result<Session, ScanError> {
-        let mut index = Indexer::new(&input, IndexOptions::default())?;
-        let report = Pass::new().run(input, |header, e| {
-            index.entry(e);
-            records.entry(header, e);
-            ControlFlow::Continue(())
-        })?;
-        index.finish(report)
-    };
     let session = match selected {
         Selected::Stdin => {
             Input::stdin_allowed(env.stdin_device)?;
-            read(Input::Stream(stdin, "-"), records).context("<stdin>")?
+            index(Input::Stream(stdin, "-"), records).context("<stdin>")?
         }
-        Selected::File(path) => {
-            let opened = open_named(path).with_context(|| path.display().to_string())?;
-            read(Input::File(&opened), records).with_context(|| path.display().to_string())?
-        }
+        Selected::File(path) => open_file(path, records)?,
     };
     diag.session_warnings(&session.name, &session.warnings);
     Ok(session)
+}
+
+/// Two files, each indexed on a core of its own: their warnings said in order, A's first.
+fn open_both(
+    (a, b): (&Path, &Path),
+    diag: &mut Diag,
+    (records_a, records_b): (&mut Records, &mut Records),
+) -> anyhow::Result<(Session, Session)> {
+    let mut read_b = None;
+    let a = std::thread::scope(|scope| {
+        // The stack the command runs on: a line may nest deep.
+        stack::spawn_scoped(scope, || read_b = Some(open_file(b, records_b)));
+        open_file(a, records_a)
+    });
+    let b = read_b.expect("the scope joined its thread");
+    let a = a?;
+    diag.session_warnings(&a.name, &a.warnings);
+    let b = b?;
+    diag.session_warnings(&b.name, &b.warnings);
+    Ok((a, b))
+}
+
+fn regular(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// The session file named `path` ([`open_named`]: a FIFO is read as a stream), indexed.
+fn open_file(path: &Path, records: &mut Records) -> anyhow::Result<Session> {
+    let opened = open_named(path).with_context(|| path.display().to_string())?;
+    Ok(index(Input::File(&opened), records).with_context(|| path.display().to_string())?)
+}
+
+/// `input` indexed ([`Session::read`]) and its entries recorded, in one pass.
+fn index(input: Input<'_>, records: &mut Records) -> Result<Session, ScanError> {
+    // `diff` reads no line without its content: the index keeps no copies for it.
+    let options = IndexOptions {
+        no_rests: true,
+        ..IndexOptions::default()
+    };
+    let mut index = Indexer::new(&input, options)?;
+    let report = Pass::new().run(input, |header, e| {
+        index.entry(e);
+        records.entry(header, e);
+        ControlFlow::Continue(())
+    })?;
+    records.finish();
+    index.finish(report)
 }
 
 /// One side read: its leaf (ENTRY, or the session's own), branch, figures and files.
@@ -254,7 +302,7 @@ fn side<'s>(
     // as a file, or seed 000's results in user messages need their calls' names.
     let summed = pricer.is_none()
         && session.header.dialect != Dialect::Seed000
-        && records.len() == session.entries.len();
+        && records.of_all(session.entries.len());
     let (mut branch, figures, files) = if summed {
         let (path, cycle) = leaf.map(|l| session.path_to(l)).unwrap_or_default();
         let (branch, sums) = records.branch(path, cycle, &session.header);

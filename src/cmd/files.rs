@@ -159,14 +159,22 @@ pub struct Touch {
     path: String,
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Kind {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
     Read,
     Write,
     Edit,
 }
 
 impl Touch {
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
     /// What `call` did, if it is a `read`, `write` or `edit` naming a path.
     pub fn of(call: ToolCall<'_>, cwd: &str) -> Option<Touch> {
         let name = call.name.and_then(Value::as_str)?;
@@ -187,23 +195,21 @@ impl Touch {
 impl Touches {
     /// A tool call: a `read`, `write` or `edit` naming a path counts on that file.
     pub fn call(&mut self, call: ToolCall<'_>, cwd: &str) {
-        let touch = Touch::of(call, cwd);
-        self.touched(touch.as_ref(), call.id.and_then(Value::as_str));
+        if let Some(touch) = Touch::of(call, cwd) {
+            self.touched(touch.kind, &touch.path, call.id.and_then(Value::as_str));
+        }
     }
 
-    /// A call with id `id` that did `touch` (read beforehand, [`Touch::of`]).
-    pub fn touched(&mut self, touch: Option<&Touch>, id: Option<&str>) {
-        let Some(Touch { kind, path }) = touch else {
-            return;
-        };
-        let counts = self.files.entry(path.clone()).or_default();
+    /// A call with id `id` that did `kind` to `path` (read beforehand, [`Touch::of`]).
+    pub fn touched(&mut self, kind: Kind, path: &str, id: Option<&str>) {
+        let counts = self.files.entry(path.to_owned()).or_default();
         *match kind {
             Kind::Read => &mut counts.reads,
             Kind::Write => &mut counts.writes,
             Kind::Edit => &mut counts.edits,
         } += 1;
         if let Some(id) = id {
-            self.waiting.insert(id.to_owned(), path.clone());
+            self.waiting.insert(id.to_owned(), path.to_owned());
         }
     }
 

@@ -5,6 +5,7 @@
 
 pub mod align;
 pub mod branch;
+pub mod myers;
 pub mod parting;
 pub mod records;
 

@@ -27,19 +27,19 @@ use pisess_store::summary::Counts;
 use pisess_store::tally::ToolCount;
 
 use super::branch::{Branch, Call};
-use crate::cmd::files::{Counts as FileCounts, Touch, Touches};
+use crate::cmd::files::{Counts as FileCounts, Kind, Touch, Touches};
 use crate::views::calls;
 
 /// No index into a table.
 const NONE: u32 = u32::MAX;
 
-/// One entry's share of its branch's figures.
+/// One entry's share of its branch's figures (40 bytes: a 400 MB session has 41,000).
 #[derive(Debug, Clone, Copy)]
 struct Share {
-    /// The entry's ISO `timestamp`, in ms.
-    time: Option<i64>,
-    /// pi's activity time of a user or assistant message with content.
-    activity: Option<f64>,
+    /// The entry's ISO `timestamp`, in ms (with [`TIME`]).
+    time: i64,
+    /// pi's activity time of a user or assistant message with content (with [`ACTIVE`]).
+    activity: f64,
     /// Into [`Records::usages`].
     usage: u32,
     /// Into [`Records::models`].
@@ -55,21 +55,30 @@ const ASSISTANT: u8 = 2;
 const TOOL_RESULT: u8 = 4;
 const TOOL_ERROR: u8 = 8;
 const COMPACTION: u8 = 16;
+const TIME: u8 = 32;
+const ACTIVE: u8 = 64;
+
+/// A string in [`Records::ids`]: start and length (`len == NONE`: no string).
+#[derive(Debug, Clone, Copy)]
+struct Text {
+    at: u32,
+    len: u32,
+}
 
 /// A tool call or a tool result, as [`branch::read`](super::branch::read) meets it.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 enum Event {
     Call {
         /// Into [`Records::names`]: the call's `name` (`""` when no string).
         name: u32,
         /// Into [`Records::keys`]: [`calls::key`].
         key: u32,
-        id: Option<Box<str>>,
-        /// The file a `read`, `write` or `edit` names.
-        touch: Option<Touch>,
+        id: Text,
+        /// What a `read`, `write` or `edit` did to a file, the file into [`Records::paths`].
+        touch: Option<(Kind, u32)>,
     },
     Result {
-        call_id: Option<Box<str>>,
+        call_id: Text,
         failed: bool,
         /// Into [`Records::names`]: the result's `toolName`.
         tool: u32,
@@ -103,7 +112,12 @@ pub struct Records {
     models: Table,
     names: Table,
     keys: Table,
+    paths: Table,
     events: Vec<Event>,
+    /// The calls' and results' ids, one after another.
+    ids: String,
+    /// More than 4 GiB of ids (or 2^32 of something): not recorded, the branch is read.
+    full: bool,
 }
 
 /// A branch's figures as the summary of its copy gives them (no tally).
@@ -118,23 +132,56 @@ pub struct Sums {
 }
 
 impl Records {
-    /// How many entries are recorded.
-    pub fn len(&self) -> usize {
-        self.shares.len()
+    /// Whether these are the shares of every entry of `session`'s index.
+    pub fn of_all(&self, entries: usize) -> bool {
+        !self.full && self.shares.len() == entries
+    }
+
+    /// The capacity the vectors grew past what they hold, given back (a tenth of the memory
+    /// of `diff` of two long sessions).
+    pub fn finish(&mut self) {
+        self.shares.shrink_to_fit();
+        self.usages.shrink_to_fit();
+        self.events.shrink_to_fit();
+        self.ids.shrink_to_fit();
+    }
+
+    fn text(&mut self, s: Option<&str>) -> Text {
+        let none = Text { at: 0, len: NONE };
+        let Some(s) = s else { return none };
+        match (u32::try_from(self.ids.len()), u32::try_from(s.len())) {
+            (Ok(at), Ok(len)) if len < NONE && at.checked_add(len).is_some() => {
+                self.ids.push_str(s);
+                Text { at, len }
+            }
+            _ => {
+                self.full = true;
+                none
+            }
+        }
+    }
+
+    fn id(&self, t: Text) -> Option<&str> {
+        (t.len != NONE).then(|| &self.ids[t.at as usize..(t.at + t.len) as usize])
     }
 
     /// Takes in the next entry of the pass (in the index's order), as the summary's fold reads
     /// it without a tally.
     pub fn entry(&mut self, header: &Header, e: &EntryLine) {
         let v = e.view;
+        let time = v.timestamp.get().and_then(parse_js_date);
+        let Ok(events) = u32::try_from(self.events.len()) else {
+            self.full = true;
+            return;
+        };
         let mut share = Share {
-            time: v.timestamp.get().and_then(parse_js_date),
-            activity: None,
+            time: time.unwrap_or(0),
+            activity: 0.0,
             usage: NONE,
             model: NONE,
-            events: u32::try_from(self.events.len()).expect("below 2^32 calls"),
+            events,
             tool_calls: 0,
-            class: 0,
+            class: if time.is_some() { TIME } else { 0 },
         };
         match e.kind {
             EntryKind::Usage | EntryKind::Compaction | EntryKind::BranchSummary => {
@@ -160,11 +207,8 @@ impl Records {
                 Some("user") => share.class |= USER,
                 Some("assistant") => {
                     share.class |= ASSISTANT;
-                    let n = m
-                        .tool_call_count()
-                        .unwrap_or_else(|| message_call_facts(e.json).tool_calls);
+                    let n = self.calls(m, e, cwd);
                     share.tool_calls = u32::try_from(n).unwrap_or(u32::MAX);
-                    self.calls(m, e, cwd);
                 }
                 Some("toolResult") => {
                     share.class |= TOOL_RESULT;
@@ -172,8 +216,9 @@ impl Records {
                         share.class |= TOOL_ERROR;
                     }
                     let tool = self.names.number(m.tool_name.get().unwrap_or(""));
+                    let call_id = self.text(m.tool_call_id.get());
                     self.events.push(Event::Result {
-                        call_id: m.tool_call_id.get().map(Into::into),
+                        call_id,
                         failed: m.is_error.0,
                         tool,
                     });
@@ -187,7 +232,10 @@ impl Records {
                 share.model = self.model(m.provider.get(), m.model.get());
             }
             if matches!(role, Some("user" | "assistant")) && m.content.0 {
-                share.activity = m.timestamp.0.or_else(|| share.time.map(|ms| ms as f64));
+                if let Some(t) = m.timestamp.0.or_else(|| time.map(|ms| ms as f64)) {
+                    share.activity = t;
+                    share.class |= ACTIVE;
+                }
             }
         }
         self.shares.push(share);
@@ -207,8 +255,9 @@ impl Records {
         }
     }
 
-    /// An assistant message's calls, from the skim's spans, else from the decoded line.
-    fn calls(&mut self, m: &MessageView, e: &EntryLine, cwd: &str) {
+    /// An assistant message's calls, from the skim's spans, else from the decoded line; how
+    /// many `getSessionStats` counts (the spans' count is the summary's).
+    fn calls(&mut self, m: &MessageView, e: &EntryLine, cwd: &str) -> u64 {
         if let Some(calls) = spanned_calls(m) {
             for (id, name, arguments) in &calls {
                 let call = ToolCall {
@@ -218,7 +267,7 @@ impl Records {
                 };
                 self.call(call, cwd);
             }
-            return;
+            return calls.len() as u64;
         }
         let value = json::decode(e.json).unwrap_or_default();
         if let Some(m) = Entry::of_kind(&e.kind, &value).message() {
@@ -226,6 +275,8 @@ impl Records {
                 self.call(call, cwd);
             }
         }
+        m.tool_call_count()
+            .unwrap_or_else(|| message_call_facts(e.json).tool_calls)
     }
 
     fn call(&mut self, call: ToolCall, cwd: &str) {
@@ -233,11 +284,13 @@ impl Records {
             .names
             .number(call.name.and_then(Value::as_str).unwrap_or(""));
         let key = self.keys.number(&calls::key(call, cwd));
+        let id = self.text(call.id.and_then(Value::as_str));
+        let touch = Touch::of(call, cwd).map(|t| (t.kind(), self.paths.number(t.path())));
         self.events.push(Event::Call {
             name,
             key,
-            id: call.id.and_then(Value::as_str).map(Into::into),
-            touch: Touch::of(call, cwd),
+            id,
+            touch,
         });
     }
 
@@ -262,8 +315,8 @@ impl Records {
         let mut touches = Touches::default();
         for &i in &path {
             let s = &self.shares[i];
-            if let Some(t) = s.time {
-                span = Some(widen(span, t));
+            if s.class & TIME != 0 {
+                span = Some(widen(span, s.time));
             }
             if s.usage != NONE {
                 usage.add(&self.usages[s.usage as usize]);
@@ -277,7 +330,8 @@ impl Records {
             counts.tool_results += u64::from(s.class & TOOL_RESULT != 0);
             counts.tool_errors += u64::from(s.class & TOOL_ERROR != 0);
             compactions += u64::from(s.class & COMPACTION != 0);
-            if let Some(t) = s.activity {
+            if s.class & ACTIVE != 0 {
+                let t = s.activity;
                 last_activity = Some(last_activity.map_or(t, |l: f64| l.max(t)));
             }
             let end = self
@@ -285,38 +339,41 @@ impl Records {
                 .get(i + 1)
                 .map_or(self.events.len(), |n| n.events as usize);
             for event in &self.events[s.events as usize..end] {
-                match event {
+                match *event {
                     Event::Call {
                         name,
                         key,
                         id,
                         touch,
                     } => {
-                        let tool = &self.names.all[*name as usize];
+                        let tool = &self.names.all[name as usize];
                         tools.entry(tool.clone()).or_default().calls += 1;
+                        let id = self.id(id);
                         if let Some(id) = id {
                             waiting.insert(id, calls.len());
                         }
                         calls.push(Call {
-                            key: *key,
+                            key,
                             entry: i,
                             failed: false,
                         });
-                        touches.touched(touch.as_ref(), id.as_deref());
+                        if let Some((kind, path)) = touch {
+                            touches.touched(kind, &self.paths.all[path as usize], id);
+                        }
                     }
                     Event::Result {
                         call_id,
                         failed,
                         tool,
                     } => {
-                        if *failed {
-                            let tool = &self.names.all[*tool as usize];
+                        if failed {
+                            let tool = &self.names.all[tool as usize];
                             tools.entry(tool.clone()).or_default().errors += 1;
                         }
-                        let call_id = call_id.as_deref();
-                        touches.result(call_id, *failed);
+                        let call_id = self.id(call_id);
+                        touches.result(call_id, failed);
                         let at = call_id.and_then(|id| waiting.remove(id));
-                        if let (Some(at), true) = (at, *failed) {
+                        if let (Some(at), true) = (at, failed) {
                             calls[at].failed = true;
                         }
                     }
