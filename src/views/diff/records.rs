@@ -33,52 +33,41 @@ use crate::views::calls;
 /// No index into a table.
 const NONE: u32 = u32::MAX;
 
-/// One entry's share of its branch's figures (40 bytes: a 400 MB session has 41,000).
-#[derive(Debug, Clone, Copy)]
-struct Share {
-    /// The entry's ISO `timestamp`, in ms (with [`TIME`]).
-    time: i64,
-    /// pi's activity time of a user or assistant message with content (with [`ACTIVE`]).
-    activity: f64,
-    /// Into [`Records::usages`].
-    usage: u32,
-    /// Into [`Records::models`].
-    model: u32,
-    /// Its first event in [`Records::events`]; its last is before the next entry's first.
-    events: u32,
-    tool_calls: u32,
-    class: u8,
-}
-
-const USER: u8 = 1;
-const ASSISTANT: u8 = 2;
-const TOOL_RESULT: u8 = 4;
-const TOOL_ERROR: u8 = 8;
-const COMPACTION: u8 = 16;
-const TIME: u8 = 32;
-const ACTIVE: u8 = 64;
-
-/// A string in [`Records::ids`]: start and length (`len == NONE`: no string).
-#[derive(Debug, Clone, Copy)]
-struct Text {
-    at: u32,
-    len: u32,
-}
+// Each entry's share is a few bytes in one buffer ([`Records::bytes`], at the entry's offset):
+// a 100,000-call session has 300,000 entries, and a struct each (with its usage and calls
+// apart) was 25 MB a side, more than its index. In order: the flags (two bytes); the time
+// (zigzag varint) with TIME; the activity with ACTIVE unless it is the time (ACTIVE_IS_TIME);
+// the usage's six numbers ([`put_num`]) with USAGE; the model (varint) with MODEL; the calls
+// counted (varint) with CALLS; with EVENTS their count, then each call (0, name, key, touch,
+// id) or result (1, failed, tool, id).
+const USER: u16 = 1;
+const ASSISTANT: u16 = 1 << 1;
+const TOOL_RESULT: u16 = 1 << 2;
+const TOOL_ERROR: u16 = 1 << 3;
+const COMPACTION: u16 = 1 << 4;
+const TIME: u16 = 1 << 5;
+const ACTIVE: u16 = 1 << 6;
+const ACTIVE_IS_TIME: u16 = 1 << 7;
+const USAGE: u16 = 1 << 8;
+const NEGATIVE_COST: u16 = 1 << 9;
+const NEGATIVE_TOKENS: u16 = 1 << 10;
+const MODEL: u16 = 1 << 11;
+const CALLS: u16 = 1 << 12;
+const EVENTS: u16 = 1 << 13;
 
 /// A tool call or a tool result, as [`branch::read`](super::branch::read) meets it.
-#[derive(Debug, Clone, Copy)]
-enum Event {
+enum Event<'a> {
     Call {
         /// Into [`Records::names`]: the call's `name` (`""` when no string).
         name: u32,
         /// Into [`Records::keys`]: [`calls::key`].
         key: u32,
-        id: Text,
+        id: Option<&'a str>,
         /// What a `read`, `write` or `edit` did to a file, the file into [`Records::paths`].
         touch: Option<(Kind, u32)>,
     },
     Result {
-        call_id: Text,
+        call_id: Option<&'a str>,
         failed: bool,
         /// Into [`Records::names`]: the result's `toolName`.
         tool: u32,
@@ -107,16 +96,18 @@ impl Table {
 /// Every entry's share of a session's figures, by the entry's position in its index.
 #[derive(Debug, Default)]
 pub struct Records {
-    shares: Vec<Share>,
-    usages: Vec<Usage>,
+    /// Each entry's share's start in `bytes`.
+    offsets: Vec<u32>,
+    bytes: Vec<u8>,
     models: Table,
     names: Table,
     keys: Table,
     paths: Table,
-    events: Vec<Event>,
-    /// The calls' and results' ids, one after another.
-    ids: String,
-    /// More than 4 GiB of ids (or 2^32 of something): not recorded, the branch is read.
+    /// The entry being recorded: its flags, and its events (count, then each encoded).
+    flags: u16,
+    events: u32,
+    event_bytes: Vec<u8>,
+    /// Past 4 GiB of shares: not recorded, the branch is read.
     full: bool,
 }
 
@@ -134,65 +125,40 @@ pub struct Sums {
 impl Records {
     /// Whether these are the shares of every entry of `session`'s index.
     pub fn of_all(&self, entries: usize) -> bool {
-        !self.full && self.shares.len() == entries
+        !self.full && self.offsets.len() == entries
     }
 
-    /// The capacity the vectors grew past what they hold, given back (a tenth of the memory
-    /// of `diff` of two long sessions).
+    /// The capacity the buffers grew past what they hold, given back.
     pub fn finish(&mut self) {
-        self.shares.shrink_to_fit();
-        self.usages.shrink_to_fit();
-        self.events.shrink_to_fit();
-        self.ids.shrink_to_fit();
-    }
-
-    fn text(&mut self, s: Option<&str>) -> Text {
-        let none = Text { at: 0, len: NONE };
-        let Some(s) = s else { return none };
-        match (u32::try_from(self.ids.len()), u32::try_from(s.len())) {
-            (Ok(at), Ok(len)) if len < NONE && at.checked_add(len).is_some() => {
-                self.ids.push_str(s);
-                Text { at, len }
-            }
-            _ => {
-                self.full = true;
-                none
-            }
-        }
-    }
-
-    fn id(&self, t: Text) -> Option<&str> {
-        (t.len != NONE).then(|| &self.ids[t.at as usize..(t.at + t.len) as usize])
+        self.offsets.shrink_to_fit();
+        self.bytes.shrink_to_fit();
+        self.event_bytes = Vec::new();
     }
 
     /// Takes in the next entry of the pass (in the index's order), as the summary's fold reads
     /// it without a tally.
     pub fn entry(&mut self, header: &Header, e: &EntryLine) {
-        let v = e.view;
-        let time = v.timestamp.get().and_then(parse_js_date);
-        let Ok(events) = u32::try_from(self.events.len()) else {
+        let Ok(offset) = u32::try_from(self.bytes.len()) else {
             self.full = true;
             return;
         };
-        let mut share = Share {
-            time: time.unwrap_or(0),
-            activity: 0.0,
-            usage: NONE,
-            model: NONE,
-            events,
-            tool_calls: 0,
-            class: if time.is_some() { TIME } else { 0 },
-        };
+        let v = e.view;
+        let time = v.timestamp.get().and_then(parse_js_date);
+        self.flags = if time.is_some() { TIME } else { 0 };
+        self.events = 0;
+        self.event_bytes.clear();
+        let mut usage = None;
+        let mut model = NONE;
+        let mut activity = None;
+        let mut tool_calls = 0;
         match e.kind {
             EntryKind::Usage | EntryKind::Compaction | EntryKind::BranchSummary => {
-                share.usage = self.usage(v.usage.and_then(Usage::from_raw));
+                usage = v.usage.and_then(Usage::from_raw);
                 if e.kind == EntryKind::Compaction {
-                    share.class |= COMPACTION;
+                    self.flags |= COMPACTION;
                 }
             }
-            EntryKind::ModelChange => {
-                share.model = self.model(v.provider.get(), v.model_id.get());
-            }
+            EntryKind::ModelChange => model = self.model(v.provider.get(), v.model_id.get()),
             _ => {}
         }
         let message = v
@@ -204,47 +170,85 @@ impl Records {
             let role = m.role.get();
             let cwd = header.cwd.as_deref().unwrap_or("");
             match role {
-                Some("user") => share.class |= USER,
+                Some("user") => self.flags |= USER,
                 Some("assistant") => {
-                    share.class |= ASSISTANT;
-                    let n = self.calls(m, e, cwd);
-                    share.tool_calls = u32::try_from(n).unwrap_or(u32::MAX);
+                    self.flags |= ASSISTANT;
+                    tool_calls = self.calls(m, e, cwd);
                 }
                 Some("toolResult") => {
-                    share.class |= TOOL_RESULT;
+                    self.flags |= TOOL_RESULT;
                     if m.is_error.0 {
-                        share.class |= TOOL_ERROR;
+                        self.flags |= TOOL_ERROR;
                     }
                     let tool = self.names.number(m.tool_name.get().unwrap_or(""));
-                    let call_id = self.text(m.tool_call_id.get());
-                    self.events.push(Event::Result {
-                        call_id,
-                        failed: m.is_error.0,
-                        tool,
-                    });
+                    self.events += 1;
+                    let b = &mut self.event_bytes;
+                    b.push(1);
+                    b.push(u8::from(m.is_error.0));
+                    put_varint(b, u64::from(tool));
+                    put_text(b, m.tool_call_id.get());
                 }
                 _ => {}
             }
             if matches!(role, Some("assistant" | "toolResult")) {
-                share.usage = self.usage(m.usage.and_then(Usage::from_raw));
+                usage = m.usage.and_then(Usage::from_raw);
             }
             if role == Some("assistant") {
-                share.model = self.model(m.provider.get(), m.model.get());
+                model = self.model(m.provider.get(), m.model.get());
             }
             if matches!(role, Some("user" | "assistant")) && m.content.0 {
-                if let Some(t) = m.timestamp.0.or_else(|| time.map(|ms| ms as f64)) {
-                    share.activity = t;
-                    share.class |= ACTIVE;
-                }
+                activity = m.timestamp.0.or_else(|| time.map(|ms| ms as f64));
             }
         }
-        self.shares.push(share);
-    }
-
-    fn usage(&mut self, usage: Option<Usage>) -> u32 {
-        let Some(u) = usage else { return NONE };
-        self.usages.push(u);
-        u32::try_from(self.usages.len() - 1).expect("below 2^32 entries")
+        // The share, in the order the flags say.
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(&[0, 0]);
+        let b = &mut self.bytes;
+        if let Some(t) = time {
+            put_varint(b, zigzag(t));
+        }
+        if let Some(a) = activity {
+            self.flags |= ACTIVE;
+            if time.is_some_and(|t| (t as f64).to_bits() == a.to_bits()) {
+                self.flags |= ACTIVE_IS_TIME;
+            } else {
+                b.extend_from_slice(&a.to_bits().to_le_bytes());
+            }
+        }
+        if let Some(u) = usage {
+            self.flags |= USAGE;
+            if u.negative_cost {
+                self.flags |= NEGATIVE_COST;
+            }
+            if u.negative_tokens {
+                self.flags |= NEGATIVE_TOKENS;
+            }
+            for n in [
+                u.input,
+                u.output,
+                u.cache_read,
+                u.cache_write,
+                u.cost,
+                u.unpriced,
+            ] {
+                put_num(b, n);
+            }
+        }
+        if model != NONE {
+            self.flags |= MODEL;
+            put_varint(b, u64::from(model));
+        }
+        if tool_calls > 0 {
+            self.flags |= CALLS;
+            put_varint(b, tool_calls);
+        }
+        if self.events > 0 {
+            self.flags |= EVENTS;
+            put_varint(b, u64::from(self.events));
+            b.extend_from_slice(&self.event_bytes);
+        }
+        b[at..at + 2].copy_from_slice(&self.flags.to_le_bytes());
+        self.offsets.push(offset);
     }
 
     fn model(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
@@ -284,14 +288,24 @@ impl Records {
             .names
             .number(call.name.and_then(Value::as_str).unwrap_or(""));
         let key = self.keys.number(&calls::key(call, cwd));
-        let id = self.text(call.id.and_then(Value::as_str));
         let touch = Touch::of(call, cwd).map(|t| (t.kind(), self.paths.number(t.path())));
-        self.events.push(Event::Call {
-            name,
-            key,
-            id,
-            touch,
-        });
+        self.events += 1;
+        let b = &mut self.event_bytes;
+        b.push(0);
+        put_varint(b, u64::from(name));
+        put_varint(b, u64::from(key));
+        match touch {
+            None => b.push(0),
+            Some((kind, path)) => {
+                b.push(match kind {
+                    Kind::Read => 1,
+                    Kind::Write => 2,
+                    Kind::Edit => 3,
+                });
+                put_varint(b, u64::from(path));
+            }
+        }
+        put_text(b, call.id.and_then(Value::as_str));
     }
 
     /// The branch along `path` (root first; `cycle` where its parents closed on themselves),
@@ -314,32 +328,51 @@ impl Records {
         let mut waiting: HashMap<&str, usize> = HashMap::new();
         let mut touches = Touches::default();
         for &i in &path {
-            let s = &self.shares[i];
-            if s.class & TIME != 0 {
-                span = Some(widen(span, s.time));
+            let mut r = Reader {
+                bytes: &self.bytes[self.offsets[i] as usize..],
+            };
+            let flags = u16::from_le_bytes([r.byte(), r.byte()]);
+            let has = |f: u16| flags & f != 0;
+            let time = has(TIME).then(|| unzigzag(r.varint()));
+            if let Some(t) = time {
+                span = Some(widen(span, t));
             }
-            if s.usage != NONE {
-                usage.add(&self.usages[s.usage as usize]);
-            }
-            if s.model != NONE && !models.contains(&s.model) {
-                models.push(s.model);
-            }
-            counts.user_messages += u64::from(s.class & USER != 0);
-            counts.assistant_messages += u64::from(s.class & ASSISTANT != 0);
-            counts.tool_calls += u64::from(s.tool_calls);
-            counts.tool_results += u64::from(s.class & TOOL_RESULT != 0);
-            counts.tool_errors += u64::from(s.class & TOOL_ERROR != 0);
-            compactions += u64::from(s.class & COMPACTION != 0);
-            if s.class & ACTIVE != 0 {
-                let t = s.activity;
+            if has(ACTIVE) {
+                let t = match time {
+                    Some(t) if has(ACTIVE_IS_TIME) => t as f64,
+                    _ => f64::from_bits(r.u64()),
+                };
                 last_activity = Some(last_activity.map_or(t, |l: f64| l.max(t)));
             }
-            let end = self
-                .shares
-                .get(i + 1)
-                .map_or(self.events.len(), |n| n.events as usize);
-            for event in &self.events[s.events as usize..end] {
-                match *event {
+            if has(USAGE) {
+                usage.add(&Usage {
+                    input: r.num(),
+                    output: r.num(),
+                    cache_read: r.num(),
+                    cache_write: r.num(),
+                    cost: r.num(),
+                    unpriced: r.num(),
+                    negative_cost: has(NEGATIVE_COST),
+                    negative_tokens: has(NEGATIVE_TOKENS),
+                });
+            }
+            if has(MODEL) {
+                let m = r.varint() as u32;
+                if !models.contains(&m) {
+                    models.push(m);
+                }
+            }
+            counts.user_messages += u64::from(has(USER));
+            counts.assistant_messages += u64::from(has(ASSISTANT));
+            if has(CALLS) {
+                counts.tool_calls += r.varint();
+            }
+            counts.tool_results += u64::from(has(TOOL_RESULT));
+            counts.tool_errors += u64::from(has(TOOL_ERROR));
+            compactions += u64::from(has(COMPACTION));
+            let events = if has(EVENTS) { r.varint() } else { 0 };
+            for _ in 0..events {
+                match r.event() {
                     Event::Call {
                         name,
                         key,
@@ -348,7 +381,6 @@ impl Records {
                     } => {
                         let tool = &self.names.all[name as usize];
                         tools.entry(tool.clone()).or_default().calls += 1;
-                        let id = self.id(id);
                         if let Some(id) = id {
                             waiting.insert(id, calls.len());
                         }
@@ -370,7 +402,6 @@ impl Records {
                             let tool = &self.names.all[tool as usize];
                             tools.entry(tool.clone()).or_default().errors += 1;
                         }
-                        let call_id = self.id(call_id);
                         touches.result(call_id, failed);
                         let at = call_id.and_then(|id| waiting.remove(id));
                         if let (Some(at), true) = (at, failed) {
@@ -408,6 +439,125 @@ impl Records {
             cycle,
         };
         (branch, sums)
+    }
+}
+
+/// LEB128.
+fn put_varint(b: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        b.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    b.push(n as u8);
+}
+
+fn zigzag(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+fn unzigzag(n: u64) -> i64 {
+    ((n >> 1) as i64) ^ -((n & 1) as i64)
+}
+
+/// A number, exactly: a whole one from 0 below 2^52 as a varint of twice it, any other as 1
+/// and its eight bytes (token counts are whole; costs are not).
+fn put_num(b: &mut Vec<u8>, n: f64) {
+    if n.fract() == 0.0 && n.is_sign_positive() && n < (1u64 << 52) as f64 {
+        put_varint(b, (n as u64) << 1);
+    } else {
+        put_varint(b, 1);
+        b.extend_from_slice(&n.to_bits().to_le_bytes());
+    }
+}
+
+/// A string or none: its length plus one (0: none), then its bytes.
+fn put_text(b: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        None => b.push(0),
+        Some(s) => {
+            put_varint(b, s.len() as u64 + 1);
+            b.extend_from_slice(s.as_bytes());
+        }
+    }
+}
+
+/// Reads what the `put_` functions wrote.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> u8 {
+        let (first, rest) = self.bytes.split_first().expect("a share as written");
+        self.bytes = rest;
+        *first
+    }
+
+    fn u64(&mut self) -> u64 {
+        let (eight, rest) = self.bytes.split_at(8);
+        self.bytes = rest;
+        u64::from_le_bytes(eight.try_into().expect("eight bytes"))
+    }
+
+    fn varint(&mut self) -> u64 {
+        let (mut n, mut shift) = (0u64, 0);
+        loop {
+            let b = self.byte();
+            n |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return n;
+            }
+            shift += 7;
+        }
+    }
+
+    fn num(&mut self) -> f64 {
+        match self.varint() {
+            1 => f64::from_bits(self.u64()),
+            n => (n >> 1) as f64,
+        }
+    }
+
+    fn text(&mut self) -> Option<&'a str> {
+        let len = self.varint().checked_sub(1)? as usize;
+        let (s, rest) = self.bytes.split_at(len);
+        self.bytes = rest;
+        // Written from a `str`.
+        Some(std::str::from_utf8(s).unwrap_or_default())
+    }
+
+    fn event(&mut self) -> Event<'a> {
+        if self.byte() == 0 {
+            let name = self.varint() as u32;
+            let key = self.varint() as u32;
+            let touch = match self.byte() {
+                0 => None,
+                k => {
+                    let kind = match k {
+                        1 => Kind::Read,
+                        2 => Kind::Write,
+                        _ => Kind::Edit,
+                    };
+                    Some((kind, self.varint() as u32))
+                }
+            };
+            let id = self.text();
+            Event::Call {
+                name,
+                key,
+                id,
+                touch,
+            }
+        } else {
+            let failed = self.byte() == 1;
+            let tool = self.varint() as u32;
+            let call_id = self.text();
+            Event::Result {
+                call_id,
+                failed,
+                tool,
+            }
+        }
     }
 }
 
