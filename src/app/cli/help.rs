@@ -204,7 +204,8 @@ Examples:
   differing in up to 2 x max(256, sqrt(calls of both)) places are aligned with the fewest
   rows; past that, a search stops after that many rounds (a count, never a clock: the same
   answer on every machine) and splits where it got furthest, which may show a few more rows
-  than the fewest. --minimal asks for the fewest rows however long that takes."
+  than the fewest (and leaves them where found, not slid to join other runs). --minimal asks
+  for the fewest rows however long that takes."
 );
 
 pub(super) const CHECK_HELP: &str = concat!(

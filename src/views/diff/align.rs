@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use similar::algorithms::{Capture, Compact, Replace};
+use similar::algorithms::{Capture, Compact, DiffHook, Replace};
 use similar::DiffOp;
 
 use super::myers::{self, Limit};
@@ -65,9 +65,21 @@ pub fn align<S: AsRef<str>>(a: &[S], b: &[S], minimal: bool) -> Vec<Step> {
     } else {
         Limit::of(na.len(), nb.len())
     };
-    let mut hook = Compact::new(Replace::new(Capture::new()), &na[..], &nb[..]);
-    let Ok(()) = myers::diff(&mut hook, &na, &nb, limit);
-    for op in hook.into_inner().into_inner().into_ops() {
+    let mut raw = Capture::new();
+    let Ok(limited) = myers::diff(&mut raw, &na, &nb, limit);
+    // `similar`'s compaction (runs of differences slid to join others) moves ops about a
+    // vector, O(ops²): most of the time for two long unrelated runs. Such runs were cut by
+    // the limit, and are left as found; every other alignment is compacted as before.
+    let ops = if limited {
+        let mut hook = Replace::new(Capture::new());
+        replay(raw.ops(), &mut hook);
+        hook.into_inner().into_ops()
+    } else {
+        let mut hook = Compact::new(Replace::new(Capture::new()), &na[..], &nb[..]);
+        replay(raw.ops(), &mut hook);
+        hook.into_inner().into_inner().into_ops()
+    };
+    for op in ops {
         match op {
             DiffOp::Equal {
                 old_index,
@@ -98,6 +110,14 @@ pub fn align<S: AsRef<str>>(a: &[S], b: &[S], minimal: bool) -> Vec<Step> {
         }
     }
     steps
+}
+
+/// `ops` given to `hook` as Myers gave them, then `hook.finish()`.
+fn replay<D: DiffHook<Error = std::convert::Infallible>>(ops: &[DiffOp], hook: &mut D) {
+    for op in ops {
+        let Ok(()) = op.apply_to_hook(hook);
+    }
+    let Ok(()) = hook.finish();
 }
 
 #[cfg(test)]

@@ -75,13 +75,13 @@ fn suffix(old: &[u32], new: &[u32]) -> usize {
 }
 
 /// `old` and `new` diffed into `d` (then `d.finish()`), as `similar::algorithms::myers::diff`
-/// within `limit`.
+/// within `limit`; whether the limit cut a search short.
 pub fn diff<D: DiffHook>(
     d: &mut D,
     old: &[u32],
     new: &[u32],
     limit: Limit,
-) -> Result<(), D::Error> {
+) -> Result<bool, D::Error> {
     let max_d = max_d(old.len(), new.len());
     let mut s = Search {
         vf: V::new(max_d),
@@ -90,9 +90,11 @@ pub fn diff<D: DiffHook>(
             Limit::Exact => usize::MAX,
             Limit::Rounds(n) => n,
         },
+        limited: false,
     };
     conquer(d, old, 0..old.len(), new, 0..new.len(), &mut s)?;
-    d.finish()
+    d.finish()?;
+    Ok(s.limited)
 }
 
 /// The diagonals of both directions, shared by every search, and the limit.
@@ -100,6 +102,8 @@ struct Search {
     vf: V,
     vb: V,
     limit: usize,
+    /// A search stopped at the limit.
+    limited: bool,
 }
 
 /// Where to split `old[old_range]` and `new[new_range]`, in whole-sequence positions: the
@@ -112,7 +116,12 @@ fn find_middle_snake(
     new_range: Range<usize>,
     search: &mut Search,
 ) -> Option<(usize, usize)> {
-    let Search { vf, vb, limit } = search;
+    let Search {
+        vf,
+        vb,
+        limit,
+        limited,
+    } = search;
     let n = old_range.len();
     let m = new_range.len();
     let old = &old[old_range.clone()];
@@ -125,6 +134,7 @@ fn find_middle_snake(
     assert!(vf.v.len() >= d_max && vb.v.len() >= d_max);
     for d in 0..d_max as isize {
         if d as usize > *limit {
+            *limited = true;
             let (x, y) = furthest(vf, vb, d - 1, n, m)?;
             return Some((x + old_range.start, y + new_range.start));
         }
