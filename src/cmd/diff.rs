@@ -266,7 +266,7 @@ fn regular(path: &Path) -> bool {
 /// The session file named `path` ([`open_named`]: a FIFO is read as a stream), indexed.
 fn open_file(path: &Path, records: &mut Records) -> anyhow::Result<Session> {
     let opened = open_named(path).with_context(|| path.display().to_string())?;
-    Ok(index(Input::File(&opened), records).with_context(|| path.display().to_string())?)
+    index(Input::File(&opened), records).with_context(|| path.display().to_string())
 }
 
 /// `input` indexed ([`Session::read`]) and its entries recorded, in one pass.

@@ -59,7 +59,7 @@ impl Limit {
 }
 
 fn max_d(len1: usize, len2: usize) -> usize {
-    (len1 + len2 + 1) / 2 + 1
+    (len1 + len2).div_ceil(2) + 1
 }
 
 fn prefix(old: &[u32], new: &[u32]) -> usize {
