@@ -7,7 +7,7 @@
 //! globs, variables, quoting, redirections), and a path this command names is one the run
 //! surely touched. Only message entries that may hold a call or its result are decoded.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 
 use serde::Serialize;
@@ -18,22 +18,11 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::open_selected;
-use crate::views::paths;
 use crate::views::style::{self, Theme};
-use pisess_format::model::content::ToolArgs;
-use pisess_format::model::{Dialect, Entry, EntryKind, Role, ToolCall};
+pub use crate::views::touches::{Counts, Touches};
+use pisess_format::model::{Dialect, Entry, EntryKind, Role};
 use pisess_format::surrogates;
 use pisess_store::session::Session;
-
-/// What the calls naming one file did.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Counts {
-    pub reads: u64,
-    pub writes: u64,
-    pub edits: u64,
-    /// The calls among them whose tool result said `isError: true`.
-    pub errors: u64,
-}
 
 /// One `--json` row.
 #[derive(Serialize)]
@@ -139,89 +128,6 @@ pub fn touched(session: &Session, order: &[usize]) -> anyhow::Result<BTreeMap<St
         }
     }
     Ok(touches.files)
-}
-
-/// The files calls named, counted as the calls and their results pass (a call before the
-/// result that answers it): for [`touched`], and for a reader that decodes the messages for
-/// more than this (`diff`), so they are decoded once.
-#[derive(Debug, Default)]
-pub struct Touches {
-    pub files: BTreeMap<String, Counts>,
-    /// A call's id → the file it named, until its result says whether it failed.
-    waiting: HashMap<String, String>,
-}
-
-/// What a `read`, `write` or `edit` call naming a path did: one count on that file.
-#[derive(Debug, Clone)]
-pub struct Touch {
-    kind: Kind,
-    /// Its one spelling ([`paths::normal`]).
-    path: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Read,
-    Write,
-    Edit,
-}
-
-impl Touch {
-    pub fn kind(&self) -> Kind {
-        self.kind
-    }
-
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// What `call` did, if it is a `read`, `write` or `edit` naming a path.
-    pub fn of(call: ToolCall<'_>, cwd: &str) -> Option<Touch> {
-        let name = call.name.and_then(Value::as_str)?;
-        let path = ToolArgs::of(call.arguments).path.and_then(Value::as_str)?;
-        let kind = match name {
-            "read" => Kind::Read,
-            "write" => Kind::Write,
-            "edit" => Kind::Edit,
-            _ => return None,
-        };
-        Some(Touch {
-            kind,
-            path: paths::normal(path, cwd),
-        })
-    }
-}
-
-impl Touches {
-    /// A tool call: a `read`, `write` or `edit` naming a path counts on that file.
-    pub fn call(&mut self, call: ToolCall<'_>, cwd: &str) {
-        if let Some(touch) = Touch::of(call, cwd) {
-            self.touched(touch.kind, &touch.path, call.id.and_then(Value::as_str));
-        }
-    }
-
-    /// A call with id `id` that did `kind` to `path` (read beforehand, [`Touch::of`]).
-    pub fn touched(&mut self, kind: Kind, path: &str, id: Option<&str>) {
-        let counts = self.files.entry(path.to_owned()).or_default();
-        *match kind {
-            Kind::Read => &mut counts.reads,
-            Kind::Write => &mut counts.writes,
-            Kind::Edit => &mut counts.edits,
-        } += 1;
-        if let Some(id) = id {
-            self.waiting.insert(id.to_owned(), path.to_owned());
-        }
-    }
-
-    /// A result answering call `id` (once); a failed one counts on that call's file.
-    pub fn result(&mut self, id: Option<&str>, failed: bool) {
-        let path = id.and_then(|id| self.waiting.remove(id));
-        if let (Some(path), true) = (path, failed) {
-            if let Some(counts) = self.files.get_mut(&path) {
-                counts.errors += 1;
-            }
-        }
-    }
 }
 
 /// One row per file: its counts, then its path (escaped, cut from the left to the terminal's

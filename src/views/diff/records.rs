@@ -27,8 +27,8 @@ use pisess_store::summary::Counts;
 use pisess_store::tally::ToolCount;
 
 use super::branch::{Branch, Call};
-use crate::cmd::files::{Counts as FileCounts, Kind, Touch, Touches};
 use crate::views::calls;
+use crate::views::touches::{Counts as FileCounts, Kind, Touch, Touches};
 
 /// No index into a table.
 const NONE: u32 = u32::MAX;
