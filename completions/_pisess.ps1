@@ -245,6 +245,7 @@ Register-ArgumentCompleter -Native -CommandName 'pisess' -ScriptBlock {
             [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Act as if run in DIR')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colours')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON object (docs/json.md)')
+            [CompletionResult]::new('--minimal', '--minimal', [CompletionResultType]::ParameterName, 'Align the tool calls with the fewest rows, however long that takes (see below)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'No warnings on stderr (errors are still printed)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Every warning about a file on its own line')

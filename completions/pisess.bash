@@ -284,7 +284,7 @@ _pisess() {
             return 0
             ;;
         pisess__subcmd__diff)
-            opts="-q -h --json --format --prices --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
+            opts="-q -h --json --format --prices --minimal --session-dir --cwd --color --quiet --verbose --no-pager --no-cache --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

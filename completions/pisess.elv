@@ -232,6 +232,7 @@ set edit:completion:arg-completer[pisess] = {|@words|
             cand --cwd 'Act as if run in DIR'
             cand --color 'When to use colours'
             cand --json 'One JSON object (docs/json.md)'
+            cand --minimal 'Align the tool calls with the fewest rows, however long that takes (see below)'
             cand -q 'No warnings on stderr (errors are still printed)'
             cand --quiet 'No warnings on stderr (errors are still printed)'
             cand --verbose 'Every warning about a file on its own line'

@@ -240,6 +240,7 @@ complete -c pisess -n "__fish_pisess_using_subcommand diff" -l color -d 'When to
 always\t'Always colour, even into a pipe (e.g. for less -R)'
 never\t'Never colour'"
 complete -c pisess -n "__fish_pisess_using_subcommand diff" -l json -d 'One JSON object (docs/json.md)'
+complete -c pisess -n "__fish_pisess_using_subcommand diff" -l minimal -d 'Align the tool calls with the fewest rows, however long that takes (see below)'
 complete -c pisess -n "__fish_pisess_using_subcommand diff" -s q -l quiet -d 'No warnings on stderr (errors are still printed)'
 complete -c pisess -n "__fish_pisess_using_subcommand diff" -l verbose -d 'Every warning about a file on its own line'
 complete -c pisess -n "__fish_pisess_using_subcommand diff" -l no-pager -d 'Never page human output'

@@ -8,6 +8,10 @@ mod md;
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use anyhow::Context as _;
 
 use serde::Serialize;
 
@@ -17,16 +21,21 @@ use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::files::{self, Counts};
 use crate::cmd::leaf::{self, LeafArg};
-use crate::cmd::{find_entry, open_session, selected, warn_cycle};
+use crate::cmd::{find_entry, selected, warn_cycle};
 use crate::views::diff::align::{self, Op, Step};
 use crate::views::diff::branch::{self, Branch, Seen};
 use crate::views::diff::parting::{self, By, Parting};
+use crate::views::diff::records::Records;
 use crate::views::diff::{tool_rows, Delta, Figures, ToolRow};
 use crate::views::prices::Pricer;
+use pisess_format::model::Dialect;
+use pisess_format::scan::{open_named, Input, Pass, ScanError};
 use pisess_format::surrogates;
+use pisess_format::util::warning::Warn;
 use pisess_store::locate::Selected;
-use pisess_store::session::Session;
+use pisess_store::session::{IndexOptions, Indexer, Session};
 use pisess_store::tally::ToolCount;
+use pisess_store::util::stack;
 
 /// One side, read: its session's name and header, the leaf, the branch and its figures.
 pub(crate) struct Side<'s> {
@@ -117,15 +126,30 @@ pub fn run(
     // One file named twice (or `-` twice) is read once: its leaves share entries by identity.
     let one_file = same_file(&sa, &sb);
     let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
-    let session_a = open_session(&sa, env, diag, stdin, Default::default())?;
-    let opened_b = if one_file {
-        None
-    } else {
-        Some(open_session(&sb, env, diag, stdin, Default::default())?)
+    let (mut records_a, mut records_b) = (Records::default(), Records::default());
+    let (session_a, opened_b) = match (&sa, &sb) {
+        // Two regular files (a FIFO could wait for a writer while the other fails).
+        (Selected::File(pa), Selected::File(pb)) if !one_file && regular(pa) && regular(pb) => {
+            let records = (&mut records_a, &mut records_b);
+            let (a, b) = open_both((pa, pb), diag, records)?;
+            (a, Some(b))
+        }
+        _ => {
+            let a = open(&sa, env, diag, stdin, &mut records_a)?;
+            let b = if one_file {
+                None
+            } else {
+                Some(open(&sb, env, diag, stdin, &mut records_b)?)
+            };
+            (a, b)
+        }
     };
-    let session_b = opened_b.as_ref().unwrap_or(&session_a);
-    let a = side(&session_a, &la, pricer.as_ref(), diag)?;
-    let b = side(session_b, &lb, pricer.as_ref(), diag)?;
+    let (session_b, records_b) = match &opened_b {
+        Some(session) => (session, &records_b),
+        None => (&session_a, &records_a),
+    };
+    let a = side(&session_a, &records_a, &la, pricer.as_ref(), diag)?;
+    let b = side(session_b, records_b, &lb, pricer.as_ref(), diag)?;
     let parting = parting::find(
         &parting::Side {
             session: a.session,
@@ -136,7 +160,7 @@ pub fn run(
             path: &b.branch.path,
         },
     )?;
-    let steps = align::align(&keys(&a), &keys(&b));
+    let steps = align::align(&keys(&a), &keys(&b), args.minimal);
     let tools = tool_rows(&a.tools, &b.tools);
     let report = Report {
         delta: Delta::of(&a.figures, &b.figures),
@@ -195,9 +219,77 @@ fn same_file(a: &Selected, b: &Selected) -> bool {
     }
 }
 
+/// A session indexed as [`open_session`](crate::cmd::open_session) does, each entry's share
+/// of its branches' figures recorded in the same pass ([`Records`]).
+fn open(
+    selected: &Selected,
+    env: &Env,
+    diag: &mut Diag,
+    stdin: &mut dyn Read,
+    records: &mut Records,
+) -> anyhow::Result<Session> {
+    let session = match selected {
+        Selected::Stdin => {
+            Input::stdin_allowed(env.stdin_device)?;
+            index(Input::Stream(stdin, "-"), records).context("<stdin>")?
+        }
+        Selected::File(path) => open_file(path, records)?,
+    };
+    diag.session_warnings(&session.name, &session.warnings);
+    Ok(session)
+}
+
+/// Two files, each indexed on a core of its own: their warnings said in order, A's first.
+fn open_both(
+    (a, b): (&Path, &Path),
+    diag: &mut Diag,
+    (records_a, records_b): (&mut Records, &mut Records),
+) -> anyhow::Result<(Session, Session)> {
+    let mut read_b = None;
+    let a = std::thread::scope(|scope| {
+        // The stack the command runs on: a line may nest deep.
+        stack::spawn_scoped(scope, || read_b = Some(open_file(b, records_b)));
+        open_file(a, records_a)
+    });
+    let b = read_b.expect("the scope joined its thread");
+    let a = a?;
+    diag.session_warnings(&a.name, &a.warnings);
+    let b = b?;
+    diag.session_warnings(&b.name, &b.warnings);
+    Ok((a, b))
+}
+
+fn regular(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// The session file named `path` ([`open_named`]: a FIFO is read as a stream), indexed.
+fn open_file(path: &Path, records: &mut Records) -> anyhow::Result<Session> {
+    let opened = open_named(path).with_context(|| path.display().to_string())?;
+    index(Input::File(&opened), records).with_context(|| path.display().to_string())
+}
+
+/// `input` indexed ([`Session::read`]) and its entries recorded, in one pass.
+fn index(input: Input<'_>, records: &mut Records) -> Result<Session, ScanError> {
+    // `diff` reads no line without its content: the index keeps no copies for it.
+    let options = IndexOptions {
+        no_rests: true,
+        ..IndexOptions::default()
+    };
+    let mut index = Indexer::new(&input, options)?;
+    let report = Pass::new().run(input, |header, e| {
+        index.entry(e);
+        records.entry(header, e);
+        ControlFlow::Continue(())
+    })?;
+    records.finish();
+    index.finish(report)
+}
+
 /// One side read: its leaf (ENTRY, or the session's own), branch, figures and files.
 fn side<'s>(
     session: &'s Session,
+    records: &Records,
     arg: &LeafArg,
     pricer: Option<&Pricer>,
     diag: &mut Diag,
@@ -206,21 +298,38 @@ fn side<'s>(
         Some(id) => Some(find_entry(session, id)?),
         None => session.leaf(),
     };
-    // The files, from the calls and results the branch's one pass decodes.
-    let cwd = session.header.cwd.as_deref().unwrap_or("");
-    let mut touches = files::Touches::default();
-    let mut branch = branch::read(session, leaf, pricer.is_some(), &mut |seen| match seen {
-        Seen::Call(call) => touches.call(call, cwd),
-        Seen::Result { call_id, failed } => touches.result(call_id, failed),
-    })?;
+    // Summed from the index's pass, unless a price table needs the tally of the branch read
+    // as a file, or seed 000's results in user messages need their calls' names.
+    let summed = pricer.is_none()
+        && session.header.dialect != Dialect::Seed000
+        && records.of_all(session.entries.len());
+    let (mut branch, figures, files) = if summed {
+        let (path, cycle) = leaf.map(|l| session.path_to(l)).unwrap_or_default();
+        let (branch, sums) = records.branch(path, cycle, &session.header);
+        let figures = Figures::unpriced(
+            &sums.usage,
+            &sums.counts,
+            branch.compactions,
+            sums.active_ms,
+            sums.models,
+        );
+        (branch, figures, sums.files)
+    } else {
+        // The files, from the calls and results the branch's one pass decodes.
+        let cwd = session.header.cwd.as_deref().unwrap_or("");
+        let mut touches = files::Touches::default();
+        let (branch, summary) =
+            branch::read(session, leaf, pricer.is_some(), &mut |seen| match seen {
+                Seen::Call(call) => touches.call(call, cwd),
+                Seen::Result { call_id, failed } => touches.result(call_id, failed),
+            })?;
+        let figures = Figures::of(&summary, branch.compactions, pricer);
+        (branch, figures, touches.files)
+    };
     if let Some(id) = &branch.cycle {
         warn_cycle(diag, session, id);
     }
-    let figures = Figures::of(&branch.summary, branch.compactions, pricer);
-    // The tally (priced only) has served the estimate.
-    branch.summary.tally = None;
     let tools = std::mem::take(&mut branch.tools);
-    let files = touches.files;
     Ok(Side {
         session,
         branch,

@@ -7,7 +7,7 @@
 //! globs, variables, quoting, redirections), and a path this command names is one the run
 //! surely touched. Only message entries that may hold a call or its result are decoded.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 
 use serde::Serialize;
@@ -18,22 +18,11 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::app::exit::Outcome;
 use crate::cmd::open_selected;
-use crate::views::paths;
 use crate::views::style::{self, Theme};
-use pisess_format::model::content::ToolArgs;
-use pisess_format::model::{Dialect, Entry, EntryKind, Role, ToolCall};
+pub use crate::views::touches::{Counts, Touches};
+use pisess_format::model::{Dialect, Entry, EntryKind, Role};
 use pisess_format::surrogates;
 use pisess_store::session::Session;
-
-/// What the calls naming one file did.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Counts {
-    pub reads: u64,
-    pub writes: u64,
-    pub edits: u64,
-    /// The calls among them whose tool result said `isError: true`.
-    pub errors: u64,
-}
 
 /// One `--json` row.
 #[derive(Serialize)]
@@ -139,48 +128,6 @@ pub fn touched(session: &Session, order: &[usize]) -> anyhow::Result<BTreeMap<St
         }
     }
     Ok(touches.files)
-}
-
-/// The files calls named, counted as the calls and their results pass (a call before the
-/// result that answers it): for [`touched`], and for a reader that decodes the messages for
-/// more than this (`diff`), so they are decoded once.
-#[derive(Debug, Default)]
-pub struct Touches {
-    pub files: BTreeMap<String, Counts>,
-    /// A call's id → the file it named, until its result says whether it failed.
-    waiting: HashMap<String, String>,
-}
-
-impl Touches {
-    /// A tool call: a `read`, `write` or `edit` naming a path counts on that file.
-    pub fn call(&mut self, call: ToolCall<'_>, cwd: &str) {
-        let name = call.name.and_then(Value::as_str);
-        let path = ToolArgs::of(call.arguments).path.and_then(Value::as_str);
-        let (Some(name), Some(path)) = (name, path) else {
-            return;
-        };
-        let count: fn(&mut Counts) -> &mut u64 = match name {
-            "read" => |c| &mut c.reads,
-            "write" => |c| &mut c.writes,
-            "edit" => |c| &mut c.edits,
-            _ => return,
-        };
-        let path = paths::normal(path, cwd);
-        *count(self.files.entry(path.clone()).or_default()) += 1;
-        if let Some(id) = call.id.and_then(Value::as_str) {
-            self.waiting.insert(id.to_owned(), path);
-        }
-    }
-
-    /// A result answering call `id` (once); a failed one counts on that call's file.
-    pub fn result(&mut self, id: Option<&str>, failed: bool) {
-        let path = id.and_then(|id| self.waiting.remove(id));
-        if let (Some(path), true) = (path, failed) {
-            if let Some(counts) = self.files.get_mut(&path) {
-                counts.errors += 1;
-            }
-        }
-    }
 }
 
 /// One row per file: its counts, then its path (escaped, cut from the left to the terminal's

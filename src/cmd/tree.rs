@@ -53,6 +53,7 @@ pub fn run(
         stdin,
         IndexOptions {
             observe: Some(&mut observe),
+            ..Default::default()
         },
     )?;
     let tree = Tree::build(&session);

@@ -16,4 +16,5 @@ pub mod secrets;
 pub mod stats;
 pub mod style;
 pub(crate) mod text;
+pub mod touches;
 pub mod tree;

@@ -552,3 +552,101 @@ fn each_sides_files_are_what_files_branch_counts() {
     assert_eq!(ours, theirs);
     assert_eq!(ours.len(), 2);
 }
+
+/// The figures summed from the index's pass (`views/diff/records`) are those of the branch
+/// read as a file of its own (the read `--prices` still makes, for its tally): on two leaves
+/// of one file, on two files, and on every pair of the bundled examples.
+#[test]
+fn summed_branches_equal_the_branch_read_as_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = branched(dir.path());
+    let f = file.to_str().unwrap();
+    let other = write(dir.path(), "left.jsonl", &{
+        let mut lines = start("s-left");
+        lines.extend(left());
+        lines
+    });
+    let table = crate::common::repo().join("tests/prices/litellm.json");
+    let mut pairs = vec![
+        (format!("{f}@aL2"), f.to_owned()),
+        (other.to_str().unwrap().to_owned(), f.to_owned()),
+    ];
+    let examples: Vec<String> = std::fs::read_dir(crate::common::repo().join("examples/sessions"))
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).into_iter().flatten())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| p.to_str().unwrap().to_owned())
+        .collect();
+    assert!(examples.len() > 3, "{examples:?}");
+    for w in examples.windows(2) {
+        pairs.push((w[0].clone(), w[1].clone()));
+    }
+    let drop_estimates = |mut j: Value| {
+        for side in ["a", "b"] {
+            let figures = j[side]["figures"].as_object_mut().unwrap();
+            figures.retain(|k, _| !k.starts_with("estimated") && !k.starts_with("unestimated"));
+        }
+        j["delta"].as_object_mut().unwrap().remove("estimatedCost");
+        j
+    };
+    for (a, b) in &pairs {
+        let summed = json_of(&[a, b]);
+        let read = json_of(&[a, b, "--prices", table.to_str().unwrap()]);
+        assert_eq!(summed, drop_estimates(read), "{a} {b}");
+    }
+}
+
+/// Runs with few differences are aligned as before whatever the limit; `--minimal` is the
+/// fewest rows for runs with very many.
+#[test]
+fn minimal_aligns_with_the_fewest_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two runs of 2,000 calls over eight keys, unrelated: past the limit's 512 differences.
+    let run = |name: &str, seed: u64| {
+        let mut s = seed;
+        let mut lines = vec![
+            json!({"type": "session", "version": 3, "id": name, "timestamp": at(0), "cwd": "/w"}),
+        ];
+        let mut parent = "u".to_owned();
+        lines.push(user("u", None, "go", 1));
+        for i in 0..2000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let id = format!("a{i}");
+            let path = format!("/w/f{}", s % 8);
+            let calls = json!([call(&format!("c{i}"), "read", json!({"path": path}))]);
+            lines.push(assistant(&id, &parent, calls, 0.01, "m", 2));
+            parent = id;
+        }
+        write(dir.path(), &format!("{name}.jsonl"), &lines)
+    };
+    let (a, b) = (run("x", 0x9e37_79b9), run("y", 0x7f4a_7c15));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let rows = |j: &Value| j["calls"].as_array().unwrap().len();
+    let (limited, minimal) = (json_of(&[a, b]), json_of(&[a, b, "--minimal"]));
+    // The limit cut these (2,994 rows, not 2,976): fewer rows only with --minimal.
+    assert!(
+        rows(&minimal) < rows(&limited),
+        "{} {}",
+        rows(&minimal),
+        rows(&limited)
+    );
+    for j in [&limited, &minimal] {
+        for side in ["a", "b"] {
+            let order: Vec<u64> = (j["calls"].as_array().unwrap().iter())
+                .filter_map(|c| c[side]["index"].as_u64())
+                .collect();
+            assert_eq!(
+                order,
+                (0..2000).collect::<Vec<u64>>(),
+                "every call once, in order"
+            );
+        }
+    }
+    // A run against itself with a call more: the same, limited or not.
+    assert_eq!(json_of(&[&format!("{a}@a1990"), a]), {
+        json_of(&[&format!("{a}@a1990"), a, "--minimal"])
+    });
+}

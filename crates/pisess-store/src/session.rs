@@ -266,6 +266,10 @@ pub struct IndexOptions<'o> {
     /// something in many lines (`tree`'s filter reads every assistant message), who then
     /// reads none of them again.
     pub observe: Option<Observer<'o>>,
+    /// Keep no copy of a line's rest without its content ([`Session::line_without_content`]
+    /// then reads the line whole): for a reader that never asks for one (`diff`), to whom
+    /// those copies were most of the index's memory.
+    pub no_rests: bool,
 }
 
 /// The index as a sink of one [`Pass`]: each entry to [`entry`](Indexer::entry), then the
@@ -279,6 +283,7 @@ pub struct Indexer<'o> {
     /// the entry lines are kept in `kept` as they pass.
     file: Option<(File, Unchanged)>,
     observe: Option<Observer<'o>>,
+    no_rests: bool,
     kept: Vec<u8>,
     entries: Vec<EntryMeta>,
     tables: Tables,
@@ -295,7 +300,7 @@ impl<'o> Indexer<'o> {
     /// held here either).
     pub fn new(
         input: &Input<'_>,
-        IndexOptions { observe }: IndexOptions<'o>,
+        IndexOptions { observe, no_rests }: IndexOptions<'o>,
     ) -> Result<Self, ScanError> {
         let (name, file) = match input {
             Input::File(opened) if opened.meta.is_file() => {
@@ -315,6 +320,7 @@ impl<'o> Indexer<'o> {
             name,
             file,
             observe,
+            no_rests,
             ..Indexer::default()
         })
     }
@@ -324,6 +330,7 @@ impl<'o> Indexer<'o> {
         let Indexer {
             file,
             observe,
+            no_rests,
             kept,
             entries,
             tables:
@@ -376,7 +383,7 @@ impl<'o> Indexer<'o> {
             let end = start.saturating_add(span.len());
             if span.len() >= BULK_BYTES && end <= e.stored.len() {
                 let mut rest = None;
-                if e.stored.len() - span.len() <= REST_BYTES {
+                if e.stored.len() - span.len() <= REST_BYTES && !*no_rests {
                     let mut line = [&e.stored[..start], b"null", &e.stored[end..]].concat();
                     trim_terminator(&mut line);
                     rest = Some(line.into_boxed_slice());

@@ -198,7 +198,14 @@ Examples:
   Figures are per branch, pi's own (getSessionStats of the branch alone); the duration is
   check --max-duration's (from the start to the last user or assistant message). A cost with
   usage pi could not price is marked + and its change is ? (never a difference of lower
-  bounds); --prices estimates that usage apart (~$)."
+  bounds); --prices estimates that usage apart (~$).
+
+  The tool calls are aligned by Myers' diff with a cost limit (as GNU diff's and git's): runs
+  differing in up to 2 x max(256, sqrt(calls of both)) places are aligned with the fewest
+  rows; past that, a search stops after that many rounds (a count, never a clock: the same
+  answer on every machine) and splits where it got furthest, which may show a few more rows
+  than the fewest (and leaves them where found, not slid to join other runs). --minimal asks
+  for the fewest rows however long that takes."
 );
 
 pub(super) const CHECK_HELP: &str = concat!(

@@ -38,6 +38,9 @@ pub struct DiffArgs {
     /// Estimate usage pi recorded at $0 from FILE, a LiteLLM price table, apart (docs/prices.md)
     #[arg(long, value_name = "FILE")]
     pub prices: Option<std::path::PathBuf>,
+    /// Align the tool calls with the fewest rows, however long that takes (see below)
+    #[arg(long)]
+    pub minimal: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

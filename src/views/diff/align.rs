@@ -1,12 +1,15 @@
 //! Two runs' tool calls aligned: Myers' diff (O(n·d) for n calls and d differences, in linear
-//! space: the `similar` crate's, with its compaction and grouping) over their keys
+//! space: the `similar` crate's, with its compaction and grouping, and a cost limit for runs
+//! with very many differences, [`super::myers`]) over their keys
 //! ([`crate::views::calls::key`]), each key first numbered so that the diff compares integers,
 //! not strings.
 
 use std::collections::HashMap;
 
-use similar::algorithms::{myers, Capture, Compact, Replace};
+use similar::algorithms::{Capture, Compact, DiffHook, Replace};
 use similar::DiffOp;
+
+use super::myers::{self, Limit};
 
 /// What one row of the alignment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -29,8 +32,9 @@ pub struct Step {
 }
 
 /// The alignment of `a` and `b`: every call of each once, in order, A's before B's where they
-/// differ.
-pub fn align<S: AsRef<str>>(a: &[S], b: &[S]) -> Vec<Step> {
+/// differ; the fewest rows when `minimal`, else within [`Limit::of`] the two lengths (the
+/// same but for runs with very many differences).
+pub fn align<S: AsRef<str>>(a: &[S], b: &[S], minimal: bool) -> Vec<Step> {
     let mut numbers: HashMap<&str, u32> = HashMap::new();
     let mut na = Vec::with_capacity(a.len());
     let mut nb = Vec::with_capacity(b.len());
@@ -56,9 +60,26 @@ pub fn align<S: AsRef<str>>(a: &[S], b: &[S]) -> Vec<Step> {
         }));
     };
     // What `similar::capture_diff_slices(Algorithm::Myers, ..)` does, on the numbered keys.
-    let mut hook = Compact::new(Replace::new(Capture::new()), &na[..], &nb[..]);
-    let Ok(()) = myers::diff(&mut hook, &na, 0..na.len(), &nb, 0..nb.len());
-    for op in hook.into_inner().into_inner().into_ops() {
+    let limit = if minimal {
+        Limit::Exact
+    } else {
+        Limit::of(na.len(), nb.len())
+    };
+    let mut raw = Capture::new();
+    let Ok(limited) = myers::diff(&mut raw, &na, &nb, limit);
+    // `similar`'s compaction (runs of differences slid to join others) moves ops about a
+    // vector, O(ops²): most of the time for two long unrelated runs. Such runs were cut by
+    // the limit, and are left as found; every other alignment is compacted as before.
+    let ops = if limited {
+        let mut hook = Replace::new(Capture::new());
+        replay(raw.ops(), &mut hook);
+        hook.into_inner().into_ops()
+    } else {
+        let mut hook = Compact::new(Replace::new(Capture::new()), &na[..], &nb[..]);
+        replay(raw.ops(), &mut hook);
+        hook.into_inner().into_inner().into_ops()
+    };
+    for op in ops {
         match op {
             DiffOp::Equal {
                 old_index,
@@ -91,6 +112,14 @@ pub fn align<S: AsRef<str>>(a: &[S], b: &[S]) -> Vec<Step> {
     steps
 }
 
+/// `ops` given to `hook` as Myers gave them, then `hook.finish()`.
+fn replay<D: DiffHook<Error = std::convert::Infallible>>(ops: &[DiffOp], hook: &mut D) {
+    for op in ops {
+        let Ok(()) = op.apply_to_hook(hook);
+    }
+    let Ok(()) = hook.finish();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,14 +140,14 @@ mod tests {
     fn b_ran_the_tests_twice_and_edited_another_file() {
         let a = ["read x", "edit x", "bash cargo"];
         let b = ["read x", "edit x", "bash cargo", "edit y", "bash cargo"];
-        let steps = align(&a, &b);
+        let steps = align(&a, &b, false);
         assert_eq!(
             shown(&steps, &a, &b),
             " read x, edit x, bash cargo,+edit y,+bash cargo"
         );
-        let steps = align(&b, &a);
+        let steps = align(&b, &a, false);
         assert_eq!(steps.iter().filter(|s| s.op == Op::OnlyA).count(), 2);
-        assert!(align::<&str>(&[], &[]).is_empty());
+        assert!(align::<&str>(&[], &[], false).is_empty());
     }
 
     #[test]
@@ -130,7 +159,7 @@ mod tests {
         }
         b.insert(70_000, "edit new".to_owned());
         let started = std::time::Instant::now();
-        let steps = align(&a, &b);
+        let steps = align(&a, &b, false);
         let took = started.elapsed();
         assert_eq!(steps.iter().filter(|s| s.op == Op::OnlyB).count(), 5);
         assert_eq!(steps.iter().filter(|s| s.op == Op::OnlyA).count(), 4);

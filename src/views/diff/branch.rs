@@ -58,9 +58,6 @@ pub enum Seen<'a> {
 pub struct Branch {
     /// Positions in the session, root first; empty for a session without entries.
     pub path: Vec<usize>,
-    /// Its figures: the summary of the branch as a file of its own (with its tally when
-    /// [`read`] was asked for one).
-    pub summary: Summary,
     pub calls: Vec<Call>,
     /// The calls' distinct keys.
     pub keys: Vec<String>,
@@ -74,13 +71,14 @@ pub struct Branch {
 }
 
 /// The branch of `session` that ends at `leaf` (`None`: a session without entries), each call
-/// and result shown to `seen` as it passes; its summary with a tally when `priced`.
+/// and result shown to `seen` as it passes, and its figures: the summary of the branch as a
+/// file of its own, with its tally when `priced`.
 pub fn read(
     session: &Session,
     leaf: Option<usize>,
     priced: bool,
     seen: &mut dyn FnMut(Seen<'_>),
-) -> anyhow::Result<Branch> {
+) -> anyhow::Result<(Branch, Summary)> {
     let (path, cycle) = leaf.map(|l| session.path_to(l)).unwrap_or_default();
     let cwd = session.header.cwd.as_deref().unwrap_or("");
     let seed000 = session.header.dialect == Dialect::Seed000;
@@ -188,15 +186,15 @@ pub fn read(
         })
         .with_context(|| session.name.clone())?;
     let summary = summarizer.finish(&report, &session.name);
-    Ok(Branch {
+    let branch = Branch {
         path,
-        summary,
         calls,
         keys,
         tools,
         compactions,
         cycle,
-    })
+    };
+    Ok((branch, summary))
 }
 
 impl Branch {

@@ -5,14 +5,17 @@
 
 pub mod align;
 pub mod branch;
+pub mod myers;
 pub mod parting;
+pub mod records;
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use pisess_format::model::Usage;
 use pisess_store::prices::Estimated;
-use pisess_store::summary::Summary;
+use pisess_store::summary::{Counts, Summary};
 use pisess_store::tally::ToolCount;
 
 use crate::views::prices::{self, EstimateJson, Pricer};
@@ -56,28 +59,49 @@ impl Figures {
     /// The figures of a branch's summary (read with its tally when priced) and its
     /// `compactions`, priced by `pricer` apart.
     pub fn of(summary: &Summary, compactions: u64, pricer: Option<&Pricer>) -> Figures {
-        let u = &summary.usage;
         let tally = summary.tally.as_deref();
         let estimated = pricer.zip(tally).map(|(p, t)| prices::total(p, t));
         Figures {
+            estimate: estimated.as_ref().map(Into::into),
+            estimated,
+            ..Figures::unpriced(
+                &summary.usage,
+                &summary.counts,
+                compactions,
+                summary.active_span_ms(),
+                summary.models.clone(),
+            )
+        }
+    }
+
+    /// The figures of a branch without a price table: its usage, message counts, compactions,
+    /// active time ([`Summary::active_span_ms`]) and models.
+    pub fn unpriced(
+        u: &Usage,
+        counts: &Counts,
+        compactions: u64,
+        active_ms: Option<i64>,
+        models: Vec<String>,
+    ) -> Figures {
+        Figures {
             cost: u.cost,
             unpriced_tokens: u.unpriced,
-            estimate: estimated.as_ref().map(Into::into),
+            estimate: None,
             input: u.input,
             output: u.output,
             cache_read: u.cache_read,
             cache_write: u.cache_write,
             total_tokens: u.total_tokens(),
-            assistant_messages: summary.counts.assistant_messages,
-            user_messages: summary.counts.user_messages,
-            tool_calls: summary.counts.tool_calls,
-            tool_results: summary.counts.tool_results,
-            tool_errors: summary.counts.tool_errors,
+            assistant_messages: counts.assistant_messages,
+            user_messages: counts.user_messages,
+            tool_calls: counts.tool_calls,
+            tool_results: counts.tool_results,
+            tool_errors: counts.tool_errors,
             compactions,
-            active_ms: summary.active_span_ms(),
-            models: summary.models.clone(),
+            active_ms,
+            models,
             negative_cost: u.negative_cost,
-            estimated,
+            estimated: None,
         }
     }
 
