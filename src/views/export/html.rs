@@ -8,6 +8,7 @@
 //! http(s), mailto and fragments made inert.
 
 use std::fmt::Write as _;
+use std::ops::ControlFlow;
 
 use base64::Engine as _;
 use pulldown_cmark::{Alignment, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
@@ -72,7 +73,7 @@ pub fn render(t: &Transcript, view: View, out: &mut Out<'_>) {
     out.push_str("</dl>\n</header>\n");
     tree(out, t);
     out.push_str("<main>\n");
-    render_items(out, t, view);
+    render_items_parallel(out, t, view);
     let _ = write!(
         out,
         "</main>\n<footer>Exported by pisess {}: one branch, root to leaf.</footer>\n<script>{JS}</script>\n</body>\n</html>\n",
@@ -152,8 +153,44 @@ fn tree(out: &mut Out<'_>, t: &Transcript) {
 fn render_items(out: &mut Out<'_>, t: &Transcript, view: View) {
     let mut state = State::default();
     for item in &t.items {
-        render_item(out, item, view, &mut state, t.runs_of(&item.id));
+        if heading(out, item, view, &mut state) {
+            render_body(out, item, view, t.runs_of(&item.id));
+        }
         out.spill();
+    }
+}
+
+/// The page's items, rendered on every core (rendering was a third of an export, all on one
+/// core after the transcript was built). An item's HTML depends on those before only through
+/// its heading ([`State`]: the last model and date shown), so the headings are made here in
+/// order, a block of items at a time, and the bodies on the workers, each into its own bytes,
+/// written out in order. The page is the same byte for byte.
+fn render_items_parallel(out: &mut Out<'_>, t: &Transcript, view: View) {
+    /// Items whose headings are made ahead of their bodies: bounds the headings held.
+    const BLOCK: usize = 4096;
+    let mut state = State::default();
+    for block in t.items.chunks(BLOCK) {
+        let mut shown: Vec<(&Item, String)> = Vec::with_capacity(block.len());
+        for item in block {
+            let mut head = String::new();
+            if heading(&mut head, item, view, &mut state) {
+                shown.push((item, head));
+            }
+        }
+        pisess_store::util::parallel::ordered(
+            &shown,
+            |(item, head)| {
+                let mut nowhere = std::io::sink();
+                let mut body = Out::held(&mut nowhere);
+                body.push_str(head);
+                render_body(&mut body, item, view, t.runs_of(&item.id));
+                body.into_held()
+            },
+            |text| {
+                out.push_rendered(&text);
+                ControlFlow::Continue(())
+            },
+        );
     }
 }
 
@@ -185,13 +222,9 @@ struct State<'t> {
 /// One item: an `<article>` whose id is its anchor, headed by an `<h3>` (the script adds the
 /// copy-link to it: with JavaScript off the fragment works, the link is not needed). Attribute
 /// values pisess makes (classes, anchors of `[A-Za-z0-9_.-]`) are unquoted, which HTML allows.
-fn render_item<'t>(
-    out: &mut Out<'_>,
-    item: &'t Item,
-    view: View,
-    state: &mut State<'t>,
-    runs: impl Iterator<Item = &'t Subagent>,
-) {
+///
+/// This is its heading, made in order (it updates `state`); false when the item is not shown.
+fn heading<'t>(out: &mut String, item: &'t Item, view: View, state: &mut State<'t>) -> bool {
     let (class, title) = match &item.body {
         Body::User(_) => ("u", "User".to_owned()),
         Body::Assistant { model: m, .. } => {
@@ -204,7 +237,7 @@ fn render_item<'t>(
         }
         Body::ToolResult(r) => {
             if view.tools == Tools::None {
-                return;
+                return false;
             }
             ("t", format!("Tool result: {}", r.name))
         }
@@ -238,6 +271,16 @@ fn render_item<'t>(
         let _ = write!(out, "<i>{}</i>", esc(&shown));
     }
     out.push_str("</h3>\n");
+    true
+}
+
+/// An item's body (after its [`heading`]), with the runs it started.
+fn render_body<'t>(
+    out: &mut Out<'_>,
+    item: &'t Item,
+    view: View,
+    runs: impl Iterator<Item = &'t Subagent>,
+) {
     match &item.body {
         Body::User(parts) | Body::Custom { parts, .. } => render_parts(out, parts, view),
         Body::Assistant { parts, error, .. } => {
@@ -650,6 +693,63 @@ mod tests {
 
     fn html_of(text: &str) -> String {
         super::super::rendered(|out| markdown(out, text))
+    }
+
+    /// Items rendered on the workers are the items rendered in order, byte for byte, for
+    /// every leaf's branch of every example session in every view (the headings' model and
+    /// date carried from item to item, hidden tool results, subagent runs).
+    #[test]
+    fn items_rendered_on_workers_are_the_items_rendered_in_order() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
+        let mut dirs = vec![root];
+        let mut compared = 0;
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "jsonl") {
+                    continue;
+                }
+                let Ok(session) = pisess_store::session::Session::open(&path, Default::default())
+                else {
+                    continue;
+                };
+                let n = session.entries.len();
+                let mut parent = vec![false; n];
+                for j in 0..n {
+                    if let Some(p) = session.parent_of(j) {
+                        parent[p] = true;
+                    }
+                }
+                for leaf in (0..n).filter(|&j| !parent[j]).take(5) {
+                    let (branch, _) = session.path_to(leaf);
+                    let Ok(t) =
+                        transcript::build(&session, &branch, "/cwd", &super::super::Verbatim)
+                    else {
+                        continue;
+                    };
+                    for tools in [Tools::Full, Tools::Collapsed, Tools::None] {
+                        for thinking in [true, false] {
+                            let view = View {
+                                tools,
+                                thinking,
+                                output_lines: Some(3),
+                            };
+                            let in_order =
+                                super::super::rendered(|out| render_items(out, &t, view));
+                            let on_workers =
+                                super::super::rendered(|out| render_items_parallel(out, &t, view));
+                            assert_eq!(in_order, on_workers, "{}", path.display());
+                            compared += usize::from(t.items.len() > 1);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(compared > 50, "{compared}");
     }
 
     #[test]

@@ -104,6 +104,8 @@ pub struct Out<'w> {
     /// Control characters made visible as they pass (`style::escape_control`): a terminal.
     escape: bool,
     error: Option<std::io::Error>,
+    /// Keeps the whole output in `buf` ([`Out::held`]).
+    hold: bool,
 }
 
 impl<'w> Out<'w> {
@@ -116,6 +118,7 @@ impl<'w> Out<'w> {
             sink,
             escape,
             error: None,
+            hold: false,
         }
     }
 
@@ -143,7 +146,43 @@ impl<'w> Out<'w> {
         self.spill();
     }
 
+    /// An `Out` that keeps what is rendered to it, for [`Out::into_held`]: an item rendered
+    /// on a worker, written out in order by the page's own `Out` ([`Out::push_rendered`]).
+    pub fn held(sink: &'w mut dyn std::io::Write) -> Out<'w> {
+        Out {
+            buf: String::with_capacity(4096),
+            sink,
+            escape: false,
+            error: None,
+            hold: true,
+        }
+    }
+
+    /// What a [`Out::held`] kept.
+    pub fn into_held(self) -> String {
+        self.buf
+    }
+
+    /// Writes output rendered elsewhere (an item rendered on a worker) after what is
+    /// buffered, as it is: it was made by the same renderers.
+    pub fn push_rendered(&mut self, text: &str) {
+        if self.escape {
+            // Rare (a page to a terminal): made visible as any other output is.
+            self.push_chunked(text);
+            return;
+        }
+        self.write_out();
+        if self.error.is_none() {
+            if let Err(e) = self.sink.write_all(text.as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+    }
+
     fn write_out(&mut self) {
+        if self.hold {
+            return;
+        }
         if self.error.is_none() {
             let text = if self.escape {
                 crate::views::style::escape_control(&self.buf, true)
