@@ -101,7 +101,7 @@ pub fn collect<'e>(
         .filter(|s| stems.contains(&s.path))
         .map(|s| s.path.as_path())
         .collect();
-    let cache = RunCache::open(env.location.cache.as_ref(), &stemmed);
+    let cache = RunCache::open(env.location.cache.as_ref(), &stemmed).keeping_summaries(args.tree);
     let mut found = cache
         .find_all(&looked, family::runs::Limits::default())
         .into_iter();

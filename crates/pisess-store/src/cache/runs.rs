@@ -168,6 +168,8 @@ fn folder_key(path: &Path) -> Option<FileKey> {
 pub struct RunCache<'a> {
     cache: Option<Cache<'a, RunFolders>>,
     fates: Mutex<Vec<(PathBuf, Fate)>>,
+    /// Whether the runs' summaries are asked for ([`RunCache::keeping_summaries`]).
+    keep_summaries: bool,
     /// By session (bytes): where the summaries start in each record that held this run.
     held: Mutex<hashbrown::HashMap<Vec<u8>, usize>>,
     /// By session: each record made this run, for its runs' summaries.
@@ -185,10 +187,18 @@ impl<'a> RunCache<'a> {
         RunCache {
             cache: cache.filter(|c| !c.off),
             fates: Mutex::new(Vec::new()),
+            keep_summaries: false,
             held: Mutex::new(hashbrown::HashMap::new()),
             made: Mutex::new(hashbrown::HashMap::new()),
             renewed: Mutex::new(hashbrown::HashMap::new()),
         }
+    }
+
+    /// The cache of a report that reads the runs' summaries ([`RunCache::summaries`],
+    /// [`RunCache::remember_summary`]): it notes which records held (others pay nothing).
+    pub fn keeping_summaries(mut self, keep: bool) -> Self {
+        self.keep_summaries = keep;
+        self
     }
 
     /// The runs under `session`, as [`runs::find`] finds them: from its record when every
@@ -198,7 +208,7 @@ impl<'a> RunCache<'a> {
             return runs::find(session, limits);
         };
         if let Some((children, at)) = self.remembered(cache, session, limits) {
-            if let Ok(mut held) = self.held.lock() {
+            if let Some(mut held) = (self.held.lock().ok()).filter(|_| self.keep_summaries) {
                 held.insert(bytes_of(session), at);
             }
             self.note(session, Fate::Kept);
@@ -242,7 +252,7 @@ impl<'a> RunCache<'a> {
                 data: encode(&stored, &[])?,
                 blob: None,
             };
-            if let Ok(mut made) = self.made.lock() {
+            if let Some(mut made) = (self.made.lock().ok()).filter(|_| self.keep_summaries) {
                 made.insert(bytes_of(session), stored);
             }
             Some(record)
