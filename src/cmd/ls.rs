@@ -33,15 +33,16 @@ use pisess_store::summary::{Detail, Summary};
 /// listing never sees one), whether some file failed, and the listed files that are symbolic
 /// links (`--tree` keys the others without a `stat`).
 #[allow(clippy::type_complexity)]
-pub fn collect(
+pub fn collect<'e>(
     args: &LsArgs,
-    env: &Env,
+    env: &'e Env,
     diag: &mut Diag,
 ) -> anyhow::Result<(
     Vec<Summary>,
     Vec<Vec<family::runs::Child>>,
     bool,
     Vec<std::path::PathBuf>,
+    (RunCache<'e>, Vec<std::path::PathBuf>),
 )> {
     let window = crate::cmd::window(&args.since, &args.until, env)?;
     let projects = Projects::parse(&args.projects, &env.inputs.home)?;
@@ -100,7 +101,7 @@ pub fn collect(
         .filter(|s| stems.contains(&s.path))
         .map(|s| s.path.as_path())
         .collect();
-    let cache = RunCache::open(env.location.cache.as_ref(), &stemmed);
+    let cache = RunCache::open(env.location.cache.as_ref(), &stemmed).keeping_summaries(args.tree);
     let mut found = cache
         .find_all(&looked, family::runs::Limits::default())
         .into_iter();
@@ -116,8 +117,9 @@ pub fn collect(
             found.children
         })
         .collect();
-    cache.save(Some(&stemmed));
-    Ok((sessions, runs, failed, std::mem::take(&mut listing.links)))
+    // Saved by the caller: `ls --tree` keeps the runs' summaries in the records.
+    let links = std::mem::take(&mut listing.links);
+    Ok((sessions, runs, failed, links, (cache, stemmed)))
 }
 
 pub fn run(
@@ -128,12 +130,13 @@ pub fn run(
 ) -> anyhow::Result<Outcome> {
     // Read before anything is written: a bad table stops the command with nothing emitted.
     let pricer = args.prices.as_deref().map(Pricer::read).transpose()?;
-    let (sessions, found, failed, links) = collect(args, env, diag)?;
+    let (sessions, found, failed, links, (cache, stemmed)) = collect(args, env, diag)?;
     if args.tree {
         tree::run(
             sessions,
             found,
             &links,
+            (cache, stemmed),
             pricer.as_ref(),
             args,
             env,
@@ -142,6 +145,7 @@ pub fn run(
         )?;
         return Ok(Outcome::partly_failed_if(failed));
     }
+    cache.save(Some(&stemmed));
     let runs: Vec<usize> = found.iter().map(Vec::len).collect();
     let estimates: Vec<Option<Estimated>> = (sessions.iter())
         .map(|s| Some(prices::total(pricer.as_ref()?, s.tally.as_deref()?)))

@@ -261,3 +261,89 @@ fn the_run_cache_sees_a_run_added_or_removed_at_every_level() {
         }
     }
 }
+
+/// `ls --tree` keeps each run's summary in the run cache's record, trusted by the run file's
+/// key: a run's file grown, rewritten to the same size with its mtime put back (only its
+/// ctime tells), or removed after warm runs is read again, each listing what `--no-cache`
+/// lists.
+#[test]
+fn the_run_cache_reads_a_run_again_when_its_file_changed() {
+    const LISTINGS: [&[&str]; 2] = [
+        &["ls", "--all", "--tree", "--json"],
+        &["ls", "--all", "--tree"],
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("agent");
+    let cache = tmp.path().join("cache");
+    let (_, run) = crate::family_stats::store(&root);
+    let steps: Vec<(&str, Change)> = vec![
+        ("nothing", Box::new(|| {})),
+        (
+            "the run grown",
+            Box::new(|| {
+                let line = assistant("b3", "b2", 6, 7);
+                let mut bytes = fs::read(&run).unwrap();
+                bytes.extend_from_slice(format!("{line}\n").as_bytes());
+                fs::write(&run, bytes).unwrap();
+            }),
+        ),
+        (
+            "the run rewritten to the same size, its mtime put back",
+            Box::new(|| {
+                let was = fs::metadata(&run).unwrap().modified().unwrap();
+                let text = fs::read_to_string(&run)
+                    .unwrap()
+                    .replace("delegate", "DELEGATE");
+                fs::write(&run, text).unwrap();
+                File::options()
+                    .write(true)
+                    .open(&run)
+                    .unwrap()
+                    .set_modified(was)
+                    .unwrap();
+            }),
+        ),
+        (
+            "the run removed",
+            Box::new(|| fs::remove_file(&run).unwrap()),
+        ),
+    ];
+    for (what, change) in &steps {
+        age_all(&root);
+        for args in LISTINGS {
+            for _ in 0..2 {
+                let warm = run_with(env_for(&root, Some(&cache)), args, b"");
+                assert_eq!(warm.code, 0, "{args:?} before {what}: {}", warm.stderr);
+            }
+        }
+        // The run's summary (its first message) is in the run cache's record.
+        if run.exists() {
+            let text = fs::read_to_string(&run).unwrap();
+            let first = if text.contains("DELEGATE") {
+                "DELEGATE"
+            } else {
+                "delegate"
+            };
+            let kept = (cache_files(&cache, "runs").iter()).any(|f| {
+                fs::read(f)
+                    .unwrap()
+                    .windows(8)
+                    .any(|w| w == first.as_bytes())
+            });
+            assert!(kept, "no run summary in the run cache before {what}");
+        }
+        change();
+        for args in LISTINGS {
+            let plain_args: Vec<&str> = std::iter::once("--no-cache")
+                .chain(args.iter().copied())
+                .collect();
+            let plain = run_with(env_for(&root, Some(&cache)), &plain_args, b"");
+            let cached = run_with(env_for(&root, Some(&cache)), args, b"");
+            assert_eq!(
+                (cached.code, &cached.stdout, &cached.stderr),
+                (plain.code, &plain.stdout, &plain.stderr),
+                "{args:?} after {what}"
+            );
+        }
+    }
+}

@@ -16,6 +16,8 @@ use crate::app::diag::Diag;
 use crate::app::env::Env;
 use crate::views::prices::{self, EstimateJson, Pricer};
 use crate::views::style::Theme;
+use pisess_format::scan::ScanError;
+use pisess_store::cache::runs::{RunCache, RunKey};
 use pisess_store::family::runs::{Child, Made};
 use pisess_store::family::thread::{thread_keyed, Found, Listed, Node, PathKeys, Row};
 use pisess_store::listing;
@@ -28,6 +30,7 @@ pub(super) fn run(
     sessions: Vec<Summary>,
     found: Vec<Vec<Child>>,
     links: &[PathBuf],
+    (cache, stemmed): (RunCache<'_>, Vec<PathBuf>),
     pricer: Option<&Pricer>,
     args: &LsArgs,
     env: &Env,
@@ -37,14 +40,17 @@ pub(super) fn run(
     // The runs, read for their rows (through the cache, as the listing's): each with the path
     // it hangs under and how it was made.
     let mut wanted: Vec<(PathBuf, PathBuf, Made)> = Vec::new();
+    // Each run's session and its index among the session's runs (the run cache's record).
+    let mut whose: Vec<(usize, usize)> = Vec::new();
     let mut keys = PathKeys::new(&env.location.process_cwd);
     // Each run's key, known from its place: no symlink on its way from its session's folder.
     let mut known: HashMap<&OsStr, PathBuf> = HashMap::new();
     for (i, children) in found.iter().enumerate() {
         let top = &sessions[i].path;
-        for child in children {
+        for (j, child) in children.iter().enumerate() {
             let parent = child.parent.map_or(top, |p| &children[p].path);
             wanted.push((child.path.clone(), parent.clone(), child.made));
+            whose.push((i, j));
             let beneath = (!child.link)
                 .then(|| keys.key_beneath(&child.path, top.parent()?))
                 .flatten();
@@ -53,13 +59,13 @@ pub(super) fn run(
             }
         }
     }
-    let paths: Vec<PathBuf> = wanted.iter().map(|w| w.0.clone()).collect();
     // `--prices` estimates from each run's rows, as `ls` from each session's.
     let detail = match pricer {
         Some(_) => Detail::Stats,
         None => Detail::Listing,
     };
-    let read = listing::summaries(&env.location, &paths, detail);
+    let read = read_runs(&cache, &sessions, &found, &wanted, &whose, detail, env);
+    cache.save(Some(&stemmed));
     let mut runs: Vec<(Summary, PathBuf, Made, usize)> = Vec::with_capacity(read.len());
     for ((path, parent, made), result) in wanted.into_iter().zip(read) {
         match result {
@@ -193,6 +199,46 @@ pub(super) fn run(
         out,
     )?;
     Ok(())
+}
+
+/// The summaries of the runs `wanted` (`whose`: each one's session and index among its
+/// session's runs). A listing's (`Detail::Listing`) come from the run cache's records where
+/// they hold (a `statx` a run: the summary cache's file is per folder, and each run has its
+/// own, some 8 calls a run), the others through the listing's cache, then kept in the
+/// records; `--prices`' (with their tallies) through the tally cache.
+fn read_runs(
+    cache: &RunCache<'_>,
+    sessions: &[Summary],
+    found: &[Vec<Child>],
+    wanted: &[(PathBuf, PathBuf, Made)],
+    whose: &[(usize, usize)],
+    detail: Detail,
+    env: &Env,
+) -> Vec<Result<Summary, ScanError>> {
+    let paths: Vec<PathBuf> = wanted.iter().map(|w| w.0.clone()).collect();
+    if detail != Detail::Listing {
+        return listing::summaries(&env.location, &paths, detail);
+    }
+    let mut read: Vec<Option<Result<Summary, ScanError>>> = (sessions.iter().zip(found))
+        .filter(|(_, runs)| !runs.is_empty())
+        .flat_map(|(s, runs)| cache.summaries(&s.path, runs))
+        .map(|s| s.map(Ok))
+        .collect();
+    let missed: Vec<usize> = (0..read.len()).filter(|&k| read[k].is_none()).collect();
+    if !missed.is_empty() {
+        let missed_paths: Vec<PathBuf> = missed.iter().map(|&k| paths[k].clone()).collect();
+        // Each key before its read: what is kept is what the key names.
+        let before: Vec<Option<RunKey>> = missed_paths.iter().map(|p| RunKey::of(p)).collect();
+        let fresh = listing::summaries(&env.location, &missed_paths, detail);
+        for ((k, key), result) in missed.into_iter().zip(before).zip(fresh) {
+            if let (Some(key), Ok(s)) = (key, &result) {
+                let (i, j) = whose[k];
+                cache.remember_summary(&sessions[i].path, j, &paths[k], key, s);
+            }
+            read[k] = Some(result);
+        }
+    }
+    read.into_iter().flatten().collect()
 }
 
 /// One row of `--json`: `ls`'s object with the tree's fields.

@@ -29,6 +29,7 @@ use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
 use super::key::{now_ns, FileKey, RACY_NS};
 use crate::family::runs::{self, Child, Limits, Made, Runs};
+use crate::summary::{with_file_facts, Summary};
 use crate::util::parallel;
 use pisess_format::util::file::split_name;
 
@@ -39,7 +40,7 @@ impl Kind for RunFolders {
     const FAMILY: &'static str = "runs";
     const WHAT: &'static str = "run";
     const MAGIC: &'static [u8] = b"pisess run cache\n";
-    const FORMAT: u32 = 1;
+    const FORMAT: u32 = 2;
 }
 
 #[derive(Serialize, Deserialize)]
@@ -61,6 +62,17 @@ struct StoredFolder {
     key: FileKey,
 }
 
+/// A run's summary (as the summary cache keeps one: without the file's own facts) and the
+/// key of its file when it was read.
+#[derive(Serialize, Deserialize, Clone)]
+struct StoredSummary {
+    key: FileKey,
+    #[serde(with = "serde_bytes")]
+    data: Vec<u8>,
+}
+
+/// A record's data: this, then the children's summaries (`Vec<Option<StoredSummary>>`, by
+/// the children's index; fewer when not all were read), decoded only by `ls --tree`.
 #[derive(Serialize, Deserialize)]
 struct Stored {
     /// The limits the walk had: another's walk may stop elsewhere.
@@ -68,6 +80,44 @@ struct Stored {
     /// Every folder read, the stem folder first, with its key before the read.
     folders: Vec<StoredFolder>,
     children: Vec<StoredChild>,
+}
+
+/// A record to write again with its runs' summaries.
+struct Renewed {
+    stored: Stored,
+    summaries: Vec<Option<StoredSummary>>,
+}
+
+fn encode(stored: &Stored, summaries: &[Option<StoredSummary>]) -> Option<Vec<u8>> {
+    postcard::to_stdvec(&(stored, summaries)).ok()
+}
+
+/// [`StoredSummary`] decoded in place.
+#[derive(Deserialize)]
+struct KeptSummary<'a> {
+    key: FileKey,
+    #[serde(borrow)]
+    data: &'a [u8],
+}
+
+/// The data of `session`'s record in the cache's file, if it has one.
+fn record_data<'c>(cache: &'c Cache<'_, RunFolders>, session: &Path) -> Option<&'c [u8]> {
+    let (folder, name) = split_name(session);
+    let folder = cache.folders.get(folder)?;
+    let slot = folder.slots.get(name)?;
+    Some(folder.data(slot))
+}
+
+/// A run file's key taken before its summary was read ([`RunCache::remember_summary`]).
+#[derive(Clone, Copy)]
+pub struct RunKey(FileKey);
+
+impl RunKey {
+    /// The key of the file at `path` now (a symlink followed, as the file is read).
+    pub fn of(path: &Path) -> Option<RunKey> {
+        let meta = std::fs::metadata(path).ok()?;
+        meta.is_file().then(|| RunKey(FileKey::of(&meta)))
+    }
 }
 
 fn limits_of(l: Limits) -> (u32, u64, u64) {
@@ -118,6 +168,14 @@ fn folder_key(path: &Path) -> Option<FileKey> {
 pub struct RunCache<'a> {
     cache: Option<Cache<'a, RunFolders>>,
     fates: Mutex<Vec<(PathBuf, Fate)>>,
+    /// Whether the runs' summaries are asked for ([`RunCache::keeping_summaries`]).
+    keep_summaries: bool,
+    /// By session (bytes): where the summaries start in each record that held this run.
+    held: Mutex<hashbrown::HashMap<Vec<u8>, usize>>,
+    /// By session: each record made this run, for its runs' summaries.
+    made: Mutex<hashbrown::HashMap<Vec<u8>, Stored>>,
+    /// By session: the records whose runs' summaries were added this run.
+    renewed: Mutex<hashbrown::HashMap<Vec<u8>, Renewed>>,
 }
 
 impl<'a> RunCache<'a> {
@@ -129,7 +187,18 @@ impl<'a> RunCache<'a> {
         RunCache {
             cache: cache.filter(|c| !c.off),
             fates: Mutex::new(Vec::new()),
+            keep_summaries: false,
+            held: Mutex::new(hashbrown::HashMap::new()),
+            made: Mutex::new(hashbrown::HashMap::new()),
+            renewed: Mutex::new(hashbrown::HashMap::new()),
         }
+    }
+
+    /// The cache of a report that reads the runs' summaries ([`RunCache::summaries`],
+    /// [`RunCache::remember_summary`]): it notes which records held (others pay nothing).
+    pub fn keeping_summaries(mut self, keep: bool) -> Self {
+        self.keep_summaries = keep;
+        self
     }
 
     /// The runs under `session`, as [`runs::find`] finds them: from its record when every
@@ -138,7 +207,10 @@ impl<'a> RunCache<'a> {
         let Some(cache) = self.cache.as_ref() else {
             return runs::find(session, limits);
         };
-        if let Some(children) = self.remembered(cache, session, limits) {
+        if let Some((children, at)) = self.remembered(cache, session, limits) {
+            if let Some(mut held) = (self.held.lock().ok()).filter(|_| self.keep_summaries) {
+                held.insert(bytes_of(session), at);
+            }
             self.note(session, Fate::Kept);
             return Runs {
                 children,
@@ -174,12 +246,16 @@ impl<'a> RunCache<'a> {
                 folders,
                 children,
             };
-            Some(Record {
+            let record = Record {
                 key,
                 trusted: true,
-                data: postcard::to_stdvec(&stored).ok()?,
+                data: encode(&stored, &[])?,
                 blob: None,
-            })
+            };
+            if let Some(mut made) = (self.made.lock().ok()).filter(|_| self.keep_summaries) {
+                made.insert(bytes_of(session), stored);
+            }
+            Some(record)
         });
         self.note(
             session,
@@ -199,11 +275,9 @@ impl<'a> RunCache<'a> {
         cache: &Cache<'_, RunFolders>,
         session: &Path,
         limits: Limits,
-    ) -> Option<Vec<Child>> {
-        let (folder, name) = split_name(session);
-        let folder = cache.folders.get(folder)?;
-        let slot = folder.slots.get(name)?;
-        let stored: Stored = postcard::from_bytes(folder.data(slot)).ok()?;
+    ) -> Option<(Vec<Child>, usize)> {
+        let data = record_data(cache, session)?;
+        let (stored, rest): (Stored, _) = postcard::take_from_bytes(data).ok()?;
         // The stem folder first: `<dir>/<stem>` of `<dir>/<stem>.jsonl`, by bytes (a `Path`'s
         // own ways walk its components).
         let stem = session.as_os_str().as_encoded_bytes();
@@ -217,21 +291,116 @@ impl<'a> RunCache<'a> {
             }
         }
         let count = stored.children.len();
-        (stored.children.into_iter())
+        let children = (stored.children.iter())
             .map(|c| {
                 Some(Child {
                     path: path_of(&c.path),
                     made: made_of(c.made)?,
-                    run_id: c.run_id,
+                    run_id: c.run_id.clone(),
                     index: c.index,
-                    async_id: c.async_id,
+                    async_id: c.async_id.clone(),
                     parent: c.parent.map(|p| p as usize).filter(|&p| p < count),
                     depth: c.depth,
                     // A walk that met a link is not remembered.
                     link: false,
                 })
             })
+            .collect::<Option<Vec<Child>>>()?;
+        Some((children, data.len() - rest.len()))
+    }
+
+    /// The summaries of `session`'s runs (`runs`, its children from [`RunCache::find`]) its
+    /// record holds, each where the run file's key is what it was when it was read: a
+    /// `statx` a run instead of the summary cache's file of the run's own folder. Trusted as
+    /// the summary cache trusts a record: only a read while the file's mtime was older than
+    /// `RACY_NS` is kept, and any write since sets its ctime.
+    pub fn summaries(&self, session: &Path, runs: &[Child]) -> Vec<Option<Summary>> {
+        let none = || runs.iter().map(|_| None).collect();
+        let Some(cache) = self.cache.as_ref() else {
+            return none();
+        };
+        let at = self.held.lock().ok().and_then(|held| {
+            let at = held.get(session.as_os_str().as_encoded_bytes())?;
+            Some(*at)
+        });
+        let data = at.and_then(|at| record_data(cache, session)?.get(at..));
+        let Some(kept) =
+            data.and_then(|d| postcard::from_bytes::<Vec<Option<KeptSummary>>>(d).ok())
+        else {
+            return none();
+        };
+        (runs.iter().enumerate())
+            .map(|(i, run)| {
+                let kept = kept.get(i)?.as_ref()?;
+                let meta = std::fs::metadata(&run.path).ok()?;
+                if !meta.is_file() || FileKey::of(&meta) != kept.key {
+                    return None;
+                }
+                let summary = postcard::from_bytes(kept.data).ok()?;
+                Some(with_file_facts(summary, &run.path, (&meta).into()))
+            })
             .collect()
+    }
+
+    /// Keeps `summary`, read of `session`'s run `index` (`run`) after its key was `before`,
+    /// in the session's record: when the file's key is still `before` (the bytes read are
+    /// those the key names) and settled (not within `RACY_NS` of this run's start).
+    pub fn remember_summary(
+        &self,
+        session: &Path,
+        index: usize,
+        run: &Path,
+        before: RunKey,
+        summary: &Summary,
+    ) {
+        let Some(cache) = self.cache.as_ref() else {
+            return;
+        };
+        let key = before.0;
+        if summary.torn_line.is_some() || key.mtime_ns >= cache.now_ns - RACY_NS {
+            return;
+        }
+        if RunKey::of(run).map(|k| k.0) != Some(key) {
+            return;
+        }
+        let Ok(data) = postcard::to_stdvec(summary) else {
+            return;
+        };
+        let Ok(mut renewed) = self.renewed.lock() else {
+            return;
+        };
+        let session_bytes = bytes_of(session);
+        if !renewed.contains_key(&session_bytes) {
+            let Some(again) = self.renew(cache, session) else {
+                return;
+            };
+            renewed.insert(session_bytes.clone(), again);
+        }
+        let Some(renewed) = renewed.get_mut(&session_bytes) else {
+            return;
+        };
+        let path = run.as_os_str().as_encoded_bytes();
+        if (renewed.stored.children.get(index)).is_none_or(|c| c.path != path) {
+            return;
+        }
+        let summaries = &mut renewed.summaries;
+        if summaries.len() <= index {
+            summaries.resize(index + 1, None);
+        }
+        summaries[index] = Some(StoredSummary { key, data });
+    }
+
+    /// `session`'s record as it is (made this run, or held and decoded whole), to add to.
+    fn renew(&self, cache: &Cache<'_, RunFolders>, session: &Path) -> Option<Renewed> {
+        let key = session.as_os_str().as_encoded_bytes();
+        if let Some(stored) = self.made.lock().ok()?.remove(key) {
+            let summaries = Vec::new();
+            return Some(Renewed { stored, summaries });
+        }
+        self.held.lock().ok()?.get(key)?;
+        let data = record_data(cache, session)?;
+        let (stored, summaries) = postcard::from_bytes(data).ok()?;
+        Some(Renewed { stored, summaries })
     }
 
     fn note(&self, session: &Path, fate: Fate) {
@@ -247,11 +416,21 @@ impl<'a> RunCache<'a> {
     /// session with a stem folder, `stats`, need not look up each listed file).
     pub fn save(self, sessions: Option<&[PathBuf]>) {
         let Some(cache) = self.cache else { return };
+        let mut renewed = self.renewed.into_inner().unwrap_or_default();
         let (paths, fates): (Vec<PathBuf>, Vec<Fate>) = self
             .fates
             .into_inner()
             .unwrap_or_default()
             .into_iter()
+            .map(|(path, fate)| {
+                // A record whose runs' summaries were added is written again.
+                let again = renewed.remove(bytes_of(&path).as_slice());
+                let fate = match (fate, again) {
+                    (Fate::Kept | Fate::New(_), Some(again)) => renew(again),
+                    (fate, _) => fate,
+                };
+                (path, fate)
+            })
             .unzip();
         let Some(sessions) = sessions else {
             let _ = cache.save(&paths, fates);
@@ -274,6 +453,19 @@ impl<'a> RunCache<'a> {
         // At most one warning a run, and a cache problem is no more: passed over here.
         let _ = cache.save(sessions, fates);
     }
+}
+
+/// The record of `again`, or none (dropped) when it cannot be encoded.
+fn renew(again: Renewed) -> Fate {
+    let record = again.stored.folders.first().map(|f| f.key).and_then(|key| {
+        Some(Record {
+            key,
+            trusted: true,
+            data: encode(&again.stored, &again.summaries)?,
+            blob: None,
+        })
+    });
+    record.map_or(Fate::Dropped, |r| Fate::New(Box::new(r)))
 }
 
 #[cfg(test)]
