@@ -393,26 +393,44 @@ fn starts_control(x: u8) -> bool {
 }
 
 /// Where the first such character of `b` at or after `from` starts, or `None`: only bytes
-/// `7F`, `C2`, `D8`, `E2` and `EF` can start one, looked for first by a pass that compiles to
-/// vector instructions (most text has none).
+/// `7F`, `C2`, `D8`, `E2` and `EF` can start one, looked for block by block by a pass that
+/// compiles to vector instructions; a start that is no such character (`E2` begins `—`, `…`,
+/// `→`) is passed and the search goes on from the next byte, not byte by byte to the end.
 pub(crate) fn next_control(b: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(start) = next_start(b, at) {
+        if control_len(b, start) > 0 {
+            return Some(start);
+        }
+        at = start + 1;
+    }
+    None
+}
+
+/// Where the first byte of `b` at or after `from` that [`starts_control`] is. 64 bytes at a
+/// time with no exit inside a block (as `util::bytes::any_byte`, which this floor of the
+/// layers may not use), then the block that has one, byte by byte.
+fn next_start(b: &[u8], from: usize) -> Option<usize> {
     let rest = &b[from..];
-    // 64 bytes at a time with no exit inside a block (as `util::bytes::any_byte`, which this
-    // floor of the layers may not use).
     let mut blocks = rest.chunks_exact(64);
-    let some = blocks.by_ref().any(|block| {
-        block
+    let mut base = from;
+    for block in blocks.by_ref() {
+        if block
             .iter()
             .fold(false, |seen, &x| seen | starts_control(x))
-    }) || blocks.remainder().iter().any(|&x| starts_control(x));
-    if !some {
-        return None;
+        {
+            return block
+                .iter()
+                .position(|&x| starts_control(x))
+                .map(|i| base + i);
+        }
+        base += 64;
     }
-    rest.iter()
-        .enumerate()
-        .filter(|&(_, &x)| starts_control(x))
-        .map(|(i, _)| from + i)
-        .find(|&at| control_len(b, at) > 0)
+    blocks
+        .remainder()
+        .iter()
+        .position(|&x| starts_control(x))
+        .map(|i| base + i)
 }
 
 /// Whether UTF-8 text holds such a character.
@@ -472,6 +490,47 @@ mod tests {
         18446744073709551615, -9223372036854775808, 12345678901234567890123, \
         1.7976931348623157e308, 5e-324, 2.2250738585072014e-308, 4.35, 100, 1e2, 2.5e-3, \
         0.1e1, 1E+2, 3.0000000000000004, 1000000000000000100000, 999999999999999900000]";
+
+    /// The search by blocks finds what a walk of every byte finds, with starts that are no
+    /// such character (`—`, `…`, a lone `E2`) before, between and across the 64-byte blocks.
+    #[test]
+    fn next_control_finds_what_a_walk_of_every_byte_finds() {
+        let pieces: [&[u8]; 12] = [
+            b"a",
+            b"0123456789abcdef",
+            "\u{2014}".as_bytes(),
+            "\u{2026}".as_bytes(),
+            b"\xE2",
+            b"\xE2\x80",
+            "\u{200B}".as_bytes(),
+            "\u{9B}".as_bytes(),
+            b"\x7F",
+            "\u{FEFF}".as_bytes(),
+            "\u{2066}".as_bytes(),
+            "\u{61C}".as_bytes(),
+        ];
+        let walk = |b: &[u8], from: usize| (from..b.len()).find(|&at| control_len(b, at) > 0);
+        // A small generator, so the cases are the same every run.
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..20_000 {
+            let mut b = Vec::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut pick = seed;
+            for _ in 0..(seed % 24) {
+                // Mostly plain and non-control text, now and then a control.
+                let i = (pick % 64) as usize;
+                b.extend_from_slice(pieces[if i < 52 { i % 6 } else { i % 12 }]);
+                pick = pick.rotate_right(5) ^ 0x9E37_79B9_7F4A_7C15;
+            }
+            for from in [0, 1, 63, 64, b.len() / 2, b.len()] {
+                if from <= b.len() {
+                    assert_eq!(next_control(&b, from), walk(&b, from), "{b:?} from {from}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn numbers_are_written_as_json_stringify_writes_them() {
