@@ -28,6 +28,25 @@ pub(crate) use folder::CacheProblem;
 
 #[cfg(any(test, feature = "test-hooks"))]
 pub use container::this_stamp;
+
+/// A path as the family and run caches store it: its bytes as the OS gives them (a name need
+/// not be UTF-8), read back by [`path_of`].
+pub(crate) fn bytes_of(p: &std::path::Path) -> Vec<u8> {
+    p.as_os_str().as_encoded_bytes().to_vec()
+}
+
+/// A path from the bytes [`bytes_of`] wrote.
+pub(crate) fn path_of(bytes: &[u8]) -> std::path::PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        std::path::PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
 #[cfg(any(test, feature = "test-hooks"))]
 pub use summaries::forge;
 

@@ -646,20 +646,11 @@ fn typed_parts(content: decode::Content, redact: &dyn Redact) -> (Vec<Part>, Vec
                     if let Some(id) = id {
                         calls.push((k, id));
                     }
-                    let name = r(name.as_deref().unwrap_or("?"));
-                    let arguments = arguments.as_ref().map(|a| redact.value(a));
-                    let headline = super::call::headline(&name, arguments.as_deref());
-                    Part::Call(Call {
-                        headline: pisess_format::surrogates::for_display(&headline).into_owned(),
-                        name,
-                        arguments: arguments
-                            .map(|a| {
-                                let text = arguments_text(&a);
-                                pisess_format::surrogates::for_display(&text).into_owned()
-                            })
-                            .unwrap_or_default(),
-                        result: None,
-                    })
+                    call_part(
+                        r(name.as_deref().unwrap_or("?")),
+                        arguments.as_ref(),
+                        redact,
+                    )
                 }
                 decode::Block::Image { mime_type, data } => {
                     let mime = mime_type.as_deref().unwrap_or("image").to_ascii_lowercase();
@@ -679,6 +670,25 @@ fn typed_parts(content: decode::Content, redact: &dyn Redact) -> (Vec<Part>, Vec
             .collect(),
     };
     (parts, calls)
+}
+
+/// A tool call's part, its result still to come. The arguments are redacted as a value: their
+/// strings are judged at the depth detection reads them at, not one JSON level deeper as the
+/// text written from them.
+fn call_part(name: String, arguments: Option<&Value>, redact: &dyn Redact) -> Part {
+    let arguments = arguments.map(|a| redact.value(a));
+    let headline = super::call::headline(&name, arguments.as_deref());
+    Part::Call(Call {
+        headline: pisess_format::surrogates::for_display(&headline).into_owned(),
+        name,
+        arguments: arguments
+            .map(|a| {
+                let text = arguments_text(&a);
+                pisess_format::surrogates::for_display(&text).into_owned()
+            })
+            .unwrap_or_default(),
+        result: None,
+    })
 }
 
 /// [`clean`] of an owned text: moved, not copied, when neither a stand-in nor the redaction
@@ -712,21 +722,7 @@ fn parts(content: Content, redact: &dyn Redact) -> Vec<Part> {
                     let name = r(&call
                         .name
                         .map_or_else(|| "?".to_owned(), |n| text_of(Some(n))));
-                    // Redacted as a value: its strings are judged at the depth detection
-                    // reads them at, not one JSON level deeper as the text written from them.
-                    let arguments = call.arguments.map(|a| redact.value(a));
-                    let headline = super::call::headline(&name, arguments.as_deref());
-                    Part::Call(Call {
-                        headline: pisess_format::surrogates::for_display(&headline).into_owned(),
-                        name,
-                        arguments: arguments
-                            .map(|a| {
-                                let text = arguments_text(&a);
-                                pisess_format::surrogates::for_display(&text).into_owned()
-                            })
-                            .unwrap_or_default(),
-                        result: None,
-                    })
+                    call_part(name, call.arguments, redact)
                 }
                 Block::Image { mime_type, data } => {
                     let mime = mime_type.unwrap_or("image").to_ascii_lowercase();

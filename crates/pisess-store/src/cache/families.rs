@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
 use super::key::{now_ns, stat_in, FileKey, RACY_NS};
+use super::{bytes_of, path_of};
 use crate::summary::{with_file_facts, FileFacts, Summary};
 use crate::tally::Tally;
 use pisess_format::model::Usage;
@@ -136,23 +137,6 @@ struct Stored {
 pub struct FamilyCache<'a> {
     cache: Option<Cache<'a, Families>>,
     fates: Mutex<Vec<(PathBuf, Fate)>>,
-}
-
-/// A path from the bytes [`bytes_of`] wrote.
-fn path_of(bytes: &[u8]) -> PathBuf {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
-    }
-    #[cfg(not(unix))]
-    {
-        PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
-    }
-}
-
-fn bytes_of(p: &Path) -> Vec<u8> {
-    p.as_os_str().as_encoded_bytes().to_vec()
 }
 
 /// A file's key and facts now.

@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
 use super::key::{now_ns, FileKey, RACY_NS};
+use super::{bytes_of, path_of};
 use crate::family::runs::{self, Child, Limits, Made, Runs};
 use crate::summary::{with_file_facts, Summary};
 use crate::util::parallel;
@@ -139,22 +140,6 @@ fn made_of(code: u8) -> Option<Made> {
         2 => Made::Async,
         _ => return None,
     })
-}
-
-fn path_of(bytes: &[u8]) -> PathBuf {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
-    }
-    #[cfg(not(unix))]
-    {
-        PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
-    }
-}
-
-fn bytes_of(p: &Path) -> Vec<u8> {
-    p.as_os_str().as_encoded_bytes().to_vec()
 }
 
 /// A folder's key now, not following a symbolic link; `None` when it is no real folder.
