@@ -67,6 +67,23 @@ fn same(root: &Path, cache: &Path, step: &str) {
     }
 }
 
+/// Each of `listings`, run with the cache, says what it says with `--no-cache` (as [`same`],
+/// one cached run each).
+fn listings_as_without_cache(listings: &[&[&str]], root: &Path, cache: &Path, what: &str) {
+    for args in listings {
+        let plain_args: Vec<&str> = std::iter::once("--no-cache")
+            .chain(args.iter().copied())
+            .collect();
+        let plain = run_with(env_for(root, Some(cache)), &plain_args, b"");
+        let cached = run_with(env_for(root, Some(cache)), args, b"");
+        assert_eq!(
+            (cached.code, &cached.stdout, &cached.stderr),
+            (plain.code, &plain.stdout, &plain.stderr),
+            "{args:?} after {what}"
+        );
+    }
+}
+
 fn append(path: &Path, entry: &Value) {
     let mut text = fs::read_to_string(path).unwrap();
     text.push_str(&entry.to_string());
@@ -247,18 +264,7 @@ fn the_run_cache_sees_a_run_added_or_removed_at_every_level() {
         }
         assert!(!cache_files(&cache, "runs").is_empty(), "no run cache");
         change();
-        for args in LISTINGS {
-            let plain_args: Vec<&str> = std::iter::once("--no-cache")
-                .chain(args.iter().copied())
-                .collect();
-            let plain = run_with(env_for(&root, Some(&cache)), &plain_args, b"");
-            let cached = run_with(env_for(&root, Some(&cache)), args, b"");
-            assert_eq!(
-                (cached.code, &cached.stdout, &cached.stderr),
-                (plain.code, &plain.stdout, &plain.stderr),
-                "{args:?} after {what}"
-            );
-        }
+        listings_as_without_cache(&LISTINGS, &root, &cache, what);
     }
 }
 
@@ -333,17 +339,6 @@ fn the_run_cache_reads_a_run_again_when_its_file_changed() {
             assert!(kept, "no run summary in the run cache before {what}");
         }
         change();
-        for args in LISTINGS {
-            let plain_args: Vec<&str> = std::iter::once("--no-cache")
-                .chain(args.iter().copied())
-                .collect();
-            let plain = run_with(env_for(&root, Some(&cache)), &plain_args, b"");
-            let cached = run_with(env_for(&root, Some(&cache)), args, b"");
-            assert_eq!(
-                (cached.code, &cached.stdout, &cached.stderr),
-                (plain.code, &plain.stdout, &plain.stderr),
-                "{args:?} after {what}"
-            );
-        }
+        listings_as_without_cache(&LISTINGS, &root, &cache, what);
     }
 }

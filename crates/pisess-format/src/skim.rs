@@ -809,12 +809,12 @@ pub fn rng(mut seed: u64) -> impl FnMut(usize) -> usize {
     }
 }
 
-/// Every line of every session under the bundled `examples/sessions`: the inputs those tests
-/// damage.
+/// Every session file under the bundled `examples/sessions`: the inputs of the tests that
+/// compare two readings of the same sessions.
 #[cfg(any(test, feature = "test-hooks"))]
-pub fn example_lines() -> Vec<Vec<u8>> {
+pub fn example_sessions() -> Vec<std::path::PathBuf> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/sessions");
-    let mut lines = Vec::new();
+    let mut files = Vec::new();
     let mut dirs = vec![root];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(dir).unwrap() {
@@ -822,10 +822,21 @@ pub fn example_lines() -> Vec<Vec<u8>> {
             if path.is_dir() {
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "jsonl") {
-                let text = std::fs::read(&path).unwrap();
-                lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+                files.push(path);
             }
         }
+    }
+    files
+}
+
+/// Every line of every session under the bundled `examples/sessions`: the inputs those tests
+/// damage.
+#[cfg(any(test, feature = "test-hooks"))]
+pub fn example_lines() -> Vec<Vec<u8>> {
+    let mut lines = Vec::new();
+    for path in example_sessions() {
+        let text = std::fs::read(&path).unwrap();
+        lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
     }
     lines
 }

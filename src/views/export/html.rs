@@ -700,51 +700,37 @@ mod tests {
     /// date carried from item to item, hidden tool results, subagent runs).
     #[test]
     fn items_rendered_on_workers_are_the_items_rendered_in_order() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
-        let mut dirs = vec![root];
         let mut compared = 0;
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                    continue;
+        for path in pisess_format::skim::example_sessions() {
+            let Ok(session) = pisess_store::session::Session::open(&path, Default::default())
+            else {
+                continue;
+            };
+            let n = session.entries.len();
+            let mut parent = vec![false; n];
+            for j in 0..n {
+                if let Some(p) = session.parent_of(j) {
+                    parent[p] = true;
                 }
-                if path.extension().is_none_or(|e| e != "jsonl") {
-                    continue;
-                }
-                let Ok(session) = pisess_store::session::Session::open(&path, Default::default())
+            }
+            for leaf in (0..n).filter(|&j| !parent[j]).take(5) {
+                let (branch, _) = session.path_to(leaf);
+                let Ok(t) = transcript::build(&session, &branch, "/cwd", &super::super::Verbatim)
                 else {
                     continue;
                 };
-                let n = session.entries.len();
-                let mut parent = vec![false; n];
-                for j in 0..n {
-                    if let Some(p) = session.parent_of(j) {
-                        parent[p] = true;
-                    }
-                }
-                for leaf in (0..n).filter(|&j| !parent[j]).take(5) {
-                    let (branch, _) = session.path_to(leaf);
-                    let Ok(t) =
-                        transcript::build(&session, &branch, "/cwd", &super::super::Verbatim)
-                    else {
-                        continue;
-                    };
-                    for tools in [Tools::Full, Tools::Collapsed, Tools::None] {
-                        for thinking in [true, false] {
-                            let view = View {
-                                tools,
-                                thinking,
-                                output_lines: Some(3),
-                            };
-                            let in_order =
-                                super::super::rendered(|out| render_items(out, &t, view));
-                            let on_workers =
-                                super::super::rendered(|out| render_items_parallel(out, &t, view));
-                            assert_eq!(in_order, on_workers, "{}", path.display());
-                            compared += usize::from(t.items.len() > 1);
-                        }
+                for tools in [Tools::Full, Tools::Collapsed, Tools::None] {
+                    for thinking in [true, false] {
+                        let view = View {
+                            tools,
+                            thinking,
+                            output_lines: Some(3),
+                        };
+                        let in_order = super::super::rendered(|out| render_items(out, &t, view));
+                        let on_workers =
+                            super::super::rendered(|out| render_items_parallel(out, &t, view));
+                        assert_eq!(in_order, on_workers, "{}", path.display());
+                        compared += usize::from(t.items.len() > 1);
                     }
                 }
             }

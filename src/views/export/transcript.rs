@@ -369,15 +369,10 @@ fn build_as(
                             parts: typed_parts(m.content, redact).0,
                         };
                         let call_id = m.tool_call_id.as_deref().unwrap_or("");
-                        if let Some((item, part)) = open_calls.remove(call_id) {
-                            if let Some(Part::Call(call)) =
-                                body_parts(&mut items[item].body).and_then(|p| p.get_mut(part))
-                            {
-                                call.result = Some(result);
-                                return Ok(());
-                            }
+                        match joined(&mut items, &mut open_calls, call_id, result) {
+                            Some(result) => Body::ToolResult(result),
+                            None => return Ok(()),
                         }
-                        Body::ToolResult(result)
                     }
                 };
                 return push(i, id, time_ms, body, &mut items);
@@ -446,15 +441,10 @@ fn build_as(
                         parts: parts(m.content(), redact),
                     };
                     let call_id = m.tool_call_id().and_then(Value::as_str).unwrap_or("");
-                    if let Some((item, part)) = open_calls.remove(call_id) {
-                        if let Some(Part::Call(call)) =
-                            body_parts(&mut items[item].body).and_then(|p| p.get_mut(part))
-                        {
-                            call.result = Some(result);
-                            return Ok(());
-                        }
+                    match joined(&mut items, &mut open_calls, call_id, result) {
+                        Some(result) => Body::ToolResult(result),
+                        None => return Ok(()),
                     }
-                    Body::ToolResult(result)
                 }
                 Role::BashExecution => Body::Bash {
                     command: clean_text(m.command(), redact),
@@ -613,6 +603,25 @@ fn system_body(m: Message, first: bool, redact: &dyn Redact) -> Body {
             .collect(),
         tools_removed: tools(m.tools_removed()).into_iter().map(name_of).collect(),
     }
+}
+
+/// A tool result joined to the call waiting for it (`None`: it went into the call's part), or
+/// handed back to stand as an item of its own when no call waits for it.
+fn joined(
+    items: &mut [Item],
+    open_calls: &mut HashMap<String, (usize, usize)>,
+    call_id: &str,
+    result: ToolResult,
+) -> Option<ToolResult> {
+    if let Some((item, part)) = open_calls.remove(call_id) {
+        if let Some(Part::Call(call)) =
+            body_parts(&mut items[item].body).and_then(|p| p.get_mut(part))
+        {
+            call.result = Some(result);
+            return None;
+        }
+    }
+    Some(result)
 }
 
 fn body_parts(body: &mut Body) -> Option<&mut Vec<Part>> {
@@ -1012,47 +1021,35 @@ mod tests {
     /// the typed reading of the other branches' roles, costs and first messages).
     #[test]
     fn example_branches_build_alike_both_ways() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions");
-        let mut dirs = vec![root];
         let (mut built, mut listed) = (0, 0);
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                    continue;
-                }
-                if path.extension().is_none_or(|e| e != "jsonl") {
-                    continue;
-                }
-                let Ok(session) = Session::open(&path, Default::default()) else {
+        for path in pisess_format::skim::example_sessions() {
+            let Ok(session) = Session::open(&path, Default::default()) else {
+                continue;
+            };
+            let name = path.display().to_string();
+            built_alike(&session, &name);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut forked = text.clone();
+            for (k, line) in text.lines().enumerate().skip(1) {
+                let Ok(mut v) = serde_json::from_str::<Value>(line) else {
                     continue;
                 };
-                let name = path.display().to_string();
-                built_alike(&session, &name);
-                let text = std::fs::read_to_string(&path).unwrap();
-                let mut forked = text.clone();
-                for (k, line) in text.lines().enumerate().skip(1) {
-                    let Ok(mut v) = serde_json::from_str::<Value>(line) else {
-                        continue;
-                    };
-                    if v.get("type").and_then(Value::as_str) != Some("message") {
-                        continue;
-                    }
-                    v["id"] = Value::from(format!("fork{k}"));
-                    if !forked.ends_with('\n') {
-                        forked.push('\n');
-                    }
-                    forked.push_str(&v.to_string());
+                if v.get("type").and_then(Value::as_str) != Some("message") {
+                    continue;
+                }
+                v["id"] = Value::from(format!("fork{k}"));
+                if !forked.ends_with('\n') {
                     forked.push('\n');
                 }
-                let input = pisess_format::scan::Input::Bytes(forked.as_bytes(), "forked");
-                let Ok(session) = Session::read(input, Default::default()) else {
-                    continue;
-                };
-                listed += built_alike(&session, &name);
-                built += 1;
+                forked.push_str(&v.to_string());
+                forked.push('\n');
             }
+            let input = pisess_format::scan::Input::Bytes(forked.as_bytes(), "forked");
+            let Ok(session) = Session::read(input, Default::default()) else {
+                continue;
+            };
+            listed += built_alike(&session, &name);
+            built += 1;
         }
         assert!(built > 10, "{built}");
         assert!(listed > 200, "{listed} other branches listed");
