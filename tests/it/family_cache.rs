@@ -84,6 +84,16 @@ fn listings_as_without_cache(listings: &[&[&str]], root: &Path, cache: &Path, wh
     }
 }
 
+/// Each of `listings` run twice with the cache: the first records, the second reads back.
+fn warm(listings: &[&[&str]], root: &Path, cache: &Path, what: &str) {
+    for args in listings {
+        for _ in 0..2 {
+            let warm = run_with(env_for(root, Some(cache)), args, b"");
+            assert_eq!(warm.code, 0, "{args:?} before {what}: {}", warm.stderr);
+        }
+    }
+}
+
 fn append(path: &Path, entry: &Value) {
     let mut text = fs::read_to_string(path).unwrap();
     text.push_str(&entry.to_string());
@@ -256,12 +266,7 @@ fn the_run_cache_sees_a_run_added_or_removed_at_every_level() {
     for (what, change) in &steps {
         age_all(&root);
         // Warm: the first run records the walk, the second reads it back.
-        for args in LISTINGS {
-            for _ in 0..2 {
-                let warm = run_with(env_for(&root, Some(&cache)), args, b"");
-                assert_eq!(warm.code, 0, "{args:?} before {what}: {}", warm.stderr);
-            }
-        }
+        warm(&LISTINGS, &root, &cache, what);
         assert!(!cache_files(&cache, "runs").is_empty(), "no run cache");
         change();
         listings_as_without_cache(&LISTINGS, &root, &cache, what);
@@ -316,12 +321,7 @@ fn the_run_cache_reads_a_run_again_when_its_file_changed() {
     ];
     for (what, change) in &steps {
         age_all(&root);
-        for args in LISTINGS {
-            for _ in 0..2 {
-                let warm = run_with(env_for(&root, Some(&cache)), args, b"");
-                assert_eq!(warm.code, 0, "{args:?} before {what}: {}", warm.stderr);
-            }
-        }
+        warm(&LISTINGS, &root, &cache, what);
         // The run's summary (its first message) is in the run cache's record.
         if run.exists() {
             let text = fs::read_to_string(&run).unwrap();
