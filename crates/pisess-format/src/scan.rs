@@ -18,6 +18,7 @@ use crate::model::{self, Dialect, EntryKind, EntryLine, Header, LineView, NotAHe
 use crate::reader::{Cut, LineReader, RawLine, Spill, MAX_LINE};
 pub use crate::util::file::stem_of;
 use crate::util::readahead::{self, ReadAhead, Reading};
+use crate::util::slurp::{self, Slurp};
 use crate::util::warning::Warning;
 
 /// Why a file could not be read as a session at all.
@@ -817,10 +818,15 @@ pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Res
     handle.read_exact(buf)
 }
 
-/// The source for one scan of a whole file.
+/// The source for one scan of a whole file: a small one read at once ([`Slurp`]), a big one
+/// ahead on a second thread if `reading` allows, or else a buffer at a time.
 pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRead>, ScanError> {
     let file = &opened.file;
-    if reading == Reading::AheadIfBig && opened.meta.len() >= readahead::WORTH_A_THREAD {
+    let size = opened.meta.len();
+    if size < slurp::BELOW {
+        return Ok(Box::new(Slurp::new(file, size)));
+    }
+    if reading == Reading::AheadIfBig && size >= readahead::WORTH_A_THREAD {
         let clone = file.try_clone().map_err(ScanError::Io)?;
         if let Ok(reader) = ReadAhead::new(clone) {
             return Ok(Box::new(reader));
@@ -899,6 +905,53 @@ mod tests {
         assert_eq!(report.malformed, 3 * MAX_WARNINGS as u64);
         assert_eq!(report.warnings.len(), MAX_WARNINGS + 1);
         assert_eq!(report.header_line, 3 * MAX_WARNINGS as u64 + 1);
+    }
+
+    /// A file read whole at once ([`Slurp`]), or a buffer at a time past [`slurp::BELOW`],
+    /// gives the entries and the report the same bytes in memory give: lines longer than a
+    /// buffer, a malformed line, a torn last line; and the thread's buffer, reused by the next
+    /// file, shows nothing of the one before.
+    #[test]
+    fn a_file_reads_as_its_bytes_do_whatever_its_size() {
+        let big = format!(
+            r#"{{"type":"message","id":"b","message":{{"role":"user","content":"{}"}}}}"#,
+            "x".repeat(300_000)
+        );
+        let entry = |n: usize| format!(r#"{{"type":"label","id":"e{n}","label":"{n}"}}"#);
+        let mut texts = Vec::new();
+        for lines in [3, 40_000] {
+            let body: Vec<String> = (0..lines).map(entry).collect();
+            let text = format!(
+                "{HEADER}\n{big}\nnot json\n{}\n{big}\n{{\"torn",
+                body.join("\n")
+            );
+            texts.push(text);
+        }
+        // Large, then small: the small one reads into the buffer the large one left.
+        texts.push(format!("{HEADER}\n{}\n", entry(7)));
+        assert!(texts[1].len() as u64 >= slurp::BELOW && (texts[0].len() as u64) < slurp::BELOW);
+        let seen = |input: Input| {
+            let mut entries = Vec::new();
+            let report = Pass::new()
+                .run(input, |_, e| {
+                    entries.push((e.line, e.offset, e.len, e.id.as_deref().map(str::to_owned)));
+                    ControlFlow::Continue(())
+                })
+                .unwrap();
+            (entries, report.malformed, report.torn_line, report.tail)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for (k, text) in texts.iter().enumerate() {
+            let path = dir.path().join(format!("{k}.jsonl"));
+            std::fs::write(&path, text).unwrap();
+            let from_file = seen(Input::Path(&path));
+            assert_eq!(
+                from_file,
+                seen(Input::Bytes(text.as_bytes(), "s")),
+                "file {k}"
+            );
+            assert!(!from_file.0.is_empty());
+        }
     }
 
     /// A line no JSON value starts is worded, when shown, as the decoder's error on it; and
