@@ -182,6 +182,9 @@ pub(crate) fn omitted_warning(omitted: u64) -> Warning {
 /// How one non-blank line parsed.
 #[allow(clippy::large_enum_variant)] // short-lived, one per line
 enum Parsed<'a> {
+    /// The skim read it: its view is the one [`skim_line`] gave.
+    Skimmed,
+    /// serde_json read it.
     View(LineView<'a>),
     /// An object only the slow path parses (duplicate keys, invalid UTF-8).
     Slow,
@@ -219,15 +222,26 @@ impl Bad {
     }
 }
 
-fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
+/// The skim's view of a line, which nearly every line has: the skim vouches for it (an object,
+/// nested under `json::MAX_DEPTH` levels) at memory speed. Kept by the scan's loop where it is
+/// made: moved through [`Parsed`] and into the loop's own slot, the view (792 bytes) was
+/// copied twice a line.
+fn skim_line<'a>(line: &RawLine<'a>) -> Option<LineView<'a>> {
+    match line.cut {
+        None => LineView::skim(line.content()),
+        Some(_) => None,
+    }
+}
+
+/// How a line parsed, `skimmed` when [`skim_line`] gave its view: serde_json decides the rest,
+/// the same way it always did.
+fn parse_line<'a>(line: &RawLine<'a>, skimmed: bool) -> Parsed<'a> {
     let bytes = line.content();
     if let Some(cut) = line.cut {
         return Parsed::Bad(Bad::Cut(cut));
     }
-    // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
-    // memory speed. serde_json decides the rest, the same way it always did.
-    if let Some(view) = LineView::skim(bytes) {
-        return Parsed::View(view);
+    if skimmed {
+        return Parsed::Skimmed;
     }
     // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
     // fast path, so `[1,2]` is reported like any other non-object line.
@@ -309,7 +323,7 @@ fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
             HeaderStep::NotASession(NotAHeader::ByteOrderMark)
         }
         Parsed::Bad(bad) => HeaderStep::Malformed(bad),
-        Parsed::View(_) | Parsed::Slow => {
+        Parsed::Skimmed | Parsed::View(_) | Parsed::Slow => {
             let value = json::decode(line.content()).unwrap_or(Value::Null);
             match Header::from_value(value, stem) {
                 Ok(h) => HeaderStep::Found(Box::new(h)),
@@ -604,7 +618,8 @@ fn scan_from<R: BufRead>(
         if line.is_blank() {
             continue;
         }
-        let parsed = parse_line(&line);
+        let skimmed = skim_line(&line);
+        let parsed = parse_line(&line, skimmed.is_some());
         // Only the first warnings are kept: the rest are counted (memory stays bounded
         // whatever the number of bad lines).
         let mut warn = |message: &dyn Fn() -> String| {
@@ -659,9 +674,9 @@ fn scan_from<R: BufRead>(
         // seed-000 lines are mapped onto pi's shape first; the view borrows the mapped text.
         let owned: String;
         let view_storage: LineView;
-        let (view, json): (&LineView, &[u8]) = match parsed {
-            Parsed::Null => continue,
-            Parsed::Bad(bad) => {
+        let (view, json): (&LineView, &[u8]) = match (parsed, &skimmed) {
+            (Parsed::Null, _) => continue,
+            (Parsed::Bad(bad), _) => {
                 other(&line);
                 // A cut line is no write in progress, even at the end.
                 if line.terminated || line.cut.is_some() {
@@ -672,11 +687,13 @@ fn scan_from<R: BufRead>(
                 }
                 continue;
             }
-            Parsed::View(v) if !seed000 => {
+            (Parsed::Skimmed, Some(v)) if !seed000 => (v, line.content()),
+            (Parsed::View(v), _) if !seed000 => {
                 view_storage = v;
                 (&view_storage, line.content())
             }
-            Parsed::View(_) | Parsed::Slow => {
+            // seed-000 lines, and the objects only serde_json's `Value` reads.
+            _ => {
                 let mut value = json::decode(line.content()).unwrap_or(Value::Null);
                 if seed000 {
                     value = model::normalize_seed000(value);
