@@ -197,13 +197,14 @@ impl<'a> LineView<'a> {
     ///
     /// [`Deserializer`]: crate::de::Deserializer
     pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
-        let (mut view, walk): (LineView, _) = crate::de::from_slice_walked(bytes).ok()?;
-        if let Some(message) = view.message.0.as_mut() {
-            message.skimmed = true;
-            // The one content walked in a line the skim took is its message's.
-            message.walk = walk.unwrap_or_default();
-        }
-        Some(view)
+        let walked = |view: &mut LineView<'a>, walk: &_| {
+            if let Some(message) = view.message.0.as_mut() {
+                message.skimmed = true;
+                // The one content walked in a line the skim took is its message's.
+                message.walk = *walk;
+            }
+        };
+        crate::de::from_slice_walked(bytes, walked).ok()
     }
 }
 
