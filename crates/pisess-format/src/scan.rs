@@ -226,10 +226,10 @@ impl Bad {
 /// nested under `json::MAX_DEPTH` levels) at memory speed. Kept by the scan's loop where it is
 /// made: moved through [`Parsed`] and into the loop's own slot, the view (792 bytes) was
 /// copied twice a line.
-fn skim_line<'a>(line: &RawLine<'a>) -> Option<LineView<'a>> {
+fn skim_line<'a>(line: &RawLine<'a>) -> crate::skim::Result<LineView<'a>> {
     match line.cut {
-        None => LineView::skim(line.content()),
-        Some(_) => None,
+        None => LineView::skimmed(line.content()),
+        Some(_) => Err(crate::skim::Unsure),
     }
 }
 
@@ -619,7 +619,7 @@ fn scan_from<R: BufRead>(
             continue;
         }
         let skimmed = skim_line(&line);
-        let parsed = parse_line(&line, skimmed.is_some());
+        let parsed = parse_line(&line, skimmed.is_ok());
         // Only the first warnings are kept: the rest are counted (memory stays bounded
         // whatever the number of bad lines).
         let mut warn = |message: &dyn Fn() -> String| {
@@ -687,7 +687,7 @@ fn scan_from<R: BufRead>(
                 }
                 continue;
             }
-            (Parsed::Skimmed, Some(v)) if !seed000 => (v, line.content()),
+            (Parsed::Skimmed, Ok(v)) if !seed000 => (v, line.content()),
             (Parsed::View(v), _) if !seed000 => {
                 view_storage = v;
                 (&view_storage, line.content())
