@@ -15,8 +15,9 @@ use crate::skim::{Members, Result, Skim, Unsure};
 /// A cursor over one line, as serde walks it.
 pub(crate) struct Deserializer<'a> {
     skim: Skim<'a>,
-    /// What the walk of a [`CONTENT`] learned (one a line: a message's content).
-    walk: Option<ContentWalk<'a>>,
+    /// What the walk of a [`CONTENT`] learned (one a line: a message's content); unsure of
+    /// all (the default) when none was walked.
+    walk: ContentWalk<'a>,
 }
 
 /// The name under which a type asks [`Deserializer`] for the stored bytes of its value
@@ -37,20 +38,29 @@ const RAW_VALUE: &str = "$serde_json::private::RawValue";
 
 /// `T` read from a line the skim vouches for: one value, then only whitespace.
 pub(crate) fn from_slice<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T> {
-    from_slice_walked(bytes).map(|(value, _)| value)
+    from_slice_walked(bytes, |_, _| {})
 }
 
-/// [`from_slice`], and the walk of the [`CONTENT`] it read, if any.
+/// [`from_slice`], with the walk of the [`CONTENT`] it read, if any, handed to `walked` with
+/// the value: put in place, not returned beside it (a line's view and its walk are hundreds
+/// of bytes, and the pair was copied again on the way out). The result is the one returned,
+/// never moved out of (`?` and `Ok(value)` copied the 792 bytes of a view twice more).
 pub(crate) fn from_slice_walked<'a, T: serde::Deserialize<'a>>(
     bytes: &'a [u8],
-) -> Result<(T, Option<ContentWalk<'a>>)> {
+    walked: impl FnOnce(&mut T, &ContentWalk<'a>),
+) -> Result<T> {
     let mut de = Deserializer {
         skim: Skim::new(bytes),
-        walk: None,
+        walk: ContentWalk::default(),
     };
-    let value = T::deserialize(&mut de)?;
-    de.skim.end()?;
-    Ok((value, de.walk))
+    let mut result = T::deserialize(&mut de);
+    if result.is_ok() && de.skim.end().is_err() {
+        result = Err(Unsure);
+    }
+    if let Ok(value) = &mut result {
+        walked(value, &de.walk);
+    }
+    result
 }
 
 impl std::fmt::Display for Unsure {
@@ -248,8 +258,7 @@ impl<'de> serde::Deserializer<'de> for &mut Deserializer<'de> {
         match name {
             SPAN => visitor.visit_borrowed_bytes(self.skim.value()?),
             CONTENT => {
-                let (span, walk) = crate::model::walk_content(&mut self.skim)?;
-                self.walk = Some(walk);
+                let span = crate::model::walk_content(&mut self.skim, &mut self.walk)?;
                 visitor.visit_borrowed_bytes(span)
             }
             // The span the skim checked is the text serde_json would check again (its

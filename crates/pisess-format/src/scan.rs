@@ -18,6 +18,7 @@ use crate::model::{self, Dialect, EntryKind, EntryLine, Header, LineView, NotAHe
 use crate::reader::{Cut, LineReader, RawLine, Spill, MAX_LINE};
 pub use crate::util::file::stem_of;
 use crate::util::readahead::{self, ReadAhead, Reading};
+use crate::util::slurp::{self, Slurp};
 use crate::util::warning::Warning;
 
 /// Why a file could not be read as a session at all.
@@ -181,6 +182,9 @@ pub(crate) fn omitted_warning(omitted: u64) -> Warning {
 /// How one non-blank line parsed.
 #[allow(clippy::large_enum_variant)] // short-lived, one per line
 enum Parsed<'a> {
+    /// The skim read it: its view is the one [`skim_line`] gave.
+    Skimmed,
+    /// serde_json read it.
     View(LineView<'a>),
     /// An object only the slow path parses (duplicate keys, invalid UTF-8).
     Slow,
@@ -218,15 +222,26 @@ impl Bad {
     }
 }
 
-fn parse_line<'a>(line: &RawLine<'a>) -> Parsed<'a> {
+/// The skim's view of a line, which nearly every line has: the skim vouches for it (an object,
+/// nested under `json::MAX_DEPTH` levels) at memory speed. Kept by the scan's loop where it is
+/// made: moved through [`Parsed`] and into the loop's own slot, the view (792 bytes) was
+/// copied twice a line.
+fn skim_line<'a>(line: &RawLine<'a>) -> crate::skim::Result<LineView<'a>> {
+    match line.cut {
+        None => LineView::skimmed(line.content()),
+        Some(_) => Err(crate::skim::Unsure),
+    }
+}
+
+/// How a line parsed, `skimmed` when [`skim_line`] gave its view: serde_json decides the rest,
+/// the same way it always did.
+fn parse_line<'a>(line: &RawLine<'a>, skimmed: bool) -> Parsed<'a> {
     let bytes = line.content();
     if let Some(cut) = line.cut {
         return Parsed::Bad(Bad::Cut(cut));
     }
-    // Nearly every line: the skim vouches for it (an object, nested under `json::MAX_DEPTH` levels) at
-    // memory speed. serde_json decides the rest, the same way it always did.
-    if let Some(view) = LineView::skim(bytes) {
-        return Parsed::View(view);
+    if skimmed {
+        return Parsed::Skimmed;
     }
     // serde's derived struct also accepts a JSON array (as a tuple): only objects take the
     // fast path, so `[1,2]` is reported like any other non-object line.
@@ -308,7 +323,7 @@ fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
             HeaderStep::NotASession(NotAHeader::ByteOrderMark)
         }
         Parsed::Bad(bad) => HeaderStep::Malformed(bad),
-        Parsed::View(_) | Parsed::Slow => {
+        Parsed::Skimmed | Parsed::View(_) | Parsed::Slow => {
             let value = json::decode(line.content()).unwrap_or(Value::Null);
             match Header::from_value(value, stem) {
                 Ok(h) => HeaderStep::Found(Box::new(h)),
@@ -603,7 +618,8 @@ fn scan_from<R: BufRead>(
         if line.is_blank() {
             continue;
         }
-        let parsed = parse_line(&line);
+        let skimmed = skim_line(&line);
+        let parsed = parse_line(&line, skimmed.is_ok());
         // Only the first warnings are kept: the rest are counted (memory stays bounded
         // whatever the number of bad lines).
         let mut warn = |message: &dyn Fn() -> String| {
@@ -658,9 +674,9 @@ fn scan_from<R: BufRead>(
         // seed-000 lines are mapped onto pi's shape first; the view borrows the mapped text.
         let owned: String;
         let view_storage: LineView;
-        let (view, json): (&LineView, &[u8]) = match parsed {
-            Parsed::Null => continue,
-            Parsed::Bad(bad) => {
+        let (view, json): (&LineView, &[u8]) = match (parsed, &skimmed) {
+            (Parsed::Null, _) => continue,
+            (Parsed::Bad(bad), _) => {
                 other(&line);
                 // A cut line is no write in progress, even at the end.
                 if line.terminated || line.cut.is_some() {
@@ -671,11 +687,13 @@ fn scan_from<R: BufRead>(
                 }
                 continue;
             }
-            Parsed::View(v) if !seed000 => {
+            (Parsed::Skimmed, Ok(v)) if !seed000 => (v, line.content()),
+            (Parsed::View(v), _) if !seed000 => {
                 view_storage = v;
                 (&view_storage, line.content())
             }
-            Parsed::View(_) | Parsed::Slow => {
+            // seed-000 lines, and the objects only serde_json's `Value` reads.
+            _ => {
                 let mut value = json::decode(line.content()).unwrap_or(Value::Null);
                 if seed000 {
                     value = model::normalize_seed000(value);
@@ -817,10 +835,15 @@ pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Res
     handle.read_exact(buf)
 }
 
-/// The source for one scan of a whole file.
+/// The source for one scan of a whole file: a small one read at once ([`Slurp`]), a big one
+/// ahead on a second thread if `reading` allows, or else a buffer at a time.
 pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRead>, ScanError> {
     let file = &opened.file;
-    if reading == Reading::AheadIfBig && opened.meta.len() >= readahead::WORTH_A_THREAD {
+    let size = opened.meta.len();
+    if size < slurp::BELOW {
+        return Ok(Box::new(Slurp::new(file, size)));
+    }
+    if reading == Reading::AheadIfBig && size >= readahead::WORTH_A_THREAD {
         let clone = file.try_clone().map_err(ScanError::Io)?;
         if let Ok(reader) = ReadAhead::new(clone) {
             return Ok(Box::new(reader));
@@ -899,6 +922,53 @@ mod tests {
         assert_eq!(report.malformed, 3 * MAX_WARNINGS as u64);
         assert_eq!(report.warnings.len(), MAX_WARNINGS + 1);
         assert_eq!(report.header_line, 3 * MAX_WARNINGS as u64 + 1);
+    }
+
+    /// A file read whole at once ([`Slurp`]), or a buffer at a time past [`slurp::BELOW`],
+    /// gives the entries and the report the same bytes in memory give: lines longer than a
+    /// buffer, a malformed line, a torn last line; and the thread's buffer, reused by the next
+    /// file, shows nothing of the one before.
+    #[test]
+    fn a_file_reads_as_its_bytes_do_whatever_its_size() {
+        let big = format!(
+            r#"{{"type":"message","id":"b","message":{{"role":"user","content":"{}"}}}}"#,
+            "x".repeat(300_000)
+        );
+        let entry = |n: usize| format!(r#"{{"type":"label","id":"e{n}","label":"{n}"}}"#);
+        let mut texts = Vec::new();
+        for lines in [3, 40_000] {
+            let body: Vec<String> = (0..lines).map(entry).collect();
+            let text = format!(
+                "{HEADER}\n{big}\nnot json\n{}\n{big}\n{{\"torn",
+                body.join("\n")
+            );
+            texts.push(text);
+        }
+        // Large, then small: the small one reads into the buffer the large one left.
+        texts.push(format!("{HEADER}\n{}\n", entry(7)));
+        assert!(texts[1].len() as u64 >= slurp::BELOW && (texts[0].len() as u64) < slurp::BELOW);
+        let seen = |input: Input| {
+            let mut entries = Vec::new();
+            let report = Pass::new()
+                .run(input, |_, e| {
+                    entries.push((e.line, e.offset, e.len, e.id.as_deref().map(str::to_owned)));
+                    ControlFlow::Continue(())
+                })
+                .unwrap();
+            (entries, report.malformed, report.torn_line, report.tail)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for (k, text) in texts.iter().enumerate() {
+            let path = dir.path().join(format!("{k}.jsonl"));
+            std::fs::write(&path, text).unwrap();
+            let from_file = seen(Input::Path(&path));
+            assert_eq!(
+                from_file,
+                seen(Input::Bytes(text.as_bytes(), "s")),
+                "file {k}"
+            );
+            assert!(!from_file.0.is_empty());
+        }
     }
 
     /// A line no JSON value starts is worded, when shown, as the decoder's error on it; and

@@ -40,32 +40,43 @@ struct TextSpans<'a> {
     len: usize,
 }
 
-/// The content value at the cursor, read past: its stored bytes and what [`ContentWalk`]
-/// learns of an array of blocks on the way (the members of each block object are skipped as
-/// `value` skips them; only their keys are looked at). Unsure only where the skim is.
+/// The content value at the cursor, read past: its stored bytes, and what [`ContentWalk`]
+/// learns of an array of blocks on the way, into `walk` (the members of each block object are
+/// skipped as `value` skips them; only their keys are looked at). Unsure only where the skim
+/// is, and then `walk` is left half done (the line is the decoder's). Written in place: built
+/// here and returned, the walk (304 bytes) was copied piece by piece on its way into the
+/// view, ten copies a message.
 pub(crate) fn walk_content<'a>(
     s: &mut Skim<'a>,
-) -> crate::skim::Result<(&'a [u8], ContentWalk<'a>)> {
+    walk: &mut ContentWalk<'a>,
+) -> crate::skim::Result<&'a [u8]> {
     s.peek();
     let start = s.at;
     if !s.at_array() {
         let span = s.value()?;
         // No blocks: no calls; a string's text is decoded from the span.
-        let walk = ContentWalk {
+        *walk = ContentWalk {
             tool_calls: Some(0),
             texts: None,
             calls: None,
         };
-        return Ok((span, walk));
+        return Ok(span);
     }
-    let mut calls = Some(0u64);
-    let mut texts = Some(TextSpans::default());
-    let mut call_spans = Some(CallSpans::default());
+    *walk = ContentWalk {
+        tool_calls: Some(0),
+        texts: Some(TextSpans::default()),
+        calls: Some(CallSpans::default()),
+    };
+    let ContentWalk {
+        tool_calls: calls,
+        texts,
+        calls: call_spans,
+    } = walk;
     let mut items = s.array()?;
     while s.next_item(&mut items)? {
         if !s.at_object() {
             s.value()?;
-            call_spans = None;
+            *call_spans = None;
             continue;
         }
         let (mut kind, mut text) = (None, None);
@@ -76,18 +87,18 @@ pub(crate) fn walk_content<'a>(
             match key {
                 // Given twice, as `members` is unsure of it.
                 b"type" if kind.replace(value).is_some() => {
-                    (calls, texts, call_spans) = (None, None, None);
+                    (*calls, *texts, *call_spans) = (None, None, None);
                 }
-                b"text" if text.replace(value).is_some() => texts = None,
-                b"id" if id.replace(value).is_some() => call_spans = None,
-                b"name" if name.replace(value).is_some() => call_spans = None,
-                b"arguments" if arguments.replace(value).is_some() => call_spans = None,
+                b"text" if text.replace(value).is_some() => *texts = None,
+                b"id" if id.replace(value).is_some() => *call_spans = None,
+                b"name" if name.replace(value).is_some() => *call_spans = None,
+                b"arguments" if arguments.replace(value).is_some() => *call_spans = None,
                 b"type" | b"text" | b"id" | b"name" | b"arguments" => {}
                 // An escaped key may spell either; one not UTF-8 is left to the line.
                 _ if key.contains(&b'\\')
                     || !key.is_ascii() && std::str::from_utf8(key).is_err() =>
                 {
-                    (calls, texts, call_spans) = (None, None, None);
+                    (*calls, *texts, *call_spans) = (None, None, None);
                 }
                 _ => {}
             }
@@ -100,19 +111,19 @@ pub(crate) fn walk_content<'a>(
             });
             let is_call = kind == Some(&b"\"toolCall\""[..]);
             if !plain || !is_call && (id.is_some() || name.is_some() || arguments.is_some()) {
-                call_spans = None;
+                *call_spans = None;
             } else if is_call && c.len < c.blocks.len() {
                 c.blocks[c.len] = [kind, id, name, arguments];
                 c.len += 1;
             } else if is_call {
-                call_spans = None;
+                *call_spans = None;
             }
         }
         let kind = kind.unwrap_or(b"");
         if let Some(n) = calls.as_mut() {
             match spells(kind, "toolCall") {
                 Some(is_call) => *n += u64::from(is_call),
-                None => calls = None,
+                None => *calls = None,
             }
         }
         if let Some(t) = texts.as_mut() {
@@ -122,16 +133,11 @@ pub(crate) fn walk_content<'a>(
                     t.spans[t.len] = text;
                     t.len += 1;
                 }
-                _ => texts = None,
+                _ => *texts = None,
             }
         }
     }
-    let walk = ContentWalk {
-        tool_calls: calls,
-        texts,
-        calls: call_spans,
-    };
-    Ok((s.since(start), walk))
+    Ok(s.since(start))
 }
 
 /// A `toolCall` block's stored values.

@@ -197,13 +197,20 @@ impl<'a> LineView<'a> {
     ///
     /// [`Deserializer`]: crate::de::Deserializer
     pub fn skim(bytes: &'a [u8]) -> Option<LineView<'a>> {
-        let (mut view, walk): (LineView, _) = crate::de::from_slice_walked(bytes).ok()?;
-        if let Some(message) = view.message.0.as_mut() {
-            message.skimmed = true;
-            // The one content walked in a line the skim took is its message's.
-            message.walk = walk.unwrap_or_default();
-        }
-        Some(view)
+        LineView::skimmed(bytes).ok()
+    }
+
+    /// [`LineView::skim`] as the skim's own result, for the scan's loop, which keeps it as it
+    /// comes (a conversion to an `Option` copied its 792 bytes).
+    pub(crate) fn skimmed(bytes: &'a [u8]) -> crate::skim::Result<LineView<'a>> {
+        let walked = |view: &mut LineView<'a>, walk: &_| {
+            if let Some(message) = view.message.0.as_mut() {
+                message.skimmed = true;
+                // The one content walked in a line the skim took is its message's.
+                message.walk = *walk;
+            }
+        };
+        crate::de::from_slice_walked(bytes, walked)
     }
 }
 

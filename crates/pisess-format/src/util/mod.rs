@@ -4,4 +4,5 @@
 pub mod bytes;
 pub mod file;
 pub mod readahead;
+pub(crate) mod slurp;
 pub mod warning;

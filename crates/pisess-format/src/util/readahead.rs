@@ -3,8 +3,9 @@
 //!
 //! Copying a file out of the page cache (`read`) is most of what `cat` does, and it took a
 //! third of a scan's time: done beside the scan instead of before each buffer, it costs the
-//! scan almost nothing on a machine with two cores. Only worth a thread for a big file; `ls`
-//! already reads one file per core and uses a plain `BufReader`.
+//! scan almost nothing on a machine with two cores. Only worth a thread for a big file: a
+//! small one is read whole at once ([`Slurp`](super::slurp::Slurp)), and `ls` already reads
+//! one file per core.
 
 use std::io::{self, BufRead, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
