@@ -234,6 +234,9 @@ pub struct Tally {
     /// Every entry's parent, to find the active branch at the end.
     #[serde(skip)]
     links: Links,
+    /// Each row's entry in `links` ([`NO_LINK`]: one without an id), for the pass only.
+    #[serde(skip)]
+    row_links: Vec<u32>,
     /// `bash` tool-call ids and their commands, to name the ones whose result failed.
     #[serde(skip)]
     bash_calls: hashbrown::HashMap<String, String>,
@@ -428,12 +431,16 @@ impl<'a> Arguments<'a> {
     }
 }
 
-/// Every entry's id and its parent: their texts in one string and a table of where each
-/// lies, not two allocations an entry (with their frees, a tenth of a first `stats`).
+/// Every entry's id and its parent: their texts in one string, the entries in a list and a
+/// table of where each lies in it, not two allocations an entry (with their frees, a tenth of
+/// a first `stats`). An entry is known by its place in the list, so the rows and the active
+/// branch are matched by number ([`Tally::finish`]), not by hashing each id again.
 #[derive(Debug, Default, Clone)]
 struct Links {
     text: String,
-    table: hashbrown::HashTable<Link>,
+    links: Vec<Link>,
+    /// Indices into `links`, by the hash of the id.
+    table: hashbrown::HashTable<u32>,
     hasher: hashbrown::DefaultHashBuilder,
 }
 
@@ -444,40 +451,72 @@ struct Link {
     parent: Option<(usize, usize)>,
 }
 
+/// A row of no entry with an id, in [`Tally::row_links`].
+const NO_LINK: u32 = u32::MAX;
+
 impl Links {
+    /// Room made at the first entry for a session of a few dozen: each doubling from
+    /// nothing was an allocation, a copy and a free (three tables, a string and a list for
+    /// a session of ten entries).
+    const FIRST: usize = 32;
+
     fn push(text: &mut String, s: &str) -> (usize, usize) {
         let start = text.len();
         text.push_str(s);
         (start, text.len())
     }
 
-    /// As a map's insert: a later entry with the same id replaces the parent.
-    fn insert(&mut self, id: &str, parent: Option<&str>) {
+    /// As a map's insert: a later entry with the same id replaces the parent. The entry's
+    /// place in the list, which a later entry with the same id shares.
+    fn insert(&mut self, id: &str, parent: Option<&str>) -> u32 {
         let Links {
             text,
+            links,
             table,
             hasher,
         } = self;
+        if links.is_empty() {
+            text.reserve(Self::FIRST * 20);
+            links.reserve(Self::FIRST);
+            table.reserve(Self::FIRST, |_| 0);
+        }
         let hash = hasher.hash_one(id);
         let parent = parent.map(|p| Self::push(text, p));
-        if let Some(link) = table.find_mut(hash, |l| &text[l.id.0..l.id.1] == id) {
-            link.parent = parent;
-            return;
+        let span = |i: &u32| links[*i as usize].id;
+        if let Some(&i) = table.find(hash, |i| {
+            let (start, end) = span(i);
+            &text[start..end] == id
+        }) {
+            links[i as usize].parent = parent;
+            return i;
         }
-        let link = Link {
+        let i = u32::try_from(links.len()).unwrap_or(NO_LINK);
+        links.push(Link {
             id: Self::push(text, id),
             parent,
-        };
-        table.insert_unique(hash, link, |l| hasher.hash_one(&text[l.id.0..l.id.1]));
+        });
+        table.insert_unique(hash, i, |i| {
+            let (start, end) = links[*i as usize].id;
+            hasher.hash_one(&text[start..end])
+        });
+        i
     }
 
-    /// The parent of the entry with this id, if it has one.
-    fn parent(&self, id: &str) -> Option<&str> {
+    /// The place of the entry with this id.
+    fn find(&self, id: &str) -> Option<u32> {
         let hash = self.hasher.hash_one(id);
-        let link = self
-            .table
-            .find(hash, |l| &self.text[l.id.0..l.id.1] == id)?;
-        link.parent.map(|(start, end)| &self.text[start..end])
+        self.table
+            .find(hash, |&i| {
+                let (start, end) = self.links[i as usize].id;
+                &self.text[start..end] == id
+            })
+            .copied()
+    }
+
+    /// The place of the parent of the entry at `i`, if it has one and it is an entry.
+    fn parent(&self, i: u32) -> Option<u32> {
+        let (start, end) = self.links[i as usize].parent?;
+        self.find(&self.text[start..end])
     }
 }
 
@@ -496,9 +535,17 @@ impl Tally {
     /// here ([`Observed`]): what pi's `/session` counts of an assistant or tool-result
     /// message, and the usage.
     pub(crate) fn observe(&mut self, header: &Header, e: &EntryLine) -> Observed {
-        if let Some(id) = &e.id {
-            self.links.insert(id, e.parent.as_deref());
-        }
+        let link = match &e.id {
+            Some(id) => self.links.insert(id, e.parent.as_deref()),
+            None => NO_LINK,
+        };
+        let observed = self.observe_entry(header, e);
+        // Every row the entry made is its own.
+        self.row_links.resize(self.rows.len(), link);
+        observed
+    }
+
+    fn observe_entry(&mut self, header: &Header, e: &EntryLine) -> Observed {
         let v = e.view;
         let ts_ms = v
             .timestamp
@@ -779,20 +826,23 @@ impl Tally {
     /// Marks the rows on the active branch (leaf to root) once the file is read, and drops what
     /// only the pass needed.
     pub(crate) fn finish(&mut self, leaf: Option<&str>) {
-        let mut active: hashbrown::HashSet<&str> = hashbrown::HashSet::new();
-        let mut at = leaf;
+        let links = &self.links;
+        let mut active = vec![false; links.links.len()];
+        let mut at = leaf.and_then(|id| links.find(id));
         // A parent cycle ends the walk where it closes.
-        while let Some(id) = at {
-            if !active.insert(id) {
+        while let Some(i) = at {
+            let on = &mut active[i as usize];
+            if *on {
                 break;
             }
-            at = self.links.parent(id);
+            *on = true;
+            at = links.parent(i);
         }
-        for r in &mut self.rows {
-            r.active = r.id.as_deref().is_some_and(|id| active.contains(id));
+        for (r, &link) in self.rows.iter_mut().zip(&self.row_links) {
+            r.active = link != NO_LINK && active[link as usize];
         }
-        drop(active);
         self.links = Links::default();
+        self.row_links = Vec::new();
         self.bash_calls = hashbrown::HashMap::new();
         self.call_models = hashbrown::HashMap::new();
         self.call_names = hashbrown::HashMap::new();
@@ -883,6 +933,11 @@ mod tests {
     const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
 
     fn tally(lines: &[&str]) -> (Tally, Vec<Option<CallFacts>>) {
+        tally_to(lines, None)
+    }
+
+    /// [`tally`] finished at `leaf` (else at the last row's id).
+    fn tally_to(lines: &[&str], leaf: Option<&str>) -> (Tally, Vec<Option<CallFacts>>) {
         let text = std::iter::once(HEADER)
             .chain(lines.iter().copied())
             .collect::<Vec<_>>()
@@ -900,9 +955,49 @@ mod tests {
                 std::ops::ControlFlow::Continue(())
             })
             .unwrap();
-        let leaf = t.rows.last().and_then(|r| r.id.clone());
-        t.finish(leaf.as_deref());
+        let last = t.rows.last().and_then(|r| r.id.clone());
+        t.finish(leaf.or(last.as_deref()));
         (t, facts)
+    }
+
+    /// The active branch as the map of ids to parents gave it: a later entry with the same id
+    /// replaces the parent (and both its rows are on the branch or neither is), a parent
+    /// cycle ends the walk, an entry without an id is on none, and a leaf no entry has marks
+    /// nothing.
+    #[test]
+    fn the_active_branch_follows_the_last_parent_of_each_id() {
+        let user = |id: &str, parent: &str| {
+            let id = if id.is_empty() {
+                String::new()
+            } else {
+                format!(r#""id":"{id}","#)
+            };
+            format!(
+                r#"{{"type":"message",{id}"parentId":{parent},"message":{{"role":"user","content":"x"}}}}"#
+            )
+        };
+        let lines = [
+            user("a", "null"),
+            user("b", r#""a""#),
+            user("c", r#""b""#),
+            user("b", "null"),
+            user("", r#""c""#),
+            user("p", r#""q""#),
+            user("q", r#""p""#),
+            user("r", r#""gone""#),
+        ];
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let active = |leaf| {
+            let (t, _) = tally_to(&lines, Some(leaf));
+            assert_eq!(t.rows.len(), 8);
+            t.rows.iter().map(|r| r.active).collect::<Vec<_>>()
+        };
+        let (f, t) = (false, true);
+        assert_eq!(active("c"), [f, t, t, t, f, f, f, f]);
+        assert_eq!(active("b"), [f, t, f, t, f, f, f, f]);
+        assert_eq!(active("q"), [f, f, f, f, f, t, t, f]);
+        assert_eq!(active("r"), [f, f, f, f, f, f, f, t]);
+        assert_eq!(active("nowhere"), [f; 8]);
     }
 
     /// What the spans answer of an assistant's line is what serde_json's read of it gives
