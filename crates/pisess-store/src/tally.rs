@@ -62,7 +62,8 @@ pub struct Row {
 
 /// A role or tool name: pi's own are static, not one allocation per row (a report from the
 /// tally cache decodes hundreds of thousands of rows).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// Ordered as its text is (a tally's tools are kept by name).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
 pub struct Name(std::borrow::Cow<'static, str>);
 
@@ -215,8 +216,9 @@ pub struct Tally {
     pub rows: Vec<Row>,
     /// The models the rows point into.
     pub models: Vec<ModelKey>,
+    /// By [`Name`]: pi's own tools' names are not copied for each session.
     #[serde(skip)]
-    pub tools: BTreeMap<String, ToolCount>,
+    pub tools: BTreeMap<Name, ToolCount>,
     /// `bash` commands whose result was an error, in file order.
     #[serde(skip)]
     pub failed_commands: Vec<String>,
@@ -539,6 +541,11 @@ impl Tally {
             Some(id) => self.links.insert(id, e.parent.as_deref()),
             None => NO_LINK,
         };
+        if self.rows.capacity() == 0 {
+            // As the links' room (`Links::FIRST`): most sessions have a few dozen rows.
+            self.rows.reserve(Links::FIRST);
+            self.row_links.reserve(Links::FIRST);
+        }
         let observed = self.observe_entry(header, e);
         // Every row the entry made is its own.
         self.row_links.resize(self.rows.len(), link);
@@ -709,7 +716,7 @@ impl Tally {
     /// a failed `bash` command kept); the model whose call it answers.
     fn note_result(&mut self, name: &str, call_id: Option<&str>, is_error: bool) -> Option<u32> {
         if is_error {
-            self.tools.entry(name.to_owned()).or_default().errors += 1;
+            self.tools.entry(Name::new(name)).or_default().errors += 1;
             if let Some(cmd) = call_id.and_then(|id| self.bash_calls.get(id)) {
                 if name == "bash" {
                     self.failed_commands.push(cmd.clone());
@@ -739,11 +746,11 @@ impl Tally {
                 self.call_names.insert(id.to_owned(), Name::new(name));
             }
             names.push(Name::new(name));
-            // The name is copied only the first time.
+            // The name is made only the first time.
             match self.tools.get_mut(name) {
                 Some(count) => count.calls += 1,
                 None => {
-                    self.tools.entry(name.to_owned()).or_default().calls += 1;
+                    self.tools.entry(Name::new(name)).or_default().calls += 1;
                 }
             }
             let args = b.arguments.0.as_ref();

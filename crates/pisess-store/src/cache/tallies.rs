@@ -24,7 +24,7 @@ use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
 use super::key::RACY_NS;
 use crate::summary::{self, with_file_facts, Detail, FileFacts, Summary};
-use crate::tally::{Files, Stops, Tally, ToolCount};
+use crate::tally::{Files, Name, Stops, Tally, ToolCount};
 use pisess_format::scan::{Input, OpenedFile, Pass, ScanError};
 use pisess_format::util::file::split_name;
 use pisess_format::util::readahead::Reading;
@@ -94,7 +94,7 @@ pub(crate) enum Want {
 struct Rest {
     ids: Vec<Option<String>>,
     stop_reasons: Vec<Option<String>>,
-    tools: std::collections::BTreeMap<String, ToolCount>,
+    tools: std::collections::BTreeMap<Name, ToolCount>,
     failed_commands: Vec<String>,
     stops: Stops,
     compactions: u64,
@@ -115,7 +115,7 @@ struct RestRows {
 struct RestRef<'a> {
     ids: Vec<&'a Option<String>>,
     stop_reasons: Vec<&'a Option<String>>,
-    tools: &'a std::collections::BTreeMap<String, ToolCount>,
+    tools: &'a std::collections::BTreeMap<Name, ToolCount>,
     failed_commands: &'a [String],
     stops: &'a Stops,
     compactions: u64,
@@ -309,6 +309,32 @@ mod tests {
 
     fn rest_of(t: &Tally) -> Vec<u8> {
         postcard::to_stdvec(&RestRef::of(t)).unwrap()
+    }
+
+    /// The tools are kept by [`Name`] now, by `String` before: the same bytes, so a record
+    /// written before reads back, and one written now reads as before.
+    #[test]
+    fn tools_by_name_are_stored_as_tools_by_string() {
+        let names = ["bash", "read", "mcp__x", "", "ünï"];
+        let count = |i: u64| ToolCount {
+            calls: i,
+            errors: i / 2,
+        };
+        let by_string: std::collections::BTreeMap<String, ToolCount> = (names.iter())
+            .zip(1..)
+            .map(|(n, i)| ((*n).to_owned(), count(i)))
+            .collect();
+        let by_name: std::collections::BTreeMap<Name, ToolCount> = (names.iter())
+            .zip(1..)
+            .map(|(n, i)| (Name::new(n), count(i)))
+            .collect();
+        let old = postcard::to_stdvec(&by_string).unwrap();
+        assert_eq!(postcard::to_stdvec(&by_name).unwrap(), old);
+        let back: std::collections::BTreeMap<Name, ToolCount> = postcard::from_bytes(&old).unwrap();
+        assert_eq!(back, by_name);
+        let order: Vec<&str> = back.keys().map(Name::as_str).collect();
+        let strings: Vec<&str> = by_string.keys().map(String::as_str).collect();
+        assert_eq!(order, strings);
     }
 
     #[test]
