@@ -239,16 +239,9 @@ pub struct Tally {
     /// Each row's entry in `links` ([`NO_LINK`]: one without an id), for the pass only.
     #[serde(skip)]
     row_links: Vec<u32>,
-    /// `bash` tool-call ids and their commands, to name the ones whose result failed.
+    /// The tool calls, for the results that answer them.
     #[serde(skip)]
-    bash_calls: hashbrown::HashMap<String, String>,
-    /// Tool-call ids and the model that made the call, for the results that answer them.
-    #[serde(skip)]
-    call_models: hashbrown::HashMap<String, u32>,
-    /// Tool-call ids and the tool's name, for the seed-000 results, which name none (kept for
-    /// that dialect's files only).
-    #[serde(skip)]
-    call_names: hashbrown::HashMap<String, Name>,
+    calls: Keyed<Call>,
     #[serde(skip)]
     seed000: bool,
 }
@@ -433,93 +426,134 @@ impl<'a> Arguments<'a> {
     }
 }
 
-/// Every entry's id and its parent: their texts in one string, the entries in a list and a
-/// table of where each lies in it, not two allocations an entry (with their frees, a tenth of
-/// a first `stats`). An entry is known by its place in the list, so the rows and the active
-/// branch are matched by number ([`Tally::finish`]), not by hashing each id again.
-#[derive(Debug, Default, Clone)]
-struct Links {
+/// Values kept by a text key (an entry's id, a tool call's id), the keys and any text the
+/// values hold in one string, the values in a list and a table of where each lies in it: not
+/// an allocation for each key and each text (with their frees, a tenth of a first `stats`).
+/// A key is known by its place in the list, so the rows and the active branch are matched by
+/// number ([`Tally::finish`]), not by hashing each id again.
+#[derive(Debug, Clone)]
+struct Keyed<V> {
     text: String,
-    links: Vec<Link>,
-    /// Indices into `links`, by the hash of the id.
+    /// Each key's place in `text`, and its value.
+    entries: Vec<(Span, V)>,
+    /// Indices into `entries`, by the hash of the key.
     table: hashbrown::HashTable<u32>,
     hasher: hashbrown::DefaultHashBuilder,
 }
 
-/// Where an entry's id and its parent (`None`: none) lie in [`Links::text`].
-#[derive(Debug, Clone, Copy)]
-struct Link {
-    id: (usize, usize),
-    parent: Option<(usize, usize)>,
+/// Where a text lies in [`Keyed::text`].
+type Span = (usize, usize);
+
+impl<V> Default for Keyed<V> {
+    fn default() -> Self {
+        Keyed {
+            text: String::new(),
+            entries: Vec::new(),
+            table: hashbrown::HashTable::new(),
+            hasher: hashbrown::DefaultHashBuilder::default(),
+        }
+    }
 }
 
 /// A row of no entry with an id, in [`Tally::row_links`].
 const NO_LINK: u32 = u32::MAX;
 
-impl Links {
-    /// Room made at the first entry for a session of a few dozen: each doubling from
-    /// nothing was an allocation, a copy and a free (three tables, a string and a list for
-    /// a session of ten entries).
+impl<V: Default> Keyed<V> {
+    /// Room made at the first key for a session of a few dozen: each doubling from nothing
+    /// was an allocation, a copy and a free (three tables, a string and a list for a session
+    /// of ten entries).
     const FIRST: usize = 32;
 
-    fn push(text: &mut String, s: &str) -> (usize, usize) {
-        let start = text.len();
-        text.push_str(s);
-        (start, text.len())
+    /// Keeps `s` in the text.
+    fn keep(&mut self, s: &str) -> Span {
+        let start = self.text.len();
+        self.text.push_str(s);
+        (start, self.text.len())
     }
 
-    /// As a map's insert: a later entry with the same id replaces the parent. The entry's
-    /// place in the list, which a later entry with the same id shares.
-    fn insert(&mut self, id: &str, parent: Option<&str>) -> u32 {
-        let Links {
+    fn at(&self, (start, end): Span) -> &str {
+        &self.text[start..end]
+    }
+
+    /// The place of `key`, made (with the default value) if it has none: as a map's entry.
+    fn slot(&mut self, key: &str) -> u32 {
+        if self.entries.is_empty() {
+            self.text.reserve(Self::FIRST * 20);
+            self.entries.reserve(Self::FIRST);
+            self.table.reserve(Self::FIRST, |_| 0);
+        }
+        let hash = self.hasher.hash_one(key);
+        if let Some(i) = self.find_hashed(hash, key) {
+            return i;
+        }
+        let i = u32::try_from(self.entries.len()).unwrap_or(NO_LINK);
+        let span = self.keep(key);
+        self.entries.push((span, V::default()));
+        let Keyed {
             text,
-            links,
+            entries,
             table,
             hasher,
         } = self;
-        if links.is_empty() {
-            text.reserve(Self::FIRST * 20);
-            links.reserve(Self::FIRST);
-            table.reserve(Self::FIRST, |_| 0);
-        }
-        let hash = hasher.hash_one(id);
-        let parent = parent.map(|p| Self::push(text, p));
-        let span = |i: &u32| links[*i as usize].id;
-        if let Some(&i) = table.find(hash, |i| {
-            let (start, end) = span(i);
-            &text[start..end] == id
-        }) {
-            links[i as usize].parent = parent;
-            return i;
-        }
-        let i = u32::try_from(links.len()).unwrap_or(NO_LINK);
-        links.push(Link {
-            id: Self::push(text, id),
-            parent,
-        });
         table.insert_unique(hash, i, |i| {
-            let (start, end) = links[*i as usize].id;
+            let (start, end) = entries[*i as usize].0;
             hasher.hash_one(&text[start..end])
         });
         i
     }
 
-    /// The place of the entry with this id.
-    fn find(&self, id: &str) -> Option<u32> {
-        let hash = self.hasher.hash_one(id);
-        self.table
-            .find(hash, |&i| {
-                let (start, end) = self.links[i as usize].id;
-                &self.text[start..end] == id
-            })
-            .copied()
+    /// The place of `key`, if it has one.
+    fn find(&self, key: &str) -> Option<u32> {
+        self.find_hashed(self.hasher.hash_one(key), key)
+    }
+
+    fn find_hashed(&self, hash: u64, key: &str) -> Option<u32> {
+        let is_key = |i: &u32| self.at(self.entries[*i as usize].0) == key;
+        self.table.find(hash, is_key).copied()
+    }
+
+    /// The value of `key`, if it has one.
+    fn get(&self, key: &str) -> Option<&V> {
+        self.find(key).map(|i| &self.entries[i as usize].1)
+    }
+
+    /// The value of `key`, made if it has none.
+    fn value(&mut self, key: &str) -> &mut V {
+        let i = self.slot(key);
+        &mut self.entries[i as usize].1
+    }
+}
+
+/// Every entry's parent (`None`: none), by the entry's id.
+type Links = Keyed<Option<Span>>;
+
+impl Links {
+    /// As a map's insert: a later entry with the same id replaces the parent. The entry's
+    /// place, which a later entry with the same id shares.
+    fn insert(&mut self, id: &str, parent: Option<&str>) -> u32 {
+        let parent = parent.map(|p| self.keep(p));
+        let i = self.slot(id);
+        self.entries[i as usize].1 = parent;
+        i
     }
 
     /// The place of the parent of the entry at `i`, if it has one and it is an entry.
     fn parent(&self, i: u32) -> Option<u32> {
-        let (start, end) = self.links[i as usize].parent?;
-        self.find(&self.text[start..end])
+        self.find(self.at(self.entries[i as usize].1?))
     }
+}
+
+/// What a tool call's result needs of it, by the call's id: as three maps of ids, each value
+/// replaced by a later call with the same id that has one.
+#[derive(Debug, Clone, Default)]
+struct Call {
+    /// The model that made the call.
+    model: Option<u32>,
+    /// A `bash` call's command, to name it when its result fails.
+    command: Option<Span>,
+    /// The tool's name, for the seed-000 results, which name none (kept for that dialect's
+    /// files only).
+    name: Option<Name>,
 }
 
 /// What [`Tally::observe`] read of an entry that the summary reads too, handed to it so that
@@ -542,7 +576,7 @@ impl Tally {
             None => NO_LINK,
         };
         if self.rows.capacity() == 0 {
-            // As the links' room (`Links::FIRST`): most sessions have a few dozen rows.
+            // As the links' room (`Keyed::FIRST`): most sessions have a few dozen rows.
             self.rows.reserve(Links::FIRST);
             self.row_links.reserve(Links::FIRST);
         }
@@ -697,7 +731,8 @@ impl Tally {
                     // user message holding them is.
                     for b in seed000_tool_results(e.json) {
                         let id = b.call_id.as_deref();
-                        let name = id.and_then(|id| self.call_names.get(id)).cloned();
+                        let call = id.and_then(|id| self.calls.get(id));
+                        let name = call.and_then(|c| c.name.clone());
                         let mut r = row(Role::ToolResult.as_str(), None, None);
                         r.message = false;
                         let shown = name.as_deref().unwrap_or("");
@@ -717,13 +752,15 @@ impl Tally {
     fn note_result(&mut self, name: &str, call_id: Option<&str>, is_error: bool) -> Option<u32> {
         if is_error {
             self.tools.entry(Name::new(name)).or_default().errors += 1;
-            if let Some(cmd) = call_id.and_then(|id| self.bash_calls.get(id)) {
+            let call = call_id.and_then(|id| self.calls.get(id));
+            if let Some(cmd) = call.and_then(|c| c.command) {
                 if name == "bash" {
-                    self.failed_commands.push(cmd.clone());
+                    self.failed_commands.push(self.calls.at(cmd).to_owned());
                 }
             }
         }
-        call_id.and_then(|id| self.call_models.get(id).copied())
+        let call = call_id.and_then(|id| self.calls.get(id));
+        call.and_then(|c| c.model)
     }
 
     /// The `toolCall` blocks of an assistant's content: counted by name, files noted, `bash`
@@ -739,11 +776,11 @@ impl Tally {
                 continue;
             }
             if let (Some(id), Some(model)) = (b.id.get(), model) {
-                self.call_models.insert(id.to_owned(), model);
+                self.calls.value(id).model = Some(model);
             }
             let name = b.name.get().unwrap_or("");
             if let (true, Some(id)) = (self.seed000, b.id.get()) {
-                self.call_names.insert(id.to_owned(), Name::new(name));
+                self.calls.value(id).name = Some(Name::new(name));
             }
             names.push(Name::new(name));
             // The name is made only the first time.
@@ -768,7 +805,8 @@ impl Tally {
                 ("bash", _) => {
                     if let (Some(id), Some(cmd)) = (b.id.get(), args.and_then(|a| a.command.get()))
                     {
-                        self.bash_calls.insert(id.to_owned(), cmd.to_owned());
+                        let cmd = self.calls.keep(cmd);
+                        self.calls.value(id).command = Some(cmd);
                     }
                 }
                 _ => {}
@@ -793,11 +831,11 @@ impl Tally {
         if let Some(i) = seen {
             return u32::try_from(i).unwrap_or(u32::MAX);
         }
-        let key = format!(
-            "{}/{}",
-            provider.unwrap_or("undefined"),
-            model.unwrap_or("undefined")
-        );
+        // Not `format!`, whose machinery cost ten times the copies (a model a session).
+        let mut key = String::with_capacity(p.len() + 1 + m.len());
+        key.push_str(p);
+        key.push('/');
+        key.push_str(m);
         self.intern_key(ModelKey {
             provider: provider.map(str::to_owned),
             model: model.map(str::to_owned),
@@ -834,7 +872,7 @@ impl Tally {
     /// only the pass needed.
     pub(crate) fn finish(&mut self, leaf: Option<&str>) {
         let links = &self.links;
-        let mut active = vec![false; links.links.len()];
+        let mut active = vec![false; links.entries.len()];
         let mut at = leaf.and_then(|id| links.find(id));
         // A parent cycle ends the walk where it closes.
         while let Some(i) = at {
@@ -850,9 +888,7 @@ impl Tally {
         }
         self.links = Links::default();
         self.row_links = Vec::new();
-        self.bash_calls = hashbrown::HashMap::new();
-        self.call_models = hashbrown::HashMap::new();
-        self.call_names = hashbrown::HashMap::new();
+        self.calls = Keyed::default();
     }
 
     /// `provider/model` of a row's model index.
@@ -965,6 +1001,62 @@ mod tests {
         let last = t.rows.last().and_then(|r| r.id.clone());
         t.finish(leaf.or(last.as_deref()));
         (t, facts)
+    }
+
+    /// A call id used twice: the later call's model, the last `bash` command given for it
+    /// (a later call of another tool keeps it), nothing for an id no call had.
+    #[test]
+    fn results_find_their_calls_by_id_as_maps_did() {
+        let call = |model: &str, blocks: &str| {
+            format!(
+                r#"{{"type":"message","message":{{"role":"assistant","content":[{blocks}],"provider":"p","model":"{model}"}}}}"#
+            )
+        };
+        let block = |id: &str, name: &str, args: &str| {
+            format!(r#"{{"type":"toolCall","id":"{id}","name":"{name}","arguments":{args}}}"#)
+        };
+        let result = |id: &str| {
+            format!(
+                r#"{{"type":"message","message":{{"role":"toolResult","toolCallId":"{id}","toolName":"bash","content":[],"isError":true}}}}"#
+            )
+        };
+        let lines = [
+            call("m1", &block("x", "bash", r#"{"command":"first"}"#)),
+            call("m2", &block("x", "read", r#"{"path":"/f"}"#)),
+            result("x"),
+            call(
+                "m3",
+                &[
+                    block("y", "bash", r#"{"command":"second"}"#),
+                    block("y", "bash", r#"{"command":"third"}"#),
+                ]
+                .join(","),
+            ),
+            result("y"),
+            result("z"),
+        ];
+        // Past the first room of the tables.
+        let many: Vec<String> = (0..100)
+            .map(|i| {
+                call(
+                    "m4",
+                    &block(&format!("c{i}"), "bash", &format!(r#"{{"command":"{i}"}}"#)),
+                )
+            })
+            .chain((0..100).rev().step_by(7).map(|i| result(&format!("c{i}"))))
+            .collect();
+        let lines: Vec<&str> = lines.iter().chain(&many).map(String::as_str).collect();
+        let (t, _) = tally(&lines);
+        let answers = |i: usize| t.model_name(t.rows[i].answers);
+        assert_eq!(answers(2).as_deref(), Some("p/m2"));
+        assert_eq!(answers(4).as_deref(), Some("p/m3"));
+        assert_eq!(answers(5), None);
+        assert_eq!(answers(lines.len() - 1).as_deref(), Some("p/m4"));
+        let later: Vec<String> = (0..100).rev().step_by(7).map(|i| i.to_string()).collect();
+        let mut failed = vec!["first".to_owned(), "third".to_owned()];
+        failed.extend(later);
+        assert_eq!(t.failed_commands, failed);
+        assert_eq!(t.tools["bash"].errors, 3 + 15);
     }
 
     /// The active branch as the map of ids to parents gave it: a later entry with the same id
