@@ -49,9 +49,9 @@ pub struct Row {
     /// An assistant message's tool calls, by name (`""` when a call has none).
     pub calls: Vec<Name>,
     pub is_error: Option<bool>,
-    /// Kept by the tally cache apart, as [`Row::id`] is.
+    /// Kept by the tally cache apart, as [`Row::id`] is. A [`Name`]: pi's own are static.
     #[serde(skip)]
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<Name>,
     /// A tool result's: the model of the assistant message whose call it answers (by its
     /// `toolCallId`), which `--by model` counts it under. [`Row::model`] stays pi's key for
     /// its usage.
@@ -68,8 +68,8 @@ pub struct Row {
 pub struct Name(std::borrow::Cow<'static, str>);
 
 impl Name {
-    /// pi's roles, entry types and built-in tools, and `""`.
-    const KNOWN: [&'static str; 18] = [
+    /// pi's roles, entry types, built-in tools and stop reasons, and `""`.
+    const KNOWN: [&'static str; 23] = [
         "",
         "user",
         "assistant",
@@ -88,6 +88,11 @@ impl Name {
         "grep",
         "find",
         "ls",
+        "stop",
+        "toolUse",
+        "error",
+        "aborted",
+        "length",
     ];
 
     pub fn new(s: &str) -> Name {
@@ -556,6 +561,17 @@ struct Call {
     name: Option<Name>,
 }
 
+/// `to = from.map(str::to_owned)`, keeping the text's room.
+fn replace(to: &mut Option<String>, from: Option<&str>) {
+    match (to.as_mut(), from) {
+        (Some(old), Some(new)) => {
+            old.clear();
+            old.push_str(new);
+        }
+        _ => *to = from.map(str::to_owned),
+    }
+}
+
 /// What [`Tally::observe`] read of an entry that the summary reads too, handed to it so that
 /// nothing is read twice.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -687,8 +703,9 @@ impl Tally {
                         Some("length") => self.stops.length += 1,
                         _ => {}
                     }
-                    self.stops.last = stop.map(str::to_owned);
-                    self.stops.last_error = x.error_message.get().map(str::to_owned);
+                    // Written over, not made again: only the last message's are kept.
+                    replace(&mut self.stops.last, stop);
+                    replace(&mut self.stops.last_error, x.error_message.get());
                     if let Some(error) = x.error_message.get() {
                         let seen = &mut self.stops.error_messages;
                         match seen.iter_mut().find(|(text, _)| text == error) {
@@ -696,7 +713,7 @@ impl Tally {
                             None => seen.push((error.to_owned(), 1)),
                         }
                     }
-                    r.stop_reason = stop.map(str::to_owned);
+                    r.stop_reason = stop.map(Name::new);
                     self.take_calls(&x.content.0, model, &mut r.calls);
                 } else {
                     self.stops.last = None;

@@ -93,7 +93,7 @@ pub(crate) enum Want {
 #[derive(Serialize, Deserialize)]
 struct Rest {
     ids: Vec<Option<String>>,
-    stop_reasons: Vec<Option<String>>,
+    stop_reasons: Vec<Option<Name>>,
     tools: std::collections::BTreeMap<Name, ToolCount>,
     failed_commands: Vec<String>,
     stops: Stops,
@@ -107,14 +107,14 @@ struct Rest {
 #[derive(Deserialize)]
 struct RestRows {
     ids: Vec<Option<String>>,
-    stop_reasons: Vec<Option<String>>,
+    stop_reasons: Vec<Option<Name>>,
 }
 
 /// [`Rest`] as written.
 #[derive(Serialize)]
 struct RestRef<'a> {
     ids: Vec<&'a Option<String>>,
-    stop_reasons: Vec<&'a Option<String>>,
+    stop_reasons: Vec<&'a Option<Name>>,
     tools: &'a std::collections::BTreeMap<Name, ToolCount>,
     failed_commands: &'a [String],
     stops: &'a Stops,
@@ -349,7 +349,7 @@ mod tests {
             tool: None,
             calls: Vec::new(),
             is_error: None,
-            stop_reason: stop.map(str::to_owned),
+            stop_reason: stop.map(Name::new),
             answers: None,
             active: true,
         };
