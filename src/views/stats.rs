@@ -221,18 +221,18 @@ impl Rules<'_> {
         // making a date for each a fifteenth.
         let mut last: Option<(Option<i64>, String)> = None;
         // This session's share of each bucket, so a session is counted once per bucket.
-        let mut mine: hashbrown::HashMap<String, Bucket> = hashbrown::HashMap::new();
+        let mut mine = Parts::default();
         for r in t.rows.iter().filter(|r| window.holds(r)) {
             let e = matches.as_deref().and_then(|m| prices::estimate(m, r));
             let e = e.as_ref();
             match by {
                 By::Tool => {
                     for name in &r.calls {
-                        let b = mine.entry_ref(name.as_str()).or_default();
+                        let b = mine.get(name.as_str());
                         b.counts.tool_calls += 1;
                     }
                     if r.role == "toolResult" {
-                        let b = mine.entry_ref(r.tool.as_deref().unwrap_or("")).or_default();
+                        let b = mine.get(r.tool.as_deref().unwrap_or(""));
                         b.counts.tool_results += 1;
                         b.counts.tool_errors += u64::from(r.is_error == Some(true));
                         if let Some(u) = &r.usage {
@@ -251,10 +251,8 @@ impl Rules<'_> {
                         usage: None,
                         ..r.clone()
                     };
-                    mine.entry(name(r.answers))
-                        .or_default()
-                        .add_row(&counts, None);
-                    let b = mine.entry(name(r.model)).or_default();
+                    mine.get(&name(r.answers)).add_row(&counts, None);
+                    let b = mine.get(&name(r.model));
                     if let Some(u) = &r.usage {
                         b.usage.add(u);
                     }
@@ -277,7 +275,7 @@ impl Rules<'_> {
                         }
                         None => "(no time)",
                     };
-                    mine.entry_ref(key).or_default().add_row(r, e);
+                    mine.get(key).add_row(r, e);
                 }
                 _ => {
                     // Borrowed: a key is made only for a bucket this session has not met yet.
@@ -289,11 +287,12 @@ impl Rules<'_> {
                         By::Project => s.cwd.as_str(),
                         _ => s.id.as_str(),
                     };
-                    mine.entry_ref(key).or_default().add_row(r, e);
+                    mine.get(key).add_row(r, e);
                 }
             }
         }
         share.parts = mine
+            .list
             .into_iter()
             .map(|(key, mut b)| {
                 b.sessions = 1;
@@ -309,6 +308,53 @@ impl Rules<'_> {
             );
         }
         share
+    }
+}
+
+/// One session's buckets by key, in the order first met. A session has a few (its days, its
+/// models, one project): a list, searched from the bucket last found, not a hash map made and
+/// hashed into for each session (two fifths of a share's instructions, on a store of small
+/// sessions). Past [`Parts::LISTED`] keys (a session of many tools or days) a map finds them.
+#[derive(Default)]
+struct Parts {
+    list: Vec<(String, Bucket)>,
+    last: usize,
+    index: Option<hashbrown::HashMap<String, usize>>,
+}
+
+impl Parts {
+    const LISTED: usize = 16;
+
+    /// The bucket of `key`, new if it has none yet.
+    fn get(&mut self, key: &str) -> &mut Bucket {
+        let i = match self.list.get(self.last) {
+            Some((k, _)) if k == key => self.last,
+            _ => {
+                let found = match &self.index {
+                    Some(index) => index.get(key).copied(),
+                    None => self.list.iter().position(|(k, _)| k == key),
+                };
+                found.unwrap_or_else(|| self.push(key))
+            }
+        };
+        self.last = i;
+        &mut self.list[i].1
+    }
+
+    fn push(&mut self, key: &str) -> usize {
+        let i = self.list.len();
+        self.list.push((key.to_owned(), Bucket::default()));
+        match &mut self.index {
+            Some(index) => {
+                index.insert(key.to_owned(), i);
+            }
+            None if self.list.len() > Self::LISTED => {
+                let keys = self.list.iter().enumerate();
+                self.index = Some(keys.map(|(i, (k, _))| (k.clone(), i)).collect());
+            }
+            None => {}
+        }
+        i
     }
 }
 
@@ -582,6 +628,31 @@ impl One {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parts find each key's bucket, listed or through the map past
+    /// [`Parts::LISTED`] keys, and keep the order keys were first met.
+    #[test]
+    fn parts_find_each_keys_bucket_listed_or_mapped() {
+        let mut parts = Parts::default();
+        let keys: Vec<String> = (0..40).map(|i| format!("k{}", i % 23)).collect();
+        for (n, key) in keys.iter().enumerate() {
+            parts.get(key).messages += 1;
+            parts.get(key).sessions += n as u64;
+            // Found again, not made twice: at the last one and at an earlier one.
+            parts.get(&keys[n / 2]).counts.tool_calls += 1;
+        }
+        assert!(parts.index.is_some());
+        let listed: Vec<&str> = parts.list.iter().map(|(k, _)| k.as_str()).collect();
+        let order: Vec<String> = (0..23).map(|i| format!("k{i}")).collect();
+        assert_eq!(listed, order);
+        for (k, b) in &parts.list {
+            let at: Vec<usize> = (0..40).filter(|&n| keys[n] == *k).collect();
+            assert_eq!(b.messages, at.len() as u64, "{k}");
+            assert_eq!(b.sessions, at.iter().sum::<usize>() as u64, "{k}");
+            let asked = (0..40).filter(|&n| keys[n / 2] == *k).count();
+            assert_eq!(b.counts.tool_calls, asked as u64, "{k}");
+        }
+    }
 
     #[test]
     fn a_local_day_is_the_date_a_time_has_in_the_zone() {

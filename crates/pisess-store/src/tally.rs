@@ -9,7 +9,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use std::fmt;
-use std::hash::BuildHasher as _;
 use std::sync::LazyLock;
 
 use memchr::memmem::Finder;
@@ -23,6 +22,10 @@ use pisess_format::model::{
     LooseNum, LooseObj, LooseStr, MessageView, Role, Usage,
 };
 use pisess_format::time::parse_js_date;
+
+mod keyed;
+
+use keyed::{Keyed, Links, Span, NO_LINK};
 
 /// pi's name for the usage of tool results, compactions and branch summaries, which name no model.
 pub(crate) const TOOLS_AND_SUMMARIES: &str = "Tools/summaries";
@@ -49,9 +52,9 @@ pub struct Row {
     /// An assistant message's tool calls, by name (`""` when a call has none).
     pub calls: Vec<Name>,
     pub is_error: Option<bool>,
-    /// Kept by the tally cache apart, as [`Row::id`] is.
+    /// Kept by the tally cache apart, as [`Row::id`] is. A [`Name`]: pi's own are static.
     #[serde(skip)]
-    pub stop_reason: Option<String>,
+    pub stop_reason: Option<Name>,
     /// A tool result's: the model of the assistant message whose call it answers (by its
     /// `toolCallId`), which `--by model` counts it under. [`Row::model`] stays pi's key for
     /// its usage.
@@ -62,13 +65,14 @@ pub struct Row {
 
 /// A role or tool name: pi's own are static, not one allocation per row (a report from the
 /// tally cache decodes hundreds of thousands of rows).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// Ordered as its text is (a tally's tools are kept by name).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
 pub struct Name(std::borrow::Cow<'static, str>);
 
 impl Name {
-    /// pi's roles, entry types and built-in tools, and `""`.
-    const KNOWN: [&'static str; 18] = [
+    /// pi's roles, entry types, built-in tools and stop reasons, and `""`.
+    const KNOWN: [&'static str; 23] = [
         "",
         "user",
         "assistant",
@@ -87,6 +91,11 @@ impl Name {
         "grep",
         "find",
         "ls",
+        "stop",
+        "toolUse",
+        "error",
+        "aborted",
+        "length",
     ];
 
     pub fn new(s: &str) -> Name {
@@ -215,8 +224,9 @@ pub struct Tally {
     pub rows: Vec<Row>,
     /// The models the rows point into.
     pub models: Vec<ModelKey>,
+    /// By [`Name`]: pi's own tools' names are not copied for each session.
     #[serde(skip)]
-    pub tools: BTreeMap<String, ToolCount>,
+    pub tools: BTreeMap<Name, ToolCount>,
     /// `bash` commands whose result was an error, in file order.
     #[serde(skip)]
     pub failed_commands: Vec<String>,
@@ -234,16 +244,12 @@ pub struct Tally {
     /// Every entry's parent, to find the active branch at the end.
     #[serde(skip)]
     links: Links,
-    /// `bash` tool-call ids and their commands, to name the ones whose result failed.
+    /// Each row's entry in `links` ([`NO_LINK`]: one without an id), for the pass only.
     #[serde(skip)]
-    bash_calls: hashbrown::HashMap<String, String>,
-    /// Tool-call ids and the model that made the call, for the results that answer them.
+    row_links: Vec<u32>,
+    /// The tool calls, for the results that answer them.
     #[serde(skip)]
-    call_models: hashbrown::HashMap<String, u32>,
-    /// Tool-call ids and the tool's name, for the seed-000 results, which name none (kept for
-    /// that dialect's files only).
-    #[serde(skip)]
-    call_names: hashbrown::HashMap<String, Name>,
+    calls: Keyed<Call>,
     #[serde(skip)]
     seed000: bool,
 }
@@ -428,56 +434,27 @@ impl<'a> Arguments<'a> {
     }
 }
 
-/// Every entry's id and its parent: their texts in one string and a table of where each
-/// lies, not two allocations an entry (with their frees, a tenth of a first `stats`).
-#[derive(Debug, Default, Clone)]
-struct Links {
-    text: String,
-    table: hashbrown::HashTable<Link>,
-    hasher: hashbrown::DefaultHashBuilder,
+/// What a tool call's result needs of it, by the call's id: as three maps of ids, each value
+/// replaced by a later call with the same id that has one.
+#[derive(Debug, Clone, Default)]
+struct Call {
+    /// The model that made the call.
+    model: Option<u32>,
+    /// A `bash` call's command, to name it when its result fails.
+    command: Option<Span>,
+    /// The tool's name, for the seed-000 results, which name none (kept for that dialect's
+    /// files only).
+    name: Option<Name>,
 }
 
-/// Where an entry's id and its parent (`None`: none) lie in [`Links::text`].
-#[derive(Debug, Clone, Copy)]
-struct Link {
-    id: (usize, usize),
-    parent: Option<(usize, usize)>,
-}
-
-impl Links {
-    fn push(text: &mut String, s: &str) -> (usize, usize) {
-        let start = text.len();
-        text.push_str(s);
-        (start, text.len())
-    }
-
-    /// As a map's insert: a later entry with the same id replaces the parent.
-    fn insert(&mut self, id: &str, parent: Option<&str>) {
-        let Links {
-            text,
-            table,
-            hasher,
-        } = self;
-        let hash = hasher.hash_one(id);
-        let parent = parent.map(|p| Self::push(text, p));
-        if let Some(link) = table.find_mut(hash, |l| &text[l.id.0..l.id.1] == id) {
-            link.parent = parent;
-            return;
+/// `to = from.map(str::to_owned)`, keeping the text's room.
+fn replace(to: &mut Option<String>, from: Option<&str>) {
+    match (to.as_mut(), from) {
+        (Some(old), Some(new)) => {
+            old.clear();
+            old.push_str(new);
         }
-        let link = Link {
-            id: Self::push(text, id),
-            parent,
-        };
-        table.insert_unique(hash, link, |l| hasher.hash_one(&text[l.id.0..l.id.1]));
-    }
-
-    /// The parent of the entry with this id, if it has one.
-    fn parent(&self, id: &str) -> Option<&str> {
-        let hash = self.hasher.hash_one(id);
-        let link = self
-            .table
-            .find(hash, |l| &self.text[l.id.0..l.id.1] == id)?;
-        link.parent.map(|(start, end)| &self.text[start..end])
+        _ => *to = from.map(str::to_owned),
     }
 }
 
@@ -496,9 +473,22 @@ impl Tally {
     /// here ([`Observed`]): what pi's `/session` counts of an assistant or tool-result
     /// message, and the usage.
     pub(crate) fn observe(&mut self, header: &Header, e: &EntryLine) -> Observed {
-        if let Some(id) = &e.id {
-            self.links.insert(id, e.parent.as_deref());
+        let link = match &e.id {
+            Some(id) => self.links.insert(id, e.parent.as_deref()),
+            None => NO_LINK,
+        };
+        if self.rows.capacity() == 0 {
+            // As the links' room (`Keyed::FIRST`): most sessions have a few dozen rows.
+            self.rows.reserve(Links::FIRST);
+            self.row_links.reserve(Links::FIRST);
         }
+        let observed = self.observe_entry(header, e);
+        // Every row the entry made is its own.
+        self.row_links.resize(self.rows.len(), link);
+        observed
+    }
+
+    fn observe_entry(&mut self, header: &Header, e: &EntryLine) -> Observed {
         let v = e.view;
         let ts_ms = v
             .timestamp
@@ -599,8 +589,9 @@ impl Tally {
                         Some("length") => self.stops.length += 1,
                         _ => {}
                     }
-                    self.stops.last = stop.map(str::to_owned);
-                    self.stops.last_error = x.error_message.get().map(str::to_owned);
+                    // Written over, not made again: only the last message's are kept.
+                    replace(&mut self.stops.last, stop);
+                    replace(&mut self.stops.last_error, x.error_message.get());
                     if let Some(error) = x.error_message.get() {
                         let seen = &mut self.stops.error_messages;
                         match seen.iter_mut().find(|(text, _)| text == error) {
@@ -608,7 +599,7 @@ impl Tally {
                             None => seen.push((error.to_owned(), 1)),
                         }
                     }
-                    r.stop_reason = stop.map(str::to_owned);
+                    r.stop_reason = stop.map(Name::new);
                     self.take_calls(&x.content.0, model, &mut r.calls);
                 } else {
                     self.stops.last = None;
@@ -643,7 +634,8 @@ impl Tally {
                     // user message holding them is.
                     for b in seed000_tool_results(e.json) {
                         let id = b.call_id.as_deref();
-                        let name = id.and_then(|id| self.call_names.get(id)).cloned();
+                        let call = id.and_then(|id| self.calls.get(id));
+                        let name = call.and_then(|c| c.name.clone());
                         let mut r = row(Role::ToolResult.as_str(), None, None);
                         r.message = false;
                         let shown = name.as_deref().unwrap_or("");
@@ -662,14 +654,16 @@ impl Tally {
     /// a failed `bash` command kept); the model whose call it answers.
     fn note_result(&mut self, name: &str, call_id: Option<&str>, is_error: bool) -> Option<u32> {
         if is_error {
-            self.tools.entry(name.to_owned()).or_default().errors += 1;
-            if let Some(cmd) = call_id.and_then(|id| self.bash_calls.get(id)) {
+            self.tools.entry(Name::new(name)).or_default().errors += 1;
+            let call = call_id.and_then(|id| self.calls.get(id));
+            if let Some(cmd) = call.and_then(|c| c.command) {
                 if name == "bash" {
-                    self.failed_commands.push(cmd.clone());
+                    self.failed_commands.push(self.calls.at(cmd).to_owned());
                 }
             }
         }
-        call_id.and_then(|id| self.call_models.get(id).copied())
+        let call = call_id.and_then(|id| self.calls.get(id));
+        call.and_then(|c| c.model)
     }
 
     /// The `toolCall` blocks of an assistant's content: counted by name, files noted, `bash`
@@ -685,18 +679,18 @@ impl Tally {
                 continue;
             }
             if let (Some(id), Some(model)) = (b.id.get(), model) {
-                self.call_models.insert(id.to_owned(), model);
+                self.calls.value(id).model = Some(model);
             }
             let name = b.name.get().unwrap_or("");
             if let (true, Some(id)) = (self.seed000, b.id.get()) {
-                self.call_names.insert(id.to_owned(), Name::new(name));
+                self.calls.value(id).name = Some(Name::new(name));
             }
             names.push(Name::new(name));
-            // The name is copied only the first time.
+            // The name is made only the first time.
             match self.tools.get_mut(name) {
                 Some(count) => count.calls += 1,
                 None => {
-                    self.tools.entry(name.to_owned()).or_default().calls += 1;
+                    self.tools.entry(Name::new(name)).or_default().calls += 1;
                 }
             }
             let args = b.arguments.0.as_ref();
@@ -714,7 +708,8 @@ impl Tally {
                 ("bash", _) => {
                     if let (Some(id), Some(cmd)) = (b.id.get(), args.and_then(|a| a.command.get()))
                     {
-                        self.bash_calls.insert(id.to_owned(), cmd.to_owned());
+                        let cmd = self.calls.keep(cmd);
+                        self.calls.value(id).command = Some(cmd);
                     }
                 }
                 _ => {}
@@ -739,11 +734,11 @@ impl Tally {
         if let Some(i) = seen {
             return u32::try_from(i).unwrap_or(u32::MAX);
         }
-        let key = format!(
-            "{}/{}",
-            provider.unwrap_or("undefined"),
-            model.unwrap_or("undefined")
-        );
+        // Not `format!`, whose machinery cost ten times the copies (a model a session).
+        let mut key = String::with_capacity(p.len() + 1 + m.len());
+        key.push_str(p);
+        key.push('/');
+        key.push_str(m);
         self.intern_key(ModelKey {
             provider: provider.map(str::to_owned),
             model: model.map(str::to_owned),
@@ -779,23 +774,24 @@ impl Tally {
     /// Marks the rows on the active branch (leaf to root) once the file is read, and drops what
     /// only the pass needed.
     pub(crate) fn finish(&mut self, leaf: Option<&str>) {
-        let mut active: hashbrown::HashSet<&str> = hashbrown::HashSet::new();
-        let mut at = leaf;
+        let links = &self.links;
+        let mut active = vec![false; links.entries.len()];
+        let mut at = leaf.and_then(|id| links.find(id));
         // A parent cycle ends the walk where it closes.
-        while let Some(id) = at {
-            if !active.insert(id) {
+        while let Some(i) = at {
+            let on = &mut active[i as usize];
+            if *on {
                 break;
             }
-            at = self.links.parent(id);
+            *on = true;
+            at = links.parent(i);
         }
-        for r in &mut self.rows {
-            r.active = r.id.as_deref().is_some_and(|id| active.contains(id));
+        for (r, &link) in self.rows.iter_mut().zip(&self.row_links) {
+            r.active = link != NO_LINK && active[link as usize];
         }
-        drop(active);
         self.links = Links::default();
-        self.bash_calls = hashbrown::HashMap::new();
-        self.call_models = hashbrown::HashMap::new();
-        self.call_names = hashbrown::HashMap::new();
+        self.row_links = Vec::new();
+        self.calls = Keyed::default();
     }
 
     /// `provider/model` of a row's model index.
@@ -883,6 +879,11 @@ mod tests {
     const HEADER: &str = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#;
 
     fn tally(lines: &[&str]) -> (Tally, Vec<Option<CallFacts>>) {
+        tally_to(lines, None)
+    }
+
+    /// [`tally`] finished at `leaf` (else at the last row's id).
+    fn tally_to(lines: &[&str], leaf: Option<&str>) -> (Tally, Vec<Option<CallFacts>>) {
         let text = std::iter::once(HEADER)
             .chain(lines.iter().copied())
             .collect::<Vec<_>>()
@@ -900,9 +901,105 @@ mod tests {
                 std::ops::ControlFlow::Continue(())
             })
             .unwrap();
-        let leaf = t.rows.last().and_then(|r| r.id.clone());
-        t.finish(leaf.as_deref());
+        let last = t.rows.last().and_then(|r| r.id.clone());
+        t.finish(leaf.or(last.as_deref()));
         (t, facts)
+    }
+
+    /// A call id used twice: the later call's model, the last `bash` command given for it
+    /// (a later call of another tool keeps it), nothing for an id no call had.
+    #[test]
+    fn results_find_their_calls_by_id_as_maps_did() {
+        let call = |model: &str, blocks: &str| {
+            format!(
+                r#"{{"type":"message","message":{{"role":"assistant","content":[{blocks}],"provider":"p","model":"{model}"}}}}"#
+            )
+        };
+        let block = |id: &str, name: &str, args: &str| {
+            format!(r#"{{"type":"toolCall","id":"{id}","name":"{name}","arguments":{args}}}"#)
+        };
+        let result = |id: &str| {
+            format!(
+                r#"{{"type":"message","message":{{"role":"toolResult","toolCallId":"{id}","toolName":"bash","content":[],"isError":true}}}}"#
+            )
+        };
+        let lines = [
+            call("m1", &block("x", "bash", r#"{"command":"first"}"#)),
+            call("m2", &block("x", "read", r#"{"path":"/f"}"#)),
+            result("x"),
+            call(
+                "m3",
+                &[
+                    block("y", "bash", r#"{"command":"second"}"#),
+                    block("y", "bash", r#"{"command":"third"}"#),
+                ]
+                .join(","),
+            ),
+            result("y"),
+            result("z"),
+        ];
+        // Past the first room of the tables.
+        let many: Vec<String> = (0..100)
+            .map(|i| {
+                call(
+                    "m4",
+                    &block(&format!("c{i}"), "bash", &format!(r#"{{"command":"{i}"}}"#)),
+                )
+            })
+            .chain((0..100).rev().step_by(7).map(|i| result(&format!("c{i}"))))
+            .collect();
+        let lines: Vec<&str> = lines.iter().chain(&many).map(String::as_str).collect();
+        let (t, _) = tally(&lines);
+        let answers = |i: usize| t.model_name(t.rows[i].answers);
+        assert_eq!(answers(2).as_deref(), Some("p/m2"));
+        assert_eq!(answers(4).as_deref(), Some("p/m3"));
+        assert_eq!(answers(5), None);
+        assert_eq!(answers(lines.len() - 1).as_deref(), Some("p/m4"));
+        let later: Vec<String> = (0..100).rev().step_by(7).map(|i| i.to_string()).collect();
+        let mut failed = vec!["first".to_owned(), "third".to_owned()];
+        failed.extend(later);
+        assert_eq!(t.failed_commands, failed);
+        assert_eq!(t.tools["bash"].errors, 3 + 15);
+    }
+
+    /// The active branch as the map of ids to parents gave it: a later entry with the same id
+    /// replaces the parent (and both its rows are on the branch or neither is), a parent
+    /// cycle ends the walk, an entry without an id is on none, and a leaf no entry has marks
+    /// nothing.
+    #[test]
+    fn the_active_branch_follows_the_last_parent_of_each_id() {
+        let user = |id: &str, parent: &str| {
+            let id = if id.is_empty() {
+                String::new()
+            } else {
+                format!(r#""id":"{id}","#)
+            };
+            format!(
+                r#"{{"type":"message",{id}"parentId":{parent},"message":{{"role":"user","content":"x"}}}}"#
+            )
+        };
+        let lines = [
+            user("a", "null"),
+            user("b", r#""a""#),
+            user("c", r#""b""#),
+            user("b", "null"),
+            user("", r#""c""#),
+            user("p", r#""q""#),
+            user("q", r#""p""#),
+            user("r", r#""gone""#),
+        ];
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let active = |leaf| {
+            let (t, _) = tally_to(&lines, Some(leaf));
+            assert_eq!(t.rows.len(), 8);
+            t.rows.iter().map(|r| r.active).collect::<Vec<_>>()
+        };
+        let (f, t) = (false, true);
+        assert_eq!(active("c"), [f, t, t, t, f, f, f, f]);
+        assert_eq!(active("b"), [f, t, f, t, f, f, f, f]);
+        assert_eq!(active("q"), [f, f, f, f, f, t, t, f]);
+        assert_eq!(active("r"), [f, f, f, f, f, f, f, t]);
+        assert_eq!(active("nowhere"), [f; 8]);
     }
 
     /// What the spans answer of an assistant's line is what serde_json's read of it gives

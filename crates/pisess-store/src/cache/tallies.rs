@@ -24,7 +24,7 @@ use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
 use super::key::RACY_NS;
 use crate::summary::{self, with_file_facts, Detail, FileFacts, Summary};
-use crate::tally::{Files, Stops, Tally, ToolCount};
+use crate::tally::{Files, Name, Stops, Tally, ToolCount};
 use pisess_format::scan::{Input, OpenedFile, Pass, ScanError};
 use pisess_format::util::file::split_name;
 use pisess_format::util::readahead::Reading;
@@ -93,8 +93,8 @@ pub(crate) enum Want {
 #[derive(Serialize, Deserialize)]
 struct Rest {
     ids: Vec<Option<String>>,
-    stop_reasons: Vec<Option<String>>,
-    tools: std::collections::BTreeMap<String, ToolCount>,
+    stop_reasons: Vec<Option<Name>>,
+    tools: std::collections::BTreeMap<Name, ToolCount>,
     failed_commands: Vec<String>,
     stops: Stops,
     compactions: u64,
@@ -107,15 +107,15 @@ struct Rest {
 #[derive(Deserialize)]
 struct RestRows {
     ids: Vec<Option<String>>,
-    stop_reasons: Vec<Option<String>>,
+    stop_reasons: Vec<Option<Name>>,
 }
 
 /// [`Rest`] as written.
 #[derive(Serialize)]
 struct RestRef<'a> {
     ids: Vec<&'a Option<String>>,
-    stop_reasons: Vec<&'a Option<String>>,
-    tools: &'a std::collections::BTreeMap<String, ToolCount>,
+    stop_reasons: Vec<&'a Option<Name>>,
+    tools: &'a std::collections::BTreeMap<Name, ToolCount>,
     failed_commands: &'a [String],
     stops: &'a Stops,
     compactions: u64,
@@ -311,6 +311,32 @@ mod tests {
         postcard::to_stdvec(&RestRef::of(t)).unwrap()
     }
 
+    /// The tools are kept by [`Name`] now, by `String` before: the same bytes, so a record
+    /// written before reads back, and one written now reads as before.
+    #[test]
+    fn tools_by_name_are_stored_as_tools_by_string() {
+        let names = ["bash", "read", "mcp__x", "", "ünï"];
+        let count = |i: u64| ToolCount {
+            calls: i,
+            errors: i / 2,
+        };
+        let by_string: std::collections::BTreeMap<String, ToolCount> = (names.iter())
+            .zip(1..)
+            .map(|(n, i)| ((*n).to_owned(), count(i)))
+            .collect();
+        let by_name: std::collections::BTreeMap<Name, ToolCount> = (names.iter())
+            .zip(1..)
+            .map(|(n, i)| (Name::new(n), count(i)))
+            .collect();
+        let old = postcard::to_stdvec(&by_string).unwrap();
+        assert_eq!(postcard::to_stdvec(&by_name).unwrap(), old);
+        let back: std::collections::BTreeMap<Name, ToolCount> = postcard::from_bytes(&old).unwrap();
+        assert_eq!(back, by_name);
+        let order: Vec<&str> = back.keys().map(Name::as_str).collect();
+        let strings: Vec<&str> = by_string.keys().map(String::as_str).collect();
+        assert_eq!(order, strings);
+    }
+
     #[test]
     fn facts_take_the_rows_ids_and_stop_reasons_and_no_more() {
         let row = |id: Option<&str>, stop: Option<&str>| Row {
@@ -323,7 +349,7 @@ mod tests {
             tool: None,
             calls: Vec::new(),
             is_error: None,
-            stop_reason: stop.map(str::to_owned),
+            stop_reason: stop.map(Name::new),
             answers: None,
             active: true,
         };
