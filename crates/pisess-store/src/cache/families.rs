@@ -14,8 +14,10 @@
 //! - every other file it read ([`Dep`]): each run, each file up the `parentSession` chain
 //!   whose header was read (listed or not), and the chain's missing end, each by its key now
 //!   (a file gone, or come back, is a change);
-//! - the runs found under it, by place and how they were made, which the caller finds afresh
-//!   (a run added or removed is a change);
+//! - the runs found under it, by place and how they were made: when the folders the walk that
+//!   found them read still have their keys (`cache::runs::Walked`, as the run cache trusts a
+//!   record), they are those; else the caller finds them afresh (a run added or removed is a
+//!   change);
 //! - its context ([`Context`]): the process cwd (relative names resolve against it) and, for a
 //!   session with a `parentSession`, every path the report lists, in order (which file a
 //!   `parentSession` resolves to, and whether a chain file is counted, depend on the listing: a
@@ -31,7 +33,9 @@ use serde::{Deserialize, Serialize};
 use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
 use super::key::{now_ns, stat_in, FileKey, RACY_NS};
+use super::runs::Walked;
 use super::{bytes_of, path_of};
+use crate::family::runs::Limits;
 use crate::summary::{with_file_facts, FileFacts, Summary};
 use crate::tally::Tally;
 use pisess_format::model::Usage;
@@ -44,7 +48,7 @@ impl Kind for Families {
     const FAMILY: &'static str = "families";
     const WHAT: &'static str = "family";
     const MAGIC: &'static [u8] = b"pisess family cache\n";
-    const FORMAT: u32 = 1;
+    const FORMAT: u32 = 2;
 }
 
 /// What a row of the session's tally becomes in the family's report.
@@ -124,6 +128,8 @@ struct Stored {
     relative: bool,
     context: Context,
     children: Vec<ChildId>,
+    /// What vouches for `children` without a walk (`None`: a walk not remembered, or none).
+    walked: Option<Walked>,
     deps: Vec<Dep>,
     rows: u32,
     edits: Vec<(u32, Edit)>,
@@ -155,14 +161,14 @@ impl<'a> FamilyCache<'a> {
         }
     }
 
-    /// What was made of the session at `path` with the runs `children` found under it, when
-    /// nothing it was made from changed since: `contexts` are the run's without and with its
-    /// cwd.
+    /// What was made of the session at `path`, when nothing it was made from changed since:
+    /// `contexts` are the run's without and with its cwd; `children` finds the runs under it
+    /// (called only when the record's own walk does not vouch for them).
     pub fn get(
         &self,
         path: &Path,
         contexts: [Context; 2],
-        children: &[ChildId],
+        children: impl FnOnce() -> Vec<ChildId>,
     ) -> Option<Remembered> {
         let cache = self.cache.as_ref()?;
         let (folder, name) = split_name(path);
@@ -170,7 +176,11 @@ impl<'a> FamilyCache<'a> {
         let (slot, _) = folder.vouched(path, name)?;
         let stored: Stored = postcard::from_bytes(folder.data(slot)).ok()?;
         let context = contexts[usize::from(stored.relative)];
-        if stored.context != context || stored.children != children {
+        if stored.context != context {
+            return None;
+        }
+        let walked = (stored.walked.as_ref()).is_some_and(|w| w.holds(path, Limits::default()));
+        if !walked && stored.children != children() {
             return None;
         }
         let mut facts = Vec::with_capacity(stored.deps.len());
@@ -209,14 +219,15 @@ impl<'a> FamilyCache<'a> {
         })
     }
 
-    /// Records what was made of the session at `path`: `runs` one each of `children`, `deps`
-    /// every other file read (runs first, in order). Not recorded when the session or any of
-    /// them was racy (written within `RACY_NS` of now), so a write since shows in a key.
+    /// Records what was made of the session at `path`: `runs` one each of `children` (found
+    /// with `Limits::default()` by the walk `walked` when it was remembered), `deps` every
+    /// other file read (runs first, in order). Not recorded when the session or any of them
+    /// was racy (written within `RACY_NS` of now), so a write since shows in a key.
     pub fn put(
         &self,
         path: &Path,
         contexts: [Context; 2],
-        children: Vec<ChildId>,
+        (children, walked): (Vec<ChildId>, Option<Walked>),
         deps: &[PathBuf],
         made: &Making<'_>,
     ) {
@@ -245,6 +256,7 @@ impl<'a> FamilyCache<'a> {
                 relative: bool,
                 context: Context,
                 children: Vec<ChildId>,
+                walked: Option<Walked>,
                 deps: Vec<Dep>,
                 rows: u32,
                 edits: &'s [(u32, Edit)],
@@ -255,6 +267,7 @@ impl<'a> FamilyCache<'a> {
                 relative: made.relative,
                 context: contexts[usize::from(made.relative)],
                 children,
+                walked,
                 deps: stored_deps,
                 rows: made.rows,
                 edits: made.edits,
