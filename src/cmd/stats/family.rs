@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use pisess_format::model::{EntryKind, EntryLine, Header, Usage};
-use pisess_store::cache::families::{ChildId, Context, Edit, FamilyCache, Making};
+use pisess_store::cache::families::{ChildId, Context, Edit, FamilyCache, Listed, Making};
 use pisess_store::cache::runs::{RunCache, Walked};
 use pisess_store::cache::CacheDir;
 use pisess_store::family::chains::{Chains, Up};
@@ -406,8 +406,9 @@ pub(super) fn counted<'a>(paths: impl Fn() -> Vec<PathBuf> + Sync + 'a) -> Chain
 }
 
 /// What a report over a listing needs to count a session's family from the family cache
-/// (`pisess_store::cache::families`): the listed files (read once, when a session with a family
-/// first asks), the cache of their folders, and the cwd.
+/// (`pisess_store::cache::families`): the cache of the listed files' folders, the cwd, and
+/// the listed files for the chains (copied when a family is made again, not when every
+/// record holds).
 pub(super) struct Remember<'a> {
     cache_dir: Option<&'a CacheDir>,
     listed: &'a OnceLock<Vec<PathBuf>>,
@@ -439,26 +440,27 @@ impl<'a> Remember<'a> {
 
     /// The cache and the contexts of a report over `files`, made when a family first asks.
     fn open(&self, files: &[PathBuf]) -> (&FamilyCache<'a>, [[Context; 2]; 2]) {
-        let listed = self.listed.get_or_init(|| files.to_vec());
-        let cache = (self.cache).get_or_init(|| FamilyCache::open(self.cache_dir, listed));
+        let cache = (self.cache).get_or_init(|| FamilyCache::open(self.cache_dir, files));
         let contexts = *self.contexts.get_or_init(|| {
             let cwd = Some(self.cwd.as_path());
+            let listed = Some(Listed::of(files));
             [
                 [Context::of(None, None), Context::of(cwd, None)],
-                [
-                    Context::of(None, Some(listed)),
-                    Context::of(cwd, Some(listed)),
-                ],
+                [Context::of(None, listed), Context::of(cwd, listed)],
             ]
         });
         (cache, contexts)
     }
 
+    /// The listed files `files`, for the chains of the forks made again.
+    fn listing(&self, files: &[PathBuf]) {
+        self.listed.get_or_init(|| files.to_vec());
+    }
+
     /// The runs under `session`, through the run cache of a report over `files`, and the walk
     /// that vouches for them when it is remembered.
     fn find(&self, session: &Path, files: &[PathBuf]) -> (runs::Runs, Option<Walked>) {
-        let listed = self.listed.get_or_init(|| files.to_vec());
-        let cache = (self.runs).get_or_init(|| RunCache::open(self.cache_dir, listed));
+        let cache = (self.runs).get_or_init(|| RunCache::open(self.cache_dir, files));
         cache.find_walked(session, Limits::default())
     }
 
@@ -531,6 +533,7 @@ pub(super) fn member(
     }
     let children = find(&mut found);
     let (found, walked) = found.expect("found just above");
+    remember.listing(files);
     let found_said = found_said(&path, &found);
     let found = stem.then_some(found);
     let before: Option<Vec<Row>> = s.tally.as_ref().map(|t| t.rows.clone());

@@ -97,21 +97,40 @@ pub struct Context(pub u64);
 
 impl Context {
     /// The process cwd when a relative name was resolved against it, and, for a fork, the
-    /// report's listed paths in order.
-    pub fn of(cwd: Option<&Path>, listed: Option<&[PathBuf]>) -> Context {
+    /// report's listed paths in order ([`Listed`]).
+    pub fn of(cwd: Option<&Path>, listed: Option<Listed>) -> Context {
         let mut h = xxhash_rust::xxh3::Xxh3::new();
         h.update(&[u8::from(cwd.is_some())]);
-        let mut add = |p: &Path| {
-            let b = p.as_os_str().as_encoded_bytes();
-            h.update(&(b.len() as u64).to_le_bytes());
-            h.update(b);
-        };
-        cwd.into_iter().for_each(&mut add);
-        for p in listed.into_iter().flatten() {
-            add(p);
+        if let Some(cwd) = cwd {
+            add_path(&mut h, cwd);
+        }
+        if let Some(Listed(listed)) = listed {
+            h.update(&listed.to_le_bytes());
         }
         Context(h.digest())
     }
+}
+
+/// A report's listed paths in order, hashed once for the contexts that take them (a hash of
+/// 10,000 paths a context was a second and a third pass over the listing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listed(u64);
+
+impl Listed {
+    pub fn of(paths: &[PathBuf]) -> Listed {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        for p in paths {
+            add_path(&mut h, p);
+        }
+        Listed(h.digest())
+    }
+}
+
+/// `p` into `h`, its length first (so that no two lists of paths hash the same bytes).
+fn add_path(h: &mut xxhash_rust::xxh3::Xxh3, p: &Path) {
+    let b = p.as_os_str().as_encoded_bytes();
+    h.update(&(b.len() as u64).to_le_bytes());
+    h.update(b);
 }
 
 /// A file a record was made from, and its key then (`None`: it could not be stat'ed).
@@ -295,12 +314,53 @@ impl<'a> FamilyCache<'a> {
     pub fn save(self) {
         let Some(cache) = self.cache else { return };
         let mut fates = self.fates.into_inner().unwrap_or_default();
-        // By the paths' bytes: a `Path` compares component by component (a third of saving).
-        let bytes = |p: &PathBuf| p.as_os_str().as_encoded_bytes().to_vec();
-        fates.sort_by_cached_key(|a| bytes(&a.0));
+        // By the paths' bytes: a `Path` compares component by component (a third of saving);
+        // compared in place, not copied out a path.
+        fn bytes(p: &Path) -> &[u8] {
+            p.as_os_str().as_encoded_bytes()
+        }
+        fates.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
         fates.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str());
         let (files, fates): (Vec<PathBuf>, Vec<Fate>) = fates.into_iter().unzip();
         // At most one warning a run, and a cache problem is no more: passed over here.
         let _ = cache.save(&files, fates);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(list: &[&str]) -> Vec<PathBuf> {
+        list.iter().map(PathBuf::from).collect()
+    }
+
+    /// A context with the listing tells listings apart by their paths, their order and where
+    /// one path ends; the cwd and its absence count, and a listing hashed once is the same
+    /// listing each time.
+    #[test]
+    fn contexts_tell_listings_and_cwds_apart() {
+        let listings = [
+            paths(&["/s/a.jsonl", "/s/b.jsonl"]),
+            paths(&["/s/b.jsonl", "/s/a.jsonl"]),
+            paths(&["/s/a.jsonl/s/b", ".jsonl"]),
+            paths(&["/s/a.jsonl"]),
+            paths(&[]),
+        ];
+        let cwd = Path::new("/home/u");
+        let mut seen = std::collections::HashSet::new();
+        for listed in &listings {
+            for cwd in [None, Some(cwd), Some(Path::new("/home"))] {
+                let context = Context::of(cwd, Some(Listed::of(listed)));
+                assert_eq!(context, Context::of(cwd, Some(Listed::of(listed))));
+                assert!(seen.insert(context.0), "{cwd:?} {listed:?}");
+            }
+        }
+        for cwd in [None, Some(cwd)] {
+            assert!(
+                seen.insert(Context::of(cwd, None).0),
+                "{cwd:?} without a listing"
+            );
+        }
     }
 }
