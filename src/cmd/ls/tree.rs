@@ -6,7 +6,6 @@
 //! (the session of the row it hangs under, `null` for a root), `depth` (0 for a root) and
 //! `made` (how a subagent run was made, `null` for pi's rows).
 
-use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,7 +43,8 @@ pub(super) fn run(
     let mut whose: Vec<(usize, usize)> = Vec::new();
     let mut keys = PathKeys::new(&env.location.process_cwd);
     // Each run's key, known from its place: no symlink on its way from its session's folder.
-    let mut known: HashMap<&OsStr, PathBuf> = HashMap::new();
+    // hashbrown's hasher, as for every path map of the tree (SipHash was slower than the keys).
+    let mut known: hashbrown::HashMap<&OsStr, PathBuf> = hashbrown::HashMap::new();
     for (i, children) in found.iter().enumerate() {
         let top = &sessions[i].path;
         for (j, child) in children.iter().enumerate() {
@@ -92,7 +92,7 @@ pub(super) fn run(
         })
         .collect();
     // By the paths' bytes: a `Path` hashes component by component.
-    let links: std::collections::HashSet<&OsStr> = links.iter().map(|l| l.as_os_str()).collect();
+    let links: hashbrown::HashSet<&OsStr> = links.iter().map(|l| l.as_os_str()).collect();
     let listed_keys: Vec<PathBuf> = (sessions.iter())
         .map(|s| keys.key_listed(&s.path, links.contains(s.path.as_os_str())))
         .collect();
@@ -108,6 +108,9 @@ pub(super) fn run(
         Some(key) => key.clone(),
         None => keys.key(p),
     });
+    // Borrowing the sessions' paths (hashbrown's maps, unlike std's, may not outlive what
+    // they borrow at their drop).
+    drop((known, links));
     for cycle in &forest.cycles {
         let names: Vec<String> = (cycle.iter())
             .map(|n| summary(*n, &sessions, &runs).path.display().to_string())
