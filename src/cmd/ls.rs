@@ -82,9 +82,6 @@ pub fn collect<'e>(
         .iter()
         .any(|(_, p)| matches!(p, Problem::Warnings(_)))
     {
-        fn bytes(p: &std::path::Path) -> &[u8] {
-            p.as_os_str().as_encoded_bytes()
-        }
         let listed: hashbrown::HashSet<&[u8]> = sessions.iter().map(|s| bytes(&s.path)).collect();
         listing
             .problems
@@ -94,11 +91,16 @@ pub fn collect<'e>(
     // Only a session with its stem folder beside it is looked under (the listing noted the
     // folders as it read them), on every core, through the run cache (`cache::runs`: a
     // folder's `lstat` for its listing); what cannot be read there is a warning.
-    let stems = crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders));
     // In no order: the cache finds each folder's file by hashing.
-    let stemmed: Vec<std::path::PathBuf> = stems.iter().cloned().collect();
+    let stemmed: Vec<std::path::PathBuf> =
+        crate::cmd::runs::stem_files(std::mem::take(&mut listing.stem_folders))
+            .into_iter()
+            .collect();
+    // By the paths' bytes: a `PathBuf` hashes and compares component by component (2 M
+    // instructions of a warm listing of 1,000 sessions, 100 of them with runs).
+    let stems: hashbrown::HashSet<&[u8]> = stemmed.iter().map(|p| bytes(p)).collect();
     let looked: Vec<&std::path::Path> = (sessions.iter())
-        .filter(|s| stems.contains(&s.path))
+        .filter(|s| stems.contains(bytes(&s.path)))
         .map(|s| s.path.as_path())
         .collect();
     let cache = RunCache::open(env.location.cache.as_ref(), &stemmed).keeping_summaries(args.tree);
@@ -107,7 +109,7 @@ pub fn collect<'e>(
         .into_iter();
     let runs = (sessions.iter())
         .map(|s| {
-            if !stems.contains(&s.path) {
+            if !stems.contains(bytes(&s.path)) {
                 return Vec::new();
             }
             let found = found.next().unwrap_or_default();
@@ -117,9 +119,15 @@ pub fn collect<'e>(
             found.children
         })
         .collect();
+    drop(stems);
     // Saved by the caller: `ls --tree` keeps the runs' summaries in the records.
     let links = std::mem::take(&mut listing.links);
     Ok((sessions, runs, failed, links, (cache, stemmed)))
+}
+
+/// A path's bytes, to hash and compare as bytes.
+fn bytes(p: &std::path::Path) -> &[u8] {
+    p.as_os_str().as_encoded_bytes()
 }
 
 pub fn run(

@@ -213,6 +213,31 @@ fn the_run_cache_sees_a_run_added_or_removed_at_every_level() {
         &["ls", "--all", "--tree", "--json"],
         &["stats", "--all", "--by", "session", "--json"],
     ];
+    at_every_level(&LISTINGS, |_, cache| {
+        assert!(!cache_files(cache, "runs").is_empty(), "no run cache");
+    });
+}
+
+/// `stats` finds a family's runs by the walk its family record keeps (`cache::runs::Walked`)
+/// while the folders it read are as they were: with the run cache gone, a warm `stats` writes
+/// none (it never asked it). A run added or removed at every level after that is seen.
+#[test]
+fn stats_finds_a_familys_runs_by_its_records_walk_and_sees_every_change() {
+    const STATS: [&[&str]; 1] = [&["stats", "--all", "--by", "session", "--json"]];
+    at_every_level(&STATS, |root, cache| {
+        fs::remove_dir_all(cache.join("runs")).unwrap();
+        let again = run_with(env_for(root, Some(cache)), STATS[0], b"");
+        assert_eq!(again.code, 0, "{}", again.stderr);
+        assert!(
+            cache_files(cache, "runs").is_empty(),
+            "the run cache was asked: the family record's walk did not vouch"
+        );
+    });
+}
+
+/// After `listings` ran warm (then `warmed`), a run added or removed at every level the
+/// runs' walk reads: each of `listings` gives what `--no-cache` gives.
+fn at_every_level(listings: &[&[&str]], warmed: impl Fn(&Path, &Path)) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("agent");
     let cache = tmp.path().join("cache");
@@ -266,10 +291,10 @@ fn the_run_cache_sees_a_run_added_or_removed_at_every_level() {
     for (what, change) in &steps {
         age_all(&root);
         // Warm: the first run records the walk, the second reads it back.
-        warm(&LISTINGS, &root, &cache, what);
-        assert!(!cache_files(&cache, "runs").is_empty(), "no run cache");
+        warm(listings, &root, &cache, what);
+        warmed(&root, &cache);
         change();
-        listings_as_without_cache(&LISTINGS, &root, &cache, what);
+        listings_as_without_cache(listings, &root, &cache, what);
     }
 }
 

@@ -229,6 +229,20 @@ fn list_wanting(
     Ok(listing)
 }
 
+/// The bytes of `path` without its extension (`X` of `X.jsonl`), as `with_extension("")`
+/// spells it: cut by bytes for the listing's `.jsonl` files.
+fn stem_of(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    match bytes.strip_suffix(b".jsonl") {
+        Some(stem) if !stem.ends_with(b"/") && !stem.is_empty() => std::borrow::Cow::Borrowed(stem),
+        _ => std::borrow::Cow::Owned(
+            path.with_extension("")
+                .into_os_string()
+                .into_encoded_bytes(),
+        ),
+    }
+}
+
 /// [`list`] without holding the listing: each session of `scope` goes to `work` on the thread
 /// that read it, and is dropped there; what `work` makes of it goes to `each` in file order, on
 /// the calling thread, once every file is read. A report over thousands of sessions then holds
@@ -260,8 +274,12 @@ pub fn walk<T: Send>(
     } = files(loc, scope)?;
     // Whether a session has a real folder of its stem beside it (`X/` for `X.jsonl`): only
     // those can have subagent runs, so the others are asked nothing more.
-    let stems: std::collections::HashSet<PathBuf> = folders.into_iter().collect();
-    let has_stem = |s: &Summary| !stems.is_empty() && stems.contains(&s.path.with_extension(""));
+    // By bytes with hashbrown's hasher: a `PathBuf` hashed by SipHash, and `with_extension`'s
+    // walk of the components, were 3 M instructions of a warm `stats` over 1,000 sessions.
+    let stems: hashbrown::HashSet<Vec<u8>> = (folders.into_iter())
+        .map(|f| f.into_os_string().into_encoded_bytes())
+        .collect();
+    let has_stem = |s: &Summary| !stems.is_empty() && stems.contains(stem_of(&s.path).as_ref());
     let mut incomplete = false;
     let mut damaged = Vec::new();
     for (path, why) in skipped {
@@ -493,7 +511,32 @@ fn file_name(p: &Path) -> &[u8] {
 
 #[cfg(test)]
 mod tests {
-    use super::sort_by_moving_once;
+    use super::{sort_by_moving_once, stem_of};
+    use std::path::Path;
+
+    #[test]
+    fn a_stem_by_bytes_is_with_extensions_stem() {
+        for p in [
+            "/s/--p--/2025-01-01T00-00-00-000Z_u.jsonl",
+            "rel/x.jsonl",
+            "x.jsonl",
+            "/s/.jsonl",
+            ".jsonl",
+            "/s/a..jsonl",
+            "/s/a.b.jsonl",
+            "/s/a.json",
+            "/s/a",
+            "/s/a.jsonl/",
+            "/s.d/a",
+        ] {
+            let want = Path::new(p).with_extension("");
+            assert_eq!(
+                &stem_of(Path::new(p))[..],
+                want.as_os_str().as_encoded_bytes(),
+                "{p}"
+            );
+        }
+    }
 
     #[test]
     fn sorting_by_moving_once_is_a_stable_sort() {

@@ -17,8 +17,8 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use pisess_format::model::{EntryKind, EntryLine, Header, Usage};
-use pisess_store::cache::families::{ChildId, Context, Edit, FamilyCache, Making};
-use pisess_store::cache::runs::RunCache;
+use pisess_store::cache::families::{ChildId, Context, Edit, FamilyCache, Listed, Making};
+use pisess_store::cache::runs::{RunCache, Walked};
 use pisess_store::cache::CacheDir;
 use pisess_store::family::chains::{Chains, Up};
 use pisess_store::family::copies::{delegation, share, Copying, Delegation, Share, Source};
@@ -406,14 +406,19 @@ pub(super) fn counted<'a>(paths: impl Fn() -> Vec<PathBuf> + Sync + 'a) -> Chain
 }
 
 /// What a report over a listing needs to count a session's family from the family cache
-/// (`pisess_store::cache::families`): the listed files (read once, when a session with a family
-/// first asks), the cache of their folders, and the cwd.
+/// (`pisess_store::cache::families`): the cache of the listed files' folders, the cwd, and
+/// the listed files for the chains (copied when a family is made again, not when every
+/// record holds).
 pub(super) struct Remember<'a> {
     cache_dir: Option<&'a CacheDir>,
     listed: &'a OnceLock<Vec<PathBuf>>,
     cache: OnceLock<FamilyCache<'a>>,
-    /// Where the sessions' runs are (`cache::runs`), opened with `cache`.
+    /// Where the sessions' runs are (`cache::runs`), opened when a family record's own walk
+    /// does not vouch for a session's runs.
     runs: OnceLock<RunCache<'a>>,
+    /// The sessions whose runs a family record's walk vouched for: their run cache records
+    /// are kept as they are (the run cache keeps only the records asked for).
+    vouched: std::sync::Mutex<Vec<PathBuf>>,
     cwd: PathBuf,
     /// [`Context`]s without and with the cwd: of a session with runs only, and of a fork (with
     /// the listing).
@@ -427,6 +432,7 @@ impl<'a> Remember<'a> {
             listed,
             cache: OnceLock::new(),
             runs: OnceLock::new(),
+            vouched: std::sync::Mutex::new(Vec::new()),
             cwd: cwd(),
             contexts: OnceLock::new(),
         }
@@ -434,26 +440,28 @@ impl<'a> Remember<'a> {
 
     /// The cache and the contexts of a report over `files`, made when a family first asks.
     fn open(&self, files: &[PathBuf]) -> (&FamilyCache<'a>, [[Context; 2]; 2]) {
-        let listed = self.listed.get_or_init(|| files.to_vec());
-        let cache = (self.cache).get_or_init(|| FamilyCache::open(self.cache_dir, listed));
+        let cache = (self.cache).get_or_init(|| FamilyCache::open(self.cache_dir, files));
         let contexts = *self.contexts.get_or_init(|| {
             let cwd = Some(self.cwd.as_path());
+            let listed = Some(Listed::of(files));
             [
                 [Context::of(None, None), Context::of(cwd, None)],
-                [
-                    Context::of(None, Some(listed)),
-                    Context::of(cwd, Some(listed)),
-                ],
+                [Context::of(None, listed), Context::of(cwd, listed)],
             ]
         });
         (cache, contexts)
     }
 
-    /// The runs under `session`, through the run cache of a report over `files`.
-    fn find(&self, session: &Path, files: &[PathBuf]) -> runs::Runs {
-        let listed = self.listed.get_or_init(|| files.to_vec());
-        let cache = (self.runs).get_or_init(|| RunCache::open(self.cache_dir, listed));
-        cache.find(session, Limits::default())
+    /// The listed files `files`, for the chains of the forks made again.
+    fn listing(&self, files: &[PathBuf]) {
+        self.listed.get_or_init(|| files.to_vec());
+    }
+
+    /// The runs under `session`, through the run cache of a report over `files`, and the walk
+    /// that vouches for them when it is remembered.
+    fn find(&self, session: &Path, files: &[PathBuf]) -> (runs::Runs, Option<Walked>) {
+        let cache = (self.runs).get_or_init(|| RunCache::open(self.cache_dir, files));
+        cache.find_walked(session, Limits::default())
     }
 
     /// Writes what this report made that the next can use.
@@ -461,8 +469,12 @@ impl<'a> Remember<'a> {
         if let Some(cache) = self.cache.into_inner() {
             cache.save();
         }
-        // Every session with a stem folder was asked: their records only.
+        // Every session with a stem folder was asked, or its family record's walk vouched for
+        // its runs: their records only.
         if let Some(runs) = self.runs.into_inner() {
+            for session in self.vouched.into_inner().unwrap_or_default() {
+                runs.keep(&session);
+            }
             runs.save(None);
         }
     }
@@ -483,25 +495,22 @@ pub(super) fn member(
     if !stem && !forked {
         return (s, Vec::new(), Vec::new());
     }
-    // Which runs there are is found every time (from the run cache while none of the folders
-    // read changed, else by reading them): a run added or removed is then a change the record
-    // is checked against.
-    let found = stem.then(|| remember.find(&s.path, files));
-    let children: Vec<ChildId> = (found.iter())
-        .flat_map(|f| &f.children)
-        .map(|c| ChildId {
-            path: c.path.as_os_str().as_encoded_bytes().to_vec(),
-            made: c.made.as_str().to_owned(),
-            parent: c.parent.and_then(|p| u32::try_from(p).ok()),
-        })
-        .collect();
-    let found_said = match &found {
-        Some(f) if !f.children.is_empty() => found_warnings(&s.path, f),
-        _ => Vec::new(),
+    // Which runs there are is checked every time: by the folders the record's walk read
+    // while none of them changed, else found (from the run cache while none of the folders
+    // its record read changed, else by reading them). A run added or removed is then a change
+    // the record is checked against.
+    let path = s.path.clone();
+    let mut found: Option<(runs::Runs, Option<Walked>)> = None;
+    let find = |found: &mut Option<_>| {
+        let (runs, _) = found.get_or_insert_with(|| match stem {
+            true => remember.find(&path, files),
+            false => (runs::Runs::default(), None),
+        });
+        child_ids(runs)
     };
     let (cache, contexts) = remember.open(files);
     let contexts = contexts[usize::from(forked)];
-    if let Some(hit) = cache.get(&s.path, contexts, &children) {
+    if let Some(hit) = cache.get(&path, contexts, || find(&mut found)) {
         if let Some(t) = s
             .tally
             .as_deref_mut()
@@ -509,12 +518,25 @@ pub(super) fn member(
         {
             apply(&mut t.rows, &hit.edits);
             let mut warnings = hit.warnings;
-            warnings.extend(found_said);
+            match &found {
+                Some((f, _)) => warnings.extend(found_said(&path, f)),
+                // A walk is remembered only without problems or limits: nothing to say.
+                None if stem => {
+                    if let Ok(mut vouched) = remember.vouched.lock() {
+                        vouched.push(path);
+                    }
+                }
+                None => {}
+            }
             return (s, hit.runs, warnings);
         }
     }
+    let children = find(&mut found);
+    let (found, walked) = found.expect("found just above");
+    remember.listing(files);
+    let found_said = found_said(&path, &found);
+    let found = stem.then_some(found);
     let before: Option<Vec<Row>> = s.tally.as_ref().map(|t| t.rows.clone());
-    let path = s.path.clone();
     let (first, runs, chain_said, deps, failed, relative) =
         match found.and_then(|f| read_found(&path, f)) {
             Some(mut f) => {
@@ -548,12 +570,31 @@ pub(super) fn member(
                 runs: &runs,
                 warnings: &chain_said,
             };
-            cache.put(&path, contexts, children, &deps, &made);
+            cache.put(&path, contexts, (children, walked), &deps, &made);
         }
     }
     let mut warnings = chain_said;
     warnings.extend(found_said);
     (first, runs, warnings)
+}
+
+/// The runs `found` as the family cache compares them.
+fn child_ids(found: &runs::Runs) -> Vec<ChildId> {
+    (found.children.iter())
+        .map(|c| ChildId {
+            path: c.path.as_os_str().as_encoded_bytes().to_vec(),
+            made: c.made.as_str().to_owned(),
+            parent: c.parent.and_then(|p| u32::try_from(p).ok()),
+        })
+        .collect()
+}
+
+/// What finding the runs under a family's session had to say (nothing without runs).
+fn found_said(path: &Path, found: &runs::Runs) -> Vec<(PathBuf, String)> {
+    match found.children.is_empty() {
+        true => Vec::new(),
+        false => found_warnings(path, found),
+    }
 }
 
 /// Whether two rows are one entry's, but for what a family changes (its usage) and what the

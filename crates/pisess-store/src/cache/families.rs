@@ -14,8 +14,10 @@
 //! - every other file it read ([`Dep`]): each run, each file up the `parentSession` chain
 //!   whose header was read (listed or not), and the chain's missing end, each by its key now
 //!   (a file gone, or come back, is a change);
-//! - the runs found under it, by place and how they were made, which the caller finds afresh
-//!   (a run added or removed is a change);
+//! - the runs found under it, by place and how they were made: when the folders the walk that
+//!   found them read still have their keys (`cache::runs::Walked`, as the run cache trusts a
+//!   record), they are those; else the caller finds them afresh (a run added or removed is a
+//!   change);
 //! - its context ([`Context`]): the process cwd (relative names resolve against it) and, for a
 //!   session with a `parentSession`, every path the report lists, in order (which file a
 //!   `parentSession` resolves to, and whether a chain file is counted, depend on the listing: a
@@ -31,7 +33,9 @@ use serde::{Deserialize, Serialize};
 use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
 use super::key::{now_ns, stat_in, FileKey, RACY_NS};
+use super::runs::Walked;
 use super::{bytes_of, path_of};
+use crate::family::runs::Limits;
 use crate::summary::{with_file_facts, FileFacts, Summary};
 use crate::tally::Tally;
 use pisess_format::model::Usage;
@@ -44,7 +48,7 @@ impl Kind for Families {
     const FAMILY: &'static str = "families";
     const WHAT: &'static str = "family";
     const MAGIC: &'static [u8] = b"pisess family cache\n";
-    const FORMAT: u32 = 1;
+    const FORMAT: u32 = 2;
 }
 
 /// What a row of the session's tally becomes in the family's report.
@@ -93,21 +97,40 @@ pub struct Context(pub u64);
 
 impl Context {
     /// The process cwd when a relative name was resolved against it, and, for a fork, the
-    /// report's listed paths in order.
-    pub fn of(cwd: Option<&Path>, listed: Option<&[PathBuf]>) -> Context {
+    /// report's listed paths in order ([`Listed`]).
+    pub fn of(cwd: Option<&Path>, listed: Option<Listed>) -> Context {
         let mut h = xxhash_rust::xxh3::Xxh3::new();
         h.update(&[u8::from(cwd.is_some())]);
-        let mut add = |p: &Path| {
-            let b = p.as_os_str().as_encoded_bytes();
-            h.update(&(b.len() as u64).to_le_bytes());
-            h.update(b);
-        };
-        cwd.into_iter().for_each(&mut add);
-        for p in listed.into_iter().flatten() {
-            add(p);
+        if let Some(cwd) = cwd {
+            add_path(&mut h, cwd);
+        }
+        if let Some(Listed(listed)) = listed {
+            h.update(&listed.to_le_bytes());
         }
         Context(h.digest())
     }
+}
+
+/// A report's listed paths in order, hashed once for the contexts that take them (a hash of
+/// 10,000 paths a context was a second and a third pass over the listing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listed(u64);
+
+impl Listed {
+    pub fn of(paths: &[PathBuf]) -> Listed {
+        let mut h = xxhash_rust::xxh3::Xxh3::new();
+        for p in paths {
+            add_path(&mut h, p);
+        }
+        Listed(h.digest())
+    }
+}
+
+/// `p` into `h`, its length first (so that no two lists of paths hash the same bytes).
+fn add_path(h: &mut xxhash_rust::xxh3::Xxh3, p: &Path) {
+    let b = p.as_os_str().as_encoded_bytes();
+    h.update(&(b.len() as u64).to_le_bytes());
+    h.update(b);
 }
 
 /// A file a record was made from, and its key then (`None`: it could not be stat'ed).
@@ -124,6 +147,8 @@ struct Stored {
     relative: bool,
     context: Context,
     children: Vec<ChildId>,
+    /// What vouches for `children` without a walk (`None`: a walk not remembered, or none).
+    walked: Option<Walked>,
     deps: Vec<Dep>,
     rows: u32,
     edits: Vec<(u32, Edit)>,
@@ -155,14 +180,14 @@ impl<'a> FamilyCache<'a> {
         }
     }
 
-    /// What was made of the session at `path` with the runs `children` found under it, when
-    /// nothing it was made from changed since: `contexts` are the run's without and with its
-    /// cwd.
+    /// What was made of the session at `path`, when nothing it was made from changed since:
+    /// `contexts` are the run's without and with its cwd; `children` finds the runs under it
+    /// (called only when the record's own walk does not vouch for them).
     pub fn get(
         &self,
         path: &Path,
         contexts: [Context; 2],
-        children: &[ChildId],
+        children: impl FnOnce() -> Vec<ChildId>,
     ) -> Option<Remembered> {
         let cache = self.cache.as_ref()?;
         let (folder, name) = split_name(path);
@@ -170,7 +195,11 @@ impl<'a> FamilyCache<'a> {
         let (slot, _) = folder.vouched(path, name)?;
         let stored: Stored = postcard::from_bytes(folder.data(slot)).ok()?;
         let context = contexts[usize::from(stored.relative)];
-        if stored.context != context || stored.children != children {
+        if stored.context != context {
+            return None;
+        }
+        let walked = (stored.walked.as_ref()).is_some_and(|w| w.holds(path, Limits::default()));
+        if !walked && stored.children != children() {
             return None;
         }
         let mut facts = Vec::with_capacity(stored.deps.len());
@@ -209,14 +238,15 @@ impl<'a> FamilyCache<'a> {
         })
     }
 
-    /// Records what was made of the session at `path`: `runs` one each of `children`, `deps`
-    /// every other file read (runs first, in order). Not recorded when the session or any of
-    /// them was racy (written within `RACY_NS` of now), so a write since shows in a key.
+    /// Records what was made of the session at `path`: `runs` one each of `children` (found
+    /// with `Limits::default()` by the walk `walked` when it was remembered), `deps` every
+    /// other file read (runs first, in order). Not recorded when the session or any of them
+    /// was racy (written within `RACY_NS` of now), so a write since shows in a key.
     pub fn put(
         &self,
         path: &Path,
         contexts: [Context; 2],
-        children: Vec<ChildId>,
+        (children, walked): (Vec<ChildId>, Option<Walked>),
         deps: &[PathBuf],
         made: &Making<'_>,
     ) {
@@ -245,6 +275,7 @@ impl<'a> FamilyCache<'a> {
                 relative: bool,
                 context: Context,
                 children: Vec<ChildId>,
+                walked: Option<Walked>,
                 deps: Vec<Dep>,
                 rows: u32,
                 edits: &'s [(u32, Edit)],
@@ -255,6 +286,7 @@ impl<'a> FamilyCache<'a> {
                 relative: made.relative,
                 context: contexts[usize::from(made.relative)],
                 children,
+                walked,
                 deps: stored_deps,
                 rows: made.rows,
                 edits: made.edits,
@@ -282,12 +314,53 @@ impl<'a> FamilyCache<'a> {
     pub fn save(self) {
         let Some(cache) = self.cache else { return };
         let mut fates = self.fates.into_inner().unwrap_or_default();
-        // By the paths' bytes: a `Path` compares component by component (a third of saving).
-        let bytes = |p: &PathBuf| p.as_os_str().as_encoded_bytes().to_vec();
-        fates.sort_by_cached_key(|a| bytes(&a.0));
+        // By the paths' bytes: a `Path` compares component by component (a third of saving);
+        // compared in place, not copied out a path.
+        fn bytes(p: &Path) -> &[u8] {
+            p.as_os_str().as_encoded_bytes()
+        }
+        fates.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
         fates.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str());
         let (files, fates): (Vec<PathBuf>, Vec<Fate>) = fates.into_iter().unzip();
         // At most one warning a run, and a cache problem is no more: passed over here.
         let _ = cache.save(&files, fates);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(list: &[&str]) -> Vec<PathBuf> {
+        list.iter().map(PathBuf::from).collect()
+    }
+
+    /// A context with the listing tells listings apart by their paths, their order and where
+    /// one path ends; the cwd and its absence count, and a listing hashed once is the same
+    /// listing each time.
+    #[test]
+    fn contexts_tell_listings_and_cwds_apart() {
+        let listings = [
+            paths(&["/s/a.jsonl", "/s/b.jsonl"]),
+            paths(&["/s/b.jsonl", "/s/a.jsonl"]),
+            paths(&["/s/a.jsonl/s/b", ".jsonl"]),
+            paths(&["/s/a.jsonl"]),
+            paths(&[]),
+        ];
+        let cwd = Path::new("/home/u");
+        let mut seen = std::collections::HashSet::new();
+        for listed in &listings {
+            for cwd in [None, Some(cwd), Some(Path::new("/home"))] {
+                let context = Context::of(cwd, Some(Listed::of(listed)));
+                assert_eq!(context, Context::of(cwd, Some(Listed::of(listed))));
+                assert!(seen.insert(context.0), "{cwd:?} {listed:?}");
+            }
+        }
+        for cwd in [None, Some(cwd)] {
+            assert!(
+                seen.insert(Context::of(cwd, None).0),
+                "{cwd:?} without a listing"
+            );
+        }
     }
 }

@@ -56,7 +56,7 @@ struct StoredChild {
     depth: u32,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, Debug)]
 struct StoredFolder {
     #[serde(with = "serde_bytes")]
     path: Vec<u8>,
@@ -72,14 +72,40 @@ struct StoredSummary {
     data: Vec<u8>,
 }
 
-/// A record's data: this, then the children's summaries (`Vec<Option<StoredSummary>>`, by
-/// the children's index; fewer when not all were read), decoded only by `ls --tree`.
-#[derive(Serialize, Deserialize)]
-struct Stored {
+/// What a walk for a session's runs read: the folders whose keys vouch that another walk
+/// would find the same runs. Kept by the family cache as well (`cache::families`), so that a
+/// warm `stats` that finds its record there need not open this cache's files.
+#[derive(Serialize, Deserialize, Clone, PartialEq, Eq, Debug)]
+pub struct Walked {
     /// The limits the walk had: another's walk may stop elsewhere.
     limits: (u32, u64, u64),
     /// Every folder read, the stem folder first, with its key before the read.
     folders: Vec<StoredFolder>,
+}
+
+impl Walked {
+    /// Whether a walk under `session` with `limits` would find what this one found: it had
+    /// the same limits, started at `session`'s stem folder, and every folder it read has its
+    /// key (`lstat`) still.
+    pub fn holds(&self, session: &Path, limits: Limits) -> bool {
+        // `<dir>/<stem>` of `<dir>/<stem>.jsonl`, by bytes (a `Path`'s own ways walk its
+        // components).
+        let stem = session
+            .as_os_str()
+            .as_encoded_bytes()
+            .strip_suffix(b".jsonl");
+        self.limits == limits_of(limits)
+            && stem.is_some_and(|stem| self.folders.first().is_some_and(|f| f.path == stem))
+            && (self.folders.iter()).all(|f| folder_key(&path_of(&f.path)) == Some(f.key))
+    }
+}
+
+/// A record's data: this, then the children's summaries (`Vec<Option<StoredSummary>>`, by
+/// the children's index; fewer when not all were read), decoded only by `ls --tree`.
+/// (postcard writes `walked`'s fields in place: the format is format 2's.)
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    walked: Walked,
     children: Vec<StoredChild>,
 }
 
@@ -189,18 +215,24 @@ impl<'a> RunCache<'a> {
     /// The runs under `session`, as [`runs::find`] finds them: from its record when every
     /// folder the record was made from is as it was, else walked (and remembered).
     pub fn find(&self, session: &Path, limits: Limits) -> Runs {
+        self.find_walked(session, limits).0
+    }
+
+    /// [`RunCache::find`], and what vouches for its runs when it is remembered ([`Walked`]).
+    pub fn find_walked(&self, session: &Path, limits: Limits) -> (Runs, Option<Walked>) {
         let Some(cache) = self.cache.as_ref() else {
-            return runs::find(session, limits);
+            return (runs::find(session, limits), None);
         };
-        if let Some((children, at)) = self.remembered(cache, session, limits) {
+        if let Some((children, walked, at)) = self.remembered(cache, session, limits) {
             if let Some(mut held) = (self.held.lock().ok()).filter(|_| self.keep_summaries) {
                 held.insert(bytes_of(session), at);
             }
             self.note(session, Fate::Kept);
-            return Runs {
+            let runs = Runs {
                 children,
                 ..Runs::default()
             };
+            return (runs, Some(walked));
         }
         let (found, read) = runs::find_recorded(session, limits);
         let settled = |k: &FileKey| k.mtime_ns < cache.now_ns.min(now_ns()) - RACY_NS;
@@ -227,8 +259,10 @@ impl<'a> RunCache<'a> {
                 })
                 .collect();
             let stored = Stored {
-                limits: limits_of(limits),
-                folders,
+                walked: Walked {
+                    limits: limits_of(limits),
+                    folders,
+                },
                 children,
             };
             let record = Record {
@@ -237,16 +271,24 @@ impl<'a> RunCache<'a> {
                 data: encode(&stored, &[])?,
                 blob: None,
             };
+            let walked = stored.walked.clone();
             if let Some(mut made) = (self.made.lock().ok()).filter(|_| self.keep_summaries) {
                 made.insert(bytes_of(session), stored);
             }
-            Some(record)
+            Some((record, walked))
         });
+        let (record, walked) = record.unzip();
         self.note(
             session,
             record.map_or(Fate::Dropped, |r| Fate::New(Box::new(r))),
         );
-        found
+        (found, walked)
+    }
+
+    /// Keeps `session`'s record as it is, unasked: a report that found its runs elsewhere (the
+    /// family cache's [`Walked`]) and saves only the records asked for.
+    pub fn keep(&self, session: &Path) {
+        self.note(session, Fate::Kept);
     }
 
     /// [`RunCache::find`] of each of `sessions`, on every core; in their order.
@@ -260,20 +302,11 @@ impl<'a> RunCache<'a> {
         cache: &Cache<'_, RunFolders>,
         session: &Path,
         limits: Limits,
-    ) -> Option<(Vec<Child>, usize)> {
+    ) -> Option<(Vec<Child>, Walked, usize)> {
         let data = record_data(cache, session)?;
         let (stored, rest): (Stored, _) = postcard::take_from_bytes(data).ok()?;
-        // The stem folder first: `<dir>/<stem>` of `<dir>/<stem>.jsonl`, by bytes (a `Path`'s
-        // own ways walk its components).
-        let stem = session.as_os_str().as_encoded_bytes();
-        let stem = stem.strip_suffix(b".jsonl")?;
-        if stored.limits != limits_of(limits) || stored.folders.first()?.path != stem {
+        if !stored.walked.holds(session, limits) {
             return None;
-        }
-        for f in &stored.folders {
-            if folder_key(&path_of(&f.path)) != Some(f.key) {
-                return None;
-            }
         }
         let count = stored.children.len();
         let children = (stored.children.iter())
@@ -291,7 +324,7 @@ impl<'a> RunCache<'a> {
                 })
             })
             .collect::<Option<Vec<Child>>>()?;
-        Some((children, data.len() - rest.len()))
+        Some((children, stored.walked, data.len() - rest.len()))
     }
 
     /// The summaries of `session`'s runs (`runs`, its children from [`RunCache::find`]) its
@@ -442,14 +475,20 @@ impl<'a> RunCache<'a> {
 
 /// The record of `again`, or none (dropped) when it cannot be encoded.
 fn renew(again: Renewed) -> Fate {
-    let record = again.stored.folders.first().map(|f| f.key).and_then(|key| {
-        Some(Record {
-            key,
-            trusted: true,
-            data: encode(&again.stored, &again.summaries)?,
-            blob: None,
-        })
-    });
+    let record = again
+        .stored
+        .walked
+        .folders
+        .first()
+        .map(|f| f.key)
+        .and_then(|key| {
+            Some(Record {
+                key,
+                trusted: true,
+                data: encode(&again.stored, &again.summaries)?,
+                blob: None,
+            })
+        });
     record.map_or(Fate::Dropped, |r| Fate::New(Box::new(r)))
 }
 

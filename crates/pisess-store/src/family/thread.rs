@@ -31,9 +31,13 @@
 //! - A `parentSession` that is not a string is no link here (the header keeps strings only); pi
 //!   throws on a truthy non-string.
 
-use std::collections::HashMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
+
+// hashbrown's hasher, not SipHash: the keys are paths of 60-100 bytes, some 10,000 a run,
+// looked up two to four times each (SipHash was 1.5 M instructions of `ls --tree` over
+// 1,000 sessions).
+use hashbrown::HashMap;
 
 use crate::locate::resolve;
 
@@ -90,15 +94,15 @@ pub struct Forest {
 /// Threads `listed` (in the listing's order: pi's, newest `modified` first) and `found`, keying
 /// every path with `key` (a [`PathKeys`], or anything that keys as pi does).
 pub fn thread(listed: &[Listed], found: &[Found], key: &mut dyn FnMut(&Path) -> PathBuf) -> Forest {
-    let keys = listed.iter().map(|s| key(s.path)).collect();
-    thread_keyed(listed, keys, found, key)
+    let keys: Vec<PathBuf> = listed.iter().map(|s| key(s.path)).collect();
+    thread_keyed(listed, &keys, found, key)
 }
 
 /// [`thread`] with the listed paths' keys given, one a listed session, in order (a listing
 /// keys its files without a `stat` each: [`PathKeys::key_listed`]).
 pub fn thread_keyed(
     listed: &[Listed],
-    listed_keys: Vec<PathBuf>,
+    listed_keys: &[PathBuf],
     found: &[Found],
     key: &mut dyn FnMut(&Path) -> PathBuf,
 ) -> Forest {
@@ -113,9 +117,9 @@ pub fn thread_keyed(
     // pi's `byPath`: a key listed twice goes to the last. Keyed by the path's bytes: a
     // `Path` hashes component by component, a third of threading 10,000 sessions.
     let key_bytes = |key: &mut dyn FnMut(&Path) -> PathBuf, p: &Path| key(p).into_os_string();
-    let mut by_key: HashMap<OsString, usize> = HashMap::with_capacity(listed.len());
-    for (i, k) in listed_keys.into_iter().enumerate() {
-        by_key.insert(k.into_os_string(), i);
+    let mut by_key: HashMap<&OsStr, usize> = HashMap::with_capacity(listed.len());
+    for (i, k) in listed_keys.iter().enumerate() {
+        by_key.insert(k.as_os_str(), i);
     }
     let mut found_by_key: HashMap<OsString, usize> = HashMap::with_capacity(found.len());
     for (i, f) in found.iter().enumerate() {
@@ -125,11 +129,11 @@ pub fn thread_keyed(
     let mut parent: Vec<Option<usize>> = Vec::with_capacity(n);
     for s in listed {
         let link = s.parent_session.filter(|p| !p.is_empty());
-        parent.push(link.and_then(|p| by_key.get(&key_bytes(key, Path::new(p))).copied()));
+        parent.push(link.and_then(|p| by_key.get(&*key_bytes(key, Path::new(p))).copied()));
     }
     for (i, f) in found.iter().enumerate() {
         let k = key_bytes(key, f.parent);
-        let p = found_by_key.get(&k).or_else(|| by_key.get(&k)).copied();
+        let p = found_by_key.get(&k).or_else(|| by_key.get(&*k)).copied();
         if p.is_none() {
             forest.orphans.push(i);
         }
@@ -360,12 +364,9 @@ impl PathKeys {
 
     /// `folder` made canonical, once a folder.
     fn canonical_folder(&mut self, folder: &Path) -> Option<&Path> {
-        if !self.folders.contains_key(folder.as_os_str()) {
-            let canonical = std::fs::canonicalize(folder).ok();
-            self.folders
-                .insert(folder.as_os_str().to_owned(), canonical);
-        }
-        self.folders.get(folder.as_os_str())?.as_deref()
+        (self.folders.entry_ref(folder.as_os_str()))
+            .or_insert_with(|| std::fs::canonicalize(folder).ok())
+            .as_deref()
     }
 
     fn canonical(&mut self, path: &Path) -> PathBuf {
