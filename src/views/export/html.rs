@@ -187,7 +187,7 @@ fn render_items_parallel(out: &mut Out<'_>, t: &Transcript, view: View) {
                 body.into_held()
             },
             |text| {
-                out.push_rendered(&text);
+                out.push_rendered(text);
                 ControlFlow::Continue(())
             },
         );
