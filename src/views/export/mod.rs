@@ -159,9 +159,11 @@ impl<'w> Out<'w> {
 
     /// An `Out` that keeps what is rendered to it, for [`Out::into_held`]: an item rendered
     /// on a worker, written out in order by the page's own `Out` ([`Out::push_rendered`]).
-    pub fn held(sink: &'w mut dyn std::io::Write) -> Out<'w> {
+    /// `capacity`: about what it will hold, so that its buffer is not grown a doubling at a
+    /// time (each a copy of what it held).
+    pub fn held(sink: &'w mut dyn std::io::Write, capacity: usize) -> Out<'w> {
         Out {
-            buf: String::with_capacity(4096),
+            buf: String::with_capacity(capacity),
             sink,
             escape: false,
             error: None,
