@@ -17,8 +17,9 @@ pub mod transcript;
 
 use std::borrow::Cow;
 
-/// The one hook every text of an export passes through on its way out (`--redact`).
-pub trait Redact {
+/// The one hook every text of an export passes through on its way out (`--redact`). Shared
+/// by the threads that build a transcript.
+pub trait Redact: Sync {
     fn text<'s>(&self, s: &'s str) -> Cow<'s, str>;
 
     /// A JSON value of an entry (the entry, a call's arguments) with every string and key
