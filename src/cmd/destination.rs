@@ -104,7 +104,7 @@ pub(super) fn write_whole(
     match fs::metadata(file) {
         Ok(meta) if !meta.is_file() => {
             let opened = fs::OpenOptions::new().write(true).truncate(true).open(file);
-            let mut w = io::BufWriter::new(Named(opened.map_err(fail)?, &shown));
+            let mut w = Named(io::BufWriter::new(opened.map_err(fail)?), &shown);
             write(&mut w)?;
             // Errors through `Named` already name the file.
             return Ok(w.flush()?);
@@ -137,9 +137,13 @@ pub(super) fn write_whole(
     #[cfg(not(unix))]
     let _ = private;
     let tmp = builder.tempfile_in(&dir).map_err(fail)?;
-    let mut w = io::BufWriter::new(Named(tmp, &shown));
+    // Buffered over the `File` itself, which takes a batch of slices in one `writev` (an
+    // html page's items: `export::Out::push_rendered`) where the temporary file's own
+    // writer would be copied through the buffer a slice at a time.
+    let mut w = Named(io::BufWriter::new(tmp.as_file()), &shown);
     write(&mut w)?;
-    let Named(tmp, _) = w.into_inner().map_err(|e| e.into_error())?;
+    w.flush()?;
+    drop(w);
     // A file written again keeps its mode (the temporary file is made 0600).
     if let Ok(old) = fs::metadata(&target) {
         tmp.as_file()
@@ -157,6 +161,10 @@ struct Named<'a, W>(W, &'a str);
 impl<W: Write> Write for Named<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.0.write(buf).map_err(|e| self.name(e))
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        self.0.write_vectored(bufs).map_err(|e| self.name(e))
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -181,17 +181,51 @@ fn render_items_parallel(out: &mut Out<'_>, t: &Transcript, view: View) {
             &shown,
             |(item, head)| {
                 let mut nowhere = std::io::sink();
-                let mut body = Out::held(&mut nowhere);
+                let mut body = Out::held(&mut nowhere, head.len() + body_hint(item));
                 body.push_str(head);
                 render_body(&mut body, item, view, t.runs_of(&item.id));
                 body.into_held()
             },
             |text| {
-                out.push_rendered(&text);
+                out.push_rendered(text);
                 ControlFlow::Continue(())
             },
         );
     }
+}
+
+/// About how many bytes an item's body renders to, for its buffer: its texts' length and an
+/// eighth more (escapes, markup), at most [`Out::SPILL`] times 16. A buffer doubled from 4 KB
+/// was copied at each doubling: five times for a 100 KB tool output, on the way to the
+/// 277 MB page of issue 48's session.
+fn body_hint(item: &Item) -> usize {
+    fn texts(parts: &[Part]) -> usize {
+        parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) | Part::Thinking(t) => t.len(),
+                Part::Call(c) => {
+                    c.headline.len()
+                        + c.arguments.len()
+                        + c.result.as_ref().map_or(0, |r| texts(&r.parts))
+                }
+                Part::Image { data, .. } => data.as_ref().map_or(0, String::len),
+                Part::RedactedThinking | Part::Other(_) => 0,
+            })
+            .sum()
+    }
+    let len = match &item.body {
+        Body::User(parts) | Body::Custom { parts, .. } | Body::Assistant { parts, .. } => {
+            texts(parts)
+        }
+        Body::ToolResult(r) => texts(&r.parts),
+        Body::Bash {
+            command, output, ..
+        } => command.len() + output.len(),
+        Body::Summary { text, .. } | Body::System { text, .. } => text.len(),
+        Body::Note(_) => 0,
+    };
+    (512 + len + len / 8).min(16 * Out::SPILL)
 }
 
 /// A subagent run inside the item that started it: collapsed, its transcript rendered as the
@@ -736,6 +770,44 @@ mod tests {
             }
         }
         assert!(compared > 50, "{compared}");
+    }
+
+    /// Most items of the example sessions render within the buffer made for them (one grown
+    /// is copied on the way), and no hint is far past what its item renders to.
+    #[test]
+    fn item_buffers_are_made_about_the_size_of_their_items() {
+        let (mut items, mut within, mut over) = (0, 0, 0);
+        for path in pisess_format::skim::example_sessions() {
+            let Ok(session) = pisess_store::session::Session::open(&path, Default::default())
+            else {
+                continue;
+            };
+            let Some(leaf) = session.leaf() else { continue };
+            let (branch, _) = session.path_to(leaf);
+            let verbatim = &super::super::Verbatim;
+            let Ok(t) = transcript::build(&session, &branch, "/cwd", verbatim) else {
+                continue;
+            };
+            let view = View {
+                tools: Tools::Collapsed,
+                thinking: true,
+                output_lines: None,
+            };
+            for item in &t.items {
+                let body =
+                    super::super::rendered(|out| render_body(out, item, view, t.runs_of(&item.id)));
+                let hint = body_hint(item);
+                items += 1;
+                within += usize::from(body.len() <= hint);
+                over += usize::from(hint > 4 * body.len() + 1024);
+            }
+        }
+        assert!(items > 100, "{items}");
+        assert!(
+            within * 10 >= items * 9,
+            "{within} of {items} within their hint"
+        );
+        assert_eq!(over, 0, "hints far past their items");
     }
 
     #[test]
