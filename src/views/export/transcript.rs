@@ -513,15 +513,8 @@ fn build_as(
         push(i, id, time_ms, body, &mut items)
     };
     let mut failed = None;
-    let others = || super::branches::others_as(session, path, redact, decode == Decode::Typed);
-    let listed = std::thread::scope(|scope| {
-        // The other branches are listed on a thread of their own while the branch is decoded:
-        // listed after it, they were 8% of the calling thread's instructions (a 40 MB session
-        // of issue 48's generator) with the other core idle. A line may nest as deep as
-        // pisess reads.
-        let listing = std::thread::Builder::new()
-            .stack_size(pisess_store::util::stack::SIZE)
-            .spawn_scoped(scope, others);
+    let typed = decode == Decode::Typed;
+    let listed = super::branches::others_meanwhile(session, path, redact, typed, || {
         pisess_store::util::parallel::ordered(
             path,
             |&i| (i, load(session, i, decode)),
@@ -533,14 +526,6 @@ fn build_as(
                 }
             },
         );
-        match listing {
-            // A panic on the thread is a bug: raise it here.
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            // No thread could be made: listed here, after the branch.
-            Err(_) => others(),
-        }
     });
     if let Some(e) = failed {
         return Err(e);
