@@ -83,12 +83,18 @@ fn read_full(input: &mut impl Read, buf: &mut [u8]) -> (usize, Option<io::Error>
 
 impl Read for ReadAhead {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        out[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        read_buffered(self, out)
     }
+}
+
+/// `Read` of a reader that holds its bytes in its own buffer ([`ReadAhead`], `Slurp`): copied
+/// out of what `fill_buf` gives.
+pub(crate) fn read_buffered(r: &mut impl BufRead, out: &mut [u8]) -> io::Result<usize> {
+    let available = r.fill_buf()?;
+    let n = available.len().min(out.len());
+    out[..n].copy_from_slice(&available[..n]);
+    r.consume(n);
+    Ok(n)
 }
 
 impl BufRead for ReadAhead {

@@ -76,11 +76,7 @@ impl Slurp {
 
 impl Read for Slurp {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        out[..n].copy_from_slice(&available[..n]);
-        self.consume(n);
-        Ok(n)
+        super::readahead::read_buffered(self, out)
     }
 }
 
