@@ -623,8 +623,8 @@ mod tests {
     }
 
     /// The run cache checks its records by their folders' keys, by path: it opens no session
-    /// folder for stats by name (an `openat` and a `close` a folder), as the summary cache
-    /// does.
+    /// folder for stats by name (an `openat` and a `close` a folder), as the caches that stat
+    /// by name do.
     #[test]
     fn the_run_cache_opens_no_session_folder() {
         let tmp = tempfile::tempdir().unwrap();
