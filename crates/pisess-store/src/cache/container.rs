@@ -48,6 +48,13 @@ pub trait Kind {
     fn whole(&self) -> bool {
         false
     }
+
+    /// Whether its records are checked by a stat of the session file by name in its folder
+    /// ([`Folder::stat`]): then each folder with records is opened once for those stats. The
+    /// run cache's records are checked by their own folders' keys, never by name.
+    fn stats_by_name(&self) -> bool {
+        true
+    }
 }
 
 /// A folder's file as the index holds it.
@@ -133,6 +140,17 @@ pub(crate) struct Folder {
     /// The folder itself, open, for stats by name.
     #[cfg(unix)]
     dir: Option<File>,
+}
+
+#[cfg(test)]
+impl Folder {
+    /// Whether the folder itself was opened (for stats by name).
+    pub(crate) fn opened(&self) -> bool {
+        #[cfg(unix)]
+        return self.dir.is_some();
+        #[cfg(not(unix))]
+        false
+    }
 }
 
 impl Folder {
@@ -303,8 +321,8 @@ impl<'a, K: Kind> Cache<'a, K> {
     }
 
     /// One folder's file, read as far as its index ends or `whole`, with a descriptor of the
-    /// folder unless it is one of more than `MAX_FOLDER_FDS` (`many`); and the problem reading
-    /// it.
+    /// folder when its kind stats by name, unless it is one of more than `MAX_FOLDER_FDS`
+    /// (`many`); and the problem reading it.
     fn read(&self, folder: &[u8], whole: bool, many: usize) -> (Folder, Option<CacheProblem>) {
         let mut bytes = Vec::new();
         let path = self.dir.family_file(K::FAMILY, folder);
@@ -332,7 +350,9 @@ impl<'a, K: Kind> Cache<'a, K> {
         match decode::<K>(&bytes, &self.stamp, folder) {
             Ok(Some((slots, after))) => {
                 #[cfg(unix)]
-                let dir = (!slots.is_empty()).then(|| open_folder(folder, many));
+                // Not for a kind that stats nothing by name (an `openat` and a `close` each).
+                let by_name = !slots.is_empty() && self.kind.stats_by_name();
+                let dir = by_name.then(|| open_folder(folder, many));
                 #[cfg(not(unix))]
                 let _ = many;
                 let folder = Folder {

@@ -42,6 +42,11 @@ impl Kind for RunFolders {
     const WHAT: &'static str = "run";
     const MAGIC: &'static [u8] = b"pisess run cache\n";
     const FORMAT: u32 = 2;
+
+    /// Its records are checked by their folders' `lstat`s by path (`Walked::holds`).
+    fn stats_by_name(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -615,6 +620,36 @@ mod tests {
                 assert_ne!(paths(&after), paths(&warm), "{step}: the change not seen");
             }
         }
+    }
+
+    /// The run cache checks its records by their folders' keys, by path: it opens no session
+    /// folder for stats by name (an `openat` and a `close` a folder), as the caches that stat
+    /// by name do.
+    #[test]
+    fn the_run_cache_opens_no_session_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = CacheDir::new(tmp.path().join("cache"));
+        let store = tmp.path().join("store");
+        let session = store.join("2026-01-01_a.jsonl");
+        touch(&session);
+        touch(&store.join("2026-01-01_a/0000abcd/run-0/session.jsonl"));
+        age(&store);
+        report(&cache, &session);
+        let sessions = vec![session.clone()];
+        let runs = Cache::open(&cache, &sessions, RunFolders);
+        let folder = &runs.folders[split_name(&session).0];
+        assert!(!folder.slots.is_empty(), "no record to check");
+        assert!(!folder.opened());
+        // The same file read as a kind that stats by name: its folder is opened.
+        struct ByName;
+        impl Kind for ByName {
+            const FAMILY: &'static str = RunFolders::FAMILY;
+            const WHAT: &'static str = RunFolders::WHAT;
+            const MAGIC: &'static [u8] = RunFolders::MAGIC;
+            const FORMAT: u32 = RunFolders::FORMAT;
+        }
+        let by_name = Cache::open(&cache, &sessions, ByName);
+        assert!(by_name.folders[split_name(&session).0].opened());
     }
 
     /// A folder written within `RACY_NS` of the run is not remembered: an entry added in the
