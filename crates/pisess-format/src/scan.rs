@@ -841,7 +841,17 @@ pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRe
     let file = &opened.file;
     let size = opened.meta.len();
     if size < slurp::BELOW {
-        return Ok(Box::new(Slurp::new(file, size)));
+        let slurp = Slurp::new(file, size);
+        if !slurp.stopped_short() {
+            return Ok(Box::new(slurp));
+        }
+        // It grew past what a slurp holds while it was read: the rest a buffer at a time,
+        // from where the slurp stopped (a clone shares the file's offset).
+        let rest = file.try_clone().map_err(ScanError::Io)?;
+        return Ok(Box::new(io::Read::chain(
+            slurp,
+            BufReader::with_capacity(256 * 1024, rest),
+        )));
     }
     if reading == Reading::AheadIfBig && size >= readahead::WORTH_A_THREAD {
         let clone = file.try_clone().map_err(ScanError::Io)?;

@@ -21,6 +21,10 @@ const KEEP: usize = 1 << 20;
 /// The least buffer made: a file of a few KB does not start a row of small growths.
 const LEAST: usize = 64 << 10;
 
+/// The most a slurp holds: a file that grows past it while it is read (a writer that never
+/// stops) is read on a buffer at a time ([`Slurp::stopped_short`]), so memory stays bounded.
+const MOST: usize = 4 * BELOW as usize;
+
 thread_local! {
     /// The buffer a thread's last [`Slurp`] gave back: its full length is initialized (zeroed
     /// once, when it grew), so reading into it again touches no fresh page.
@@ -34,6 +38,8 @@ pub(crate) struct Slurp {
     filled: usize,
     pos: usize,
     error: Option<io::Error>,
+    /// It stopped at [`MOST`] bytes, with the input perhaps not at its end.
+    short: bool,
 }
 
 impl Slurp {
@@ -48,11 +54,15 @@ impl Slurp {
             // grows only a few times over a store.
             buf = vec![0; want.checked_next_power_of_two().unwrap_or(want).max(LEAST)];
         }
-        let (mut filled, mut error) = (0, None);
+        let (mut filled, mut error, mut short) = (0, None, false);
         loop {
             if filled == buf.len() {
                 // The file grew since its size was taken.
-                let more = buf.len().saturating_mul(2).max(LEAST);
+                if filled >= MOST {
+                    short = true;
+                    break;
+                }
+                let more = buf.len().saturating_mul(2).clamp(LEAST, MOST.max(filled));
                 buf.resize(more, 0);
             }
             match input.read(&mut buf[filled..]) {
@@ -70,7 +80,14 @@ impl Slurp {
             filled,
             pos: 0,
             error,
+            short,
         }
+    }
+
+    /// It holds [`MOST`] bytes and the input may have more: the caller reads the rest from
+    /// where the slurp stopped.
+    pub(crate) fn stopped_short(&self) -> bool {
+        self.short
     }
 }
 
@@ -130,6 +147,21 @@ mod tests {
                 assert!(got == input, "{n} bytes, size {size}");
             }
         }
+    }
+
+    /// A slurp holds at most `MOST` bytes, however far its input grew; the rest is still in
+    /// the input, where the caller reads it on.
+    #[test]
+    fn a_growing_input_stops_at_the_most() {
+        let input = bytes(MOST + 3 * LEAST + 5);
+        let mut cursor = io::Cursor::new(input.clone());
+        let slurp = Slurp::new(&mut cursor, 10);
+        assert!(slurp.stopped_short());
+        assert_eq!(slurp.buf.len(), MOST);
+        assert_eq!(cursor.position(), MOST as u64);
+        assert!(read_all(slurp.chain(cursor)).unwrap() == input);
+        let whole = Slurp::new(io::Cursor::new(bytes(MOST - 1)), 10);
+        assert!(!whole.stopped_short());
     }
 
     /// The buffer goes back to the thread, and serves the next file without growing.
