@@ -520,11 +520,11 @@ impl<'p> Pass<'p> {
                 self.run_reader(input, &opened.stem, on_entry)
             }
             Input::File(opened) => {
-                let input = BufReader::with_capacity(256 * 1024, &opened.file);
+                let input = BufReader::with_capacity(BUFFER, &opened.file);
                 self.run_reader(input, &opened.stem, on_entry)
             }
             Input::Stream(read, stem) => {
-                self.run_reader(BufReader::with_capacity(256 * 1024, read), stem, on_entry)
+                self.run_reader(BufReader::with_capacity(BUFFER, read), stem, on_entry)
             }
             Input::Bytes(bytes, stem) => self.run_reader(bytes, stem, on_entry),
             Input::Buffered(read, stem) => self.run_reader(read, stem, on_entry),
@@ -835,23 +835,26 @@ pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Res
     handle.read_exact(buf)
 }
 
+/// The read buffer of a file or stream read a buffer at a time.
+const BUFFER: usize = 256 * 1024;
+
 /// The source for one scan of a whole file: a small one read at once ([`Slurp`]), a big one
 /// ahead on a second thread if `reading` allows, or else a buffer at a time.
 pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRead>, ScanError> {
     let file = &opened.file;
     let size = opened.meta.len();
+    // A buffer at a time, over a clone (it shares the file's offset).
+    let buffered = || -> Result<_, ScanError> {
+        let clone = file.try_clone().map_err(ScanError::Io)?;
+        Ok(BufReader::with_capacity(BUFFER, clone))
+    };
     if size < slurp::BELOW {
         let slurp = Slurp::new(file, size);
         if !slurp.stopped_short() {
             return Ok(Box::new(slurp));
         }
-        // It grew past what a slurp holds while it was read: the rest a buffer at a time,
-        // from where the slurp stopped (a clone shares the file's offset).
-        let rest = file.try_clone().map_err(ScanError::Io)?;
-        return Ok(Box::new(io::Read::chain(
-            slurp,
-            BufReader::with_capacity(256 * 1024, rest),
-        )));
+        // It grew past what a slurp holds while it was read: the rest from where it stopped.
+        return Ok(Box::new(io::Read::chain(slurp, buffered()?)));
     }
     if reading == Reading::AheadIfBig && size >= readahead::WORTH_A_THREAD {
         let clone = file.try_clone().map_err(ScanError::Io)?;
@@ -859,10 +862,7 @@ pub fn whole_file(opened: &OpenedFile, reading: Reading) -> Result<Box<dyn BufRe
             return Ok(Box::new(reader));
         }
     }
-    Ok(Box::new(BufReader::with_capacity(
-        256 * 1024,
-        file.try_clone().map_err(ScanError::Io)?,
-    )))
+    Ok(Box::new(buffered()?))
 }
 
 /// The id a stored entry line holds, read as the scan reads it (seed-000 lines mapped first):

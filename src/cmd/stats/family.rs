@@ -500,14 +500,12 @@ pub(super) fn member(
     // its record read changed, else by reading them). A run added or removed is then a change
     // the record is checked against.
     let path = s.path.clone();
-    let mut found: Option<(runs::Runs, Option<Walked>)> = None;
-    let find = |found: &mut Option<_>| {
-        let (runs, _) = found.get_or_insert_with(|| match stem {
-            true => remember.find(&path, files),
-            false => (runs::Runs::default(), None),
-        });
-        child_ids(runs)
+    let look = || match stem {
+        true => remember.find(&path, files),
+        false => (runs::Runs::default(), None),
     };
+    let mut found: Option<(runs::Runs, Option<Walked>)> = None;
+    let find = |found: &mut Option<_>| child_ids(&found.get_or_insert_with(look).0);
     let (cache, contexts) = remember.open(files);
     let contexts = contexts[usize::from(forked)];
     if let Some(hit) = cache.get(&path, contexts, || find(&mut found)) {
@@ -531,8 +529,8 @@ pub(super) fn member(
             return (s, hit.runs, warnings);
         }
     }
-    let children = find(&mut found);
-    let (found, walked) = found.expect("found just above");
+    let (found, walked) = found.unwrap_or_else(look);
+    let children = child_ids(&found);
     remember.listing(files);
     let found_said = found_said(&path, &found);
     let found = stem.then_some(found);
