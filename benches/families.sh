@@ -12,6 +12,9 @@
 #   --rounds N  interleaved rounds (default 3), --runs N runs of each command a round (default 2);
 #               each figure is the median over all of them
 #   --dir DIR   where the stores and caches go (default: a temp dir, removed unless --keep)
+#   --hyperfine each round times each command with `hyperfine -N` (no shell; --runs runs after
+#               one warm-up), the commands interleaved round by round; each figure is the median
+#               of all the runs' times (bash's `date` around a run adds 1-2 ms of noise)
 #
 # The families store is the plain one (hard links) with, chosen by seed: 10% of the sessions
 # rewritten as forks (`forkFrom`-like: a header naming another session of the same project as
@@ -25,7 +28,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
-sessions=10000 mb=2500 rounds=3 runs=2 dir="" keep=0
+sessions=10000 mb=2500 rounds=3 runs=2 dir="" keep=0 hyper=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --sessions) sessions="$2"; shift ;;
@@ -34,7 +37,8 @@ while [ $# -gt 0 ]; do
     --runs) runs="$2"; shift ;;
     --dir) dir="$2"; shift ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --hyperfine) hyper=1 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "families.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -127,8 +131,24 @@ names=(ls_plain ls_fam stats_plain stats_fam tree_fam)
 say "priming the caches and the page cache"
 for n in "${names[@]}"; do ${cmd[$n]} >/dev/null 2>&1 || true; done
 declare -A times
+# `hyperfine -N` over one command: its runs' times in seconds, one a line.
+hyper_times() {
+  local json
+  json="$(mktemp)"
+  hyperfine -N -w 1 -r "$runs" --export-json "$json" "$1" >/dev/null 2>&1 || true
+  python3 -c 'import json,sys; [print(t) for r in json.load(open(sys.argv[1]))["results"] for t in r["times"]]' "$json"
+  rm -f "$json"
+}
+if [ "$hyper" = 1 ] && ! command -v hyperfine >/dev/null; then
+  echo "families.sh: --hyperfine needs hyperfine on the PATH" >&2
+  exit 2
+fi
 for ((r = 1; r <= rounds; r++)); do
   for n in "${names[@]}"; do
+    if [ "$hyper" = 1 ]; then
+      times[$n]+="$(hyper_times "${cmd[$n]}" | tr '\n' ' ')"
+      continue
+    fi
     for ((k = 1; k <= runs; k++)); do
       times[$n]+="$(timed ${cmd[$n]}) "
     done

@@ -895,6 +895,7 @@ mod tests {
                 warnings: Vec::new(),
                 torn_line: None,
                 tally: None,
+                file_key: None,
             };
             let mut want = Vec::new();
             surrogates::write(&mut want, &to_json(&s, i * 7 % 5, None)).unwrap();

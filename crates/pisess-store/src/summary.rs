@@ -68,6 +68,10 @@ pub struct Summary {
     /// summary cache (the tally cache keeps it beside its summary).
     #[serde(skip)]
     pub tally: Option<Box<Tally>>,
+    /// The file's key as the tally cache vouched for it or read it (not cached): the family
+    /// cache checks its record against it, not by a stat of its own.
+    #[serde(skip)]
+    pub file_key: Option<crate::cache::key::FileKey>,
 }
 
 /// An `Arc<str>` made from the decoder's borrowed text: serde's own goes through a `String`,
@@ -481,6 +485,7 @@ impl Fold {
             warnings: report.warnings.clone(),
             torn_line: report.torn_line,
             tally,
+            file_key: None,
         }
     }
 }

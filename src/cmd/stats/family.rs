@@ -508,7 +508,7 @@ pub(super) fn member(
     let find = |found: &mut Option<_>| child_ids(&found.get_or_insert_with(look).0);
     let (cache, contexts) = remember.open(files);
     let contexts = contexts[usize::from(forked)];
-    if let Some(hit) = cache.get(&path, contexts, || find(&mut found)) {
+    if let Some(hit) = cache.get(&path, s.file_key, contexts, || find(&mut found)) {
         if let Some(t) = s
             .tally
             .as_deref_mut()

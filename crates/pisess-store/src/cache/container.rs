@@ -195,13 +195,19 @@ impl Folder {
         stat_in(dir, path, name)
     }
 
+    /// The record of `name` when its key alone may vouch for the file (it was not racy when
+    /// written): for a caller that has the file's key now.
+    pub(crate) fn trusted(&self, name: &[u8]) -> Option<&Slot> {
+        self.slots.get(name).filter(|s| s.trusted)
+    }
+
     /// The record of `path` when it vouches for the file without reading it, and the file's
     /// mtime: a record not racy when written, whose key is the file's now (a stat, not an
     /// open). Any write to the file sets its ctime to now, which no one but root can set back,
     /// and a record is trusted only when the file's mtime was older than `RACY_NS` when it was
     /// read, so a write since shows in the key.
     pub(crate) fn vouched(&self, path: &Path, name: &[u8]) -> Option<(&Slot, Option<Duration>)> {
-        let slot = self.slots.get(name).filter(|s| s.trusted)?;
+        let slot = self.trusted(name)?;
         let (key, modified) = self.stat(path, name)?;
         (key == slot.key).then_some((slot, modified))
     }

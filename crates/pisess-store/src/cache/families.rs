@@ -10,7 +10,8 @@
 //! only while everything it was made from is as it was:
 //!
 //! - the session itself: the container's record key ([`FileKey`], trusted only when the file
-//!   was not racy);
+//!   was not racy), against the key the tally cache vouched for or read the session at
+//!   (`Summary::file_key`: the edits are of that tally's rows; a stat only without one);
 //! - every other file it read ([`Dep`]): each run, each file up the `parentSession` chain
 //!   whose header was read (listed or not), and the chain's missing end, each by its key now
 //!   (a file gone, or come back, is a change);
@@ -23,6 +24,11 @@
 //!   `parentSession` resolves to, and whether a chain file is counted, depend on the listing: a
 //!   session added to or removed from the report makes each fork's record be made again, once).
 //!
+//! One file holds every folder's records (one open a report, not one a project folder: 29
+//! opens, reads and closes of 1,000 sessions' 30 folders, and the threads that opened them):
+//! a record is named by its session's whole path, and a report's save keeps the records of
+//! folders it did not list (another report's), as the per-folder files were left alone.
+//!
 //! Like the tally cache it only steers a display (`stats`); `check` never reads it.
 
 use std::path::{Path, PathBuf};
@@ -32,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use super::container::{Cache, Fate, Kind, Record};
 use super::folder::CacheDir;
-use super::key::{now_ns, stat_in, FileKey, RACY_NS};
+use super::key::{folders_of, now_ns, stat_in, FileKey, RACY_NS};
 use super::runs::Walked;
 use super::{bytes_of, path_of};
 use crate::family::runs::Limits;
@@ -48,7 +54,13 @@ impl Kind for Families {
     const FAMILY: &'static str = "families";
     const WHAT: &'static str = "family";
     const MAGIC: &'static [u8] = b"pisess family cache\n";
-    const FORMAT: u32 = 2;
+    /// 3: one file for every folder, a record named by its session's whole path.
+    const FORMAT: u32 = 3;
+
+    /// A record is checked against the key the tally cache took (`get`), not by name.
+    fn stats_by_name(&self) -> bool {
+        false
+    }
 }
 
 /// What a row of the session's tally becomes in the family's report.
@@ -157,11 +169,44 @@ struct Stored {
     warnings: Vec<(Vec<u8>, String)>,
 }
 
-/// The family cache of one report: the folders' files of the listed sessions, and what became
-/// of each record asked for.
+/// The family cache of one report: the one file of every folder's records, the listed
+/// sessions' folders (as records name them), and what became of each record asked for.
 pub struct FamilyCache<'a> {
     cache: Option<Cache<'a, Families>>,
+    listed: hashbrown::HashSet<Vec<u8>>,
     fates: Mutex<Vec<(PathBuf, Fate)>>,
+}
+
+/// The folder the container files every record under: one file (no real folder is spelled so,
+/// and no session path is looked up in it).
+const ALL: &[u8] = b"<all families>/";
+
+/// A session's path as a record's name: its separators made bytes no path holds, so that the
+/// container, which names a record by what follows its path's last separator, takes it whole.
+fn name_of(path: &[u8]) -> Vec<u8> {
+    (path.iter())
+        .map(|&b| match b {
+            b'/' => 0,
+            #[cfg(not(unix))]
+            b'\\' => 1,
+            b => b,
+        })
+        .collect()
+}
+
+/// The container's path of the record of `path` (in [`ALL`], named [`name_of`]).
+fn filed(path: &Path) -> PathBuf {
+    let mut bytes = ALL.to_vec();
+    bytes.extend(name_of(path.as_os_str().as_encoded_bytes()));
+    path_of(&bytes)
+}
+
+/// The folder of a record's name (as [`name_of`] spells it, its last separator kept).
+fn folder_of(name: &[u8]) -> &[u8] {
+    let at = name
+        .iter()
+        .rposition(|&b| b == 0 || (cfg!(not(unix)) && b == 1));
+    &name[..at.map_or(0, |i| i + 1)]
 }
 
 /// A file's key and facts now.
@@ -173,26 +218,39 @@ fn stat(path: &Path) -> Option<(FileKey, Option<std::time::Duration>)> {
 impl<'a> FamilyCache<'a> {
     /// The cache of a report over `files` (`dir`: none with `--no-cache`).
     pub fn open(dir: Option<&'a CacheDir>, files: &[PathBuf]) -> FamilyCache<'a> {
-        let cache = dir.map(|d| Cache::open(d, files, Families));
+        let cache = dir.map(|d| Cache::open(d, &[filed(Path::new(""))], Families));
+        let cache = cache.filter(|c| !c.off);
+        let listed = match cache {
+            Some(_) => (folders_of(files).into_iter()).map(name_of).collect(),
+            None => hashbrown::HashSet::new(),
+        };
         FamilyCache {
-            cache: cache.filter(|c| !c.off),
+            cache,
+            listed,
             fates: Mutex::new(Vec::new()),
         }
     }
 
     /// What was made of the session at `path`, when nothing it was made from changed since:
-    /// `contexts` are the run's without and with its cwd; `children` finds the runs under it
+    /// `key` is the session's as its tally was taken (`Summary::file_key`; `None`: stat'ed
+    /// here), `contexts` the run's without and with its cwd; `children` finds the runs under it
     /// (called only when the record's own walk does not vouch for them).
     pub fn get(
         &self,
         path: &Path,
+        key: Option<FileKey>,
         contexts: [Context; 2],
         children: impl FnOnce() -> Vec<ChildId>,
     ) -> Option<Remembered> {
         let cache = self.cache.as_ref()?;
-        let (folder, name) = split_name(path);
-        let folder = cache.folders.get(folder)?;
-        let (slot, _) = folder.vouched(path, name)?;
+        let folder = cache.folders.get(ALL)?;
+        let slot = folder.trusted(&name_of(path.as_os_str().as_encoded_bytes()))?;
+        // The tally cache stat'ed the session a moment ago (200 `newfstatat`s of 1,000
+        // sessions were this one again).
+        let key = key.or_else(|| stat(path).map(|(k, _)| k))?;
+        if key != slot.key {
+            return None;
+        }
         let stored: Stored = postcard::from_bytes(folder.data(slot)).ok()?;
         let context = contexts[usize::from(stored.relative)];
         if stored.context != context {
@@ -321,7 +379,24 @@ impl<'a> FamilyCache<'a> {
         }
         fates.sort_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)));
         fates.dedup_by(|a, b| a.0.as_os_str() == b.0.as_os_str());
-        let (files, fates): (Vec<PathBuf>, Vec<Fate>) = fates.into_iter().unzip();
+        let stored = cache.folders.get(ALL).map_or(0, |f| f.slots.len());
+        // A warm run that changed nothing: every record kept, and no other.
+        if fates.len() == stored && fates.iter().all(|(_, f)| matches!(f, Fate::Kept)) {
+            return;
+        }
+        let (mut files, mut fates): (Vec<PathBuf>, Vec<Fate>) =
+            (fates.into_iter()).map(|(p, f)| (filed(&p), f)).unzip();
+        // The records of folders this report did not list are another report's: kept.
+        if let Some(all) = cache.folders.get(ALL) {
+            for name in all.slots.keys() {
+                if !self.listed.contains(folder_of(name)) {
+                    let mut bytes = ALL.to_vec();
+                    bytes.extend_from_slice(name);
+                    files.push(path_of(&bytes));
+                    fates.push(Fate::Kept);
+                }
+            }
+        }
         // At most one warning a run, and a cache problem is no more: passed over here.
         let _ = cache.save(&files, fates);
     }
@@ -330,6 +405,78 @@ impl<'a> FamilyCache<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A session file old enough to be recorded.
+    fn old_file(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "{}\n").unwrap();
+        let when = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let f = std::fs::File::options().write(true).open(path).unwrap();
+        f.set_modified(when).unwrap();
+    }
+
+    /// Every folder's records are in one file; a record holds for the key the session's tally
+    /// was taken at (not a stat of its own: another key is another tally's rows); a report over
+    /// some folders keeps the others' records and drops its own folders' records not asked.
+    #[test]
+    fn one_file_for_every_folder_and_the_tallys_key_decides() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = CacheDir::new(tmp.path().join("cache"));
+        let (a, b) = (
+            tmp.path().join("store/--p1--/a.jsonl"),
+            tmp.path().join("store/--p2--/b.jsonl"),
+        );
+        old_file(&a);
+        old_file(&b);
+        let both = vec![a.clone(), b.clone()];
+        let contexts = [Context::of(None, None); 2];
+        let made = Making {
+            relative: false,
+            rows: 0,
+            edits: &[],
+            runs: &[],
+            warnings: &[],
+        };
+        let put = |cache: &FamilyCache, p: &Path| {
+            cache.put(p, contexts, (Vec::new(), None), &[], &made);
+        };
+        let cache = FamilyCache::open(Some(&dir), &both);
+        both.iter().for_each(|p| put(&cache, p));
+        cache.save();
+        let files = std::fs::read_dir(tmp.path().join("cache/families")).unwrap();
+        assert_eq!(files.count(), 1, "one file for both folders");
+        let key = |p: &Path| stat(p).unwrap().0;
+        let holds = |listed: &[PathBuf], p: &Path, k: Option<FileKey>| {
+            let cache = FamilyCache::open(Some(&dir), listed);
+            cache.get(p, k, contexts, Vec::new).is_some()
+        };
+        assert!(holds(&both, &a, Some(key(&a))));
+        assert!(holds(&both, &a, None), "stat'ed when no key is given");
+        let mut other = key(&a);
+        other.size += 1;
+        assert!(
+            !holds(&both, &a, Some(other)),
+            "the tally's key, not a stat"
+        );
+        assert!(!holds(&both, &b, Some(key(&a))));
+        // Over `a`'s folder alone, `a`'s record made again: `b`'s is kept.
+        let cache = FamilyCache::open(Some(&dir), std::slice::from_ref(&a));
+        put(&cache, &a);
+        cache.save();
+        assert!(
+            holds(&both, &b, Some(key(&b))),
+            "another folder's record kept"
+        );
+        // Over both, `a` asked alone: `b` had no family this time.
+        let cache = FamilyCache::open(Some(&dir), &both);
+        assert!(cache.get(&a, Some(key(&a)), contexts, Vec::new).is_some());
+        cache.save();
+        assert!(
+            !holds(&both, &b, Some(key(&b))),
+            "a listed record not asked is dropped"
+        );
+        assert!(holds(&both, &a, Some(key(&a))));
+    }
 
     fn paths(list: &[&str]) -> Vec<PathBuf> {
         list.iter().map(PathBuf::from).collect()

@@ -51,9 +51,10 @@ pub(super) const RACY_NS: i128 = 2_000_000_000;
 /// What identifies a file's bytes without reading them: which file, and its size and times.
 /// ctime is in it because nothing can set it back: a rewrite that restores the mtime still
 /// changes the key. Encoded as `dev, ino, size, mtime_ns, ctime_ns` (the [`FileId`]'s two
-/// fields first, in place).
+/// fields first, in place). Public only to ride on a [`Summary`](crate::summary::Summary)
+/// (`file_key`) from the cache that made it to another cache: opaque outside.
 #[derive(Serialize, Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) struct FileKey {
+pub struct FileKey {
     pub(super) id: FileId,
     pub(super) size: u64,
     pub(super) mtime_ns: i128,

@@ -239,6 +239,8 @@ impl Cache<'_, Tallies> {
             Ok((summary, ()))
         };
         self.read_file(path, read, |summary, (), _, key| {
+            // Called only when the key held over the read: the bytes read are the key's.
+            summary.file_key = Some(key);
             // Bytes that may still change unseen within the mtime's granularity are not
             // recorded.
             let settled = key.mtime_ns < self.now_ns - RACY_NS;
@@ -273,6 +275,7 @@ impl Cache<'_, Tallies> {
         let len = slot.key.size;
         let mut summary = with_file_facts(summary, path, FileFacts { modified, len });
         summary.tally = Some(Box::new(tally));
+        summary.file_key = Some(slot.key);
         Some(summary)
     }
 }

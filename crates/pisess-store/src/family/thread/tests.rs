@@ -277,3 +277,75 @@ fn keys_known_from_the_place_are_the_realpath_keys() {
     let relative = Path::new("link/s/0000abcd/run-0/session.jsonl");
     assert_eq!(keys.key_beneath(relative, Path::new("link")), Some(run));
 }
+
+/// `simple_split` by separators found with `memchr` splits as the byte-at-a-time split did
+/// (every component non-empty and neither `.` nor `..`, at the last `/`, not at the root).
+#[cfg(unix)]
+#[test]
+fn simple_split_by_memchr_splits_as_a_split_of_every_byte() {
+    fn by_bytes(path: &[u8]) -> Option<(&[u8], &[u8])> {
+        if path.first() != Some(&b'/') {
+            return None;
+        }
+        let mut parts = path[1..].split(|&b| b == b'/');
+        if !parts.all(|c| !c.is_empty() && c != b"." && c != b"..") {
+            return None;
+        }
+        let at = path.iter().rposition(|&b| b == b'/')?;
+        (at > 0).then(|| (&path[..at], &path[at + 1..]))
+    }
+    let parts: [&[u8]; 8] = [b"", b"/", b"a", b".", b"..", b"...", b".a", b"s.jsonl"];
+    let mut paths: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..4 {
+        let longer: Vec<Vec<u8>> = (paths.iter())
+            .flat_map(|p| parts.iter().map(move |q| [&p[..], q].concat()))
+            .collect();
+        paths.extend(longer);
+        paths.sort();
+        paths.dedup();
+    }
+    for p in &paths {
+        assert_eq!(
+            simple_split(p),
+            by_bytes(p),
+            "{:?}",
+            String::from_utf8_lossy(p)
+        );
+    }
+    assert_eq!(
+        simple_split(b"/home/u/.pi/s/--p--/x.jsonl"),
+        Some((&b"/home/u/.pi/s/--p--"[..], &b"x.jsonl"[..]))
+    );
+}
+
+/// A folder made canonical by its parent's canonical path and an `lstat` is `realpath`'s:
+/// under a symlinked parent, itself a symlink, a file, missing, with odd spellings.
+#[cfg(unix)]
+#[test]
+fn a_folder_by_its_parent_is_realpaths_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let real = tmp.path().join("real");
+    std::fs::create_dir_all(real.join("p1")).unwrap();
+    std::fs::create_dir_all(tmp.path().join("elsewhere/p3")).unwrap();
+    std::fs::write(real.join("file"), "").unwrap();
+    std::os::unix::fs::symlink(&real, tmp.path().join("link")).unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("elsewhere/p3"), real.join("p2")).unwrap();
+    let mut keys = PathKeys::new(tmp.path());
+    for up in ["real", "link"] {
+        for name in ["p1", "p2", "file", "gone", ".", "..", "p1/", "p1/."] {
+            let folder = tmp.path().join(up).join(name);
+            let want = std::fs::canonicalize(&folder).ok();
+            assert_eq!(
+                keys.canonical_folder(&folder).map(Path::to_path_buf),
+                want,
+                "{folder:?}"
+            );
+            let mut parent = None;
+            assert_eq!(
+                canonical_by_parent(&folder, &mut parent),
+                want,
+                "{folder:?}"
+            );
+        }
+    }
+}
