@@ -462,8 +462,15 @@ impl Fold {
                 None => key == model,
             };
             if !self.models.iter().any(is_key) {
+                // Not `format!`, whose machinery cost ten times the copies (a model a file).
                 self.models.push(match provider {
-                    Some(p) => format!("{p}/{model}"),
+                    Some(p) => {
+                        let mut key = String::with_capacity(p.len() + 1 + model.len());
+                        key.push_str(p);
+                        key.push('/');
+                        key.push_str(model);
+                        key
+                    }
                     None => model.to_owned(),
                 });
             }
