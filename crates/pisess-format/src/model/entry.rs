@@ -257,7 +257,7 @@ pub enum Dialect {
 }
 
 /// The first parsable line of a session file.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Header {
     pub id: String,
     /// pi's version (1 when absent); seed-000 files report their own. A version that is not a
@@ -303,6 +303,25 @@ impl fmt::Display for NotAHeader {
                 "a byte-order mark before the session header (pi cannot read it; remove the first 3 bytes)",
             ),
         }
+    }
+}
+
+/// As the derive wrote it, with the value decoded: a header read from its fields and one read
+/// from its value show alike.
+impl fmt::Debug for Header {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("Header")
+            .field("id", &self.id)
+            .field("version", &self.version)
+            .field("version_number", &self.version_number)
+            .field("timestamp", &self.timestamp)
+            .field("timestamp_ms", &self.timestamp_ms)
+            .field("cwd", &self.cwd)
+            .field("parent_session", &self.parent_session)
+            .field("dialect", &self.dialect)
+            .field("value", self.value())
+            .field("stored", &self.stored)
+            .finish()
     }
 }
 
