@@ -324,8 +324,8 @@ fn header_step(parsed: Parsed, line: &RawLine, stem: &str) -> HeaderStep {
         }
         Parsed::Bad(bad) => HeaderStep::Malformed(bad),
         Parsed::Skimmed | Parsed::View(_) | Parsed::Slow => {
-            let value = json::decode(line.content()).unwrap_or(Value::Null);
-            match Header::from_value(value, stem) {
+            // Its value is decoded only if asked for (`Header::value`).
+            match Header::from_line(line.content(), stem) {
                 Ok(h) => HeaderStep::Found(Box::new(h)),
                 Err(reason) => HeaderStep::NotASession(reason),
             }

@@ -246,8 +246,9 @@ fn stem_of(path: &Path) -> std::borrow::Cow<'_, [u8]> {
 /// [`list`] without holding the listing: each session of `scope` goes to `work` on the thread
 /// that read it, and is dropped there; what `work` makes of it goes to `each` in file order, on
 /// the calling thread, once every file is read. A report over thousands of sessions then holds
-/// a small share of each, not every message. A session taken from the tally cache has no first
-/// message unless `titles`. Problems are reported in file order; true when some file could not
+/// a small share of each, not every message. A session with [`Detail::Stats`] has no first
+/// message unless `titles`, and a tally of its rows (without ids) and models only, whether
+/// taken from the tally cache or read ([`Detail::Rows`]). Problems are reported in file order; true when some file could not
 /// be read. `work` is also told whether the session has a real folder of its stem beside it
 /// (where subagent runs are, `family::runs`) and the files listed (the family cache and
 /// `family::chains` match against them), and says with what it made whether the session's
@@ -308,6 +309,13 @@ pub fn walk<T: Send>(
             tallies::map(dir, &files, want, made)
         }
         _ => {
+            // Without a cache, a report reads what the tally cache would have given it: no
+            // more (nothing is written for a later report to take the rest from).
+            let detail = match (detail, titles) {
+                (Detail::Stats, false) => Detail::Rows,
+                (Detail::Stats, true) => Detail::Titles,
+                (other, _) => other,
+            };
             let done = parallel::map_files(&files, |path, reading| {
                 made(summarize(
                     path,

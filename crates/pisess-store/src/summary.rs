@@ -98,6 +98,20 @@ pub enum Detail {
     Listing,
     /// That and the facts `stats` reports ([`Tally`]).
     Stats,
+    /// What a report over many sessions groups, read from a file where no cache is written
+    /// (`stats --no-cache` by day, model, ...): the summary without its first message, and a
+    /// tally of rows without ids and models ([`Tally::rows_only`]), as the tally cache gives
+    /// them to such a report.
+    Rows,
+    /// [`Detail::Rows`] and the first message (`--by session`'s titles).
+    Titles,
+}
+
+impl Detail {
+    /// Whether the first user message's text is kept.
+    fn first_message(self) -> bool {
+        self != Detail::Rows
+    }
 }
 
 /// The message counts of pi's `/session` (its `getSessionStats`), and the tool results that
@@ -185,14 +199,21 @@ fn unfiled(mut summary: Summary, name: &str) -> Summary {
 pub struct Summarizer {
     fold: Fold,
     tally: Option<Box<Tally>>,
+    detail: Detail,
 }
 
 impl Summarizer {
     /// A summary gathering what `detail` says.
     pub fn new(detail: Detail) -> Summarizer {
+        let tally = match detail {
+            Detail::Listing => None,
+            Detail::Stats => Some(Box::<Tally>::default()),
+            Detail::Rows | Detail::Titles => Some(Box::new(Tally::rows_only())),
+        };
         Summarizer {
             fold: Fold::default(),
-            tally: (detail == Detail::Stats).then(Box::<Tally>::default),
+            tally,
+            detail,
         }
     }
 
@@ -204,6 +225,7 @@ impl Summarizer {
             e,
             observed.unwrap_or_default(),
             header.dialect == Dialect::Seed000,
+            self.detail.first_message(),
         );
     }
 
@@ -287,7 +309,9 @@ pub(crate) fn fold(
         sink.entry(header, e);
         ControlFlow::Continue(())
     })?;
-    let Summarizer { mut fold, tally } = sink;
+    let Summarizer {
+        mut fold, tally, ..
+    } = sink;
     let summary = fold.summary(&report, tally);
     Ok((summary, report, fold))
 }
@@ -325,17 +349,30 @@ impl Fold {
         }
     }
 
-    fn entry(&mut self, e: &EntryLine, observed: Observed, seed000: bool) {
-        let Observed { facts, usage } = observed;
+    fn entry(&mut self, e: &EntryLine, observed: Observed, seed000: bool, first_message: bool) {
+        let Observed {
+            facts,
+            usage,
+            timestamp,
+        } = observed;
         let v = e.view;
         if let Some(id) = &e.id {
-            self.leaf_id = Some(id.to_string());
+            // The last entry's id is the leaf: written over, not allocated at every entry.
+            match &mut self.leaf_id {
+                Some(leaf) => {
+                    leaf.clear();
+                    leaf.push_str(id);
+                }
+                None => self.leaf_id = Some(id.to_string()),
+            }
             self.tips.id(id);
         }
         if let Some(parent) = &e.parent {
             self.tips.parent(parent);
         }
-        if let Some(t) = v.timestamp.get().and_then(parse_js_date) {
+        // Parsed once for the span and the activity (and by the tally, when there is one).
+        let entry_ms = timestamp.unwrap_or_else(|| v.timestamp.get().and_then(parse_js_date));
+        if let Some(t) = entry_ms {
             self.span = Some(widen(self.span, t));
         }
         match e.kind {
@@ -403,16 +440,11 @@ impl Fold {
             return;
         }
         // pi's activity time: the message's own ms timestamp, else the entry's ISO time.
-        let activity = m.timestamp.0.or_else(|| {
-            v.timestamp
-                .get()
-                .and_then(parse_js_date)
-                .map(|ms| ms as f64)
-        });
+        let activity = m.timestamp.0.or_else(|| entry_ms.map(|ms| ms as f64));
         if let Some(t) = activity {
             self.last_activity = Some(self.last_activity.map_or(t, |l: f64| l.max(t)));
         }
-        if self.first_message.is_empty() && role == Some("user") {
+        if first_message && self.first_message.is_empty() && role == Some("user") {
             let text = m
                 .content_text()
                 .unwrap_or_else(|| message_content_text(e.json));
@@ -434,8 +466,15 @@ impl Fold {
                 None => key == model,
             };
             if !self.models.iter().any(is_key) {
+                // Not `format!`, whose machinery cost ten times the copies (a model a file).
                 self.models.push(match provider {
-                    Some(p) => format!("{p}/{model}"),
+                    Some(p) => {
+                        let mut key = String::with_capacity(p.len() + 1 + model.len());
+                        key.push_str(p);
+                        key.push('/');
+                        key.push_str(model);
+                        key
+                    }
                     None => model.to_owned(),
                 });
             }
@@ -662,6 +701,72 @@ mod tests {
         assert_eq!(s.branches, 2);
         assert_eq!(s.malformed_lines, 1);
         assert_eq!(s.entries, 5);
+    }
+
+    /// A report that writes no cache reads what the tally cache gives it (`Want::Rows`), and
+    /// the rows and models are those of the whole tally, but for the ids and stop reasons
+    /// the cache keeps apart.
+    #[test]
+    fn rows_detail_gathers_what_the_cache_gives_a_report() {
+        let lines = [
+            r#"{"type":"session","version":3,"id":"sid","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"fix it"}}"#,
+            r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"make"}},{"type":"toolCall","id":"c2","name":"read","arguments":{"path":"/p/x"}}],"provider":"p","model":"m","stopReason":"error","errorMessage":"boom","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"cost":{"total":0.5}}}}"#,
+            r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[],"isError":true}}"#,
+            r#"{"type":"compaction","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04.000Z","tokensBefore":10}"#,
+            r#"{"type":"message","id":"e","parentId":"a","timestamp":"bad","message":{"role":"user","content":"other"}}"#,
+        ];
+        let text = lines.join("\n") + "\n";
+        let read = |detail| {
+            let options = SummaryOptions {
+                detail,
+                ..SummaryOptions::default()
+            };
+            summarize(Input::Bytes(text.as_bytes(), "s"), options).unwrap()
+        };
+        let whole = read(Detail::Stats);
+        let rows = read(Detail::Rows);
+        let titles = read(Detail::Titles);
+        let (w, r) = (
+            whole.tally.as_deref().unwrap(),
+            rows.tally.as_deref().unwrap(),
+        );
+        assert!(w.rows.iter().any(|r| r.id.is_some() && r.active));
+        let mut bare = w.rows.clone();
+        for row in &mut bare {
+            row.id = None;
+            row.stop_reason = None;
+        }
+        assert_eq!(r.rows, bare);
+        assert_eq!(r.models, w.models);
+        assert_eq!(titles.tally.as_deref().unwrap().rows, bare);
+        // What only the one-session view and `--by message` read is not gathered.
+        assert!(!w.tools.is_empty() && r.tools.is_empty());
+        assert!(!w.files.read.is_empty() && r.files.read.is_empty());
+        assert_eq!(w.failed_commands, ["make"]);
+        assert!(r.failed_commands.is_empty());
+        assert_eq!((w.stops.error, r.stops.error), (1, 0));
+        assert_eq!((w.compactions, r.compactions), (1, 0));
+        // Nor the first message, but with titles.
+        assert_eq!(&*whole.first_message, "fix it");
+        assert_eq!(&*titles.first_message, "fix it");
+        assert_eq!(&*rows.first_message, "(no messages)");
+        // The rest of the summary is the same.
+        let facts = |s: &Summary| {
+            (
+                s.span_ms,
+                s.modified_ms,
+                s.active_ms,
+                s.leaf_id.clone(),
+                s.branches,
+                s.counts,
+                s.models.clone(),
+                format!("{:?}", s.usage),
+            )
+        };
+        assert_eq!(facts(&rows), facts(&whole));
+        assert_eq!(whole.leaf_id.as_deref(), Some("e"));
+        assert_eq!(whole.span_ms, Some((1_767_225_600_000, 1_767_225_604_000)));
     }
 
     #[test]

@@ -252,6 +252,12 @@ pub struct Tally {
     calls: Keyed<Call>,
     #[serde(skip)]
     seed000: bool,
+    /// The last entry's own `timestamp` parsed, handed to the summary ([`Observed`]).
+    #[serde(skip)]
+    last_entry_ms: Option<i64>,
+    /// Gathers only what a report over many sessions groups (see [`Tally::rows_only`]).
+    #[serde(skip)]
+    rows_only: bool,
 }
 
 /// A `tool_result` block of a seed-000 user message: the call it answers, and whether it
@@ -466,9 +472,23 @@ pub(crate) struct Observed {
     pub(crate) facts: Option<CallFacts>,
     /// The entry's usage (its message's, for a message), when decoded: `Some(None)` for none.
     pub(crate) usage: Option<Option<Usage>>,
+    /// The entry's own `timestamp` parsed (`Some(None)`: none, or none JavaScript reads).
+    pub(crate) timestamp: Option<Option<i64>>,
 }
 
 impl Tally {
+    /// A tally of what a report over many sessions groups, as the tally cache gives it to such
+    /// a report (`Want::Rows`): the rows without their ids and stop reasons, and the models.
+    /// Not the tools, files, failed commands, stops, compactions and branch summaries that
+    /// only the one-session view and `--by message` read: making them was a tenth of a
+    /// report's first run without the cache.
+    pub(crate) fn rows_only() -> Tally {
+        Tally {
+            rows_only: true,
+            ..Tally::default()
+        }
+    }
+
     /// Takes one entry of the scan. Also returns what the summary reads of it that was read
     /// here ([`Observed`]): what pi's `/session` counts of an assistant or tool-result
     /// message, and the usage.
@@ -482,7 +502,8 @@ impl Tally {
             self.rows.reserve(Links::FIRST);
             self.row_links.reserve(Links::FIRST);
         }
-        let observed = self.observe_entry(header, e);
+        let mut observed = self.observe_entry(header, e);
+        observed.timestamp = Some(self.last_entry_ms);
         // Every row the entry made is its own.
         self.row_links.resize(self.rows.len(), link);
         observed
@@ -490,10 +511,9 @@ impl Tally {
 
     fn observe_entry(&mut self, header: &Header, e: &EntryLine) -> Observed {
         let v = e.view;
-        let ts_ms = v
-            .timestamp
-            .get()
-            .and_then(parse_js_date)
+        let entry_ms = v.timestamp.get().and_then(parse_js_date);
+        self.last_entry_ms = entry_ms;
+        let ts_ms = entry_ms
             .or_else(|| {
                 #[allow(clippy::cast_possible_truncation)]
                 v.message
@@ -503,8 +523,9 @@ impl Tally {
                     .map(|t| t as i64)
             })
             .or(header.timestamp_ms);
+        let ids = !self.rows_only;
         let row = |role: &str, model, usage| Row {
-            id: e.id.as_deref().map(str::to_owned),
+            id: e.id.as_deref().filter(|_| ids).map(str::to_owned),
             ts_ms,
             role: Name::new(role),
             message: e.kind == EntryKind::Message,
@@ -528,7 +549,9 @@ impl Tally {
                     }
                     _ => Some(self.tools_and_summaries()),
                 };
-                if e.kind == EntryKind::Compaction {
+                if self.rows_only {
+                    // Neither counted.
+                } else if e.kind == EntryKind::Compaction {
                     self.compactions += 1;
                     self.tokens_before += extra.and_then(|x| x.tokens_before.0).unwrap_or(0.0);
                 } else if e.kind == EntryKind::BranchSummary {
@@ -541,6 +564,7 @@ impl Tally {
                 Observed {
                     facts: None,
                     usage: Some(usage),
+                    timestamp: None,
                 }
             }
             EntryKind::Message => {
@@ -553,6 +577,7 @@ impl Tally {
                 Observed {
                     facts: self.observe_message(e, m, usage, row),
                     usage: Some(usage),
+                    timestamp: None,
                 }
             }
             _ => Observed::default(),
@@ -581,7 +606,9 @@ impl Tally {
                     .or(m.model.get());
                 let model = Some(self.intern(m.provider.get(), model));
                 let mut r = row(role, model, usage);
-                if let Some(x) = message {
+                if let (Some(x), true) = (message, self.rows_only) {
+                    self.take_calls(&x.content.0, model, &mut r.calls);
+                } else if let Some(x) = message {
                     let stop = x.stop_reason.get();
                     match stop {
                         Some("error") => self.stops.error += 1,
@@ -653,7 +680,7 @@ impl Tally {
     /// A tool result of `name` answering call `call_id`: a failure counted under its tool (and
     /// a failed `bash` command kept); the model whose call it answers.
     fn note_result(&mut self, name: &str, call_id: Option<&str>, is_error: bool) -> Option<u32> {
-        if is_error {
+        if is_error && !self.rows_only {
             self.tools.entry(Name::new(name)).or_default().errors += 1;
             let call = call_id.and_then(|id| self.calls.get(id));
             if let Some(cmd) = call.and_then(|c| c.command) {
@@ -686,6 +713,9 @@ impl Tally {
                 self.calls.value(id).name = Some(Name::new(name));
             }
             names.push(Name::new(name));
+            if self.rows_only {
+                continue;
+            }
             // The name is made only the first time.
             match self.tools.get_mut(name) {
                 Some(count) => count.calls += 1,

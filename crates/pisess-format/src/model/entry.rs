@@ -257,7 +257,7 @@ pub enum Dialect {
 }
 
 /// The first parsable line of a session file.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Header {
     pub id: String,
     /// pi's version (1 when absent); seed-000 files report their own. A version that is not a
@@ -273,8 +273,9 @@ pub struct Header {
     pub cwd: Option<String>,
     pub parent_session: Option<String>,
     pub dialect: Dialect,
-    /// The header as stored.
-    pub value: Value,
+    /// The header as stored ([`Header::value`]): decoded from [`Header::stored`] when first
+    /// asked for. A listing asks for none, and the decode into a `Value` was 5% of `ls`.
+    value: std::sync::OnceLock<Value>,
     /// Its line as stored, terminator included (set by the scan; `show --json` copies it).
     pub stored: Vec<u8>,
 }
@@ -305,38 +306,92 @@ impl fmt::Display for NotAHeader {
     }
 }
 
+/// As the derive wrote it, with the value decoded: a header read from its fields and one read
+/// from its value show alike.
+impl fmt::Debug for Header {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("Header")
+            .field("id", &self.id)
+            .field("version", &self.version)
+            .field("version_number", &self.version_number)
+            .field("timestamp", &self.timestamp)
+            .field("timestamp_ms", &self.timestamp_ms)
+            .field("cwd", &self.cwd)
+            .field("parent_session", &self.parent_session)
+            .field("dialect", &self.dialect)
+            .field("value", self.value())
+            .field("stored", &self.stored)
+            .finish()
+    }
+}
+
 impl Header {
     /// `version` as stored (pi writes the whole numbers 1 to 3).
     pub fn stored_version(&self) -> Option<&Value> {
-        self.value.get("version")
+        self.value().get("version")
+    }
+
+    /// The header as stored: its line ([`Header::stored`]) decoded as [`json::decode`] decodes
+    /// it (`null` for a line it refuses).
+    pub fn value(&self) -> &Value {
+        self.value.get_or_init(|| {
+            let line = self.stored.strip_suffix(b"\n").unwrap_or(&self.stored);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            json::decode(line).unwrap_or(Value::Null)
+        })
+    }
+
+    /// Reads a header from the first parsable line, `line` (no terminator), as
+    /// [`Header::from_value`] reads it from [`json::decode`]'s value (`null` where that
+    /// fails). The value is not made: the fields are read by serde_json into a struct where
+    /// that reads them as the value would have them, and [`Header::value`] decodes the line
+    /// if asked. The caller sets [`Header::stored`] to the line.
+    pub(crate) fn from_line(line: &[u8], stem: &str) -> Result<Header, NotAHeader> {
+        match HeaderFields::of(line) {
+            Some(fields) => Header::from_fields(|key| fields.get(key), stem),
+            None => Header::from_value(json::decode(line).unwrap_or(Value::Null), stem),
+        }
     }
 
     /// Reads a header from the first parsable line. `stem` (the file name without `.jsonl`)
     /// is the id of seed-000 files, whose headers carry none.
     pub(crate) fn from_value(value: Value, stem: &str) -> Result<Header, NotAHeader> {
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+        let get = |key: &str| value.get(key);
+        let header = Header::from_fields(get, stem)?;
+        Ok(Header {
+            value: std::sync::OnceLock::from(value),
+            ..header
+        })
+    }
+
+    /// A header from its top-level fields as `get` gives them; its value not yet known.
+    fn from_fields<'v>(
+        get: impl Fn(&str) -> Option<&'v Value>,
+        stem: &str,
+    ) -> Result<Header, NotAHeader> {
+        let kind = get("type").and_then(Value::as_str).unwrap_or("");
         let dialect = match kind {
             "session" => Dialect::Pi,
             "session_header" => Dialect::Seed000,
             other => return Err(NotAHeader::WrongType(other.to_owned())),
         };
-        let id = match (value.get("id").and_then(Value::as_str), dialect) {
+        let id = match (get("id").and_then(Value::as_str), dialect) {
             (Some(id), _) => id.to_owned(),
             (None, Dialect::Seed000) => stem.to_owned(),
             (None, Dialect::Pi) => return Err(NotAHeader::NoId),
         };
-        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+        let text = |key: &str| get(key).and_then(Value::as_str).map(str::to_owned);
         let timestamp = match dialect {
             Dialect::Pi => text("timestamp"),
             Dialect::Seed000 => text("createdAt").or_else(|| text("timestamp")),
         };
-        let key = if dialect == Dialect::Seed000 && value.get("createdAt").is_some() {
+        let key = if dialect == Dialect::Seed000 && get("createdAt").is_some() {
             "createdAt"
         } else {
             "timestamp"
         };
         #[allow(clippy::cast_possible_truncation)]
-        let timestamp_ms = match value.get(key) {
+        let timestamp_ms = match get(key) {
             Some(Value::String(s)) => crate::time::parse_js_date(s),
             // `new Date(number)` keeps the integral milliseconds of a finite number.
             Some(Value::Number(n)) => n
@@ -345,7 +400,7 @@ impl Header {
                 .map(|x| x.trunc() as i64),
             _ => None,
         };
-        let version_number = match value.get("version") {
+        let version_number = match get("version") {
             None | Some(Value::Null) => 1.0,
             v => crate::js::js_to_number(v),
         };
@@ -358,7 +413,7 @@ impl Header {
             cwd: text("cwd"),
             parent_session: text("parentSession"),
             dialect,
-            value,
+            value: std::sync::OnceLock::new(),
             stored: Vec::new(),
         })
     }
@@ -371,6 +426,68 @@ impl Header {
     /// Whether pi would migrate this file's entries from v2 (rename role `hookMessage`).
     pub fn renames_hook_messages(&self) -> bool {
         self.dialect == Dialect::Pi && self.version_number < 3.0
+    }
+}
+
+/// The top-level fields [`Header::from_fields`] reads, each as the decoded value holds it
+/// (`Some(Value::Null)` for a `null`, `None` when absent).
+#[derive(Deserialize)]
+struct HeaderFields {
+    #[serde(rename = "type", default, deserialize_with = "present")]
+    kind: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    version: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    timestamp: Option<Value>,
+    #[serde(rename = "createdAt", default, deserialize_with = "present")]
+    created_at: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    cwd: Option<Value>,
+    #[serde(rename = "parentSession", default, deserialize_with = "present")]
+    parent_session: Option<Value>,
+}
+
+/// A field that is there, whatever its value (`null` included, which `Option` would make
+/// `None`).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+impl HeaderFields {
+    /// The fields of `line` where they are what [`json::decode`]'s value holds: a line that
+    /// object (not an array, which a struct would read by position), that serde_json reads
+    /// as it is (no surrogate escape or stand-in to mend, not deep) and that
+    /// names none of these keys twice (the value keeps the last; a struct refuses the line).
+    /// `None` otherwise: the value is made, as before.
+    fn of(line: &[u8]) -> Option<HeaderFields> {
+        let starts_an_object = line
+            .iter()
+            .find(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            == Some(&b'{');
+        // serde_json skips a field it does not read at any depth, and the decode stops at
+        // `json::DECODE_DEPTH`: a line that may nest deep is decoded, as the scan does.
+        if !starts_an_object || json::may_hold_surrogates(line) || json::may_be_too_deep(line) {
+            return None;
+        }
+        serde_json::from_slice(line).ok()
+    }
+
+    fn get(&self, key: &str) -> Option<&Value> {
+        match key {
+            "type" => self.kind.as_ref(),
+            "id" => self.id.as_ref(),
+            "version" => self.version.as_ref(),
+            "timestamp" => self.timestamp.as_ref(),
+            "createdAt" => self.created_at.as_ref(),
+            "cwd" => self.cwd.as_ref(),
+            "parentSession" => self.parent_session.as_ref(),
+            _ => {
+                debug_assert!(false, "a header field not read: {key}");
+                None
+            }
+        }
     }
 }
 
@@ -757,6 +874,81 @@ mod tests {
     use super::*;
     use crate::model::{content_text, EntryKind, PI_ENTRY_TYPES};
     use serde_json::json;
+
+    /// The header read from its line's fields is the header read from its decoded value,
+    /// whatever the line, and its value is that decode, made only when asked for.
+    #[test]
+    fn header_from_line_is_header_from_value() {
+        let deep = format!(
+            r#"{{"type":"session","id":"d","x":{}{}}}"#,
+            "[".repeat(json::DECODE_DEPTH + 1),
+            "]".repeat(json::DECODE_DEPTH + 1)
+        );
+        let lines: Vec<&str> = vec![
+            r#"{"type":"session","version":3,"id":"a474eb72","timestamp":"2025-01-01T20:54:33.799Z","cwd":"/home/dev/p"}"#,
+            r#"  {"type":"session","id":"x","timestamp":1767225600000.9,"cwd":null,"parentSession":"/p/s.jsonl","other":{"a":[1,2,{"b":null}]}}"#,
+            r#"{"type":"session","id":"x","version":"3","cwd":5,"parentSession":null}"#,
+            r#"{"type":"session","id":"x","version":[3]}"#,
+            r#"{"type":"session","id":"x","version":2.5,"timestamp":"v"}"#,
+            r#"{"type":"session","id":"x","version":1e999}"#,
+            r#"{"type":"session","id":"x","big":1e999,"cwd":"/p"}"#,
+            r#"{"type":"session","id":"first","id":"second"}"#,
+            r#"{"type":"session","x":1,"x":2,"id":"i"}"#,
+            r#"{"type":"sess\u0069on","\u0069d":"esc\"aped\n","cwd":"caf\u00e9"}"#,
+            r#"{"type":"session","id":"\ud83d","cwd":"/p"}"#,
+            "{\"type\":\"session\",\"id\":\"x\",\"cwd\":\"\u{10FFFF}\"}",
+            r#"{"type":"session_header","createdAt":"2025-01-01T00:00:00Z","timestamp":"2024-01-01T00:00:00Z"}"#,
+            r#"{"type":"session_header","createdAt":null,"timestamp":"2024-01-01T00:00:00Z"}"#,
+            r#"{"type":"session_header","timestamp":5}"#,
+            r#"{"type":"message","id":"x"}"#,
+            r#"{"id":"x"}"#,
+            r#"{"type":"session"}"#,
+            r#"{"type":"session","id":7}"#,
+            r#"["session","x"]"#,
+            r#"{"type":"session","id":"x"} trailing"#,
+            r#"{"type":"session","id":"x",}"#,
+            &deep,
+        ];
+        let mut invalid = br#"{"type":"session","id":"x","cwd":"a"#.to_vec();
+        invalid.extend_from_slice(b"\xff\"}");
+        let mut lines: Vec<Vec<u8>> = lines.iter().map(|l| l.as_bytes().to_vec()).collect();
+        lines.push(invalid);
+        let shown = |h: &Result<Header, NotAHeader>| match h {
+            Ok(h) => format!(
+                "{:?} {} {:?} {:?} {:?} {:?} {:?} {:?}",
+                h.id,
+                h.version,
+                h.version_number,
+                h.timestamp,
+                h.timestamp_ms,
+                h.cwd,
+                h.parent_session,
+                h.dialect
+            ),
+            Err(e) => format!("{e:?}"),
+        };
+        for line in &lines {
+            let text = String::from_utf8_lossy(line);
+            let decoded = json::decode(line).unwrap_or(Value::Null);
+            let read = Header::from_line(line, "stem");
+            let want = Header::from_value(decoded.clone(), "stem");
+            assert_eq!(shown(&read), shown(&want), "{text}");
+            if let Ok(mut h) = read {
+                h.stored = line.clone();
+                h.stored.extend_from_slice(b"\r\n");
+                assert_eq!(h.value(), &decoded, "{text}");
+            }
+        }
+        // A plain header is read without its value, which is decoded when asked for.
+        let line = lines[0].as_slice();
+        assert!(HeaderFields::of(line).is_some());
+        let mut h = Header::from_line(line, "stem").unwrap();
+        assert!(h.value.get().is_none());
+        h.stored = [line, b"\n"].concat();
+        assert_eq!(h.stored_version(), Some(&json!(3)));
+        assert_eq!(h.value()["cwd"], "/home/dev/p");
+        assert!(HeaderFields::of(lines[7].as_slice()).is_none());
+    }
 
     #[test]
     fn entry_kinds_round_trip() {
