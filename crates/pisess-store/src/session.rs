@@ -1439,4 +1439,41 @@ mod tests {
         }
         assert!(split > cuts / 2, "{split} of {cuts} cuts split");
     }
+
+    /// Entries read in one `pread` of their span are the lines read one at a time, in any
+    /// ascending selection (gaps between them passed over); out of order, from memory, or
+    /// once the file has changed, none are given (the caller reads them one at a time).
+    #[test]
+    fn lines_read_in_one_span_are_the_lines_read_one_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut read = 0;
+        for (k, from) in pisess_format::skim::example_sessions().iter().enumerate() {
+            let path = dir.path().join(format!("{k}.jsonl"));
+            let text = std::fs::read(from).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            let s = Session::open(&path, IndexOptions::default()).unwrap();
+            let n = s.entries.len();
+            let all: Vec<usize> = (0..n).collect();
+            let odd: Vec<usize> = (0..n).filter(|i| i % 2 == 1).collect();
+            let mut scratch = vec![b'x'; 7];
+            for pick in [&all[..], &odd, &all[n / 2..], &all[..n.min(1)]] {
+                if pick.is_empty() {
+                    continue;
+                }
+                let got = s.raw_lines_in(pick, &mut scratch).unwrap();
+                let want: Vec<Vec<u8>> = pick.iter().map(|&i| s.raw_line(i).unwrap()).collect();
+                assert_eq!(got, want, "{}", from.display());
+                read += 1;
+            }
+            if n >= 2 {
+                assert!(s.raw_lines_in(&[1, 0], &mut scratch).is_none());
+                assert!(s.raw_lines_in(&[0, 0], &mut scratch).is_none());
+            }
+            let memory = Session::read(Input::Bytes(&text, "m"), IndexOptions::default()).unwrap();
+            assert!(memory.raw_lines_in(&all, &mut scratch).is_none());
+            std::fs::write(&path, [&text[..], b"\n"].concat()).unwrap();
+            assert!(s.raw_lines_in(&all, &mut scratch).is_none());
+        }
+        assert!(read > 20);
+    }
 }
