@@ -220,7 +220,7 @@ pub fn build(
 /// How the branch's entries are decoded: [`Decode::Value`] is the reading the typed one
 /// must agree with (the tests build every example's branch both ways).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Decode {
+pub(super) enum Decode {
     /// User, assistant and tool result messages through [`decode::message`] where it reads
     /// the line, every other entry as a `Value`.
     Typed,
@@ -230,83 +230,18 @@ enum Decode {
 }
 
 /// An entry of the branch as its worker decoded it.
-enum Loaded {
+pub(super) enum Loaded {
     Message(decode::Message),
     Value(Value),
 }
 
-/// The most bytes one read of a run of the branch's entries takes ([`runs`]): a worker's
-/// buffer, kept from one run to the next.
-const RUN_BYTES: u64 = 1 << 20;
-/// The most bytes between two entries of a run (lines off the branch) read and passed over.
-const RUN_GAP: u64 = 16 << 10;
-
-/// The branch cut into runs of entries whose lines lie close together in the file, each read
-/// with one `pread` ([`Session::raw_lines_in`]): position ranges into `path`.
-fn runs(session: &Session, path: &[usize]) -> Vec<std::ops::Range<usize>> {
-    let mut runs = Vec::new();
-    let mut start = 0;
-    for k in 1..=path.len() {
-        let joins = path.get(k).is_some_and(|&i| {
-            let (first, last) = (path[start], path[k - 1]);
-            let last_end = session.offset(last) + session.entries[last].stored_len();
-            let end = session.offset(i) + session.entries[i].stored_len();
-            i > last
-                && session.offset(i) >= last_end
-                && session.offset(i) - last_end <= RUN_GAP
-                && end - session.offset(first) <= RUN_BYTES
-        });
-        if !joins {
-            runs.push(start..k);
-            start = k;
-        }
-    }
-    runs
-}
-
-/// The entries of a run read and decoded (on a worker): typed where [`decode::message`]
-/// reads them.
-fn load_run(
-    session: &Session,
-    entries: &[usize],
-    how: Decode,
-) -> Vec<(usize, std::io::Result<Loaded>)> {
-    thread_local! {
-        // Each worker's buffer for the lines it reads, kept from one run to the next: a fresh
-        // one a line was allocated and zeroed each time (3% of an export).
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    SCRATCH.with_borrow_mut(|scratch| {
-        // Made its full size at once: grown a run at a time, it was copied and zeroed again
-        // at each doubling (2% more instructions).
-        if scratch.len() < RUN_BYTES as usize {
-            scratch.resize(RUN_BYTES as usize, 0);
-        }
-        let loaded = match session.raw_lines_in(entries, scratch) {
-            Some(lines) => entries
-                .iter()
-                .zip(lines)
-                .map(|(&i, line)| (i, decoded(session, i, how, line)))
-                .collect(),
-            // One at a time: each read names its own failure.
-            None => entries
-                .iter()
-                .map(|&i| {
-                    let line = session.raw_line_in(i, scratch);
-                    (i, line.and_then(|line| decoded(session, i, how, line)))
-                })
-                .collect(),
-        };
-        // A long line's buffer is not kept by an idle worker.
-        if scratch.capacity() as u64 > RUN_BYTES {
-            *scratch = Vec::new();
-        }
-        loaded
-    })
-}
-
 /// Entry `i` decoded from its line.
-fn decoded(session: &Session, i: usize, how: Decode, line: &[u8]) -> std::io::Result<Loaded> {
+pub(super) fn decoded(
+    session: &Session,
+    i: usize,
+    how: Decode,
+    line: &[u8],
+) -> std::io::Result<Loaded> {
     let typed = how == Decode::Typed
         && session.header.dialect == Dialect::Pi
         && session.kind(i).as_str() == "message"
@@ -566,11 +501,11 @@ fn build_as(
     };
     let mut failed = None;
     let typed = decode == Decode::Typed;
-    let runs = runs(session, path);
+    let runs = super::runs::runs(session, path);
     let listed = super::branches::others_meanwhile(session, path, redact, typed, || {
         pisess_store::util::parallel::ordered(
             &runs,
-            |run| load_run(session, &path[run.clone()], decode),
+            |run| super::runs::load_run(session, &path[run.clone()], decode),
             |loaded| {
                 for (i, loaded) in loaded {
                     if let Err(e) = loaded.map_err(anyhow::Error::from).and_then(|e| each(i, e)) {
