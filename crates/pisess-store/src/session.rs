@@ -20,6 +20,8 @@ use pisess_format::time::parse_js_date;
 use pisess_format::util::file::FileId;
 use pisess_format::util::warning::Warning;
 
+#[cfg(unix)]
+mod halves;
 mod ids;
 mod read;
 
@@ -516,6 +518,17 @@ impl Session {
     pub fn read(input: Input<'_>, options: IndexOptions<'_>) -> Result<Session, ScanError> {
         if let Input::Path(path) = input {
             return Session::read(Input::File(&open_file(path)?), options);
+        }
+        #[cfg(unix)]
+        if let Input::File(opened) = &input {
+            let big = opened.meta.is_file() && opened.meta.len() >= halves::SPLIT_BYTES;
+            if big && options.observe.is_none() && crate::util::parallel::cores() >= 2 {
+                let cut = halves::line_start_after(&opened.file, opened.meta.len() / 2);
+                match cut.map(|cut| halves::read(opened, options.no_rests, cut)) {
+                    Some(halves::Halves::Split(s) | halves::Halves::Whole(s)) => return Ok(s),
+                    Some(halves::Halves::GiveUp) | None => {}
+                }
+            }
         }
         let mut index = Indexer::new(&input, options)?;
         let report = Pass::new().run(input, |_, e| {
@@ -1315,5 +1328,152 @@ mod tests {
             pisess_format::surrogates::for_display(content.as_str().unwrap()),
             "cut \u{fffd}, pair \u{1f600}, low \u{fffd}, \\ud800 is text"
         );
+    }
+
+    /// What one pass's index holds, but the open file it reads from and the seeds of its
+    /// hash tables.
+    #[cfg(unix)]
+    fn index_of(s: &Session) -> String {
+        let mut ids: Vec<_> = s.ids().collect();
+        ids.sort_unstable();
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {} {} {} {:?} {} {} {} {:?} {:?} {:?} {:?}",
+            s.entries,
+            s.tables.line_steps,
+            s.tables.offset_highs,
+            s.tables.long_ids,
+            s.tables.classes.list,
+            s.tables.extras,
+            s.tables.bulks,
+            s.missing_parents,
+            s.header_line,
+            s.header_offset,
+            s.header_len,
+            s.header.stored,
+            s.malformed,
+            s.warnings_omitted,
+            s.torn_tail,
+            s.torn_line,
+            s.warnings,
+            ids,
+            (0..s.entries.len())
+                .map(|i| s.parent_of(i))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// A file indexed in two halves is indexed as in one pass, wherever it is cut: every line
+    /// start of every example session and of a file with long, repeated and missing ids,
+    /// parents that skip back, labels, long contents, blank, malformed and CRLF lines, a
+    /// second header and a torn last line. Where the halves cannot agree it gives up (and the
+    /// caller reads it in one pass); most cuts split.
+    #[cfg(unix)]
+    #[test]
+    fn halves_index_as_one_pass() {
+        let entry = |id: &str, parent: Option<&str>, content: &str| {
+            serde_json::json!({"type": "message", "id": id, "parentId": parent,
+                "timestamp": "2026-01-01T00:00:01.000Z",
+                "message": {"role": "toolResult", "toolCallId": "c", "content": content}})
+            .to_string()
+        };
+        let long = "x".repeat(3000);
+        let mut lines = vec![String::new(), HEADER.to_owned()];
+        lines.push(entry("a", None, "hi"));
+        lines.push(entry("a-very-long-id-1", Some("a"), &long));
+        lines.push(entry("a-very-long-id-2", Some("a-very-long-id-1"), "short"));
+        lines.push(String::new());
+        lines.push(entry("b", Some("a-very-long-id-2"), "x"));
+        lines.push(entry("a", Some("b"), "again"));
+        lines.push(entry("c", Some("a"), "dup parent"));
+        lines.push("not json".to_owned());
+        lines.push(entry("d", Some("nowhere-to-be-found"), "missing"));
+        lines.push(r#"{"type":"label","id":"e","parentId":"d","targetId":"a","label":"x"}"#.into());
+        lines.push(entry("f-long-long-long", Some("e"), "y"));
+        lines.push(entry("g", Some("f-long-long-long"), &long) + "\r");
+        lines.push(HEADER.to_owned());
+        lines.push(r#"{"type":"message","parentId":"g"}"#.into());
+        lines.push(entry("h", Some("a-very-long-id-2"), "z"));
+        let mut texts = vec![
+            lines.join("\n") + "\n",
+            lines.join("\n") + "\n{\"type\":\"mes",
+        ];
+        // Without the lines the second pass warns about (it then gives up), and with them
+        // before the first entry, where only the first pass reads them.
+        lines.retain(|l| l != "not json" && l != HEADER);
+        texts.push(format!("\n{HEADER}\n{}\n", lines[1..].join("\n")));
+        texts.push(format!(
+            "not json\n{HEADER}\n{HEADER}\n{}",
+            lines[1..].join("\n")
+        ));
+        for path in pisess_format::skim::example_sessions() {
+            texts.push(String::from_utf8(std::fs::read(path).unwrap()).unwrap());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (mut split, mut cuts) = (0, 0);
+        for (k, text) in texts.iter().enumerate() {
+            let path = dir.path().join(format!("{k}.jsonl"));
+            std::fs::write(&path, text).unwrap();
+            let opened = pisess_format::scan::open_file(&path).unwrap();
+            let one = Session::read(Input::File(&opened), IndexOptions::default());
+            let Ok(one) = one else { continue };
+            let want = index_of(&one);
+            let starts = text.match_indices('\n').map(|(at, _)| at as u64 + 1);
+            for cut in std::iter::once(0).chain(starts) {
+                cuts += 1;
+                for no_rests in [false, true] {
+                    let got = match halves::read(&opened, no_rests, cut) {
+                        halves::Halves::Split(s) => {
+                            split += 1;
+                            s
+                        }
+                        halves::Halves::Whole(s) => s,
+                        halves::Halves::GiveUp => continue,
+                    };
+                    if no_rests {
+                        assert!(got.tables.bulks.iter().all(|b| b.rest.is_none()));
+                        continue;
+                    }
+                    assert_eq!(index_of(&got), want, "file {k} cut at {cut}");
+                }
+            }
+        }
+        assert!(split > cuts / 2, "{split} of {cuts} cuts split");
+    }
+
+    /// Entries read in one `pread` of their span are the lines read one at a time, in any
+    /// ascending selection (gaps between them passed over); out of order, from memory, or
+    /// once the file has changed, none are given (the caller reads them one at a time).
+    #[test]
+    fn lines_read_in_one_span_are_the_lines_read_one_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut read = 0;
+        for (k, from) in pisess_format::skim::example_sessions().iter().enumerate() {
+            let path = dir.path().join(format!("{k}.jsonl"));
+            let text = std::fs::read(from).unwrap();
+            std::fs::write(&path, &text).unwrap();
+            let s = Session::open(&path, IndexOptions::default()).unwrap();
+            let n = s.entries.len();
+            let all: Vec<usize> = (0..n).collect();
+            let odd: Vec<usize> = (0..n).filter(|i| i % 2 == 1).collect();
+            let mut scratch = vec![b'x'; 7];
+            for pick in [&all[..], &odd, &all[n / 2..], &all[..n.min(1)]] {
+                if pick.is_empty() {
+                    continue;
+                }
+                let got = s.raw_lines_in(pick, &mut scratch).unwrap();
+                let want: Vec<Vec<u8>> = pick.iter().map(|&i| s.raw_line(i).unwrap()).collect();
+                assert_eq!(got, want, "{}", from.display());
+                read += 1;
+            }
+            if n >= 2 {
+                assert!(s.raw_lines_in(&[1, 0], &mut scratch).is_none());
+                assert!(s.raw_lines_in(&[0, 0], &mut scratch).is_none());
+            }
+            let memory = Session::read(Input::Bytes(&text, "m"), IndexOptions::default()).unwrap();
+            assert!(memory.raw_lines_in(&all, &mut scratch).is_none());
+            std::fs::write(&path, [&text[..], b"\n"].concat()).unwrap();
+            assert!(s.raw_lines_in(&all, &mut scratch).is_none());
+        }
+        assert!(read > 20);
     }
 }

@@ -13,6 +13,7 @@ pub mod html;
 pub mod index;
 pub mod jsonl;
 pub mod md;
+mod runs;
 pub mod transcript;
 
 use std::borrow::Cow;

@@ -220,7 +220,7 @@ pub fn build(
 /// How the branch's entries are decoded: [`Decode::Value`] is the reading the typed one
 /// must agree with (the tests build every example's branch both ways).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Decode {
+pub(super) enum Decode {
     /// User, assistant and tool result messages through [`decode::message`] where it reads
     /// the line, every other entry as a `Value`.
     Typed,
@@ -230,31 +230,18 @@ enum Decode {
 }
 
 /// An entry of the branch as its worker decoded it.
-enum Loaded {
+pub(super) enum Loaded {
     Message(decode::Message),
     Value(Value),
 }
 
-/// Entry `i` read and decoded (on a worker): typed where [`decode::message`] reads it.
-fn load(session: &Session, i: usize, how: Decode) -> std::io::Result<Loaded> {
-    thread_local! {
-        // Each worker's buffer for the lines it reads, kept from one to the next: a fresh
-        // one a line was allocated and zeroed each time (3% of an export).
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    SCRATCH.with_borrow_mut(|scratch| {
-        let line = session.raw_line_in(i, scratch)?;
-        let loaded = decoded(session, i, how, line);
-        // A long line's buffer is not kept by an idle worker.
-        if scratch.capacity() > 1 << 20 {
-            *scratch = Vec::new();
-        }
-        loaded
-    })
-}
-
 /// Entry `i` decoded from its line.
-fn decoded(session: &Session, i: usize, how: Decode, line: &[u8]) -> std::io::Result<Loaded> {
+pub(super) fn decoded(
+    session: &Session,
+    i: usize,
+    how: Decode,
+    line: &[u8],
+) -> std::io::Result<Loaded> {
     let typed = how == Decode::Typed
         && session.header.dialect == Dialect::Pi
         && session.kind(i).as_str() == "message"
@@ -514,16 +501,19 @@ fn build_as(
     };
     let mut failed = None;
     let typed = decode == Decode::Typed;
+    let runs = super::runs::runs(session, path);
     let listed = super::branches::others_meanwhile(session, path, redact, typed, || {
         pisess_store::util::parallel::ordered(
-            path,
-            |&i| (i, load(session, i, decode)),
-            |(i, loaded)| match loaded.map_err(anyhow::Error::from).and_then(|e| each(i, e)) {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
-                    failed = Some(e);
-                    ControlFlow::Break(())
+            &runs,
+            |run| super::runs::load_run(session, &path[run.clone()], decode),
+            |loaded| {
+                for (i, loaded) in loaded {
+                    if let Err(e) = loaded.map_err(anyhow::Error::from).and_then(|e| each(i, e)) {
+                        failed = Some(e);
+                        return ControlFlow::Break(());
+                    }
                 }
+                ControlFlow::Continue(())
             },
         );
     });

@@ -83,6 +83,51 @@ impl Session {
         Ok(without_terminator(&scratch[line]))
     }
 
+    /// The lines of `entries` (ascending, as [`Session::raw_line_in`] gives each) read with
+    /// one `pread` of the bytes from the first's start to the last's end, and one `fstat`, into
+    /// `scratch`: a reader of a run of consecutive entries (an export's branch) made two calls
+    /// per entry (68,000 for issue 48's 400 MB session). `None`: read them one at a time, which
+    /// names what went wrong: a session held in memory, a file changed since it was opened
+    /// (each line is then checked on its own), a failed read, entries out of order.
+    pub fn raw_lines_in<'b>(
+        &self,
+        entries: &[usize],
+        scratch: &'b mut Vec<u8>,
+    ) -> Option<Vec<&'b [u8]>> {
+        let (&first, &last) = (entries.first()?, entries.last()?);
+        let Lines::File(file, opened_as) = &self.lines else {
+            return None;
+        };
+        let start = self.offset(first);
+        let end = self
+            .offset(last)
+            .checked_add(self.entries[last].stored_len())?;
+        let span = usize::try_from(end.checked_sub(start)?).ok()?;
+        if !file
+            .metadata()
+            .is_ok_and(|m| Unchanged::of(&m) == *opened_as)
+        {
+            return None;
+        }
+        if scratch.len() < span {
+            scratch.resize(span, 0);
+        }
+        read_exact_at(file, &mut scratch[..span], start).ok()?;
+        let bytes = &scratch[..span];
+        let mut from = 0;
+        entries
+            .iter()
+            .map(|&i| {
+                let at = usize::try_from(self.offset(i).checked_sub(start)?).ok()?;
+                // In order, and each within the bytes read.
+                let end = at.checked_add(self.entries[i].len as usize)?;
+                let line = bytes.get(at..end).filter(|_| at >= from)?;
+                from = end;
+                Some(without_terminator(line))
+            })
+            .collect()
+    }
+
     /// A failed read of entry `i`, named by its line (a file that changed names itself).
     fn read_failed(&self, i: usize, err: io::Error) -> io::Error {
         if err.get_ref().is_some_and(|e| e.is::<Changed>()) {
