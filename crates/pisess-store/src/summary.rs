@@ -468,13 +468,7 @@ impl Fold {
             if !self.models.iter().any(is_key) {
                 // Not `format!`, whose machinery cost ten times the copies (a model a file).
                 self.models.push(match provider {
-                    Some(p) => {
-                        let mut key = String::with_capacity(p.len() + 1 + model.len());
-                        key.push_str(p);
-                        key.push('/');
-                        key.push_str(model);
-                        key
-                    }
+                    Some(p) => [p, "/", model].concat(),
                     None => model.to_owned(),
                 });
             }

@@ -252,9 +252,6 @@ pub struct Tally {
     calls: Keyed<Call>,
     #[serde(skip)]
     seed000: bool,
-    /// The last entry's own `timestamp` parsed, handed to the summary ([`Observed`]).
-    #[serde(skip)]
-    last_entry_ms: Option<i64>,
     /// Gathers only what a report over many sessions groups (see [`Tally::rows_only`]).
     #[serde(skip)]
     rows_only: bool,
@@ -502,17 +499,17 @@ impl Tally {
             self.rows.reserve(Links::FIRST);
             self.row_links.reserve(Links::FIRST);
         }
-        let mut observed = self.observe_entry(header, e);
-        observed.timestamp = Some(self.last_entry_ms);
+        // Parsed once here, and handed to the summary.
+        let entry_ms = e.view.timestamp.get().and_then(parse_js_date);
+        let mut observed = self.observe_entry(header, e, entry_ms);
+        observed.timestamp = Some(entry_ms);
         // Every row the entry made is its own.
         self.row_links.resize(self.rows.len(), link);
         observed
     }
 
-    fn observe_entry(&mut self, header: &Header, e: &EntryLine) -> Observed {
+    fn observe_entry(&mut self, header: &Header, e: &EntryLine, entry_ms: Option<i64>) -> Observed {
         let v = e.view;
-        let entry_ms = v.timestamp.get().and_then(parse_js_date);
-        self.last_entry_ms = entry_ms;
         let ts_ms = entry_ms
             .or_else(|| {
                 #[allow(clippy::cast_possible_truncation)]
@@ -564,7 +561,7 @@ impl Tally {
                 Observed {
                     facts: None,
                     usage: Some(usage),
-                    timestamp: None,
+                    ..Observed::default()
                 }
             }
             EntryKind::Message => {
@@ -577,7 +574,7 @@ impl Tally {
                 Observed {
                     facts: self.observe_message(e, m, usage, row),
                     usage: Some(usage),
-                    timestamp: None,
+                    ..Observed::default()
                 }
             }
             _ => Observed::default(),
